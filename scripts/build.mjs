@@ -1,0 +1,20 @@
+// Bundles the portal CLI into one file, dist/portal.mjs, that runs with Node.js alone.
+import { chmod } from 'node:fs/promises';
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/portal.mjs',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: 'linked',
+  banner: {
+    // Bundled CommonJS dependencies call require(); give them one.
+    js: "#!/usr/bin/env node\nimport { createRequire as __portalCreateRequire } from 'node:module';\nconst require = __portalCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+
+await chmod('dist/portal.mjs', 0o755);

@@ -1,0 +1,33 @@
+/** The `portal` command: one sub-command per file in this folder. Only main() sets the exit code. */
+import { Command, CommanderError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
+import { registerCompile } from './compile.ts';
+import { reportFailure } from './report.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('portal')
+    .description('Portal: end-to-end secured TCP portals between an inlet and an outlet')
+    .version(packageJson.version, '-V, --version')
+    .showHelpAfterError('(run portal --help for usage)')
+    .exitOverride();
+  registerCompile(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed the message already; help and version are not failures.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    const report = reportFailure(error, process.env.NODE_DEVELOPER === 'true');
+    for (const line of report.lines) console.error(line);
+    return report.exitCode;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

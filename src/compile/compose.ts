@@ -1,0 +1,65 @@
+/**
+ * The container inlet of spec 2.5 as a compose file: the `node` service and, where the use case has
+ * one, a `psql-client` beside it. Compose interpolates `${…}` when `docker-compose up` runs, which is
+ * how the ticket from the shell's ENROLLMENT_TICKET reaches the node.
+ */
+import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import { toStableYaml } from '../shared/serialize.ts';
+import { compileDefaults } from './defaults.ts';
+import { containerInletConfig } from './node-config.ts';
+
+export interface ComposeService {
+  readonly image: string;
+  readonly container_name: string;
+  readonly network_mode: 'host' | 'bridge';
+  readonly command: readonly string[];
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly ports?: readonly string[];
+  readonly depends_on?: readonly string[];
+}
+
+export interface ComposeFile {
+  readonly services: Readonly<Record<string, ComposeService>>;
+}
+
+/** How the compose file refers to the ticket; compose substitutes it from the shell. */
+export const ticketVariable = '${ENROLLMENT_TICKET}';
+
+export function composeFile(manifest: UseCaseManifest, container: ContainerManifest): ComposeFile {
+  const services: Record<string, ComposeService> = { node: nodeService(manifest, container) };
+  if (container['psql-client']) {
+    services['psql-client'] = {
+      image: container['psql-client'].image,
+      container_name: 'psql-client',
+      network_mode: 'host',
+      depends_on: ['node'],
+      command: ['/bin/sh', '-c', 'while true; do sleep 30; done'],
+    };
+  }
+  return { services };
+}
+
+function nodeService(manifest: UseCaseManifest, container: ContainerManifest): ComposeService {
+  const environment: Record<string, string> = {
+    ENROLLMENT_TICKET: '${ENROLLMENT_TICKET:-}',
+    NODE_LOGGING: 'true',
+    NODE_LOG_LEVEL: container['log-level'],
+  };
+  if (container['developer-variable']) environment.NODE_DEVELOPER = '${NODE_DEVELOPER:-false}';
+  const bridge = container['network-mode'] === 'bridge';
+  return {
+    image: container.image ?? compileDefaults.containerImage,
+    container_name: `${manifest.usecase}-inlet`,
+    network_mode: container['network-mode'],
+    ...(bridge ? { ports: container.publish ?? [] } : {}),
+    environment,
+    command: ['node', 'create', '--foreground', ...configurationArguments(manifest, container)],
+  };
+}
+
+function configurationArguments(manifest: UseCaseManifest, container: ContainerManifest): string[] {
+  if (container['ticket-passing'] === 'node-config') {
+    return ['--node-config', toStableYaml(containerInletConfig(manifest, ticketVariable))];
+  }
+  return ['--enrollment-ticket', ticketVariable, '--configuration', toStableYaml(containerInletConfig(manifest))];
+}

@@ -1,0 +1,81 @@
+/**
+ * What the text outputs say: the ticket commands, the stack launch commands and the values the guide
+ * and tickets.sh quote. Pure: a manifest in, a template context out.
+ */
+import { product } from '../shared/product.ts';
+import type { TicketManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import { compileDefaults } from './defaults.ts';
+import { alarmMinutes } from './stack/monitoring.ts';
+import { fileSystemWait } from './stack/compute.ts';
+
+export function ticketCommand(ticket: TicketManifest): string {
+  const flags = [
+    `--expires-in ${ticket['expires-in']}`,
+    `--usage-count ${ticket['usage-count']}`,
+    `--attribute ${ticket.attribute}`,
+    ...(ticket.relay ? [`--relay ${ticket.relay}`] : []),
+    ...(ticket.tls ? ['--tls'] : []),
+  ];
+  return `portal project ticket ${flags.join(' ')}`;
+}
+
+/** The request body of spec 4.4, as the guide sends it. */
+export const modelRequestBody = JSON.stringify({
+  inputText: 'Explain in one sentence what an end-to-end encrypted tunnel is.',
+  textGenerationConfig: { maxTokenCount: 256, temperature: 0.5, topP: 0.9 },
+});
+
+export function guideContext(manifest: UseCaseManifest) {
+  const { outlet, inlet, container, verification } = manifest;
+  const endpoint = outlet.endpoint;
+  return {
+    usecase: manifest.usecase,
+    title: manifest.title,
+    installUrl: compileDefaults.installUrl,
+    networkDomain: compileDefaults.networkDomain,
+    statusPort: manifest['status-port'],
+    outletTicketCommand: ticketCommand(manifest.tickets.outlet),
+    inletTicketCommand: ticketCommand(manifest.tickets.inlet),
+    outletTarget: outlet.to,
+    outletTls: outlet.tls,
+    outletAttribute: manifest.tickets.outlet.attribute,
+    inletAttribute: manifest.tickets.inlet.attribute,
+    relay: outlet.relay,
+    inletPort: inlet.port,
+    inletTls: inlet.tls,
+    outletInstance: instanceText(outlet['instance-type']),
+    inletInstance: instanceText(inlet['instance-type']),
+    endpoint: endpoint
+      ? {
+          parameter: endpoint.parameter ?? false,
+          fromStack: endpoint.source === 'vpc-endpoint',
+          service: endpoint.service ?? '',
+          placeholder: endpoint.placeholder,
+          label: endpoint.label,
+          example: endpoint.example,
+          carriesPort: endpoint.port !== undefined,
+        }
+      : false,
+    container: container
+      ? {
+          hostNetwork: container['network-mode'] === 'host',
+          psqlClient: container['psql-client'] !== undefined,
+          ticketInConfig: container['ticket-passing'] === 'node-config',
+        }
+      : false,
+    verification,
+    modelId: verification.kind === 'invoke-model' ? verification['model-id'] : '',
+    modelRequestBody,
+    setupCompletedLine: product.setupCompletedLine,
+    nodeUpLine: product.nodeUpLine,
+    alarmMinutes,
+    fileSystemWaitMinutes: (fileSystemWait.attempts * fileSystemWait.seconds) / 60,
+    fileSystemWaitSeconds: fileSystemWait.seconds,
+  };
+}
+
+function instanceText(instanceType: UseCaseManifest['inlet']['instance-type']): string {
+  const note = instanceType.note ? ` (${instanceType.note})` : '';
+  const alternatives = instanceType.alternatives?.length ? `; ${instanceType.alternatives.join(' or ')} also suit` : '';
+  return `${instanceType.default}${note}${alternatives}`;
+}

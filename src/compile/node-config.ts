@@ -1,0 +1,43 @@
+/**
+ * The node configurations of spec 2.2, built as typed objects: the outlet's, the stack inlet's and the
+ * container inlet's. Keys appear only when they carry a value (tls only when true).
+ */
+import type { NodeConfig, TcpInletConfig } from '../shared/types/node-config.ts';
+import type { UseCaseManifest } from '../shared/types/manifest.ts';
+import { stackListenAddress } from './defaults.ts';
+
+export function outletConfig(manifest: UseCaseManifest): NodeConfig {
+  const { outlet } = manifest;
+  return {
+    'http-server-port': manifest['status-port'],
+    relay: outlet.relay,
+    'tcp-outlet': { to: outlet.to, allow: outlet.allow, ...(outlet.tls ? { tls: true } : {}) },
+  };
+}
+
+function tcpInlet(manifest: UseCaseManifest, listenAddress: string): TcpInletConfig {
+  const { inlet } = manifest;
+  return {
+    from: `${listenAddress}:${inlet.port}`,
+    via: inlet.via,
+    allow: inlet.allow,
+    ...(inlet.tls ? { tls: true } : {}),
+  };
+}
+
+/** The inlet of the cloud stack: listens on every interface of its machine. */
+export function stackInletConfig(manifest: UseCaseManifest): NodeConfig {
+  return { 'http-server-port': manifest['status-port'], 'tcp-inlet': tcpInlet(manifest, stackListenAddress) };
+}
+
+/**
+ * The inlet of the container: only the tcp-inlet keys (spec 2.5), plus the ticket when the ticket
+ * travels inside the configuration. `ticketExpression` is left for compose to interpolate.
+ */
+export function containerInletConfig(manifest: UseCaseManifest, ticketExpression?: string): NodeConfig {
+  const listen = manifest.container?.listen ?? '127.0.0.1';
+  return {
+    ...(ticketExpression === undefined ? {} : { ticket: ticketExpression }),
+    'tcp-inlet': tcpInlet(manifest, listen),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * YAML source files with positions: parse once, then map any JSON pointer back to a line and column
+ * so that every problem names the exact place in the file.
+ */
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import type { Problem } from '../shared/errors.ts';
+
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface YamlSource {
+  readonly file: string;
+  /** The document as plain data (undefined when it did not parse). */
+  readonly value: unknown;
+  /** Syntax problems; when any exist, `value` must not be trusted. */
+  readonly syntaxProblems: readonly Problem[];
+  /** Where the value (or, with `at: 'key'`, the key) at `pointer` starts; the nearest parent if absent. */
+  locate(pointer: string, at?: 'key' | 'value'): Position;
+  /** A problem located at `pointer`. */
+  problem(pointer: string, message: string, at?: 'key' | 'value'): Problem;
+}
+
+export function decodePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+export function encodePointer(segments: readonly (string | number)[]): string {
+  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}
+
+export function parseYamlSource(file: string, text: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const positionAt = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+
+  const syntaxProblems: Problem[] = doc.errors.map((error) => {
+    const { line, column } = positionAt(error.pos[0]);
+    const firstLine = error.message.split('\n')[0] ?? error.message;
+    return { file, line, column, pointer: '', message: `not valid YAML: ${firstLine}` };
+  });
+
+  const locate = (pointer: string, at: 'key' | 'value' = 'value'): Position =>
+    positionAt(nodeOffset(doc, decodePointer(pointer), at));
+
+  return {
+    file,
+    value: syntaxProblems.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 }),
+    syntaxProblems,
+    locate,
+    problem(pointer, message, at = 'value') {
+      return { file, ...locate(pointer, at), pointer, message };
+    },
+  };
+}
+
+function nodeOffset(doc: Document, segments: readonly string[], at: 'key' | 'value'): number {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node) ?? 0;
+  for (const [index, segment] of segments.entries()) {
+    const last = index === segments.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === segment);
+      if (!pair) return offset;
+      if (last && at === 'key') return rangeStart(pair.key) ?? offset;
+      node = pair.value;
+      offset = rangeStart(node) ?? rangeStart(pair.key) ?? offset;
+    } else if (isSeq(node)) {
+      node = node.items[Number(segment)];
+      offset = rangeStart(node) ?? offset;
+    } else {
+      return offset;
+    }
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  return (node as Node | null | undefined)?.range?.[0];
+}

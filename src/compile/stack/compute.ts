@@ -1,0 +1,114 @@
+/**
+ * The machine that runs the node (spec 2.4): a launch template whose user data is the boot script, an
+ * autoscaling group that keeps one instance alive, and the role that session-manager access, log
+ * shipping and the file-system mount need.
+ */
+import { product } from '../../shared/product.ts';
+import { compileDefaults } from '../defaults.ts';
+import { renderTemplate } from '../templates.ts';
+import { base64, getAtt, ref, sub } from './intrinsics.ts';
+import { capitalized, ids, type StackContext } from './context.ts';
+import { assumedBy } from './monitoring.ts';
+import { endpointValueExpression } from './private-endpoint.ts';
+import { tags, type CfnFragment } from './template.ts';
+
+/** The boot script waits up to 10 minutes for the file system's name: 20 tries, 30 s apart. */
+export const fileSystemWait = { attempts: 20, seconds: 30 } as const;
+
+export function bootScript(context: StackContext): string {
+  const value = endpointValueExpression(context);
+  return renderTemplate('boot.sh.hbs', {
+    role: context.role,
+    title: context.manifest.title,
+    fileSystemHost: `\${${ids.fileSystem}}.efs.\${AWS::Region}.\${AWS::URLSuffix}`,
+    logGroup: `\${${ids.logGroup}}`,
+    stateDirectory: compileDefaults.stateDirectory,
+    installUrl: compileDefaults.installUrl,
+    retryAttempts: fileSystemWait.attempts,
+    retrySeconds: fileSystemWait.seconds,
+    endpoint: context.endpoint && value ? { placeholder: context.endpoint.placeholder, value } : false,
+    completionLine: product.setupCompletedLine,
+  });
+}
+
+export function computeFragment(context: StackContext): CfnFragment {
+  const dependsOn = [ids.mountTarget, ids.logGroup];
+  if (context.endpoint?.source === 'vpc-endpoint') dependsOn.push(ids.runtimeEndpoint);
+  return {
+    Resources: {
+      NodeRole: {
+        Type: 'AWS::IAM::Role',
+        Properties: {
+          AssumeRolePolicyDocument: assumedBy('ec2.amazonaws.com'),
+          ManagedPolicyArns: [sub('arn:${AWS::Partition}:iam::aws:policy/AmazonSSMManagedInstanceCore')],
+          Policies: [
+            {
+              PolicyName: 'ship-status-logs',
+              PolicyDocument: {
+                Version: '2012-10-17',
+                Statement: [
+                  {
+                    Effect: 'Allow',
+                    Action: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
+                    Resource: getAtt(ids.logGroup, 'Arn'),
+                  },
+                ],
+              },
+            },
+            {
+              PolicyName: 'mount-node-state',
+              PolicyDocument: {
+                Version: '2012-10-17',
+                Statement: [
+                  {
+                    Effect: 'Allow',
+                    Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+                    Resource: getAtt(ids.fileSystem, 'Arn'),
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      NodeInstanceProfile: {
+        Type: 'AWS::IAM::InstanceProfile',
+        Properties: { Roles: [ref('NodeRole')] },
+      },
+      [ids.launchTemplate]: {
+        Type: 'AWS::EC2::LaunchTemplate',
+        Properties: {
+          LaunchTemplateData: {
+            ImageId: ref(ids.image),
+            InstanceType: ref(ids.instanceType),
+            IamInstanceProfile: { Arn: getAtt('NodeInstanceProfile', 'Arn') },
+            SecurityGroupIds: [ref(ids.nodeSecurityGroup)],
+            MetadataOptions: { HttpTokens: 'required' },
+            TagSpecifications: [
+              { ResourceType: 'instance', Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }) },
+            ],
+            UserData: base64(sub(bootScript(context))),
+          },
+        },
+      },
+      NodeAutoScalingGroup: {
+        Type: 'AWS::AutoScaling::AutoScalingGroup',
+        DependsOn: dependsOn,
+        Properties: {
+          MinSize: '1',
+          MaxSize: '1',
+          DesiredCapacity: '1',
+          VPCZoneIdentifier: [ref(ids.subnet)],
+          LaunchTemplate: {
+            LaunchTemplateId: ref(ids.launchTemplate),
+            Version: getAtt(ids.launchTemplate, 'LatestVersionNumber'),
+          },
+          Tags: [{ Key: 'portal:role', Value: capitalized(context.role), PropagateAtLaunch: true }],
+        },
+      },
+    },
+    Outputs: {
+      NodeAutoScalingGroupName: { Description: 'Autoscaling group that keeps the node running', Value: ref('NodeAutoScalingGroup') },
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/** What every stack fragment needs to know: which node the stack runs and for which use case. */
+import type { EndpointManifest, UseCaseManifest } from '../../shared/types/manifest.ts';
+import type { NodeConfig } from '../../shared/types/node-config.ts';
+
+export type NodeRole = 'outlet' | 'inlet';
+
+export interface StackContext {
+  readonly manifest: UseCaseManifest;
+  readonly role: NodeRole;
+  readonly nodeConfig: NodeConfig;
+  /** The private target's endpoint: outlets that have one. */
+  readonly endpoint: EndpointManifest | undefined;
+}
+
+/** Logical ids shared between fragments. */
+export const ids = {
+  vpc: 'VpcId',
+  subnet: 'SubnetId',
+  instanceType: 'InstanceType',
+  ticket: 'EnrollmentTicket',
+  nodeConfig: 'JSONNodeConfig',
+  image: 'ImageId',
+  nodeSecurityGroup: 'NodeSecurityGroup',
+  fileSystem: 'StateFileSystem',
+  mountTarget: 'StateMountTarget',
+  logGroup: 'StatusLogGroup',
+  runtimeEndpoint: 'RuntimeEndpoint',
+  launchTemplate: 'NodeLaunchTemplate',
+} as const;
+
+export function capitalized(role: NodeRole): string {
+  return role === 'outlet' ? 'Outlet' : 'Inlet';
+}

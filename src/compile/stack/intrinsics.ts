@@ -1,0 +1,23 @@
+/**
+ * CloudFormation intrinsic functions as plain data in their long form ({ Ref }, { 'Fn::Sub' }, …), so that
+ * templates are ordinary typed objects; cfn-yaml.ts prints them in short form (!Ref, !Sub, …).
+ */
+export type Intrinsic =
+  | { readonly Ref: string }
+  | { readonly 'Fn::Sub': string }
+  | { readonly 'Fn::GetAtt': readonly [string, string] }
+  | { readonly 'Fn::Base64': CfnValue }
+  | { readonly 'Fn::Join': readonly [string, readonly CfnValue[]] };
+
+export type CfnValue = string | number | boolean | Intrinsic | readonly CfnValue[] | { readonly [key: string]: CfnValue };
+
+export const ref = (logicalId: string): Intrinsic => ({ Ref: logicalId });
+export const sub = (template: string): Intrinsic => ({ 'Fn::Sub': template });
+export const getAtt = (logicalId: string, attribute: string): Intrinsic => ({ 'Fn::GetAtt': [logicalId, attribute] });
+export const base64 = (value: CfnValue): Intrinsic => ({ 'Fn::Base64': value });
+export const join = (delimiter: string, values: readonly CfnValue[]): Intrinsic => ({ 'Fn::Join': [delimiter, values] });
+
+/** The names a `${…}` reference in a Fn::Sub template points at (escaped `${!…}` excluded). */
+export function subReferences(template: string): string[] {
+  return [...template.matchAll(/\$\{([^!}][^}]*)\}/g)].map((match) => match[1] as string);
+}

@@ -1,0 +1,34 @@
+/** The node's security group (spec 2.4): egress to the internet; for a private-endpoint outlet, ingress within the group. */
+import { ref, sub } from './intrinsics.ts';
+import { capitalized, ids, type StackContext } from './context.ts';
+import { tags, type CfnFragment, type CfnResource } from './template.ts';
+
+export function networkFragment(context: StackContext): CfnFragment {
+  const resources: Record<string, CfnResource> = {
+    [ids.nodeSecurityGroup]: {
+      Type: 'AWS::EC2::SecurityGroup',
+      Properties: {
+        GroupDescription: `Portal ${context.role} node: outbound only`,
+        VpcId: ref(ids.vpc),
+        SecurityGroupEgress: [{ IpProtocol: '-1', CidrIp: '0.0.0.0/0', Description: 'The node dials out to the controller and its target' }],
+        Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }),
+      },
+    },
+  };
+  if (context.endpoint?.source === 'vpc-endpoint') {
+    // The private endpoint shares the node's group; members must reach each other on 443.
+    resources.NodeSecurityGroupSelfIngress = {
+      Type: 'AWS::EC2::SecurityGroupIngress',
+      Properties: {
+        GroupId: ref(ids.nodeSecurityGroup),
+        IpProtocol: '-1',
+        SourceSecurityGroupId: ref(ids.nodeSecurityGroup),
+        Description: `${capitalized(context.role)} node and private endpoint reach each other`,
+      },
+    };
+  }
+  return {
+    Resources: resources,
+    Outputs: { NodeSecurityGroupId: { Description: 'Security group of the node', Value: ref(ids.nodeSecurityGroup) } },
+  };
+}

@@ -1,0 +1,104 @@
+/** Stack parameters of spec 2.3, with the labels the console shows. */
+import type { EndpointManifest, InstanceTypeManifest } from '../../shared/types/manifest.ts';
+import { sortKeys } from '../../shared/serialize.ts';
+import type { CfnValue } from './intrinsics.ts';
+import { ids, type StackContext } from './context.ts';
+import type { CfnFragment, CfnParameter } from './template.ts';
+
+const latestAmazonLinux = '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64';
+
+export function parametersFragment(context: StackContext): CfnFragment {
+  const { manifest, role, endpoint } = context;
+  const ticketKind = role === 'outlet' ? 'outlet.ticket' : 'inlet.ticket';
+  const parameters: Record<string, CfnParameter> = {
+    [ids.vpc]: {
+      Type: 'AWS::EC2::VPC::Id',
+      Description: role === 'outlet' && endpoint?.source === 'vpc-endpoint'
+        ? 'Network where the node runs and where the private endpoint is created.'
+        : 'Network where the node runs.',
+    },
+    [ids.subnet]: {
+      Type: 'AWS::EC2::Subnet::Id',
+      Description: role === 'outlet' ? 'Subnet of the node; it must reach the private target.' : 'Subnet of the node.',
+    },
+    [ids.instanceType]: instanceTypeParameter(manifest[role]['instance-type']),
+    [ids.ticket]: {
+      Type: 'String',
+      NoEcho: true,
+      MinLength: 1,
+      Description: `Contents of ${ticketKind}, issued by portal project ticket (one use, 10h in the guide).`,
+    },
+    [ids.nodeConfig]: {
+      Type: 'String',
+      MinLength: 2,
+      Default: JSON.stringify(sortKeys(context.nodeConfig)),
+      Description: `JSON node configuration of the ${role} (${role}.json).`,
+    },
+    [ids.image]: {
+      Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>',
+      Default: latestAmazonLinux,
+      Description: 'Machine image of the node (latest Amazon Linux 2023 by default).',
+    },
+  };
+  if (endpoint?.source === 'parameter' && endpoint.parameter) {
+    parameters[endpoint.parameter] = endpointParameter(endpoint);
+  }
+  return { Parameters: parameters };
+}
+
+function instanceTypeParameter(instanceType: InstanceTypeManifest): CfnParameter {
+  const alternatives = instanceType.alternatives ?? [];
+  const reason = instanceType.note ? ` (${instanceType.note})` : '';
+  const suggestion = alternatives.length > 0 ? ` Suggested alternatives: ${alternatives.join(', ')}.` : '';
+  return {
+    Type: 'String',
+    Default: instanceType.default,
+    AllowedPattern: '^[a-z][a-z0-9-]*\\.[a-z0-9]+$',
+    ConstraintDescription: 'an EC2 instance type such as m6a.large',
+    Description: `EC2 instance type of the node; default ${instanceType.default}${reason}.${suggestion}`,
+  };
+}
+
+function endpointParameter(endpoint: EndpointManifest): CfnParameter {
+  const carriesPort = endpoint.port !== undefined;
+  return {
+    Type: 'String',
+    Description: carriesPort
+      ? `The ${endpoint.label}, such as ${endpoint.example}.`
+      : `The ${endpoint.label}, such as ${endpoint.example}; the port is appended by the configuration.`,
+    AllowedPattern: carriesPort ? '^[A-Za-z0-9.-]+:[0-9]{1,5}$' : '^[A-Za-z0-9.-]+$',
+    ConstraintDescription: carriesPort
+      ? 'host:port, without a trailing /<database_name>'
+      : 'a host name only, without port or path',
+  };
+}
+
+/** Console labels (spec 2.3 names) and grouping. */
+export function parameterInterface(parameterIds: readonly string[], endpoint: EndpointManifest | undefined): CfnValue {
+  const labels: Record<string, string> = {
+    [ids.vpc]: 'VPC ID',
+    [ids.subnet]: 'Subnet ID',
+    [ids.instanceType]: 'EC2 Instance Type',
+    [ids.ticket]: 'Enrollment ticket',
+    [ids.nodeConfig]: 'JSON Node Configuration',
+    [ids.image]: 'Machine image',
+  };
+  if (endpoint?.parameter) labels[endpoint.parameter] = capitalize(endpoint.label);
+  const node = [ids.ticket, ids.nodeConfig, ...(endpoint?.parameter ? [endpoint.parameter] : [])];
+  return {
+    'AWS::CloudFormation::Interface': {
+      ParameterGroups: [
+        { Label: { default: 'Network' }, Parameters: [ids.vpc, ids.subnet] },
+        { Label: { default: 'Portal node' }, Parameters: node },
+        { Label: { default: 'Machine' }, Parameters: [ids.instanceType, ids.image] },
+      ],
+      ParameterLabels: Object.fromEntries(
+        parameterIds.filter((id) => id in labels).map((id) => [id, { default: labels[id] as string }]),
+      ),
+    },
+  };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,60 @@
+/**
+ * CloudFormation templates as typed objects built from fragments. Each generator returns a fragment;
+ * `mergeFragments` combines them and refuses a logical id defined twice.
+ */
+import type { CfnValue } from './intrinsics.ts';
+
+export interface CfnParameter {
+  readonly Type: string;
+  readonly Description: string;
+  readonly Default?: string;
+  readonly NoEcho?: boolean;
+  readonly AllowedPattern?: string;
+  readonly ConstraintDescription?: string;
+  readonly MinLength?: number;
+}
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties: Readonly<Record<string, CfnValue>>;
+  readonly DependsOn?: readonly string[];
+}
+
+export interface CfnOutput {
+  readonly Description: string;
+  readonly Value: CfnValue;
+}
+
+export interface CfnFragment {
+  readonly Parameters?: Readonly<Record<string, CfnParameter>>;
+  readonly Resources?: Readonly<Record<string, CfnResource>>;
+  readonly Outputs?: Readonly<Record<string, CfnOutput>>;
+}
+
+export interface CfnTemplate {
+  readonly AWSTemplateFormatVersion: '2010-09-09';
+  readonly Description: string;
+  readonly Metadata: Readonly<Record<string, CfnValue>>;
+  readonly Parameters: Readonly<Record<string, CfnParameter>>;
+  readonly Resources: Readonly<Record<string, CfnResource>>;
+  readonly Outputs: Readonly<Record<string, CfnOutput>>;
+}
+
+type Section = 'Parameters' | 'Resources' | 'Outputs';
+const sections: readonly Section[] = ['Parameters', 'Resources', 'Outputs'];
+
+export function mergeFragments(fragments: readonly CfnFragment[]): Required<CfnFragment> {
+  const merged = { Parameters: {}, Resources: {}, Outputs: {} } as Record<Section, Record<string, unknown>>;
+  for (const fragment of fragments) {
+    for (const section of sections) {
+      for (const [id, value] of Object.entries(fragment[section] ?? {})) {
+        if (id in merged[section]) throw new Error(`duplicate logical id ${id} in ${section}`);
+        merged[section][id] = value;
+      }
+    }
+  }
+  return merged as Required<CfnFragment>;
+}
+
+export const tags = (entries: Readonly<Record<string, CfnValue>>): CfnValue =>
+  Object.entries(entries).map(([Key, Value]) => ({ Key, Value }));

@@ -1,0 +1,30 @@
+/** `host:port` addresses as the node configuration writes them (IPv6 hosts in brackets). */
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+export type ParsedAddress = { readonly ok: true; readonly address: HostPort } | { readonly ok: false; readonly reason: string };
+
+const HOST = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/;
+
+/** Parses `host:port`; the reason, when it fails, is a phrase that fits after "expected host:port, but". */
+export function parseHostPort(text: string): ParsedAddress {
+  const colon = text.lastIndexOf(':');
+  if (colon <= 0) return { ok: false, reason: 'it has no :port' };
+  const host = text.slice(0, colon);
+  const portText = text.slice(colon + 1);
+  if (!HOST.test(host)) return { ok: false, reason: `"${host}" is not a host name or address` };
+  if (!/^[0-9]{1,5}$/.test(portText)) return { ok: false, reason: `"${portText}" is not a port number` };
+  const port = Number(portText);
+  if (!isPort(port)) return { ok: false, reason: `port ${port} is out of range (1 to 65535)` };
+  return { ok: true, address: { host, port } };
+}
+
+export function isPort(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+export function formatHostPort({ host, port }: HostPort): string {
+  return `${host}:${port}`;
+}
