@@ -32,7 +32,7 @@ export function bootScript(context: StackContext): string {
 }
 
 export function computeFragment(context: StackContext): CfnFragment {
-  const dependsOn = [ids.mountTarget, ids.logGroup];
+  const dependsOn: string[] = [ids.mountTarget, ids.logGroup];
   if (context.endpoint?.source === 'vpc-endpoint') dependsOn.push(ids.runtimeEndpoint);
   return {
     Resources: {

@@ -74,7 +74,10 @@ function endpointParameter(endpoint: EndpointManifest): CfnParameter {
 }
 
 /** Console labels (spec 2.3 names) and grouping. */
-export function parameterInterface(parameterIds: readonly string[], endpoint: EndpointManifest | undefined): CfnValue {
+export function parameterInterface(
+  parameterIds: readonly string[],
+  endpoint: EndpointManifest | undefined,
+): Readonly<Record<string, CfnValue>> {
   const labels: Record<string, string> = {
     [ids.vpc]: 'VPC ID',
     [ids.subnet]: 'Subnet ID',

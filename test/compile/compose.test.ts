@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+import { artifactText, compiled, containerUseCases, projectRoot } from '../support/usecases.ts';
+
+// The official compose-spec schema, as the dclint package ships it (its exports do not list the file).
+// It names draft-07 by its https address, which ajv knows by its http one: draft-07 is ajv's default.
+const { $schema: _draft, ...composeSchema } = JSON.parse(
+  readFileSync(join(projectRoot, 'node_modules/dclint/schemas/compose.schema.json'), 'utf8'),
+) as Record<string, unknown>;
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+const validateCompose = ajv.compile(composeSchema);
+
+interface Service {
+  image: string;
+  container_name: string;
+  network_mode: string;
+  command: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: string[];
+}
+
+function compose(usecase: string): { services: Record<string, Service> } {
+  return parse(artifactText(usecase, 'inlet.compose.yaml'));
+}
+
+/** What compose does with ${VAR} and ${VAR:-default} when the shell sets `variables`. */
+function interpolate(text: string, variables: Record<string, string>): string {
+  return text.replace(/\$\{([A-Z_]+)(:-([^}]*))?\}/g, (_, name: string, _default, fallback: string | undefined) => variables[name] ?? fallback ?? '');
+}
+
+describe('compose files (spec 2.5)', () => {
+  for (const usecase of containerUseCases) {
+    it(`${usecase}: conforms to the compose specification schema`, () => {
+      const valid = validateCompose(compose(usecase));
+      assert.equal(valid, true, JSON.stringify(validateCompose.errors, null, 2));
+    });
+  }
+
+  it('is written only for the use cases with a container inlet', () => {
+    assert.equal(compiled('webhook').has('inlet.compose.yaml'), false);
+  });
+
+  it('runs the node as <usecase>-inlet with the spec environment', () => {
+    for (const usecase of containerUseCases) {
+      const node = compose(usecase).services.node;
+      assert.ok(node, `${usecase} has a node service`);
+      assert.equal(node.container_name, `${usecase}-inlet`);
+      assert.equal(node.image, 'portal-node');
+      assert.deepEqual(node.command.slice(0, 3), ['node', 'create', '--foreground']);
+      assert.equal(node.environment?.ENROLLMENT_TICKET, '${ENROLLMENT_TICKET:-}');
+      assert.equal(node.environment?.NODE_LOGGING, 'true');
+    }
+    const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
+    assert.deepEqual(levels, ['debug', 'info', 'info']);
+    assert.equal(compose('postgres').services.node?.environment?.NODE_DEVELOPER, '${NODE_DEVELOPER:-false}');
+  });
+
+  it('uses the host network with a psql client for the warehouse and PostgreSQL', () => {
+    for (const usecase of ['warehouse', 'postgres']) {
+      const { node, 'psql-client': client } = compose(usecase).services;
+      assert.equal(node?.network_mode, 'host');
+      assert.equal(node?.ports, undefined);
+      assert.equal(client?.network_mode, 'host');
+      assert.equal(client?.container_name, 'psql-client');
+      assert.deepEqual(client?.depends_on, ['node']);
+      assert.deepEqual(client?.command, ['/bin/sh', '-c', 'while true; do sleep 30; done']);
+    }
+  });
+
+  it('uses a bridge network publishing 443:443 for the foundation model, with no psql client', () => {
+    const { services } = compose('bedrock');
+    assert.equal(services.node?.network_mode, 'bridge');
+    assert.deepEqual(services.node?.ports, ['443:443']);
+    assert.deepEqual(Object.keys(services), ['node']);
+  });
+
+  it('passes the ticket with --enrollment-ticket and --configuration (warehouse, foundation model)', () => {
+    const expected = {
+      warehouse: { 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet' } },
+      bedrock: { 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true } },
+    };
+    for (const [usecase, configuration] of Object.entries(expected)) {
+      const command = compose(usecase).services.node?.command ?? [];
+      assert.deepEqual(command.slice(3, 5), ['--enrollment-ticket', '${ENROLLMENT_TICKET}']);
+      assert.equal(command[5], '--configuration');
+      assert.deepEqual(parse(command[6] ?? ''), configuration);
+    }
+  });
+
+  it('passes the ticket inside the --node-config YAML for PostgreSQL, as compose interpolates it', () => {
+    const command = compose('postgres').services.node?.command ?? [];
+    assert.equal(command[3], '--node-config');
+    const config = parse(interpolate(command[4] ?? '', { ENROLLMENT_TICKET: 'pt1_aBc-123_xyz' }));
+    assert.deepEqual(config, {
+      ticket: 'pt1_aBc-123_xyz',
+      'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet' },
+    });
+  });
+});

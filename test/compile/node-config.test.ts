@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { validateNodeConfigShape } from '../../src/compile/schema-check.ts';
+import { allUseCases, artifactText } from '../support/usecases.ts';
+
+const config = (usecase: string, role: 'outlet' | 'inlet') => JSON.parse(artifactText(usecase, `${role}.json`));
+
+describe('node configurations (spec 2.2)', () => {
+  for (const usecase of allUseCases) {
+    for (const role of ['outlet', 'inlet'] as const) {
+      it(`${usecase} ${role}.json conforms to the node configuration schema`, () => {
+        assert.equal(validateNodeConfigShape(config(usecase, role)), true, JSON.stringify(validateNodeConfigShape.errors));
+      });
+    }
+  }
+
+  it('has the outlets register their relay and forward to the spec targets', () => {
+    assert.deepEqual(config('webhook', 'outlet'), {
+      'http-server-port': 23345,
+      relay: 'webhook',
+      'tcp-outlet': { allow: 'webhook-inlet', to: 'localhost:7777' },
+    });
+    assert.equal(config('warehouse', 'outlet')['tcp-outlet'].to, '$REDSHIFT_ENDPOINT');
+    assert.equal(config('postgres', 'outlet')['tcp-outlet'].to, '$POSTGRES_ENDPOINT:5432');
+    assert.deepEqual(config('bedrock', 'outlet')['tcp-outlet'], { allow: 'bedrock-inlet', to: '$BEDROCK_RUNTIME_ENDPOINT:443', tls: true });
+  });
+
+  it('has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay', () => {
+    const inlets = Object.fromEntries(allUseCases.map((usecase) => [usecase, config(usecase, 'inlet')['tcp-inlet']]));
+    assert.deepEqual(inlets, {
+      bedrock: { allow: 'bedrock-outlet', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
+      postgres: { allow: 'postgres-outlet', from: '0.0.0.0:15432', via: 'postgres' },
+      warehouse: { allow: 'warehouse-outlet', from: '0.0.0.0:15439', via: 'warehouse' },
+      webhook: { allow: 'webhook-outlet', from: '0.0.0.0:17777', via: 'webhook' },
+    });
+  });
+
+  it('writes tls only where the spec has it, and the status port 23345 everywhere', () => {
+    for (const usecase of allUseCases) {
+      for (const role of ['outlet', 'inlet'] as const) {
+        const node = config(usecase, role);
+        assert.equal(node['http-server-port'], 23345);
+        const section = node['tcp-outlet'] ?? node['tcp-inlet'];
+        assert.equal('tls' in section, usecase === 'bedrock', `${usecase} ${role}`);
+      }
+    }
+  });
+
+  it('is serialised with sorted keys, so golden files change only with behaviour', () => {
+    const text = artifactText('bedrock', 'outlet.json');
+    assert.deepEqual(Object.keys(JSON.parse(text)), ['http-server-port', 'relay', 'tcp-outlet']);
+    assert.deepEqual(Object.keys(JSON.parse(text)['tcp-outlet']), ['allow', 'tls', 'to']);
+  });
+
+  it('is refused by the schema when a key is unknown or a port is out of range', () => {
+    assert.equal(validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', colour: 'red' } }), false);
+    assert.equal(validateNodeConfigShape({ 'http-server-port': 70000 }), false);
+  });
+});

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { parseCfnYaml, printCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
+import { nodeStack } from '../../src/compile/stack/stack.ts';
+import { outletConfig } from '../../src/compile/node-config.ts';
+import { checkTemplate, specificationVersion } from '../support/cfn-spec-check.ts';
+import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts';
+
+type Template = {
+  Parameters: Record<string, Record<string, unknown>>;
+  Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
+  Outputs: Record<string, unknown>;
+  Metadata: Record<string, unknown>;
+};
+
+function stack(usecase: string, role: 'outlet' | 'inlet'): Template {
+  return parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as Template;
+}
+
+function resourcesOfType(template: Template, type: string) {
+  return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+describe('CloudFormation stacks', () => {
+  for (const usecase of allUseCases) {
+    for (const role of ['outlet', 'inlet'] as const) {
+      describe(`${usecase} ${role}`, () => {
+        it(`conforms to the CloudFormation resource specification (${specificationVersion})`, () => {
+          assert.deepEqual(checkTemplate(stack(usecase, role)), []);
+        });
+
+        it('parses back to the same object it was printed from', () => {
+          const manifest = loadManifest(usecase);
+          const config = role === 'outlet' ? outletConfig(manifest) : JSON.parse(artifactText(usecase, 'inlet.json'));
+          const built = nodeStack(manifest, role, config);
+          assert.deepEqual(parseCfnYaml(printCfnYaml(built)), JSON.parse(JSON.stringify(built)));
+          assert.match(printCfnYaml(built), /!Ref VpcId/, 'intrinsics are printed in short form');
+        });
+
+        it('takes the parameters of spec 2.3 with their AWS types', () => {
+          const { Parameters } = stack(usecase, role);
+          assert.equal(Parameters.VpcId?.Type, 'AWS::EC2::VPC::Id');
+          assert.equal(Parameters.SubnetId?.Type, 'AWS::EC2::Subnet::Id');
+          assert.equal(Parameters.EnrollmentTicket?.NoEcho, true);
+          assert.equal(Parameters.EnrollmentTicket?.Default, undefined, 'a ticket is never defaulted');
+          assert.deepEqual(JSON.parse(String(Parameters.JSONNodeConfig?.Default)), JSON.parse(artifactText(usecase, `${role}.json`)));
+          const labels = (stack(usecase, role).Metadata['AWS::CloudFormation::Interface'] as { ParameterLabels: Record<string, { default: string }> }).ParameterLabels;
+          assert.equal(labels.JSONNodeConfig?.default, 'JSON Node Configuration');
+          assert.equal(labels.InstanceType?.default, 'EC2 Instance Type');
+        });
+
+        it('keeps one machine alive with its state on a file system in the subnet', () => {
+          const template = stack(usecase, role);
+          const [[, group] = []] = resourcesOfType(template, 'AWS::AutoScaling::AutoScalingGroup');
+          assert.ok(group, 'an autoscaling group');
+          assert.equal(group.Properties.MinSize, '1');
+          assert.deepEqual(group.Properties.VPCZoneIdentifier, [{ Ref: 'SubnetId' }]);
+          assert.ok(group.DependsOn?.includes('StateMountTarget'), 'the machine starts after its file system is mountable');
+          const [[, mountTarget] = []] = resourcesOfType(template, 'AWS::EFS::MountTarget');
+          assert.deepEqual(mountTarget?.Properties.SubnetId, { Ref: 'SubnetId' });
+          assert.equal(resourcesOfType(template, 'AWS::EFS::FileSystem').length, 1);
+          const [[, launchTemplate] = []] = resourcesOfType(template, 'AWS::EC2::LaunchTemplate');
+          const data = launchTemplate?.Properties.LaunchTemplateData as Record<string, unknown>;
+          assert.deepEqual(data.IamInstanceProfile, { Arn: { 'Fn::GetAtt': ['NodeInstanceProfile', 'Arn'] } });
+          assert.deepEqual(data.MetadataOptions, { HttpTokens: 'required' });
+        });
+
+        it('names the status log group and the node-down alarm after the stack', () => {
+          const template = stack(usecase, role);
+          const [[logGroupId, logGroup] = []] = resourcesOfType(template, 'AWS::Logs::LogGroup');
+          assert.deepEqual(logGroup?.Properties.LogGroupName, { 'Fn::Sub': '${AWS::StackName}-status-logs' });
+          const [[, filter] = []] = resourcesOfType(template, 'AWS::Logs::SubscriptionFilter');
+          assert.deepEqual(filter?.Properties.LogGroupName, { Ref: logGroupId });
+          assert.equal(filter?.Properties.FilterPattern, '"The node is UP"');
+          const [[, alarm] = []] = resourcesOfType(template, 'AWS::CloudWatch::Alarm');
+          assert.deepEqual(alarm?.Properties.AlarmName, { 'Fn::Sub': '${AWS::StackName}-NodeDownAlarm' });
+          assert.equal(alarm?.Properties.MetricName, 'NodeUp');
+          assert.equal(alarm?.Properties.TreatMissingData, 'breaching', 'no status lines means the node is down');
+        });
+
+        it('gives the machine session-manager access and egress to the internet', () => {
+          const template = stack(usecase, role);
+          const role_ = template.Resources.NodeRole;
+          assert.deepEqual(role_?.Properties.ManagedPolicyArns, [{ 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/AmazonSSMManagedInstanceCore' }]);
+          const egress = template.Resources.NodeSecurityGroup?.Properties.SecurityGroupEgress;
+          assert.deepEqual(egress, [{ IpProtocol: '-1', CidrIp: '0.0.0.0/0', Description: 'The node dials out to the controller and its target' }]);
+          assert.equal(template.Resources.NodeSecurityGroup?.Properties.SecurityGroupIngress, undefined, 'nothing dials in');
+        });
+      });
+    }
+  }
+
+  it('uses the default instance types of spec 8', () => {
+    const defaults = Object.fromEntries(allUseCases.map((usecase) => [usecase, stack(usecase, 'outlet').Parameters.InstanceType?.Default]));
+    assert.deepEqual(defaults, { bedrock: 'm6a.large', postgres: 'm6a.8xlarge', warehouse: 'm6a.large', webhook: 'm6a.8xlarge' });
+    assert.equal(stack('postgres', 'inlet').Parameters.InstanceType?.Default, 'm6a.8xlarge');
+    assert.match(String(stack('warehouse', 'outlet').Parameters.InstanceType?.Description), /m6a\.8xlarge, t3\.medium/);
+  });
+
+  it('asks warehouse and PostgreSQL outlets for the endpoint, in the form each takes', () => {
+    const warehouse = stack('warehouse', 'outlet').Parameters.RedshiftEndpoint;
+    const postgres = stack('postgres', 'outlet').Parameters.PostgresEndpoint;
+    const pattern = (parameter: Record<string, unknown> | undefined) => new RegExp(String(parameter?.AllowedPattern));
+    assert.ok(pattern(warehouse).test('wh.abc.us-east-1.redshift.amazonaws.com:5439'));
+    assert.ok(!pattern(warehouse).test('wh.abc.us-east-1.redshift.amazonaws.com:5439/dev'), 'a trailing /<database_name> is refused');
+    assert.ok(pattern(postgres).test('db.abc.us-east-1.rds.amazonaws.com'));
+    assert.ok(!pattern(postgres).test('db.abc.us-east-1.rds.amazonaws.com:5432'), 'the port is appended by the configuration');
+    for (const usecase of allUseCases) {
+      const endpointParameters = Object.keys(stack(usecase, 'inlet').Parameters).filter((id) => id.endsWith('Endpoint'));
+      assert.deepEqual(endpointParameters, [], `${usecase} inlet takes no endpoint`);
+    }
+  });
+
+  it('creates the runtime private endpoint, sharing the node group with ingress inside it, for the bedrock outlet only', () => {
+    const bedrock = stack('bedrock', 'outlet');
+    const [[id, endpoint] = []] = resourcesOfType(bedrock, 'AWS::EC2::VPCEndpoint');
+    assert.deepEqual(endpoint?.Properties.ServiceName, { 'Fn::Sub': 'com.amazonaws.${AWS::Region}.bedrock-runtime' });
+    assert.deepEqual(endpoint?.Properties.SecurityGroupIds, [{ Ref: 'NodeSecurityGroup' }]);
+    assert.ok(bedrock.Resources.NodeAutoScalingGroup?.DependsOn?.includes(id as string));
+    const [[, ingress] = []] = resourcesOfType(bedrock, 'AWS::EC2::SecurityGroupIngress');
+    assert.deepEqual(ingress?.Properties.SourceSecurityGroupId, { Ref: 'NodeSecurityGroup' });
+    for (const usecase of allUseCases) {
+      for (const role of ['outlet', 'inlet'] as const) {
+        if (usecase === 'bedrock' && role === 'outlet') continue;
+        assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::VPCEndpoint').length, 0, `${usecase} ${role}`);
+        assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').length, 0, `${usecase} ${role}`);
+      }
+    }
+  });
+
+  it('is caught by the specification check when a template is wrong', () => {
+    const template = structuredClone(stack('postgres', 'outlet')) as Template;
+    (template.Resources.StateMountTarget as { Properties: Record<string, unknown> }).Properties = { FileSystemId: { Ref: 'Nowhere' }, Colour: 'blue' };
+    (template.Resources.NodeRole as { Properties: Record<string, unknown> }).Properties.Path = 7;
+    template.Outputs.Broken = { Description: 'x', Value: { 'Fn::Sub': '${NodeLaunchTemplate.Colour} ${Missing} ${!Escaped}' } };
+    const problems = checkTemplate(template);
+    assert.ok(problems.includes('Resources.StateMountTarget.Properties: missing required property SubnetId'), problems.join('\n'));
+    assert.ok(problems.includes('Resources.StateMountTarget.Properties.Colour: unknown property of AWS::EFS::MountTarget'));
+    assert.ok(problems.includes('Resources.StateMountTarget.Properties.FileSystemId: Ref to unknown Nowhere'));
+    assert.ok(problems.includes('Resources.NodeRole.Properties.Path: expected String, got 7'));
+    assert.ok(problems.includes('Outputs.Broken.Value ${NodeLaunchTemplate.Colour}: AWS::EC2::LaunchTemplate has no attribute Colour'));
+    assert.ok(problems.includes('Outputs.Broken.Value ${Missing}: Ref to unknown Missing'));
+    assert.equal(problems.length, 7, problems.join('\n'));
+  });
+});
