@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { positionOf, runPortal } from '../support/run-portal.ts';
+import { editedManifest, manifestText, projectRoot } from '../support/usecases.ts';
+
+describe('portal compile', () => {
+  let work: string;
+  let out: string;
+
+  beforeEach(async () => {
+    work = await mkdtemp(join(tmpdir(), 'portal-compile-'));
+    out = join(work, 'out');
+  });
+
+  afterEach(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  /** Compiles `text` as bad.yaml and asserts the failure contract: exit 2, one line per problem, nothing written. */
+  async function compileBad(text: string, expectedProblems: number) {
+    await writeFile(join(work, 'bad.yaml'), text);
+    const run = await runPortal(['compile', 'bad.yaml', '--out', out], { cwd: work });
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stdout, '');
+    const lines = run.stderr.trimEnd().split('\n');
+    const count = expectedProblems === 1 ? '1 problem' : `${expectedProblems} problems`;
+    assert.equal(lines.at(-1), `portal: ${count}; fix the lines above and run the command again; nothing was written`);
+    assert.equal(lines.length, expectedProblems + 1, run.stderr);
+    assert.ok(!run.stderr.includes('    at '), 'no stack trace');
+    assert.equal(existsSync(out), false, 'nothing was written');
+    return { text, lines: lines.slice(0, -1) };
+  }
+
+  const at = (text: string, needle: string) => {
+    const { line, column } = positionOf(text, needle);
+    return `bad.yaml:${line}:${column}`;
+  };
+
+  it('compiles the bundled use cases and says where they went', async () => {
+    const run = await runPortal(['compile', join(projectRoot, 'usecases/postgres.yaml'), join(projectRoot, 'usecases/webhook.yaml'), '--out', out], { cwd: work });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'compiled postgres: 7 files in out/postgres\ncompiled webhook: 7 files in out/webhook\n');
+    assert.deepEqual((await readdir(out)).sort(), ['postgres', 'webhook']);
+    const tickets = await readFile(join(out, 'postgres/tickets.sh'), 'utf8');
+    assert.match(tickets, /^ {2}portal project ticket --expires-in 10h --usage-count 1 --attribute postgres-outlet --relay postgres > outlet.ticket$/m);
+  });
+
+  it('refuses a file that is not YAML, with its line and column', async () => {
+    const { lines } = await compileBad('usecase: postgres\ntitle: [unclosed\n', 1);
+    assert.match(lines[0] ?? '', /^bad\.yaml:\d+:\d+: \/: not valid YAML: /);
+  });
+
+  it('refuses an unknown key, pointing at the key', async () => {
+    const text = editedManifest('postgres', [[['outlet', 'colour'], 'blue']]);
+    const { lines } = await compileBad(text, 1);
+    assert.deepEqual(lines, [
+      `${at(text, 'colour:')}: /outlet/colour: unknown key "colour"; expected one of: relay, to, allow, tls, endpoint, instance-type`,
+    ]);
+  });
+
+  it('refuses a value of the wrong type', async () => {
+    const text = editedManifest('postgres', [[['tickets', 'inlet', 'usage-count'], 'once']]);
+    const { lines } = await compileBad(text, 1);
+    assert.deepEqual(lines, [`${at(text, 'once')}: /tickets/inlet/usage-count: expected integer, got "once"`]);
+  });
+
+  it('refuses ports out of range, in numbers and in addresses', async () => {
+    const numeric = editedManifest('postgres', [[['inlet', 'port'], 70000]]);
+    assert.deepEqual((await compileBad(numeric, 1)).lines, [
+      `${at(numeric, '70000')}: /inlet/port: 70000 is out of range; expected a whole number from 1 to 65535`,
+    ]);
+    await rm(join(work, 'bad.yaml'));
+    const address = editedManifest('webhook', [[['outlet', 'to'], 'localhost:99999']]);
+    assert.deepEqual((await compileBad(address, 1)).lines, [
+      `${at(address, 'localhost:99999')}: /outlet/to: expected host:port, but port 99999 is out of range (1 to 65535)`,
+    ]);
+  });
+
+  it('refuses a warehouse endpoint that ends in /<database>', async () => {
+    const text = editedManifest('warehouse', [[['outlet', 'endpoint', 'example'], 'wh.c8xyz.us-east-1.redshift.amazonaws.com:5439/dev']]);
+    const { lines } = await compileBad(text, 1);
+    assert.deepEqual(lines, [`${at(text, 'wh.c8xyz')}: /outlet/endpoint/example: the endpoint must not end in /<database_name>; remove "/dev"`]);
+  });
+
+  it('refuses attributes, relays and vias that disagree, listing every problem at once', async () => {
+    const text = editedManifest('postgres', [
+      [['outlet', 'allow'], 'someone-else'],
+      [['inlet', 'via'], 'elsewhere'],
+      [['tickets', 'outlet', 'relay'], 'other-relay'],
+    ]);
+    const { lines } = await compileBad(text, 3);
+    assert.deepEqual(lines, [
+      `bad.yaml:${positionOf(text, '\noutlet:\n').line + 2}:10: /outlet/relay: the outlet registers relay "postgres" but its ticket grants "other-relay"; use the same name in both`,
+      `${at(text, 'someone-else')}: /outlet/allow: the outlet allows "someone-else" but the inlet ticket's attribute is "postgres-inlet"; set outlet.allow to "postgres-inlet"`,
+      `${at(text, 'elsewhere')}: /inlet/via: the inlet goes via "elsewhere" but the outlet registers relay "postgres"; set inlet.via to "postgres"`,
+    ]);
+  });
+
+  it('refuses --tls on the ticket of an inlet that serves no TLS', async () => {
+    const text = editedManifest('postgres', [[['tickets', 'inlet', 'tls'], true]]);
+    const { lines } = await compileBad(text, 1);
+    const { line } = positionOf(text, 'tls: true');
+    assert.deepEqual(lines, [
+      `bad.yaml:${line}:10: /tickets/inlet/tls: --tls is given only where the inlet serves TLS, and inlet.tls is false; remove tls from the ticket or set inlet.tls: true`,
+    ]);
+  });
+
+  it('refuses a relay on the inlet ticket and a TLS inlet without a --tls ticket', async () => {
+    const text = editedManifest('bedrock', [
+      [['tickets', 'inlet', 'relay'], 'bedrock'],
+      [['tickets', 'inlet', 'tls'], undefined],
+    ]);
+    const { lines } = await compileBad(text, 2);
+    assert.match(lines[0] ?? '', /\/tickets\/inlet\/relay: only outlet tickets carry a relay; remove relay from the inlet ticket$/);
+    assert.match(lines[1] ?? '', /\/inlet\/tls: an inlet that serves TLS needs a ticket issued with --tls; set tickets.inlet.tls: true$/);
+  });
+
+  it('leaves earlier output untouched when a later compile fails', async () => {
+    const good = await runPortal(['compile', join(projectRoot, 'usecases/postgres.yaml'), '--out', out], { cwd: work });
+    assert.equal(good.code, 0, good.stderr);
+    const before = await readFile(join(out, 'postgres/outlet.json'), 'utf8');
+    await writeFile(join(work, 'bad.yaml'), editedManifest('postgres', [[['outlet', 'allow'], 'nobody']]));
+    const bad = await runPortal(['compile', join(projectRoot, 'usecases/webhook.yaml'), 'bad.yaml', '--out', out], { cwd: work });
+    assert.equal(bad.code, 2);
+    assert.deepEqual(await readdir(out), ['postgres'], 'no webhook output and no temporary folder');
+    assert.equal(await readFile(join(out, 'postgres/outlet.json'), 'utf8'), before);
+  });
+
+  it('refuses two manifests with the same use case name', async () => {
+    await writeFile(join(work, 'copy.yaml'), manifestText('postgres'));
+    const run = await runPortal(['compile', join(projectRoot, 'usecases/postgres.yaml'), 'copy.yaml', '--out', out], { cwd: work });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /^copy\.yaml:\d+:10: \/usecase: use case "postgres" is also defined by .*usecases\/postgres\.yaml; give each manifest its own usecase name$/m);
+    assert.equal(existsSync(out), false);
+  });
+
+  it('explains a missing manifest file and an unknown option with exit code 2', async () => {
+    const missing = await runPortal(['compile', 'nowhere.yaml', '--out', out], { cwd: work });
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr, 'portal: cannot read nowhere.yaml: no such file; give the path of a use-case manifest, such as usecases/postgres.yaml\n');
+    const option = await runPortal(['compile', '--colour', 'x.yaml'], { cwd: work });
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /unknown option '--colour'/);
+  });
+
+  it('prints a stack trace only with NODE_DEVELOPER=true', async () => {
+    const run = await runPortal(['compile', 'nowhere.yaml'], { cwd: work, env: { NODE_DEVELOPER: 'true' } });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /^portal: cannot read nowhere\.yaml/);
+    assert.match(run.stderr, /\n {4}at /);
+  });
+
+  it('runs the same from the single-file bundle in dist/', async () => {
+    assert.ok(existsSync(join(projectRoot, 'dist/portal.mjs')), 'dist/portal.mjs is built (npm run build)');
+    const run = await runPortal(['compile', join(projectRoot, 'usecases/bedrock.yaml'), '--out', out], { cwd: work, bundled: true });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(await readFile(join(out, 'bedrock/outlet.stack.yaml'), 'utf8'), await readFile(join(projectRoot, 'out/bedrock/outlet.stack.yaml'), 'utf8'));
+  });
+});
