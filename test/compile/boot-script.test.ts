@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
+import { resolveSub } from '../support/cfn-sub.ts';
+import { createSandbox, type Sandbox } from '../support/sandbox.ts';
+import { allUseCases, artifactText } from '../support/usecases.ts';
+
+interface StackTemplate {
+  Parameters: Record<string, { Default?: string }>;
+  Resources: { NodeLaunchTemplate: { Properties: { LaunchTemplateData: { UserData: { 'Fn::Base64': { 'Fn::Sub': string } } } } } };
+}
+
+const fileSystemId = 'fs-0123456789abcdef0';
+const fileSystemHost = `${fileSystemId}.efs.us-east-1.amazonaws.com`;
+const ticket = 'pt1_sandbox-ticket_0123';
+
+/** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
+function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
+  const template = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as StackTemplate;
+  const stackName = `${usecase}-${role}`;
+  return resolveSub(template.Resources.NodeLaunchTemplate.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'], {
+    'AWS::StackName': stackName,
+    'AWS::Region': 'us-east-1',
+    'AWS::URLSuffix': 'amazonaws.com',
+    StateFileSystem: fileSystemId,
+    StatusLogGroup: `${stackName}-status-logs`,
+    EnrollmentTicket: ticket,
+    JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
+    ...parameters,
+  });
+}
+
+interface BootRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the script in the sandbox; name lookups fail `failedLookups` times before they succeed. */
+async function boot(sandbox: Sandbox, script: string, failedLookups: number): Promise<BootRun> {
+  const counter = join(sandbox.dir, 'lookups');
+  await writeFile(counter, '0');
+  await sandbox.stub(
+    'getent',
+    `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failedLookups} ] || exit 2; echo "10.0.0.5 $2"`,
+  );
+  for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl']) await sandbox.stub(command);
+  await sandbox.stub('curl', 'echo "curl must not be needed: portal is installed" >&2; exit 7');
+  await sandbox.stub('portal', '[ "$1 $2" = "node show" ] && echo "The node is UP" && echo "home=$PORTAL_HOME"');
+  const path = join(sandbox.dir, 'boot.sh');
+  await writeFile(path, script);
+  const result = spawnSync('bash', [path], {
+    env: {
+      PATH: `${sandbox.bin}:/usr/bin:/bin`,
+      PORTAL_BOOT_ROOT: sandbox.root,
+      PORTAL_BOOT_RETRY_SECONDS: '0.01',
+      PORTAL_BOOT_POLL_SECONDS: '0.01',
+    },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('stack boot script (sandbox)', () => {
+  let sandbox: Sandbox;
+
+  beforeEach(async () => {
+    sandbox = await createSandbox();
+  });
+
+  afterEach(async () => {
+    await sandbox.remove();
+  });
+
+  for (const usecase of allUseCases) {
+    for (const role of ['outlet', 'inlet'] as const) {
+      it(`${usecase} ${role}: is valid bash after substitution`, () => {
+        const result = spawnSync('bash', ['-n'], { input: renderedBootScript(usecase, role, { PostgresEndpoint: 'db', RedshiftEndpoint: 'wh:5439' }), encoding: 'utf8' });
+        assert.equal(result.status, 0, result.stderr);
+      });
+    }
+  }
+
+  it('waits for the file system name, mounts it as the state directory and starts the node', async () => {
+    const run = await boot(sandbox, renderedBootScript('postgres', 'outlet', { PostgresEndpoint: 'db.internal.example' }), 3);
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.trimEnd().split('\n');
+    assert.equal(lines.at(-1), 'Portal node setup completed successfully');
+    const retries = lines.filter((line) => line.includes('does not resolve yet'));
+    assert.deepEqual(retries, [1, 2, 3].map((n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.01 s`));
+
+    const calls = await sandbox.calls();
+    assert.equal(calls.filter((call) => call === `getent hosts ${fileSystemHost}`).length, 4);
+    const stateDirectory = join(sandbox.root, 'var/lib/portal');
+    assert.ok(
+      calls.includes(`mount -t nfs4 -o nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport ${fileSystemHost}:/ ${stateDirectory}`),
+      calls.join('\n'),
+    );
+    assert.ok(calls.indexOf(`getent hosts ${fileSystemHost}`) < calls.findIndex((call) => call.startsWith('mount ')), 'mounts only after the name resolves');
+    assert.ok(calls.includes('systemctl enable --now portal-node.service portal-status.service'));
+    assert.ok(!calls.some((call) => call.startsWith('curl')), 'no installer when portal is present');
+    assert.match(await readFile(join(sandbox.root, 'etc/fstab'), 'utf8'), new RegExp(`^${fileSystemHost}:/ /var/lib/portal nfs4 .*_netdev 0 0$`, 'm'));
+    assert.equal((await stat(stateDirectory)).mode & 0o777, 0o700);
+  });
+
+  it('substitutes the endpoint placeholder into the node configuration, kept private', async () => {
+    const run = await boot(sandbox, renderedBootScript('postgres', 'outlet', { PostgresEndpoint: 'db.internal.example' }), 0);
+    assert.equal(run.code, 0, run.stderr);
+    const configPath = join(sandbox.root, 'etc/portal/node.json');
+    const config = JSON.parse(await readFile(configPath, 'utf8'));
+    assert.deepEqual(config, {
+      'http-server-port': 23345,
+      relay: 'postgres',
+      'tcp-outlet': { allow: 'postgres-inlet', to: 'db.internal.example:5432' },
+    });
+    assert.equal((await stat(configPath)).mode & 0o777, 0o600);
+    const environment = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
+    assert.match(environment, new RegExp(`^ENROLLMENT_TICKET='${ticket}'$`, 'm'));
+    assert.match(environment, /^PORTAL_HOME=\/var\/lib\/portal$/m);
+    assert.equal((await stat(join(sandbox.root, 'etc/portal/node.env'))).mode & 0o777, 0o600, 'the ticket is readable by root only');
+    const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
+    assert.match(unit, new RegExp(`^ExecStart=${sandbox.bin}/portal node create --foreground --configuration /etc/portal/node.json$`, 'm'));
+    assert.match(unit, /^EnvironmentFile=\/etc\/portal\/node\.env$/m);
+  });
+
+  it('fills in the warehouse endpoint (host:port) and the runtime private endpoint name', async () => {
+    const warehouse = await boot(sandbox, renderedBootScript('warehouse', 'outlet', { RedshiftEndpoint: 'wh.internal.example:5439' }), 0);
+    assert.equal(warehouse.code, 0, warehouse.stderr);
+    const warehouseConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'));
+    assert.equal(warehouseConfig['tcp-outlet'].to, 'wh.internal.example:5439');
+
+    const bedrock = await boot(sandbox, renderedBootScript('bedrock', 'outlet'), 0);
+    assert.equal(bedrock.code, 0, bedrock.stderr);
+    const bedrockConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'));
+    assert.deepEqual(bedrockConfig['tcp-outlet'], { allow: 'bedrock-inlet', tls: true, to: 'bedrock-runtime.us-east-1.amazonaws.com:443' });
+  });
+
+  it('writes the inlet configuration unchanged', async () => {
+    const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8')), JSON.parse(artifactText('webhook', 'inlet.json')));
+  });
+
+  it('ships the status log to <stack>-status-logs, one stream per instance', async () => {
+    const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0);
+    assert.equal(run.code, 0, run.stderr);
+    const agentConfig = JSON.parse(await readFile(join(sandbox.root, 'opt/aws/amazon-cloudwatch-agent/etc/portal-status.json'), 'utf8'));
+    assert.deepEqual(agentConfig.logs.logs_collected.files.collect_list, [
+      { file_path: '/var/log/portal/status.log', log_group_name: 'webhook-outlet-status-logs', log_stream_name: '{instance_id}' },
+    ]);
+    const calls = await sandbox.calls();
+    assert.ok(calls.includes('amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c file:/opt/aws/amazon-cloudwatch-agent/etc/portal-status.json'));
+  });
+
+  it('writes a status line per interval: UP while the node answers, DOWN when it does not', async () => {
+    const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0);
+    assert.equal(run.code, 0, run.stderr);
+    const statusLog = join(sandbox.dir, 'status.log');
+    const downMarker = join(sandbox.dir, 'node-is-down');
+    await sandbox.stub('portal', `[ -e '${downMarker}' ] && exit 1; echo "The node is UP"; echo details`);
+    const loop = spawn('bash', [join(sandbox.root, 'usr/local/bin/portal-status-loop')], {
+      env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, PORTAL_BIN: join(sandbox.bin, 'portal'), STATUS_LOG: statusLog, STATUS_INTERVAL: '0.02' },
+      stdio: 'ignore',
+    });
+    try {
+      await waitForLines(statusLog, (lines) => lines.length >= 2);
+      await writeFile(downMarker, '');
+      const lines = await waitForLines(statusLog, (all) => all.at(-1)?.endsWith('The node is DOWN') ?? false);
+      assert.match(lines[0] ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/);
+      assert.ok(lines.every((line) => /Z The node is (UP|DOWN)$/.test(line)), lines.join('\n'));
+    } finally {
+      loop.kill();
+    }
+  });
+
+  it('gives up after 10 minutes of retries when the name never resolves, and says what to check', async () => {
+    const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 1000);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout.split('\n').filter((line) => line.includes('does not resolve yet')).length, 19);
+    assert.match(run.stderr, new RegExp(`portal-boot: error: ${fileSystemHost} did not resolve after 20 attempts; check that the VPC has DNS resolution and DNS host names enabled`));
+    assert.ok(!run.stdout.includes('Portal node setup completed successfully'));
+    assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('mount') || call.startsWith('systemctl')));
+  });
+});
+
+/** Polls a file the loop appends to until `done` holds for its lines (bounded: 10 s). */
+async function waitForLines(path: string, done: (lines: string[]) => boolean): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const lines = (await readFile(path, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    if (done(lines)) return lines;
+    if (Date.now() > deadline) throw new Error(`timed out waiting on ${path}: ${lines.join(' | ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

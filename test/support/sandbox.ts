@@ -1,0 +1,41 @@
+/**
+ * A sandbox for scripts written for another machine: a temporary root, and a bin folder of recording
+ * stand-ins for the commands that would touch the real system (mount, systemctl, dnf, …).
+ */
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Sandbox {
+  readonly dir: string;
+  readonly root: string;
+  readonly bin: string;
+  /** Every recorded call, one "command args…" line each. */
+  calls(): Promise<string[]>;
+  /** Adds a stand-in: a bash body run with "$@"; its call is recorded first. */
+  stub(command: string, body?: string): Promise<void>;
+  remove(): Promise<void>;
+}
+
+export async function createSandbox(): Promise<Sandbox> {
+  const dir = await mkdtemp(join(tmpdir(), 'portal-sandbox-'));
+  const root = join(dir, 'root');
+  const bin = join(dir, 'bin');
+  const callLog = join(dir, 'calls.log');
+  await Promise.all([mkdir(root), mkdir(bin)]);
+  await writeFile(callLog, '');
+  return {
+    dir,
+    root,
+    bin,
+    async calls() {
+      return (await readFile(callLog, 'utf8')).split('\n').filter(Boolean);
+    },
+    async stub(command, body = 'exit 0') {
+      const path = join(bin, command);
+      await writeFile(path, `#!/bin/bash\necho "${command} $*" >> '${callLog}'\n${body}\n`);
+      await chmod(path, 0o755);
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
