@@ -26,7 +26,7 @@ issue_tickets() {
 }
 
 verify() {
-  : "${PGUSER:?set PGUSER, PGPASSWORD and PGDATABASE to the database's own user, password and database}"
+  : "${PGUSER:?set PGUSER, PGPASSWORD and PGDATABASE to the database user, password and name}"
   export PGHOST=localhost PGPORT=15432
   psql -c '\dt'
   psql -c "CREATE TABLE portal_check (key VARCHAR(255), value VARCHAR(255));"
