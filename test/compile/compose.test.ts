@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { artifactText, compiled, containerUseCases, projectRoot } from '../support/usecases.ts';
 
@@ -11,9 +10,7 @@ import { artifactText, compiled, containerUseCases, projectRoot } from '../suppo
 const { $schema: _draft, ...composeSchema } = JSON.parse(
   readFileSync(join(projectRoot, 'node_modules/dclint/schemas/compose.schema.json'), 'utf8'),
 ) as Record<string, unknown>;
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
-const validateCompose = ajv.compile(composeSchema);
+const validateCompose = new Ajv({ allErrors: true, strict: false }).compile(composeSchema);
 
 interface Service {
   image: string;

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { checkRules } from '../../src/compile/rules.ts';
+import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
+import { allUseCases, loadManifest } from '../support/usecases.ts';
+
+function variant(usecase: string, edit: (manifest: UseCaseManifest) => void): UseCaseManifest {
+  const manifest = structuredClone(loadManifest(usecase));
+  edit(manifest);
+  return manifest;
+}
+
+const pointers = (manifest: UseCaseManifest) => checkRules(manifest).map((violation) => violation.pointer);
+
+describe('cross-field rules', () => {
+  it('find nothing wrong with the bundled use cases', () => {
+    for (const usecase of allUseCases) assert.deepEqual(checkRules(loadManifest(usecase)), [], usecase);
+  });
+
+  it('want the two tickets to carry different attributes', () => {
+    const same = variant('webhook', (m) => {
+      m.tickets.inlet.attribute = 'webhook-outlet';
+      m.outlet.allow = 'webhook-outlet';
+    });
+    assert.deepEqual(pointers(same), ['/tickets/inlet/attribute']);
+  });
+
+  it('keep --tls off the outlet ticket and require it for a TLS inlet', () => {
+    assert.deepEqual(pointers(variant('bedrock', (m) => (m.tickets.outlet.tls = true))), ['/tickets/outlet/tls']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => (m.inlet.tls = false))), ['/tickets/inlet/tls', '/verification/kind']);
+  });
+
+  it('tie the target placeholder to the endpoint that replaces it', () => {
+    assert.deepEqual(pointers(variant('postgres', (m) => (m.outlet.to = '$REDSHIFT_ENDPOINT:5432'))), ['/outlet/to']);
+    assert.deepEqual(pointers(variant('postgres', (m) => delete m.outlet.endpoint)), ['/outlet/to']);
+    assert.deepEqual(pointers(variant('webhook', (m) => (m.outlet.endpoint = loadManifest('postgres').outlet.endpoint))), ['/outlet/endpoint']);
+    assert.deepEqual(pointers(variant('warehouse', (m) => delete m.outlet.endpoint?.port)), ['/outlet/endpoint', '/outlet/endpoint/example']);
+    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.port = 5432))), ['/outlet/endpoint/port', '/outlet/endpoint/example']);
+  });
+
+  it('match the endpoint source with its parameter or service', () => {
+    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && delete m.outlet.endpoint.parameter)), ['/outlet/endpoint']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = 'RuntimeEndpoint'))), ['/outlet/endpoint/parameter']);
+    assert.deepEqual(pointers(variant('warehouse', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'wh.example:5440'))), ['/outlet/endpoint/example']);
+    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'db.example:5432'))), ['/outlet/endpoint/example']);
+  });
+
+  it('make a bridge container publish the inlet port on 0.0.0.0, and a host container publish nothing', () => {
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.publish = []))), ['/container/publish']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.listen = '127.0.0.1'))), ['/container/listen']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.publish = ['443:443', '99999:443']))), ['/container/publish/1']);
+    assert.deepEqual(pointers(variant('postgres', (m) => m.container && (m.container.publish = ['15432:15432']))), ['/container/publish']);
+  });
+
+  it('keep the status server off the inlet port', () => {
+    assert.deepEqual(pointers(variant('webhook', (m) => (m['status-port'] = 17777))), ['/status-port']);
+  });
+});
