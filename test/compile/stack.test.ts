@@ -42,6 +42,7 @@ describe('CloudFormation stacks', () => {
           assert.equal(Parameters.SubnetId?.Type, 'AWS::EC2::Subnet::Id');
           assert.equal(Parameters.EnrollmentTicket?.NoEcho, true);
           assert.equal(Parameters.EnrollmentTicket?.Default, undefined, 'a ticket is never defaulted');
+          assert.match(String(Parameters.EnrollmentTicket?.Description), new RegExp(`^Contents of ${role}\\.ticket`), 'each stack takes its own ticket');
           assert.deepEqual(JSON.parse(String(Parameters.JSONNodeConfig?.Default)), JSON.parse(artifactText(usecase, `${role}.json`)));
           const labels = (stack(usecase, role).Metadata['AWS::CloudFormation::Interface'] as { ParameterLabels: Record<string, { default: string }> }).ParameterLabels;
           assert.equal(labels.JSONNodeConfig?.default, 'JSON Node Configuration');
