@@ -30,8 +30,16 @@ verify() {
   export AWS_REGION="${AWS_REGION:-$REGION}"
   PROJECT_ID=$(portal project show --jq .id)
   NETWORK_DOMAIN=$(portal project show --jq .network_domain)
+  INLET_HOST="bedrock.$PROJECT_ID.$NETWORK_DOMAIN"
+  if ! getent hosts "$INLET_HOST" >/dev/null; then
+    echo "$INLET_HOST does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)" >&2
+    exit 1
+  fi
+  # The inlet's certificate is signed by the project's certificate authority.
+  portal project ca > project-ca.pem
+  export AWS_CA_BUNDLE="$PWD/project-ca.pem"
   aws bedrock-runtime invoke-model \
-    --endpoint-url "https://bedrock.$PROJECT_ID.$NETWORK_DOMAIN" \
+    --endpoint-url "https://$INLET_HOST" \
     --model-id amazon.titan-text-express-v1 \
     --body '{"inputText":"Explain in one sentence what an end-to-end encrypted tunnel is.","textGenerationConfig":{"maxTokenCount":256,"temperature":0.5,"topP":0.9}}' \
     --cli-binary-format raw-in-base64-out \

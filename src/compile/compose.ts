@@ -4,7 +4,9 @@
  * how the ticket from the shell's ENROLLMENT_TICKET reaches the node.
  */
 import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
-import { toStableYaml } from '../shared/serialize.ts';
+import { Document, isScalar } from 'yaml';
+import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
+import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
 import { containerInletConfig } from './node-config.ts';
 
@@ -22,8 +24,8 @@ export interface ComposeFile {
   readonly services: Readonly<Record<string, ComposeService>>;
 }
 
-/** How the compose file refers to the ticket; compose substitutes it from the shell. */
-export const ticketVariable = '${ENROLLMENT_TICKET}';
+/** How the compose file refers to the ticket; compose substitutes it from the shell, or stops if it is unset. */
+export const ticketVariable = '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}';
 
 export function composeFile(manifest: UseCaseManifest, container: ContainerManifest): ComposeFile {
   const services: Record<string, ComposeService> = { node: nodeService(manifest, container) };
@@ -59,7 +61,15 @@ function nodeService(manifest: UseCaseManifest, container: ContainerManifest): C
 
 function configurationArguments(manifest: UseCaseManifest, container: ContainerManifest): string[] {
   if (container['ticket-passing'] === 'node-config') {
-    return ['--node-config', toStableYaml(containerInletConfig(manifest, ticketVariable))];
+    return ['--node-config', nodeConfigYaml(containerInletConfig(manifest, ticketVariable))];
   }
-  return ['--enrollment-ticket', ticketVariable, '--configuration', toStableYaml(containerInletConfig(manifest))];
+  return ['--enrollment-ticket', ticketVariable, '--configuration', nodeConfigYaml(containerInletConfig(manifest))];
+}
+
+/** The configuration as YAML, the ticket quoted so that whatever compose puts there stays one string. */
+function nodeConfigYaml(config: NodeConfig): string {
+  const doc = new Document(sortKeys(config), { version: portableYamlOptions.version });
+  const ticket = doc.get('ticket', true);
+  if (isScalar(ticket)) ticket.type = 'QUOTE_DOUBLE';
+  return doc.toString({ lineWidth: portableYamlOptions.lineWidth });
 }

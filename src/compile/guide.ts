@@ -45,6 +45,8 @@ export function guideContext(manifest: UseCaseManifest) {
     inletTls: inlet.tls,
     outletInstance: instanceText(outlet['instance-type']),
     inletInstance: instanceText(inlet['instance-type']),
+    outletInstanceType: outlet['instance-type'].default,
+    inletInstanceType: inlet['instance-type'].default,
     endpoint: endpoint
       ? {
           parameter: endpoint.parameter ?? false,

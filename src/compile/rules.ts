@@ -4,6 +4,7 @@
  */
 import { isPort, parseHostPort } from '../shared/address.ts';
 import type { ContainerManifest, EndpointManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import { builtInLogicalIds } from './stack/context.ts';
 
 export interface RuleViolation {
   readonly pointer: string;
@@ -115,6 +116,9 @@ const endpointSource: Rule = ({ outlet }) => {
   const found: RuleViolation[] = [];
   if (endpoint.source === 'parameter') {
     if (endpoint.parameter === undefined) found.push({ pointer: '/outlet/endpoint', message: 'an endpoint given as a stack parameter needs parameter: <ParameterName>' });
+    if (endpoint.parameter !== undefined && builtInLogicalIds.includes(endpoint.parameter)) {
+      found.push({ pointer: '/outlet/endpoint/parameter', message: `"${endpoint.parameter}" is already a name in the stack; choose another, such as ${endpoint.placeholder.split('_').map(titleCase).join('')}` });
+    }
     if (endpoint.service !== undefined) found.push({ pointer: '/outlet/endpoint/service', at: 'key', message: 'service is only for source: vpc-endpoint; remove it' });
   } else {
     if (endpoint.service === undefined) found.push({ pointer: '/outlet/endpoint', message: 'an endpoint created by the stack needs service: <service name>, such as bedrock-runtime' });
@@ -167,11 +171,28 @@ function bridgeNetwork(container: ContainerManifest, inletPort: number): RuleVio
 }
 
 const distinctPorts: Rule = (manifest) => {
-  if (manifest['status-port'] !== manifest.inlet.port) return [];
-  return [{ pointer: '/status-port', message: `the status server and the inlet would both listen on port ${manifest.inlet.port}; choose another status-port` }];
+  const statusPort = manifest['status-port'];
+  if (statusPort === manifest.inlet.port) {
+    return [{ pointer: '/status-port', message: `the status server and the inlet would both listen on port ${statusPort}; choose another status-port` }];
+  }
+  const target = parseHostPort(manifest.outlet.to);
+  const local = target.ok && ['localhost', '127.0.0.1', '[::1]'].includes(target.address.host);
+  if (local && target.ok && target.address.port === statusPort) {
+    return [{ pointer: '/status-port', message: `the outlet's target listens on port ${statusPort} of the same machine; choose another status-port` }];
+  }
+  return [];
 };
 
-const rules: readonly Rule[] = [attributesPair, relayNames, tlsFlags, targetAddress, endpointSource, containerNetwork, distinctPorts];
+const webhookTarget: Rule = ({ outlet, verification }) => {
+  if (verification.kind !== 'webhook' || !outlet.to.startsWith('$')) return [];
+  return [{ pointer: '/outlet/to', message: 'the webhook receiver runs beside the outlet: give outlet.to as host:port, such as localhost:7777' }];
+};
+
+function titleCase(word: string): string {
+  return word.charAt(0) + word.slice(1).toLowerCase();
+}
+
+const rules: readonly Rule[] = [attributesPair, relayNames, tlsFlags, targetAddress, endpointSource, containerNetwork, distinctPorts, webhookTarget];
 
 export function checkRules(manifest: UseCaseManifest): RuleViolation[] {
   return rules.flatMap((rule) => rule(manifest));

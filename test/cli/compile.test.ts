@@ -61,6 +61,14 @@ describe('portal compile', () => {
     ]);
   });
 
+  it('refuses a title that would be read as a stack reference or shell syntax', async () => {
+    const text = editedManifest('postgres', [[['title'], 'Orders ${Database}']]);
+    const { lines } = await compileBad(text, 1);
+    assert.deepEqual(lines, [
+      `${at(text, 'Orders')}: /title: expected plain text of up to 80 characters, without $, quotes, backslashes, braces or angle brackets, got "Orders \${Database}"`,
+    ]);
+  });
+
   it('refuses a value of the wrong type', async () => {
     const text = editedManifest('postgres', [[['tickets', 'inlet', 'usage-count'], 'once']]);
     const { lines } = await compileBad(text, 1);

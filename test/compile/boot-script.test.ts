@@ -15,6 +15,8 @@ interface StackTemplate {
 const fileSystemId = 'fs-0123456789abcdef0';
 const fileSystemHost = `${fileSystemId}.efs.us-east-1.amazonaws.com`;
 const ticket = 'pt1_sandbox-ticket_0123';
+const ticketSecret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ticket-AbCdEf';
+const installUrl = 'https://releases.example.test/install.sh';
 
 /** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
 function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
@@ -26,7 +28,8 @@ function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameter
     'AWS::URLSuffix': 'amazonaws.com',
     StateFileSystem: fileSystemId,
     StatusLogGroup: `${stackName}-status-logs`,
-    EnrollmentTicket: ticket,
+    EnrollmentTicketSecret: ticketSecret,
+    InstallUrl: installUrl,
     JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
     ...parameters,
   });
@@ -39,16 +42,19 @@ interface BootRun {
 }
 
 /** Runs the script in the sandbox; name lookups fail `failedLookups` times before they succeed. */
-async function boot(sandbox: Sandbox, script: string, failedLookups: number): Promise<BootRun> {
+async function boot(sandbox: Sandbox, script: string, failedLookups: number, options: { portalOnPath?: boolean } = {}): Promise<BootRun> {
   const counter = join(sandbox.dir, 'lookups');
   await writeFile(counter, '0');
   await sandbox.stub(
     'getent',
     `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failedLookups} ] || exit 2; echo "10.0.0.5 $2"`,
   );
-  for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl']) await sandbox.stub(command);
-  await sandbox.stub('curl', 'echo "curl must not be needed: portal is installed" >&2; exit 7');
-  await sandbox.stub('portal', '[ "$1 $2" = "node show" ] && echo "The node is UP" && echo "home=$PORTAL_HOME"');
+  for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
+  await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${ticket}'`);
+  if (options.portalOnPath ?? true) {
+    await sandbox.stub('curl', 'echo "curl must not be needed: portal is installed" >&2; exit 7');
+    await sandbox.stub('portal', '[ "$1 $2" = "node show" ] && echo "The node is UP" && echo "home=$PORTAL_HOME"');
+  }
   const path = join(sandbox.dir, 'boot.sh');
   await writeFile(path, script);
   const result = spawnSync('bash', [path], {
@@ -78,8 +84,10 @@ describe('stack boot script (sandbox)', () => {
   for (const usecase of allUseCases) {
     for (const role of ['outlet', 'inlet'] as const) {
       it(`${usecase} ${role}: is valid bash after substitution`, () => {
-        const result = spawnSync('bash', ['-n'], { input: renderedBootScript(usecase, role, { PostgresEndpoint: 'db', RedshiftEndpoint: 'wh:5439' }), encoding: 'utf8' });
+        const script = renderedBootScript(usecase, role, { PostgresEndpoint: 'db', RedshiftEndpoint: 'wh:5439' });
+        const result = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
         assert.equal(result.status, 0, result.stderr);
+        assert.ok(!script.includes(ticket), 'the ticket is not in user data: the machine reads it from the secret');
       });
     }
   }
@@ -101,6 +109,8 @@ describe('stack boot script (sandbox)', () => {
     );
     assert.ok(calls.indexOf(`getent hosts ${fileSystemHost}`) < calls.findIndex((call) => call.startsWith('mount ')), 'mounts only after the name resolves');
     assert.ok(calls.includes('systemctl enable --now portal-node.service portal-status.service'));
+    assert.ok(calls.includes(`aws secretsmanager get-secret-value --secret-id ${ticketSecret} --region us-east-1 --query SecretString --output text`));
+    assert.equal(calls.at(-1), 'cfn-signal -e 0 --stack postgres-outlet --resource NodeAutoScalingGroup --region us-east-1', 'the stack hears of success');
     assert.ok(!calls.some((call) => call.startsWith('curl')), 'no installer when portal is present');
     assert.match(await readFile(join(sandbox.root, 'etc/fstab'), 'utf8'), new RegExp(`^${fileSystemHost}:/ /var/lib/portal nfs4 .*_netdev 0 0$`, 'm'));
     assert.equal((await stat(stateDirectory)).mode & 0o777, 0o700);
@@ -182,7 +192,32 @@ describe('stack boot script (sandbox)', () => {
     assert.equal(run.stdout.split('\n').filter((line) => line.includes('does not resolve yet')).length, 19);
     assert.match(run.stderr, new RegExp(`portal-boot: error: ${fileSystemHost} did not resolve after 20 attempts; check that the VPC has DNS resolution and DNS host names enabled`));
     assert.ok(!run.stdout.includes('Portal node setup completed successfully'));
-    assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('mount') || call.startsWith('systemctl')));
+    const calls = await sandbox.calls();
+    assert.ok(!calls.some((call) => call.startsWith('mount') || call.startsWith('systemctl')));
+    assert.equal(calls.at(-1), 'cfn-signal -e 1 --stack webhook-outlet --resource NodeAutoScalingGroup --region us-east-1', 'the stack hears of the failure');
+  });
+
+  it('installs portal from the InstallUrl parameter when the image has none', async () => {
+    // The installer stand-in does what install.sh does: portal under $HOME/.portal/bin.
+    const installer = join(sandbox.dir, 'install.sh');
+    await writeFile(
+      installer,
+      ['mkdir -p "$HOME/.portal/bin"', 'cat > "$HOME/.portal/bin/portal" <<\'PORTAL\'', '#!/bin/bash', '[ "$1 $2" = "node show" ] && echo "The node is UP"', 'PORTAL', 'chmod 755 "$HOME/.portal/bin/portal"', ''].join('\n'),
+    );
+    await sandbox.stub('curl', `cat '${installer}'`);
+    const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0, { portalOnPath: false });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok((await sandbox.calls()).includes(`curl --proto =https --tlsv1.2 -sSfL ${installUrl}`));
+    const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
+    assert.match(unit, /^ExecStart=\/root\/\.portal\/bin\/portal node create --foreground --configuration \/etc\/portal\/node\.json$/m);
+    assert.match(run.stdout, /Portal node setup completed successfully\n$/);
+  });
+
+  it('stops with a clear error when the installer installs nothing', async () => {
+    await sandbox.stub('curl', 'echo "echo installer did nothing"');
+    const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0, { portalOnPath: false });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, new RegExp(`portal-boot: error: the installer from ${installUrl.replace(/\./g, '\\.')} did not install /root/\\.portal/bin/portal; check the InstallUrl parameter`));
   });
 });
 

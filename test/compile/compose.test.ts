@@ -26,9 +26,14 @@ function compose(usecase: string): { services: Record<string, Service> } {
   return parse(artifactText(usecase, 'inlet.compose.yaml'));
 }
 
-/** What compose does with ${VAR} and ${VAR:-default} when the shell sets `variables`. */
+/** What compose does with ${VAR}, ${VAR:-default} and ${VAR:?error} when the shell sets `variables`. */
 function interpolate(text: string, variables: Record<string, string>): string {
-  return text.replace(/\$\{([A-Z_]+)(:-([^}]*))?\}/g, (_, name: string, _default, fallback: string | undefined) => variables[name] ?? fallback ?? '');
+  return text.replace(/\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g, (_, name: string, operator: string | undefined, word: string) => {
+    const value = variables[name];
+    if (value !== undefined && value !== '') return value;
+    if (operator === '?') throw new Error(word);
+    return operator === '-' ? word : '';
+  });
 }
 
 describe('compose files (spec 2.5)', () => {
@@ -79,12 +84,12 @@ describe('compose files (spec 2.5)', () => {
 
   it('passes the ticket with --enrollment-ticket and --configuration (warehouse, foundation model)', () => {
     const expected = {
-      warehouse: { 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet' } },
-      bedrock: { 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true } },
+      warehouse: { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet' } },
+      bedrock: { 'http-server-port': 23345, 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true } },
     };
     for (const [usecase, configuration] of Object.entries(expected)) {
       const command = compose(usecase).services.node?.command ?? [];
-      assert.deepEqual(command.slice(3, 5), ['--enrollment-ticket', '${ENROLLMENT_TICKET}']);
+      assert.deepEqual(command.slice(3, 5), ['--enrollment-ticket', '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}']);
       assert.equal(command[5], '--configuration');
       assert.deepEqual(parse(command[6] ?? ''), configuration);
     }
@@ -93,10 +98,19 @@ describe('compose files (spec 2.5)', () => {
   it('passes the ticket inside the --node-config YAML for PostgreSQL, as compose interpolates it', () => {
     const command = compose('postgres').services.node?.command ?? [];
     assert.equal(command[3], '--node-config');
-    const config = parse(interpolate(command[4] ?? '', { ENROLLMENT_TICKET: 'pt1_aBc-123_xyz' }));
+    const config = parse(interpolate(command[4] ?? '', { ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }));
     assert.deepEqual(config, {
-      ticket: 'pt1_aBc-123_xyz',
+      ticket: 'pt1.aBc-123_xyz',
+      'http-server-port': 23345,
       'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet' },
     });
+    assert.match(command[4] ?? '', /^ticket: "\$\{ENROLLMENT_TICKET:\?/m, 'the ticket is a quoted string');
+  });
+
+  it('stops compose with a clear message when ENROLLMENT_TICKET is unset', () => {
+    for (const usecase of containerUseCases) {
+      const command = (compose(usecase).services.node?.command ?? []).join('\n');
+      assert.throws(() => interpolate(command, {}), /set ENROLLMENT_TICKET to the contents of inlet\.ticket/, usecase);
+    }
   });
 });

@@ -51,7 +51,25 @@ describe('cross-field rules', () => {
     assert.deepEqual(pointers(variant('postgres', (m) => m.container && (m.container.publish = ['15432:15432']))), ['/container/publish']);
   });
 
-  it('keep the status server off the inlet port', () => {
+  it('keep the status server off the inlet port and off a target on the same machine', () => {
     assert.deepEqual(pointers(variant('webhook', (m) => (m['status-port'] = 17777))), ['/status-port']);
+    assert.deepEqual(pointers(variant('webhook', (m) => (m['status-port'] = 7777))), ['/status-port']);
+    assert.deepEqual(pointers(variant('postgres', (m) => (m['status-port'] = 5432))), [], 'a remote target may share the number');
+  });
+
+  it('refuse an endpoint parameter named like something the stack already defines', () => {
+    for (const taken of ['VpcId', 'StateFileSystem', 'NodeRole']) {
+      const violations = checkRules(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = taken)));
+      assert.deepEqual(violations.map((v) => v.pointer), ['/outlet/endpoint/parameter'], taken);
+      assert.match(violations[0]?.message ?? '', new RegExp(`^"${taken}" is already a name in the stack; choose another, such as PostgresEndpoint$`));
+    }
+  });
+
+  it('want a literal host:port for a webhook receiver beside the outlet', () => {
+    const placeholder = variant('webhook', (m) => {
+      m.outlet.to = '$POSTGRES_ENDPOINT:7777';
+      m.outlet.endpoint = loadManifest('postgres').outlet.endpoint;
+    });
+    assert.deepEqual(pointers(placeholder), ['/outlet/to']);
   });
 });

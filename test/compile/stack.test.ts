@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseCfnYaml, printCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import { nodeStack } from '../../src/compile/stack/stack.ts';
+import { builtInLogicalIds } from '../../src/compile/stack/context.ts';
 import { outletConfig } from '../../src/compile/node-config.ts';
 import { checkTemplate, specificationVersion } from '../support/cfn-spec-check.ts';
 import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts';
@@ -123,7 +124,51 @@ describe('CloudFormation stacks', () => {
       for (const role of ['outlet', 'inlet'] as const) {
         if (usecase === 'bedrock' && role === 'outlet') continue;
         assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::VPCEndpoint').length, 0, `${usecase} ${role}`);
-        assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').length, 0, `${usecase} ${role}`);
+        const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(([logicalId]) => logicalId);
+        assert.deepEqual(ingress, role === 'inlet' ? ['NodeClientIngress'] : [], `${usecase} ${role}`);
+      }
+    }
+  });
+
+  it('opens the inlet port only to a client network the administrator names', () => {
+    const inlet = stack('postgres', 'inlet');
+    assert.equal(inlet.Parameters.ClientCidr?.Default, '');
+    const ingress = inlet.Resources.NodeClientIngress as { Condition?: string; Properties: Record<string, unknown> };
+    assert.equal(ingress.Condition, 'HasClientNetwork');
+    assert.deepEqual(ingress.Properties, {
+      GroupId: { Ref: 'NodeSecurityGroup' },
+      IpProtocol: 'tcp',
+      FromPort: 15432,
+      ToPort: 15432,
+      CidrIp: { Ref: 'ClientCidr' },
+      Description: 'Clients of the inlet',
+    });
+    assert.deepEqual((inlet as unknown as { Conditions: unknown }).Conditions, { HasClientNetwork: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'ClientCidr' }, ''] }] } });
+    assert.equal(stack('postgres', 'outlet').Parameters.ClientCidr, undefined);
+  });
+
+  it('completes only when the boot script signals that the node is up', () => {
+    for (const usecase of allUseCases) {
+      const group = stack(usecase, 'outlet').Resources.NodeAutoScalingGroup as unknown as { CreationPolicy: unknown };
+      assert.deepEqual(group.CreationPolicy, { ResourceSignal: { Count: 1, Timeout: 'PT20M' } });
+    }
+  });
+
+  it('hands the ticket to the machine through a secret only its role may read', () => {
+    const template = stack('postgres', 'outlet');
+    assert.deepEqual(template.Resources.EnrollmentTicketSecret?.Properties.SecretString, { Ref: 'EnrollmentTicket' });
+    const policies = template.Resources.NodeRole?.Properties.Policies as { PolicyName: string; PolicyDocument: { Statement: unknown[] } }[];
+    const read = policies.find((policy) => policy.PolicyName === 'read-enrollment-ticket');
+    assert.deepEqual(read?.PolicyDocument.Statement, [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'EnrollmentTicketSecret' } }]);
+  });
+
+  it('lists every logical id it defines among the names an endpoint parameter may not take', () => {
+    for (const usecase of allUseCases) {
+      for (const role of ['outlet', 'inlet'] as const) {
+        const template = stack(usecase, role);
+        const endpointParameter = loadManifest(usecase).outlet.endpoint?.parameter;
+        const defined = [...Object.keys(template.Parameters), ...Object.keys(template.Resources)].filter((id) => id !== endpointParameter);
+        assert.deepEqual(defined.filter((id) => !builtInLogicalIds.includes(id)), [], `${usecase} ${role}`);
       }
     }
   });

@@ -7,7 +7,8 @@ import { allUseCases, artifactText } from '../support/usecases.ts';
 
 const fakePortal = `case "$1 $2" in
   "project ticket") echo "pt1_ticket_for_$(echo "$*" | sed 's/.*--attribute \\([a-z-]*\\).*/\\1/')" ;;
-  "project show") [ "$4" = ".network_domain" ] && echo portal.example.net || echo p0123456789 ;;
+  "project show") [ "$4" = ".network_domain" ] && echo tunnels.test || echo p0123456789 ;;
+  "project ca") echo "-----BEGIN CERTIFICATE-----" ;;
 esac`;
 
 function runTickets(sandbox: Sandbox, usecase: string, args: string[], env: Record<string, string> = {}) {
@@ -107,23 +108,35 @@ describe('tickets.sh (administrator workflow)', () => {
 
   it('verifies the webhook with a JSON POST to the inlet', async () => {
     await install('webhook');
-    await sandbox.stub('curl', 'echo "Webhook received"');
+    await sandbox.stub('curl', 'echo "answer from the stand-in"');
     const run = runTickets(sandbox, 'webhook', ['verify']);
     assert.equal(run.status, 0, run.stderr);
     const [call] = await sandbox.calls();
     const hostname = spawnSync('hostname', { encoding: 'utf8' }).stdout.trim();
     assert.equal(call, `curl -sS --fail-with-body -X POST http://localhost:17777/webhook -H Content-Type: application/json -d {"from": "${hostname}"}`);
-    assert.match(run.stdout, /Webhook received/);
+    assert.equal(run.stdout, 'answer from the stand-in\n\n', 'the answer is shown');
   });
 
   it('invokes the model at https://<label>.<project_id>.<network_domain>', async () => {
     await install('bedrock');
-    await sandbox.stub('aws', 'echo "region=$AWS_REGION" >> "$(dirname "$0")/../aws.env"; echo "{}" > output.json');
+    await sandbox.stub('aws', 'echo "region=$AWS_REGION ca=$AWS_CA_BUNDLE" >> "$(dirname "$0")/../aws.env"; echo "{}" > output.json');
+    await sandbox.stub('getent', '[ "$2" = bedrock.p0123456789.tunnels.test ]');
     const run = runTickets(sandbox, 'bedrock', ['verify']);
     assert.equal(run.status, 0, run.stderr);
     const invoke = (await sandbox.calls()).find((call) => call.startsWith('aws '));
-    assert.match(invoke ?? '', /^aws bedrock-runtime invoke-model --endpoint-url https:\/\/bedrock\.p0123456789\.portal\.example\.net --model-id amazon\.titan-text-express-v1 --body \{"inputText":"[^"]+","textGenerationConfig":\{"maxTokenCount":256,"temperature":0\.5,"topP":0\.9\}\} --cli-binary-format raw-in-base64-out output\.json$/);
-    assert.equal(await readFile(join(sandbox.dir, 'aws.env'), 'utf8'), 'region=us-east-1\n');
+    assert.match(invoke ?? '', /^aws bedrock-runtime invoke-model --endpoint-url https:\/\/bedrock\.p0123456789\.tunnels\.test --model-id amazon\.titan-text-express-v1 --body \{"inputText":"[^"]+","textGenerationConfig":\{"maxTokenCount":256,"temperature":0\.5,"topP":0\.9\}\} --cli-binary-format raw-in-base64-out output\.json$/);
+    assert.equal(await readFile(join(sandbox.dir, 'aws.env'), 'utf8'), `region=us-east-1 ca=${join(sandbox.dir, 'project-ca.pem')}\n`);
+    assert.equal(await readFile(join(sandbox.dir, 'project-ca.pem'), 'utf8'), '-----BEGIN CERTIFICATE-----\n');
+  });
+
+  it('stops the model check with the fix when the inlet name does not resolve', async () => {
+    await install('bedrock');
+    await sandbox.stub('aws');
+    await sandbox.stub('getent', 'exit 2');
+    const run = runTickets(sandbox, 'bedrock', ['verify']);
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, 'bedrock.p0123456789.tunnels.test does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)\n');
+    assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('aws ')));
   });
 
   it('cleans up both stacks and resets portal', async () => {

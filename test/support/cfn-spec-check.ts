@@ -54,7 +54,8 @@ const parameterTypes = [
 
 type Template = {
   readonly Parameters?: Record<string, Record<string, unknown>>;
-  readonly Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown>; DependsOn?: unknown }>;
+  readonly Conditions?: Record<string, unknown>;
+  readonly Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown>; DependsOn?: unknown; Condition?: unknown }>;
   readonly Outputs?: Record<string, { Value?: unknown }>;
   readonly Metadata?: Record<string, unknown>;
 } & Record<string, unknown>;
@@ -84,6 +85,9 @@ export function checkTemplate(template: Template): string[] {
     for (const key of Object.keys(resource)) if (!resourceKeys.has(key)) report(`${path}.${key}`, 'unknown resource attribute');
     const dependsOn = resource.DependsOn === undefined ? [] : ([] as unknown[]).concat(resource.DependsOn);
     for (const target of dependsOn) if (typeof target !== 'string' || !(target in resources)) report(`${path}.DependsOn`, `no resource ${String(target)}`);
+    if (resource.Condition !== undefined && !(String(resource.Condition) in (template.Conditions ?? {}))) {
+      report(`${path}.Condition`, `no condition ${String(resource.Condition)}`);
+    }
     const typeSpec = resource.Type ? specification.ResourceTypes[resource.Type] : undefined;
     if (!typeSpec) {
       report(`${path}.Type`, `unknown resource type ${String(resource.Type)}`);
@@ -97,6 +101,10 @@ export function checkTemplate(template: Template): string[] {
     references.walk(output.Value, `Outputs.${id}.Value`);
   }
   references.walk(template.Metadata, 'Metadata');
+  for (const [id, condition] of Object.entries(template.Conditions ?? {})) {
+    if (!isIntrinsic(condition)) report(`Conditions.${id}`, 'a condition is an intrinsic function such as Fn::Equals');
+    references.walk(condition, `Conditions.${id}`);
+  }
   checkInterface(template.Metadata, parameters, report);
   return problems;
 }

@@ -28,7 +28,11 @@ const forms: readonly TagForm[] = [
   },
   // A node carries one tag, so `Fn::Base64: !Sub …` keeps the long form outside.
   scalarForm('Fn::Base64', '!Base64'),
-  { key: 'Fn::Join', tag: '!Join', print: (value, toNode) => (Array.isArray(value) ? toNode(value) : undefined) },
+  ...['Join', 'Equals', 'Not'].map((name) => ({
+    key: `Fn::${name}`,
+    tag: `!${name}`,
+    print: (value: unknown, toNode: (value: unknown) => Node) => (Array.isArray(value) ? toNode(value) : undefined),
+  })),
 ];
 
 export function printCfnYaml(template: unknown): string {
@@ -63,7 +67,7 @@ const parseTags: Tags = [
   { tag: '!Sub', resolve: (value: string) => ({ 'Fn::Sub': value }) },
   { tag: '!GetAtt', resolve: (value: string) => ({ 'Fn::GetAtt': splitOnce(value) }) },
   { tag: '!Base64', resolve: (value: string) => ({ 'Fn::Base64': value }) },
-  { tag: '!Join', collection: 'seq', resolve: (seq: YAMLSeq) => ({ 'Fn::Join': seq.toJSON() }) },
+  ...['Join', 'Equals', 'Not'].map((name) => ({ tag: `!${name}`, collection: 'seq', resolve: (seq: YAMLSeq) => ({ [`Fn::${name}`]: seq.toJSON() }) })),
 ] as unknown as Tags;
 
 export function parseCfnYaml(text: string): unknown {

@@ -15,6 +15,9 @@ import { tags, type CfnFragment } from './template.ts';
 /** The boot script waits up to 10 minutes for the file system's name: 20 tries, 30 s apart. */
 export const fileSystemWait = { attempts: 20, seconds: 30 } as const;
 
+/** How long the stack waits for the boot script's signal: the name wait plus installing and starting. */
+export const bootTimeout = 'PT20M';
+
 export function bootScript(context: StackContext): string {
   const value = endpointValueExpression(context);
   return renderTemplate('boot.sh.hbs', {
@@ -22,8 +25,9 @@ export function bootScript(context: StackContext): string {
     title: context.manifest.title,
     fileSystemHost: `\${${ids.fileSystem}}.efs.\${AWS::Region}.\${AWS::URLSuffix}`,
     logGroup: `\${${ids.logGroup}}`,
+    ticketSecret: `\${${ids.ticketSecret}}`,
+    installUrl: `\${${ids.installUrl}}`,
     stateDirectory: compileDefaults.stateDirectory,
-    installUrl: compileDefaults.installUrl,
     retryAttempts: fileSystemWait.attempts,
     retrySeconds: fileSystemWait.seconds,
     endpoint: context.endpoint && value ? { placeholder: context.endpoint.placeholder, value } : false,
@@ -36,6 +40,15 @@ export function computeFragment(context: StackContext): CfnFragment {
   if (context.endpoint?.source === 'vpc-endpoint') dependsOn.push(ids.runtimeEndpoint);
   return {
     Resources: {
+      // The ticket reaches the machine through the secret, not through user data, which anyone who may
+      // describe the launch template can read.
+      [ids.ticketSecret]: {
+        Type: 'AWS::SecretsManager::Secret',
+        Properties: {
+          Description: sub(`Enrollment ticket of the Portal ${context.role} node of \${AWS::StackName}`),
+          SecretString: ref(ids.ticket),
+        },
+      },
       NodeRole: {
         Type: 'AWS::IAM::Role',
         Properties: {
@@ -53,6 +66,13 @@ export function computeFragment(context: StackContext): CfnFragment {
                     Resource: getAtt(ids.logGroup, 'Arn'),
                   },
                 ],
+              },
+            },
+            {
+              PolicyName: 'read-enrollment-ticket',
+              PolicyDocument: {
+                Version: '2012-10-17',
+                Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.ticketSecret) }],
               },
             },
             {
@@ -94,6 +114,8 @@ export function computeFragment(context: StackContext): CfnFragment {
       NodeAutoScalingGroup: {
         Type: 'AWS::AutoScaling::AutoScalingGroup',
         DependsOn: dependsOn,
+        // The boot script signals its outcome: the stack is complete only once the node is up.
+        CreationPolicy: { ResourceSignal: { Count: 1, Timeout: bootTimeout } },
         Properties: {
           MinSize: '1',
           MaxSize: '1',

@@ -20,6 +20,9 @@ export const ids = {
   ticket: 'EnrollmentTicket',
   nodeConfig: 'JSONNodeConfig',
   image: 'ImageId',
+  installUrl: 'InstallUrl',
+  clientCidr: 'ClientCidr',
+  ticketSecret: 'EnrollmentTicketSecret',
   nodeSecurityGroup: 'NodeSecurityGroup',
   fileSystem: 'StateFileSystem',
   mountTarget: 'StateMountTarget',
@@ -27,6 +30,25 @@ export const ids = {
   runtimeEndpoint: 'RuntimeEndpoint',
   launchTemplate: 'NodeLaunchTemplate',
 } as const;
+
+/**
+ * Every logical id a node stack defines besides the endpoint parameter, which must not reuse one.
+ * A test keeps this list in step with the templates.
+ */
+export const builtInLogicalIds: readonly string[] = [
+  ...Object.values(ids),
+  'NodeAutoScalingGroup',
+  'NodeClientIngress',
+  'NodeInstanceProfile',
+  'NodeRole',
+  'NodeSecurityGroupSelfIngress',
+  'StateMountTargetSecurityGroup',
+  'StatusMetricFunction',
+  'StatusMetricFunctionRole',
+  'StatusMetricPermission',
+  'StatusSubscriptionFilter',
+  'NodeDownAlarm',
+];
 
 export function capitalized(role: NodeRole): string {
   return role === 'outlet' ? 'Outlet' : 'Inlet';

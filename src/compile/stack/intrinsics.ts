@@ -7,7 +7,9 @@ export type Intrinsic =
   | { readonly 'Fn::Sub': string }
   | { readonly 'Fn::GetAtt': readonly [string, string] }
   | { readonly 'Fn::Base64': CfnValue }
-  | { readonly 'Fn::Join': readonly [string, readonly CfnValue[]] };
+  | { readonly 'Fn::Join': readonly [string, readonly CfnValue[]] }
+  | { readonly 'Fn::Equals': readonly [CfnValue, CfnValue] }
+  | { readonly 'Fn::Not': readonly [CfnValue] };
 
 export type CfnValue = string | number | boolean | Intrinsic | readonly CfnValue[] | { readonly [key: string]: CfnValue };
 
@@ -16,6 +18,8 @@ export const sub = (template: string): Intrinsic => ({ 'Fn::Sub': template });
 export const getAtt = (logicalId: string, attribute: string): Intrinsic => ({ 'Fn::GetAtt': [logicalId, attribute] });
 export const base64 = (value: CfnValue): Intrinsic => ({ 'Fn::Base64': value });
 export const join = (delimiter: string, values: readonly CfnValue[]): Intrinsic => ({ 'Fn::Join': [delimiter, values] });
+export const equals = (a: CfnValue, b: CfnValue): Intrinsic => ({ 'Fn::Equals': [a, b] });
+export const not = (condition: CfnValue): Intrinsic => ({ 'Fn::Not': [condition] });
 
 /** The names a `${…}` reference in a Fn::Sub template points at (escaped `${!…}` excluded). */
 export function subReferences(template: string): string[] {

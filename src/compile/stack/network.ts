@@ -1,5 +1,8 @@
-/** The node's security group (spec 2.4): egress to the internet; for a private-endpoint outlet, ingress within the group. */
-import { ref, sub } from './intrinsics.ts';
+/**
+ * The node's security group (spec 2.4): egress to the internet; for a private-endpoint outlet, ingress
+ * within the group; for an inlet, its port opened to the client network when one is given.
+ */
+import { equals, not, ref, sub } from './intrinsics.ts';
 import { capitalized, ids, type StackContext } from './context.ts';
 import { tags, type CfnFragment, type CfnResource } from './template.ts';
 
@@ -27,7 +30,22 @@ export function networkFragment(context: StackContext): CfnFragment {
       },
     };
   }
+  if (context.role === 'inlet') {
+    resources.NodeClientIngress = {
+      Type: 'AWS::EC2::SecurityGroupIngress',
+      Condition: 'HasClientNetwork',
+      Properties: {
+        GroupId: ref(ids.nodeSecurityGroup),
+        IpProtocol: 'tcp',
+        FromPort: context.manifest.inlet.port,
+        ToPort: context.manifest.inlet.port,
+        CidrIp: ref(ids.clientCidr),
+        Description: 'Clients of the inlet',
+      },
+    };
+  }
   return {
+    ...(context.role === 'inlet' ? { Conditions: { HasClientNetwork: not(equals(ref(ids.clientCidr), '')) } } : {}),
     Resources: resources,
     Outputs: { NodeSecurityGroupId: { Description: 'Security group of the node', Value: ref(ids.nodeSecurityGroup) } },
   };

@@ -1,6 +1,7 @@
 /** Stack parameters of spec 2.3, with the labels the console shows. */
 import type { EndpointManifest, InstanceTypeManifest } from '../../shared/types/manifest.ts';
 import { sortKeys } from '../../shared/serialize.ts';
+import { compileDefaults } from '../defaults.ts';
 import type { CfnValue } from './intrinsics.ts';
 import { ids, type StackContext } from './context.ts';
 import type { CfnFragment, CfnParameter } from './template.ts';
@@ -26,6 +27,8 @@ export function parametersFragment(context: StackContext): CfnFragment {
       Type: 'String',
       NoEcho: true,
       MinLength: 1,
+      AllowedPattern: '^[A-Za-z0-9._-]+$',
+      ConstraintDescription: `the contents of ${ticketKind}, exactly as portal project ticket printed it`,
       Description: `Contents of ${ticketKind}, issued by portal project ticket (one use, 10h in the guide).`,
     },
     [ids.nodeConfig]: {
@@ -39,7 +42,23 @@ export function parametersFragment(context: StackContext): CfnFragment {
       Default: latestAmazonLinux,
       Description: 'Machine image of the node (latest Amazon Linux 2023 by default).',
     },
+    [ids.installUrl]: {
+      Type: 'String',
+      Default: compileDefaults.installUrl,
+      AllowedPattern: '^https://[^\\s\'"]+$',
+      ConstraintDescription: 'an https address of install.sh',
+      Description: 'Where a machine whose image has no portal downloads the installer from.',
+    },
   };
+  if (role === 'inlet') {
+    parameters[ids.clientCidr] = {
+      Type: 'String',
+      Default: '',
+      AllowedPattern: '^$|^[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}$',
+      ConstraintDescription: 'empty, or a CIDR block such as 10.0.0.0/16',
+      Description: `Network (CIDR) allowed to reach the inlet on port ${manifest.inlet.port}. Empty: only clients on the inlet machine itself.`,
+    };
+  }
   if (endpoint?.source === 'parameter' && endpoint.parameter) {
     parameters[endpoint.parameter] = endpointParameter(endpoint);
   }
@@ -85,15 +104,17 @@ export function parameterInterface(
     [ids.ticket]: 'Enrollment ticket',
     [ids.nodeConfig]: 'JSON Node Configuration',
     [ids.image]: 'Machine image',
+    [ids.installUrl]: 'Installer address',
+    [ids.clientCidr]: 'Client network',
   };
   if (endpoint?.parameter) labels[endpoint.parameter] = capitalize(endpoint.label);
   const node = [ids.ticket, ids.nodeConfig, ...(endpoint?.parameter ? [endpoint.parameter] : [])];
   return {
     'AWS::CloudFormation::Interface': {
       ParameterGroups: [
-        { Label: { default: 'Network' }, Parameters: [ids.vpc, ids.subnet] },
+        { Label: { default: 'Network' }, Parameters: [ids.vpc, ids.subnet, ...(parameterIds.includes(ids.clientCidr) ? [ids.clientCidr] : [])] },
         { Label: { default: 'Portal node' }, Parameters: node },
-        { Label: { default: 'Machine' }, Parameters: [ids.instanceType, ids.image] },
+        { Label: { default: 'Machine' }, Parameters: [ids.instanceType, ids.image, ids.installUrl] },
       ],
       ParameterLabels: Object.fromEntries(
         parameterIds.filter((id) => id in labels).map((id) => [id, { default: labels[id] as string }]),

@@ -25,10 +25,14 @@ export function nodeStack(manifest: UseCaseManifest, role: NodeRole, nodeConfig:
     monitoringFragment(),
     computeFragment(context),
   ]);
+  const { Parameters, Conditions, Resources, Outputs } = merged;
   return {
     AWSTemplateFormatVersion: '2010-09-09',
     Description: `Portal ${role} node: ${manifest.title} (stack name suggestion: ${manifest.usecase}-${role})`,
-    Metadata: parameterInterface(Object.keys(merged.Parameters), context.endpoint),
-    ...merged,
+    Metadata: parameterInterface(Object.keys(Parameters), context.endpoint),
+    Parameters,
+    ...(Object.keys(Conditions).length > 0 ? { Conditions } : {}),
+    Resources,
+    Outputs,
   };
 }

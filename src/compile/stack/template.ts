@@ -18,6 +18,9 @@ export interface CfnResource {
   readonly Type: string;
   readonly Properties: Readonly<Record<string, CfnValue>>;
   readonly DependsOn?: readonly string[];
+  /** Name of a condition under Conditions: the resource exists only when it holds. */
+  readonly Condition?: string;
+  readonly CreationPolicy?: Readonly<Record<string, CfnValue>>;
 }
 
 export interface CfnOutput {
@@ -27,6 +30,7 @@ export interface CfnOutput {
 
 export interface CfnFragment {
   readonly Parameters?: Readonly<Record<string, CfnParameter>>;
+  readonly Conditions?: Readonly<Record<string, CfnValue>>;
   readonly Resources?: Readonly<Record<string, CfnResource>>;
   readonly Outputs?: Readonly<Record<string, CfnOutput>>;
 }
@@ -36,19 +40,23 @@ export interface CfnTemplate {
   readonly Description: string;
   readonly Metadata: Readonly<Record<string, CfnValue>>;
   readonly Parameters: Readonly<Record<string, CfnParameter>>;
+  readonly Conditions?: Readonly<Record<string, CfnValue>>;
   readonly Resources: Readonly<Record<string, CfnResource>>;
   readonly Outputs: Readonly<Record<string, CfnOutput>>;
 }
 
-type Section = 'Parameters' | 'Resources' | 'Outputs';
-const sections: readonly Section[] = ['Parameters', 'Resources', 'Outputs'];
+type Section = 'Parameters' | 'Conditions' | 'Resources' | 'Outputs';
+const sections: readonly Section[] = ['Parameters', 'Conditions', 'Resources', 'Outputs'];
 
 export function mergeFragments(fragments: readonly CfnFragment[]): Required<CfnFragment> {
-  const merged = { Parameters: {}, Resources: {}, Outputs: {} } as Record<Section, Record<string, unknown>>;
+  const merged = { Parameters: {}, Conditions: {}, Resources: {}, Outputs: {} } as Record<Section, Record<string, unknown>>;
+  // Parameters and resources share one namespace of logical ids; conditions and outputs have their own.
+  const defined = (id: string, section: Section) =>
+    section === 'Parameters' || section === 'Resources' ? id in merged.Parameters || id in merged.Resources : id in merged[section];
   for (const fragment of fragments) {
     for (const section of sections) {
       for (const [id, value] of Object.entries(fragment[section] ?? {})) {
-        if (id in merged[section]) throw new Error(`duplicate logical id ${id} in ${section}`);
+        if (defined(id, section)) throw new Error(`duplicate logical id ${id} in ${section}`);
         merged[section][id] = value;
       }
     }
