@@ -1,0 +1,120 @@
+/**
+ * The project certificate authority: a self-signed CA per project that signs short-lived node
+ * certificates from certificate requests. The node's private key never reaches it: only the request.
+ */
+import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { identityUris, type PeerIdentity } from './identity.ts';
+import { generateKeyPair, type KeyPairPem } from './keys.ts';
+import { importPrivateKey, importPublicKey, signingAlgorithm, x509 } from './x509.ts';
+
+export interface Authority {
+  readonly certificate: string;
+  readonly privateKey: string;
+}
+
+export interface IssueOptions {
+  readonly authority: Authority;
+  /** PKCS#10 request, PEM, signed by the key to certify. */
+  readonly request: string;
+  readonly identity: PeerIdentity;
+  readonly lifetimeMs: number;
+  /** DNS names for a TLS server certificate (inlets that serve TLS). */
+  readonly dnsNames?: readonly string[];
+  readonly now?: Date;
+}
+
+const clockSkewMs = 60_000;
+
+function serialNumber(): string {
+  // Positive 64-bit serial: clear the top bit.
+  const bytes = randomBytes(8);
+  bytes[0] = (bytes[0] as number) & 0x7f;
+  return bytes.toString('hex');
+}
+
+export async function createAuthority(projectId: string, now = new Date()): Promise<Authority> {
+  const keys: KeyPairPem = generateKeyPair();
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serialNumber(),
+    name: `CN=Portal project ${projectId}`,
+    notBefore: new Date(now.getTime() - clockSkewMs),
+    notAfter: new Date(now.getTime() + 10 * 365 * 24 * 3600_000),
+    signingAlgorithm,
+    keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
+  });
+  return { certificate: certificate.toString('pem'), privateKey: keys.privateKey };
+}
+
+/** A certificate request for `privateKey`, as the node sends it. */
+export async function createCertificateRequest(privateKey: string, publicKey: string, commonName: string): Promise<string> {
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=${commonName}`,
+    keys: { privateKey: await importPrivateKey(privateKey), publicKey: await importPublicKey(publicKey) },
+    signingAlgorithm,
+  });
+  return request.toString('pem');
+}
+
+/** Reads and checks a request: it must parse and be signed by the key it carries. */
+export async function readCertificateRequest(pem: string): Promise<x509.Pkcs10CertificateRequest> {
+  let request: x509.Pkcs10CertificateRequest;
+  try {
+    request = new x509.Pkcs10CertificateRequest(pem);
+  } catch {
+    throw new Error('the certificate request is not a PEM PKCS#10 request');
+  }
+  if (!(await request.verify())) throw new Error('the certificate request is not signed by its own key');
+  return request;
+}
+
+export async function issueCertificate(options: IssueOptions): Promise<string> {
+  const now = options.now ?? new Date();
+  const request = await readCertificateRequest(options.request);
+  const authorityCertificate = new x509.X509Certificate(options.authority.certificate);
+  const names: x509.JsonGeneralName[] = [
+    ...identityUris(options.identity).map((value) => ({ type: 'url' as const, value })),
+    ...(options.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
+  ];
+  const certificate = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: `CN=${options.identity.nodeId}`,
+    issuer: authorityCertificate.subject,
+    notBefore: new Date(now.getTime() - clockSkewMs),
+    notAfter: new Date(now.getTime() + options.lifetimeMs),
+    signingAlgorithm,
+    publicKey: request.publicKey,
+    signingKey: await importPrivateKey(options.authority.privateKey),
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
+      new x509.SubjectAlternativeNameExtension(names),
+      await x509.AuthorityKeyIdentifierExtension.create(authorityCertificate),
+    ],
+  });
+  return certificate.toString('pem');
+}
+
+/** A self-signed TLS certificate for the controller; clients pin it by fingerprint. */
+export async function createServerCertificate(commonName: string, now = new Date()): Promise<KeyPairPem & { certificate: string }> {
+  const keys = generateKeyPair();
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serialNumber(),
+    name: `CN=${commonName}`,
+    notBefore: new Date(now.getTime() - clockSkewMs),
+    notAfter: new Date(now.getTime() + 10 * 365 * 24 * 3600_000),
+    signingAlgorithm,
+    keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: commonName }])],
+  });
+  return { ...keys, certificate: certificate.toString('pem') };
+}
+
+/** SHA-256 of the certificate's DER, lower-case hex: what tickets pin. */
+export function fingerprintOf(certificatePem: string): string {
+  return createHash('sha256').update(new X509Certificate(certificatePem).raw).digest('hex');
+}
