@@ -10,3 +10,6 @@ export const product = {
   /** Default port of the node status server. */
   statusPort: 23345,
 } as const;
+
+/** The network domain of a controller that is not told another: TLS inlets are <label>.<project>.<domain>. */
+export const defaultNetworkDomain = 'portal.example.net';

@@ -1,0 +1,289 @@
+/**
+ * What the controller does, independent of how requests reach it: projects and their certificate
+ * authorities, one-time admin codes, enrollment tickets (stored hashed, consumed atomically), members
+ * and their certificates.
+ */
+import { X509Certificate, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createAuthority, issueCertificate, readCertificateRequest, type Authority } from '../pki/authority.ts';
+import { identityOf, type PeerIdentity } from '../pki/identity.ts';
+import { seal, unseal } from '../pki/seal.ts';
+import { InputError } from '../shared/errors.ts';
+import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
+import type { Store } from './store/open.ts';
+
+export interface ControllerSettings {
+  /** host:port that nodes dial; written into tickets. Empty until the server listens (see bindAddress). */
+  readonly publicAddress: string;
+  /** SHA-256 of the controller's TLS certificate; written into tickets. */
+  readonly fingerprint: string;
+  readonly networkDomain: string;
+  /** Lifetime of node certificates; nodes renew at half of it. */
+  readonly credentialLifetimeMs: number;
+  /** Key that seals project CA keys in the store. */
+  readonly sealingKey: Buffer;
+}
+
+export interface TicketRequest {
+  readonly expiresInMs: number;
+  readonly usageCount: number;
+  readonly attribute: string;
+  readonly relay?: string;
+  readonly tls?: boolean;
+}
+
+export interface Enrollment {
+  readonly identity: PeerIdentity;
+  readonly certificate: string;
+  readonly authority: string;
+  readonly networkDomain: string;
+}
+
+export interface ProjectInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly controller: string;
+  readonly network_domain: string;
+  readonly created_at: string;
+}
+
+const namePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+const hash = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const newId = (prefix: string) => prefix + randomBytes(8).toString('hex');
+const newSecret = () => randomBytes(32).toString('base64url');
+
+function sameHash(expected: string, secret: string): boolean {
+  const a = Buffer.from(expected, 'hex');
+  const b = Buffer.from(hash(secret), 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class ControllerService {
+  private readonly authorities = new Map<string, Authority>();
+  private settingsNow: ControllerSettings;
+
+  constructor(
+    private readonly store: Store,
+    settings: ControllerSettings,
+  ) {
+    this.settingsNow = settings;
+  }
+
+  get settings(): ControllerSettings {
+    return this.settingsNow;
+  }
+
+  /** The address written into tickets, once the listening port is known. */
+  bindAddress(publicAddress: string): void {
+    this.settingsNow = { ...this.settingsNow, publicAddress };
+  }
+
+  /** A one-time code that lets its holder create a project and become its administrator. */
+  async createAdminCode(lifetimeMs: number, now = Date.now()): Promise<string> {
+    const code = newSecret();
+    await this.store.insertInto('admin_codes').values({ code_hash: hash(code), expires_at: now + lifetimeMs, used_at: null }).execute();
+    return encodeAdminCode({ controller: this.settings.publicAddress, fingerprint: this.settings.fingerprint, code });
+  }
+
+  async adminEnroll(code: string, request: string, projectName: string | undefined, now = Date.now()): Promise<Enrollment> {
+    await this.checkRequest(request);
+    const projectId = newId('p');
+    const authority = await createAuthority(projectId, new Date(now));
+    const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false };
+    await this.store.transaction().execute(async (trx) => {
+      const used = await trx
+        .updateTable('admin_codes')
+        .set({ used_at: now })
+        .where('code_hash', '=', hash(code))
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (used.numUpdatedRows === 0n) {
+        throw new InputError('ADMIN_CODE_INVALID', 'the admin code is unknown, used already or expired', {
+          hint: 'restart portal controller start for a fresh code, or ask its operator',
+        });
+      }
+      await trx
+        .insertInto('projects')
+        .values({
+          id: projectId,
+          name: projectName ?? 'default',
+          network_domain: this.settings.networkDomain,
+          ca_certificate: authority.certificate,
+          ca_private_key: seal(this.settings.sealingKey, Buffer.from(authority.privateKey)).toString('base64'),
+          created_at: now,
+        })
+        .execute();
+      await trx
+        .insertInto('members')
+        .values({ node_id: identity.nodeId, project_id: projectId, attribute: null, relay: null, tls: 0, admin: 1, ticket_id: null, enrolled_at: now })
+        .execute();
+    });
+    this.authorities.set(projectId, authority);
+    return this.certify(identity, request, now);
+  }
+
+  async issueTicket(admin: PeerIdentity, request: TicketRequest, now = Date.now()): Promise<string> {
+    this.requireAdmin(admin);
+    if (!namePattern.test(request.attribute)) throw badFlag('--attribute', 'a name of lower-case letters, digits and dashes, such as postgres-inlet');
+    if (request.relay !== undefined && !namePattern.test(request.relay)) throw badFlag('--relay', 'a name of lower-case letters, digits and dashes, such as postgres');
+    if (!Number.isInteger(request.usageCount) || request.usageCount < 1) throw badFlag('--usage-count', 'a whole number of 1 or more');
+    if (!(request.expiresInMs > 0)) throw badFlag('--expires-in', 'a duration such as 10h');
+    const ticketId = newId('t');
+    const secret = newSecret();
+    await this.store
+      .insertInto('tickets')
+      .values({
+        id: ticketId,
+        project_id: admin.projectId,
+        secret_hash: hash(secret),
+        attribute: request.attribute,
+        relay: request.relay ?? null,
+        tls: request.tls ? 1 : 0,
+        expires_at: now + request.expiresInMs,
+        uses_left: request.usageCount,
+        created_at: now,
+      })
+      .execute();
+    return encodeTicket({ controller: this.settings.publicAddress, fingerprint: this.settings.fingerprint, projectId: admin.projectId, ticketId, secret });
+  }
+
+  /**
+   * Enrolls the holder of a ticket. The request is checked before the ticket is touched, and the use
+   * is taken in the same transaction that records the member: a failed enrollment consumes nothing,
+   * and of N concurrent enrollments with a one-use ticket exactly one succeeds.
+   */
+  async enroll(ticketId: string, secret: string, request: string, now = Date.now()): Promise<Enrollment> {
+    await this.checkRequest(request);
+    const nodeId = newId('n');
+    const ticket = await this.store.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst();
+      if (!row || !sameHash(row.secret_hash, secret)) {
+        throw new InputError('TICKET_UNKNOWN', 'this controller did not issue that ticket', {
+          hint: 'check that the ticket belongs to this project and was copied whole',
+        });
+      }
+      const taken = await trx
+        .updateTable('tickets')
+        .set((eb) => ({ uses_left: eb('uses_left', '-', 1) }))
+        .where('id', '=', ticketId)
+        .where('uses_left', '>', 0)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (taken.numUpdatedRows === 0n) {
+        throw row.expires_at <= now
+          ? new InputError('TICKET_EXPIRED', `the ticket expired at ${new Date(row.expires_at).toISOString()}`, {
+              hint: 'issue a new one with portal project ticket',
+            })
+          : new InputError('TICKET_CONSUMED', 'the ticket has been used already (it allows no more enrollments)', {
+              hint: 'issue a new one with portal project ticket; a node that enrolled once keeps its identity in PORTAL_HOME',
+            });
+      }
+      await trx
+        .insertInto('members')
+        .values({
+          node_id: nodeId,
+          project_id: row.project_id,
+          attribute: row.attribute,
+          relay: row.relay,
+          tls: row.tls,
+          admin: 0,
+          ticket_id: row.id,
+          enrolled_at: now,
+        })
+        .execute();
+      return row;
+    });
+    const identity: PeerIdentity = {
+      projectId: ticket.project_id,
+      nodeId,
+      attributes: [ticket.attribute],
+      relays: ticket.relay ? [ticket.relay] : [],
+      admin: false,
+      tls: ticket.tls === 1,
+    };
+    return this.certify(identity, request, now);
+  }
+
+  /** A fresh certificate for a member, from what the store says it is (not what it claims). */
+  async renew(peer: PeerIdentity, request: string, now = Date.now()): Promise<Enrollment> {
+    await this.checkRequest(request);
+    const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', peer.nodeId).executeTakeFirst();
+    if (!member || member.project_id !== peer.projectId) {
+      throw new InputError('NOT_A_MEMBER', 'this node is not a member of the project any more', { hint: 'enroll it again with a new ticket' });
+    }
+    const identity: PeerIdentity = {
+      projectId: member.project_id,
+      nodeId: member.node_id,
+      attributes: member.attribute ? [member.attribute] : [],
+      relays: member.relay ? [member.relay] : [],
+      admin: member.admin === 1,
+      tls: member.tls === 1,
+    };
+    return this.certify(identity, request, now);
+  }
+
+  async project(admin: PeerIdentity): Promise<ProjectInfo> {
+    this.requireAdmin(admin);
+    const row = await this.store.selectFrom('projects').selectAll().where('id', '=', admin.projectId).executeTakeFirstOrThrow();
+    return {
+      id: row.id,
+      name: row.name,
+      controller: this.settings.publicAddress,
+      network_domain: row.network_domain,
+      created_at: new Date(row.created_at).toISOString(),
+    };
+  }
+
+  /**
+   * The identity of a TLS peer, if its certificate chains to its project's CA and is valid now;
+   * undefined otherwise.
+   */
+  async verifyPeer(certificate: X509Certificate | undefined, now = Date.now()): Promise<PeerIdentity | undefined> {
+    if (!certificate) return undefined;
+    const identity = identityOf(certificate);
+    if (!identity) return undefined;
+    const authority = await this.authorityOf(identity.projectId).catch(() => undefined);
+    if (!authority) return undefined;
+    const ca = new X509Certificate(authority.certificate);
+    const valid = Date.parse(certificate.validFrom) <= now && now < Date.parse(certificate.validTo);
+    return valid && certificate.checkIssued(ca) && certificate.verify(ca.publicKey) ? identity : undefined;
+  }
+
+  async authorityOf(projectId: string): Promise<Authority> {
+    const cached = this.authorities.get(projectId);
+    if (cached) return cached;
+    const row = await this.store.selectFrom('projects').select(['ca_certificate', 'ca_private_key']).where('id', '=', projectId).executeTakeFirst();
+    if (!row) throw new InputError('PROJECT_UNKNOWN', `no project ${projectId} on this controller`, { hint: 'check the controller address' });
+    const authority = {
+      certificate: row.ca_certificate,
+      privateKey: unseal(this.settings.sealingKey, Buffer.from(row.ca_private_key, 'base64')).toString(),
+    };
+    this.authorities.set(projectId, authority);
+    return authority;
+  }
+
+  private async certify(identity: PeerIdentity, request: string, now: number): Promise<Enrollment> {
+    const authority = await this.authorityOf(identity.projectId);
+    const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: this.settings.credentialLifetimeMs, now: new Date(now) });
+    return { identity, certificate, authority: authority.certificate, networkDomain: this.settings.networkDomain };
+  }
+
+  private async checkRequest(request: string): Promise<void> {
+    try {
+      await readCertificateRequest(request);
+    } catch (error) {
+      throw new InputError('REQUEST_INVALID', (error as Error).message, { hint: 'this is a bug in the client: report it' });
+    }
+  }
+
+  private requireAdmin(peer: PeerIdentity): void {
+    if (!peer.admin) {
+      throw new InputError('NOT_ADMIN', 'only the project administrator may do this', { hint: 'run the command where portal enroll was run' });
+    }
+  }
+}
+
+function badFlag(flag: string, expected: string): InputError {
+  return new InputError('BAD_FLAG', `${flag} is not valid`, { hint: `give ${expected}` });
+}

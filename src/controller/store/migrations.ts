@@ -1,0 +1,48 @@
+/** One set of migrations for every store dialect: only portable column types and constraints. */
+import type { Kysely, Migration } from 'kysely';
+
+export const migrations: Record<string, Migration> = {
+  '0001-initial': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('projects')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('network_domain', 'text', (c) => c.notNull())
+        .addColumn('ca_certificate', 'text', (c) => c.notNull())
+        .addColumn('ca_private_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('admin_codes')
+        .addColumn('code_hash', 'text', (c) => c.primaryKey())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('used_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('tickets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+        .addColumn('secret_hash', 'text', (c) => c.notNull())
+        .addColumn('attribute', 'text', (c) => c.notNull())
+        .addColumn('relay', 'text')
+        .addColumn('tls', 'integer', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('uses_left', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('members')
+        .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('node_id', 'text', (c) => c.notNull().unique())
+        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+        .addColumn('attribute', 'text')
+        .addColumn('relay', 'text')
+        .addColumn('tls', 'integer', (c) => c.notNull())
+        .addColumn('admin', 'integer', (c) => c.notNull())
+        .addColumn('ticket_id', 'text')
+        .addColumn('enrolled_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
+};

@@ -1,0 +1,50 @@
+/** The controller's tables, as Kysely sees them. Times are epoch milliseconds; booleans are 0/1. */
+import type { Generated } from 'kysely';
+
+export interface ProjectTable {
+  id: string;
+  name: string;
+  network_domain: string;
+  ca_certificate: string;
+  /** The CA private key, sealed under the controller's sealing key (base64). */
+  ca_private_key: string;
+  created_at: number;
+}
+
+export interface AdminCodeTable {
+  code_hash: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface TicketTable {
+  id: string;
+  project_id: string;
+  /** SHA-256 of the secret: the secret itself is never stored. */
+  secret_hash: string;
+  attribute: string;
+  relay: string | null;
+  tls: number;
+  expires_at: number;
+  uses_left: number;
+  created_at: number;
+}
+
+export interface MemberTable {
+  node_id: string;
+  project_id: string;
+  attribute: string | null;
+  relay: string | null;
+  tls: number;
+  admin: number;
+  ticket_id: string | null;
+  enrolled_at: number;
+  seq: Generated<number>;
+}
+
+export interface Database {
+  projects: ProjectTable;
+  admin_codes: AdminCodeTable;
+  tickets: TicketTable;
+  members: MemberTable;
+}

@@ -1,0 +1,23 @@
+/**
+ * The raw half of a relay splice: a plain TCP connection to the relay that names its splice, role and
+ * secret in one line, after which it carries the two nodes' end-to-end TLS untouched.
+ */
+import { connect, type Socket } from 'node:net';
+import { parseHostPort } from '../shared/address.ts';
+import { RuntimeFailure } from '../shared/errors.ts';
+
+export const spliceMagic = 'PORTAL-SPLICE';
+
+export function dialSplice(relay: string, splice: string, role: 'inlet' | 'outlet', secret: string): Promise<Socket> {
+  const parsed = parseHostPort(relay);
+  if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: true });
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      socket.write(`${spliceMagic} ${splice} ${role} ${secret}\n`);
+      resolve(socket);
+    });
+  });
+}

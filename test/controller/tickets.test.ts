@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startController, type RunningController } from '../../src/controller/controller.ts';
+import { PortalError } from '../../src/shared/errors.ts';
+import { callController } from '../../src/wire/control-channel.ts';
+import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
+import { enrollAdministrator, enrollWithTicket } from '../../src/node/enrollment.ts';
+import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
+
+async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof PortalError, String(error));
+    assert.equal(error.code, code, error.message);
+    if (message) assert.match(error.message, message);
+    assert.ok(error.hint, 'every error tells what to do');
+    return true;
+  });
+}
+
+describe('controller: projects and tickets', () => {
+  let work: string;
+  let controller: RunningController;
+  let admin: StoredIdentity;
+
+  const issue = (body: Record<string, unknown>) =>
+    callController(admin.record, 'ticket', { expiresInMs: 36_000_000, usageCount: 1, ...body }, { key: admin.privateKey, certificate: admin.certificate }).then(
+      (answer) => String(answer.ticket),
+    );
+
+  before(async () => {
+    work = await mkdtemp(join(tmpdir(), 'portal-controller-'));
+    controller = await startController({ dataDir: join(work, 'controller') });
+    const code = await controller.service.createAdminCode(60_000);
+    admin = await enrollAdministrator(join(work, 'admin'), code, 'demo');
+  });
+
+  after(async () => {
+    await controller.close();
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('makes the holder of the admin code the administrator of a new project, once', async () => {
+    assert.match(admin.record.projectId, /^p[0-9a-f]{16}$/);
+    const project = await callController(admin.record, 'project', {}, { key: admin.privateKey, certificate: admin.certificate });
+    assert.deepEqual(project.project, {
+      id: admin.record.projectId,
+      name: 'demo',
+      controller: controller.address,
+      network_domain: 'portal.example.net',
+      created_at: (project.project as { created_at: string }).created_at,
+    });
+    const code = await controller.service.createAdminCode(60_000);
+    await enrollAdministrator(join(work, 'admin-2'), code);
+    await rejectsWith(enrollAdministrator(join(work, 'admin-3'), code), 'ADMIN_CODE_INVALID');
+  });
+
+  it('enrolls a node with a ticket: key made locally, sealed at rest, attribute and relay right granted', async () => {
+    const ticket = await issue({ attribute: 'postgres-outlet', relay: 'postgres' });
+    assert.match(ticket, /^pt1\.[A-Za-z0-9_-]+$/);
+    const directory = join(work, 'outlet');
+    const identity = await enrollWithTicket(directory, ticket);
+    assert.deepEqual(identity.record.attributes, ['postgres-outlet']);
+    assert.deepEqual(identity.record.relays, ['postgres']);
+    assert.equal((await stat(join(directory, 'identity.key.sealed'))).mode & 0o777, 0o600);
+    assert.ok(!(await readFile(join(directory, 'identity.key.sealed'), 'latin1')).includes('PRIVATE KEY'), 'the key is sealed');
+    assert.deepEqual((await loadIdentity(directory))?.privateKey, identity.privateKey);
+  });
+
+  it('refuses a consumed ticket, and the node that used it keeps its identity', async () => {
+    const ticket = await issue({ attribute: 'webhook-inlet' });
+    await enrollWithTicket(join(work, 'first'), ticket);
+    await rejectsWith(enrollWithTicket(join(work, 'second'), ticket), 'TICKET_CONSUMED', /used already/);
+    assert.equal(await loadIdentity(join(work, 'second')), undefined, 'nothing is written for a refused ticket');
+  });
+
+  it('refuses an expired ticket without consuming anything', async () => {
+    const ticket = await issue({ attribute: 'late', expiresInMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await rejectsWith(enrollWithTicket(join(work, 'late'), ticket), 'TICKET_EXPIRED', /expired at/);
+  });
+
+  it('refuses malformed tickets, altered secrets and tickets of another controller', async () => {
+    await rejectsWith(enrollWithTicket(join(work, 'x'), 'pt1.garbage!'), 'TICKET_MALFORMED');
+    await rejectsWith(enrollWithTicket(join(work, 'x'), 'not a ticket at all'), 'TICKET_MALFORMED');
+    const ticket = decodeTicket(await issue({ attribute: 'x' }));
+    await rejectsWith(enrollWithTicket(join(work, 'x'), encodeTicket({ ...ticket, secret: 'guessed' })), 'TICKET_UNKNOWN');
+    const other = await startController({ dataDir: join(work, 'other-controller') });
+    try {
+      await rejectsWith(enrollWithTicket(join(work, 'x'), encodeTicket({ ...ticket, controller: other.address })), 'CONTROLLER_MISMATCH');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('gives exactly one of 20 concurrent enrollments with a one-use ticket', async () => {
+    const ticket = await issue({ attribute: 'race' });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, index) => enrollWithTicket(join(work, `race-${index}`), ticket)));
+    const won = results.filter((result) => result.status === 'fulfilled');
+    const lost = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    assert.equal(won.length, 1);
+    assert.deepEqual(new Set(lost.map((result) => (result.reason as PortalError).code)), new Set(['TICKET_CONSUMED']));
+  });
+
+  it('allows as many enrollments as the usage count says', async () => {
+    const ticket = await issue({ attribute: 'fleet', usageCount: 3 });
+    for (const index of [1, 2, 3]) await enrollWithTicket(join(work, `fleet-${index}`), ticket);
+    await rejectsWith(enrollWithTicket(join(work, 'fleet-4'), ticket), 'TICKET_CONSUMED');
+  });
+
+  it('stores tickets hashed: the secret is nowhere in the database', async () => {
+    const { secret } = decodeTicket(await issue({ attribute: 'hashed' }));
+    const database = await readFile(join(work, 'controller', 'controller.db'));
+    const wal = await readFile(join(work, 'controller', 'controller.db-wal')).catch(() => Buffer.alloc(0));
+    for (const file of [database, wal]) assert.equal(file.indexOf(secret), -1);
+    const digest = createHash('sha256').update(secret).digest('hex');
+    assert.ok(database.indexOf(digest) >= 0 || wal.indexOf(digest) >= 0, 'its hash is');
+  });
+
+  it('lets only the administrator issue tickets', async () => {
+    const ticket = await issue({ attribute: 'plain-node' });
+    const node = await enrollWithTicket(join(work, 'plain-node'), ticket);
+    await rejectsWith(
+      callController(node.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'sneaky' }, { key: node.privateKey, certificate: node.certificate }),
+      'NOT_ADMIN',
+    );
+    await rejectsWith(callController(node.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'anonymous' }), 'NOT_AUTHENTICATED');
+  });
+});
