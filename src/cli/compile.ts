@@ -4,7 +4,7 @@ import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { compileUseCase } from '../compile/compile.ts';
 import { manifestProblems } from '../compile/manifest.ts';
-import { parseYamlSource } from '../compile/source.ts';
+import { parseYamlSource } from '../shared/yaml-source.ts';
 import { InputError, ValidationError, type Problem } from '../shared/errors.ts';
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { writeOutputs } from './write-outputs.ts';

@@ -5,8 +5,8 @@
 import { ValidationError, type Problem } from '../shared/errors.ts';
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { checkRules } from './rules.ts';
-import { schemaProblems, validateManifestShape } from './schema-check.ts';
-import { parseYamlSource } from './source.ts';
+import { schemaProblems, validateManifestShape } from '../shared/schema-check.ts';
+import { parseYamlSource } from '../shared/yaml-source.ts';
 
 export function manifestProblems(file: string, text: string): { manifest?: UseCaseManifest; problems: Problem[] } {
   const source = parseYamlSource(file, text);

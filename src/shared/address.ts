@@ -8,8 +8,11 @@ export type ParsedAddress = { readonly ok: true; readonly address: HostPort } | 
 
 const HOST = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/;
 
-/** Parses `host:port`; the reason, when it fails, is a phrase that fits after "expected host:port, but". */
-export function parseHostPort(text: string): ParsedAddress {
+/**
+ * Parses `host:port`; the reason, when it fails, is a phrase that fits after "expected host:port, but".
+ * `allowAnyPort` accepts port 0 (a listen address that lets the system choose).
+ */
+export function parseHostPort(text: string, allowAnyPort = false): ParsedAddress {
   const colon = text.lastIndexOf(':');
   if (colon <= 0) return { ok: false, reason: 'it has no :port' };
   const host = text.slice(0, colon);
@@ -17,7 +20,7 @@ export function parseHostPort(text: string): ParsedAddress {
   if (!HOST.test(host)) return { ok: false, reason: `"${host}" is not a host name or address` };
   if (!/^[0-9]{1,5}$/.test(portText)) return { ok: false, reason: `"${portText}" is not a port number` };
   const port = Number(portText);
-  if (!isPort(port)) return { ok: false, reason: `port ${port} is out of range (1 to 65535)` };
+  if (!isPort(port) && !(allowAnyPort && port === 0)) return { ok: false, reason: `port ${port} is out of range (1 to 65535)` };
   return { ok: true, address: { host, port } };
 }
 

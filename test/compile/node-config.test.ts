@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { validateNodeConfigShape } from '../../src/compile/schema-check.ts';
+import { validateNodeConfigShape } from '../../src/shared/schema-check.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
 
 const config = (usecase: string, role: 'outlet' | 'inlet') => JSON.parse(artifactText(usecase, `${role}.json`));

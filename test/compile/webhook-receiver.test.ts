@@ -8,10 +8,28 @@ import { createInterface } from 'node:readline';
 import { artifactText } from '../support/usecases.ts';
 
 /** Starts the compiled receiver with python3 on a free port; resolves once it prints where it listens. */
-async function startReceiver(path: string): Promise<{ child: ChildProcessWithoutNullStreams; port: number; output: string[] }> {
+interface Receiver {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  output: string[];
+  lineMatching(pattern: RegExp): Promise<string>;
+}
+
+async function startReceiver(path: string): Promise<Receiver> {
   const child = spawn('python3', [path, '--port', '0']);
   const output: string[] = [];
   const lines = createInterface({ input: child.stdout });
+  const lineMatching = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      const found = output.find((line) => pattern.test(line));
+      if (found) return resolve(found);
+      const onLine = (line: string) => {
+        if (!pattern.test(line)) return;
+        lines.off('line', onLine);
+        resolve(line);
+      };
+      lines.on('line', onLine);
+    });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
     lines.on('line', (line) => {
@@ -20,7 +38,7 @@ async function startReceiver(path: string): Promise<{ child: ChildProcessWithout
       if (match) resolve(Number(match[1]));
     });
   });
-  return { child, port, output };
+  return { child, port, output, lineMatching };
 }
 
 describe('webhook receiver (spec 4.2)', () => {
@@ -49,8 +67,9 @@ describe('webhook receiver (spec 4.2)', () => {
     });
     assert.equal(response.status, 200);
     assert.equal(await response.text(), 'Webhook received');
+    // The receiver's log lines travel through its stdout pipe: wait for them.
+    await receiver.lineMatching(/"POST \/webhook HTTP\/1\.1" 200 -$/);
     assert.ok(receiver.output.includes('Received webhook: {"from": "inlet-machine"}'), receiver.output.join('\n'));
-    assert.ok(receiver.output.some((line) => /"POST \/webhook HTTP\/1\.1" 200 -$/.test(line)), receiver.output.join('\n'));
   });
 
   it('refuses other paths and bodies that are not JSON', async () => {

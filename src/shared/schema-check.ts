@@ -5,10 +5,10 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import manifestSchema from '../../schemas/manifest.schema.json' with { type: 'json' };
 import nodeConfigSchema from '../../schemas/node-config.schema.json' with { type: 'json' };
-import type { Problem } from '../shared/errors.ts';
-import type { UseCaseManifest } from '../shared/types/manifest.ts';
-import type { NodeConfig } from '../shared/types/node-config.ts';
-import type { YamlSource } from './source.ts';
+import type { Problem } from './errors.ts';
+import type { UseCaseManifest } from './types/manifest.ts';
+import type { NodeConfig } from './types/node-config.ts';
+import type { YamlSource } from './yaml-source.ts';
 
 interface SchemaNode {
   readonly properties?: Record<string, { readonly const?: unknown } | undefined>;

@@ -3,7 +3,7 @@
  * so that every problem names the exact place in the file.
  */
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import type { Problem } from '../shared/errors.ts';
+import type { Problem } from './errors.ts';
 
 export interface Position {
   readonly line: number;

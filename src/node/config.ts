@@ -1,0 +1,47 @@
+/**
+ * The node's configuration as `portal node create` receives it: JSON or YAML, inline or in a file, from
+ * --configuration or --node-config (which may carry the ticket). Checked against the node
+ * configuration schema, with every problem located by line and JSON pointer.
+ */
+import { readFile } from 'node:fs/promises';
+import { InputError, ValidationError } from '../shared/errors.ts';
+import { schemaProblems, validateNodeConfigShape } from '../shared/schema-check.ts';
+import type { NodeConfig } from '../shared/types/node-config.ts';
+import { parseYamlSource } from '../shared/yaml-source.ts';
+import { parseHostPort } from '../shared/address.ts';
+
+/** Inline text if it looks like a document, else a file path. JSON is YAML, so one parser reads both. */
+export async function readConfigurationArgument(value: string, flag: string): Promise<{ name: string; text: string }> {
+  const trimmed = value.trim();
+  if (trimmed.startsWith('{') || trimmed.includes('\n') || /^[A-Za-z-]+:\s/.test(trimmed)) return { name: flag, text: value };
+  try {
+    return { name: value, text: await readFile(value, 'utf8') };
+  } catch (error) {
+    throw new InputError('CONFIGURATION_UNREADABLE', `cannot read the configuration file ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      hint: `give ${flag} a JSON or YAML document, or the path of a file holding one`,
+    });
+  }
+}
+
+export function parseNodeConfig(name: string, text: string): NodeConfig {
+  const source = parseYamlSource(name, text);
+  if (source.syntaxProblems.length > 0) throw new ValidationError(source.syntaxProblems);
+  const problems = schemaProblems(validateNodeConfigShape, source, source.value);
+  if (problems.length > 0) throw new ValidationError(problems);
+  const config = source.value as NodeConfig;
+  const rules: { pointer: string; message: string }[] = [];
+  const outlet = config['tcp-outlet'];
+  const inlet = config['tcp-inlet'];
+  if (!outlet && !inlet) rules.push({ pointer: '', message: 'the configuration has neither tcp-outlet nor tcp-inlet; give at least one' });
+  if (outlet && !config.relay) rules.push({ pointer: '/tcp-outlet', message: 'an outlet needs relay: <name> (the relay its ticket grants)' });
+  if (outlet) {
+    const target = parseHostPort(outlet.to);
+    if (!target.ok) rules.push({ pointer: '/tcp-outlet/to', message: `expected host:port, but ${target.reason}${outlet.to.includes('$') ? ' (an endpoint placeholder the stack did not replace?)' : ''}` });
+  }
+  if (inlet) {
+    const from = parseHostPort(inlet.from, true);
+    if (!from.ok) rules.push({ pointer: '/tcp-inlet/from', message: `expected address:port, but ${from.reason}` });
+  }
+  if (rules.length > 0) throw new ValidationError(rules.map((rule) => source.problem(rule.pointer, rule.message)));
+  return config;
+}

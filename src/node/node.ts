@@ -1,0 +1,205 @@
+/**
+ * A running node: its identity (enrolled once, then reused from PORTAL_HOME), its standing connection
+ * to the controller, its outlet and/or inlet, the status server, and credential renewal.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InputError, type PortalError } from '../shared/errors.ts';
+import { product } from '../shared/product.ts';
+import type { NodeConfig } from '../shared/types/node-config.ts';
+import type { SessionCredentials } from '../wire/e2e-session.ts';
+import { Backoff } from './backoff.ts';
+import { NodeControl } from './control.ts';
+import { enrollWithTicket, renewCertificate } from './enrollment.ts';
+import { loadIdentity, type StoredIdentity } from './identity-store.ts';
+import { Inlet } from './inlet.ts';
+import type { Logger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { Outlet } from './outlet.ts';
+import { startStatusServer } from './status-server.ts';
+import { version } from './version.ts';
+
+export interface NodeOptions {
+  /** PORTAL_HOME: the node keeps its identity in <home>/node. */
+  readonly home: string;
+  readonly config: NodeConfig;
+  readonly ticket?: string;
+  readonly logger: Logger;
+  /** Heartbeats on sessions and the control channel. @default 5 s interval, 10 s timeout */
+  readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
+  /** Backoff bounds for reconnecting. @default 100 ms to 2 s */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+}
+
+export interface RunningNode {
+  readonly statusPort: number;
+  readonly identity: () => StoredIdentity;
+  /** Settles when the node stops; rejects on a fatal error (such as a relay its ticket does not grant). */
+  readonly finished: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const nodeDirectory = (home: string) => join(home, 'node');
+export const runtimeFile = (home: string) => join(home, 'node', 'runtime.json');
+
+export async function startNode(options: NodeOptions): Promise<RunningNode> {
+  const { config, logger } = options;
+  const directory = nodeDirectory(options.home);
+  let identity = await loadIdentity(directory);
+  if (!identity) {
+    if (!options.ticket) {
+      throw new InputError('NO_IDENTITY', `this node has no identity in ${directory} yet, and no enrollment ticket was given`, {
+        hint: 'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config (the contents of the .ticket file)',
+      });
+    }
+    identity = await enrollWithTicket(directory, options.ticket);
+    logger.info(`enrolled as ${identity.record.nodeId} in project ${identity.record.projectId} with attribute ${identity.record.attributes.join(', ') || '(none)'}`);
+  } else if (options.ticket) {
+    logger.info(`already enrolled as ${identity.record.nodeId}; the enrollment ticket is not needed and was not used`);
+  }
+  if (config.relay && config['tcp-outlet'] && !identity.record.relays.includes(config.relay)) {
+    throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${config.relay}" (it grants ${identity.record.relays.join(', ') || 'none'})`, {
+      hint: `issue the outlet ticket with --relay ${config.relay}, or set relay to the granted name`,
+    });
+  }
+
+  let current = identity;
+  const heartbeat = options.heartbeat ?? { intervalMs: 5000, timeoutMs: 10_000 };
+  const newBackoff = () => new Backoff(options.backoff ?? {});
+  const credentials = (): SessionCredentials => ({
+    key: current.privateKey,
+    certificate: current.certificate,
+    authority: current.authority,
+    projectId: current.record.projectId,
+  });
+  const metrics = createMetrics();
+  const control = new NodeControl({
+    pin: current.record,
+    credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
+    logger,
+    heartbeatMs: heartbeat.intervalMs,
+    backoff: newBackoff(),
+  });
+
+  let fail: (error: PortalError) => void = () => undefined;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve, reject) => {
+    fail = reject;
+    finish = resolve;
+  });
+
+  const outletConfig = config['tcp-outlet'];
+  const outlet = outletConfig
+    ? new Outlet({
+        relay: config.relay as string,
+        to: outletConfig.to,
+        allow: outletConfig.allow,
+        control,
+        controller: current.record.controller,
+        credentials,
+        logger,
+        metrics,
+        heartbeat,
+        onFatal: (error) => fail(error),
+      })
+    : undefined;
+  const inletConfig = config['tcp-inlet'];
+  const inlet = inletConfig
+    ? new Inlet({
+        from: inletConfig.from,
+        via: inletConfig.via,
+        allow: inletConfig.allow,
+        control,
+        controller: current.record.controller,
+        credentials,
+        logger,
+        metrics,
+        heartbeat,
+        backoff: newBackoff(),
+      })
+    : undefined;
+
+  const startedAt = Date.now();
+  const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
+  const show = () => ({
+    name: current.record.nodeId,
+    status: ready() ? 'up' : 'starting',
+    version,
+    uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
+    identity: {
+      node_id: current.record.nodeId,
+      attributes: current.record.attributes,
+      relays: current.record.relays,
+      valid_until: new X509Certificate(current.certificate).validTo,
+    },
+    project: { id: current.record.projectId, controller: current.record.controller, network_domain: current.record.networkDomain },
+    controller: control.connected ? 'connected' : 'reconnecting',
+    outlets: outlet ? [outlet.describe()] : [],
+    inlets: inlet ? [inlet.describe()] : [],
+    relays: outlet ? [{ name: config.relay, status: outlet.status }] : [],
+  });
+
+  await inlet?.start();
+  const status = await startStatusServer({ port: config['http-server-port'] ?? product.statusPort, show, registry: metrics.registry }).catch(async (error) => {
+    await inlet?.stop();
+    throw error;
+  });
+  await mkdir(directory, { recursive: true });
+  await writeFile(runtimeFile(options.home), `${JSON.stringify({ pid: process.pid, statusPort: status.port, startedAt: new Date(startedAt).toISOString() })}\n`);
+
+  outlet?.start();
+  control.start();
+
+  let announced = false;
+  const watch = setInterval(() => {
+    if (!announced && ready()) {
+      announced = true;
+      logger.info(product.setupCompletedLine);
+      clearInterval(watch);
+    }
+  }, 50);
+
+  // Renew at half of the certificate's remaining life; a renewed certificate reaches new sessions
+  // while open ones carry on.
+  let renewal: NodeJS.Timeout | undefined;
+  const renewalBackoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
+  const scheduleRenewal = (delay?: number) => {
+    const remaining = Date.parse(new X509Certificate(current.certificate).validTo) - Date.now();
+    renewal = setTimeout(() => void renew(), delay ?? Math.max(1000, remaining / 2));
+  };
+  const renew = async () => {
+    try {
+      current = await renewCertificate(directory, current);
+      renewalBackoff.reset();
+      logger.info(`renewed this node's certificate; valid until ${new X509Certificate(current.certificate).validTo}`);
+      inlet?.rotate();
+      scheduleRenewal();
+    } catch (error) {
+      logger.warn(`cannot renew the certificate yet: ${(error as Error).message}`);
+      scheduleRenewal(renewalBackoff.next());
+    }
+  };
+  scheduleRenewal();
+
+  let stopped = false;
+  return {
+    statusPort: status.port,
+    identity: () => current,
+    finished,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(watch);
+      clearTimeout(renewal);
+      control.stop();
+      outlet?.stop();
+      await inlet?.stop();
+      const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));
+      status.server.closeAllConnections();
+      await closed;
+      await rm(runtimeFile(options.home), { force: true });
+      finish();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * The outlet: registers its relay with the controller (again after every reconnect), answers each dial
+ * by joining the splice and accepting the inlet's end-to-end session, and connects each CONNECT stream
+ * of those sessions to its target.
+ */
+import { connect as connectTcp, type Socket } from 'node:net';
+import type { Http2Server, ServerHttp2Stream } from 'node:http2';
+import { parseHostPort, type HostPort } from '../shared/address.ts';
+import { PortalError } from '../shared/errors.ts';
+import { acceptOutletSession, createSessionServer, PeerRefused, type SessionCredentials } from '../wire/e2e-session.ts';
+import { dialSplice } from '../wire/splice.ts';
+import { joinSocketAndStream, keepAlive } from '../wire/tunnel-streams.ts';
+import type { NodeControl } from './control.ts';
+import type { Logger } from './logger.ts';
+import type { NodeMetrics } from './metrics.ts';
+
+export interface OutletOptions {
+  readonly relay: string;
+  readonly to: string;
+  readonly allow: string;
+  readonly control: NodeControl;
+  readonly controller: string;
+  readonly credentials: () => SessionCredentials;
+  readonly logger: Logger;
+  readonly metrics: NodeMetrics;
+  /** Called once if the controller refuses the registration for good (a relay the ticket does not grant). */
+  readonly onFatal: (error: PortalError) => void;
+  readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
+}
+
+export type PartStatus = 'starting' | 'up' | 'waiting' | 'failed';
+
+export class Outlet {
+  status: PartStatus = 'starting';
+  private readonly server: Http2Server;
+  private readonly target: HostPort;
+  private readonly sessions = new Set<{ close(): void; destroy(): void }>();
+  private readonly sockets = new Set<Socket>();
+  private connections = { total: 0, active: 0, failed: 0 };
+  private lastRefusal = { message: '', at: 0 };
+
+  constructor(private readonly options: OutletOptions) {
+    const parsed = parseHostPort(options.to);
+    if (!parsed.ok) throw new Error(`outlet target ${options.to}: ${parsed.reason}`);
+    this.target = parsed.address;
+    this.server = createSessionServer();
+    this.server.on('stream', (stream, headers) => this.onStream(stream, headers[':method']));
+  }
+
+  start(): void {
+    const { control } = this.options;
+    control.on('up', () => void this.register());
+    control.on('down', () => {
+      if (this.status === 'up') this.status = 'waiting';
+    });
+    control.on('event', (event: { event?: string; splice?: string; secret?: string }) => {
+      if (event.event === 'dial' && event.splice && event.secret) void this.answerDial(event.splice, event.secret);
+    });
+    if (control.connected) void this.register();
+  }
+
+  stop(): void {
+    for (const session of this.sessions) session.destroy();
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  describe() {
+    return {
+      relay: this.options.relay,
+      to: this.options.to,
+      allow: this.options.allow,
+      status: this.status,
+      sessions: this.sessions.size,
+      connections_total: this.connections.total,
+      connections_active: this.connections.active,
+      connections_failed: this.connections.failed,
+    };
+  }
+
+  private async register(): Promise<void> {
+    try {
+      await this.options.control.request('register', { relay: this.options.relay });
+      if (this.status !== 'up') this.options.logger.info(`outlet: relay "${this.options.relay}" registered; forwarding to ${this.options.to}`);
+      this.status = 'up';
+    } catch (error) {
+      if (error instanceof PortalError && error.code === 'RELAY_NOT_GRANTED') {
+        this.status = 'failed';
+        this.options.onFatal(error);
+      }
+      // Anything else: the channel dropped; 'up' will come again.
+    }
+  }
+
+  private async answerDial(splice: string, secret: string): Promise<void> {
+    const { logger, metrics } = this.options;
+    try {
+      const raw = await dialSplice(this.options.controller, splice, 'outlet', secret);
+      const { session, peer } = await acceptOutletSession(raw, this.options.credentials(), this.options.allow, this.server);
+      this.sessions.add(session);
+      metrics.sessions.inc({ part: 'outlet' });
+      logger.debug(`outlet: session from inlet ${peer?.nodeId ?? '?'}`);
+      if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs);
+      session.once('close', () => {
+        this.sessions.delete(session);
+        metrics.sessions.dec({ part: 'outlet' });
+      });
+    } catch (error) {
+      if (error instanceof PeerRefused) this.logRefusal(error.message);
+      else logger.debug(`outlet: session failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** A refused inlet retries; say so when it starts and then once a minute, not at every attempt. */
+  private logRefusal(message: string): void {
+    const now = Date.now();
+    if (message === this.lastRefusal.message && now - this.lastRefusal.at < 60_000) return;
+    this.lastRefusal = { message, at: now };
+    this.options.logger.warn(`outlet: refused an inlet: ${message}`);
+  }
+
+  private onStream(stream: ServerHttp2Stream, method: string | undefined): void {
+    if (method !== 'CONNECT') {
+      stream.respond({ ':status': 405 }, { endStream: true });
+      return;
+    }
+    const { metrics } = this.options;
+    const target = connectTcp({ host: this.target.host.replace(/^\[|\]$/g, ''), port: this.target.port, allowHalfOpen: true, noDelay: true });
+    this.sockets.add(target);
+    const onError = (error: NodeJS.ErrnoException) => {
+      this.connections.failed += 1;
+      this.options.logger.warn(`outlet: cannot reach ${this.options.to} (${error.code ?? error.message})`);
+      if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 502 }, { endStream: true });
+      target.destroy();
+    };
+    target.once('error', onError);
+    target.once('connect', () => {
+      target.off('error', onError);
+      this.connections.total += 1;
+      this.connections.active += 1;
+      metrics.connections.inc({ part: 'outlet' });
+      stream.respond({ ':status': 200 });
+      void joinSocketAndStream(target, stream).then(() => {
+        this.connections.active -= 1;
+        metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
+        metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
+      });
+    });
+    target.once('close', () => this.sockets.delete(target));
+    stream.once('close', () => {
+      if (target.connecting) target.destroy();
+    });
+  }
+}

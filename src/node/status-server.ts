@@ -1,0 +1,43 @@
+/**
+ * The node's local status server (spec 4.1) on 127.0.0.1: HEAD / answers 200, GET /show the node as
+ * JSON, GET /metrics Prometheus text. It reads nothing from requests but the path, so bad bytes only
+ * earn a 400 or a closed connection.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { RuntimeFailure } from '../shared/errors.ts';
+
+export interface StatusServerOptions {
+  readonly port: number;
+  readonly show: () => object;
+  readonly registry: Registry;
+}
+
+export async function startStatusServer(options: StatusServerOptions): Promise<{ server: Server; port: number }> {
+  const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (request.method === 'HEAD' && path === '/') {
+      response.writeHead(200).end();
+    } else if (request.method === 'GET' && path === '/show') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(options.show(), null, 2)}\n`);
+    } else if (request.method === 'GET' && path === '/metrics') {
+      void options.registry.metrics().then((text) => response.writeHead(200, { 'content-type': options.registry.contentType }).end(text));
+    } else {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try GET /show or GET /metrics\n');
+    }
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new RuntimeFailure('ADDRESS_IN_USE', `the status server cannot listen on 127.0.0.1:${options.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`, {
+          hint: 'set http-server-port to a free port (another node on this machine may use it)',
+          cause: error,
+        }),
+      ),
+    );
+    server.listen(options.port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+  return { server, port };
+}

@@ -1,0 +1,183 @@
+/**
+ * The end-to-end session between an inlet and an outlet, over a spliced relay connection: mutual TLS
+ * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
+ * other's attributes (so that a refusal is logged on both sides with what was seen), then HTTP/2 whose
+ * CONNECT streams carry the client connections. The relay sees only TLS records.
+ */
+import { createServer as createH2Server, connect as connectH2, type ClientHttp2Session, type Http2Server, type ServerHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
+import { TLSSocket, connect as connectTls, createServer as createTlsServer } from 'node:tls';
+import { identityOf, type PeerIdentity } from '../pki/identity.ts';
+import { PortalError } from '../shared/errors.ts';
+import { readOneJsonLine } from './json-lines.ts';
+
+export interface SessionCredentials {
+  readonly key: string;
+  readonly certificate: string;
+  /** The project CA: the only trust anchor. */
+  readonly authority: string;
+  readonly projectId: string;
+}
+
+export interface Verdict {
+  readonly accept: boolean;
+  /** The attributes this side saw on its peer's certificate. */
+  readonly saw: readonly string[];
+  /** The attribute this side requires. */
+  readonly want: string;
+}
+
+export class PeerRefused extends PortalError {
+  readonly exitCode = 1 as const;
+  constructor(
+    message: string,
+    readonly verdicts: { readonly ours?: Verdict; readonly theirs?: Verdict },
+  ) {
+    super('PEER_NOT_ALLOWED', message, { hint: "check that each side's allow equals the other side's ticket attribute" });
+  }
+}
+
+export class SessionFailed extends PortalError {
+  readonly exitCode = 1 as const;
+  constructor(message: string, cause?: unknown) {
+    super('SESSION_FAILED', message, { hint: 'the node retries by itself', cause });
+  }
+}
+
+/** Flow control windows: large enough for full speed on a fast path, small enough to bound memory per stream. */
+export const h2Settings = { initialWindowSize: 4 * 1024 * 1024, maxFrameSize: 64 * 1024, enablePush: false } as const;
+const sessionWindow = 32 * 1024 * 1024;
+const alpn = ['portal-e2e/1'];
+
+function judge(peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>, credentials: SessionCredentials, allow: string): Verdict {
+  const peer = peerCertificate ? identityOf(peerCertificate) : undefined;
+  const saw = peer?.attributes ?? [];
+  const sameProject = peer?.projectId === credentials.projectId;
+  return { accept: sameProject && saw.includes(allow), saw, want: allow };
+}
+
+async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
+  // The write must have completed before HTTP/2 adopts the socket: HTTP/2 takes over its write queue.
+  const written = new Promise<void>((resolve) => socket.write(`${JSON.stringify(ours)}\n`, () => resolve()));
+  const [theirs] = (await Promise.all([readOneJsonLine(socket, timeoutMs), written])) as [Verdict, void];
+  if (!ours.accept) {
+    socket.destroy();
+    throw new PeerRefused(`peer attribute not allowed: saw ${describe(ours.saw)}, allow is "${ours.want}"`, { ours, theirs });
+  }
+  if (theirs?.accept !== true) {
+    socket.destroy();
+    throw new PeerRefused(`the peer does not allow this node: it saw ${describe(theirs?.saw ?? [])}, its allow is "${theirs?.want ?? '?'}"`, { ours, theirs });
+  }
+  return theirs;
+}
+
+const describe = (attributes: readonly string[]) => (attributes.length === 0 ? 'no attribute' : attributes.map((a) => `"${a}"`).join(', '));
+
+function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('the TLS handshake took too long')), timeoutMs);
+    const onClose = () => fail(new Error('the connection closed during the handshake'));
+    const detach = () => {
+      clearTimeout(timer);
+      socket.off('error', fail);
+      socket.off('close', onClose);
+    };
+    function fail(error: Error) {
+      detach();
+      socket.destroy();
+      reject(new SessionFailed(`end-to-end TLS failed: ${error.message}`, error));
+    }
+    socket.on('error', fail);
+    socket.once('close', onClose);
+    socket.once(event, () => {
+      detach();
+      // Errors after the handshake belong to whoever uses the socket next; until then, close quietly.
+      socket.on('error', () => socket.destroy());
+      resolve();
+    });
+  });
+}
+
+export interface InletSession {
+  readonly session: ClientHttp2Session;
+  readonly peer: PeerIdentity | undefined;
+}
+
+/** The inlet's side: TLS client over the spliced socket, then an HTTP/2 client. */
+export async function openInletSession(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<InletSession> {
+  const socket = connectTls({
+    socket: raw,
+    key: credentials.key,
+    cert: credentials.certificate,
+    ca: credentials.authority,
+    rejectUnauthorized: true,
+    minVersion: 'TLSv1.3',
+    ALPNProtocols: alpn,
+    // Names play no part: peers are identified by their project certificate's attributes, checked below.
+    checkServerIdentity: () => undefined,
+  });
+  await settled(socket, 'secureConnect', timeoutMs);
+  const certificate = socket.getPeerX509Certificate();
+  await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
+  const session = connectH2('http://portal', { createConnection: () => socket, settings: h2Settings });
+  session.on('error', () => session.destroy());
+  session.once('connect', () => session.setLocalWindowSize(sessionWindow));
+  return { session, peer: certificate ? identityOf(certificate) : undefined };
+}
+
+export interface OutletSession {
+  readonly session: ServerHttp2Session;
+  readonly peer: PeerIdentity | undefined;
+}
+
+/** An HTTP/2 server that receives the outlet's sessions; its 'stream' events are the client connections. */
+export function createSessionServer(): Http2Server {
+  return createH2Server({ settings: h2Settings });
+}
+
+/**
+ * The server half of the handshake. A tls.Server that never listens does it, because a socket accepted
+ * by a server is one HTTP/2 can adopt (a bare server-side TLSSocket never counts as connected for it).
+ */
+function acceptTls(raw: Socket, credentials: SessionCredentials, timeoutMs: number): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const tlsServer = createTlsServer({
+      key: credentials.key,
+      cert: credentials.certificate,
+      ca: credentials.authority,
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.3',
+      ALPNProtocols: alpn,
+      handshakeTimeout: timeoutMs,
+    });
+    const onClose = () => fail(new Error('the connection closed during the handshake'));
+    function fail(error: Error) {
+      raw.off('close', onClose);
+      raw.destroy();
+      reject(new SessionFailed(`end-to-end TLS failed: ${error.message}`, error));
+    }
+    raw.once('close', onClose);
+    tlsServer.once('tlsClientError', fail);
+    tlsServer.once('secureConnection', (socket: TLSSocket) => {
+      raw.off('close', onClose);
+      socket.on('error', () => socket.destroy());
+      resolve(socket);
+    });
+    tlsServer.emit('connection', raw);
+  });
+}
+
+/** The outlet's side: TLS server over the spliced socket, then hands the session to `server`. */
+export async function acceptOutletSession(raw: Socket, credentials: SessionCredentials, allow: string, server: Http2Server, timeoutMs = 10_000): Promise<OutletSession> {
+  const socket = await acceptTls(raw, credentials, timeoutMs);
+  const certificate = socket.getPeerX509Certificate();
+  await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
+  const session = await new Promise<ServerHttp2Session>((resolve) => {
+    server.once('session', (created: ServerHttp2Session) => resolve(created));
+    server.emit('connection', socket);
+  });
+  session.on('error', () => session.destroy());
+  session.setLocalWindowSize(sessionWindow);
+  return { session, peer: certificate ? identityOf(certificate) : undefined };
+}

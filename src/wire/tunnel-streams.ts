@@ -1,0 +1,75 @@
+/**
+ * Client connections as HTTP/2 CONNECT streams. Each direction is piped with backpressure, a half-close
+ * travels as END_STREAM, and a reset or a vanished peer closes the other side instead of leaving it
+ * hanging.
+ */
+import { constants, type ClientHttp2Session, type ClientHttp2Stream, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
+
+const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = constants;
+
+/** Joins a local socket and a stream both ways; resolves when both are closed. */
+export function joinSocketAndStream(socket: Socket, stream: ClientHttp2Stream | ServerHttp2Stream): Promise<void> {
+  socket.setNoDelay(true);
+  socket.pipe(stream);
+  stream.pipe(socket);
+  socket.on('error', () => socket.destroy());
+  stream.on('error', () => stream.destroy());
+  const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const streamClosed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+  socket.once('close', () => {
+    if (!stream.closed) stream.close(NGHTTP2_CANCEL);
+  });
+  stream.once('close', () => {
+    if (stream.rstCode !== undefined && stream.rstCode !== NGHTTP2_NO_ERROR) socket.destroy();
+    else if (!socket.writableEnded) socket.end();
+  });
+  return Promise.all([socketClosed, streamClosed]).then(() => undefined);
+}
+
+/** Opens a CONNECT stream; resolves once the outlet has answered 200 (its target is connected). */
+export function openTunnel(session: ClientHttp2Session, timeoutMs: number): Promise<ClientHttp2Stream> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': 'CONNECT', ':authority': 'portal.target:1' }, { endStream: false });
+    const timer = setTimeout(() => fail(new Error(`the outlet did not answer within ${timeoutMs} ms`)), timeoutMs);
+    const onClose = () => fail(new Error(`the outlet closed the stream (${stream.rstCode})`));
+    function fail(error: Error) {
+      clearTimeout(timer);
+      stream.off('error', fail);
+      stream.off('close', onClose);
+      if (!stream.closed) stream.close(NGHTTP2_CANCEL);
+      reject(error);
+    }
+    stream.on('error', fail);
+    stream.once('close', onClose);
+    stream.once('response', (headers) => {
+      clearTimeout(timer);
+      stream.off('error', fail);
+      stream.off('close', onClose);
+      const status = Number(headers[':status']);
+      if (status === 200) resolve(stream);
+      else {
+        stream.close(NGHTTP2_CANCEL);
+        reject(new Error(status === 502 ? 'the outlet cannot reach its target' : `the outlet answered ${status}`));
+      }
+    });
+  });
+}
+
+/**
+ * Pings the session every `intervalMs`; a ping unanswered within `timeoutMs` means the peer (or the
+ * path to it) is gone, and the session is destroyed so that its streams and their sockets close.
+ */
+export function keepAlive(session: Http2Session, intervalMs: number, timeoutMs: number): void {
+  const timer = setInterval(() => {
+    if (session.destroyed || session.closed) return;
+    const deadline = setTimeout(() => session.destroy(new Error('heartbeat lost')), timeoutMs);
+    const sent = session.ping((error) => {
+      clearTimeout(deadline);
+      if (error) session.destroy(error);
+    });
+    if (!sent) clearTimeout(deadline);
+  }, intervalMs);
+  timer.unref();
+  session.once('close', () => clearInterval(timer));
+}

@@ -1,0 +1,48 @@
+/** Small real TCP peers for data-path tests: an echo server, and a client that sends and collects. */
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+
+export async function startEchoServer(): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.pipe(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Connects, writes `payload`, half-closes, and resolves with everything read until the peer ends. */
+export function roundTrip(port: number, payload: Buffer, host = '127.0.0.1'): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, allowHalfOpen: true });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      socket.end();
+      resolve(Buffer.concat(chunks));
+    });
+    socket.once('connect', () => socket.end(payload));
+  });
+}
+
+/** Resolves when the connection is closed by the peer without data (a clean refusal). */
+export function expectRefusal(port: number, host = '127.0.0.1'): Promise<{ bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    let bytes = 0;
+    socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve({ bytes }) : reject(error)));
+    socket.once('close', () => resolve({ bytes }));
+  });
+}
