@@ -2,6 +2,11 @@
 import { Command, CommanderError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { registerCompile } from './compile.ts';
+import { registerController } from './controller.ts';
+import { registerEnroll } from './enroll.ts';
+import { registerNode } from './node.ts';
+import { registerProject } from './project.ts';
+import { registerReset } from './reset.ts';
 import { reportFailure } from './report.ts';
 
 export function buildProgram(): Command {
@@ -11,7 +16,16 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run portal --help for usage)')
     .exitOverride();
   registerCompile(program);
-  for (const command of program.commands) command.exitOverride();
+  registerEnroll(program);
+  registerProject(program);
+  registerNode(program);
+  registerController(program);
+  registerReset(program);
+  const exitOverride = (command: Command) => {
+    command.exitOverride();
+    command.commands.forEach(exitOverride);
+  };
+  exitOverride(program);
   return program;
 }
 

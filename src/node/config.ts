@@ -4,7 +4,7 @@
  * configuration schema, with every problem located by line and JSON pointer.
  */
 import { readFile } from 'node:fs/promises';
-import { InputError, ValidationError } from '../shared/errors.ts';
+import { InputError, ValidationError, type Problem } from '../shared/errors.ts';
 import { schemaProblems, validateNodeConfigShape } from '../shared/schema-check.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseYamlSource } from '../shared/yaml-source.ts';
@@ -23,11 +23,13 @@ export async function readConfigurationArgument(value: string, flag: string): Pr
   }
 }
 
+const invalid = (problems: readonly Problem[]) => new ValidationError(problems, 'fix the configuration and start the node again');
+
 export function parseNodeConfig(name: string, text: string): NodeConfig {
   const source = parseYamlSource(name, text);
-  if (source.syntaxProblems.length > 0) throw new ValidationError(source.syntaxProblems);
+  if (source.syntaxProblems.length > 0) throw invalid(source.syntaxProblems);
   const problems = schemaProblems(validateNodeConfigShape, source, source.value);
-  if (problems.length > 0) throw new ValidationError(problems);
+  if (problems.length > 0) throw invalid(problems);
   const config = source.value as NodeConfig;
   const rules: { pointer: string; message: string }[] = [];
   const outlet = config['tcp-outlet'];
@@ -42,6 +44,6 @@ export function parseNodeConfig(name: string, text: string): NodeConfig {
     const from = parseHostPort(inlet.from, true);
     if (!from.ok) rules.push({ pointer: '/tcp-inlet/from', message: `expected address:port, but ${from.reason}` });
   }
-  if (rules.length > 0) throw new ValidationError(rules.map((rule) => source.problem(rule.pointer, rule.message)));
+  if (rules.length > 0) throw invalid(rules.map((rule) => source.problem(rule.pointer, rule.message)));
   return config;
 }

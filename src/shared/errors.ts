@@ -53,11 +53,9 @@ export function formatProblem(problem: Problem): string {
 export class ValidationError extends InputError {
   readonly problems: readonly Problem[];
 
-  constructor(problems: readonly Problem[]) {
+  constructor(problems: readonly Problem[], hint = 'fix the lines above and run the command again; nothing was written') {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super('INVALID_INPUT', `${count}:\n${problems.map(formatProblem).join('\n')}`, {
-      hint: 'fix the lines above and run the command again; nothing was written',
-    });
+    super('INVALID_INPUT', `${count}:\n${problems.map(formatProblem).join('\n')}`, { hint });
     this.problems = problems;
   }
 }

@@ -11,7 +11,7 @@ export interface NodeConfig {
   'tcp-outlet'?: TcpOutletConfig;
   'tcp-inlet'?: TcpInletConfig;
   /**
-   * Port of the node's local HTTP status server.
+   * Port of the node's local HTTP status server on 127.0.0.1 (0 lets the system choose; portal node show finds it).
    */
   'http-server-port'?: number;
   /**

@@ -1,0 +1,83 @@
+/** `portal controller start`: a controller in the foreground, for self-hosting (and for `portal enroll`). */
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { startController } from '../controller/controller.ts';
+import { parseHostPort } from '../shared/address.ts';
+import { parseDuration } from '../shared/duration.ts';
+import { InputError } from '../shared/errors.ts';
+import { defaultNetworkDomain } from '../shared/product.ts';
+import { portalHome } from './home.ts';
+
+export interface ControllerStartOptions {
+  /** @default "127.0.0.1:4000" */
+  readonly listen: string;
+  readonly publicAddress?: string;
+  /** @default "$PORTAL_HOME/controller" */
+  readonly dataDir?: string;
+  readonly store?: string;
+  /** @default "portal.example.net" */
+  readonly networkDomain: string;
+  /** @default "1h" */
+  readonly credentialLifetime: string;
+  readonly readyJson?: boolean;
+  readonly runtimeFile?: string;
+}
+
+export function registerController(program: Command): void {
+  const controller = program.command('controller').description('run a controller (the coordination service that hosts projects)');
+  controller
+    .command('start')
+    .description('run a controller in the foreground and print a one-time admin code')
+    .option('--listen <host:port>', 'address to listen on (port 0 picks a free one)', '127.0.0.1:4000')
+    .option('--public-address <host:port>', 'address nodes dial, written into tickets (default: the listen address)')
+    .option('--data-dir <dir>', 'where the controller keeps its keys and store (default: $PORTAL_HOME/controller)')
+    .option('--store <url>', 'sqlite:PATH (default: controller.db in the data directory)')
+    .option('--network-domain <domain>', 'domain of TLS inlet names <label>.<project_id>.<domain>', defaultNetworkDomain)
+    .option('--credential-lifetime <duration>', 'lifetime of node certificates; nodes renew at half of it', '1h')
+    .option('--ready-json', 'print one JSON line when listening (used by portal enroll)')
+    .option('--runtime-file <path>', 'write pid and address here while running')
+    .action(async (options: ControllerStartOptions) => runController(options));
+}
+
+async function runController(options: ControllerStartOptions): Promise<void> {
+  const listen = parseHostPort(options.listen, true);
+  if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4000, for example' });
+  if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {
+    throw new InputError('BAD_FLAG', `--public-address ${options.publicAddress} is not host:port`, { hint: 'give the address nodes dial, such as controller.example.net:4000' });
+  }
+  const credentialLifetimeMs = parseDuration(options.credentialLifetime);
+  if (credentialLifetimeMs === undefined || credentialLifetimeMs < 2000) {
+    throw new InputError('BAD_FLAG', `--credential-lifetime ${options.credentialLifetime} is not a duration of 2s or more`, { hint: 'give a duration such as 1h' });
+  }
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
+  const running = await startController({
+    dataDir: options.dataDir ?? join(portalHome(), 'controller'),
+    host: listen.address.host.replace(/^\[|\]$/g, ''),
+    port: listen.address.port,
+    ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
+    ...(options.store ? { store: options.store } : {}),
+    networkDomain: options.networkDomain,
+    credentialLifetimeMs,
+    log,
+  });
+  const adminCode = await running.service.createAdminCode(24 * 3600_000);
+  if (options.runtimeFile) {
+    const runtime = { pid: process.pid, address: running.address, fingerprint: running.fingerprint };
+    await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
+    await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
+  }
+  if (options.readyJson) {
+    process.stdout.write(`${JSON.stringify({ pid: process.pid, address: running.address, fingerprint: running.fingerprint, adminCode })}\n`);
+  } else {
+    console.log(`controller listening on ${running.address} (certificate fingerprint ${running.fingerprint})`);
+    console.log(`one-time admin code (valid 24h): ${adminCode}`);
+    console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await running.close();
+}

@@ -1,0 +1,97 @@
+/**
+ * The embedded default controller: `portal enroll` with no --controller starts one in the background,
+ * with its state under $PORTAL_HOME/controller, listening on loopback; `portal reset` stops it.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { RuntimeFailure } from '../shared/errors.ts';
+import { embeddedControllerDirectory, embeddedControllerRuntime } from './home.ts';
+
+export interface EmbeddedController {
+  readonly pid: number;
+  readonly address: string;
+  readonly fingerprint: string;
+  /** A fresh one-time admin code (only from a controller this call started). */
+  readonly adminCode?: string;
+}
+
+/** Argument vector that runs this same CLI again (source through tsx, or the bundle). */
+function selfCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: [...process.execArgv, process.argv[1] as string] };
+}
+
+export async function readEmbeddedController(home: string): Promise<EmbeddedController | undefined> {
+  try {
+    const runtime = JSON.parse(await readFile(embeddedControllerRuntime(home), 'utf8')) as EmbeddedController;
+    process.kill(runtime.pid, 0);
+    return runtime;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts the embedded controller in the background and waits until it listens. */
+export async function startEmbeddedController(home: string, port = 0): Promise<EmbeddedController> {
+  const directory = embeddedControllerDirectory(home);
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const log = openSync(join(directory, 'controller.log'), 'a', 0o600);
+  const { command, args } = selfCommand();
+  const child = spawn(
+    command,
+    [...args, 'controller', 'start', '--data-dir', directory, '--listen', `127.0.0.1:${port}`, '--ready-json', '--runtime-file', embeddedControllerRuntime(home)],
+    { detached: true, stdio: ['ignore', 'pipe', log] },
+  );
+  closeSync(log);
+  const stdout = child.stdout;
+  if (!stdout) throw new Error('no pipe to the controller');
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('it did not start within 20 s')), 20_000);
+      const lines = createInterface({ input: stdout });
+      lines.once('line', (text) => {
+        clearTimeout(timer);
+        lines.close();
+        resolve(text);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`it exited with code ${code}`));
+      });
+    });
+    stdout.destroy();
+    child.unref();
+    return JSON.parse(line) as EmbeddedController;
+  } catch (error) {
+    child.kill();
+    throw new RuntimeFailure('CONTROLLER_START_FAILED', `cannot start the embedded controller: ${(error as Error).message}`, {
+      hint: `see ${join(directory, 'controller.log')}`,
+    });
+  }
+}
+
+export function stopEmbeddedController(controller: EmbeddedController): Promise<void> {
+  try {
+    process.kill(controller.pid, 'SIGTERM');
+  } catch {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const deadline = Date.now() + 5000;
+    const check = () => {
+      try {
+        process.kill(controller.pid, 0);
+      } catch {
+        resolve();
+        return;
+      }
+      if (Date.now() > deadline) {
+        process.kill(controller.pid, 'SIGKILL');
+        resolve();
+      } else setTimeout(check, 25);
+    };
+    check();
+  });
+}

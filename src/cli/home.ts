@@ -1,0 +1,14 @@
+/** Where the CLI keeps its state: $PORTAL_HOME, by default ~/.portal. */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export function portalHome(environment: NodeJS.ProcessEnv = process.env): string {
+  return environment.PORTAL_HOME || join(homedir(), '.portal');
+}
+
+export const adminDirectory = (home: string) => join(home, 'admin');
+export const embeddedControllerDirectory = (home: string) => join(home, 'controller');
+export const embeddedControllerRuntime = (home: string) => join(home, 'controller', 'runtime.json');
+
+/** What `portal reset` keeps: the installed program itself. */
+export const installationEntries = ['bin', 'lib', 'env'] as const;

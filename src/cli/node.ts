@@ -1,0 +1,102 @@
+/** `portal node create --foreground` runs a node; `portal node show` reports whether it is UP. */
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import type { NodeConfig } from '../shared/types/node-config.ts';
+import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
+import { loggerFromEnvironment } from '../node/logger.ts';
+import { runtimeFile, startNode } from '../node/node.ts';
+import { portalHome } from './home.ts';
+
+export interface NodeCreateOptions {
+  readonly foreground?: boolean;
+  readonly configuration?: string;
+  readonly nodeConfig?: string;
+  readonly enrollmentTicket?: string;
+}
+
+export function registerNode(program: Command): void {
+  const node = program.command('node').description('run this machine as an inlet or outlet node');
+  node
+    .command('create')
+    .description('enroll (once, with a ticket) and run a node with the given configuration')
+    .option('--foreground', 'run in the foreground (required: use a service manager or container to run it in the background)')
+    .option('--configuration <json-or-yaml>', 'node configuration: a JSON or YAML document, or a file holding one')
+    .option('--node-config <yaml>', 'node configuration that may carry the ticket under a ticket key')
+    .option('--enrollment-ticket <ticket>', 'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time')
+    .action(async (options: NodeCreateOptions) => runNode(options));
+  node
+    .command('show')
+    .description('print "The node is UP" and its details when the local node is ready')
+    .action(async () => showNode());
+}
+
+async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: NodeConfig; ticket?: string }> {
+  if (options.configuration && options.nodeConfig) {
+    throw new InputError('BAD_FLAG', '--configuration and --node-config are two ways to say the same thing', { hint: 'give one of them' });
+  }
+  const value = options.configuration ?? options.nodeConfig;
+  const flag = options.configuration ? '--configuration' : '--node-config';
+  if (!value) throw new InputError('BAD_FLAG', 'no node configuration was given', { hint: 'give --configuration (JSON or YAML, inline or a file) or --node-config' });
+  const { name, text } = await readConfigurationArgument(value, flag);
+  const config = parseNodeConfig(name, text);
+  const ticket = [options.enrollmentTicket, config.ticket, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '');
+  const { ticket: _ticket, ...rest } = config;
+  return ticket ? { config: rest, ticket: ticket.trim() } : { config: rest };
+}
+
+async function runNode(options: NodeCreateOptions): Promise<void> {
+  if (!options.foreground) {
+    throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', { hint: 'add --foreground, and use a service manager or a container to keep it running' });
+  }
+  const { config, ticket } = await loadConfiguration(options);
+  const logger = loggerFromEnvironment(process.env);
+  const node = await startNode({ home: portalHome(), config, logger, ...(ticket ? { ticket } : {}) });
+  const stop = () => void node.stop();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    await node.finished;
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
+}
+
+interface ShownNode {
+  readonly status: string;
+  readonly name: string;
+  readonly project: { id: string; controller: string };
+  readonly controller: string;
+  readonly inlets: { from: string; listening: string | null; via: string; session: string; connections_total: number }[];
+  readonly outlets: { relay: string; to: string; status: string; sessions: number; connections_total: number }[];
+}
+
+async function showNode(): Promise<void> {
+  const home = portalHome();
+  let statusPort: number;
+  try {
+    statusPort = (JSON.parse(await readFile(runtimeFile(home), 'utf8')) as { statusPort: number }).statusPort;
+  } catch {
+    throw down(`no node runs with PORTAL_HOME=${home}`);
+  }
+  let shown: ShownNode;
+  try {
+    const response = await fetch(`http://127.0.0.1:${statusPort}/show`, { signal: AbortSignal.timeout(5000) });
+    shown = (await response.json()) as ShownNode;
+  } catch {
+    throw down(`its status server on 127.0.0.1:${statusPort} does not answer`);
+  }
+  if (shown.status !== 'up') throw down(`it is ${shown.status} (controller ${shown.controller})`);
+  const lines = [
+    'The node is UP',
+    `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
+    ...shown.outlets.map((o) => `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, ${o.sessions} sessions, ${o.connections_total} connections`),
+    ...shown.inlets.map((i) => `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}, ${i.connections_total} connections`),
+  ];
+  console.log(lines.join('\n'));
+}
+
+function down(reason: string): RuntimeFailure {
+  return new RuntimeFailure('NODE_DOWN', `The node is DOWN: ${reason}`, { hint: 'start it with portal node create --foreground, or check its log' });
+}

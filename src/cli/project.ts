@@ -1,0 +1,57 @@
+/** `portal project show | ticket | ca`: the administrator's view of the project. */
+import type { Command } from 'commander';
+import { parseDuration } from '../shared/duration.ts';
+import { InputError } from '../shared/errors.ts';
+import { adminRequest } from './administrator.ts';
+import { portalHome } from './home.ts';
+import { printable, selectPath } from './jq-path.ts';
+
+export interface TicketOptions {
+  /** @default "10h" */
+  readonly expiresIn: string;
+  /** @default "1" */
+  readonly usageCount: string;
+  readonly attribute: string;
+  readonly relay?: string;
+  readonly tls?: boolean;
+}
+
+export function registerProject(program: Command): void {
+  const project = program.command('project').description('the project this machine administers');
+  project
+    .command('show')
+    .description('the project as JSON (id, name, controller, network_domain)')
+    .option('--jq <path>', 'print only this field, such as .id')
+    .action(async (options: { jq?: string }) => {
+      const answer = await adminRequest(portalHome(), 'project');
+      console.log(options.jq ? printable(selectPath(answer.project, options.jq)) : JSON.stringify(answer.project, null, 2));
+    });
+  project
+    .command('ticket')
+    .description('issue an enrollment ticket and print it')
+    .option('--expires-in <duration>', 'lifetime of the ticket', '10h')
+    .option('--usage-count <n>', 'how many enrollments it allows', '1')
+    .requiredOption('--attribute <name>', 'attribute given to the enrolled node; peers match it with allow')
+    .option('--relay <name>', 'relay the enrolled node may register (outlet tickets)')
+    .option('--tls', 'let the enrolled inlet obtain a TLS server certificate')
+    .action(async (options: TicketOptions) => {
+      const expiresInMs = parseDuration(options.expiresIn);
+      if (expiresInMs === undefined) throw new InputError('BAD_FLAG', `--expires-in ${options.expiresIn} is not a duration`, { hint: 'give a duration such as 10h or 30m' });
+      if (!/^[1-9][0-9]*$/.test(options.usageCount)) throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, { hint: 'give --usage-count 1 for a one-time ticket' });
+      const answer = await adminRequest(portalHome(), 'ticket', {
+        expiresInMs,
+        usageCount: Number(options.usageCount),
+        attribute: options.attribute,
+        ...(options.relay ? { relay: options.relay } : {}),
+        tls: options.tls === true,
+      });
+      console.log(String(answer.ticket));
+    });
+  project
+    .command('ca')
+    .description("print the project's certificate authority (PEM), for clients of TLS inlets")
+    .action(async () => {
+      const answer = await adminRequest(portalHome(), 'ca');
+      process.stdout.write(String(answer.certificate));
+    });
+}
