@@ -1,0 +1,132 @@
+/**
+ * Real processes for end-to-end tests: the bundled `portal` CLI, with each process's output collected
+ * line by line so a test can wait for a readiness line instead of sleeping; every process is stopped
+ * by the test that started it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { projectRoot } from './usecases.ts';
+
+export const portalBundle = join(projectRoot, 'dist/portal.mjs');
+
+export interface Running {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  /** Resolves with the first line (past or future) that matches. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL at once: a crash. */
+  kill(): Promise<void>;
+}
+
+export function start(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Running {
+  const child = spawn(command, args, { env: { ...process.env, NODE_DEVELOPER: undefined, ...options.env }, cwd: options.cwd ?? projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const listeners = new Set<(line: string) => void>();
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => {
+      lines.push(line);
+      if (process.env.PORTAL_TEST_LOG === '1') process.stderr.write(`[${args.slice(0, 3).join(' ')}] ${line}\n`);
+      for (const listener of listeners) listener(line);
+    });
+  }
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return {
+    child,
+    lines,
+    waitFor(pattern, timeoutMs = 20_000) {
+      const seen = lines.find((line) => pattern.test(line));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listeners.delete(listener);
+          reject(new Error(`timed out waiting for ${pattern} from ${command} ${args.join(' ')}; it printed:\n${lines.join('\n')}`));
+        }, timeoutMs);
+        const listener = (line: string) => {
+          if (!pattern.test(line)) return;
+          clearTimeout(timer);
+          listeners.delete(listener);
+          resolve(line);
+        };
+        listeners.add(listener);
+        void exited.then((code) => {
+          if (!listeners.has(listener)) return;
+          clearTimeout(timer);
+          listeners.delete(listener);
+          reject(new Error(`${command} ${args.join(' ')} exited (${code}) before printing ${pattern}:\n${lines.join('\n')}`));
+        });
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** The bundled CLI as a process, with its own PORTAL_HOME. */
+export function startPortal(home: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Running {
+  return start(process.execPath, [portalBundle, ...args], { env: { PORTAL_HOME: home, ...env } });
+}
+
+/** Runs the bundled CLI to completion. */
+export async function portal(home: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [portalBundle, ...args], { env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
+
+/** A folder holding a `portal` command that runs the bundle: put it first on PATH to run scripts as written. */
+export async function portalOnPath(directory: string): Promise<string> {
+  const bin = join(directory, 'bin');
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'portal'), `#!/bin/sh\nexec '${process.execPath}' '${portalBundle}' "$@"\n`);
+  await chmod(join(bin, 'portal'), 0o755);
+  return bin;
+}
+
+/** A port that was free a moment ago, for servers that cannot take port 0 (PostgreSQL). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The node's status as its status server reports it (port from PORTAL_HOME/node/runtime.json). */
+export async function nodeStatus(home: string): Promise<NodeShow> {
+  const { readFile } = await import('node:fs/promises');
+  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+  return (await (await fetch(`http://127.0.0.1:${statusPort}/show`)).json()) as NodeShow;
+}
+
+export interface NodeShow {
+  status: string;
+  inlets: { listening: string; session: string; connections_total: number }[];
+  outlets: { status: string; sessions: number }[];
+}
+
+export async function inletPort(home: string): Promise<number> {
+  const shown = await nodeStatus(home);
+  return Number(shown.inlets[0]?.listening.split(':').at(-1));
+}

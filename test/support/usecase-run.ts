@@ -1,0 +1,75 @@
+/**
+ * A use case run as its compiled artifacts say: an administrator PORTAL_HOME enrolled with the embedded
+ * controller, tickets.sh run for real (with the bundled portal on PATH), and the compiled node
+ * configurations with only what the test machine must change: fixed ports become port 0, and the
+ * target becomes the test's own server.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { portal, portalOnPath, startPortal, type Running } from './processes.ts';
+import { projectRoot } from './usecases.ts';
+
+export interface UseCaseRun {
+  readonly dir: string;
+  readonly adminHome: string;
+  readonly outletHome: string;
+  readonly inletHome: string;
+  readonly tickets: { outlet: string; inlet: string };
+  compiledConfig(role: 'outlet' | 'inlet'): Promise<Record<string, unknown>>;
+  startNode(role: 'outlet' | 'inlet', config: Record<string, unknown>, env?: NodeJS.ProcessEnv): Promise<Running>;
+  close(): Promise<void>;
+}
+
+export async function runUseCase(usecase: string): Promise<UseCaseRun> {
+  const dir = await mkdtemp(join(tmpdir(), `portal-${usecase}-`));
+  const adminHome = join(dir, 'admin');
+  const bin = await portalOnPath(dir);
+  const script = spawnSync('bash', [join(projectRoot, 'out', usecase, 'tickets.sh')], {
+    cwd: dir,
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORTAL_HOME: adminHome },
+    encoding: 'utf8',
+  });
+  if (script.status !== 0) throw new Error(`tickets.sh failed (${script.status}): ${script.stderr}`);
+  const tickets = {
+    outlet: (await readFile(join(dir, 'outlet.ticket'), 'utf8')).trim(),
+    inlet: (await readFile(join(dir, 'inlet.ticket'), 'utf8')).trim(),
+  };
+  const started: Running[] = [];
+  return {
+    dir,
+    adminHome,
+    outletHome: join(dir, 'outlet-home'),
+    inletHome: join(dir, 'inlet-home'),
+    tickets,
+    async compiledConfig(role) {
+      return JSON.parse(await readFile(join(projectRoot, 'out', usecase, `${role}.json`), 'utf8')) as Record<string, unknown>;
+    },
+    async startNode(role, config, env = {}) {
+      const path = join(dir, `${role}.json`);
+      await writeFile(path, JSON.stringify(config));
+      const node = startPortal(join(dir, `${role}-home`), ['node', 'create', '--foreground', '--configuration', path], {
+        ENROLLMENT_TICKET: tickets[role],
+        ...env,
+      });
+      started.push(node);
+      return node;
+    },
+    async close() {
+      for (const node of started) await node.stop();
+      await portal(adminHome, ['reset', '--yes']);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The compiled inlet configuration, listening on a free port and with the status server on one. */
+export function onFreePorts(config: Record<string, unknown>): Record<string, unknown> {
+  const inlet = config['tcp-inlet'] as Record<string, unknown> | undefined;
+  return {
+    ...config,
+    'http-server-port': 0,
+    ...(inlet ? { 'tcp-inlet': { ...inlet, from: '127.0.0.1:0' } } : {}),
+  };
+}
