@@ -27,7 +27,8 @@ issue_tickets() {
 
 verify() {
   : "${PGUSER:?set PGUSER, PGPASSWORD and PGDATABASE to the database user, password and name}"
-  export PGHOST=localhost PGPORT=15432
+  INLET_PORT=15432
+  export PGHOST="${PGHOST:-localhost}" PGPORT="${PGPORT:-$INLET_PORT}"
   psql -c '\dt'
   psql -c "CREATE TABLE portal_check (key VARCHAR(255), value VARCHAR(255));"
   psql -c "INSERT INTO portal_check (key, value) VALUES ('portal', 'it works');"

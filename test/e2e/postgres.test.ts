@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { inletPort } from '../support/processes.ts';
+import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { projectRoot } from '../support/usecases.ts';
+
+const execFileAsync = promisify(execFile);
+
+describe('end to end: the PostgreSQL use case', function () {
+  this.timeout(90_000);
+  let run: UseCaseRun;
+  let database: Postgres;
+  let port: number;
+
+  before(async () => {
+    database = await startPostgres();
+    run = await runUseCase('postgres');
+    const outlet = await run.compiledConfig('outlet');
+    const target = String((outlet['tcp-outlet'] as { to: string }).to);
+    assert.equal(target, '$POSTGRES_ENDPOINT:5432');
+    // As the stack does: the placeholder becomes the database host; the test database has its own port.
+    const to = target.replace('$POSTGRES_ENDPOINT', '127.0.0.1').replace(/:5432$/, `:${database.port}`);
+    const outletNode = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to } });
+    const inletNode = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')));
+    await Promise.all([outletNode.waitFor(/Portal node setup completed successfully/), inletNode.waitFor(/Portal node setup completed successfully/)]);
+    port = await inletPort(run.inletHome);
+  });
+
+  after(async () => {
+    await run?.close();
+    await database?.stop();
+  });
+
+  const environment = () => ({
+    ...process.env,
+    PGHOST: '127.0.0.1',
+    PGPORT: String(port),
+    PGUSER: database.user,
+    PGPASSWORD: database.password,
+    PGDATABASE: database.database,
+  });
+
+  it("runs the guide's verification statements with real psql through the inlet", () => {
+    const verify = spawnSync('bash', [join(projectRoot, 'out/postgres/tickets.sh'), 'verify'], { env: environment(), encoding: 'utf8' });
+    assert.equal(verify.status, 0, verify.stderr);
+    const out = verify.stdout;
+    assert.match(out, /CREATE TABLE/);
+    assert.match(out, /INSERT 0 1/);
+    assert.match(out, /^ *key *\| *value *$/m);
+    assert.match(out, /^ *portal *\| *it works *$/m);
+    assert.match(out, /DROP TABLE/);
+    assert.match(verify.stderr + out, /Did not find any relations/);
+  });
+
+  it('carries many concurrent psql sessions', async () => {
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        execFileAsync('psql', ['-tA', '-c', `SELECT ${index} * 2, pg_sleep(0.2)`], { env: environment() }).then(({ stdout }) => stdout.trim().split('|')[0]),
+      ),
+    );
+    assert.deepEqual(sessions, Array.from({ length: 20 }, (_, index) => String(index * 2)));
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A real PostgreSQL server for tests, in a temporary directory, on loopback. PostgreSQL will not run as
+ * root, so as root it runs as the postgres user. It cannot take port 0, so it gets a port that was
+ * free a moment ago.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, start, type Running } from './processes.ts';
+
+export interface Postgres {
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+  stop(): Promise<void>;
+}
+
+function binaries(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
+  if (!found) throw new Error('PostgreSQL server binaries are not installed (Debian package postgresql); .ci/run installs them');
+  return found;
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const bin = binaries();
+  const dir = await mkdtemp(join(tmpdir(), 'portal-pg-'));
+  await chmod(dir, 0o755);
+  const asRoot = process.getuid?.() === 0;
+  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  if (asRoot) execFileSync('chown', ['postgres', dir]);
+  const data = join(dir, 'data');
+  execFileSync(...as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8']), { stdio: 'ignore' });
+  let server: Running | undefined;
+  let port = 0;
+  for (let attempt = 0; attempt < 5 && !server; attempt += 1) {
+    port = await freePort();
+    const candidate = start(...as(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200']));
+    try {
+      await candidate.waitFor(/database system is ready to accept connections/, 30_000);
+      server = candidate;
+    } catch {
+      await candidate.stop();
+    }
+  }
+  if (!server) throw new Error('PostgreSQL did not start');
+  const password = 'portal-test-secret';
+  execFileSync(...as('psql', ['-h', dir, '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE ROLE app LOGIN PASSWORD '${password}'`, '-c', 'CREATE DATABASE appdb OWNER app']), { stdio: 'ignore' });
+  const running = server;
+  return {
+    port,
+    user: 'app',
+    password,
+    database: 'appdb',
+    async stop() {
+      await running.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
