@@ -1,6 +1,7 @@
 /** `portal node create --foreground` runs a node; `portal node show` reports whether it is UP. */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { parseDuration } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
@@ -51,7 +52,8 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   }
   const { config, ticket } = await loadConfiguration(options);
   const logger = loggerFromEnvironment(process.env);
-  const node = await startNode({ home: portalHome(), config, logger, ...(ticket ? { ticket } : {}) });
+  const heartbeat = heartbeatFromEnvironment(process.env);
+  const node = await startNode({ home: portalHome(), config, logger, ...(ticket ? { ticket } : {}), ...(heartbeat ? { heartbeat } : {}) });
   const stop = () => void node.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -61,6 +63,14 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     await node.stop();
     throw error;
   }
+}
+
+/** PORTAL_HEARTBEAT (a duration, default 5s): how often peers are pinged; silence for twice that ends a session. */
+function heartbeatFromEnvironment(environment: NodeJS.ProcessEnv): { intervalMs: number; timeoutMs: number } | undefined {
+  if (!environment.PORTAL_HEARTBEAT) return undefined;
+  const intervalMs = parseDuration(environment.PORTAL_HEARTBEAT);
+  if (intervalMs === undefined) throw new InputError('BAD_ENVIRONMENT', `PORTAL_HEARTBEAT=${environment.PORTAL_HEARTBEAT} is not a duration`, { hint: 'give a duration such as 5s' });
+  return { intervalMs, timeoutMs: 2 * intervalMs };
 }
 
 interface ShownNode {

@@ -93,6 +93,8 @@ export class ControllerServer {
   private control(raw: Socket): void {
     const socket = new TLSSocket(raw, { isServer: true, secureContext: this.context, requestCert: true, rejectUnauthorized: false });
     socket.on('error', () => socket.destroy());
+    // The listener keeps sockets half-open for splices; a control peer that ends its side is gone.
+    socket.once('end', () => socket.destroy());
     socket.once('close', () => raw.destroy());
     socket.once('secure', async () => {
       raw.setTimeout(0);

@@ -12,7 +12,8 @@ export function dialSplice(relay: string, splice: string, role: 'inlet' | 'outle
   const parsed = parseHostPort(relay);
   if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: true });
+    // Not half-open: the end-to-end TLS inside has its own close, and a relay that goes away must end the session.
+    const socket = connect({ host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true });
     socket.once('error', reject);
     socket.once('connect', () => {
       socket.off('error', reject);

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { inletPort, nodeStatus, type Running } from '../support/processes.ts';
+import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { expectRefusal, roundTrip, startEchoServer } from '../support/tcp.ts';
+
+const ready = /Portal node setup completed successfully/;
+const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
+
+/** Tries a round trip until one succeeds; resolves with the milliseconds it took. */
+async function timeUntilWorking(port: number, limitMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const answer = await roundTrip(port, Buffer.from('ping')).catch(() => Buffer.alloc(0));
+    if (answer.toString() === 'ping') return Date.now() - started;
+    if (Date.now() - started > limitMs) throw new Error(`no working connection within ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+describe('end to end: faults and recovery', function () {
+  this.timeout(120_000);
+  let project: ProjectProcesses;
+  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let outlet: Running;
+  let inlet: Running;
+  let port: number;
+  const outletConfig = () => ({ 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } });
+
+  before(async () => {
+    echo = await startEchoServer();
+    project = await startProject();
+    const [outletTicket, inletTicket] = [
+      await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']),
+      await project.ticket(['--attribute', 'echo-inlet']),
+    ];
+    outlet = await project.startNode('outlet', outletConfig(), outletTicket, heartbeat);
+    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, heartbeat);
+    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
+    port = await inletPort(join(project.dir, 'inlet'));
+  });
+
+  after(async () => {
+    await project?.close();
+    await echo?.close();
+  });
+
+  it('carries 64 MiB each way intact', async () => {
+    const payload = randomBytes(64 * 1024 * 1024);
+    const answer = await roundTrip(port, payload);
+    assert.equal(answer.length, payload.length);
+    assert.equal(digest(answer), digest(payload));
+  });
+
+  it('closes a live connection whose outlet vanished instead of leaving it hanging', async () => {
+    const socket = connect({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('hello');
+    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    const closed = new Promise<number>((resolve) => {
+      const started = Date.now();
+      socket.once('close', () => resolve(Date.now() - started));
+    });
+    socket.on('error', () => undefined);
+    await outlet.kill();
+    const elapsed = await closed;
+    assert.ok(elapsed < 3000, `closed after ${elapsed} ms`);
+  });
+
+  it('refuses clients cleanly while the outlet is away, and works again within 5 s of its return', async () => {
+    const refused = await expectRefusal(port);
+    assert.equal(refused.bytes, 0);
+    outlet = await project.startNode('outlet', outletConfig(), undefined, heartbeat);
+    await outlet.waitFor(ready);
+    const took = await timeUntilWorking(port, 5000);
+    assert.ok(took < 5000, `working again after ${took} ms`);
+    assert.equal((await nodeStatus(join(project.dir, 'inlet'))).status, 'up', 'the inlet kept listening throughout');
+  });
+
+  it('recovers when the controller goes away and comes back', async () => {
+    await project.killController();
+    await project.startController();
+    const took = await timeUntilWorking(port, 5000);
+    assert.ok(took < 5000, `working again after ${took} ms`);
+    const answer = await roundTrip(port, randomBytes(1024 * 1024));
+    assert.equal(answer.length, 1024 * 1024);
+  });
+
+  it('ends a session whose peer went silent (heartbeats), then recovers when it wakes', async () => {
+    const socket = connect({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('before');
+    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    outlet.child.kill('SIGSTOP');
+    try {
+      await closed;
+    } finally {
+      outlet.child.kill('SIGCONT');
+    }
+    const took = await timeUntilWorking(port, 5000);
+    assert.ok(took < 5000, `working again after ${took} ms`);
+  });
+
+  it('does not flood the log while a peer is away', () => {
+    const warnings = inlet.lines.filter((line) => line.includes(' WARN '));
+    assert.ok(warnings.length < 20, `${warnings.length} warnings:\n${warnings.join('\n')}`);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * A whole project as separate processes: a controller (`portal controller start`), an administrator
+ * enrolled with its code, and nodes started from configurations, all with the bundled CLI.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { portal, startPortal, type Running } from './processes.ts';
+
+export interface ControllerProcess {
+  readonly process: Running;
+  readonly address: string;
+  readonly adminCode: string;
+}
+
+export interface ProjectProcesses {
+  readonly dir: string;
+  controller: ControllerProcess;
+  ticket(flags: string[]): Promise<string>;
+  startNode(name: string, config: object, ticket?: string, env?: NodeJS.ProcessEnv): Promise<Running>;
+  /** Kills the controller (SIGKILL) and starts it again on the same address. */
+  restartController(): Promise<void>;
+  killController(): Promise<void>;
+  startController(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function launchController(dir: string, listen: string, extra: string[]): Promise<ControllerProcess> {
+  const process = startPortal(join(dir, 'controller-home'), ['controller', 'start', '--data-dir', join(dir, 'controller'), '--listen', listen, '--ready-json', ...extra]);
+  const line = await process.waitFor(/^\{"pid"/);
+  const ready = JSON.parse(line) as { address: string; adminCode: string };
+  return { process, address: ready.address, adminCode: ready.adminCode };
+}
+
+export async function startProject(options: { controllerFlags?: string[] } = {}): Promise<ProjectProcesses> {
+  const dir = await mkdtemp(join(tmpdir(), 'portal-project-'));
+  const flags = options.controllerFlags ?? [];
+  const nodes: Running[] = [];
+  const adminHome = join(dir, 'admin');
+  const project: ProjectProcesses = {
+    dir,
+    controller: await launchController(dir, '127.0.0.1:0', flags),
+    async ticket(ticketFlags) {
+      const result = await portal(adminHome, ['project', 'ticket', ...ticketFlags]);
+      if (result.code !== 0) throw new Error(`portal project ticket failed: ${result.stderr}`);
+      return result.stdout.trim();
+    },
+    async startNode(name, config, ticket, env = {}) {
+      const path = join(dir, `${name}.json`);
+      await writeFile(path, JSON.stringify(config));
+      const node = startPortal(join(dir, name), ['node', 'create', '--foreground', '--configuration', path], { ...(ticket ? { ENROLLMENT_TICKET: ticket } : {}), ...env });
+      nodes.push(node);
+      return node;
+    },
+    async killController() {
+      await project.controller.process.kill();
+    },
+    async startController() {
+      project.controller = await launchController(dir, project.controller.address, flags);
+    },
+    async restartController() {
+      await project.killController();
+      await project.startController();
+    },
+    async close() {
+      for (const node of nodes) await node.stop();
+      await project.controller.process.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  const enrolled = await portal(adminHome, ['enroll', '--controller', project.controller.address, '--code', project.controller.adminCode]);
+  if (enrolled.code !== 0) throw new Error(`portal enroll failed: ${enrolled.stderr}`);
+  return project;
+}
