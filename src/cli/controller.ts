@@ -68,9 +68,10 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
   }
   if (options.readyJson) {
-    process.stdout.write(`${JSON.stringify({ pid: process.pid, address: running.address, fingerprint: running.fingerprint, adminCode })}\n`);
+    const ready = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, adminCode };
+    process.stdout.write(`${JSON.stringify(ready)}\n`);
   } else {
-    console.log(`controller listening on ${running.address} (certificate fingerprint ${running.fingerprint})`);
+    console.log(`controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`);
     console.log(`one-time admin code (valid 24h): ${adminCode}`);
     console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
   }

@@ -29,7 +29,10 @@ export interface ControllerOptions {
 }
 
 export interface RunningController {
+  /** The public address: what tickets carry. */
   readonly address: string;
+  /** Where it actually listens. */
+  readonly listening: string;
   readonly fingerprint: string;
   readonly service: ControllerService;
   readonly server: ControllerServer;
@@ -84,6 +87,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   service.bindAddress(address);
   return {
     address,
+    listening: `${host}:${bound.port}`,
     fingerprint,
     service,
     server,

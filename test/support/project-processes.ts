@@ -10,6 +10,7 @@ import { portal, startPortal, type Running } from './processes.ts';
 export interface ControllerProcess {
   readonly process: Running;
   readonly address: string;
+  readonly listening: string;
   readonly adminCode: string;
 }
 
@@ -28,8 +29,8 @@ export interface ProjectProcesses {
 async function launchController(dir: string, listen: string, extra: string[]): Promise<ControllerProcess> {
   const process = startPortal(join(dir, 'controller-home'), ['controller', 'start', '--data-dir', join(dir, 'controller'), '--listen', listen, '--ready-json', ...extra]);
   const line = await process.waitFor(/^\{"pid"/);
-  const ready = JSON.parse(line) as { address: string; adminCode: string };
-  return { process, address: ready.address, adminCode: ready.adminCode };
+  const ready = JSON.parse(line) as { address: string; listening: string; adminCode: string };
+  return { process, address: ready.address, listening: ready.listening, adminCode: ready.adminCode };
 }
 
 export async function startProject(options: { controllerFlags?: string[] } = {}): Promise<ProjectProcesses> {
@@ -56,7 +57,7 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
       await project.controller.process.kill();
     },
     async startController() {
-      project.controller = await launchController(dir, project.controller.address, flags);
+      project.controller = await launchController(dir, project.controller.listening, flags);
     },
     async restartController() {
       await project.killController();
@@ -68,7 +69,7 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
       await rm(dir, { recursive: true, force: true });
     },
   };
-  const enrolled = await portal(adminHome, ['enroll', '--controller', project.controller.address, '--code', project.controller.adminCode]);
+  const enrolled = await portal(adminHome, ['enroll', '--controller', project.controller.listening, '--code', project.controller.adminCode]);
   if (enrolled.code !== 0) throw new Error(`portal enroll failed: ${enrolled.stderr}`);
   return project;
 }

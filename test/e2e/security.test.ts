@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { inletPort, nodeStatus, type Running } from '../support/processes.ts';
+import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
+import { roundTrip, startEchoServer } from '../support/tcp.ts';
+
+const ready = /Portal node setup completed successfully/;
+
+/** Sends `bytes` to a port and closes; resolves when the connection is over, however it ends. */
+function throwAt(port: number, bytes: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => socket.end(bytes));
+    socket.on('data', () => undefined);
+    socket.on('error', () => resolve());
+    socket.once('close', () => resolve());
+    socket.setTimeout(5000, () => socket.destroy());
+  });
+}
+
+describe('end to end: what peers and the relay can and cannot do', function () {
+  this.timeout(90_000);
+  let project: ProjectProcesses;
+  let proxy: RecordingProxy;
+  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let outlet: Running;
+  let inlet: Running;
+  let port: number;
+
+  before(async () => {
+    echo = await startEchoServer();
+    // Every byte between the nodes and the controller (relay included) passes the recording proxy.
+    proxy = await startRecordingProxy();
+    project = await startProject({ controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '3s'] });
+    const [host, controllerPort] = project.controller.listening.split(':') as [string, string];
+    proxy.target = { host, port: Number(controllerPort) };
+    outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } }, await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']));
+    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, await project.ticket(['--attribute', 'echo-inlet']));
+    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
+    port = await inletPort(join(project.dir, 'inlet'));
+  });
+
+  after(async () => {
+    await project?.close();
+    await proxy?.close();
+    await echo?.close();
+  });
+
+  it('lets the relay see no plaintext: a marker sent through the portal never crosses the controller hop', async () => {
+    const before = proxy.recorded().length;
+    const marker = Buffer.from(`PLAINTEXT-MARKER-${randomBytes(8).toString('hex')}`);
+    const payload = Buffer.concat(Array.from({ length: 2000 }, () => marker));
+    const answer = await roundTrip(port, payload);
+    assert.ok(answer.equals(payload), 'the portal carried it');
+    const seen = proxy.recorded();
+    assert.ok(seen.length - before > payload.length, `the hop carried the traffic (${seen.length - before} bytes)`);
+    assert.equal(seen.indexOf(marker), -1, 'but never the marker');
+    assert.equal(seen.indexOf(marker.subarray(0, 12)), -1, 'nor a piece of it');
+  });
+
+  it('renews short-lived credentials before they expire without dropping a live connection', async () => {
+    const socket = connect({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const closed = new Promise<string>((resolve) => socket.once('close', () => resolve('closed')));
+    const renewed = inlet.waitFor(/renewed this node's certificate/, 10_000);
+    for (let round = 0; round < 8; round += 1) {
+      const text = `round ${round}`;
+      socket.write(text);
+      const echoed = await Promise.race([new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString()))), closed]);
+      assert.equal(echoed, text, `round ${round}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await renewed;
+    await outlet.waitFor(/renewed this node's certificate/, 10_000);
+    socket.destroy();
+    // Well past the first certificate's three seconds: new connections run on renewed ones.
+    assert.equal((await roundTrip(port, Buffer.from('after renewal'))).toString(), 'after renewal');
+    const certificate = await readFile(join(project.dir, 'inlet', 'node', 'certificate.pem'), 'utf8');
+    assert.match(certificate, /BEGIN CERTIFICATE/);
+  });
+
+  it('survives garbage on every listening port: controller and relay, inlet, status servers', async () => {
+    const [, controllerPort] = project.controller.listening.split(':');
+    const ports = {
+      controller: Number(controllerPort),
+      inlet: port,
+      inletStatus: JSON.parse(await readFile(join(project.dir, 'inlet', 'node', 'runtime.json'), 'utf8')).statusPort as number,
+      outletStatus: JSON.parse(await readFile(join(project.dir, 'outlet', 'node', 'runtime.json'), 'utf8')).statusPort as number,
+    };
+    const garbage = [
+      randomBytes(64 * 1024),
+      Buffer.from('PORTAL-SPLICE nosuch inlet secret\n'),
+      Buffer.from('PORTAL-SPLICE\n'),
+      Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0xff, 0xff]), randomBytes(4096)]),
+      Buffer.from('GET /show HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n'),
+      Buffer.from(`{"id":1,"op":"${'x'.repeat(300_000)}"}\n`),
+      Buffer.alloc(0),
+    ];
+    await Promise.all(Object.values(ports).flatMap((target) => garbage.map((bytes) => throwAt(target, bytes))));
+    for (const running of [outlet, inlet, project.controller.process]) assert.equal(running.child.exitCode, null, 'still running');
+    assert.equal((await nodeStatus(join(project.dir, 'inlet'))).status, 'up');
+    assert.equal((await roundTrip(port, Buffer.from('still working'))).toString(), 'still working');
+  });
+});
