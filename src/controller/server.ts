@@ -7,6 +7,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import { PortalError } from '../shared/errors.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { readJsonLines, writeJsonLine } from '../wire/json-lines.ts';
 import { spliceMagic } from '../wire/splice.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
@@ -36,7 +37,7 @@ export class ControllerServer {
   constructor(private readonly options: ControllerServerOptions) {
     this.relay = options.relay ?? new Relay();
     this.context = createSecureContext({ key: options.tls.key, cert: options.tls.certificate, minVersion: 'TLSv1.3' });
-    this.server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.accept(socket));
+    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => this.accept(socket));
   }
 
   listen(host: string, port: number): Promise<AddressInfo> {

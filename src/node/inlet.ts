@@ -8,6 +8,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { parseHostPort, type HostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, openInletSession, type InletSession, type SessionCredentials } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, keepAlive, openTunnel } from '../wire/tunnel-streams.ts';
@@ -52,7 +53,7 @@ export class Inlet {
     if (!parsed.ok) throw new Error(`inlet address ${options.from}: ${parsed.reason}`);
     this.listenOn = parsed.address;
     this.backoff = options.backoff ?? new Backoff();
-    this.server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => void this.onClient(socket));
+    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => void this.onClient(socket));
   }
 
   /** Starts listening; rejects with a clear error when the address is taken. */

@@ -4,6 +4,8 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 const order: readonly LogLevel[] = ['error', 'warn', 'info', 'debug', 'trace'];
 
 export interface Logger {
+  /** State changes an operator waits for (setup completed): shown at every level while logging is on. */
+  announce(message: string): void;
   error(message: string): void;
   warn(message: string): void;
   info(message: string): void;
@@ -25,7 +27,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const at = (level: LogLevel) => (message: string) => {
     if (enabled && order.indexOf(level) <= threshold) write(`${new Date().toISOString()} ${level.toUpperCase()} ${message}\n`);
   };
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  const announce = (message: string) => {
+    if (enabled) write(`${new Date().toISOString()} INFO ${message}\n`);
+  };
+  return { announce, error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
 }
 
 /** NODE_LOGGING (default true) and NODE_LOG_LEVEL (default info) from an environment. */

@@ -155,7 +155,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const watch = setInterval(() => {
     if (!announced && ready()) {
       announced = true;
-      logger.info(product.setupCompletedLine);
+      logger.announce(product.setupCompletedLine);
       clearInterval(watch);
     }
   }, 50);

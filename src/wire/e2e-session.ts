@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls, createServer as createTlsServer } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
+import { dataPathCipherSuites } from '../shared/socket-tuning.ts';
 import { readOneJsonLine } from './json-lines.ts';
 
 export interface SessionCredentials {
@@ -112,6 +113,7 @@ export async function openInletSession(raw: Socket, credentials: SessionCredenti
     ca: credentials.authority,
     rejectUnauthorized: true,
     minVersion: 'TLSv1.3',
+    ciphers: dataPathCipherSuites,
     ALPNProtocols: alpn,
     // Names play no part: peers are identified by their project certificate's attributes, checked below.
     checkServerIdentity: () => undefined,
@@ -148,6 +150,7 @@ function acceptTls(raw: Socket, credentials: SessionCredentials, timeoutMs: numb
       requestCert: true,
       rejectUnauthorized: true,
       minVersion: 'TLSv1.3',
+      ciphers: dataPathCipherSuites,
       ALPNProtocols: alpn,
       handshakeTimeout: timeoutMs,
     });
