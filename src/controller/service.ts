@@ -145,7 +145,14 @@ export class ControllerService {
         created_at: now,
       })
       .execute();
-    return encodeTicket({ controller: this.settings.publicAddress, fingerprint: this.settings.fingerprint, projectId: admin.projectId, ticketId, secret });
+    return encodeTicket({
+      controller: this.settings.publicAddress,
+      fingerprint: this.settings.fingerprint,
+      projectId: admin.projectId,
+      ticketId,
+      secret,
+      grants: { attribute: request.attribute, ...(request.relay ? { relay: request.relay } : {}), ...(request.tls ? { tls: true } : {}) },
+    });
   }
 
   /**

@@ -6,7 +6,7 @@
  * cleanly once a short wait for a session runs out.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { parseHostPort, type HostPort } from '../shared/address.ts';
+import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, openInletSession, type InletSession, type SessionCredentials } from '../wire/e2e-session.ts';
@@ -31,12 +31,32 @@ export interface InletOptions {
   readonly clientWaitMs?: number;
   readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
   readonly backoff?: Backoff;
+  /** The listener, bound already (bindInletListener): a taken address fails before enrollment. */
+  readonly listener: Server;
+}
+
+/** Listens on `from`; a taken address is a clear error. */
+export async function bindInletListener(from: string): Promise<Server> {
+  const parsed = parseHostPort(from, true);
+  if (!parsed.ok) throw new Error(`inlet address ${from}: ${parsed.reason}`);
+  const server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new RuntimeFailure('ADDRESS_IN_USE', `the inlet cannot listen on ${from}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`, {
+          hint: 'stop whatever listens there, or change tcp-inlet.from',
+          cause: error,
+        }),
+      ),
+    );
+    server.listen(parsed.address.port, parsed.address.host.replace(/^\[|\]$/g, ''), () => resolve());
+  });
+  return server;
 }
 
 export class Inlet {
   status: PartStatus = 'starting';
   private readonly server: Server;
-  private readonly listenOn: HostPort;
   private session: InletSession | undefined;
   private opening: Promise<InletSession | undefined> | undefined;
   private waiters = new Set<() => void>();
@@ -49,26 +69,14 @@ export class Inlet {
   private bound: AddressInfo | undefined;
 
   constructor(private readonly options: InletOptions) {
-    const parsed = parseHostPort(options.from, true);
-    if (!parsed.ok) throw new Error(`inlet address ${options.from}: ${parsed.reason}`);
-    this.listenOn = parsed.address;
     this.backoff = options.backoff ?? new Backoff();
-    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => void this.onClient(socket));
+    this.server = options.listener;
+    this.server.on('connection', (socket: Socket) => void this.onClient(socket));
   }
 
-  /** Starts listening; rejects with a clear error when the address is taken. */
-  async start(): Promise<AddressInfo> {
-    this.bound = await new Promise<AddressInfo>((resolve, reject) => {
-      this.server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new RuntimeFailure('ADDRESS_IN_USE', `the inlet cannot listen on ${this.options.from}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`, {
-            hint: 'stop whatever listens there, or change tcp-inlet.from',
-            cause: error,
-          }),
-        ),
-      );
-      this.server.listen(this.listenOn.port, this.listenOn.host.replace(/^\[|\]$/g, ''), () => resolve(this.server.address() as AddressInfo));
-    });
+  /** Starts serving clients and keeping a session warm. */
+  start(): AddressInfo {
+    this.bound = this.server.address() as AddressInfo;
     this.server.on('error', (error) => this.options.logger.error(`inlet: ${error.message}`));
     this.options.control.on('up', () => {
       this.status = 'up';

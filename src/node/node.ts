@@ -4,6 +4,8 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import type { Server as HttpServer } from 'node:http';
+import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { InputError, type PortalError } from '../shared/errors.ts';
 import { product } from '../shared/product.ts';
@@ -13,7 +15,8 @@ import { Backoff } from './backoff.ts';
 import { NodeControl } from './control.ts';
 import { enrollWithTicket, renewCertificate } from './enrollment.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
-import { Inlet } from './inlet.ts';
+import { Inlet, bindInletListener } from './inlet.ts';
+import { decodeTicket } from '../wire/ticket.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { Outlet } from './outlet.ts';
@@ -46,24 +49,57 @@ export const runtimeFile = (home: string) => join(home, 'node', 'runtime.json');
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const { config, logger } = options;
   const directory = nodeDirectory(options.home);
-  let identity = await loadIdentity(directory);
-  if (!identity) {
-    if (!options.ticket) {
-      throw new InputError('NO_IDENTITY', `this node has no identity in ${directory} yet, and no enrollment ticket was given`, {
-        hint: 'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config (the contents of the .ticket file)',
-      });
-    }
-    identity = await enrollWithTicket(directory, options.ticket);
-    logger.info(`enrolled as ${identity.record.nodeId} in project ${identity.record.projectId} with attribute ${identity.record.attributes.join(', ') || '(none)'}`);
-  } else if (options.ticket) {
-    logger.info(`already enrolled as ${identity.record.nodeId}; the enrollment ticket is not needed and was not used`);
+  const stored = await loadIdentity(directory);
+  // Everything that can be checked is checked before a ticket is used: a refused start spends nothing.
+  const ticket = stored || !options.ticket ? undefined : decodeTicket(options.ticket);
+  if (!stored && !ticket) {
+    throw new InputError('NO_IDENTITY', `this node has no identity in ${directory} yet, and no enrollment ticket was given`, {
+      hint: 'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config (the contents of the .ticket file)',
+    });
   }
-  if (config.relay && config['tcp-outlet'] && !identity.record.relays.includes(config.relay)) {
-    throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${config.relay}" (it grants ${identity.record.relays.join(', ') || 'none'})`, {
+  const relays = stored?.record.relays ?? (ticket?.grants ? (ticket.grants.relay ? [ticket.grants.relay] : []) : undefined);
+  if (config.relay && config['tcp-outlet'] && relays && !relays.includes(config.relay)) {
+    throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${config.relay}" (it grants ${relays.join(', ') || 'none'})`, {
       hint: `issue the outlet ticket with --relay ${config.relay}, or set relay to the granted name`,
     });
   }
+  const inletConfig = config['tcp-inlet'];
+  const listener = inletConfig ? await bindInletListener(inletConfig.from) : undefined;
+  let current: StoredIdentity | undefined = stored;
+  const startedAt = Date.now();
+  let show: () => object = () => ({ status: current ? 'starting' : 'enrolling', version });
+  const metrics = createMetrics();
+  const status = await startStatusServer({ port: config['http-server-port'] ?? product.statusPort, show: () => show(), registry: metrics.registry }).catch((error) => {
+    listener?.close();
+    throw error;
+  });
+  if (!current) {
+    try {
+      current = await enrollWithTicket(directory, options.ticket as string);
+    } catch (error) {
+      listener?.close();
+      status.server.close();
+      throw error;
+    }
+    logger.info(`enrolled as ${current.record.nodeId} in project ${current.record.projectId} with attribute ${current.record.attributes.join(', ') || '(none)'}`);
+  } else if (options.ticket) {
+    logger.info(`already enrolled as ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
+  }
+  return runEnrolled(options, current, { listener, status, metrics, startedAt, setShow: (next) => (show = next) });
+}
 
+interface Prepared {
+  readonly listener: Server | undefined;
+  readonly status: { readonly server: HttpServer; readonly port: number };
+  readonly metrics: ReturnType<typeof createMetrics>;
+  readonly startedAt: number;
+  readonly setShow: (show: () => object) => void;
+}
+
+async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepared: Prepared): Promise<RunningNode> {
+  const { config, logger } = options;
+  const directory = nodeDirectory(options.home);
+  const { listener, status, metrics, startedAt } = prepared;
   let current = identity;
   const heartbeat = options.heartbeat ?? { intervalMs: 5000, timeoutMs: 10_000 };
   const newBackoff = () => new Backoff(options.backoff ?? {});
@@ -73,7 +109,6 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     authority: current.authority,
     projectId: current.record.projectId,
   });
-  const metrics = createMetrics();
   const control = new NodeControl({
     pin: current.record,
     credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
@@ -105,8 +140,9 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       })
     : undefined;
   const inletConfig = config['tcp-inlet'];
-  const inlet = inletConfig
+  const inlet = inletConfig && listener
     ? new Inlet({
+        listener,
         from: inletConfig.from,
         via: inletConfig.via,
         allow: inletConfig.allow,
@@ -120,9 +156,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       })
     : undefined;
 
-  const startedAt = Date.now();
   const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
-  const show = () => ({
+  prepared.setShow(() => ({
     name: current.record.nodeId,
     status: ready() ? 'up' : 'starting',
     version,
@@ -138,13 +173,9 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     outlets: outlet ? [outlet.describe()] : [],
     inlets: inlet ? [inlet.describe()] : [],
     relays: outlet ? [{ name: config.relay, status: outlet.status }] : [],
-  });
+  }));
 
-  await inlet?.start();
-  const status = await startStatusServer({ port: config['http-server-port'] ?? product.statusPort, show, registry: metrics.registry }).catch(async (error) => {
-    await inlet?.stop();
-    throw error;
-  });
+  inlet?.start();
   await mkdir(directory, { recursive: true });
   await writeFile(runtimeFile(options.home), `${JSON.stringify({ pid: process.pid, statusPort: status.port, startedAt: new Date(startedAt).toISOString() })}\n`);
 

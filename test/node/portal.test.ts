@@ -73,3 +73,64 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     assert.equal(refused.bytes, 0);
   });
 });
+
+describe('portal (in process): backpressure', () => {
+  it('bounds what a slow reader makes the portal hold, and delivers it all once it reads', async () => {
+    const world = await createWorld();
+    const { createServer, connect } = await import('node:net');
+    let written = 0;
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    const firehose = createServer((socket) => {
+      const pump = () => {
+        while (written < 512 * 1024 * 1024 && socket.write(chunk)) written += chunk.length;
+        if (written < 512 * 1024 * 1024) socket.once('drain', () => ((written += chunk.length), pump()));
+        else socket.end();
+      };
+      socket.on('error', () => undefined);
+      pump();
+    });
+    await new Promise<void>((resolve) => firehose.listen(0, '127.0.0.1', resolve));
+    const targetPort = (firehose.address() as { port: number }).port;
+    const nodes: RunningNode[] = [];
+    try {
+      nodes.push(
+        await startNode({
+          home: join(world.dir, 'outlet'),
+          ticket: await world.ticket({ attribute: 'fh-outlet', relay: 'fh' }),
+          logger: quiet,
+          config: { 'http-server-port': 0, relay: 'fh', 'tcp-outlet': { to: `127.0.0.1:${targetPort}`, allow: 'fh-inlet' } },
+        }),
+      );
+      const inlet = await startNode({
+        home: join(world.dir, 'inlet'),
+        ticket: await world.ticket({ attribute: 'fh-inlet' }),
+        logger: quiet,
+        config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'fh', allow: 'fh-outlet' } },
+      });
+      nodes.push(inlet);
+      const port = Number((await until(async () => ((await showOf(inlet)).status === 'up' ? showOf(inlet) : undefined), 'inlet up')).inlets[0]?.listening.split(':').at(-1));
+      const client = connect({ host: '127.0.0.1', port });
+      client.pause();
+      // The client reads nothing: the writer must stall once the buffers along the path are full.
+      let last = -1;
+      await until(async () => {
+        const stalled = written > 0 && written === last;
+        last = written;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return stalled ? true : undefined;
+      }, 'the writer to stall', 20_000);
+      assert.ok(written < 48 * 1024 * 1024, `the path held ${(written / 1048576).toFixed(1)} MiB for a reader that read nothing`);
+      let received = 0;
+      client.on('data', (data: Buffer) => (received += data.length));
+      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+      client.resume();
+      await ended;
+      assert.equal(received, 512 * 1024 * 1024, 'then everything arrives');
+      client.destroy();
+    } finally {
+      for (const node of nodes) await node.stop();
+      firehose.close();
+      await world.close();
+    }
+  });
+});
