@@ -3,10 +3,11 @@
  * by joining the splice and accepting the inlet's end-to-end session, and connects each CONNECT stream
  * of those sessions to its target.
  */
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, type NetConnectOpts, type Socket } from 'node:net';
 import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import { parseHostPort, type HostPort } from '../shared/address.ts';
 import { PortalError } from '../shared/errors.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { acceptOutletSession, createSessionServer, PeerRefused, type SessionCredentials } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, keepAlive } from '../wire/tunnel-streams.ts';
@@ -124,7 +125,9 @@ export class Outlet {
       return;
     }
     const { metrics } = this.options;
-    const target = connectTcp({ host: this.target.host.replace(/^\[|\]$/g, ''), port: this.target.port, allowHalfOpen: true, noDelay: true });
+    // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
+    const options = { host: this.target.host.replace(/^\[|\]$/g, ''), port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark };
+    const target = connectTcp(options as NetConnectOpts);
     this.sockets.add(target);
     const onError = (error: NodeJS.ErrnoException) => {
       this.connections.failed += 1;

@@ -2,9 +2,10 @@
  * The raw half of a relay splice: a plain TCP connection to the relay that names its splice, role and
  * secret in one line, after which it carries the two nodes' end-to-end TLS untouched.
  */
-import { connect, type Socket } from 'node:net';
+import { connect, type NetConnectOpts, type Socket } from 'node:net';
 import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 
 export const spliceMagic = 'PORTAL-SPLICE';
 
@@ -13,7 +14,9 @@ export function dialSplice(relay: string, splice: string, role: 'inlet' | 'outle
   if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
   return new Promise((resolve, reject) => {
     // Not half-open: the end-to-end TLS inside has its own close, and a relay that goes away must end the session.
-    const socket = connect({ host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true });
+    // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
+    const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, highWaterMark: dataPathHighWaterMark };
+    const socket = connect(options as NetConnectOpts);
     socket.once('error', reject);
     socket.once('connect', () => {
       socket.off('error', reject);
