@@ -37,7 +37,11 @@ export function readJsonLines(
         onError(new Error('the peer sent something that is not a JSON line'));
         return;
       }
-      if (onMessage(message) === false) detach();
+      if (onMessage(message) === false) {
+        // Stop the flow at once: a stream left flowing without a 'data' listener drops what follows.
+        stream.pause();
+        detach();
+      }
     }
     if (!stopped && buffered.length > maxLineBytes) {
       detach();
@@ -45,6 +49,8 @@ export function readJsonLines(
     }
   };
   stream.on('data', onData);
+  // A stream an earlier reader paused stays paused when a 'data' listener is added.
+  stream.resume();
   return () => {
     detach();
     stream.pause();
@@ -53,14 +59,14 @@ export function readJsonLines(
   };
 }
 
-/** Reads exactly one JSON line, leaving every later byte unread (and the stream paused). */
+/** Reads exactly one JSON line, leaving every later byte unread (and the stream paused); 0 waits without limit. */
 export function readOneJsonLine(stream: Duplex, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (error: Error | undefined, message?: unknown) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       stream.off('close', onClose);
       stream.off('end', onClose);
       release();
@@ -68,7 +74,7 @@ export function readOneJsonLine(stream: Duplex, timeoutMs: number): Promise<unkn
       else resolve(message);
     };
     const onClose = () => finish(new Error('the connection closed before an answer'));
-    const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = timeoutMs > 0 ? setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
     stream.once('close', onClose);
     stream.once('end', onClose);
     const release = readJsonLines(

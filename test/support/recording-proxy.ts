@@ -21,10 +21,11 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
         server.close(() => resolve());
       }),
   };
-  const server = createServer((client) => {
+  // Half-open both ways, as a TCP hop should be: an end in one direction leaves the other flowing.
+  const server = createServer({ allowHalfOpen: true }, (client) => {
     const target = proxy.target;
     if (!target) return client.destroy();
-    const upstream = connect(target);
+    const upstream = connect({ ...target, allowHalfOpen: true });
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)));
