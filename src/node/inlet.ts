@@ -9,27 +9,18 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { PeerRefused, openInletSession, type InletSession, type SessionCredentials } from '../wire/e2e-session.ts';
+import { PeerRefused, openInletSession, type InletSession } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, keepAlive, openTunnel } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
-import type { NodeControl } from './control.ts';
-import type { Logger } from './logger.ts';
-import type { NodeMetrics } from './metrics.ts';
-import type { PartStatus } from './outlet.ts';
+import type { PartContext, PartStatus } from './part.ts';
 
-export interface InletOptions {
+export interface InletOptions extends PartContext {
   readonly from: string;
   readonly via: string;
   readonly allow: string;
-  readonly control: NodeControl;
-  readonly controller: string;
-  readonly credentials: () => SessionCredentials;
-  readonly logger: Logger;
-  readonly metrics: NodeMetrics;
   /** How long a new client waits for a session before it is refused. @default 3000 */
   readonly clientWaitMs?: number;
-  readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
   readonly backoff?: Backoff;
   /** The listener, bound already (bindInletListener): a taken address fails before enrollment. */
   readonly listener: Server;

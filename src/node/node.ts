@@ -20,6 +20,7 @@ import { decodeTicket } from '../wire/ticket.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { Outlet } from './outlet.ts';
+import type { PartContext } from './part.ts';
 import { startStatusServer } from './status-server.ts';
 import { version } from './version.ts';
 
@@ -124,37 +125,14 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     finish = resolve;
   });
 
+  const part: PartContext = { control, controller: current.record.controller, credentials, logger, metrics, heartbeat };
   const outletConfig = config['tcp-outlet'];
   const outlet = outletConfig
-    ? new Outlet({
-        relay: config.relay as string,
-        to: outletConfig.to,
-        allow: outletConfig.allow,
-        control,
-        controller: current.record.controller,
-        credentials,
-        logger,
-        metrics,
-        heartbeat,
-        onFatal: (error) => fail(error),
-      })
+    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, onFatal: (error) => fail(error) })
     : undefined;
   const inletConfig = config['tcp-inlet'];
-  const inlet = inletConfig && listener
-    ? new Inlet({
-        listener,
-        from: inletConfig.from,
-        via: inletConfig.via,
-        allow: inletConfig.allow,
-        control,
-        controller: current.record.controller,
-        credentials,
-        logger,
-        metrics,
-        heartbeat,
-        backoff: newBackoff(),
-      })
-    : undefined;
+  const inlet =
+    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, backoff: newBackoff() }) : undefined;
 
   const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
   prepared.setShow(() => ({

@@ -8,28 +8,18 @@ import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import { parseHostPort, type HostPort } from '../shared/address.ts';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { acceptOutletSession, createSessionServer, PeerRefused, type SessionCredentials } from '../wire/e2e-session.ts';
+import { acceptOutletSession, createSessionServer, PeerRefused } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, keepAlive } from '../wire/tunnel-streams.ts';
-import type { NodeControl } from './control.ts';
-import type { Logger } from './logger.ts';
-import type { NodeMetrics } from './metrics.ts';
+import type { PartContext, PartStatus } from './part.ts';
 
-export interface OutletOptions {
+export interface OutletOptions extends PartContext {
   readonly relay: string;
   readonly to: string;
   readonly allow: string;
-  readonly control: NodeControl;
-  readonly controller: string;
-  readonly credentials: () => SessionCredentials;
-  readonly logger: Logger;
-  readonly metrics: NodeMetrics;
   /** Called once if the controller refuses the registration for good (a relay the ticket does not grant). */
   readonly onFatal: (error: PortalError) => void;
-  readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
 }
-
-export type PartStatus = 'starting' | 'up' | 'waiting' | 'failed';
 
 export class Outlet {
   status: PartStatus = 'starting';
