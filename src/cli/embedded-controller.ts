@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RuntimeFailure } from '../shared/errors.ts';
@@ -23,14 +24,34 @@ function selfCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: [...process.execArgv, process.argv[1] as string] };
 }
 
+/**
+ * The embedded controller, if it is running: its runtime file names it and it accepts connections
+ * (a pid alone can outlive its process as a zombie where nothing reaps orphans).
+ */
 export async function readEmbeddedController(home: string): Promise<EmbeddedController | undefined> {
+  let runtime: EmbeddedController;
   try {
-    const runtime = JSON.parse(await readFile(embeddedControllerRuntime(home), 'utf8')) as EmbeddedController;
-    process.kill(runtime.pid, 0);
-    return runtime;
+    runtime = JSON.parse(await readFile(embeddedControllerRuntime(home), 'utf8')) as EmbeddedController;
   } catch {
     return undefined;
   }
+  return (await accepts(runtime.address)) ? runtime : undefined;
+}
+
+function accepts(address: string): Promise<boolean> {
+  const port = Number(address.split(':').at(-1));
+  const host = address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** Starts the embedded controller in the background and waits until it listens. */
@@ -78,20 +99,16 @@ export function stopEmbeddedController(controller: EmbeddedController): Promise<
   } catch {
     return Promise.resolve();
   }
+  // Stopped once it no longer accepts connections (its pid may linger as a zombie).
   return new Promise((resolve) => {
     const deadline = Date.now() + 5000;
-    const check = () => {
-      try {
-        process.kill(controller.pid, 0);
-      } catch {
-        resolve();
-        return;
-      }
+    const check = async () => {
+      if (!(await accepts(controller.address))) return resolve();
       if (Date.now() > deadline) {
         process.kill(controller.pid, 'SIGKILL');
         resolve();
-      } else setTimeout(check, 25);
+      } else setTimeout(() => void check(), 25);
     };
-    check();
+    void check();
   });
 }

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { portal } from '../support/processes.ts';
+
+const accepts = (address: string) =>
+  new Promise<boolean>((resolve) => {
+    const [host, port] = address.split(':') as [string, string];
+    const socket = connect({ host, port: Number(port) }, () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+describe('portal enroll with the embedded controller', function () {
+  this.timeout(60_000);
+  let home: string;
+
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'portal-embedded-'));
+  });
+
+  after(async () => {
+    await portal(home, ['reset', '--yes']);
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('starts a controller in the background, on loopback, and enrolls this machine as administrator', async () => {
+    const enrolled = await portal(home, ['enroll']);
+    assert.equal(enrolled.code, 0, enrolled.stderr);
+    assert.match(enrolled.stdout, /^Enrolled: administrator of project p[0-9a-f]{16} on controller 127\.0\.0\.1:\d+\.$/m);
+    const again = await portal(home, ['enroll']);
+    assert.match(again.stdout, /^Already enrolled: administrator of project/);
+    const shown = await portal(home, ['project', 'show', '--jq', '.network_domain']);
+    assert.equal(shown.stdout, 'portal.example.net\n');
+    const ca = await portal(home, ['project', 'ca']);
+    assert.match(ca.stdout, /^-----BEGIN CERTIFICATE-----\n/);
+  });
+
+  it('starts the controller again, on the same address, when it died', async () => {
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number; address: string };
+    process.kill(runtime.pid, 'SIGKILL');
+    const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(shown.stdout, `${runtime.address}\n`);
+  });
+
+  it('refuses a bad flag value with exit code 2', async () => {
+    const run = await portal(home, ['project', 'ticket', '--attribute', 'x', '--expires-in', 'soon']);
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, 'portal: --expires-in soon is not a duration; give a duration such as 10h or 30m\n');
+  });
+
+  it('reset stops the controller and removes the state, keeping an installation', async () => {
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { address: string };
+    const run = await portal(home, ['reset']);
+    assert.equal(run.code, 2, 'asks for --yes when nobody can answer a prompt');
+    assert.match(run.stderr, /add --yes to confirm/);
+    const done = await portal(home, ['reset', '--yes']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(await accepts(runtime.address), false, 'the controller is stopped');
+    assert.equal(existsSync(join(home, 'admin')), false);
+  });
+});
