@@ -53,7 +53,15 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   const { config, ticket } = await loadConfiguration(options);
   const logger = loggerFromEnvironment(process.env);
   const heartbeat = heartbeatFromEnvironment(process.env);
-  const node = await startNode({ home: portalHome(), config, logger, ...(ticket ? { ticket } : {}), ...(heartbeat ? { heartbeat } : {}) });
+  const warmStreams = warmStreamsFromEnvironment(process.env);
+  const node = await startNode({
+    home: portalHome(),
+    config,
+    logger,
+    ...(ticket ? { ticket } : {}),
+    ...(heartbeat ? { heartbeat } : {}),
+    ...(warmStreams === undefined ? {} : { warmStreams }),
+  });
   const stop = () => void node.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -71,6 +79,14 @@ function heartbeatFromEnvironment(environment: NodeJS.ProcessEnv): { intervalMs:
   const intervalMs = parseDuration(environment.PORTAL_HEARTBEAT);
   if (intervalMs === undefined) throw new InputError('BAD_ENVIRONMENT', `PORTAL_HEARTBEAT=${environment.PORTAL_HEARTBEAT} is not a duration`, { hint: 'give a duration such as 5s' });
   return { intervalMs, timeoutMs: 2 * intervalMs };
+}
+
+/** PORTAL_WARM_STREAMS (default 2): end-to-end streams an inlet keeps ready; 0 carries every client on the session. */
+function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | undefined {
+  const value = environment.PORTAL_WARM_STREAMS;
+  if (value === undefined || value === '') return undefined;
+  if (!/^[0-9]{1,2}$/.test(value)) throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 99`, { hint: 'give 2, or 0 to carry every client on the session' });
+  return Number(value);
 }
 
 interface ShownNode {

@@ -1,19 +1,24 @@
 /**
- * The inlet: listens on its `from` address and carries each client connection as a CONNECT stream of a
- * warm end-to-end session with the outlet, so that a new connection costs one round trip rather than a
- * handshake. The session is opened as soon as the controller is reachable, kept alive with heartbeats,
- * and re-opened with backoff when it drops; meanwhile the inlet keeps listening and refuses clients
- * cleanly once a short wait for a session runs out.
+ * The inlet: listens on its `from` address and carries each client connection over end-to-end TLS made
+ * ahead of time, so that a new connection costs one round trip rather than a handshake: a warm stream
+ * when one is ready (unframed, the fastest), else a CONNECT stream of the session. The session is
+ * opened as soon as the controller is reachable, kept alive with heartbeats (which also watch the warm
+ * streams), and re-opened with backoff when it drops; meanwhile the inlet keeps listening and refuses
+ * clients cleanly once a short wait for a session runs out.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { PeerRefused, openInletSession, type InletSession } from '../wire/e2e-session.ts';
+import { PeerRefused, openInletChannel, openInletSession, type InletSession } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { joinSocketAndStream, keepAlive, openTunnel } from '../wire/tunnel-streams.ts';
+import { joinSocketAndStream, joinSockets, keepAlive, openTunnel } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
 import type { PartContext, PartStatus } from './part.ts';
+
+/** How long after a warm stream is taken its replacement starts (see warmUpSoon). */
+const warmRefillDelayMs = 50;
 
 export interface InletOptions extends PartContext {
   readonly from: string;
@@ -24,6 +29,8 @@ export interface InletOptions extends PartContext {
   readonly backoff?: Backoff;
   /** The listener, bound already (bindInletListener): a taken address fails before enrollment. */
   readonly listener: Server;
+  /** Warm streams kept ready for new clients (0: every client rides the session). @default 2 */
+  readonly warmStreams?: number;
 }
 
 /** Listens on `from`; a taken address is a clear error. */
@@ -57,6 +64,13 @@ export class Inlet {
   private lastRefusal = '';
   private readonly clients = new Set<Socket>();
   private connections = { total: 0, active: 0, refused: 0 };
+  /** Warm end-to-end streams, each ready for one client; the session carries clients when none is. */
+  private readonly warm: TLSSocket[] = [];
+  private warming = 0;
+  /** Streams in use: closed with the session when its heartbeat is lost. */
+  private readonly streaming = new Set<Socket>();
+  private readonly idleHandlers = new Map<TLSSocket, () => void>();
+  private refill: NodeJS.Timeout | undefined;
   private bound: AddressInfo | undefined;
 
   constructor(private readonly options: InletOptions) {
@@ -94,13 +108,16 @@ export class Inlet {
     const old = this.session;
     this.session = undefined;
     old?.session.close();
+    for (const socket of this.warm.splice(0)) socket.destroy();
     this.ensureSession();
   }
 
   stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearTimeout(this.refill);
     this.session?.session.destroy();
+    for (const socket of this.warm.splice(0)) socket.destroy();
     for (const client of this.clients) client.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
@@ -113,6 +130,7 @@ export class Inlet {
       allow: this.options.allow,
       status: this.status,
       session: this.session ? 'open' : this.opening ? 'opening' : 'none',
+      warm_streams: this.warm.length,
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_refused: this.connections.refused,
@@ -142,7 +160,11 @@ export class Inlet {
       else logger.debug(`inlet: session to relay "${this.options.via}" open`);
       this.backoff.reset();
       this.lastRefusal = '';
-      if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs);
+      // With an error, so that each stream's client is closed too rather than left waiting.
+      const closeStreams = () => {
+        for (const socket of [...this.warm.splice(0), ...this.streaming]) socket.destroy(new Error('the outlet stopped answering'));
+      };
+      if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
       opened.session.once('close', () => {
         metrics.sessions.dec({ part: 'inlet' });
         if (this.session === opened) {
@@ -152,6 +174,7 @@ export class Inlet {
         }
       });
       for (const wake of this.waiters) wake();
+      this.warmUp();
       return opened;
     } catch (error) {
       const message = (error as Error).message;
@@ -164,6 +187,76 @@ export class Inlet {
       this.later();
       return undefined;
     }
+  }
+
+  /** Keeps `warmStreams` streams ready while the session is up. */
+  private warmUp(): void {
+    const wanted = this.options.warmStreams ?? 2;
+    while (!this.stopped && this.session && this.warm.length + this.warming < wanted) {
+      this.warming += 1;
+      void this.openWarmStream().finally(() => {
+        this.warming -= 1;
+      });
+    }
+  }
+
+  private async openWarmStream(): Promise<void> {
+    try {
+      const grant = await this.options.control.request('connect', { relay: this.options.via });
+      const raw = await dialSplice(this.options.controller, String(grant.splice), 'inlet', String(grant.secret), true);
+      const { socket } = await openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream');
+      if (this.stopped || !this.session) {
+        socket.destroy();
+        return;
+      }
+      // Idle, a warm stream keeps reading so that its end is noticed at once; its outlet sends nothing
+      // before the open line, so anything that arrives means it is broken.
+      const drop = () => {
+        const index = this.warm.indexOf(socket);
+        if (index >= 0) this.warm.splice(index, 1);
+        socket.destroy();
+      };
+      socket.on('data', drop);
+      socket.once('end', drop);
+      socket.once('close', drop);
+      socket.on('error', () => socket.destroy());
+      this.idleHandlers.set(socket, drop);
+      this.warm.push(socket);
+    } catch (error) {
+      this.options.logger.debug(`inlet: no warm stream: ${(error as Error).message}`);
+    }
+  }
+
+  /** A warm stream that is still open, or undefined. */
+  private takeWarmStream(): TLSSocket | undefined {
+    for (let socket = this.warm.shift(); socket; socket = this.warm.shift()) {
+      const drop = this.idleHandlers.get(socket);
+      this.idleHandlers.delete(socket);
+      if (drop) {
+        socket.off('data', drop);
+        socket.off('end', drop);
+        socket.off('close', drop);
+      }
+      if (!socket.destroyed && socket.readable && socket.writable) {
+        socket.pause();
+        this.warmUpSoon();
+        return socket;
+      }
+    }
+    this.warmUpSoon();
+    return undefined;
+  }
+
+  /**
+   * Replaces a warm stream a little later: its handshake costs both nodes CPU, which the connection
+   * that just took one should not wait behind.
+   */
+  private warmUpSoon(): void {
+    if (this.refill) return;
+    this.refill = setTimeout(() => {
+      this.refill = undefined;
+      this.warmUp();
+    }, warmRefillDelayMs);
   }
 
   private later(): void {
@@ -192,6 +285,21 @@ export class Inlet {
     socket.once('close', () => this.clients.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.pause();
+    const warm = this.takeWarmStream();
+    if (warm) {
+      this.connections.total += 1;
+      this.connections.active += 1;
+      metrics.connections.inc({ part: 'inlet' });
+      this.streaming.add(warm);
+      // The outlet dials its target on this line; the client's first bytes may follow at once.
+      warm.write('{"open":true}\n');
+      await joinSockets(socket, warm);
+      this.streaming.delete(warm);
+      this.connections.active -= 1;
+      metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);
+      metrics.bytes.inc({ part: 'inlet', direction: 'to_client' }, socket.bytesWritten);
+      return;
+    }
     const session = await this.waitForSession(this.options.clientWaitMs ?? 3000);
     if (!session || socket.destroyed) {
       this.refuse(socket, 'no session to the outlet');

@@ -34,6 +34,8 @@ export interface NodeOptions {
   readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
   /** Backoff bounds for reconnecting. @default 100 ms to 2 s */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session). @default 2 */
+  readonly warmStreams?: number;
 }
 
 export interface RunningNode {
@@ -132,7 +134,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     : undefined;
   const inletConfig = config['tcp-inlet'];
   const inlet =
-    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, backoff: newBackoff() }) : undefined;
+    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
 
   const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
   prepared.setShow(() => ({

@@ -8,9 +8,10 @@ import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import { parseHostPort, type HostPort } from '../shared/address.ts';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { acceptOutletSession, createSessionServer, PeerRefused } from '../wire/e2e-session.ts';
+import { acceptOutletChannel, adoptOutletSession, createSessionServer, PeerRefused, type Channel } from '../wire/e2e-session.ts';
+import { readOneJsonLine } from '../wire/json-lines.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { joinSocketAndStream, keepAlive } from '../wire/tunnel-streams.ts';
+import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
 
 export interface OutletOptions extends PartContext {
@@ -27,6 +28,8 @@ export class Outlet {
   private readonly target: HostPort;
   private readonly sessions = new Set<{ close(): void; destroy(): void }>();
   private readonly sockets = new Set<Socket>();
+  /** Warm streams by the inlet node they came from: closed with it when its session's heartbeat is lost. */
+  private readonly streamsByPeer = new Map<string, Set<Socket>>();
   private connections = { total: 0, active: 0, failed: 0 };
   private lastRefusal = { message: '', at: 0 };
 
@@ -85,12 +88,20 @@ export class Outlet {
   private async answerDial(splice: string, secret: string): Promise<void> {
     const { logger, metrics } = this.options;
     try {
-      const raw = await dialSplice(this.options.controller, splice, 'outlet', secret);
-      const { session, peer } = await acceptOutletSession(raw, this.options.credentials(), this.options.allow, this.server);
+      const raw = await dialSplice(this.options.controller, splice, 'outlet', secret, true);
+      const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
+      if (channel.mode === 'stream') {
+        void this.serveStream(channel);
+        return;
+      }
+      const { session, peer } = await adoptOutletSession(channel, this.server);
       this.sessions.add(session);
       metrics.sessions.inc({ part: 'outlet' });
       logger.debug(`outlet: session from inlet ${peer?.nodeId ?? '?'}`);
-      if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs);
+      const closePeerStreams = () => {
+        for (const socket of this.streamsByPeer.get(peer?.nodeId ?? '') ?? []) socket.destroy(new Error('the inlet stopped answering'));
+      };
+      if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
       session.once('close', () => {
         this.sessions.delete(session);
         metrics.sessions.dec({ part: 'outlet' });
@@ -99,6 +110,56 @@ export class Outlet {
       if (error instanceof PeerRefused) this.logRefusal(error.message);
       else logger.debug(`outlet: session failed: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * A warm stream waits for its client: one line opens it, then the target is dialled and the bytes
+   * flow as they are. Bytes the client sent meanwhile wait in the TLS socket.
+   */
+  private async serveStream(channel: Channel): Promise<void> {
+    const { socket, peer } = channel;
+    const key = peer?.nodeId ?? '';
+    const streams = this.streamsByPeer.get(key) ?? new Set<Socket>();
+    this.streamsByPeer.set(key, streams);
+    streams.add(socket);
+    socket.once('close', () => {
+      streams.delete(socket);
+      if (streams.size === 0) this.streamsByPeer.delete(key);
+    });
+    let opened = false;
+    socket.once('end', () => {
+      // The inlet gave up a warm stream it never used.
+      if (!opened) socket.destroy();
+    });
+    try {
+      const open = (await readOneJsonLine(socket, 0)) as { open?: unknown };
+      if (open?.open !== true) throw new Error('not an open request');
+      opened = true;
+    } catch {
+      socket.destroy();
+      return;
+    }
+    const { metrics } = this.options;
+    const options = { host: this.target.host.replace(/^\[|\]$/g, ''), port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark };
+    const target = connectTcp(options as NetConnectOpts);
+    this.sockets.add(target);
+    target.once('close', () => this.sockets.delete(target));
+    target.once('error', (error: NodeJS.ErrnoException) => {
+      if (!target.connecting) return;
+      this.connections.failed += 1;
+      this.options.logger.warn(`outlet: cannot reach ${this.options.to} (${error.code ?? error.message})`);
+      socket.destroy();
+    });
+    target.once('connect', () => {
+      this.connections.total += 1;
+      this.connections.active += 1;
+      metrics.connections.inc({ part: 'outlet' });
+      void joinSockets(socket, target).then(() => {
+        this.connections.active -= 1;
+        metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
+        metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
+      });
+    });
   }
 
   /** A refused inlet retries; say so when it starts and then once a minute, not at every attempt. */

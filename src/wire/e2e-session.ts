@@ -1,12 +1,13 @@
 /**
  * The end-to-end session between an inlet and an outlet, over a spliced relay connection: mutual TLS
  * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
- * other's attributes (so that a refusal is logged on both sides with what was seen), then HTTP/2 whose
- * CONNECT streams carry the client connections. The relay sees only TLS records.
+ * other's attributes (so that a refusal is logged on both sides with what was seen), then either HTTP/2
+ * whose CONNECT streams carry client connections (a session) or one client's bytes as they are (a warm
+ * stream). The relay sees only TLS records.
  */
 import { createServer as createH2Server, connect as connectH2, type ClientHttp2Session, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
-import { TLSSocket, connect as connectTls, createServer as createTlsServer } from 'node:tls';
+import { TLSSocket, connect as connectTls, createServer as createTlsServer, type ConnectionOptions } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathCipherSuites } from '../shared/socket-tuning.ts';
@@ -22,6 +23,8 @@ export interface SessionCredentials {
 
 export interface Verdict {
   readonly accept: boolean;
+  /** Set by the inlet: what the connection carries after the verdicts. */
+  readonly mode?: ChannelMode;
   /** The attributes this side saw on its peer's certificate. */
   readonly saw: readonly string[];
   /** The attribute this side requires. */
@@ -99,13 +102,21 @@ function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): 
   });
 }
 
-export interface InletSession {
-  readonly session: ClientHttp2Session;
+/**
+ * What an end-to-end connection carries, chosen by the inlet: a `session` is HTTP/2 whose CONNECT
+ * streams carry client connections (and whose pings watch the peer); a `stream` is one warm connection
+ * kept ready for one client, whose bytes then flow as they are, with no framing at all.
+ */
+export type ChannelMode = 'session' | 'stream';
+
+export interface Channel {
+  readonly socket: TLSSocket;
   readonly peer: PeerIdentity | undefined;
+  readonly mode: ChannelMode;
 }
 
-/** The inlet's side: TLS client over the spliced socket, then an HTTP/2 client. */
-export async function openInletSession(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<InletSession> {
+/** The inlet's side of the handshake and the verdicts. */
+export async function openInletChannel(raw: Socket, credentials: SessionCredentials, allow: string, mode: ChannelMode, timeoutMs = 10_000): Promise<Channel> {
   const socket = connectTls({
     socket: raw,
     key: credentials.key,
@@ -115,16 +126,30 @@ export async function openInletSession(raw: Socket, credentials: SessionCredenti
     minVersion: 'TLSv1.3',
     ciphers: dataPathCipherSuites,
     ALPNProtocols: alpn,
+    // A stream carries a client's half-close as the TLS close_notify, then keeps reading.
+    allowHalfOpen: mode === 'stream',
     // Names play no part: peers are identified by their project certificate's attributes, checked below.
     checkServerIdentity: () => undefined,
-  });
+    // allowHalfOpen is a socket option TLSSocket passes on; @types/node does not list it here.
+  } as ConnectionOptions);
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
-  await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
+  await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs);
+  return { socket, peer: certificate ? identityOf(certificate) : undefined, mode };
+}
+
+export interface InletSession {
+  readonly session: ClientHttp2Session;
+  readonly peer: PeerIdentity | undefined;
+}
+
+/** The inlet's session: TLS client over the spliced socket, then an HTTP/2 client. */
+export async function openInletSession(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<InletSession> {
+  const { socket, peer } = await openInletChannel(raw, credentials, allow, 'session', timeoutMs);
   const session = connectH2('http://portal', { createConnection: () => socket, settings: h2Settings });
   session.on('error', () => session.destroy());
   session.once('connect', () => session.setLocalWindowSize(sessionWindow));
-  return { session, peer: certificate ? identityOf(certificate) : undefined };
+  return { session, peer };
 }
 
 export interface OutletSession {
@@ -153,6 +178,7 @@ function acceptTls(raw: Socket, credentials: SessionCredentials, timeoutMs: numb
       ciphers: dataPathCipherSuites,
       ALPNProtocols: alpn,
       handshakeTimeout: timeoutMs,
+      allowHalfOpen: true,
     });
     const onClose = () => fail(new Error('the connection closed during the handshake'));
     function fail(error: Error) {
@@ -171,16 +197,23 @@ function acceptTls(raw: Socket, credentials: SessionCredentials, timeoutMs: numb
   });
 }
 
-/** The outlet's side: TLS server over the spliced socket, then hands the session to `server`. */
-export async function acceptOutletSession(raw: Socket, credentials: SessionCredentials, allow: string, server: Http2Server, timeoutMs = 10_000): Promise<OutletSession> {
+/** The outlet's side of the handshake and the verdicts; the inlet's verdict says which mode follows. */
+export async function acceptOutletChannel(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<Channel> {
   const socket = await acceptTls(raw, credentials, timeoutMs);
   const certificate = socket.getPeerX509Certificate();
-  await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
+  const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
+  return { socket, peer: certificate ? identityOf(certificate) : undefined, mode: theirs.mode === 'stream' ? 'stream' : 'session' };
+}
+
+/** Hands a `session` channel to the HTTP/2 server. */
+export async function adoptOutletSession(channel: Channel, server: Http2Server): Promise<OutletSession> {
+  // A session ends with the connection: no half-open TLS for HTTP/2.
+  channel.socket.once('end', () => channel.socket.destroy());
   const session = await new Promise<ServerHttp2Session>((resolve) => {
     server.once('session', (created: ServerHttp2Session) => resolve(created));
-    server.emit('connection', socket);
+    server.emit('connection', channel.socket);
   });
   session.on('error', () => session.destroy());
   session.setLocalWindowSize(sessionWindow);
-  return { session, peer: certificate ? identityOf(certificate) : undefined };
+  return { session, peer: channel.peer };
 }

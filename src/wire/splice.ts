@@ -9,13 +9,16 @@ import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 
 export const spliceMagic = 'PORTAL-SPLICE';
 
-export function dialSplice(relay: string, splice: string, role: 'inlet' | 'outlet', secret: string): Promise<Socket> {
+/**
+ * `halfOpen`: keep reading after the peer's FIN, for a stream whose TLS carries a client's half-close;
+ * a session's connection is not half-open, so that a relay that goes away ends it at once.
+ */
+export function dialSplice(relay: string, splice: string, role: 'inlet' | 'outlet', secret: string, halfOpen = false): Promise<Socket> {
   const parsed = parseHostPort(relay);
   if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
   return new Promise((resolve, reject) => {
-    // Not half-open: the end-to-end TLS inside has its own close, and a relay that goes away must end the session.
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-    const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, highWaterMark: dataPathHighWaterMark };
+    const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: halfOpen, highWaterMark: dataPathHighWaterMark };
     const socket = connect(options as NetConnectOpts);
     socket.once('error', reject);
     socket.once('connect', () => {

@@ -27,6 +27,29 @@ export function joinSocketAndStream(socket: Socket, stream: ClientHttp2Stream | 
   return Promise.all([socketClosed, streamClosed]).then(() => undefined);
 }
 
+/**
+ * Joins two sockets both ways for a warm stream: a half-close passes through (the other side's end),
+ * and an error on either side destroys both.
+ */
+export function joinSockets(a: Socket, b: Socket): Promise<void> {
+  a.pipe(b);
+  b.pipe(a);
+  const closed = (socket: Socket) =>
+    new Promise<void>((resolve) =>
+      socket.once('close', (hadError: boolean) => {
+        if (hadError) {
+          a.destroy();
+          b.destroy();
+        }
+        resolve();
+      }),
+    );
+  for (const socket of [a, b]) socket.on('error', () => socket.destroy());
+  // A side that closed cleanly has sent its end through the pipe; the other closes when its own peer
+  // ends. Destroying it here could drop bytes still queued for the kernel.
+  return Promise.all([closed(a), closed(b)]).then(() => undefined);
+}
+
 /** Opens a CONNECT stream; resolves once the outlet has answered 200 (its target is connected). */
 export function openTunnel(session: ClientHttp2Session, timeoutMs: number): Promise<ClientHttp2Stream> {
   return new Promise((resolve, reject) => {
@@ -58,15 +81,20 @@ export function openTunnel(session: ClientHttp2Session, timeoutMs: number): Prom
 
 /**
  * Pings the session every `intervalMs`; a ping unanswered within `timeoutMs` means the peer (or the
- * path to it) is gone, and the session is destroyed so that its streams and their sockets close.
+ * path to it) is gone: `onLost` runs (to close the peer's warm streams too) and the session is
+ * destroyed so that its streams and their sockets close.
  */
-export function keepAlive(session: Http2Session, intervalMs: number, timeoutMs: number): void {
+export function keepAlive(session: Http2Session, intervalMs: number, timeoutMs: number, onLost: () => void = () => undefined): void {
+  const lost = (error: Error) => {
+    onLost();
+    session.destroy(error);
+  };
   const timer = setInterval(() => {
     if (session.destroyed || session.closed) return;
-    const deadline = setTimeout(() => session.destroy(new Error('heartbeat lost')), timeoutMs);
+    const deadline = setTimeout(() => lost(new Error('heartbeat lost')), timeoutMs);
     const sent = session.ping((error) => {
       clearTimeout(deadline);
-      if (error) session.destroy(error);
+      if (error) lost(error);
     });
     if (!sent) clearTimeout(deadline);
   }, intervalMs);
