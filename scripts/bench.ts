@@ -19,9 +19,14 @@ const children: ChildProcess[] = [];
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const roundTrips = Number(process.env.BENCH_ROUND_TRIPS ?? 2000);
 const newConnections = Number(process.env.BENCH_CONNECTIONS ?? 300);
+const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 
+/**
+ * Starts a helper process. Without `ready` its output is discarded: this script blocks in iperf3 runs,
+ * and a pipe nobody reads would fill up and stall the writer (iperf3's server prints every second).
+ */
 function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}, ready?: RegExp): Promise<string> {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ready ? ['ignore', 'pipe', 'pipe'] : 'ignore' });
   children.push(child);
   if (!ready) return Promise.resolve('');
   const lines: string[] = [];
@@ -160,9 +165,8 @@ interface Figures {
   connectP99: number;
 }
 
-async function measure(label: string, iperfPort: number, echoPort: number): Promise<Figures> {
+async function measure(label: string, bits: number, echoPort: number): Promise<Figures> {
   process.stdout.write(`  measuring ${label}…\n`);
-  const bits = await throughput(iperfPort);
   const rtt = await pingPong(echoPort);
   const connect_ = await firstByte(echoPort);
   return {
@@ -175,9 +179,10 @@ async function measure(label: string, iperfPort: number, echoPort: number): Prom
 }
 
 async function main(): Promise<void> {
-  console.log(`Portal benchmark: ${seconds} s of iperf3, ${roundTrips} round trips of 64 bytes, ${newConnections} new connections, per path\n`);
+  console.log(`Portal benchmark: ${repeats} × ${seconds} s of iperf3 (median), ${roundTrips} round trips of 64 bytes, ${newConnections} new connections, per path\n`);
   const iperfPort = await freePort();
-  await start('iperf3', ['-s', '--forceflush', '-B', '127.0.0.1', '-p', String(iperfPort)], {}, /Server listening/);
+  await start('iperf3', ['-s', '-B', '127.0.0.1', '-p', String(iperfPort)]);
+  await listening(iperfPort);
   const echoPort = await echoServer();
 
   const [sshIperf, sshEcho] = (await startSshTunnel([iperfPort, echoPort])) as [number, number];
@@ -188,11 +193,22 @@ async function main(): Promise<void> {
   const portalIperf = await startPortal('iperf', iperfPort, controller);
   const portalEcho = await startPortal('echo', echoPort, controller);
 
+  // Throughput on this shared machine drifts from minute to minute: the paths take turns, and each
+  // gets the median of its runs.
+  const runs: Record<'direct' | 'ssh' | 'portal', number[]> = { direct: [], ssh: [], portal: [] };
+  for (let round = 1; round <= repeats; round += 1) {
+    process.stdout.write(`  iperf3 round ${round} of ${repeats}…\n`);
+    runs.direct.push(await throughput(iperfPort));
+    runs.ssh.push(await throughput(sshIperf));
+    runs.portal.push(await throughput(portalIperf));
+  }
   const results = {
-    direct: await measure('direct', iperfPort, echoPort),
-    'ssh -L': await measure('ssh -L (aes128-gcm)', sshIperf, sshEcho),
-    portal: await measure('portal (inlet → relay → outlet)', portalIperf, portalEcho),
+    direct: await measure('direct', percentile(runs.direct, 50), echoPort),
+    'ssh -L': await measure('ssh -L (aes128-gcm)', percentile(runs.ssh, 50), sshEcho),
+    portal: await measure('portal (inlet → relay → outlet)', percentile(runs.portal, 50), portalEcho),
   };
+  const gbps = (values: number[]) => values.map((bits) => (bits / 1e9).toFixed(2)).join(', ');
+  console.log(`\niperf3 runs (Gbit/s): direct ${gbps(runs.direct)}; ssh -L ${gbps(runs.ssh)}; portal ${gbps(runs.portal)}`);
 
   const row = (name: string, f: Figures) =>
     `${name.padEnd(8)} ${f.throughputGbps.toFixed(2).padStart(8)} Gbit/s   rtt p50 ${f.rttP50.toFixed(0).padStart(5)} µs  p99 ${f.rttP99.toFixed(0).padStart(6)} µs   new conn p50 ${f.connectP50.toFixed(2).padStart(6)} ms  p99 ${f.connectP99.toFixed(2).padStart(6)} ms`;
