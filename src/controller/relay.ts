@@ -133,12 +133,16 @@ export class Relay {
       [b, a],
     ] as const) {
       from.setNoDelay(true);
+      // A node that loses power sends no FIN: keepalive finds the dead connection.
+      from.setKeepAlive(true, 30_000);
       this.active.add(from);
       from.pipe(to);
       from.on('error', () => to.destroy());
-      from.once('close', () => {
+      // A clean close has sent its end through the pipe already; destroying the other side could drop
+      // bytes still queued for it.
+      from.once('close', (hadError: boolean) => {
         this.active.delete(from);
-        to.destroy();
+        if (hadError) to.destroy();
       });
     }
   }

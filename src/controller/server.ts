@@ -98,14 +98,20 @@ export class ControllerServer {
     socket.once('end', () => socket.destroy());
     socket.once('close', () => raw.destroy());
     socket.once('secure', async () => {
-      raw.setTimeout(0);
       const peer = await this.options.service.verifyPeer(socket.getPeerX509Certificate()).catch(() => undefined);
+      // A member may hold its channel open indefinitely; an anonymous peer only as long as a hello.
+      if (peer) raw.setTimeout(0);
       const withdrawals: (() => void)[] = [];
       socket.once('close', () => withdrawals.forEach((withdraw) => withdraw()));
       readJsonLines(
         socket,
         (message) => {
-          void this.answer(socket, peer, message as Request, withdrawals);
+          if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+            socket.destroy();
+            return false;
+          }
+          this.answer(socket, peer, message as Request, withdrawals).catch(() => socket.destroy());
+          return true;
         },
         () => socket.destroy(),
       );
@@ -114,6 +120,7 @@ export class ControllerServer {
 
   private async answer(socket: TLSSocket, peer: PeerIdentity | undefined, request: Request, withdrawals: (() => void)[]): Promise<void> {
     const id = typeof request.id === 'number' ? request.id : null;
+    const op = typeof request.op === 'string' ? request.op.slice(0, 40) : '?';
     try {
       const result = await this.handle(socket, peer, request, withdrawals);
       if (!socket.destroyed) writeJsonLine(socket, { id, ok: true, ...result });
@@ -122,7 +129,7 @@ export class ControllerServer {
       if (error instanceof PortalError) {
         writeJsonLine(socket, { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode });
       } else {
-        this.options.log?.(`controller: internal error on ${String(request.op)}: ${(error as Error).message}`);
+        this.options.log?.(`controller: internal error on ${op}: ${(error as Error).message}`);
         writeJsonLine(socket, { id, ok: false, code: 'INTERNAL', message: 'the controller failed to answer', hint: 'see the controller log', exit: 1 });
       }
     }
@@ -163,7 +170,7 @@ export class ControllerServer {
       case 'connect':
         return this.relay.connect(member(peer), text('relay'));
       default:
-        throw new UnknownOperation(String(request.op));
+        throw new UnknownOperation(typeof request.op === 'string' ? request.op.slice(0, 40) : '?');
     }
   }
 }

@@ -87,6 +87,9 @@ export class ControllerService {
 
   async adminEnroll(code: string, request: string, projectName: string | undefined, now = Date.now()): Promise<Enrollment> {
     await this.checkRequest(request);
+    // Refuse a wrong code before spending a key generation on it (the transaction below decides).
+    const known = await this.store.selectFrom('admin_codes').select('code_hash').where('code_hash', '=', hash(code)).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+    if (!known) throw invalidAdminCode();
     const projectId = newId('p');
     const authority = await createAuthority(projectId, new Date(now));
     const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false };
@@ -98,11 +101,7 @@ export class ControllerService {
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
         .executeTakeFirst();
-      if (used.numUpdatedRows === 0n) {
-        throw new InputError('ADMIN_CODE_INVALID', 'the admin code is unknown, used already or expired', {
-          hint: 'restart portal controller start for a fresh code, or ask its operator',
-        });
-      }
+      if (used.numUpdatedRows === 0n) throw invalidAdminCode();
       await trx
         .insertInto('projects')
         .values({
@@ -289,6 +288,12 @@ export class ControllerService {
       throw new InputError('NOT_ADMIN', 'only the project administrator may do this', { hint: 'run the command where portal enroll was run' });
     }
   }
+}
+
+function invalidAdminCode(): InputError {
+  return new InputError('ADMIN_CODE_INVALID', 'the admin code is unknown, used already or expired', {
+    hint: 'restart portal controller start for a fresh code, or ask its operator',
+  });
 }
 
 function badFlag(flag: string, expected: string): InputError {

@@ -6,6 +6,7 @@
  * streams), and re-opened with backoff when it drops; meanwhile the inlet keeps listening and refuses
  * clients cleanly once a short wait for a session runs out.
  */
+import { constants } from 'node:http2';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
@@ -214,6 +215,7 @@ export class Inlet {
       const drop = () => {
         const index = this.warm.indexOf(socket);
         if (index >= 0) this.warm.splice(index, 1);
+        this.idleHandlers.delete(socket);
         socket.destroy();
       };
       socket.on('data', drop);
@@ -310,6 +312,11 @@ export class Inlet {
       stream = await openTunnel(session.session, 10_000);
     } catch (error) {
       this.refuse(socket, (error as Error).message);
+      return;
+    }
+    if (socket.destroyed) {
+      // The client left while the outlet was connecting.
+      stream.close(constants.NGHTTP2_CANCEL);
       return;
     }
     this.connections.total += 1;

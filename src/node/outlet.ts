@@ -144,6 +144,10 @@ export class Outlet {
     const target = connectTcp(options as NetConnectOpts);
     this.sockets.add(target);
     target.once('close', () => this.sockets.delete(target));
+    // The inlet gave up while the target was still connecting.
+    socket.once('close', () => {
+      if (target.connecting) target.destroy();
+    });
     target.once('error', (error: NodeJS.ErrnoException) => {
       if (!target.connecting) return;
       this.connections.failed += 1;
@@ -171,6 +175,8 @@ export class Outlet {
   }
 
   private onStream(stream: ServerHttp2Stream, method: string | undefined): void {
+    // A reset or a destroyed session emits 'error' on the stream; it must not take the node down.
+    stream.on('error', () => stream.destroy());
     if (method !== 'CONNECT') {
       stream.respond({ ':status': 405 }, { endStream: true });
       return;

@@ -63,7 +63,14 @@ function judge(peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>,
 async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
   // The write must have completed before HTTP/2 adopts the socket: HTTP/2 takes over its write queue.
   const written = new Promise<void>((resolve) => socket.write(`${JSON.stringify(ours)}\n`, () => resolve()));
-  const [theirs] = (await Promise.all([readOneJsonLine(socket, timeoutMs), written])) as [Verdict, void];
+  let theirs: Verdict;
+  try {
+    [theirs] = (await Promise.all([readOneJsonLine(socket, timeoutMs), written])) as [Verdict, void];
+  } catch (error) {
+    // A peer that completes TLS and then says nothing (or garbage) must not keep the splice open.
+    socket.destroy();
+    throw new SessionFailed(`no verdict from the peer: ${(error as Error).message}`, error);
+  }
   if (!ours.accept) {
     socket.destroy();
     throw new PeerRefused(`peer attribute not allowed: saw ${describe(ours.saw)}, allow is "${ours.want}"`, { ours, theirs });

@@ -105,3 +105,29 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     assert.equal((await roundTrip(port, Buffer.from('still working'))).toString(), 'still working');
   });
 });
+
+describe('end to end: a controller facing hostile JSON', function () {
+  this.timeout(30_000);
+
+  it('closes a connection that sends a non-object or an odd op, and keeps serving', async () => {
+    const project = await startProject();
+    try {
+      const [host, controllerPort] = project.controller.listening.split(':') as [string, string];
+      const { connect: connectTls } = await import('node:tls');
+      for (const line of ['null', '[]', '"text"', '{"op":{"toString":1}}', '{"id":{},"op":[1]}']) {
+        await new Promise<void>((resolve) => {
+          const socket = connectTls({ host, port: Number(controllerPort), rejectUnauthorized: false }, () => socket.write(`${line}\n`));
+          // Either an error answer or a closed connection; never a dead controller.
+          socket.on('data', () => socket.destroy());
+          socket.on('error', () => resolve());
+          socket.once('close', () => resolve());
+          socket.setTimeout(3000, () => socket.destroy());
+        });
+      }
+      assert.equal(project.controller.process.child.exitCode, null, 'the controller is still running');
+      assert.match(await project.ticket(['--attribute', 'after-garbage']), /^pt1\./);
+    } finally {
+      await project.close();
+    }
+  });
+});
