@@ -93,7 +93,7 @@ export function checkTemplate(template: Template): string[] {
       report(`${path}.Type`, `unknown resource type ${String(resource.Type)}`);
       continue;
     }
-    checkProperties(resource.Type as string, typeSpec, resource.Properties ?? {}, `${path}.Properties`, report, references);
+    checkProperties({ resourceType: resource.Type as string, report, references }, typeSpec, resource.Properties ?? {}, `${path}.Properties`);
   }
 
   for (const [id, output] of Object.entries(template.Outputs ?? {})) {
@@ -168,14 +168,15 @@ function isIntrinsic(value: unknown): boolean {
   return keys.length === 1 && (keys[0] === 'Ref' || (keys[0] as string).startsWith('Fn::'));
 }
 
-function checkProperties(
-  resourceType: string,
-  typeSpec: TypeSpec,
-  properties: Record<string, unknown>,
-  path: string,
-  report: (path: string, message: string) => void,
-  references: ReferenceCheck,
-): void {
+/** What every check within one resource needs: its type, where problems go, and the reference check. */
+interface ResourceCheck {
+  readonly resourceType: string;
+  readonly report: (path: string, message: string) => void;
+  readonly references: ReferenceCheck;
+}
+
+function checkProperties(check: ResourceCheck, typeSpec: TypeSpec, properties: Record<string, unknown>, path: string): void {
+  const { resourceType, report } = check;
   const specs = typeSpec.Properties ?? {};
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.Required && !(name in properties)) report(path, `missing required property ${name}`);
@@ -186,18 +187,12 @@ function checkProperties(
       report(`${path}.${name}`, `unknown property of ${resourceType}`);
       continue;
     }
-    checkValue(resourceType, spec, value, `${path}.${name}`, report, references);
+    checkValue(check, spec, value, `${path}.${name}`);
   }
 }
 
-function checkValue(
-  resourceType: string,
-  spec: PropertySpec,
-  value: unknown,
-  path: string,
-  report: (path: string, message: string) => void,
-  references: ReferenceCheck,
-): void {
+function checkValue(check: ResourceCheck, spec: PropertySpec, value: unknown, path: string): void {
+  const { report, references } = check;
   if (references.intrinsic(value, path)) return;
   if (spec.PrimitiveType) {
     checkPrimitive(spec.PrimitiveType, value, path, report);
@@ -215,22 +210,16 @@ function checkValue(
       if (spec.PrimitiveItemType) {
         if (!references.intrinsic(item, itemPath)) checkPrimitive(spec.PrimitiveItemType, item, itemPath, report);
       } else if (spec.ItemType) {
-        checkNested(resourceType, spec.ItemType, item, itemPath, report, references);
+        checkNested(check, spec.ItemType, item, itemPath);
       }
     });
     return;
   }
-  if (spec.Type) checkNested(resourceType, spec.Type, value, path, report, references);
+  if (spec.Type) checkNested(check, spec.Type, value, path);
 }
 
-function checkNested(
-  resourceType: string,
-  typeName: string,
-  value: unknown,
-  path: string,
-  report: (path: string, message: string) => void,
-  references: ReferenceCheck,
-): void {
+function checkNested(check: ResourceCheck, typeName: string, value: unknown, path: string): void {
+  const { resourceType, report, references } = check;
   if (references.intrinsic(value, path)) return;
   const nested = specification.PropertyTypes[`${resourceType}.${typeName}`] ?? specification.PropertyTypes[typeName];
   if (!nested) {
@@ -241,7 +230,7 @@ function checkNested(
     report(path, `expected a ${typeName} object`);
     return;
   }
-  checkProperties(resourceType, nested, value, path, report, references);
+  checkProperties(check, nested, value, path);
 }
 
 function checkPrimitive(type: string, value: unknown, path: string, report: (path: string, message: string) => void): void {
