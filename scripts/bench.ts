@@ -24,9 +24,13 @@ const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 /**
  * Starts a helper process. Without `ready` its output is discarded: this script blocks in iperf3 runs,
  * and a pipe nobody reads would fill up and stall the writer (iperf3's server prints every second).
+ *
+ * Each helper gets a session of its own, as a service would: with the kernel's autogroup scheduling
+ * (on by default), processes that share a session share one CPU slice, so helpers left in this
+ * script's session would be starved beside the embedded controller, which detaches.
  */
 function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}, ready?: RegExp): Promise<string> {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ready ? ['ignore', 'pipe', 'pipe'] : 'ignore' });
+  const child = spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ready ? ['ignore', 'pipe', 'pipe'] : 'ignore' });
   children.push(child);
   if (!ready) return Promise.resolve('');
   const lines: string[] = [];

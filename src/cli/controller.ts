@@ -6,6 +6,7 @@ import { startController } from '../controller/controller.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
+import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
 import { portalHome } from './home.ts';
 
@@ -41,6 +42,7 @@ export function registerController(program: Command): void {
 }
 
 async function runController(options: ControllerStartOptions): Promise<void> {
+  tuneGarbageCollectionForThroughput();
   const listen = parseHostPort(options.listen, true);
   if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4000, for example' });
   if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {

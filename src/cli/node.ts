@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
@@ -50,6 +51,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   if (!options.foreground) {
     throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', { hint: 'add --foreground, and use a service manager or a container to keep it running' });
   }
+  tuneGarbageCollectionForThroughput();
   const { config, ticket } = await loadConfiguration(options);
   const logger = loggerFromEnvironment(process.env);
   const heartbeat = heartbeatFromEnvironment(process.env);

@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
+import { pump } from '../wire/pump.ts';
 
 export interface DialEvent {
   readonly event: 'dial';
@@ -136,7 +137,7 @@ export class Relay {
       // A node that loses power sends no FIN: keepalive finds the dead connection.
       from.setKeepAlive(true, 30_000);
       this.active.add(from);
-      from.pipe(to);
+      pump(from, to);
       from.on('error', () => to.destroy());
       // A clean close has sent its end through the pipe already; destroying the other side could drop
       // bytes still queued for it.

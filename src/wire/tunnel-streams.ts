@@ -5,14 +5,15 @@
  */
 import { constants, type ClientHttp2Session, type ClientHttp2Stream, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
+import { pump } from './pump.ts';
 
 const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = constants;
 
 /** Joins a local socket and a stream both ways; resolves when both are closed. */
 export function joinSocketAndStream(socket: Socket, stream: ClientHttp2Stream | ServerHttp2Stream): Promise<void> {
   socket.setNoDelay(true);
-  socket.pipe(stream);
-  stream.pipe(socket);
+  pump(socket, stream);
+  pump(stream, socket);
   socket.on('error', () => socket.destroy());
   stream.on('error', () => stream.destroy());
   const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -32,8 +33,8 @@ export function joinSocketAndStream(socket: Socket, stream: ClientHttp2Stream | 
  * and an error on either side destroys both.
  */
 export function joinSockets(a: Socket, b: Socket): Promise<void> {
-  a.pipe(b);
-  b.pipe(a);
+  pump(a, b);
+  pump(b, a);
   const closed = (socket: Socket) =>
     new Promise<void>((resolve) =>
       socket.once('close', (hadError: boolean) => {
