@@ -6,7 +6,6 @@
  * streams), and re-opened with backoff when it drops; meanwhile the inlet keeps listening and refuses
  * clients cleanly once a short wait for a session runs out.
  */
-import { constants } from 'node:http2';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
@@ -18,8 +17,8 @@ import { joinSocketAndStream, joinSockets, keepAlive, openTunnel } from '../wire
 import { Backoff } from './backoff.ts';
 import type { PartContext, PartStatus } from './part.ts';
 
-/** How long after a warm stream is taken its replacement starts (see warmUpSoon). */
-const warmRefillDelayMs = 50;
+/** How long the inlet must go without a new client before used warm streams are replaced (see warmUpSoon). */
+const warmRefillQuietMs = 50;
 
 export interface InletOptions extends PartContext {
   readonly from: string;
@@ -250,15 +249,16 @@ export class Inlet {
   }
 
   /**
-   * Replaces a warm stream a little later: its handshake costs both nodes CPU, which the connection
-   * that just took one should not wait behind.
+   * Replaces used warm streams once new clients pause. A handshake costs both nodes and the relay CPU
+   * that the clients of a burst should not queue behind; they ride the session meanwhile, which costs
+   * no handshake, and the warm streams are ready again for the first clients after the burst.
    */
   private warmUpSoon(): void {
-    if (this.refill) return;
+    clearTimeout(this.refill);
     this.refill = setTimeout(() => {
       this.refill = undefined;
       this.warmUp();
-    }, warmRefillDelayMs);
+    }, warmRefillQuietMs);
   }
 
   private later(): void {
@@ -307,23 +307,20 @@ export class Inlet {
       this.refuse(socket, 'no session to the outlet');
       return;
     }
-    let stream;
+    const { stream, answered } = openTunnel(session.session, 10_000);
+    const joined = joinSocketAndStream(socket, stream);
     try {
-      stream = await openTunnel(session.session, 10_000);
+      await answered;
     } catch (error) {
-      this.refuse(socket, (error as Error).message);
-      return;
-    }
-    if (socket.destroyed) {
-      // The client left while the outlet was connecting.
-      stream.close(constants.NGHTTP2_CANCEL);
+      // A client that left first is no refusal: its close cancelled the stream.
+      if (!socket.destroyed) this.refuse(socket, (error as Error).message);
       return;
     }
     this.connections.total += 1;
     this.connections.active += 1;
     metrics.connections.inc({ part: 'inlet' });
     logger.debug(`inlet: client ${socket.remoteAddress}:${socket.remotePort} connected`);
-    await joinSocketAndStream(socket, stream);
+    await joined;
     this.connections.active -= 1;
     metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);
     metrics.bytes.inc({ part: 'inlet', direction: 'to_client' }, socket.bytesWritten);

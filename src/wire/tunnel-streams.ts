@@ -51,33 +51,46 @@ export function joinSockets(a: Socket, b: Socket): Promise<void> {
   return Promise.all([closed(a), closed(b)]).then(() => undefined);
 }
 
-/** Opens a CONNECT stream; resolves once the outlet has answered 200 (its target is connected). */
-export function openTunnel(session: ClientHttp2Session, timeoutMs: number): Promise<ClientHttp2Stream> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'CONNECT', ':authority': 'portal.target:1' }, { endStream: false });
+export interface Tunnel {
+  readonly stream: ClientHttp2Stream;
+  /** Settles with the outlet's answer: resolved on 200 (its target is connected), rejected otherwise. */
+  readonly answered: Promise<void>;
+}
+
+/**
+ * Opens a CONNECT stream and hands it over at once, before the outlet answers, so that a client's first
+ * bytes travel right behind the request instead of a round trip later; the outlet holds them until its
+ * target is connected. A refusal (or no answer within `timeoutMs`) rejects `answered` and cancels the
+ * stream.
+ */
+export function openTunnel(session: ClientHttp2Session, timeoutMs: number): Tunnel {
+  const stream = session.request({ ':method': 'CONNECT', ':authority': 'portal.target:1' }, { endStream: false });
+  const answered = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`the outlet did not answer within ${timeoutMs} ms`)), timeoutMs);
     const onClose = () => fail(new Error(`the outlet closed the stream (${stream.rstCode})`));
-    function fail(error: Error) {
+    function settle() {
       clearTimeout(timer);
       stream.off('error', fail);
       stream.off('close', onClose);
+    }
+    function fail(error: Error) {
+      settle();
       if (!stream.closed) stream.close(NGHTTP2_CANCEL);
       reject(error);
     }
     stream.on('error', fail);
     stream.once('close', onClose);
     stream.once('response', (headers) => {
-      clearTimeout(timer);
-      stream.off('error', fail);
-      stream.off('close', onClose);
       const status = Number(headers[':status']);
-      if (status === 200) resolve(stream);
-      else {
-        stream.close(NGHTTP2_CANCEL);
-        reject(new Error(status === 502 ? 'the outlet cannot reach its target' : `the outlet answered ${status}`));
+      if (status === 200) {
+        settle();
+        resolve();
+      } else {
+        fail(new Error(status === 502 ? 'the outlet cannot reach its target' : `the outlet answered ${status}`));
       }
     });
   });
+  return { stream, answered };
 }
 
 /**

@@ -39,12 +39,12 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     await world.close();
   });
 
-  async function pair(names: { outlet: string; inlet: string; inletAllow?: string; outletAllow?: string }) {
+  async function pair(names: { outlet: string; inlet: string; inletAllow?: string; outletAllow?: string; targetPort?: number }) {
     const outlet = await startNode({
       home: join(world.dir, names.outlet),
       ticket: await world.ticket({ attribute: names.outlet, relay: names.outlet }),
       logger: quiet,
-      config: { 'http-server-port': 0, relay: names.outlet, 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: names.outletAllow ?? names.inlet } },
+      config: { 'http-server-port': 0, relay: names.outlet, 'tcp-outlet': { to: `127.0.0.1:${names.targetPort ?? echo.port}`, allow: names.outletAllow ?? names.inlet } },
     });
     nodes.push(outlet);
     const inlet = await startNode({
@@ -65,6 +65,23 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     assert.ok(answer.equals(payload), `echoed ${answer.length} of ${payload.length} bytes`);
     const many = await Promise.all(Array.from({ length: 10 }, (_, i) => roundTrip(port, Buffer.from(`client ${i}`))));
     assert.deepEqual(many.map(String), Array.from({ length: 10 }, (_, i) => `client ${i}`));
+  });
+
+  it('closes clients whose target the outlet cannot reach, by warm stream and by session alike', async () => {
+    const { createServer } = await import('node:net');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { port, outlet } = await pair({ outlet: 'dead-end-outlet', inlet: 'dead-end-inlet', targetPort: deadPort });
+    // Four at once: two take the warm streams, the others ride the session.
+    const refusals = await Promise.all(Array.from({ length: 4 }, () => expectRefusal(port)));
+    assert.deepEqual(
+      refusals.map((refusal) => refusal.bytes),
+      [0, 0, 0, 0],
+    );
+    const show = (await showOf(outlet)) as unknown as { outlets: { connections_failed: number }[] };
+    assert.equal(show.outlets[0]?.connections_failed, 4);
   });
 
   it('gives no byte of the target to an inlet whose attribute the outlet does not allow', async () => {
