@@ -20,6 +20,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const roundTrips = Number(process.env.BENCH_ROUND_TRIPS ?? 2000);
 const newConnections = Number(process.env.BENCH_CONNECTIONS ?? 300);
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
+const warmUpRoundTrips = 500;
+const warmUpConnections = 300;
 
 /**
  * Starts a helper process. Without `ready` its output is discarded: this script blocks in iperf3 runs,
@@ -90,12 +92,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-async function pingPong(port: number): Promise<number[]> {
+async function pingPong(port: number, count = roundTrips): Promise<number[]> {
   const socket = connect({ host: '127.0.0.1', port, noDelay: true });
   await once(socket, 'connect');
   const message = Buffer.alloc(64, 7);
   const times: number[] = [];
-  for (let i = 0; i < roundTrips; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const started = process.hrtime.bigint();
     socket.write(message);
     let received = 0;
@@ -106,9 +108,9 @@ async function pingPong(port: number): Promise<number[]> {
   return times;
 }
 
-async function firstByte(port: number): Promise<number[]> {
+async function firstByte(port: number, count = newConnections): Promise<number[]> {
   const times: number[] = [];
-  for (let i = 0; i < newConnections; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const started = process.hrtime.bigint();
     const socket: Socket = connect({ host: '127.0.0.1', port, noDelay: true });
     await once(socket, 'connect');
@@ -171,6 +173,10 @@ interface Figures {
 
 async function measure(label: string, bits: number, echoPort: number): Promise<Figures> {
   process.stdout.write(`  measuring ${label}…\n`);
+  // Every path warms up first, unmeasured: the first few hundred connections through a Node process
+  // run code that is still being compiled, which is start-up cost, not the steady state.
+  await pingPong(echoPort, warmUpRoundTrips);
+  await firstByte(echoPort, warmUpConnections);
   const rtt = await pingPong(echoPort);
   const connect_ = await firstByte(echoPort);
   return {
@@ -183,7 +189,7 @@ async function measure(label: string, bits: number, echoPort: number): Promise<F
 }
 
 async function main(): Promise<void> {
-  console.log(`Portal benchmark: ${repeats} × ${seconds} s of iperf3 (median), ${roundTrips} round trips of 64 bytes, ${newConnections} new connections, per path\n`);
+  console.log(`Portal benchmark: ${repeats} × ${seconds} s of iperf3 (median), ${roundTrips} round trips of 64 bytes, ${newConnections} new connections, per path, after a warm-up of ${warmUpRoundTrips} and ${warmUpConnections}\n`);
   const iperfPort = await freePort();
   await start('iperf3', ['-s', '-B', '127.0.0.1', '-p', String(iperfPort)]);
   await listening(iperfPort);
