@@ -271,8 +271,15 @@ export class ControllerService {
 
   private async certify(identity: PeerIdentity, request: string, now: number): Promise<Enrollment> {
     const authority = await this.authorityOf(identity.projectId);
-    const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: this.settings.credentialLifetimeMs, now: new Date(now) });
+    // A --tls inlet serves <label>.<project>.<domain> with its own key: the same request, one more name.
+    const dnsNames = identity.tls ? [`*.${identity.projectId}.${await this.networkDomainOf(identity.projectId)}`] : [];
+    const certificate = await issueCertificate({ authority, request, identity, dnsNames, lifetimeMs: this.settings.credentialLifetimeMs, now: new Date(now) });
     return { identity, certificate, authority: authority.certificate, networkDomain: this.settings.networkDomain };
+  }
+
+  private async networkDomainOf(projectId: string): Promise<string> {
+    const row = await this.store.selectFrom('projects').select('network_domain').where('id', '=', projectId).executeTakeFirst();
+    return row?.network_domain ?? this.settings.networkDomain;
   }
 
   private async checkRequest(request: string): Promise<void> {

@@ -15,6 +15,7 @@ import { PeerRefused, openInletChannel, openInletSession, type InletSession } fr
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, joinSockets, keepAlive, openTunnel } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
+import { ClientTls } from './client-tls.ts';
 import type { PartContext, PartStatus } from './part.ts';
 
 /** How long the inlet must go without a new client before used warm streams are replaced (see warmUpSoon). */
@@ -31,6 +32,8 @@ export interface InletOptions extends PartContext {
   readonly listener: Server;
   /** Warm streams kept ready for new clients (0: every client rides the session). @default 2 */
   readonly warmStreams?: number;
+  /** Serve TLS to clients with the node's project-signed server certificate. */
+  readonly tls?: boolean;
 }
 
 /** Listens on `from`; a taken address is a clear error. */
@@ -72,11 +75,13 @@ export class Inlet {
   private readonly idleHandlers = new Map<TLSSocket, () => void>();
   private refill: NodeJS.Timeout | undefined;
   private bound: AddressInfo | undefined;
+  private readonly clientTls: ClientTls | undefined;
 
   constructor(private readonly options: InletOptions) {
     this.backoff = options.backoff ?? new Backoff();
     this.server = options.listener;
-    this.server.on('connection', (socket: Socket) => void this.onClient(socket));
+    this.clientTls = options.tls ? new ClientTls(options.credentials) : undefined;
+    this.server.on('connection', (socket: Socket) => void this.onConnection(socket));
   }
 
   /** Starts serving clients and keeping a session warm. */
@@ -281,11 +286,30 @@ export class Inlet {
     });
   }
 
-  private async onClient(socket: Socket): Promise<void> {
-    const { metrics, logger } = this.options;
+  private async onConnection(raw: Socket): Promise<void> {
+    this.clients.add(raw);
+    raw.once('close', () => this.clients.delete(raw));
+    raw.on('error', () => raw.destroy());
+    if (!this.clientTls) {
+      await this.onClient(raw);
+      return;
+    }
+    let socket: Socket;
+    try {
+      socket = await this.clientTls.accept(raw);
+    } catch (error) {
+      // A client that does not trust the project CA, or asks for another name, ends here; its side says why.
+      this.options.logger.debug(`inlet: TLS handshake with a client failed: ${(error as Error).message}`);
+      return;
+    }
     this.clients.add(socket);
     socket.once('close', () => this.clients.delete(socket));
     socket.on('error', () => socket.destroy());
+    await this.onClient(socket);
+  }
+
+  private async onClient(socket: Socket): Promise<void> {
+    const { metrics, logger } = this.options;
     socket.pause();
     const warm = this.takeWarmStream();
     if (warm) {

@@ -66,6 +66,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       hint: `issue the outlet ticket with --relay ${config.relay}, or set relay to the granted name`,
     });
   }
+  const tlsGranted = stored ? stored.record.tls : ticket?.grants ? ticket.grants.tls === true : undefined;
+  if (config['tcp-inlet']?.tls && tlsGranted === false) {
+    throw new InputError('TLS_NOT_GRANTED', "this inlet serves TLS (tcp-inlet.tls) but its ticket grants no TLS server certificate", {
+      hint: 'issue the inlet ticket with --tls, or remove tls from tcp-inlet',
+    });
+  }
   const inletConfig = config['tcp-inlet'];
   const listener = inletConfig ? await bindInletListener(inletConfig.from) : undefined;
   let current: StoredIdentity | undefined = stored;
@@ -130,11 +136,11 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   const part: PartContext = { control, controller: current.record.controller, credentials, logger, metrics, heartbeat };
   const outletConfig = config['tcp-outlet'];
   const outlet = outletConfig
-    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, onFatal: (error) => fail(error) })
+    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, onFatal: (error) => fail(error) })
     : undefined;
   const inletConfig = config['tcp-inlet'];
   const inlet =
-    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
+    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
 
   const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
   prepared.setShow(() => ({

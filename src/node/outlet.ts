@@ -13,11 +13,14 @@ import { readOneJsonLine } from '../wire/json-lines.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
+import { connectTargetTls } from './target-tls.ts';
 
 export interface OutletOptions extends PartContext {
   readonly relay: string;
   readonly to: string;
   readonly allow: string;
+  /** Connect to the target over TLS (SNI and verification against the system trust store). */
+  readonly tls?: boolean;
   /** Called once if the controller refuses the registration for good (a relay the ticket does not grant). */
   readonly onFatal: (error: PortalError) => void;
 }
@@ -140,30 +143,55 @@ export class Outlet {
       return;
     }
     const { metrics } = this.options;
-    const options = { host: this.target.host.replace(/^\[|\]$/g, ''), port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark };
-    const target = connectTcp(options as NetConnectOpts);
-    this.sockets.add(target);
-    target.once('close', () => this.sockets.delete(target));
+    const { target, ready } = this.dialTarget();
     // The inlet gave up while the target was still connecting.
     socket.once('close', () => {
-      if (target.connecting) target.destroy();
+      if (!ready.settled) target.destroy();
     });
-    target.once('error', (error: NodeJS.ErrnoException) => {
-      if (!target.connecting) return;
-      this.connections.failed += 1;
-      this.options.logger.warn(`outlet: cannot reach ${this.options.to} (${error.code ?? error.message})`);
-      socket.destroy();
-    });
-    target.once('connect', () => {
-      this.connections.total += 1;
-      this.connections.active += 1;
-      metrics.connections.inc({ part: 'outlet' });
-      void joinSockets(socket, target).then(() => {
-        this.connections.active -= 1;
-        metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
-        metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
+    ready.promise.then(
+      () => {
+        this.connections.total += 1;
+        this.connections.active += 1;
+        metrics.connections.inc({ part: 'outlet' });
+        void joinSockets(socket, target).then(() => {
+          this.connections.active -= 1;
+          metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
+          metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
+        });
+      },
+      () => socket.destroy(),
+    );
+  }
+
+  /**
+   * Connects to the target, over TLS when the outlet is configured so; `ready` settles once the
+   * connection (and its handshake) is complete, and a failure has been counted and logged.
+   */
+  private dialTarget(): { target: Socket; ready: { promise: Promise<void>; settled: boolean } } {
+    const host = this.target.host.replace(/^\[|\]$/g, '');
+    // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
+    const target = this.options.tls
+      ? connectTargetTls(host, this.target.port, dataPathHighWaterMark)
+      : connectTcp({ host, port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark } as NetConnectOpts);
+    this.sockets.add(target);
+    target.once('close', () => this.sockets.delete(target));
+    const ready = { settled: false, promise: Promise.resolve() };
+    ready.promise = new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        ready.settled = true;
+        this.connections.failed += 1;
+        this.options.logger.warn(`outlet: ${describeTargetFailure(this.options.to, error)}`);
+        target.destroy();
+        reject(error);
+      };
+      target.once('error', onError);
+      target.once(this.options.tls ? 'secureConnect' : 'connect', () => {
+        ready.settled = true;
+        target.off('error', onError);
+        resolve();
       });
     });
+    return { target, ready };
   }
 
   /** A refused inlet retries; say so when it starts and then once a minute, not at every attempt. */
@@ -182,32 +210,34 @@ export class Outlet {
       return;
     }
     const { metrics } = this.options;
-    // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-    const options = { host: this.target.host.replace(/^\[|\]$/g, ''), port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark };
-    const target = connectTcp(options as NetConnectOpts);
-    this.sockets.add(target);
-    const onError = (error: NodeJS.ErrnoException) => {
-      this.connections.failed += 1;
-      this.options.logger.warn(`outlet: cannot reach ${this.options.to} (${error.code ?? error.message})`);
-      if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 502 }, { endStream: true });
-      target.destroy();
-    };
-    target.once('error', onError);
-    target.once('connect', () => {
-      target.off('error', onError);
-      this.connections.total += 1;
-      this.connections.active += 1;
-      metrics.connections.inc({ part: 'outlet' });
-      stream.respond({ ':status': 200 });
-      void joinSocketAndStream(target, stream).then(() => {
-        this.connections.active -= 1;
-        metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
-        metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
-      });
-    });
-    target.once('close', () => this.sockets.delete(target));
+    const { target, ready } = this.dialTarget();
     stream.once('close', () => {
-      if (target.connecting) target.destroy();
+      if (!ready.settled) target.destroy();
     });
+    ready.promise.then(
+      () => {
+        this.connections.total += 1;
+        this.connections.active += 1;
+        metrics.connections.inc({ part: 'outlet' });
+        stream.respond({ ':status': 200 });
+        void joinSocketAndStream(target, stream).then(() => {
+          this.connections.active -= 1;
+          metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
+          metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
+        });
+      },
+      () => {
+        if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 502 }, { endStream: true });
+      },
+    );
   }
+}
+
+/** One line on why the target was not reached: for TLS, which check failed. */
+function describeTargetFailure(to: string, error: NodeJS.ErrnoException): string {
+  const code = error.code ?? '';
+  if (code.startsWith('ERR_TLS_CERT_ALTNAME') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code)) {
+    return `the TLS certificate of ${to} does not verify (${code}: ${error.message}); check the target name, or add its CA to NODE_EXTRA_CA_CERTS`;
+  }
+  return `cannot reach ${to} (${code || error.message})`;
 }

@@ -1,0 +1,46 @@
+/**
+ * TLS for the clients of a `tls: true` inlet: the handshake ends at the inlet, with the node's own key
+ * and its project-signed certificate for `*.<project>.<network domain>` (granted by a `--tls` ticket),
+ * and the decrypted bytes travel on through the end-to-end channel. The certificate changes at every
+ * renewal; each handshake uses the current one.
+ */
+import type { Socket } from 'node:net';
+import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
+import type { SessionCredentials } from '../wire/e2e-session.ts';
+
+export class ClientTls {
+  private context: { certificate: string; secure: SecureContext } | undefined;
+
+  constructor(private readonly credentials: () => SessionCredentials) {}
+
+  /** Completes the handshake with a client; rejects when it fails or takes longer than `timeoutMs`. */
+  accept(raw: Socket, timeoutMs = 10_000): Promise<TLSSocket> {
+    const socket = new TLSSocket(raw, { isServer: true, secureContext: this.secureContext(), ALPNProtocols: ['http/1.1'] });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error('the client did not finish the TLS handshake in time')), timeoutMs);
+      const onClose = () => fail(new Error('the client left during the TLS handshake'));
+      function fail(error: Error) {
+        clearTimeout(timer);
+        socket.off('close', onClose);
+        socket.destroy();
+        reject(error);
+      }
+      socket.once('error', fail);
+      socket.once('close', onClose);
+      socket.once('secure', () => {
+        clearTimeout(timer);
+        socket.off('error', fail);
+        socket.off('close', onClose);
+        resolve(socket);
+      });
+    });
+  }
+
+  private secureContext(): SecureContext {
+    const { key, certificate } = this.credentials();
+    if (this.context?.certificate !== certificate) {
+      this.context = { certificate, secure: createSecureContext({ key, cert: certificate, minVersion: 'TLSv1.2' }) };
+    }
+    return this.context.secure;
+  }
+}
