@@ -18,7 +18,7 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
-function binaries(): string {
+export function postgresBinaries(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   const found = versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
@@ -27,7 +27,7 @@ function binaries(): string {
 }
 
 export async function startPostgres(): Promise<Postgres> {
-  const bin = binaries();
+  const bin = postgresBinaries();
   const dir = await mkdtemp(join(tmpdir(), 'portal-pg-'));
   await chmod(dir, 0o755);
   const asRoot = process.getuid?.() === 0;
