@@ -132,3 +132,64 @@ describe('TLS portals (in process): an inlet that serves TLS, an outlet that dia
     assert.ok(new X509Certificate(projectCa ?? (projectOf(world)).certificate));
   });
 });
+
+describe('TLS portals (in process): renewal of the served certificate', () => {
+  it('serves a renewed certificate for the same name before the old one expires, and keeps serving', async function () {
+    this.timeout(30_000);
+    const { connect } = await import('node:tls');
+    const world = await createWorld({ credentialLifetimeMs: 4000 });
+    const targetIdentity = await createServerCertificate('localhost');
+    const target = createHttpsServer({ key: targetIdentity.privateKey, cert: targetIdentity.certificate }, (req, res) => req.pipe(res));
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const trustFile = join(world.dir, 'target-ca.pem');
+    await writeFile(trustFile, targetIdentity.certificate);
+    process.env.NODE_EXTRA_CA_CERTS = trustFile;
+    const nodes: RunningNode[] = [];
+    try {
+      const project = projectOf(world);
+      nodes.push(
+        await startNode({
+          home: join(world.dir, 'outlet'),
+          ticket: await world.ticket({ attribute: 'short-outlet', relay: 'short' }),
+          logger: quiet,
+          config: { 'http-server-port': 0, relay: 'short', 'tcp-outlet': { to: `localhost:${(target.address() as AddressInfo).port}`, allow: 'short-inlet', tls: true } },
+        }),
+      );
+      const inlet = await startNode({
+        home: join(world.dir, 'inlet'),
+        ticket: await world.ticket({ attribute: 'short-inlet', tls: true }),
+        logger: quiet,
+        config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'short', allow: 'short-outlet', tls: true } },
+      });
+      nodes.push(inlet);
+      const show = await until(async () => ((await showOf(inlet)).inlets[0]?.status === 'up' ? showOf(inlet) : undefined), 'inlet up');
+      const port = Number(show.inlets[0]?.listening.split(':').at(-1));
+      const host = `api.${project.projectId}.${project.networkDomain}`;
+      const served = () =>
+        new Promise<X509Certificate>((resolve, reject) => {
+          const socket = connect({ host: '127.0.0.1', port, servername: host, ca: project.certificate }, () => {
+            const certificate = socket.getPeerX509Certificate();
+            socket.destroy();
+            if (certificate) resolve(certificate);
+            else reject(new Error('no certificate'));
+          });
+          socket.once('error', reject);
+        });
+      const first = await served();
+      const renewed = await until(async () => {
+        const now = await served();
+        return now.serialNumber !== first.serialNumber ? now : undefined;
+      }, 'a renewed certificate', 10_000);
+      assert.ok(Date.now() < Date.parse(first.validTo), 'renewed before the first one expired');
+      assert.ok(Date.parse(renewed.validTo) > Date.parse(first.validTo));
+      assert.equal(renewed.checkHost(host), `*.${project.projectId}.${project.networkDomain}`);
+      const answer = await post(port, host, project.certificate, Buffer.from('still here'));
+      assert.equal(answer.body.toString(), 'still here');
+    } finally {
+      delete process.env.NODE_EXTRA_CA_CERTS;
+      for (const node of nodes) await node.stop();
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+      await world.close();
+    }
+  });
+});
