@@ -83,9 +83,9 @@ describe('end to end: the foundation-model runtime use case (TLS inlet and outle
     await new Promise<void>((resolve) => runtime?.server.close(() => resolve()));
   });
 
-  /** A bedrock-runtime client for https://<label>.<project>.<domain>, the name resolving to the inlet (a hosts entry). */
+  /** A bedrock-runtime client for https://bedrock.<project>.<domain> (the README's name), resolving to the inlet as a hosts entry would. */
   function client(options: { name?: string; ca?: string } = {}) {
-    const name = options.name ?? `models.${projectId}.${networkDomain}`;
+    const name = options.name ?? `bedrock.${projectId}.${networkDomain}`;
     const lookup: LookupFunction = (_host, lookupOptions, callback) => {
       if (lookupOptions.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
       else callback(null, '127.0.0.1', 4);
@@ -107,17 +107,21 @@ describe('end to end: the foundation-model runtime use case (TLS inlet and outle
         modelId: 'amazon.titan-text-express-v1',
         contentType: 'application/json',
         accept: 'application/json',
-        body: JSON.stringify({ inputText, textGenerationConfig: { maxTokenCount: 512, temperature: 0.5, topP: 0.9 } }),
+        // The README's body: 256 tokens at most, temperature 0.5, topP 0.9.
+        body: JSON.stringify({ inputText, textGenerationConfig: { maxTokenCount: 256, temperature: 0.5, topP: 0.9 } }),
       }),
     );
 
   it('invokes a model through https://<label>.<project_id>.<network_domain>, signed, with the answer intact', async () => {
-    const response = await invoke('What is a portal?');
+    const response = await invoke('Explain in one sentence what an end-to-end encrypted tunnel is.');
     const answer = JSON.parse(new TextDecoder().decode(response.body)) as { inputTextTokenCount: number; results: { tokenCount: number; outputText: string; completionReason: string }[] };
-    assert.deepEqual(answer, { inputTextTokenCount: 4, results: [{ tokenCount: 512, outputText: 'What is a portal?', completionReason: 'FINISH' }] });
+    assert.deepEqual(answer, {
+      inputTextTokenCount: 10,
+      results: [{ tokenCount: 256, outputText: 'Explain in one sentence what an end-to-end encrypted tunnel is.', completionReason: 'FINISH' }],
+    });
     const last = runtime.seen.at(-1);
     assert.equal(last?.modelId, 'amazon.titan-text-express-v1');
-    assert.equal(last?.host, `models.${projectId}.${networkDomain}:${port}`, 'the runtime saw the name the client signed');
+    assert.equal(last?.host, `bedrock.${projectId}.${networkDomain}:${port}`, 'the runtime saw the name the client signed');
   });
 
   it('carries a 1 MiB body both ways exactly', async () => {
