@@ -309,21 +309,14 @@ export class Inlet {
   }
 
   private async onClient(socket: Socket): Promise<void> {
-    const { metrics, logger } = this.options;
     socket.pause();
     const warm = this.takeWarmStream();
     if (warm) {
-      this.connections.total += 1;
-      this.connections.active += 1;
-      metrics.connections.inc({ part: 'inlet' });
       this.streaming.add(warm);
       // The outlet dials its target on this line; the client's first bytes may follow at once.
       warm.write('{"open":true}\n');
-      await joinSockets(socket, warm);
+      await this.carry(socket, joinSockets(socket, warm));
       this.streaming.delete(warm);
-      this.connections.active -= 1;
-      metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);
-      metrics.bytes.inc({ part: 'inlet', direction: 'to_client' }, socket.bytesWritten);
       return;
     }
     const session = await this.waitForSession(this.options.clientWaitMs ?? 3000);
@@ -340,10 +333,16 @@ export class Inlet {
       if (!socket.destroyed) this.refuse(socket, (error as Error).message);
       return;
     }
+    this.options.logger.debug(`inlet: client ${socket.remoteAddress}:${socket.remotePort} connected`);
+    await this.carry(socket, joined);
+  }
+
+  /** Counts a client connection while `joined` carries it, and its bytes once it is over. */
+  private async carry(socket: Socket, joined: Promise<void>): Promise<void> {
+    const { metrics } = this.options;
     this.connections.total += 1;
     this.connections.active += 1;
     metrics.connections.inc({ part: 'inlet' });
-    logger.debug(`inlet: client ${socket.remoteAddress}:${socket.remotePort} connected`);
     await joined;
     this.connections.active -= 1;
     metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);

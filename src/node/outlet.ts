@@ -142,25 +142,28 @@ export class Outlet {
       socket.destroy();
       return;
     }
-    const { metrics } = this.options;
     const { target, ready } = this.dialTarget();
     // The inlet gave up while the target was still connecting.
     socket.once('close', () => {
       if (!ready.settled) target.destroy();
     });
     ready.promise.then(
-      () => {
-        this.connections.total += 1;
-        this.connections.active += 1;
-        metrics.connections.inc({ part: 'outlet' });
-        void joinSockets(socket, target).then(() => {
-          this.connections.active -= 1;
-          metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
-          metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
-        });
-      },
+      () => this.carry(target, () => joinSockets(socket, target)),
       () => socket.destroy(),
     );
+  }
+
+  /** Counts a connection to the target while `join` carries it, and its bytes once it is over. */
+  private carry(target: Socket, join: () => Promise<void>): void {
+    const { metrics } = this.options;
+    this.connections.total += 1;
+    this.connections.active += 1;
+    metrics.connections.inc({ part: 'outlet' });
+    void join().then(() => {
+      this.connections.active -= 1;
+      metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
+      metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
+    });
   }
 
   /**
@@ -209,22 +212,14 @@ export class Outlet {
       stream.respond({ ':status': 405 }, { endStream: true });
       return;
     }
-    const { metrics } = this.options;
     const { target, ready } = this.dialTarget();
     stream.once('close', () => {
       if (!ready.settled) target.destroy();
     });
     ready.promise.then(
       () => {
-        this.connections.total += 1;
-        this.connections.active += 1;
-        metrics.connections.inc({ part: 'outlet' });
         stream.respond({ ':status': 200 });
-        void joinSocketAndStream(target, stream).then(() => {
-          this.connections.active -= 1;
-          metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
-          metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
-        });
+        this.carry(target, () => joinSocketAndStream(target, stream));
       },
       () => {
         if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 502 }, { endStream: true });

@@ -7,8 +7,8 @@ import { Agent, createServer as createHttpsServer, type Server } from 'node:http
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import { createServerCertificate } from '../../src/pki/authority.ts';
-import { inletPort, portal } from '../support/processes.ts';
-import { onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { portal } from '../support/processes.ts';
+import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
 
 interface InvokeBody {
   inputText: string;
@@ -64,15 +64,10 @@ describe('end to end: the foundation-model runtime use case (TLS inlet and outle
     run = await runUseCase('bedrock');
     const trust = join(run.dir, 'runtime-ca.pem');
     await writeFile(trust, runtime.certificate);
-    const outlet = await run.compiledConfig('outlet');
-    const target = String((outlet['tcp-outlet'] as { to: string }).to);
-    assert.equal(target, '$BEDROCK_RUNTIME_ENDPOINT:443');
     // As the stack does: the placeholder becomes the runtime's host name; the stand-in has its own port.
-    const to = target.replace('$BEDROCK_RUNTIME_ENDPOINT', 'localhost').replace(/:443$/, `:${runtime.port}`);
-    const outletNode = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to } }, { NODE_EXTRA_CA_CERTS: trust });
-    const inletNode = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')));
-    await Promise.all([outletNode.waitFor(/Portal node setup completed successfully/), inletNode.waitFor(/Portal node setup completed successfully/)]);
-    port = await inletPort(run.inletHome);
+    const started = await run.startPortal((to) => to.replace('$BEDROCK_RUNTIME_ENDPOINT', 'localhost').replace(/:443$/, `:${runtime.port}`), { NODE_EXTRA_CA_CERTS: trust });
+    assert.equal(started.compiledTarget, '$BEDROCK_RUNTIME_ENDPOINT:443');
+    port = started.inletPort;
     projectId = (await portal(run.adminHome, ['project', 'show', '--jq', '.id'])).stdout.trim();
     networkDomain = (await portal(run.adminHome, ['project', 'show', '--jq', '.network_domain'])).stdout.trim();
     projectCa = (await portal(run.adminHome, ['project', 'ca'])).stdout;

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import { inletPort } from '../support/processes.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
-import { onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
 import { projectRoot } from '../support/usecases.ts';
 
 const execFileAsync = promisify(execFile);
@@ -18,15 +17,10 @@ describe('end to end: the PostgreSQL use case', function () {
   before(async () => {
     database = await startPostgres();
     run = await runUseCase('postgres');
-    const outlet = await run.compiledConfig('outlet');
-    const target = String((outlet['tcp-outlet'] as { to: string }).to);
-    assert.equal(target, '$POSTGRES_ENDPOINT:5432');
     // As the stack does: the placeholder becomes the database host; the test database has its own port.
-    const to = target.replace('$POSTGRES_ENDPOINT', '127.0.0.1').replace(/:5432$/, `:${database.port}`);
-    const outletNode = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to } });
-    const inletNode = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')));
-    await Promise.all([outletNode.waitFor(/Portal node setup completed successfully/), inletNode.waitFor(/Portal node setup completed successfully/)]);
-    port = await inletPort(run.inletHome);
+    const started = await run.startPortal((to) => to.replace('$POSTGRES_ENDPOINT', '127.0.0.1').replace(/:5432$/, `:${database.port}`));
+    assert.equal(started.compiledTarget, '$POSTGRES_ENDPOINT:5432');
+    port = started.inletPort;
   });
 
   after(async () => {

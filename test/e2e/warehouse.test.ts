@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inletPort } from '../support/processes.ts';
 import { postgresBinaries, startPostgres, type Postgres } from '../support/postgres.ts';
-import { onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
 import { projectRoot } from '../support/usecases.ts';
 
 const execFileAsync = promisify(execFile);
@@ -26,15 +25,10 @@ describe('end to end: the data warehouse use case (PostgreSQL standing in for th
   before(async () => {
     warehouse = await startPostgres();
     run = await runUseCase('warehouse');
-    const outlet = await run.compiledConfig('outlet');
-    const target = String((outlet['tcp-outlet'] as { to: string }).to);
-    assert.equal(target, '$REDSHIFT_ENDPOINT');
     // As the stack does: the placeholder becomes the endpoint parameter, host:port without a database.
-    const to = target.replace('$REDSHIFT_ENDPOINT', `127.0.0.1:${warehouse.port}`);
-    const outletNode = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to } });
-    const inletNode = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')));
-    await Promise.all([outletNode.waitFor(/Portal node setup completed successfully/), inletNode.waitFor(/Portal node setup completed successfully/)]);
-    port = await inletPort(run.inletHome);
+    const started = await run.startPortal((to) => to.replace('$REDSHIFT_ENDPOINT', `127.0.0.1:${warehouse.port}`));
+    assert.equal(started.compiledTarget, '$REDSHIFT_ENDPOINT');
+    port = started.inletPort;
   });
 
   after(async () => {

@@ -3,25 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createLogger } from '../../src/node/logger.ts';
 import { startNode, type RunningNode } from '../../src/node/node.ts';
+import { inletPortWhenUp, showOf, until } from '../support/in-process.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 import { expectRefusal, roundTrip, startEchoServer } from '../support/tcp.ts';
 
 const quiet = createLogger({ enabled: process.env.PORTAL_TEST_LOG === '1', level: 'debug' });
-
-async function showOf(node: RunningNode) {
-  const response = await fetch(`http://127.0.0.1:${node.statusPort}/show`);
-  return (await response.json()) as { status: string; inlets: { listening: string }[]; outlets: unknown[] };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('portal (in process): outlet and inlet through the relay', () => {
   let world: World;
@@ -54,7 +40,7 @@ describe('portal (in process): outlet and inlet through the relay', () => {
       config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: names.outlet, allow: names.inletAllow ?? names.outlet } },
     });
     nodes.push(inlet);
-    const port = Number((await until(async () => ((await showOf(inlet)).status === 'up' ? showOf(inlet) : undefined), 'inlet up')).inlets[0]?.listening.split(':').at(-1));
+    const port = await inletPortWhenUp(inlet);
     return { outlet, inlet, port };
   }
 
@@ -80,7 +66,7 @@ describe('portal (in process): outlet and inlet through the relay', () => {
       refusals.map((refusal) => refusal.bytes),
       [0, 0, 0, 0],
     );
-    const show = (await showOf(outlet)) as unknown as { outlets: { connections_failed: number }[] };
+    const show = await showOf(outlet);
     assert.equal(show.outlets[0]?.connections_failed, 4);
   });
 
@@ -125,7 +111,7 @@ describe('portal (in process): backpressure', () => {
         config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'fh', allow: 'fh-outlet' } },
       });
       nodes.push(inlet);
-      const port = Number((await until(async () => ((await showOf(inlet)).status === 'up' ? showOf(inlet) : undefined), 'inlet up')).inlets[0]?.listening.split(':').at(-1));
+      const port = await inletPortWhenUp(inlet);
       const client = connect({ host: '127.0.0.1', port });
       client.pause();
       // The client reads nothing: the writer must stall once the buffers along the path are full.

@@ -8,24 +8,10 @@ import { X509Certificate } from 'node:crypto';
 import { createLogger } from '../../src/node/logger.ts';
 import { startNode, type RunningNode } from '../../src/node/node.ts';
 import { createServerCertificate } from '../../src/pki/authority.ts';
+import { inletPortWhenUp, until } from '../support/in-process.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
 const quiet = createLogger({ enabled: process.env.PORTAL_TEST_LOG === '1', level: 'debug' });
-
-async function showOf(node: RunningNode) {
-  const response = await fetch(`http://127.0.0.1:${node.statusPort}/show`);
-  return (await response.json()) as { status: string; inlets: { listening: string; status: string }[]; identity?: unknown };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** An HTTPS request to the inlet, naming `host` (SNI and Host) while connecting to 127.0.0.1. */
 function post(port: number, host: string, ca: string | undefined, body: Buffer): Promise<{ status: number; body: Buffer }> {
@@ -90,8 +76,7 @@ describe('TLS portals (in process): an inlet that serves TLS, an outlet that dia
       config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: name, allow: `${name}-outlet`, tls: true } },
     });
     nodes.push(inlet);
-    const show = await until(async () => ((await showOf(inlet)).inlets[0]?.status === 'up' ? showOf(inlet) : undefined), 'inlet up');
-    return { inlet, port: Number(show.inlets[0]?.listening.split(':').at(-1)) };
+    return { inlet, port: await inletPortWhenUp(inlet) };
   }
 
   it('serves *.<project>.<domain> with a certificate for the inlet’s own key, and verifies the target', async () => {
@@ -162,8 +147,7 @@ describe('TLS portals (in process): renewal of the served certificate', () => {
         config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'short', allow: 'short-outlet', tls: true } },
       });
       nodes.push(inlet);
-      const show = await until(async () => ((await showOf(inlet)).inlets[0]?.status === 'up' ? showOf(inlet) : undefined), 'inlet up');
-      const port = Number(show.inlets[0]?.listening.split(':').at(-1));
+      const port = await inletPortWhenUp(inlet);
       const host = `api.${project.projectId}.${project.networkDomain}`;
       const served = () =>
         new Promise<X509Certificate>((resolve, reject) => {

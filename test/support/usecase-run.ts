@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { portal, portalOnPath, startPortal, type Running } from './processes.ts';
+import { inletPort, portal, portalOnPath, startPortal, type Running } from './processes.ts';
 import { projectRoot } from './usecases.ts';
 
 export interface UseCaseRun {
@@ -19,6 +19,11 @@ export interface UseCaseRun {
   readonly tickets: { outlet: string; inlet: string };
   compiledConfig(role: 'outlet' | 'inlet'): Promise<Record<string, unknown>>;
   startNode(role: 'outlet' | 'inlet', config: Record<string, unknown>, env?: NodeJS.ProcessEnv): Promise<Running>;
+  /**
+   * Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the
+   * endpoint), then the compiled inlet; waits until both have set up.
+   */
+  startPortal(retarget: (compiledTarget: string) => string, outletEnv?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string; inletPort: number }>;
   close(): Promise<void>;
 }
 
@@ -37,7 +42,7 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     inlet: (await readFile(join(dir, 'inlet.ticket'), 'utf8')).trim(),
   };
   const started: Running[] = [];
-  return {
+  const run: UseCaseRun = {
     dir,
     adminHome,
     outletHome: join(dir, 'outlet-home'),
@@ -56,12 +61,21 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
       started.push(node);
       return node;
     },
+    async startPortal(retarget, outletEnv = {}) {
+      const outlet = await run.compiledConfig('outlet');
+      const compiledTarget = String((outlet['tcp-outlet'] as { to: string }).to);
+      const outletNode = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to: retarget(compiledTarget) } }, outletEnv);
+      const inletNode = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')));
+      await Promise.all([outletNode.waitFor(/Portal node setup completed successfully/), inletNode.waitFor(/Portal node setup completed successfully/)]);
+      return { compiledTarget, inletPort: await inletPort(join(dir, 'inlet-home')) };
+    },
     async close() {
       for (const node of started) await node.stop();
       await portal(adminHome, ['reset', '--yes']);
       await rm(dir, { recursive: true, force: true });
     },
   };
+  return run;
 }
 
 /** The compiled inlet configuration, listening on a free port and with the status server on one. */
