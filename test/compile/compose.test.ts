@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -106,6 +107,22 @@ describe('compose files (spec 2.5)', () => {
     });
     assert.match(command[4] ?? '', /^ticket: "\$\{ENROLLMENT_TICKET:\?/m, 'the ticket is a quoted string');
   });
+
+  for (const usecase of containerUseCases) {
+    it(`${usecase}: docker-compose config -q accepts it with a ticket and refuses it, naming the fix, without one`, () => {
+      const file = join(projectRoot, 'out', usecase, 'inlet.compose.yaml');
+      const check = (ticket: string | undefined) =>
+        spawnSync('docker-compose', ['-f', file, 'config', '-q'], { env: { PATH: process.env.PATH, ...(ticket === undefined ? {} : { ENROLLMENT_TICKET: ticket }) }, encoding: 'utf8' });
+      const accepted = check('pt1.aBc-123_xyz');
+      assert.equal(accepted.error, undefined, 'docker-compose is installed (Debian package docker-compose; .ci/run installs it)');
+      assert.equal(accepted.status, 0, accepted.stderr);
+      for (const missing of [undefined, '']) {
+        const refused = check(missing);
+        assert.equal(refused.status, 1);
+        assert.match(refused.stderr, /set ENROLLMENT_TICKET to the contents of inlet\.ticket/);
+      }
+    });
+  }
 
   it('stops compose with a clear message when ENROLLMENT_TICKET is unset', () => {
     for (const usecase of containerUseCases) {

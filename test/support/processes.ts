@@ -24,8 +24,17 @@ export interface Running {
   kill(): Promise<void>;
 }
 
-export function start(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Running {
-  const child = spawn(command, args, { env: { ...process.env, NODE_DEVELOPER: undefined, ...options.env }, cwd: options.cwd ?? projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface StartOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** Only `env`, none of this process's environment: what a container starts with. */
+  readonly isolated?: boolean;
+  readonly user?: { readonly uid: number; readonly gid: number };
+}
+
+export function start(command: string, args: readonly string[], options: StartOptions = {}): Running {
+  const env = options.isolated ? { ...options.env } : { ...process.env, NODE_DEVELOPER: undefined, ...options.env };
+  const child = spawn(command, args, { env, cwd: options.cwd ?? projectRoot, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
   for (const stream of [child.stdout, child.stderr]) {

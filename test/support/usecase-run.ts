@@ -19,10 +19,9 @@ export interface UseCaseRun {
   readonly tickets: { outlet: string; inlet: string };
   compiledConfig(role: 'outlet' | 'inlet'): Promise<Record<string, unknown>>;
   startNode(role: 'outlet' | 'inlet', config: Record<string, unknown>, env?: NodeJS.ProcessEnv): Promise<Running>;
-  /**
-   * Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the
-   * endpoint), then the compiled inlet; waits until both have set up.
-   */
+  /** Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the endpoint); waits until it has set up. */
+  startOutlet(retarget: (compiledTarget: string) => string, env?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string }>;
+  /** startOutlet, then the compiled inlet; waits until both have set up. */
   startPortal(retarget: (compiledTarget: string) => string, outletEnv?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string; inletPort: number }>;
   close(): Promise<void>;
 }
@@ -61,12 +60,16 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
       started.push(node);
       return node;
     },
-    async startPortal(retarget, outletEnv = {}) {
+    async startOutlet(retarget, env = {}) {
       const outlet = await run.compiledConfig('outlet');
       const compiledTarget = String((outlet['tcp-outlet'] as { to: string }).to);
-      const outletNode = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to: retarget(compiledTarget) } }, outletEnv);
-      const inletNode = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')));
-      await Promise.all([outletNode.waitFor(/Portal node setup completed successfully/), inletNode.waitFor(/Portal node setup completed successfully/)]);
+      const node = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to: retarget(compiledTarget) } }, env);
+      await node.waitFor(/Portal node setup completed successfully/);
+      return { compiledTarget };
+    },
+    async startPortal(retarget, outletEnv = {}) {
+      const [{ compiledTarget }, inletNode] = await Promise.all([run.startOutlet(retarget, outletEnv), run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')))]);
+      await inletNode.waitFor(/Portal node setup completed successfully/);
       return { compiledTarget, inletPort: await inletPort(join(dir, 'inlet-home')) };
     },
     async close() {

@@ -1,0 +1,30 @@
+# The portal-node image: the single-file bundled runner on Node.js, nothing else.
+#   docker build -t portal-node .
+# Nodes keep their identity under /var/lib/portal; mount a volume there so a replaced container
+# reuses it and needs no new ticket.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# Scripts stay off: the bundle needs esbuild's binary only, never the controller's native module.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/build.mjs scripts/
+COPY schemas schemas
+COPY src src
+RUN node scripts/build.mjs
+
+FROM node:20-bookworm-slim
+COPY --from=build /src/dist/portal.mjs /usr/local/lib/portal/portal.mjs
+RUN ln -s /usr/local/lib/portal/portal.mjs /usr/local/bin/portal \
+ && mkdir -p /var/lib/portal \
+ && chown 10001:10001 /var/lib/portal \
+ && chmod 700 /var/lib/portal
+ENV PORTAL_HOME=/var/lib/portal
+VOLUME ["/var/lib/portal"]
+WORKDIR /var/lib/portal
+# A numeric user, so that runtimes enforcing non-root (Kubernetes runAsNonRoot) can check it.
+USER 10001:10001
+ENTRYPOINT ["portal"]
+CMD ["--help"]
+HEALTHCHECK --interval=30s --timeout=10s --start-period=20s --retries=3 CMD ["portal", "node", "show"]

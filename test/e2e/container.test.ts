@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { onFreePortsInCommand, resolvedNodeService, type ComposeService } from '../support/compose-run.ts';
+import { imageConfig, layOutImage, readDockerfile, type Container, type ImageConfig, type Stage } from '../support/dockerfile.ts';
+import { invokeModel, startRuntime } from '../support/model-runtime.ts';
+import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { portal, start, type Running } from '../support/processes.ts';
+import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { projectRoot } from '../support/usecases.ts';
+
+const execFileAsync = promisify(execFile);
+
+interface ContainerInlet {
+  readonly service: ComposeService;
+  readonly node: Running;
+  /** `docker exec <container> …`: a command line of the running container, its user and environment. */
+  exec(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The `node` service of the compiled compose file, as the container would run it: docker-compose
+ * resolves the command and environment with the ticket from inlet.ticket, the image's entrypoint
+ * runs that command with the image's environment, user and volume. Only the fixed ports become 0.
+ */
+async function startContainerInlet(usecase: string, run: UseCaseRun, container: Container): Promise<ContainerInlet> {
+  const service = await resolvedNodeService(usecase, run.dir);
+  const environment = { ...container.env, ...service.environment };
+  const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
+  const node = start(program, args, { env: environment, isolated: true, cwd: container.volume, ...(container.user ? { user: container.user } : {}) });
+  await node.waitFor(/Portal node setup completed successfully/, 30_000);
+  return {
+    service,
+    node,
+    async exec(execArgs) {
+      const [execProgram, rest] = execArgs[0] === 'portal' ? container.commandLine(execArgs.slice(1)) : [execArgs[0] as string, execArgs.slice(1)];
+      try {
+        const { stdout, stderr } = await execFileAsync(execProgram, rest, { env: environment, cwd: container.volume, ...container.user });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string; stderr: string };
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    },
+    stop: () => node.stop(),
+  };
+}
+
+/** The inlet's listening address from `portal node show` ("  inlet: 127.0.0.1:PORT via …"). */
+function listeningPort(shown: string): number {
+  const port = /^ {2}inlet: [^\s]+:(\d+) via /m.exec(shown)?.[1];
+  assert.ok(port, `node show names the inlet's address:\n${shown}`);
+  return Number(port);
+}
+
+describe('container inlets: the compose files run as written (spec 2.5)', function () {
+  this.timeout(120_000);
+  let stages: Stage[];
+  let image: ImageConfig;
+
+  before(async () => {
+    stages = await readDockerfile();
+    image = imageConfig(stages);
+  });
+
+  it('the Dockerfile builds portal-node from the bundle alone, for a non-root user, with its state on a volume', async () => {
+    const [build, final] = stages;
+    assert.equal(stages.length, 2);
+    assert.equal(build?.name, 'build');
+    assert.ok(build?.instructions.some((instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs'), 'the build stage bundles with esbuild');
+    assert.ok(build?.instructions.some((instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text)), 'no install script runs: no native module is built');
+    assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
+    assert.match(final?.from ?? '', /^node:20\b/);
+    assert.deepEqual(image.copies, [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }], 'only the bundle: no node_modules');
+    assert.deepEqual(image.entrypoint, ['portal']);
+    assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);
+    assert.deepEqual(image.volumes, [image.env.PORTAL_HOME], 'PORTAL_HOME is the volume');
+    assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
+    const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
+    for (const path of ['node_modules', 'dist', '.git']) assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
+  });
+
+  describe('with a live outlet', () => {
+    let container: Container;
+
+    beforeEach(async () => {
+      container = await layOutImage(image);
+    });
+
+    afterEach(async () => {
+      await container?.remove();
+    });
+
+    describe('PostgreSQL and the data warehouse: psql through the inlet on the host network', () => {
+      let database: Postgres;
+
+      before(async () => {
+        database = await startPostgres();
+      });
+
+      after(async () => {
+        await database?.stop();
+      });
+
+      for (const [usecase, placeholder] of [
+        ['postgres', /^\$POSTGRES_ENDPOINT:5432$/],
+        ['warehouse', /^\$REDSHIFT_ENDPOINT$/],
+      ] as const) {
+        it(`${usecase}: the node comes up from the ticket in inlet.ticket, node show reports UP, psql reaches the database`, async () => {
+          const run = await runUseCase(usecase);
+          let inlet: ContainerInlet | undefined;
+          try {
+            const { compiledTarget } = await run.startOutlet(() => `127.0.0.1:${database.port}`);
+            assert.match(compiledTarget, placeholder);
+            inlet = await startContainerInlet(usecase, run, container);
+            assert.equal(inlet.service.network_mode, 'host');
+            assert.equal(inlet.service.container_name, `${usecase}-inlet`);
+            assert.ok(inlet.service.command.join('\n').includes(run.tickets.inlet), 'docker-compose put the ticket from inlet.ticket into the command');
+
+            const shown = await inlet.exec(['portal', 'node', 'show']);
+            assert.equal(shown.code, 0, shown.stderr);
+            assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
+            const healthcheck = await inlet.exec(image.healthcheck);
+            assert.equal(healthcheck.code, 0, 'the image health check passes');
+            if (container.user) assert.equal((await stat(join(container.volume, 'node'))).uid, image.user.uid, "the node's state belongs to the image's user");
+
+            const { stdout } = await execFileAsync('psql', ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`], {
+              env: { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(listeningPort(shown.stdout)), PGUSER: database.user, PGPASSWORD: database.password, PGDATABASE: database.database },
+            });
+            assert.equal(stdout.trim(), `through the ${usecase} container inlet|${database.user}`);
+            assert.equal(await inlet.stop(), 0, 'docker stop (SIGTERM) ends the node cleanly');
+
+            const after = await inlet.exec(['portal', 'node', 'show']);
+            assert.equal(after.code, 1);
+            assert.match(after.stderr, /The node is DOWN/);
+          } finally {
+            await inlet?.stop();
+            await run.close();
+          }
+        });
+      }
+
+      it('postgres: a replaced container on the same volume comes up without the consumed ticket being used again', async () => {
+        const run = await runUseCase('postgres');
+        const inlets: ContainerInlet[] = [];
+        try {
+          await run.startOutlet(() => `127.0.0.1:${database.port}`);
+          const first = await startContainerInlet('postgres', run, container);
+          inlets.push(first);
+          assert.ok(first.node.lines.some((line) => line.includes('enrolled as')));
+          await first.stop();
+          // The same command line, ticket included: the ticket was used once and would be refused now.
+          const replaced = await startContainerInlet('postgres', run, container);
+          inlets.push(replaced);
+          assert.ok(replaced.node.lines.some((line) => line.includes('already enrolled as') && line.includes('the enrollment ticket is not needed and was not used')), replaced.node.lines.join('\n'));
+          const shown = await replaced.exec(['portal', 'node', 'show']);
+          assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
+        } finally {
+          for (const inlet of inlets) await inlet.stop();
+          await run.close();
+        }
+      });
+    });
+
+    it('bedrock: the TLS inlet (bridge network, debug log) serves the model runtime to a real AWS SDK client', async () => {
+      const runtime = await startRuntime();
+      const run = await runUseCase('bedrock');
+      let inlet: ContainerInlet | undefined;
+      try {
+        const trust = join(run.dir, 'runtime-ca.pem');
+        await writeFile(trust, runtime.certificate);
+        await run.startOutlet(() => `localhost:${runtime.port}`, { NODE_EXTRA_CA_CERTS: trust });
+        inlet = await startContainerInlet('bedrock', run, container);
+        assert.equal(inlet.service.network_mode, 'bridge');
+        assert.equal(inlet.service.environment.NODE_LOG_LEVEL, 'debug');
+        const shown = await inlet.exec(['portal', 'node', 'show']);
+        assert.equal(shown.stdout.split('\n')[0], 'The node is UP', shown.stderr);
+
+        const projectId = (await portal(run.adminHome, ['project', 'show', '--jq', '.id'])).stdout.trim();
+        const networkDomain = (await portal(run.adminHome, ['project', 'show', '--jq', '.network_domain'])).stdout.trim();
+        const ca = (await portal(run.adminHome, ['project', 'ca'])).stdout;
+        const response = await invokeModel('Through a container inlet.', { inletPort: listeningPort(shown.stdout), name: `bedrock.${projectId}.${networkDomain}`, ca });
+        const answer = JSON.parse(new TextDecoder().decode(response.body)) as { results: { outputText: string }[] };
+        assert.equal(answer.results[0]?.outputText, 'Through a container inlet.');
+        assert.equal(runtime.seen.at(-1)?.modelId, 'amazon.titan-text-express-v1');
+      } finally {
+        await inlet?.stop();
+        await run.close();
+        await new Promise<void>((resolve) => runtime.server.close(() => resolve()));
+      }
+    });
+  });
+});
