@@ -2,14 +2,10 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { createServerCertificate } from '../../src/pki/authority.ts';
+import { dirname, join } from 'node:path';
+import { startReleaseHost, version, type ReleaseHost } from '../support/release-host.ts';
 import { artifactText, projectRoot } from '../support/usecases.ts';
-
-const version = (JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The README's two install lines (step 2 of every guide), with the install address as compiled. */
 function installLines(): string[] {
@@ -19,36 +15,10 @@ function installLines(): string[] {
   return block.trim().split('\n');
 }
 
-/**
- * A release host over real HTTPS on loopback: install.sh from this checkout and the tarball that
- * `npm run release` packs (npm pack), under the name install.sh asks for by default.
- */
-async function startReleaseHost(dir: string): Promise<{ server: Server; base: string; caFile: string; served: string[] }> {
-  const tarball = execFileSync(process.execPath, [join(projectRoot, 'scripts/pack-release.mjs'), join(dir, 'packed')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1) as string;
-  assert.equal(basename(tarball), `portal-${version}-${process.platform}-${process.arch}.tgz`);
-  const files = new Map([
-    ['/install.sh', await readFile(join(projectRoot, 'install.sh'))],
-    [`/releases/portal-latest-${process.platform}-${process.arch}.tgz`, await readFile(tarball)],
-    ['/releases/not-a-release.tgz', Buffer.from('<html>not found</html>')],
-  ]);
-  const identity = await createServerCertificate('localhost');
-  const caFile = join(dir, 'release-host-ca.pem');
-  await writeFile(caFile, identity.certificate);
-  const served: string[] = [];
-  const server = createServer({ key: identity.privateKey, cert: identity.certificate }, (req, res) => {
-    served.push(req.url ?? '');
-    const body = files.get(req.url ?? '');
-    if (body) res.writeHead(200, { 'content-length': body.length }).end(body);
-    else res.writeHead(404).end('not found');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `https://localhost:${(server.address() as AddressInfo).port}`, caFile, served };
-}
-
 describe('install.sh: the one-line installer (spec section 1, step 2)', function () {
   this.timeout(60_000);
   let dir: string;
-  let host: Awaited<ReturnType<typeof startReleaseHost>>;
+  let host: ReleaseHost;
   let home: string;
 
   before(async () => {
@@ -57,7 +27,7 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
   });
 
   after(async () => {
-    await new Promise<void>((resolve) => host?.server.close(() => resolve()));
+    await host?.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -2,38 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
-import { resolveSub } from '../support/cfn-sub.ts';
+import { fileSystemHost, installUrl, renderedBootScript, ticket, ticketSecret } from '../support/boot-script.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
-
-interface StackTemplate {
-  Parameters: Record<string, { Default?: string }>;
-  Resources: { NodeLaunchTemplate: { Properties: { LaunchTemplateData: { UserData: { 'Fn::Base64': { 'Fn::Sub': string } } } } } };
-}
-
-const fileSystemId = 'fs-0123456789abcdef0';
-const fileSystemHost = `${fileSystemId}.efs.us-east-1.amazonaws.com`;
-const ticket = 'pt1_sandbox-ticket_0123';
-const ticketSecret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ticket-AbCdEf';
-const installUrl = 'https://releases.example.test/install.sh';
-
-/** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
-function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
-  const template = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as StackTemplate;
-  const stackName = `${usecase}-${role}`;
-  return resolveSub(template.Resources.NodeLaunchTemplate.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'], {
-    'AWS::StackName': stackName,
-    'AWS::Region': 'us-east-1',
-    'AWS::URLSuffix': 'amazonaws.com',
-    StateFileSystem: fileSystemId,
-    StatusLogGroup: `${stackName}-status-logs`,
-    EnrollmentTicketSecret: ticketSecret,
-    InstallUrl: installUrl,
-    JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
-    ...parameters,
-  });
-}
 
 interface BootRun {
   readonly code: number | null;

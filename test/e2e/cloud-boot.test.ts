@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, open, readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileSystemHost, renderedBootScript, systemdStandIn } from '../support/boot-script.ts';
+import { until } from '../support/in-process.ts';
+import { startReleaseHost, version, type ReleaseHost } from '../support/release-host.ts';
+import { createSandbox, type Sandbox } from '../support/sandbox.ts';
+import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+
+const failedLookups = 3;
+
+interface Machine {
+  readonly sandbox: Sandbox;
+  readonly code: number | null;
+  /** /var/log/cloud-init-output.log: everything the boot script printed, as cloud-init keeps it. */
+  readonly cloudInitLog: string;
+  unitLog(unit: string): Promise<string>;
+  statusLines(): Promise<string[]>;
+  /** SIGKILL to a unit's whole session, as when its process dies. */
+  kill(unit: string): Promise<void>;
+  shutDown(): Promise<void>;
+}
+
+const units = ['portal-node.service', 'portal-status.service'];
+
+describe('cloud boot: the stack boot script brings up the real runner on a machine (sandbox)', function () {
+  this.timeout(120_000);
+  let run: UseCaseRun;
+  let host: ReleaseHost;
+  let fileSystem: string;
+  const machines: Machine[] = [];
+
+  before(async () => {
+    run = await runUseCase('warehouse');
+    host = await startReleaseHost(run.dir);
+    fileSystem = join(run.dir, 'efs');
+    await mkdir(fileSystem);
+  });
+
+  after(async () => {
+    for (const machine of machines) await machine.shutDown();
+    await host?.close();
+    await run?.close();
+  });
+
+  /**
+   * A new machine of the warehouse outlet stack: no portal installed, the file system's name resolving
+   * only after `failedLookups` tries, the file system (the same folder for every machine) mounted on the
+   * state directory, the ticket in the secret, systemd starting the units it writes. The installer is
+   * fetched with real curl from the release host, over HTTPS.
+   */
+  async function bootMachine(): Promise<Machine> {
+    const sandbox = await createSandbox();
+    const lookups = join(sandbox.dir, 'lookups');
+    await writeFile(lookups, '0');
+    await sandbox.stub('getent', `n=$(cat '${lookups}'); echo $((n + 1)) > '${lookups}'; [ "$n" -ge ${failedLookups} ] || exit 2; echo "10.0.0.5 $2"`);
+    await sandbox.stub('mount', `target=\${*: -1}; rmdir "$target" && ln -s '${fileSystem}' "$target"`);
+    for (const command of ['dnf', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
+    await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${run.tickets.outlet}'`);
+    await sandbox.stub('systemctl', systemdStandIn(sandbox.dir));
+
+    const compiled = await run.compiledConfig('outlet');
+    const script = renderedBootScript('warehouse', 'outlet', {
+      RedshiftEndpoint: '127.0.0.1:5439',
+      InstallUrl: `${host.base}/install.sh`,
+      // The one change for a test machine: the status server on a port the system picks.
+      JSONNodeConfig: JSON.stringify({ ...compiled, 'http-server-port': 0 }),
+    });
+    const scriptPath = join(sandbox.dir, 'user-data.sh');
+    await writeFile(scriptPath, script);
+    const cloudInitLog = join(sandbox.root, 'var/log/cloud-init-output.log');
+    await mkdir(dirname(cloudInitLog), { recursive: true });
+    const log = await open(cloudInitLog, 'a');
+    const boot = spawn('bash', [scriptPath], {
+      env: {
+        PATH: `${sandbox.bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+        PORTAL_BOOT_ROOT: sandbox.root,
+        // The same waits, shorter: 30 s between lookups becomes 0.05 s.
+        PORTAL_BOOT_RETRY_SECONDS: '0.05',
+        PORTAL_BOOT_POLL_SECONDS: '0.1',
+        PORTAL_BOOT_STATUS_INTERVAL: '0.2',
+        CURL_CA_BUNDLE: host.caFile,
+        PORTAL_RELEASES_URL: `${host.base}/releases`,
+      },
+      stdio: ['ignore', log.fd, log.fd],
+    });
+    const [code] = (await once(boot, 'exit')) as [number | null];
+    await log.close();
+    const pidOf = async (unit: string) => Number(await readFile(join(sandbox.dir, `${unit}.pid`), 'utf8').catch(() => '0'));
+    const machine: Machine = {
+      sandbox,
+      code,
+      cloudInitLog: await readFile(cloudInitLog, 'utf8'),
+      unitLog: (unit) => readFile(join(sandbox.dir, `${unit}.log`), 'utf8'),
+      async statusLines() {
+        return (await readFile(join(sandbox.root, 'var/log/portal/status.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+      },
+      async kill(unit) {
+        const pid = await pidOf(unit);
+        if (pid > 0) {
+          try {
+            process.kill(-pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      },
+      async shutDown() {
+        for (const unit of units) await machine.kill(unit);
+        await sandbox.remove();
+      },
+    };
+    machines.push(machine);
+    return machine;
+  }
+
+  let first: Machine;
+  let firstNodeId: string | undefined;
+
+  it('waits for the file system name, mounts it as the state directory, installs portal, enrolls the node and reports setup', async () => {
+    first = await bootMachine();
+    assert.equal(first.code, 0, first.cloudInitLog);
+    const lines = first.cloudInitLog.trimEnd().split('\n');
+    assert.equal(lines.at(-1), 'Portal node setup completed successfully');
+    assert.deepEqual(
+      lines.filter((line) => line.includes('does not resolve yet')),
+      [1, 2, 3].map((n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.05 s`),
+    );
+    assert.ok(lines.includes(`portal-boot: installing portal from ${host.base}/install.sh`));
+    assert.ok(lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`), first.cloudInitLog);
+
+    const stateDirectory = join(first.sandbox.root, 'var/lib/portal');
+    assert.ok((await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystem, 'the file system is mounted there');
+    assert.equal((await stat(fileSystem)).mode & 0o777, 0o700);
+    assert.ok(existsSync(join(fileSystem, 'node')), "the node's identity is on the file system");
+
+    const nodeLog = await first.unitLog('portal-node.service');
+    firstNodeId = /enrolled as (\S+) in project \S+ with attribute warehouse-outlet/.exec(nodeLog)?.[1];
+    assert.ok(firstNodeId, nodeLog);
+    assert.match(nodeLog, /Portal node setup completed successfully/);
+    const calls = await first.sandbox.calls();
+    assert.equal(calls.at(-1), 'cfn-signal -e 0 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1');
+  });
+
+  it('writes a status line per interval for <stack>-status-logs while the node is up, and no UP line once it dies', async () => {
+    assert.ok(first, 'the first machine booted');
+    // The status unit starts with the node, so its first lines may say DOWN while the node sets up.
+    const up = await until(async () => {
+      const lines = await first.statusLines();
+      const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
+      return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
+    }, 'three status lines from the first UP');
+    assert.ok(up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)), up.join('\n'));
+
+    const linesBeforeDeath = (await first.statusLines()).length;
+    await first.kill('portal-node.service');
+    // A check already under way when the node died may still say UP; every later one says DOWN.
+    const afterDeath = await until(async () => {
+      const lines = (await first.statusLines()).slice(linesBeforeDeath);
+      const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
+      return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
+    }, 'three status lines after the node died');
+    assert.ok(afterDeath.every((line) => line.endsWith('The node is DOWN')), afterDeath.join('\n'));
+  });
+
+  it('a replacement machine on the same file system comes up with the consumed ticket unused', async () => {
+    assert.ok(first, 'the first machine booted');
+    await first.shutDown();
+    const replacement = await bootMachine();
+    assert.equal(replacement.code, 0, replacement.cloudInitLog);
+    assert.equal(replacement.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
+    const nodeLog = await replacement.unitLog('portal-node.service');
+    assert.ok(nodeLog.includes(`already enrolled as ${firstNodeId}; the enrollment ticket is not needed and was not used`), nodeLog);
+    assert.doesNotMatch(nodeLog, /\benrolled as \S+ in project/);
+    await until(async () => ((await replacement.statusLines()).some((line) => line.endsWith('The node is UP')) ? true : undefined), 'an UP status line from the replacement');
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The stacks' boot script as a machine receives it (the launch template's user data after Fn::Sub,
+ * with test parameter values), and the sandbox's stand-in for systemd.
+ */
+import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
+import { resolveSub } from './cfn-sub.ts';
+import { artifactText } from './usecases.ts';
+
+interface StackTemplate {
+  Parameters: Record<string, { Default?: string }>;
+  Resources: { NodeLaunchTemplate: { Properties: { LaunchTemplateData: { UserData: { 'Fn::Base64': { 'Fn::Sub': string } } } } } };
+}
+
+export const fileSystemId = 'fs-0123456789abcdef0';
+export const fileSystemHost = `${fileSystemId}.efs.us-east-1.amazonaws.com`;
+export const ticket = 'pt1_sandbox-ticket_0123';
+export const ticketSecret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ticket-AbCdEf';
+export const installUrl = 'https://releases.example.test/install.sh';
+
+/** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
+export function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
+  const template = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as StackTemplate;
+  const stackName = `${usecase}-${role}`;
+  return resolveSub(template.Resources.NodeLaunchTemplate.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'], {
+    'AWS::StackName': stackName,
+    'AWS::Region': 'us-east-1',
+    'AWS::URLSuffix': 'amazonaws.com',
+    StateFileSystem: fileSystemId,
+    StatusLogGroup: `${stackName}-status-logs`,
+    EnrollmentTicketSecret: ticketSecret,
+    InstallUrl: installUrl,
+    JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
+    ...parameters,
+  });
+}
+
+
+/**
+ * Body of a `systemctl` stand-in for the sandbox. `enable --now UNIT…` starts each unit as systemd
+ * would: its EnvironmentFile's variables and nothing else of the caller's environment, its ExecStart
+ * command line, in a session of its own, output to `<logs>/<unit>.log`, pid to `<logs>/<unit>.pid`.
+ * Paths of the machine (/etc, /var, /usr/local, /root, /opt) are read under the sandbox root, which is
+ * what a chroot would do. Restart= is not emulated: a unit that dies stays dead.
+ */
+export function systemdStandIn(logs: string): string {
+  return `
+translate() { case "$1" in /etc/* | /var/* | /usr/local/* | /root/* | /opt/*) printf '%s' "$PORTAL_BOOT_ROOT$1" ;; *) printf '%s' "$1" ;; esac; }
+[ "$1" = enable ] || exit 0
+shift
+[ "$1" = --now ] && shift
+for unit in "$@"; do
+  file="$PORTAL_BOOT_ROOT/etc/systemd/system/$unit"
+  environment=()
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    value=\${line#*=}; value=\${value#\\'}; value=\${value%\\'}
+    environment+=("\${line%%=*}=$(translate "$value")")
+  done < "$(translate "$(sed -n 's/^EnvironmentFile=//p' "$file")")"
+  command=()
+  for word in $(sed -n 's/^ExecStart=//p' "$file"); do command+=("$(translate "$word")"); done
+  setsid env -i PATH="$PATH" "\${environment[@]}" "\${command[@]}" > '${logs}'/"$unit.log" 2>&1 < /dev/null &
+  echo $! > '${logs}'/"$unit.pid"
+done
+`;
+}
