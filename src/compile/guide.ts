@@ -5,7 +5,7 @@
 import { product } from '../shared/product.ts';
 import type { TicketManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { compileDefaults } from './defaults.ts';
-import { alarmMinutes } from './stack/monitoring.ts';
+import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
 import { fileSystemWait } from './stack/compute.ts';
 
 export function ticketCommand(ticket: TicketManifest): string {
@@ -60,6 +60,7 @@ export function guideContext(manifest: UseCaseManifest) {
       : false,
     container: container
       ? {
+          image: container.image ?? compileDefaults.containerImage,
           hostNetwork: container['network-mode'] === 'host',
           psqlClient: container['psql-client'] !== undefined,
           ticketInConfig: container['ticket-passing'] === 'node-config',
@@ -70,7 +71,7 @@ export function guideContext(manifest: UseCaseManifest) {
     modelRequestBody,
     setupCompletedLine: product.setupCompletedLine,
     nodeUpLine: product.nodeUpLine,
-    alarmMinutes,
+    alarm: { minutes: alarmMinutes, periodSeconds: alarmPeriodSeconds, threshold: alarmThreshold, metric: `${product.metricNamespace}/${nodeUpMetric}` },
     fileSystemWaitMinutes: (fileSystemWait.attempts * fileSystemWait.seconds) / 60,
     fileSystemWaitSeconds: fileSystemWait.seconds,
   };

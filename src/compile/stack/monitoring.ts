@@ -14,6 +14,10 @@ export const nodeUpMetric = 'NodeUp';
 /** Minutes without a "node is UP" line before the alarm turns red. */
 export const alarmMinutes = 5;
 
+/** The alarm counts UP lines per minute: green with at least this many in a minute. */
+export const alarmPeriodSeconds = 60;
+export const alarmThreshold = 1;
+
 export function monitoringFragment(): CfnFragment {
   const code = renderTemplate('status-metric.py.hbs', {
     nodeUpLine: product.nodeUpLine,
@@ -89,10 +93,10 @@ export function monitoringFragment(): CfnFragment {
           MetricName: nodeUpMetric,
           Dimensions: [{ Name: 'StackName', Value: ref('AWS::StackName') }],
           Statistic: 'Sum',
-          Period: 60,
+          Period: alarmPeriodSeconds,
           EvaluationPeriods: alarmMinutes,
           DatapointsToAlarm: alarmMinutes,
-          Threshold: 1,
+          Threshold: alarmThreshold,
           ComparisonOperator: 'LessThanThreshold',
           TreatMissingData: 'breaching',
         },
