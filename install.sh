@@ -13,6 +13,7 @@
 #                    … | sh -s -- ./portal-0.1.0-linux-x64.tgz)
 #   PORTAL_VERSION   otherwise, this version from PORTAL_RELEASES_URL (default: latest)
 #   PORTAL_RELEASES_URL  default https://portal.example.net/releases
+#   PORTAL_NODE      the Node.js to run Portal with (default: node on PATH)
 set -eu
 
 say() { printf 'portal-install: %s\n' "$*"; }
@@ -36,10 +37,12 @@ case $(uname -m) in
 esac
 release=${1:-${PORTAL_RELEASE:-$RELEASES_URL/portal-${PORTAL_VERSION:-latest}-$platform-$arch.tgz}}
 
-command -v node >/dev/null 2>&1 ||
-  fail "Portal runs on Node.js 20.19 or later, and node is not on PATH; install Node.js (your package manager or https://nodejs.org), then run this again"
-node -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 20 || (major === 20 && minor >= 19) ? 0 : 1)' ||
-  fail "Portal needs Node.js 20.19 or later, and this is $(node --version); upgrade Node.js, then run this again"
+# PORTAL_NODE picks the Node.js that runs Portal (for example /usr/bin/node-22); default: node on PATH.
+node_path=${PORTAL_NODE:-$(command -v node || true)}
+[ -n "$node_path" ] && [ -x "$node_path" ] ||
+  fail "Portal runs on Node.js 20.19 or later, and ${PORTAL_NODE:-node} is not there; install Node.js (your package manager or https://nodejs.org), then run this again"
+"$node_path" -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 20 || (major === 20 && minor >= 19) ? 0 : 1)' ||
+  fail "Portal needs Node.js 20.19 or later, and $node_path is $("$node_path" --version); upgrade Node.js, then run this again"
 command -v tar >/dev/null 2>&1 || fail "tar is needed to unpack the release; install it, then run this again"
 
 mkdir -p "$INSTALL_DIR/lib" "$INSTALL_DIR/bin"
@@ -67,9 +70,8 @@ mkdir "$staging/portal"
 tar -xzf "$staging/release.tgz" -C "$staging/portal" --strip-components=1 2>/dev/null ||
   fail "$release is not a gzipped tarball; give a Portal release (portal-<version>-<platform>-<arch>.tgz)"
 [ -f "$staging/portal/dist/portal.mjs" ] || fail "$release holds no dist/portal.mjs: it is not a Portal release"
-node_path=$(command -v node)
 version=$("$node_path" "$staging/portal/dist/portal.mjs" --version 2>/dev/null) ||
-  fail "the release in $release does not run on this Node.js ($(node --version)); install a release for Node.js 20.19 or later"
+  fail "the release in $release does not run on $node_path ($("$node_path" --version)); install a release for Node.js 20.19 or later"
 
 # The embedded controller (portal enroll on an administrator's machine) loads one native module. The
 # release carries it for one platform and Node.js; for another, build it here. Nodes never need it.
@@ -78,7 +80,7 @@ controller_module_loads() {
 }
 if ! controller_module_loads "$staging/portal"; then
   module_version=$("$node_path" -p 'require(process.argv[1]).dependencies["better-sqlite3"]' "$staging/portal/package.json" 2>/dev/null || echo latest)
-  say "building the controller's SQLite module for Node.js $(node --version) (needs npm, python3, make and g++)"
+  say "building the controller's SQLite module for Node.js $("$node_path" --version) (needs npm, python3, make and g++)"
   if ! (cd "$staging/portal" && npm install --no-save --no-package-lock --no-audit --no-fund --omit=dev "better-sqlite3@$module_version" >/dev/null 2>&1) ||
     ! controller_module_loads "$staging/portal"; then
     say "warning: the SQLite module could not be built: nodes work, but portal enroll (the embedded controller) will not; install npm, python3, make and g++, then run this again"

@@ -145,7 +145,7 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
     await chmod(join(bin, 'node'), 0o755);
     const run = await shell(`curl --proto '=https' --tlsv1.2 -sSfL ${host.base}/install.sh | PATH=${bin}:$PATH sh`);
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /^portal-install: error: Portal needs Node\.js 20\.19 or later, and this is v18\.20\.4; upgrade Node\.js, then run this again$/m);
+    assert.match(run.stderr, new RegExp(`^portal-install: error: Portal needs Node\\.js 20\\.19 or later, and ${bin}/node is v18\\.20\\.4; upgrade Node\\.js, then run this again$`, 'm'));
     assert.equal(existsSync(join(home, '.portal/lib/portal')), false, 'nothing is installed');
   });
 });
