@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -81,6 +82,13 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
     const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
     for (const path of ['node_modules', 'dist', '.git']) assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
+    // Every file the build stage copies is in the build context.
+    const sources = (build?.instructions ?? []).filter((instruction) => instruction.keyword === 'COPY').flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
+    assert.deepEqual(sources, ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'schemas', 'src']);
+    for (const source of sources) {
+      assert.ok(existsSync(join(projectRoot, source)), `${source} exists`);
+      assert.ok(!ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)), `${source} is not ignored`);
+    }
   });
 
   describe('with a live outlet', () => {
