@@ -18,6 +18,7 @@ export interface ComposeService {
   readonly environment?: Readonly<Record<string, string>>;
   readonly ports?: readonly string[];
   readonly depends_on?: readonly string[];
+  readonly restart?: 'unless-stopped';
 }
 
 export interface ComposeFile {
@@ -53,6 +54,8 @@ function nodeService(manifest: UseCaseManifest, container: ContainerManifest): C
     image: container.image ?? compileDefaults.containerImage,
     container_name: `${manifest.usecase}-inlet`,
     network_mode: container['network-mode'],
+    // A portal outlives a reboot of the Docker host, as the stacks' node outlives its machine.
+    restart: 'unless-stopped',
     ...(bridge ? { ports: container.publish ?? [] } : {}),
     environment,
     command: ['node', 'create', '--foreground', ...configurationArguments(manifest, container)],

@@ -21,6 +21,7 @@ interface Service {
   environment?: Record<string, string>;
   ports?: string[];
   depends_on?: string[];
+  restart?: string;
 }
 
 function compose(usecase: string): { services: Record<string, Service> } {
@@ -58,6 +59,7 @@ describe('compose files (spec 2.5)', () => {
       assert.deepEqual(node.command.slice(0, 3), ['node', 'create', '--foreground']);
       assert.equal(node.environment?.ENROLLMENT_TICKET, '${ENROLLMENT_TICKET:-}');
       assert.equal(node.environment?.NODE_LOGGING, 'true');
+      assert.equal(node.restart, 'unless-stopped', 'the inlet comes back with the Docker host');
     }
     const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
     assert.deepEqual(levels, ['debug', 'info', 'info']);

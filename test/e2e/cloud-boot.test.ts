@@ -24,14 +24,14 @@ interface Machine {
   shutDown(): Promise<void>;
 }
 
-const units = ['portal-node.service', 'portal-status.service'];
+const unitNames = ['portal-node.service', 'portal-status.service'];
 
 describe('cloud boot: the stack boot script brings up the real runner on a machine (sandbox)', function () {
   this.timeout(120_000);
   let run: UseCaseRun;
   let host: ReleaseHost;
   let fileSystem: string;
-  const machines: Machine[] = [];
+  const machines: Pick<Machine, 'shutDown'>[] = [];
 
   before(async () => {
     run = await runUseCase('warehouse');
@@ -73,27 +73,9 @@ describe('cloud boot: the stack boot script brings up the real runner on a machi
     await writeFile(scriptPath, script);
     const cloudInitLog = join(sandbox.root, 'var/log/cloud-init-output.log');
     await mkdir(dirname(cloudInitLog), { recursive: true });
-    const log = await open(cloudInitLog, 'a');
-    const boot = spawn('bash', [scriptPath], {
-      env: {
-        PATH: `${sandbox.bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
-        PORTAL_BOOT_ROOT: sandbox.root,
-        // The same waits, shorter: 30 s between lookups becomes 0.05 s.
-        PORTAL_BOOT_RETRY_SECONDS: '0.05',
-        PORTAL_BOOT_POLL_SECONDS: '0.1',
-        PORTAL_BOOT_STATUS_INTERVAL: '0.2',
-        CURL_CA_BUNDLE: host.caFile,
-        PORTAL_RELEASES_URL: `${host.base}/releases`,
-      },
-      stdio: ['ignore', log.fd, log.fd],
-    });
-    const [code] = (await once(boot, 'exit')) as [number | null];
-    await log.close();
     const pidOf = async (unit: string) => Number(await readFile(join(sandbox.dir, `${unit}.pid`), 'utf8').catch(() => '0'));
-    const machine: Machine = {
+    const units: Omit<Machine, 'code' | 'cloudInitLog'> = {
       sandbox,
-      code,
-      cloudInitLog: await readFile(cloudInitLog, 'utf8'),
       unitLog: (unit) => readFile(join(sandbox.dir, `${unit}.log`), 'utf8'),
       async statusLines() {
         return (await readFile(join(sandbox.root, 'var/log/portal/status.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
@@ -109,12 +91,32 @@ describe('cloud boot: the stack boot script brings up the real runner on a machi
         }
       },
       async shutDown() {
-        for (const unit of units) await machine.kill(unit);
+        for (const unit of unitNames) await units.kill(unit);
         await sandbox.remove();
       },
     };
-    machines.push(machine);
-    return machine;
+    // Known before it boots: whatever the boot starts is stopped by after(), even if the boot hangs.
+    machines.push(units);
+
+    const log = await open(cloudInitLog, 'a');
+    const boot = spawn('bash', [scriptPath], {
+      env: {
+        PATH: `${sandbox.bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+        PORTAL_BOOT_ROOT: sandbox.root,
+        // The same waits, shorter: 30 s between lookups becomes 0.05 s.
+        PORTAL_BOOT_RETRY_SECONDS: '0.05',
+        PORTAL_BOOT_POLL_SECONDS: '0.1',
+        PORTAL_BOOT_STATUS_INTERVAL: '0.2',
+        CURL_CA_BUNDLE: host.caFile,
+        PORTAL_RELEASES_URL: `${host.base}/releases`,
+      },
+      stdio: ['ignore', log.fd, log.fd],
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
+    const [code] = (await once(boot, 'exit')) as [number | null];
+    await log.close();
+    return { ...units, code, cloudInitLog: await readFile(cloudInitLog, 'utf8') };
   }
 
   let first: Machine;

@@ -32,7 +32,12 @@ async function startContainerInlet(usecase: string, run: UseCaseRun, container: 
   const environment = { ...container.env, ...service.environment };
   const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
   const node = start(program, args, { env: environment, isolated: true, cwd: container.volume, ...(container.user ? { user: container.user } : {}) });
-  await node.waitFor(/Portal node setup completed successfully/, 30_000);
+  try {
+    await node.waitFor(/Portal node setup completed successfully/, 30_000);
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
   return {
     service,
     node,
@@ -175,9 +180,10 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
 
     it('bedrock: the TLS inlet (bridge network, debug log) serves the model runtime to a real AWS SDK client', async () => {
       const runtime = await startRuntime();
-      const run = await runUseCase('bedrock');
+      let run: UseCaseRun | undefined;
       let inlet: ContainerInlet | undefined;
       try {
+        run = await runUseCase('bedrock');
         const trust = join(run.dir, 'runtime-ca.pem');
         await writeFile(trust, runtime.certificate);
         await run.startOutlet(() => `localhost:${runtime.port}`, { NODE_EXTRA_CA_CERTS: trust });
@@ -196,7 +202,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
         assert.equal(runtime.seen.at(-1)?.modelId, 'amazon.titan-text-express-v1');
       } finally {
         await inlet?.stop();
-        await run.close();
+        await run?.close();
         await new Promise<void>((resolve) => runtime.server.close(() => resolve()));
       }
     });

@@ -108,9 +108,10 @@ export interface Container {
 }
 
 /**
- * Lays out the final stage (`node` is this machine's, as the base image brings its own): each `COPY --from=build /src/dist/X DEST` becomes a copy of this checkout's
- * dist/X (what the build stage's `node scripts/build.mjs` makes), each `ln -s TARGET LINK` of its RUN
- * line a symlink, and the volume a fresh directory owned by the image's user.
+ * Lays out the final stage (`node` is this machine's, as the base image brings its own): each
+ * `COPY --from=build /src/dist/X DEST` becomes a copy of this checkout's dist/X (what the build stage's
+ * `node scripts/build.mjs` makes), each `ln -s TARGET LINK` of a RUN line a symlink, and the volume a
+ * fresh directory with the owner and mode the RUN lines give the mount point.
  */
 export async function layOutImage(config: ImageConfig): Promise<Container> {
   const dir = await mkdtemp(join(tmpdir(), 'portal-image-'));
@@ -125,16 +126,22 @@ export async function layOutImage(config: ImageConfig): Promise<Container> {
     await copyFile(join(projectRoot, built[1]), inImage(copy.destination));
     await chmod(inImage(copy.destination), 0o755);
   }
+  const [mountPoint] = config.volumes;
+  // The volume starts as the image has the mount point: owned by root, 0755, until a RUN line says otherwise.
+  await mkdir(volume, { mode: 0o755 });
+  const asRoot = process.getuid?.() === 0;
   for (const run of config.runs) {
     for (const [, target = '', link = ''] of run.matchAll(/ln -s (\S+) (\S+)/g)) {
       await mkdir(dirname(inImage(link)), { recursive: true });
       await symlink(inImage(target), inImage(link));
     }
+    for (const [, uid = '', gid = '', path] of run.matchAll(/chown (\d+):(\d+) (\S+)/g)) {
+      if (path === mountPoint && asRoot) await chown(volume, Number(uid), Number(gid));
+    }
+    for (const [, mode = '', path] of run.matchAll(/chmod ([0-7]{3,4}) (\S+)/g)) {
+      if (path === mountPoint) await chmod(volume, parseInt(mode, 8));
+    }
   }
-  await mkdir(volume, { mode: 0o700 });
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chown(volume, config.user.uid, config.user.gid);
-  const [mountPoint] = config.volumes;
   const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, mountPoint && value === mountPoint ? volume : value]));
   return {
     root,
