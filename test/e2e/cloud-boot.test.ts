@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { fileSystemHost, renderedBootScript, systemdStandIn } from '../support/boot-script.ts';
 import { until } from '../support/in-process.ts';
+import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { inletPort } from '../support/processes.ts';
 import { startReleaseHost, version, type ReleaseHost } from '../support/release-host.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
-import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
 
+const execFileAsync = promisify(execFile);
 const failedLookups = 3;
 
 interface Machine {
@@ -26,48 +30,55 @@ interface Machine {
 
 const unitNames = ['portal-node.service', 'portal-status.service'];
 
-describe('cloud boot: the stack boot script brings up the real runner on a machine (sandbox)', function () {
+describe('cloud boot: the stacks\' boot scripts bring up the real runner on their machines (sandbox)', function () {
   this.timeout(120_000);
   let run: UseCaseRun;
   let host: ReleaseHost;
-  let fileSystem: string;
+  let database: Postgres;
+  /** Each stack's file system: one folder, mounted by every machine of that stack. */
+  const fileSystems = { outlet: '', inlet: '' };
   const machines: Pick<Machine, 'shutDown'>[] = [];
 
   before(async () => {
+    database = await startPostgres();
     run = await runUseCase('warehouse');
     host = await startReleaseHost(run.dir);
-    fileSystem = join(run.dir, 'efs');
-    await mkdir(fileSystem);
+    for (const role of ['outlet', 'inlet'] as const) {
+      fileSystems[role] = join(run.dir, `${role}-efs`);
+      await mkdir(fileSystems[role]);
+    }
   });
 
   after(async () => {
     for (const machine of machines) await machine.shutDown();
     await host?.close();
     await run?.close();
+    await database?.stop();
   });
 
   /**
-   * A new machine of the warehouse outlet stack: no portal installed, the file system's name resolving
-   * only after `failedLookups` tries, the file system (the same folder for every machine) mounted on the
-   * state directory, the ticket in the secret, systemd starting the units it writes. The installer is
-   * fetched with real curl from the release host, over HTTPS.
+   * A new machine of the warehouse `role` stack: no portal installed, the file system's name resolving
+   * only after `failedLookups` tries, the stack's file system mounted on the state directory, the
+   * stack's ticket in the secret, systemd starting the units it writes. The installer is fetched with
+   * real curl from the release host, over HTTPS. The warehouse endpoint is a real PostgreSQL server.
    */
-  async function bootMachine(): Promise<Machine> {
+  async function bootMachine(role: 'outlet' | 'inlet'): Promise<Machine> {
+    const fileSystem = fileSystems[role];
     const sandbox = await createSandbox();
     const lookups = join(sandbox.dir, 'lookups');
     await writeFile(lookups, '0');
     await sandbox.stub('getent', `n=$(cat '${lookups}'); echo $((n + 1)) > '${lookups}'; [ "$n" -ge ${failedLookups} ] || exit 2; echo "10.0.0.5 $2"`);
     await sandbox.stub('mount', `target=\${*: -1}; rmdir "$target" && ln -s '${fileSystem}' "$target"`);
     for (const command of ['dnf', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
-    await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${run.tickets.outlet}'`);
+    await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${run.tickets[role]}'`);
     await sandbox.stub('systemctl', systemdStandIn(sandbox.dir));
 
-    const compiled = await run.compiledConfig('outlet');
-    const script = renderedBootScript('warehouse', 'outlet', {
-      RedshiftEndpoint: '127.0.0.1:5439',
+    const compiled = await run.compiledConfig(role);
+    const script = renderedBootScript('warehouse', role, {
+      RedshiftEndpoint: `127.0.0.1:${database.port}`,
       InstallUrl: `${host.base}/install.sh`,
-      // The one change for a test machine: the status server on a port the system picks.
-      JSONNodeConfig: JSON.stringify({ ...compiled, 'http-server-port': 0 }),
+      // The one change for a test machine: the status server and the inlet on ports the system picks.
+      JSONNodeConfig: JSON.stringify(onFreePorts(compiled)),
     });
     const scriptPath = join(sandbox.dir, 'user-data.sh');
     await writeFile(scriptPath, script);
@@ -123,7 +134,7 @@ describe('cloud boot: the stack boot script brings up the real runner on a machi
   let firstNodeId: string | undefined;
 
   it('waits for the file system name, mounts it as the state directory, installs portal, enrolls the node and reports setup', async () => {
-    first = await bootMachine();
+    first = await bootMachine('outlet');
     assert.equal(first.code, 0, first.cloudInitLog);
     const lines = first.cloudInitLog.trimEnd().split('\n');
     assert.equal(lines.at(-1), 'Portal node setup completed successfully');
@@ -136,9 +147,9 @@ describe('cloud boot: the stack boot script brings up the real runner on a machi
     assert.ok(lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`), first.cloudInitLog);
 
     const stateDirectory = join(first.sandbox.root, 'var/lib/portal');
-    assert.ok((await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystem, 'the file system is mounted there');
-    assert.equal((await stat(fileSystem)).mode & 0o777, 0o700);
-    assert.ok(existsSync(join(fileSystem, 'node')), "the node's identity is on the file system");
+    assert.ok((await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystems.outlet, 'the file system is mounted there');
+    assert.equal((await stat(fileSystems.outlet)).mode & 0o777, 0o700);
+    assert.ok(existsSync(join(fileSystems.outlet, 'node')), "the node's identity is on the file system");
 
     const nodeLog = await first.unitLog('portal-node.service');
     firstNodeId = /enrolled as (\S+) in project \S+ with attribute warehouse-outlet/.exec(nodeLog)?.[1];
@@ -172,12 +183,23 @@ describe('cloud boot: the stack boot script brings up the real runner on a machi
   it('a replacement machine on the same file system comes up with the consumed ticket unused', async () => {
     assert.ok(first, 'the first machine booted');
     await first.shutDown();
-    const replacement = await bootMachine();
+    const replacement = await bootMachine('outlet');
     assert.equal(replacement.code, 0, replacement.cloudInitLog);
     assert.equal(replacement.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
     const nodeLog = await replacement.unitLog('portal-node.service');
     assert.ok(nodeLog.includes(`already enrolled as ${firstNodeId}; the enrollment ticket is not needed and was not used`), nodeLog);
     assert.doesNotMatch(nodeLog, /\benrolled as \S+ in project/);
     await until(async () => ((await replacement.statusLines()).some((line) => line.endsWith('The node is UP')) ? true : undefined), 'an UP status line from the replacement');
+  });
+
+  it("the inlet stack's machine comes up on its own file system and carries psql to the database behind the outlet's machine", async () => {
+    const inlet = await bootMachine('inlet');
+    assert.equal(inlet.code, 0, inlet.cloudInitLog);
+    assert.equal(inlet.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
+    assert.match(await inlet.unitLog('portal-node.service'), /enrolled as \S+ in project \S+ with attribute warehouse-inlet/);
+    const { stdout } = await execFileAsync('psql', ['-tA', '-c', "SELECT 'through two stack machines'"], {
+      env: { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(await inletPort(fileSystems.inlet)), PGUSER: database.user, PGPASSWORD: database.password, PGDATABASE: database.database },
+    });
+    assert.equal(stdout.trim(), 'through two stack machines');
   });
 });
