@@ -1,9 +1,10 @@
 # The portal-node image: the single-file bundled runner on Node.js, nothing else.
 #   docker build -t portal-node .
+# Node.js 22 (LTS): the bundle targets Node.js 20.19 and later, and 20 no longer receives fixes.
 # Nodes keep their identity under /var/lib/portal; mount a volume there so a replaced container
 # reuses it and needs no new ticket.
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # Scripts stay off: the bundle needs esbuild's binary only, never the controller's native module.
@@ -14,7 +15,7 @@ COPY schemas schemas
 COPY src src
 RUN node scripts/build.mjs
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 COPY --from=build /src/dist/portal.mjs /usr/local/lib/portal/portal.mjs
 RUN ln -s /usr/local/lib/portal/portal.mjs /usr/local/bin/portal \
  && mkdir -p /var/lib/portal \
