@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { renderedBootScript } from '../support/boot-script.ts';
+import { allUseCases, artifactText, projectRoot } from '../support/usecases.ts';
+
+/** shellcheck's findings of warning level and above: empty when the script is clean. */
+function shellcheck(script: string, shell: 'sh' | 'bash'): string {
+  const result = spawnSync('shellcheck', ['--severity=warning', `--shell=${shell}`, '--format=gcc', '-'], { input: script, encoding: 'utf8' });
+  assert.equal(result.error, undefined, 'shellcheck is installed (Debian package shellcheck; .ci/run installs it)');
+  return result.stdout.trim();
+}
+
+/** The body of a quoted here-document the script writes, such as the status loop. */
+function hereDocument(script: string, marker: string): string {
+  const body = new RegExp(`<<'${marker}'\\n([\\s\\S]*?)\\n${marker}\\n`).exec(script)?.[1];
+  assert.ok(body, `the script writes ${marker}`);
+  return body;
+}
+
+describe('shell scripts Portal ships pass shellcheck (warnings and errors)', () => {
+  it('install.sh, as the POSIX sh that `curl … | sh` runs', () => {
+    assert.equal(shellcheck(readFileSync(join(projectRoot, 'install.sh'), 'utf8'), 'sh'), '');
+  });
+
+  for (const usecase of allUseCases) {
+    it(`${usecase}: tickets.sh, both boot scripts and the status loop they write`, () => {
+      assert.equal(shellcheck(artifactText(usecase, 'tickets.sh'), 'bash'), '');
+      for (const role of ['outlet', 'inlet'] as const) {
+        const boot = renderedBootScript(usecase, role, { PostgresEndpoint: 'db.internal.example', RedshiftEndpoint: 'wh.internal.example:5439' });
+        assert.equal(shellcheck(boot, 'bash'), '', `${role} boot script`);
+        assert.equal(shellcheck(hereDocument(boot, 'PORTAL_STATUS_LOOP'), 'bash'), '', `${role} status loop`);
+      }
+    });
+  }
+});
