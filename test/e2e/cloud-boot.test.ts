@@ -198,7 +198,7 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.equal(inlet.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
     assert.match(await inlet.unitLog('portal-node.service'), /enrolled as \S+ in project \S+ with attribute warehouse-inlet/);
     const { stdout } = await execFileAsync('psql', ['-tA', '-c', "SELECT 'through two stack machines'"], {
-      env: { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(await inletPort(fileSystems.inlet)), PGUSER: database.user, PGPASSWORD: database.password, PGDATABASE: database.database },
+      env: database.clientEnvironment(await inletPort(fileSystems.inlet)),
     });
     assert.equal(stdout.trim(), 'through two stack machines');
   });

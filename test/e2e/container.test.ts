@@ -141,7 +141,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
             if (container.user) assert.equal((await stat(join(container.volume, 'node'))).uid, image.user.uid, "the node's state belongs to the image's user");
 
             const { stdout } = await execFileAsync('psql', ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`], {
-              env: { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(listeningPort(shown.stdout)), PGUSER: database.user, PGPASSWORD: database.password, PGDATABASE: database.database },
+              env: database.clientEnvironment(listeningPort(shown.stdout)),
             });
             assert.equal(stdout.trim(), `through the ${usecase} container inlet|${database.user}`);
             assert.equal(await inlet.stop(), 0, 'docker stop (SIGTERM) ends the node cleanly');

@@ -28,14 +28,7 @@ describe('end to end: the PostgreSQL use case', function () {
     await database?.stop();
   });
 
-  const environment = () => ({
-    ...process.env,
-    PGHOST: '127.0.0.1',
-    PGPORT: String(port),
-    PGUSER: database.user,
-    PGPASSWORD: database.password,
-    PGDATABASE: database.database,
-  });
+  const environment = () => database.clientEnvironment(port);
 
   it("runs the guide's verification statements with real psql through the inlet", () => {
     const verify = spawnSync('bash', [join(projectRoot, 'out/postgres/tickets.sh'), 'verify'], { env: environment(), encoding: 'utf8' });

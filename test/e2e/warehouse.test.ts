@@ -36,14 +36,7 @@ describe('end to end: the data warehouse use case (PostgreSQL standing in for th
     await warehouse?.stop();
   });
 
-  const environment = (pgPort = port) => ({
-    ...process.env,
-    PGHOST: '127.0.0.1',
-    PGPORT: String(pgPort),
-    PGUSER: warehouse.user,
-    PGPASSWORD: warehouse.password,
-    PGDATABASE: warehouse.database,
-  });
+  const environment = (pgPort = port) => warehouse.clientEnvironment(pgPort);
 
   it("runs the guide's statements with real psql through the inlet, PGPORT set", () => {
     const verify = spawnSync('bash', [join(projectRoot, 'out/warehouse/tickets.sh'), 'verify'], { env: environment(), encoding: 'utf8' });

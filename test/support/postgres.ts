@@ -15,6 +15,8 @@ export interface Postgres {
   readonly user: string;
   readonly password: string;
   readonly database: string;
+  /** This process's environment plus the libpq variables that take psql to this database through `port` (an inlet's, or its own). */
+  clientEnvironment(port?: number): NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
@@ -48,14 +50,15 @@ export async function startPostgres(): Promise<Postgres> {
     }
   }
   if (!server) throw new Error('PostgreSQL did not start');
-  const password = 'portal-test-secret';
-  execFileSync(...as('psql', ['-h', dir, '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE ROLE app LOGIN PASSWORD '${password}'`, '-c', 'CREATE DATABASE appdb OWNER app']), { stdio: 'ignore' });
+  const [user, password, database] = ['app', 'portal-test-secret', 'appdb'];
+  execFileSync(...as('psql', ['-h', dir, '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE ROLE ${user} LOGIN PASSWORD '${password}'`, '-c', `CREATE DATABASE ${database} OWNER ${user}`]), { stdio: 'ignore' });
   const running = server;
   return {
     port,
-    user: 'app',
+    user,
     password,
-    database: 'appdb',
+    database,
+    clientEnvironment: (through = port) => ({ ...process.env, PGHOST: '127.0.0.1', PGPORT: String(through), PGUSER: user, PGPASSWORD: password, PGDATABASE: database }),
     async stop() {
       await running.stop();
       await rm(dir, { recursive: true, force: true });
