@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileSystemHost, installUrl, renderedBootScript, ticket, ticketSecret } from '../support/boot-script.ts';
+import { fileSystemHost, installUrl, renderedBootScript, stubNameLookups, ticket, ticketSecret } from '../support/boot-script.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
 
@@ -14,12 +14,7 @@ interface BootRun {
 
 /** Runs the script in the sandbox; name lookups fail `failedLookups` times before they succeed. */
 async function boot(sandbox: Sandbox, script: string, failedLookups: number, options: { portalOnPath?: boolean } = {}): Promise<BootRun> {
-  const counter = join(sandbox.dir, 'lookups');
-  await writeFile(counter, '0');
-  await sandbox.stub(
-    'getent',
-    `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failedLookups} ] || exit 2; echo "10.0.0.5 $2"`,
-  );
+  await stubNameLookups(sandbox, failedLookups);
   for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
   await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${ticket}'`);
   if (options.portalOnPath ?? true) {

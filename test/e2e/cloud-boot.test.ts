@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { fileSystemHost, renderedBootScript, systemdStandIn } from '../support/boot-script.ts';
+import { fileSystemHost, renderedBootScript, stubNameLookups, systemdStandIn } from '../support/boot-script.ts';
 import { until } from '../support/in-process.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { inletPort } from '../support/processes.ts';
@@ -65,9 +65,7 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
   async function bootMachine(role: 'outlet' | 'inlet'): Promise<Machine> {
     const fileSystem = fileSystems[role];
     const sandbox = await createSandbox();
-    const lookups = join(sandbox.dir, 'lookups');
-    await writeFile(lookups, '0');
-    await sandbox.stub('getent', `n=$(cat '${lookups}'); echo $((n + 1)) > '${lookups}'; [ "$n" -ge ${failedLookups} ] || exit 2; echo "10.0.0.5 $2"`);
+    await stubNameLookups(sandbox, failedLookups);
     await sandbox.stub('mount', `target=\${*: -1}; rmdir "$target" && ln -s '${fileSystem}' "$target"`);
     for (const command of ['dnf', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
     await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${run.tickets[role]}'`);

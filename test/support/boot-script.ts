@@ -1,9 +1,12 @@
 /**
  * The stacks' boot script as a machine receives it (the launch template's user data after Fn::Sub,
- * with test parameter values), and the sandbox's stand-in for systemd.
+ * with test parameter values), and the sandbox's stand-ins for the machine's name lookups and systemd.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import { resolveSub } from './cfn-sub.ts';
+import type { Sandbox } from './sandbox.ts';
 import { artifactText } from './usecases.ts';
 
 interface StackTemplate {
@@ -62,4 +65,11 @@ for unit in "$@"; do
   echo $! > '${logs}'/"$unit.pid"
 done
 `;
+}
+
+/** A `getent` stand-in: name lookups fail `failures` times, as while the file system's name propagates, then succeed. */
+export async function stubNameLookups(sandbox: Sandbox, failures: number): Promise<void> {
+  const counter = join(sandbox.dir, 'lookups');
+  await writeFile(counter, '0');
+  await sandbox.stub('getent', `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failures} ] || exit 2; echo "10.0.0.5 $2"`);
 }
