@@ -113,6 +113,7 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
       [{ PORTAL_RELEASE: 'http://localhost:1/portal.tgz' }, /portal-install: error: refusing http:\/\/localhost:1\/portal\.tgz: a release is downloaded over https:\/\/ only/],
       [{ PORTAL_VERSION: '9.9.9' }, /portal-install: error: cannot download https:\/\/localhost:\d+\/releases\/portal-9\.9\.9-\w+-\w+\.tgz \(The requested URL returned error: 404\); check the address/],
       [{ PORTAL_RELEASE: join(dir, 'missing.tgz') }, /portal-install: error: no release tarball at .*missing\.tgz; give a path or an https:\/\/ address/],
+      [{ PORTAL_NODE: '/nonexistent/node-22' }, /portal-install: error: Portal runs on Node\.js 20\.19 or later, and \/nonexistent\/node-22 is not there; install Node\.js/],
     ];
     for (const [extra, message] of cases) {
       const run = await shell(`curl --proto '=https' --tlsv1.2 -sSfL ${host.base}/install.sh | sh`, extra);
