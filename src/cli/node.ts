@@ -15,6 +15,7 @@ export interface NodeCreateOptions {
   readonly configuration?: string;
   readonly nodeConfig?: string;
   readonly enrollmentTicket?: string;
+  readonly enrollmentTicketFile?: string;
 }
 
 export function registerNode(program: Command): void {
@@ -25,7 +26,8 @@ export function registerNode(program: Command): void {
     .option('--foreground', 'run in the foreground (required: use a service manager or container to run it in the background)')
     .option('--configuration <json-or-yaml>', 'node configuration: a JSON or YAML document, or a file holding one')
     .option('--node-config <yaml>', 'node configuration that may carry the ticket under a ticket key')
-    .option('--enrollment-ticket <ticket>', 'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time')
+    .option('--enrollment-ticket <ticket>', 'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: prefer --enrollment-ticket-file')
+    .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')
     .action(async (options: NodeCreateOptions) => runNode(options));
   node
     .command('show')
@@ -42,9 +44,40 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: 
   if (!value) throw new InputError('BAD_FLAG', 'no node configuration was given', { hint: 'give --configuration (JSON or YAML, inline or a file) or --node-config' });
   const { name, text } = await readConfigurationArgument(value, flag);
   const config = parseNodeConfig(name, text);
-  const ticket = [options.enrollmentTicket, config.ticket, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '');
+  if (options.enrollmentTicket && options.enrollmentTicketFile) {
+    throw new InputError('BAD_FLAG', '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket', { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' });
+  }
+  const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
+  const ticket = [options.enrollmentTicket, fromFile, config.ticket, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '');
   const { ticket: _ticket, ...rest } = config;
   return ticket ? { config: rest, ticket: ticket.trim() } : { config: rest };
+}
+
+/** The ticket from a file, or from standard input for "-": one line, at most a few kilobytes. */
+async function readTicketFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = path === '-' ? await readStandardInput(16 * 1024) : await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InputError('TICKET_UNREADABLE', `cannot read the enrollment ticket from ${path === '-' ? 'standard input' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      hint: 'give the path of the .ticket file that portal project ticket wrote',
+    });
+  }
+  if (text.trim() === '') {
+    throw new InputError('TICKET_EMPTY', `${path === '-' ? 'standard input' : path} holds no enrollment ticket`, { hint: 'write the ticket with portal project ticket ... > inlet.ticket' });
+  }
+  return text.trim();
+}
+
+async function readStandardInput(limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    length += (chunk as Buffer).length;
+    if (length > limit) throw new Error(`more than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function runNode(options: NodeCreateOptions): Promise<void> {

@@ -9,7 +9,7 @@ import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { readJsonLines, writeJsonLine } from '../wire/json-lines.ts';
-import { spliceMagic } from '../wire/splice.ts';
+import { parseSplicePreamble } from '../wire/splice.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { Relay } from './relay.ts';
 import type { ControllerService } from './service.ts';
@@ -26,7 +26,6 @@ export interface ControllerServerOptions {
 type Request = { readonly id?: unknown; readonly op?: unknown } & Record<string, unknown>;
 
 const tlsHandshakeByte = 0x16;
-const maxPreambleBytes = 256;
 
 export class ControllerServer {
   readonly relay: Relay;
@@ -71,22 +70,17 @@ export class ControllerServer {
         return;
       }
       preamble = Buffer.concat([preamble, chunk]);
-      const newline = preamble.indexOf(0x0a);
-      if (newline < 0) {
-        if (preamble.length > maxPreambleBytes || !spliceMagic.startsWith(preamble.subarray(0, spliceMagic.length).toString('latin1'))) socket.destroy();
-        return;
-      }
+      const parsed = parseSplicePreamble(preamble);
+      if (parsed.kind === 'incomplete') return;
       socket.off('data', onData);
-      const [magic, splice, role, secret, extra] = preamble.subarray(0, newline).toString('latin1').split(' ');
-      const rest = preamble.subarray(newline + 1);
-      if (magic !== spliceMagic || !splice || !secret || extra !== undefined || (role !== 'inlet' && role !== 'outlet')) {
+      if (parsed.kind === 'invalid') {
         socket.destroy();
         return;
       }
       socket.pause();
-      if (rest.length > 0) socket.unshift(rest);
+      if (parsed.rest.length > 0) socket.unshift(parsed.rest);
       socket.setTimeout(0);
-      this.relay.join(socket, splice, role, secret);
+      this.relay.join(socket, parsed.splice, parsed.role, parsed.secret);
     };
     socket.on('data', onData);
   }
