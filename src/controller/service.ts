@@ -86,10 +86,11 @@ export class ControllerService {
   }
 
   async adminEnroll(code: string, request: string, projectName: string | undefined, now = Date.now()): Promise<Enrollment> {
-    await this.checkRequest(request);
-    // Refuse a wrong code before spending a key generation on it (the transaction below decides).
+    // The code first (one hashed lookup), then the request's signature, then a key generation: a
+    // wrong code costs the controller no public-key work. The transaction below decides.
     const known = await this.store.selectFrom('admin_codes').select('code_hash').where('code_hash', '=', hash(code)).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
     if (!known) throw invalidAdminCode();
+    await this.checkRequest(request);
     const projectId = newId('p');
     const authority = await createAuthority(projectId, new Date(now));
     const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false };
@@ -155,20 +156,19 @@ export class ControllerService {
   }
 
   /**
-   * Enrolls the holder of a ticket. The request is checked before the ticket is touched, and the use
-   * is taken in the same transaction that records the member: a failed enrollment consumes nothing,
-   * and of N concurrent enrollments with a one-use ticket exactly one succeeds.
+   * Enrolls the holder of a ticket. The ticket is checked first (an id lookup and a hash: a guessed or
+   * altered ticket costs no signature check), then the request, and the use is taken in the same
+   * transaction that records the member: a failed enrollment consumes nothing, and of N concurrent
+   * enrollments with a one-use ticket exactly one succeeds.
    */
   async enroll(ticketId: string, secret: string, request: string, now = Date.now()): Promise<Enrollment> {
+    const known = await this.store.selectFrom('tickets').select('secret_hash').where('id', '=', ticketId).executeTakeFirst();
+    if (!known || !sameHash(known.secret_hash, secret)) throw unknownTicket();
     await this.checkRequest(request);
     const nodeId = newId('n');
     const ticket = await this.store.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst();
-      if (!row || !sameHash(row.secret_hash, secret)) {
-        throw new InputError('TICKET_UNKNOWN', 'this controller did not issue that ticket', {
-          hint: 'check that the ticket belongs to this project and was copied whole',
-        });
-      }
+      if (!row || !sameHash(row.secret_hash, secret)) throw unknownTicket();
       const taken = await trx
         .updateTable('tickets')
         .set((eb) => ({ uses_left: eb('uses_left', '-', 1) }))
@@ -295,6 +295,12 @@ export class ControllerService {
       throw new InputError('NOT_ADMIN', 'only the project administrator may do this', { hint: 'run the command where portal enroll was run' });
     }
   }
+}
+
+function unknownTicket(): InputError {
+  return new InputError('TICKET_UNKNOWN', 'this controller did not issue that ticket', {
+    hint: 'check that the ticket belongs to this project and was copied whole',
+  });
 }
 
 function invalidAdminCode(): InputError {

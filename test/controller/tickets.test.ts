@@ -9,6 +9,8 @@ import { callController } from '../../src/wire/control-channel.ts';
 import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
 import { enrollAdministrator, enrollWithTicket } from '../../src/node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
+import { createCertificateRequest, readCertificateRequest } from '../../src/pki/authority.ts';
+import { generateKeyPair } from '../../src/pki/keys.ts';
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -93,6 +95,32 @@ describe('controller: projects and tickets', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('checks the ticket before the certificate request: a wrong ticket costs no signature check', async () => {
+    const ticket = decodeTicket(await issue({ attribute: 'order' }));
+    // An unreadable request with a wrong secret: only the ticket can have been looked at.
+    await rejectsWith(callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: 'guessed', request: 'not a request' }), 'TICKET_UNKNOWN');
+    await rejectsWith(callController(ticket, 'enroll', { ticket: 'tnope', secret: ticket.secret, request: 'not a request' }), 'TICKET_UNKNOWN');
+    await rejectsWith(callController(ticket, 'admin-enroll', { code: 'guessed', request: 'not a request' }), 'ADMIN_CODE_INVALID');
+    // The right ticket with a bad request is refused for the request, and the ticket is still whole.
+    await rejectsWith(callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: ticket.secret, request: 'not a request' }), 'REQUEST_INVALID');
+    await enrollWithTicket(join(work, 'order'), encodeTicket(ticket));
+
+    // CPU time per refused attempt, against one signature check of a valid request.
+    const keys = generateKeyPair();
+    const request = await createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+    const attempts = 300;
+    const cpu = async (run: () => Promise<unknown>) => {
+      const before = process.cpuUsage();
+      for (let index = 0; index < attempts; index++) await run().catch(() => undefined);
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / attempts;
+    };
+    const verification = await cpu(() => readCertificateRequest(request));
+    const refused = await cpu(() => controller.service.enroll(ticket.ticketId, 'guessed', request));
+    console.log(`      CPU per wrong-ticket enroll ${refused.toFixed(0)} µs; per request signature check ${verification.toFixed(0)} µs`);
+    assert.ok(refused * 4 < verification, `a wrong-ticket enroll took ${refused.toFixed(0)} µs of CPU, a signature check ${verification.toFixed(0)} µs`);
   });
 
   it('gives exactly one of 20 concurrent enrollments with a one-use ticket', async () => {
