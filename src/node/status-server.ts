@@ -1,7 +1,8 @@
 /**
  * The node's local status server (spec 4.1) on 127.0.0.1: HEAD / answers 200, GET /show the node as
- * JSON, GET /metrics Prometheus text. It reads nothing from requests but the path, so bad bytes only
- * earn a 400 or a closed connection.
+ * JSON, GET /metrics Prometheus text. It reads nothing from requests but the path and the Host, so bad
+ * bytes only earn a 400 or a closed connection. Only requests addressed to a loopback name are
+ * answered: a web page whose name was rebound to 127.0.0.1 sends its own name as Host, and is refused.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,12 @@ export interface StatusServerOptions {
 }
 
 export async function startStatusServer(options: StatusServerOptions): Promise<{ server: Server; port: number }> {
+  let port = options.port;
   const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
+    if (!isLoopbackHost(request.headers.host, port)) {
+      response.writeHead(421, { 'content-type': 'text/plain', connection: 'close' }).end('misdirected request: this status server answers only for localhost, 127.0.0.1 or [::1]\n');
+      return;
+    }
     const path = (request.url ?? '/').split('?')[0];
     if (request.method === 'HEAD' && path === '/') {
       response.writeHead(200).end();
@@ -28,7 +34,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
     }
   });
   server.on('clientError', (_error, socket) => socket.destroy());
-  const port = await new Promise<number>((resolve, reject) => {
+  port = await new Promise<number>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         new RuntimeFailure('ADDRESS_IN_USE', `the status server cannot listen on 127.0.0.1:${options.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`, {
@@ -40,4 +46,18 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
     server.listen(options.port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
   return { server, port };
+}
+
+const loopbackNames = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether a Host header names this server on loopback: a loopback name, with no port or this port.
+ * A request without Host (HTTP/1.0) comes from no browser, so it passes.
+ */
+export function isLoopbackHost(host: string | undefined, port: number): boolean {
+  if (host === undefined) return true;
+  const match = /^(\[[^\]]*\]|[^:]*)(?::([0-9]{1,5}))?$/.exec(host.trim().toLowerCase());
+  if (!match) return false;
+  const [, name = '', portText] = match;
+  return loopbackNames.has(name.replace(/\.$/, '')) && (portText === undefined || Number(portText) === port);
 }
