@@ -1,8 +1,13 @@
 /**
- * The relay: outlets register a relay name over their control channel; an inlet asks for that name and
- * gets a splice ticket; the outlet is told to dial in with its half. When both raw connections have
- * arrived, the relay pipes bytes between them and does nothing else: what flows is the end-to-end TLS
- * of the two nodes, which the relay cannot read.
+ * The relay: outlets register a relay name, with the attribute their `allow` requires, over their
+ * control channel; an inlet asks for that name and gets a splice ticket; the chosen outlet is told to
+ * dial in with its half. When both raw connections have arrived, the relay pipes bytes between them
+ * and does nothing else: what flows is the end-to-end TLS of the two nodes, which it cannot read.
+ *
+ * What a member may cost is bounded here: a member no outlet would allow is refused before any outlet
+ * is disturbed (and the outlets are told who, so they can log it); a member may have only so many
+ * splices pending, an outlet only so many dials; a member holds one registration per relay name; and
+ * an outlet that leaves its dials unanswered is taken out of the choice for a while.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -14,7 +19,19 @@ export interface DialEvent {
   readonly event: 'dial';
   readonly splice: string;
   readonly secret: string;
+  /** The node that asked for the splice. */
+  readonly from: string;
 }
+
+/** Members the relay refused on an outlet's behalf since the last report, pushed at most once a second. */
+export interface RefusedEvent {
+  readonly event: 'refused';
+  readonly from: string;
+  readonly attributes: readonly string[];
+  readonly count: number;
+}
+
+export type RelayEvent = DialEvent | RefusedEvent;
 
 export interface SpliceGrant {
   readonly splice: string;
@@ -23,11 +40,16 @@ export interface SpliceGrant {
 
 interface Registration {
   readonly nodeId: string;
-  readonly dial: (event: DialEvent) => void;
+  readonly allow: string;
+  readonly push: (event: RelayEvent) => void;
+  pendingDials: number;
+  unanswered: number;
+  suspendedUntil: number;
 }
 
 interface PendingSplice {
-  readonly projectId: string;
+  readonly from: string;
+  readonly outlet: Registration;
   readonly secrets: Readonly<Record<SpliceRole, string>>;
   readonly sockets: Partial<Record<SpliceRole, Socket>>;
   readonly timer: NodeJS.Timeout;
@@ -38,36 +60,62 @@ export type SpliceRole = 'inlet' | 'outlet';
 export interface RelayOptions {
   /** How long the first half of a splice waits for the second. @default 10000 */
   readonly spliceTimeoutMs?: number;
+  /** Splices one member may have waiting for their halves. @default 16 */
+  readonly pendingPerMember?: number;
+  /** Dials one outlet may have unanswered at once. @default 64 */
+  readonly pendingPerOutlet?: number;
+  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default 3 */
+  readonly unansweredLimit?: number;
+  /** How long such an outlet stays out of the choice (while another can be chosen). @default 30000 */
+  readonly suspendMs?: number;
 }
 
 export interface RelayStats {
   registrations: number;
+  splicesPending: number;
   splicesActive: number;
   splicesTotal: number;
+  refused: number;
+  busy: number;
 }
+
+const defaults = { spliceTimeoutMs: 10_000, pendingPerMember: 16, pendingPerOutlet: 64, unansweredLimit: 3, suspendMs: 30_000 };
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
   private readonly pending = new Map<string, PendingSplice>();
+  private readonly pendingByMember = new Map<string, number>();
   private readonly active = new Set<Socket>();
-  private readonly spliceTimeoutMs: number;
-  private splicesTotal = 0;
-  private nextOutlet = 0;
+  private readonly limits: typeof defaults;
+  /** Refusals not yet reported to the outlets, by relay key and member. */
+  private readonly refusals = new Map<string, Map<string, { attributes: readonly string[]; count: number }>>();
+  private readonly reporter: NodeJS.Timeout;
+  private counts = { splicesTotal: 0, refused: 0, busy: 0 };
 
   constructor(options: RelayOptions = {}) {
-    this.spliceTimeoutMs = options.spliceTimeoutMs ?? 10_000;
+    this.limits = { ...defaults, ...options };
+    this.reporter = setInterval(() => this.reportRefusals(), 1000);
+    this.reporter.unref();
   }
 
-  /** Registers `peer` as an outlet of `relay`; returns the function that withdraws it. */
-  register(peer: PeerIdentity, relay: string, dial: (event: DialEvent) => void): () => void {
+  /**
+   * Registers `peer` as an outlet of `relay` that allows members with the attribute `allow`; a member
+   * registering the same name again replaces its earlier registration. Returns the function that
+   * withdraws it.
+   */
+  register(peer: PeerIdentity, relay: string, allow: string, push: (event: RelayEvent) => void): () => void {
     if (!peer.relays.includes(relay)) {
       throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${relay}"`, {
         hint: `issue the outlet ticket with --relay ${relay}, or set relay in the configuration to one the ticket grants (${peer.relays.join(', ') || 'none'})`,
       });
     }
+    if (allow === '') {
+      throw new InputError('ALLOW_MISSING', 'the registration does not say which attribute the outlet allows', { hint: 'upgrade the outlet node to this controller version' });
+    }
     const key = `${peer.projectId}/${relay}`;
-    const registration: Registration = { nodeId: peer.nodeId, dial };
-    this.registrations.set(key, [...(this.registrations.get(key) ?? []), registration]);
+    const registration: Registration = { nodeId: peer.nodeId, allow, push, pendingDials: 0, unanswered: 0, suspendedUntil: 0 };
+    const others = (this.registrations.get(key) ?? []).filter((r) => r.nodeId !== peer.nodeId);
+    this.registrations.set(key, [...others, registration]);
     return () => {
       const remaining = (this.registrations.get(key) ?? []).filter((r) => r !== registration);
       if (remaining.length > 0) this.registrations.set(key, remaining);
@@ -75,60 +123,91 @@ export class Relay {
     };
   }
 
-  /** Pairs an inlet with one of the relay's outlets: the outlet is told to dial in. */
+  /** Pairs an inlet with one of the relay's outlets that allows it: that outlet is told to dial in. */
   connect(peer: PeerIdentity, relay: string): SpliceGrant {
-    const outlets = this.registrations.get(`${peer.projectId}/${relay}`) ?? [];
+    const key = `${peer.projectId}/${relay}`;
+    const outlets = this.registrations.get(key) ?? [];
     if (outlets.length === 0) {
       throw new RuntimeFailure('RELAY_UNAVAILABLE', `no outlet is registered for the relay "${relay}" right now`, {
         hint: 'start the outlet node (or wait for it to reconnect); check that inlet via equals the outlet relay',
       });
     }
-    const outlet = outlets[this.nextOutlet++ % outlets.length] as Registration;
+    const allowing = outlets.filter((outlet) => peer.attributes.includes(outlet.allow));
+    if (allowing.length === 0) {
+      this.noteRefusal(key, peer);
+      throw new InputError('PEER_NOT_ALLOWED', `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`, {
+        hint: "check that the outlet's allow equals this node's ticket attribute",
+      });
+    }
+    const waiting = this.pendingByMember.get(peer.nodeId) ?? 0;
+    const outlet = this.choose(allowing);
+    if (waiting >= this.limits.pendingPerMember || !outlet) {
+      this.counts.busy += 1;
+      throw new RuntimeFailure('RELAY_BUSY', `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`, { hint: 'the node retries by itself' });
+    }
     const splice = randomBytes(12).toString('hex');
     const secrets = { inlet: randomBytes(24).toString('base64url'), outlet: randomBytes(24).toString('base64url') };
-    const timer = setTimeout(() => this.expire(splice), this.spliceTimeoutMs);
+    const timer = setTimeout(() => this.expire(splice), this.limits.spliceTimeoutMs);
     timer.unref();
-    this.pending.set(splice, { projectId: peer.projectId, secrets, sockets: {}, timer });
-    outlet.dial({ event: 'dial', splice, secret: secrets.outlet });
+    this.pending.set(splice, { from: peer.nodeId, outlet, secrets, sockets: {}, timer });
+    this.pendingByMember.set(peer.nodeId, waiting + 1);
+    outlet.pendingDials += 1;
+    outlet.push({ event: 'dial', splice, secret: secrets.outlet, from: peer.nodeId });
     return { splice, secret: secrets.inlet };
   }
 
-  /** A raw connection that presented `PORTAL-SPLICE <splice> <role> <secret>`. */
-  join(socket: Socket, splice: string, role: SpliceRole, secret: string): void {
+  /**
+   * A raw connection that presented `PORTAL-SPLICE <splice> <role> <secret>`: true when it is half of
+   * a pending splice (and now the relay's), false when it was refused and destroyed.
+   */
+  join(socket: Socket, splice: string, role: SpliceRole, secret: string): boolean {
     const entry = this.pending.get(splice);
     const expected = entry ? Buffer.from(entry.secrets[role]) : undefined;
     const given = Buffer.from(secret);
     if (!entry || !expected || expected.length !== given.length || !timingSafeEqual(expected, given) || entry.sockets[role]) {
       socket.destroy();
-      return;
+      return false;
     }
     socket.pause();
     entry.sockets[role] = socket;
+    if (role === 'outlet') entry.outlet.unanswered = 0;
     socket.once('close', () => {
       if (this.pending.get(splice) === entry) this.expire(splice);
     });
     const { inlet, outlet } = entry.sockets;
     if (inlet && outlet) {
-      clearTimeout(entry.timer);
-      this.pending.delete(splice);
+      this.settle(splice, entry);
       this.pipe(inlet, outlet);
     }
+    return true;
   }
 
   stats(): RelayStats {
     let registrations = 0;
     for (const list of this.registrations.values()) registrations += list.length;
-    return { registrations, splicesActive: this.active.size / 2, splicesTotal: this.splicesTotal };
+    return { registrations, splicesPending: this.pending.size, splicesActive: this.active.size / 2, ...this.counts };
   }
 
   close(): void {
+    clearInterval(this.reporter);
     for (const splice of [...this.pending.keys()]) this.expire(splice);
     for (const socket of this.active) socket.destroy();
     this.registrations.clear();
   }
 
+  /** The outlet with the fewest dials waiting among those answering theirs; a suspended one only when none is. */
+  private choose(outlets: readonly Registration[]): Registration | undefined {
+    const now = Date.now();
+    const open = outlets.filter((outlet) => outlet.pendingDials < this.limits.pendingPerOutlet);
+    const answering = open.filter((outlet) => outlet.suspendedUntil <= now);
+    const candidates = answering.length > 0 ? answering : open;
+    let best: Registration | undefined;
+    for (const outlet of candidates) if (!best || outlet.pendingDials < best.pendingDials) best = outlet;
+    return best;
+  }
+
   private pipe(a: Socket, b: Socket): void {
-    this.splicesTotal += 1;
+    this.counts.splicesTotal += 1;
     for (const [from, to] of [
       [a, b],
       [b, a],
@@ -148,12 +227,44 @@ export class Relay {
     }
   }
 
+  /** The splice is no longer pending: its counts are given back. */
+  private settle(splice: string, entry: PendingSplice): void {
+    clearTimeout(entry.timer);
+    this.pending.delete(splice);
+    entry.outlet.pendingDials -= 1;
+    const left = (this.pendingByMember.get(entry.from) ?? 1) - 1;
+    if (left > 0) this.pendingByMember.set(entry.from, left);
+    else this.pendingByMember.delete(entry.from);
+  }
+
   private expire(splice: string): void {
     const entry = this.pending.get(splice);
     if (!entry) return;
-    clearTimeout(entry.timer);
-    this.pending.delete(splice);
+    this.settle(splice, entry);
+    if (!entry.sockets.outlet) {
+      entry.outlet.unanswered += 1;
+      if (entry.outlet.unanswered >= this.limits.unansweredLimit) entry.outlet.suspendedUntil = Date.now() + this.limits.suspendMs;
+    }
     entry.sockets.inlet?.destroy();
     entry.sockets.outlet?.destroy();
+  }
+
+  private noteRefusal(key: string, peer: PeerIdentity): void {
+    this.counts.refused += 1;
+    const byMember = this.refusals.get(key) ?? new Map<string, { attributes: readonly string[]; count: number }>();
+    this.refusals.set(key, byMember);
+    const noted = byMember.get(peer.nodeId) ?? { attributes: peer.attributes, count: 0 };
+    noted.count += 1;
+    // Bounded: a report names at most this many members; the rest wait for the next second.
+    if (byMember.size < 100 || byMember.has(peer.nodeId)) byMember.set(peer.nodeId, noted);
+  }
+
+  private reportRefusals(): void {
+    for (const [key, byMember] of this.refusals) {
+      for (const outlet of this.registrations.get(key) ?? []) {
+        for (const [from, { attributes, count }] of byMember) outlet.push({ event: 'refused', from, attributes, count });
+      }
+    }
+    this.refusals.clear();
   }
 }

@@ -2,24 +2,50 @@
  * The controller's one listening port. A connection that opens with a TLS handshake speaks the control
  * protocol (JSON lines, one request → one answer, plus pushed relay events); one that opens with
  * `PORTAL-SPLICE` is half of a relay splice. Anything else is closed. Nothing a peer sends can do more
- * than close its own connection.
+ * than close its own connection, and what a peer may cost is bounded: unauthenticated connections by
+ * the admission limits (deadline, per source, in all), requests by how many may be in flight, answers
+ * by backpressure (a peer that does not read is not read either), anonymous peers by what they may ask
+ * and how often.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { readJsonLines, writeJsonLine } from '../wire/json-lines.ts';
+import { serveJsonLines, type JsonLinesService } from '../wire/json-lines.ts';
 import { parseSplicePreamble } from '../wire/splice.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
+import { Admission, defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from './admission.ts';
+import { RateLimiter } from './rate-limiter.ts';
 import { Relay } from './relay.ts';
 import type { ControllerService } from './service.ts';
+
+export interface ControlLimits {
+  /** Requests a member's connection may have in flight. @default 32 */
+  readonly memberInFlight: number;
+  /** Control connections one member may hold at once. @default 16 */
+  readonly memberConnections: number;
+  /** Requests a connection without a member certificate may send before it is closed. @default 8 */
+  readonly anonymousRequests: number;
+  /** Requests per second, and the burst, that one source address may send without a member certificate. @default 50, 100 */
+  readonly anonymousRate: { readonly perSecond: number; readonly burst: number };
+  /** Unread answers and events a peer may leave queued before its connection is closed. @default 1 MiB */
+  readonly maxQueuedBytes: number;
+}
+
+export const defaultControlLimits: ControlLimits = {
+  memberInFlight: 32,
+  memberConnections: 16,
+  anonymousRequests: 8,
+  anonymousRate: { perSecond: 50, burst: 100 },
+  maxQueuedBytes: 1024 * 1024,
+};
 
 export interface ControllerServerOptions {
   readonly service: ControllerService;
   readonly tls: { readonly key: string; readonly certificate: string };
   readonly relay?: Relay;
-  /** How long a new connection may stay silent. @default 10000 */
-  readonly helloTimeoutMs?: number;
+  readonly admission?: AdmissionLimits;
+  readonly control?: ControlLimits;
   readonly log?: (line: string) => void;
 }
 
@@ -27,14 +53,27 @@ type Request = { readonly id?: unknown; readonly op?: unknown } & Record<string,
 
 const tlsHandshakeByte = 0x16;
 
+export interface ControllerServerStats extends AdmissionStats {
+  readonly members: number;
+  readonly anonymousRefused: number;
+}
+
 export class ControllerServer {
   readonly relay: Relay;
   private readonly server: Server;
   private readonly context: SecureContext;
   private readonly sockets = new Set<Socket>();
+  private readonly admission: Admission;
+  private readonly limits: ControlLimits;
+  private readonly anonymousRate: RateLimiter;
+  private readonly memberConnections = new Map<string, number>();
+  private anonymousRefused = 0;
 
   constructor(private readonly options: ControllerServerOptions) {
     this.relay = options.relay ?? new Relay();
+    this.admission = new Admission(options.admission ?? defaultAdmissionLimits);
+    this.limits = options.control ?? defaultControlLimits;
+    this.anonymousRate = new RateLimiter(this.limits.anonymousRate.perSecond, this.limits.anonymousRate.burst);
     this.context = createSecureContext({ key: options.tls.key, cert: options.tls.certificate, minVersion: 'TLSv1.3' });
     this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => this.accept(socket));
   }
@@ -55,11 +94,17 @@ export class ControllerServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  stats(): ControllerServerStats {
+    let members = 0;
+    for (const count of this.memberConnections.values()) members += count;
+    return { ...this.admission.stats(), members, anonymousRefused: this.anonymousRefused };
+  }
+
   private accept(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    if (!this.admission.admit(socket)) return;
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    socket.setTimeout(this.options.helloTimeoutMs ?? 10_000, () => socket.destroy());
     let preamble = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       if (preamble.length === 0 && chunk[0] === tlsHandshakeByte) {
@@ -79,8 +124,8 @@ export class ControllerServer {
       }
       socket.pause();
       if (parsed.rest.length > 0) socket.unshift(parsed.rest);
-      socket.setTimeout(0);
-      this.relay.join(socket, parsed.splice, parsed.role, parsed.secret);
+      // A half the relay accepted is bounded by the relay's own limits from here on.
+      if (this.relay.join(socket, parsed.splice, parsed.role, parsed.secret)) this.admission.release(socket);
     };
     socket.on('data', onData);
   }
@@ -93,43 +138,73 @@ export class ControllerServer {
     socket.once('close', () => raw.destroy());
     socket.once('secure', async () => {
       const peer = await this.options.service.verifyPeer(socket.getPeerX509Certificate()).catch(() => undefined);
-      // A member may hold its channel open indefinitely; an anonymous peer only as long as a hello.
-      if (peer) raw.setTimeout(0);
+      if (socket.destroyed) return;
+      if (peer && !this.admitMember(peer, socket)) return;
+      // A member may hold its channel open indefinitely; an anonymous peer only until its deadline.
+      if (peer) this.admission.release(raw);
+      const source = raw.remoteAddress ?? '?';
       const withdrawals: (() => void)[] = [];
       socket.once('close', () => withdrawals.forEach((withdraw) => withdraw()));
-      readJsonLines(
+      let requests = 0;
+      // Requests are answered only after serveJsonLines has returned: `channel` is set by then.
+      const push = (message: unknown) => channel.send(message);
+      const channel: JsonLinesService = serveJsonLines(
         socket,
-        (message) => {
+        async (message) => {
           if (message === null || typeof message !== 'object' || Array.isArray(message)) {
             socket.destroy();
-            return false;
+            return undefined;
           }
-          this.answer(socket, peer, message as Request, withdrawals).catch(() => socket.destroy());
-          return true;
+          if (!peer && !this.anonymousAllowed(source, (requests += 1))) {
+            socket.destroy();
+            return undefined;
+          }
+          return this.answer(peer, message as Request, push, withdrawals);
         },
         () => socket.destroy(),
+        { maxInFlight: peer ? this.limits.memberInFlight : 1, maxQueuedBytes: this.limits.maxQueuedBytes },
       );
     });
   }
 
-  private async answer(socket: TLSSocket, peer: PeerIdentity | undefined, request: Request, withdrawals: (() => void)[]): Promise<void> {
+  /** Counts a member's control connections; false (and closed) past the limit. */
+  private admitMember(peer: PeerIdentity, socket: TLSSocket): boolean {
+    const held = this.memberConnections.get(peer.nodeId) ?? 0;
+    if (held >= this.limits.memberConnections) {
+      this.options.log?.(`controller: refused a control connection of ${peer.nodeId}: it holds ${held} already`);
+      socket.destroy();
+      return false;
+    }
+    this.memberConnections.set(peer.nodeId, held + 1);
+    socket.once('close', () => {
+      const left = (this.memberConnections.get(peer.nodeId) ?? 1) - 1;
+      if (left > 0) this.memberConnections.set(peer.nodeId, left);
+      else this.memberConnections.delete(peer.nodeId);
+    });
+    return true;
+  }
+
+  /** An anonymous peer's `count`-th request on its connection, from `source`. */
+  private anonymousAllowed(source: string, count: number): boolean {
+    if (count <= this.limits.anonymousRequests && this.anonymousRate.take(source)) return true;
+    this.anonymousRefused += 1;
+    return false;
+  }
+
+  private async answer(peer: PeerIdentity | undefined, request: Request, push: (message: unknown) => void, withdrawals: (() => void)[]): Promise<object> {
     const id = typeof request.id === 'number' ? request.id : null;
     const op = typeof request.op === 'string' ? request.op.slice(0, 40) : '?';
     try {
-      const result = await this.handle(socket, peer, request, withdrawals);
-      if (!socket.destroyed) writeJsonLine(socket, { id, ok: true, ...result });
+      const result = await this.handle(peer, request, push, withdrawals);
+      return { id, ok: true, ...result };
     } catch (error) {
-      if (socket.destroyed) return;
-      if (error instanceof PortalError) {
-        writeJsonLine(socket, { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode });
-      } else {
-        this.options.log?.(`controller: internal error on ${op}: ${(error as Error).message}`);
-        writeJsonLine(socket, { id, ok: false, code: 'INTERNAL', message: 'the controller failed to answer', hint: 'see the controller log', exit: 1 });
-      }
+      if (error instanceof PortalError) return { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode };
+      this.options.log?.(`controller: internal error on ${op}: ${(error as Error).message}`);
+      return { id, ok: false, code: 'INTERNAL', message: 'the controller failed to answer', hint: 'see the controller log', exit: 1 };
     }
   }
 
-  private async handle(socket: TLSSocket, peer: PeerIdentity | undefined, request: Request, withdrawals: (() => void)[]): Promise<object> {
+  private async handle(peer: PeerIdentity | undefined, request: Request, push: (message: unknown) => void, withdrawals: (() => void)[]): Promise<object> {
     const service = this.options.service;
     const text = (key: string) => (typeof request[key] === 'string' ? (request[key] as string) : '');
     switch (request.op) {
@@ -156,7 +231,7 @@ export class ControllerServer {
       case 'ca':
         return { certificate: (await service.authorityOf(member(peer).projectId)).certificate };
       case 'register': {
-        const withdraw = this.relay.register(member(peer), text('relay'), (event) => writeJsonLine(socket, event));
+        const withdraw = this.relay.register(member(peer), text('relay'), text('allow'), push);
         withdrawals.push(withdraw);
         this.options.log?.(`relay: ${member(peer).nodeId} registered ${text('relay')}`);
         return {};

@@ -9,7 +9,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
-import { RuntimeFailure } from '../shared/errors.ts';
+import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, openInletChannel, openInletSession, type InletSession } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
@@ -183,7 +183,8 @@ export class Inlet {
       return opened;
     } catch (error) {
       const message = (error as Error).message;
-      if (error instanceof PeerRefused) {
+      // Refused by the outlet's verdict, or by the relay on the outlet's behalf.
+      if (error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED')) {
         if (message !== this.lastRefusal) logger.warn(`inlet: ${message}`);
         this.lastRefusal = message;
       } else if (this.backoff.failures % 10 === 0) {

@@ -15,6 +15,9 @@ import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-stre
 import type { PartContext, PartStatus } from './part.ts';
 import { connectTargetTls } from './target-tls.ts';
 
+/** What dials may cost an outlet at once. */
+export const outletLimits = { handshakesPerMember: 32, handshakesTotal: 128 } as const;
+
 export interface OutletOptions extends PartContext {
   readonly relay: string;
   readonly to: string;
@@ -35,6 +38,12 @@ export class Outlet {
   private readonly streamsByPeer = new Map<string, Set<Socket>>();
   private connections = { total: 0, active: 0, failed: 0 };
   private lastRefusal = { message: '', at: 0 };
+  /** Dials being answered (splice joined, end-to-end handshake and verdicts under way), by the node that asked. */
+  private readonly handshakes = new Map<string, number>();
+  private handshakesTotal = 0;
+  private dialsDeclined = 0;
+  /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
+  private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
 
   constructor(private readonly options: OutletOptions) {
     const parsed = parseHostPort(options.to);
@@ -50,8 +59,13 @@ export class Outlet {
     control.on('down', () => {
       if (this.status === 'up') this.status = 'waiting';
     });
-    control.on('event', (event: { event?: string; splice?: string; secret?: string }) => {
-      if (event.event === 'dial' && event.splice && event.secret) void this.answerDial(event.splice, event.secret);
+    control.on('event', (event: { event?: unknown; splice?: unknown; secret?: unknown; from?: unknown; attributes?: unknown; count?: unknown }) => {
+      const from = typeof event.from === 'string' ? event.from.slice(0, 64) : '?';
+      if (event.event === 'dial' && typeof event.splice === 'string' && typeof event.secret === 'string') this.onDial(event.splice, event.secret, from);
+      if (event.event === 'refused' && typeof event.count === 'number') {
+        const attributes = Array.isArray(event.attributes) ? event.attributes.filter((a): a is string => typeof a === 'string').slice(0, 8) : [];
+        this.noteRefused(from, attributes, event.count, 'the relay refused');
+      }
     });
     if (control.connected) void this.register();
   }
@@ -71,12 +85,57 @@ export class Outlet {
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_failed: this.connections.failed,
+      handshakes_pending: this.handshakesTotal,
+      dials_declined: this.dialsDeclined,
     };
+  }
+
+  /**
+   * Answers a dial unless the node that asked has too many handshakes under way with this outlet, or
+   * all of them together do: a member's flood then costs a bounded number of sockets and handshakes,
+   * and the relay takes an outlet that leaves dials unanswered out of the choice only while others can
+   * answer.
+   */
+  private onDial(splice: string, secret: string, from: string): void {
+    const mine = this.handshakes.get(from) ?? 0;
+    if (mine >= outletLimits.handshakesPerMember || this.handshakesTotal >= outletLimits.handshakesTotal) {
+      this.dialsDeclined += 1;
+      this.noteRefused(from, [], 1, 'declined dials (too many handshakes under way) from');
+      return;
+    }
+    this.handshakes.set(from, mine + 1);
+    this.handshakesTotal += 1;
+    void this.answerDial(splice, secret).finally(() => {
+      this.handshakesTotal -= 1;
+      const left = (this.handshakes.get(from) ?? 1) - 1;
+      if (left > 0) this.handshakes.set(from, left);
+      else this.handshakes.delete(from);
+    });
+  }
+
+  /** One warning per member and reason a minute, with how many times it happened meanwhile. */
+  private noteRefused(from: string, attributes: readonly string[], count: number, what: string): void {
+    const key = `${what} ${from}`;
+    const now = Date.now();
+    const noted = this.refusedMembers.get(key) ?? { count: 0, attributes, loggedAt: 0 };
+    noted.count += count;
+    if (now - noted.loggedAt >= 60_000) {
+      const seen = noted.attributes.length > 0 ? ` (attribute ${noted.attributes.map((a) => `"${a}"`).join(', ')}; allow is "${this.options.allow}")` : '';
+      this.options.logger.warn(`outlet: ${what} node ${from}${seen}: ${noted.count} time${noted.count === 1 ? '' : 's'} since the last report`);
+      noted.count = 0;
+      noted.loggedAt = now;
+    }
+    this.refusedMembers.set(key, noted);
+    // Forget members that went quiet, so a parade of node ids cannot grow this map without bound.
+    if (this.refusedMembers.size > 1000) {
+      for (const [stale, entry] of this.refusedMembers) if (now - entry.loggedAt >= 60_000 && entry.count === 0) this.refusedMembers.delete(stale);
+    }
   }
 
   private async register(): Promise<void> {
     try {
-      await this.options.control.request('register', { relay: this.options.relay });
+      // The relay refuses on the outlet's behalf every inlet this allow would refuse.
+      await this.options.control.request('register', { relay: this.options.relay, allow: this.options.allow });
       if (this.status !== 'up') this.options.logger.info(`outlet: relay "${this.options.relay}" registered; forwarding to ${this.options.to}`);
       this.status = 'up';
     } catch (error) {

@@ -16,6 +16,21 @@ export function readJsonLines(
   onMessage: (message: unknown) => boolean | void,
   onError: (error: Error) => void,
 ): () => void {
+  return lineReader(stream, onMessage, onError, () => true).release;
+}
+
+interface LineReader {
+  /** Detaches and hands unread bytes back to the stream. */
+  readonly release: () => void;
+  /** Reads on after `ready` turned true again. */
+  readonly wake: () => void;
+}
+
+/**
+ * The reader behind both functions: while `ready()` is false it hands over nothing and keeps the
+ * stream paused, so a peer that sends faster than it is served fills its own buffers, not ours.
+ */
+function lineReader(stream: Duplex, onMessage: (message: unknown) => boolean | void, onError: (error: Error) => void, ready: () => boolean): LineReader {
   let buffered: Buffer = Buffer.alloc(0);
   let stopped = false;
   const detach = () => {
@@ -23,40 +38,112 @@ export function readJsonLines(
     stopped = true;
     stream.off('data', onData);
   };
-  const onData = (chunk: Buffer) => {
-    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+  const fail = (error: Error) => {
+    detach();
+    onError(error);
+  };
+  const handOver = () => {
     let newline: number;
-    while (!stopped && (newline = buffered.indexOf(0x0a)) >= 0) {
+    while (!stopped && ready() && (newline = buffered.indexOf(0x0a)) >= 0) {
       const line = buffered.subarray(0, newline).toString('utf8');
       buffered = buffered.subarray(newline + 1);
       let message: unknown;
       try {
         message = JSON.parse(line);
       } catch {
-        detach();
-        onError(new Error('the peer sent something that is not a JSON line'));
+        fail(new Error('the peer sent something that is not a JSON line'));
         return;
       }
       if (onMessage(message) === false) {
         // Stop the flow at once: a stream left flowing without a 'data' listener drops what follows.
         stream.pause();
         detach();
+        return;
       }
     }
-    if (!stopped && buffered.length > maxLineBytes) {
-      detach();
-      onError(new Error(`the peer sent a line longer than ${maxLineBytes} bytes`));
+    if (stopped) return;
+    if (buffered.length > maxLineBytes && buffered.indexOf(0x0a) < 0) {
+      fail(new Error(`the peer sent a line longer than ${maxLineBytes} bytes`));
+      return;
     }
+    if (ready()) stream.resume();
+    else stream.pause();
+  };
+  const onData = (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    handOver();
   };
   stream.on('data', onData);
   // A stream an earlier reader paused stays paused when a 'data' listener is added.
-  stream.resume();
-  return () => {
-    detach();
-    stream.pause();
-    if (buffered.length > 0) stream.unshift(buffered);
-    buffered = Buffer.alloc(0);
+  handOver();
+  return {
+    release: () => {
+      detach();
+      stream.pause();
+      if (buffered.length > 0) stream.unshift(buffered);
+      buffered = Buffer.alloc(0);
+    },
+    wake: () => {
+      if (!stopped) handOver();
+    },
   };
+}
+
+export interface ServeJsonLinesOptions {
+  /** Requests being answered at once; the next line is not read until one is done. */
+  readonly maxInFlight: number;
+  /**
+   * Bytes of answers and pushed messages that may wait for a peer that does not read. Reading stops
+   * as soon as the socket asks for a drain; past this bound (pushed messages keep coming) the
+   * connection is closed. @default 1 MiB
+   */
+  readonly maxQueuedBytes?: number;
+}
+
+export interface JsonLinesService {
+  /** Sends a message that answers no request (a pushed event). */
+  send(message: unknown): void;
+}
+
+/**
+ * Serves requests arriving as JSON lines: `handle` answers each (undefined: no answer). Reading stops
+ * while `maxInFlight` requests are being answered or while the peer does not read what it was sent,
+ * so a peer that floods requests and never reads the answers costs a bounded amount of memory.
+ */
+export function serveJsonLines(
+  stream: Duplex,
+  handle: (message: unknown) => Promise<unknown>,
+  onError: (error: Error) => void,
+  options: ServeJsonLinesOptions,
+): JsonLinesService {
+  const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
+  let inFlight = 0;
+  const send = (message: unknown) => {
+    if (stream.destroyed) return;
+    writeJsonLine(stream, message);
+    if (stream.writableLength > maxQueuedBytes) stream.destroy(new Error(`the peer left more than ${maxQueuedBytes} bytes unread`));
+  };
+  const reader = lineReader(
+    stream,
+    (message) => {
+      inFlight += 1;
+      handle(message).then(
+        (answer) => {
+          inFlight -= 1;
+          if (answer !== undefined) send(answer);
+          reader.wake();
+        },
+        (error: Error) => {
+          inFlight -= 1;
+          stream.destroy(error);
+        },
+      );
+    },
+    onError,
+    () => inFlight < options.maxInFlight && !stream.writableNeedDrain,
+  );
+  stream.on('drain', () => reader.wake());
+  return { send };
 }
 
 /** Reads exactly one JSON line, leaving every later byte unread (and the stream paused); 0 waits without limit. */

@@ -1,0 +1,83 @@
+/**
+ * What a peer may cost the controller before it has proved anything. Every connection starts
+ * unauthenticated: it has an absolute deadline (not an idle timer, which one byte every few seconds
+ * would keep alive) to present a splice preamble the relay accepts or a certificate of a member; a
+ * source address may hold only so many such connections; and when the total is reached the oldest
+ * one makes room, so that a flood of slow connections cannot lock out members, whose handshakes take
+ * milliseconds.
+ */
+import type { Socket } from 'node:net';
+
+export interface AdmissionLimits {
+  /** Time from accept to a proven identity (splice secret or member certificate). @default 10000 */
+  readonly deadlineMs: number;
+  /** Unauthenticated connections one source address may hold. @default 64 */
+  readonly perSource: number;
+  /** Unauthenticated connections in all. @default 1024 */
+  readonly total: number;
+}
+
+export const defaultAdmissionLimits: AdmissionLimits = { deadlineMs: 10_000, perSource: 64, total: 1024 };
+
+export interface AdmissionStats {
+  readonly unauthenticated: number;
+  readonly refusedPerSource: number;
+  readonly evicted: number;
+  readonly expired: number;
+}
+
+interface Waiting {
+  readonly source: string;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class Admission {
+  /** In accept order: the first entry is the oldest. */
+  private readonly waiting = new Map<Socket, Waiting>();
+  private readonly perSource = new Map<string, number>();
+  private counts = { refusedPerSource: 0, evicted: 0, expired: 0 };
+
+  constructor(private readonly limits: AdmissionLimits = defaultAdmissionLimits) {}
+
+  /** Takes a new connection in, or destroys it; false when it was refused. */
+  admit(socket: Socket): boolean {
+    const source = socket.remoteAddress ?? '?';
+    if ((this.perSource.get(source) ?? 0) >= this.limits.perSource) {
+      this.counts.refusedPerSource += 1;
+      socket.destroy();
+      return false;
+    }
+    while (this.waiting.size >= this.limits.total) {
+      const oldest = this.waiting.keys().next().value as Socket;
+      this.counts.evicted += 1;
+      this.release(oldest);
+      oldest.destroy();
+    }
+    const timer = setTimeout(() => {
+      if (!this.waiting.has(socket)) return;
+      this.counts.expired += 1;
+      this.release(socket);
+      socket.destroy();
+    }, this.limits.deadlineMs);
+    timer.unref();
+    this.waiting.set(socket, { source, timer });
+    this.perSource.set(source, (this.perSource.get(source) ?? 0) + 1);
+    socket.once('close', () => this.release(socket));
+    return true;
+  }
+
+  /** The connection proved who it is: it no longer counts against the limits, and has no deadline. */
+  release(socket: Socket): void {
+    const entry = this.waiting.get(socket);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    this.waiting.delete(socket);
+    const left = (this.perSource.get(entry.source) ?? 1) - 1;
+    if (left > 0) this.perSource.set(entry.source, left);
+    else this.perSource.delete(entry.source);
+  }
+
+  stats(): AdmissionStats {
+    return { unauthenticated: this.waiting.size, ...this.counts };
+  }
+}
