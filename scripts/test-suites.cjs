@@ -1,0 +1,72 @@
+// The two test suites, for the mocha configurations at the root of the repository.
+//
+// unit: what runs in seconds with Node.js alone, in this process: pure functions, in-memory streams,
+// and controllers and nodes started in-process on loopback. No program is started (the guard in
+// test-no-processes.cjs fails any test that tries), nothing needs a build of dist/.
+// integration: everything else, which starts real programs: the bundled CLI, bash, shellcheck,
+// python3, psql and PostgreSQL, docker-compose, curl. A new test file lands here unless it is listed
+// below, so nothing is left out of `npm test` and the unit suite stays fast by choice.
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+const unitFiles = [
+  'test/compile/generated-types.test.ts',
+  'test/compile/golden.test.ts',
+  'test/compile/guide.test.ts',
+  'test/compile/node-config.test.ts',
+  'test/compile/rules.test.ts',
+  'test/compile/stack.test.ts',
+  'test/controller/tickets.test.ts',
+  'test/node/portal.test.ts',
+  'test/node/tls-portal.test.ts',
+  'test/pki/authority.test.ts',
+  'test/wire/json-lines.test.ts',
+  'test/wire/pump.test.ts',
+];
+/** Folders whose every test file is a unit test. */
+const unitFolders = ['test/fuzz/'];
+
+/** Every test file under test/, sorted, as paths relative to the repository. */
+function allTestFiles() {
+  const files = readdirSync(join(process.cwd(), 'test'), { recursive: true })
+    .map((path) => join('test', String(path)))
+    .filter((path) => path.endsWith('.test.ts'))
+    .sort();
+  return checkListed(files);
+}
+
+/** A listed unit file that was renamed or removed would silently leave the suite: say so instead. */
+function checkListed(files) {
+  const missing = unitFiles.filter((path) => !files.includes(path));
+  if (missing.length > 0) throw new Error(`scripts/test-suites.cjs lists unit test files that do not exist: ${missing.join(', ')}`);
+  return files;
+}
+
+function isUnit(path) {
+  return unitFiles.includes(path) || unitFolders.some((folder) => path.startsWith(folder));
+}
+
+const shared = {
+  'node-option': ['import=tsx'],
+  timeout: 30000,
+  // Its closing line ("tests: N passed, N failed") is the one CI reads.
+  reporter: './test/support/summary-reporter.cjs',
+};
+
+/** Unit tests: no build, and no program may be started. */
+function unitConfig() {
+  return { ...shared, spec: allTestFiles().filter(isUnit), require: ['./scripts/test-no-processes.cjs'] };
+}
+
+/** Integration tests: they run the bundled CLI, so it is built fresh first. */
+function integrationConfig() {
+  return { ...shared, spec: allTestFiles().filter((path) => !isUnit(path)), require: ['./test/support/build-bundle.ts'] };
+}
+
+/** Both in one run (one closing line for CI): the unit tests first, so a broken basic fails early in the log. */
+function allConfig() {
+  const files = allTestFiles();
+  return { ...shared, spec: [...files.filter(isUnit), ...files.filter((path) => !isUnit(path))], require: ['./test/support/build-bundle.ts'] };
+}
+
+module.exports = { unitConfig, integrationConfig, allConfig, allTestFiles, isUnit };
