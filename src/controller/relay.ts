@@ -48,11 +48,15 @@ interface Registration {
 }
 
 interface PendingSplice {
-  readonly from: string;
-  readonly outlet: Registration;
-  readonly secrets: Readonly<Record<SpliceRole, string>>;
+  readonly from: PeerIdentity;
+  readonly key: string;
+  /** The outlet dialled now, and those dialled before that did not answer. */
+  outlet: Registration;
+  readonly tried: Set<Registration>;
+  readonly secrets: Record<SpliceRole, string>;
   readonly sockets: Partial<Record<SpliceRole, Socket>>;
   readonly timer: NodeJS.Timeout;
+  dialTimer: NodeJS.Timeout | undefined;
 }
 
 export type SpliceRole = 'inlet' | 'outlet';
@@ -64,7 +68,9 @@ export interface RelayOptions {
   readonly pendingPerMember?: number;
   /** Dials one outlet may have unanswered at once. @default 64 */
   readonly pendingPerOutlet?: number;
-  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default 3 */
+  /** How long an outlet has to answer a dial before the splice is offered to another outlet. @default 2000 */
+  readonly dialAnswerMs?: number;
+  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default 2 */
   readonly unansweredLimit?: number;
   /** How long such an outlet stays out of the choice (while another can be chosen). @default 30000 */
   readonly suspendMs?: number;
@@ -79,7 +85,7 @@ export interface RelayStats {
   busy: number;
 }
 
-const defaults = { spliceTimeoutMs: 10_000, pendingPerMember: 16, pendingPerOutlet: 64, unansweredLimit: 3, suspendMs: 30_000 };
+const defaults = { spliceTimeoutMs: 10_000, pendingPerMember: 16, pendingPerOutlet: 64, dialAnswerMs: 2000, unansweredLimit: 2, suspendMs: 30_000 };
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
@@ -146,14 +152,41 @@ export class Relay {
       throw new RuntimeFailure('RELAY_BUSY', `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`, { hint: 'the node retries by itself' });
     }
     const splice = randomBytes(12).toString('hex');
-    const secrets = { inlet: randomBytes(24).toString('base64url'), outlet: randomBytes(24).toString('base64url') };
+    const secrets = { inlet: randomBytes(24).toString('base64url'), outlet: '' };
     const timer = setTimeout(() => this.expire(splice), this.limits.spliceTimeoutMs);
     timer.unref();
-    this.pending.set(splice, { from: peer.nodeId, outlet, secrets, sockets: {}, timer });
+    const entry: PendingSplice = { from: peer, key, outlet, tried: new Set(), secrets, sockets: {}, timer, dialTimer: undefined };
+    this.pending.set(splice, entry);
     this.pendingByMember.set(peer.nodeId, waiting + 1);
-    outlet.pendingDials += 1;
-    outlet.push({ event: 'dial', splice, secret: secrets.outlet, from: peer.nodeId });
+    this.dial(splice, entry, outlet);
     return { splice, secret: secrets.inlet };
+  }
+
+  /** Tells `outlet` to dial in with a secret of its own, and offers the splice to another if it does not in time. */
+  private dial(splice: string, entry: PendingSplice, outlet: Registration): void {
+    entry.outlet = outlet;
+    entry.tried.add(outlet);
+    entry.secrets.outlet = randomBytes(24).toString('base64url');
+    outlet.pendingDials += 1;
+    entry.dialTimer = setTimeout(() => this.unanswered(splice, entry), this.limits.dialAnswerMs);
+    entry.dialTimer.unref();
+    outlet.push({ event: 'dial', splice, secret: entry.secrets.outlet, from: entry.from.nodeId });
+  }
+
+  /** The dialled outlet did not join in time: it is marked, and another outlet that allows the inlet gets the splice. */
+  private unanswered(splice: string, entry: PendingSplice): void {
+    if (this.pending.get(splice) !== entry || entry.sockets.outlet) return;
+    this.strike(entry.outlet);
+    entry.outlet.pendingDials -= 1;
+    const others = (this.registrations.get(entry.key) ?? []).filter((r) => !entry.tried.has(r) && entry.from.attributes.includes(r.allow));
+    const next = this.choose(others);
+    if (next) this.dial(splice, entry, next);
+    else entry.dialTimer = undefined;
+  }
+
+  private strike(outlet: Registration): void {
+    outlet.unanswered += 1;
+    if (outlet.unanswered >= this.limits.unansweredLimit) outlet.suspendedUntil = Date.now() + this.limits.suspendMs;
   }
 
   /**
@@ -170,7 +203,11 @@ export class Relay {
     }
     socket.pause();
     entry.sockets[role] = socket;
-    if (role === 'outlet') entry.outlet.unanswered = 0;
+    if (role === 'outlet') {
+      clearTimeout(entry.dialTimer);
+      entry.outlet.unanswered = 0;
+      entry.outlet.suspendedUntil = 0;
+    }
     socket.once('close', () => {
       if (this.pending.get(splice) === entry) this.expire(splice);
     });
@@ -231,20 +268,22 @@ export class Relay {
   private settle(splice: string, entry: PendingSplice): void {
     clearTimeout(entry.timer);
     this.pending.delete(splice);
-    entry.outlet.pendingDials -= 1;
-    const left = (this.pendingByMember.get(entry.from) ?? 1) - 1;
-    if (left > 0) this.pendingByMember.set(entry.from, left);
-    else this.pendingByMember.delete(entry.from);
+    // A dial still open counts against its outlet until it is answered or given up.
+    if (entry.dialTimer) {
+      clearTimeout(entry.dialTimer);
+      entry.outlet.pendingDials -= 1;
+    }
+    const left = (this.pendingByMember.get(entry.from.nodeId) ?? 1) - 1;
+    if (left > 0) this.pendingByMember.set(entry.from.nodeId, left);
+    else this.pendingByMember.delete(entry.from.nodeId);
   }
 
   private expire(splice: string): void {
     const entry = this.pending.get(splice);
     if (!entry) return;
+    const dialOpen = entry.dialTimer !== undefined && !entry.sockets.outlet;
     this.settle(splice, entry);
-    if (!entry.sockets.outlet) {
-      entry.outlet.unanswered += 1;
-      if (entry.outlet.unanswered >= this.limits.unansweredLimit) entry.outlet.suspendedUntil = Date.now() + this.limits.suspendMs;
-    }
+    if (dialOpen) this.strike(entry.outlet);
     entry.sockets.inlet?.destroy();
     entry.sockets.outlet?.destroy();
   }
