@@ -16,6 +16,8 @@ const unitFiles = [
   'test/compile/node-config.test.ts',
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
+  'test/controller/admission.test.ts',
+  'test/controller/relay.test.ts',
   'test/controller/tickets.test.ts',
   'test/node/portal.test.ts',
   'test/node/tls-portal.test.ts',

@@ -1,6 +1,22 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { maxLineBytes, readJsonLines, readOneJsonLine } from '../../src/wire/json-lines.ts';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { maxLineBytes, readJsonLines, readOneJsonLine, serveJsonLines } from '../../src/wire/json-lines.ts';
+
+/** A connected loopback pair: the server's end and the client's. */
+async function socketPair(): Promise<{ server: Socket; client: Socket; close(): void }> {
+  let accepted: (socket: Socket) => void = () => undefined;
+  const serverSide = new Promise<Socket>((resolve) => (accepted = resolve));
+  const listener = createServer((socket) => accepted(socket));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const client = connect({ host: '127.0.0.1', port: (listener.address() as AddressInfo).port });
+  const server = await serverSide;
+  listener.close();
+  for (const socket of [client, server]) socket.on('error', () => undefined);
+  return { server, client, close: () => (client.destroy(), server.destroy()) };
+}
+
+const tick = (ms = 50) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('JSON lines', () => {
   it('reads one line and leaves every later byte for the next reader, even from a paused stream', async () => {
@@ -31,5 +47,56 @@ describe('JSON lines', () => {
 
   it('times out when no line comes', async () => {
     await assert.rejects(readOneJsonLine(new PassThrough(), 20), /no answer within 20 ms/);
+  });
+});
+
+describe('JSON lines served with backpressure', () => {
+  it('stops reading requests while the peer reads no answers, and answers every one once it reads', async () => {
+    const { server, client, close } = await socketPair();
+    let handled = 0;
+    serveJsonLines(server, async (message) => ((handled += 1), { id: (message as { id: number }).id, pad: 'x'.repeat(1000) }), () => server.destroy(), { maxInFlight: 8, maxQueuedBytes: 64 * 1024 * 1024 });
+    const requests = 100_000;
+    client.pause();
+    for (let id = 0; id < requests; id += 1) client.write(`{"id":${id}}\n`);
+    await tick(300);
+    const whileNotReading = handled;
+    // What the kernel's buffers hold, and no more: about 1 KiB an answer.
+    assert.ok(whileNotReading < 20_000, `answered ${whileNotReading} of ${requests} to a peer that read nothing`);
+    assert.ok(server.writableLength < 2 * 1024 * 1024, `queued ${server.writableLength} bytes`);
+    let answers = 0;
+    let partial = '';
+    client.on('data', (chunk: Buffer) => {
+      const text = partial + chunk.toString();
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      answers += lines.length;
+    });
+    client.resume();
+    for (const deadline = Date.now() + 20_000; answers < requests && Date.now() < deadline; ) await tick();
+    close();
+    assert.equal(answers, requests);
+  });
+
+  it('reads no further line while maxInFlight requests are being answered', async () => {
+    const { server, client, close } = await socketPair();
+    const waiting: (() => void)[] = [];
+    serveJsonLines(server, () => new Promise((resolve) => waiting.push(() => resolve({ ok: true }))), () => server.destroy(), { maxInFlight: 3 });
+    for (let id = 0; id < 50; id += 1) client.write(`{"id":${id}}\n`);
+    await tick();
+    assert.equal(waiting.length, 3);
+    waiting.shift()?.();
+    await tick();
+    assert.equal(waiting.length, 3, 'one done, one more taken');
+    close();
+  });
+
+  it('closes a connection whose unread pushed messages pass the bound', async () => {
+    const { server, client, close } = await socketPair();
+    client.pause();
+    const service = serveJsonLines(server, async () => undefined, () => server.destroy(), { maxInFlight: 1, maxQueuedBytes: 256 * 1024 });
+    const event = { event: 'dial', pad: 'y'.repeat(4096) };
+    for (let i = 0; i < 10_000 && !server.destroyed; i += 1) service.send(event);
+    assert.equal(server.destroyed, true);
+    close();
   });
 });

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Admission } from '../../src/controller/admission.ts';
+import { RateLimiter } from '../../src/controller/rate-limiter.ts';
+
+/** `count` connections from `localAddress`; resolves when each is either accepted or closed. */
+async function open(port: number, localAddress: string, count: number): Promise<{ sockets: Socket[]; closed: () => number }> {
+  let closed = 0;
+  const sockets = await Promise.all(
+    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, localAddress }, () => resolve(socket));
+      socket.on('error', () => undefined);
+      socket.once('close', () => (closed += 1));
+    })),
+  );
+  return { sockets, closed: () => closed };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+describe('controller admission: what a peer may cost before it proves anything', () => {
+  let server: Server;
+  let admission: Admission;
+  let port: number;
+  const opened: Socket[] = [];
+
+  beforeEach(async () => {
+    admission = new Admission({ deadlineMs: 300, perSource: 4, total: 10 });
+    server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      if (admission.admit(socket) && socket.remoteAddress === '127.0.0.9') admission.release(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterEach(async () => {
+    for (const socket of opened.splice(0)) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('holds one source to its limit, closing the rest at once', async () => {
+    const attack = await open(port, '127.0.0.2', 10);
+    opened.push(...attack.sockets);
+    await settle();
+    assert.equal(attack.closed(), 6);
+    assert.equal(admission.stats().refusedPerSource, 6);
+  });
+
+  it('makes room by closing the oldest when the total is reached, so that a newcomer gets in', async () => {
+    const early = await open(port, '127.0.0.3', 4);
+    const middle = await Promise.all(['127.0.0.4', '127.0.0.5'].map((source) => open(port, source, 3)));
+    const newcomer = await open(port, '127.0.0.6', 2);
+    opened.push(...early.sockets, ...middle.flatMap((m) => m.sockets), ...newcomer.sockets);
+    await settle();
+    assert.equal(early.closed(), 2, 'the two oldest made room');
+    assert.equal(newcomer.closed(), 0);
+    assert.equal(admission.stats().evicted, 2);
+    assert.equal(admission.stats().unauthenticated, 10);
+  });
+
+  it('closes a connection that proves nothing by its deadline, however it dribbles, and keeps one that proved itself', async () => {
+    const slow = await open(port, '127.0.0.7', 1);
+    const proven = await open(port, '127.0.0.9', 1);
+    opened.push(...slow.sockets, ...proven.sockets);
+    const drip = setInterval(() => slow.sockets[0]?.write('P'), 50);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    clearInterval(drip);
+    assert.equal(slow.closed(), 1, 'cut at its deadline although it kept sending');
+    assert.equal(proven.closed(), 0);
+    assert.equal(admission.stats().expired, 1);
+  });
+});
+
+describe('rate limiter', () => {
+  it('allows the burst, then the rate, per key, and forgets keys beyond its bound', () => {
+    let now = 0;
+    const limiter = new RateLimiter(10, 5, 3, () => now);
+    const taken = (key: string, times: number) => Array.from({ length: times }, () => limiter.take(key)).filter(Boolean).length;
+    assert.equal(taken('a', 20), 5, 'the burst');
+    now += 500;
+    assert.equal(taken('a', 20), 5, 'refilled at 10 per second, up to the burst');
+    now += 100;
+    assert.equal(taken('a', 20), 1);
+    assert.equal(taken('b', 20), 5, 'another key has its own bucket');
+    for (const key of ['c', 'd', 'e', 'f']) limiter.take(key);
+    assert.equal(taken('a', 20), 5, 'a forgotten key starts full again');
+  });
+});

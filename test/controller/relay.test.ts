@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import type { PeerIdentity } from '../../src/pki/identity.ts';
+import { Relay, type RelayEvent } from '../../src/controller/relay.ts';
+
+const member = (nodeId: string, attributes: string[], relays: string[] = []): PeerIdentity => ({ projectId: 'p1', nodeId, attributes, relays, admin: false, tls: false });
+const outletIdentity = (nodeId: string) => member(nodeId, ['db-outlet'], ['db']);
+const inlet = member('n-inlet', ['db-inlet']);
+
+function codeOf(action: () => unknown): string | undefined {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+}
+
+describe('relay: what members may ask of it', () => {
+  const relays: Relay[] = [];
+  const newRelay = (options = {}) => {
+    const relay = new Relay(options);
+    relays.push(relay);
+    return relay;
+  };
+  afterEach(() => relays.splice(0).forEach((relay) => relay.close()));
+
+  it('refuses a member whose attribute no registered outlet allows, before any outlet hears of it, and reports it to the outlets once a second', async () => {
+    const relay = newRelay();
+    const events: RelayEvent[] = [];
+    relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', (event) => events.push(event));
+    const stranger = member('n-stranger', ['guest']);
+    for (let i = 0; i < 500; i += 1) assert.equal(codeOf(() => relay.connect(stranger, 'db')), 'PEER_NOT_ALLOWED');
+    assert.equal(events.length, 0, 'no dial reached the outlet');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.deepEqual(events, [{ event: 'refused', from: 'n-stranger', attributes: ['guest'], count: 500 }]);
+    assert.equal(relay.stats().refused, 500);
+  });
+
+  it('refuses a registration without allow, or of a relay the ticket does not grant', () => {
+    const relay = newRelay();
+    assert.equal(codeOf(() => relay.register(outletIdentity('n-outlet'), 'db', '', () => undefined)), 'ALLOW_MISSING');
+    assert.equal(codeOf(() => relay.register(outletIdentity('n-outlet'), 'other', 'db-inlet', () => undefined)), 'RELAY_NOT_GRANTED');
+  });
+
+  it('keeps one registration per member and relay name: registering 100 times replaces, and the old withdrawal touches nothing', () => {
+    const relay = newRelay();
+    const withdrawals = Array.from({ length: 100 }, () => relay.register(outletIdentity('n-rogue'), 'db', 'db-inlet', () => undefined));
+    relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
+    assert.equal(relay.stats().registrations, 2);
+    withdrawals[0]?.();
+    assert.equal(relay.stats().registrations, 2, 'an earlier registration withdrawn late does not remove the current one');
+    withdrawals[99]?.();
+    assert.equal(relay.stats().registrations, 1);
+  });
+
+  it('holds a member to 16 pending splices and an outlet to 64 unanswered dials', () => {
+    const relay = newRelay({ pendingPerMember: 16, pendingPerOutlet: 64 });
+    relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
+    const codes = Array.from({ length: 40 }, () => codeOf(() => relay.connect(inlet, 'db')) ?? 'GRANTED');
+    assert.equal(codes.filter((code) => code === 'GRANTED').length, 16);
+    assert.equal(codes.filter((code) => code === 'RELAY_BUSY').length, 24);
+    const many = Array.from({ length: 8 }, (_, i) => member(`n-inlet-${i}`, ['db-inlet']));
+    const granted = many.flatMap((peer) => Array.from({ length: 16 }, () => codeOf(() => relay.connect(peer, 'db')) ?? 'GRANTED')).filter((code) => code === 'GRANTED');
+    assert.equal(granted.length, 64 - 16, 'the outlet takes 64 dials in all');
+    assert.equal(relay.stats().splicesPending, 64);
+  });
+
+  it('offers a splice to another outlet when the dialled one does not answer, and leaves a silent outlet out of the choice', async () => {
+    const relay = newRelay({ dialAnswerMs: 30, unansweredLimit: 2, suspendMs: 60_000 });
+    const dials: Record<'silent' | 'good', string[]> = { silent: [], good: [] };
+    const halves: PassThrough[] = [];
+    relay.register(outletIdentity('n-silent'), 'db', 'db-inlet', (event) => void (event.event === 'dial' && dials.silent.push(event.splice)));
+    // The good outlet answers each dial at once with its half (an in-memory stream stands for the socket).
+    relay.register(outletIdentity('n-good'), 'db', 'db-inlet', (event) => {
+      if (event.event !== 'dial') return;
+      dials.good.push(event.splice);
+      halves.push(new PassThrough());
+      relay.join(halves.at(-1) as unknown as Socket, event.splice, 'outlet', event.secret);
+    });
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 80));
+    // The outlet with the fewest dials waiting is chosen: the silent one gets the first and the third.
+    const first = relay.connect(member('n-inlet-1', ['db-inlet']), 'db');
+    const second = relay.connect(member('n-inlet-2', ['db-inlet']), 'db');
+    await wait();
+    const third = relay.connect(member('n-inlet-3', ['db-inlet']), 'db');
+    await wait();
+    assert.deepEqual(dials.silent, [first.splice, third.splice]);
+    assert.deepEqual(dials.good, [second.splice, first.splice, third.splice], 'each unanswered splice moved to the outlet that answers');
+    // Two dials unanswered in a row: the silent outlet is out of the choice while the good one takes dials.
+    for (let i = 0; i < 5; i += 1) relay.connect(member(`n-later-${i}`, ['db-inlet']), 'db');
+    assert.equal(dials.silent.length, 2);
+    assert.equal(dials.good.length, 8);
+    assert.ok(halves.every((half) => !half.destroyed), 'answered halves wait for their inlets');
+  });
+});
