@@ -216,6 +216,10 @@ export class ControllerServer {
         return service.enroll(text('ticket'), text('secret'), text('request'));
       case 'renew':
         return service.renew(member(peer), text('request'));
+      case 'reissue-challenge':
+        return service.reissueChallenge(text('node').slice(0, 64));
+      case 'reissue':
+        return service.reissue(text('certificate'), text('request'));
       case 'ticket':
         return {
           ticket: await service.issueTicket(member(peer), {

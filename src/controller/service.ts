@@ -4,11 +4,13 @@
  * and their certificates.
  */
 import { X509Certificate, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createAuthority, issueCertificate, readCertificateRequest, type Authority } from '../pki/authority.ts';
+import { challengeOf, createAuthority, issueCertificate, publicKeyDigest, readCertificateRequest, type Authority } from '../pki/authority.ts';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { seal, unseal } from '../pki/seal.ts';
-import { InputError } from '../shared/errors.ts';
+import { x509 } from '../pki/x509.ts';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
+import { ChallengeBook, TokenBuckets, reissueLimits } from './reissue.ts';
 import type { Store } from './store/open.ts';
 
 export interface ControllerSettings {
@@ -58,8 +60,18 @@ function sameHash(expected: string, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** What the controller reads from a certificate request before it signs anything. */
+interface CheckedRequest {
+  /** SHA-256 of the requested public key (SPKI DER). */
+  readonly keyDigest: string;
+  readonly challenge: string | undefined;
+}
+
 export class ControllerService {
   private readonly authorities = new Map<string, Authority>();
+  private readonly challenges = new ChallengeBook();
+  private readonly challengesPerNode = new TokenBuckets(reissueLimits.perNode.burst, reissueLimits.perNode.intervalMs, reissueLimits.nodesRemembered);
+  private readonly challengesOverall = new TokenBuckets(reissueLimits.overall.burst, reissueLimits.overall.intervalMs);
   private settingsNow: ControllerSettings;
 
   constructor(
@@ -90,7 +102,7 @@ export class ControllerService {
     // wrong code costs the controller no public-key work. The transaction below decides.
     const known = await this.store.selectFrom('admin_codes').select('code_hash').where('code_hash', '=', hash(code)).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
     if (!known) throw invalidAdminCode();
-    await this.checkRequest(request);
+    const { keyDigest } = await this.checkRequest(request);
     const projectId = newId('p');
     const authority = await createAuthority(projectId, new Date(now));
     const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false };
@@ -116,7 +128,7 @@ export class ControllerService {
         .execute();
       await trx
         .insertInto('members')
-        .values({ node_id: identity.nodeId, project_id: projectId, attribute: null, relay: null, tls: 0, admin: 1, ticket_id: null, enrolled_at: now })
+        .values({ node_id: identity.nodeId, project_id: projectId, attribute: null, relay: null, tls: 0, admin: 1, ticket_id: null, enrolled_at: now, public_key_sha256: keyDigest })
         .execute();
     });
     this.authorities.set(projectId, authority);
@@ -164,7 +176,7 @@ export class ControllerService {
   async enroll(ticketId: string, secret: string, request: string, now = Date.now()): Promise<Enrollment> {
     const known = await this.store.selectFrom('tickets').select('secret_hash').where('id', '=', ticketId).executeTakeFirst();
     if (!known || !sameHash(known.secret_hash, secret)) throw unknownTicket();
-    await this.checkRequest(request);
+    const { keyDigest } = await this.checkRequest(request);
     const nodeId = newId('n');
     const ticket = await this.store.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst();
@@ -196,6 +208,7 @@ export class ControllerService {
           admin: 0,
           ticket_id: row.id,
           enrolled_at: now,
+          public_key_sha256: keyDigest,
         })
         .execute();
       return row;
@@ -211,22 +224,59 @@ export class ControllerService {
     return this.certify(identity, request, now);
   }
 
-  /** A fresh certificate for a member, from what the store says it is (not what it claims). */
+  /**
+   * A fresh certificate for a member authenticated by a valid certificate, for the key it enrolled
+   * with, from what the store says it is (not what it claims).
+   */
   async renew(peer: PeerIdentity, request: string, now = Date.now()): Promise<Enrollment> {
-    await this.checkRequest(request);
-    const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', peer.nodeId).executeTakeFirst();
-    if (!member || member.project_id !== peer.projectId) {
-      throw new InputError('NOT_A_MEMBER', 'this node is not a member of the project any more', { hint: 'enroll it again with a new ticket' });
+    const { keyDigest } = await this.checkRequest(request);
+    const member = await this.memberFor(peer.projectId, peer.nodeId, keyDigest);
+    return this.certify(member, request, now);
+  }
+
+  /**
+   * A one-time challenge for re-issuing an expired certificate. Anyone may ask, so this is where the
+   * re-issue path is rate-limited: per node the asker names, and overall (which bounds the signature
+   * checks that anonymous peers can cause, whatever names they give).
+   */
+  reissueChallenge(node: string, now = Date.now()): { challenge: string } {
+    if (!this.challengesPerNode.take(node, now) || !this.challengesOverall.take('', now)) {
+      throw new RuntimeFailure('RATE_LIMITED', 'too many re-issue requests; try again in a few seconds', { hint: 'the node retries by itself' });
     }
-    const identity: PeerIdentity = {
-      projectId: member.project_id,
-      nodeId: member.node_id,
-      attributes: member.attribute ? [member.attribute] : [],
-      relays: member.relay ? [member.relay] : [],
-      admin: member.admin === 1,
-      tls: member.tls === 1,
-    };
-    return this.certify(identity, request, now);
+    return { challenge: this.challenges.issue(now) };
+  }
+
+  /**
+   * A new certificate for a member whose certificate expired (during a controller outage, say). The
+   * expired certificate must chain to the project's CA; the request must be signed by the same key,
+   * which must be the key the member enrolled with, and carry a challenge from reissueChallenge; the
+   * member must not have been removed. Cheap checks come first: the challenge, then the store, then
+   * the two signatures. An expired certificate authenticates nothing else.
+   */
+  async reissue(certificatePem: string, request: string, now = Date.now()): Promise<Enrollment> {
+    let parsed: { certificate: X509Certificate; identity: PeerIdentity; challenge: string | undefined };
+    try {
+      const certificate = new X509Certificate(certificatePem);
+      const identity = identityOf(certificate);
+      if (!identity) throw new Error('not a Portal certificate');
+      parsed = { certificate, identity, challenge: challengeFromPem(request) };
+    } catch {
+      throw reissueRefused('the expired certificate or the request cannot be read');
+    }
+    if (parsed.challenge === undefined || !this.challenges.redeem(parsed.challenge, now)) {
+      throw new RuntimeFailure('CHALLENGE_UNKNOWN', 'the re-issue request carries no fresh challenge from this controller', { hint: 'ask for a new challenge (the node does so by itself)' });
+    }
+    const certificateKey = publicKeyDigest(parsed.certificate.publicKey.export({ type: 'spki', format: 'der' }));
+    const known = await this.store.selectFrom('members').select(['project_id', 'public_key_sha256']).where('node_id', '=', parsed.identity.nodeId).executeTakeFirst();
+    if (!known || known.project_id !== parsed.identity.projectId) throw notAMember();
+    if (known.public_key_sha256 !== null && known.public_key_sha256 !== certificateKey) throw reissueRefused('the certificate is not for the key this member enrolled with');
+    const authority = await this.authorityOf(parsed.identity.projectId).catch(() => undefined);
+    const ca = authority ? new X509Certificate(authority.certificate) : undefined;
+    if (!ca || !parsed.certificate.checkIssued(ca) || !parsed.certificate.verify(ca.publicKey)) throw reissueRefused('the certificate was not issued by the project');
+    const { keyDigest } = await this.checkRequest(request);
+    if (keyDigest !== certificateKey) throw reissueRefused('the request is for another key than the certificate');
+    const member = await this.memberFor(parsed.identity.projectId, parsed.identity.nodeId, keyDigest);
+    return this.certify(member, request, now);
   }
 
   async project(admin: PeerIdentity): Promise<ProjectInfo> {
@@ -282,12 +332,35 @@ export class ControllerService {
     return row?.network_domain ?? this.settings.networkDomain;
   }
 
-  private async checkRequest(request: string): Promise<void> {
+  private async checkRequest(request: string): Promise<CheckedRequest> {
     try {
-      await readCertificateRequest(request);
+      const parsed = await readCertificateRequest(request);
+      return { keyDigest: publicKeyDigest(parsed.publicKey.rawData), challenge: challengeOf(parsed) };
     } catch (error) {
       throw new InputError('REQUEST_INVALID', (error as Error).message, { hint: 'this is a bug in the client: report it' });
     }
+  }
+
+  /**
+   * The member as the store knows it, if it still belongs to the project and `keyDigest` is its key.
+   * A member enrolled before keys were kept gets this key recorded now: from then on it is the only one.
+   */
+  private async memberFor(projectId: string, nodeId: string, keyDigest: string): Promise<PeerIdentity> {
+    const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+    if (!member || member.project_id !== projectId) throw notAMember();
+    if (member.public_key_sha256 === null) {
+      await this.store.updateTable('members').set({ public_key_sha256: keyDigest }).where('node_id', '=', nodeId).where('public_key_sha256', 'is', null).execute();
+    } else if (member.public_key_sha256 !== keyDigest) {
+      throw reissueRefused('the request is for another key than the one this member enrolled with');
+    }
+    return {
+      projectId: member.project_id,
+      nodeId: member.node_id,
+      attributes: member.attribute ? [member.attribute] : [],
+      relays: member.relay ? [member.relay] : [],
+      admin: member.admin === 1,
+      tls: member.tls === 1,
+    };
   }
 
   private requireAdmin(peer: PeerIdentity): void {
@@ -295,6 +368,18 @@ export class ControllerService {
       throw new InputError('NOT_ADMIN', 'only the project administrator may do this', { hint: 'run the command where portal enroll was run' });
     }
   }
+}
+
+function challengeFromPem(request: string): string | undefined {
+  return challengeOf(new x509.Pkcs10CertificateRequest(request));
+}
+
+function notAMember(): InputError {
+  return new InputError('NOT_A_MEMBER', 'this node is not a member of the project any more', { hint: 'enroll it again with a new ticket' });
+}
+
+function reissueRefused(reason: string): InputError {
+  return new InputError('REISSUE_REFUSED', `no new certificate: ${reason}`, { hint: 'enroll the node again with a new ticket' });
 }
 
 function unknownTicket(): InputError {

@@ -2,9 +2,11 @@
  * Enrollment from the node's side: the key pair is generated here, only a certificate request goes to
  * the controller, and what comes back is stored with the sealed key.
  */
-import { createCertificateRequest } from '../pki/authority.ts';
+import { X509Certificate } from 'node:crypto';
+import { clockSkewMs, createCertificateRequest } from '../pki/authority.ts';
 import { generateKeyPair, publicKeyOf } from '../pki/keys.ts';
-import { callController, type Answer } from '../wire/control-channel.ts';
+import { PortalError } from '../shared/errors.ts';
+import { ControlChannel, callController, type Answer } from '../wire/control-channel.ts';
 import { decodeAdminCode, decodeTicket, type ControllerPin } from '../wire/ticket.ts';
 import { saveCertificate, saveIdentity, type StoredIdentity } from './identity-store.ts';
 
@@ -58,7 +60,53 @@ export async function enrollAdministrator(directory: string, codeText: string, p
 export async function renewCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
   const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
   const answer = await callController(identity.record, 'renew', { request }, { key: identity.privateKey, certificate: identity.certificate });
-  const certificate = String(answer.certificate);
+  return storeCertificate(directory, identity, String(answer.certificate));
+}
+
+/**
+ * A new certificate for a member whose certificate expired: on a channel that authenticates nothing,
+ * the expired certificate and a request signed by the enrolled key over a challenge the controller
+ * just gave, so the request proves possession of the key now and cannot be replayed.
+ */
+export async function reissueCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
+  const channel = await ControlChannel.open(identity.record);
+  try {
+    const { challenge } = await channel.request('reissue-challenge', { node: identity.record.nodeId });
+    const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node', String(challenge));
+    const answer = await channel.request('reissue', { certificate: identity.certificate, request });
+    return await storeCertificate(directory, identity, String(answer.certificate));
+  } finally {
+    channel.close();
+  }
+}
+
+export type Refreshed = { readonly identity: StoredIdentity; readonly how: 'renewed' | 'reissued' };
+
+/**
+ * A fresh certificate by whichever path the current one allows: renewal while it is valid, re-issue
+ * once it has expired (or when the controller no longer accepts it for renewal, as when clocks differ).
+ */
+export async function refreshCertificate(directory: string, identity: StoredIdentity, now = Date.now()): Promise<Refreshed> {
+  if (now >= Date.parse(new X509Certificate(identity.certificate).validTo)) {
+    return { identity: await reissueCertificate(directory, identity), how: 'reissued' };
+  }
+  try {
+    return { identity: await renewCertificate(directory, identity), how: 'renewed' };
+  } catch (error) {
+    if (!(error instanceof PortalError) || error.code !== 'NOT_AUTHENTICATED') throw error;
+    return { identity: await reissueCertificate(directory, identity), how: 'reissued' };
+  }
+}
+
+/** Whether a certificate is past half of its life since it was issued (or expired): time to refresh it. */
+export function dueForRefresh(certificate: string, now = Date.now()): boolean {
+  const parsed = new X509Certificate(certificate);
+  const issued = Date.parse(parsed.validFrom) + clockSkewMs;
+  const to = Date.parse(parsed.validTo);
+  return now >= issued + (to - issued) / 2;
+}
+
+async function storeCertificate(directory: string, identity: StoredIdentity, certificate: string): Promise<StoredIdentity> {
   await saveCertificate(directory, certificate);
   return { ...identity, certificate };
 }

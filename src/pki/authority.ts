@@ -23,7 +23,8 @@ export interface IssueOptions {
   readonly now?: Date;
 }
 
-const clockSkewMs = 60_000;
+/** Certificates are valid from this long before they are issued, for clocks that run behind. */
+export const clockSkewMs = 60_000;
 
 function serialNumber(): string {
   // Positive 64-bit serial: clear the top bit.
@@ -49,14 +50,29 @@ export async function createAuthority(projectId: string, now = new Date()): Prom
   return { certificate: certificate.toString('pem'), privateKey: keys.privateKey };
 }
 
-/** A certificate request for `privateKey`, as the node sends it. */
-export async function createCertificateRequest(privateKey: string, publicKey: string, commonName: string): Promise<string> {
+/**
+ * A certificate request for `privateKey`, as the node sends it. A `challenge` from the controller goes
+ * into the signed part (PKCS#9 challengePassword), so the request proves possession of the key now.
+ */
+export async function createCertificateRequest(privateKey: string, publicKey: string, commonName: string, challenge?: string): Promise<string> {
   const request = await x509.Pkcs10CertificateRequestGenerator.create({
     name: `CN=${commonName}`,
     keys: { privateKey: await importPrivateKey(privateKey), publicKey: await importPublicKey(publicKey) },
     signingAlgorithm,
+    ...(challenge === undefined ? {} : { attributes: [new x509.ChallengePasswordAttribute(challenge)] }),
   });
   return request.toString('pem');
+}
+
+/** The challenge a request carries in its signed part, if any. */
+export function challengeOf(request: x509.Pkcs10CertificateRequest): string | undefined {
+  const attribute = request.attributes.find((candidate) => candidate instanceof x509.ChallengePasswordAttribute);
+  return attribute ? (attribute as x509.ChallengePasswordAttribute).password : undefined;
+}
+
+/** SHA-256 (hex) of a public key's SubjectPublicKeyInfo DER: how the controller remembers a member's key. */
+export function publicKeyDigest(spkiDer: ArrayBuffer | Uint8Array): string {
+  return createHash('sha256').update(new Uint8Array(spkiDer)).digest('hex');
 }
 
 /** Reads and checks a request: it must parse and be signed by the key it carries. */

@@ -45,4 +45,11 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // The key each member enrolled with: an expired certificate is re-issued only to that key. Members
+  // enrolled before this have none until their next renewal or re-issue records it.
+  '0002-member-keys': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('members').addColumn('public_key_sha256', 'text').execute();
+    },
+  },
 };

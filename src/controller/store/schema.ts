@@ -39,6 +39,8 @@ export interface MemberTable {
   admin: number;
   ticket_id: string | null;
   enrolled_at: number;
+  /** SHA-256 (hex) of the public key the member enrolled with; null for members enrolled before it was kept. */
+  public_key_sha256: Generated<string | null>;
   seq: Generated<number>;
 }
 

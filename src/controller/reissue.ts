@@ -1,0 +1,64 @@
+/**
+ * What bounds the re-issue of expired certificates, which any peer may ask for: one-time challenges
+ * that a request must carry in its signed part (a recorded request cannot be replayed), and token
+ * buckets per node named and overall that bound how many challenges are handed out, so how many
+ * signature checks anonymous peers can cause. Pure but for the random challenges: time comes in as an
+ * argument.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const reissueLimits = {
+  /** How long a challenge may be used. */
+  challengeLifetimeMs: 30_000,
+  /** Challenges outstanding at once; the oldest goes first. */
+  challengesOutstanding: 1024,
+  /** Per node named: a burst of this many, then one per interval. */
+  perNode: { burst: 10, intervalMs: 3_000 },
+  /** All sources together. */
+  overall: { burst: 200, intervalMs: 20 },
+  /** Node names remembered at once (the quietest are forgotten first). */
+  nodesRemembered: 4096,
+} as const;
+
+/** Token buckets: `take` says whether one more is allowed now for `key`. */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly burst: number,
+    private readonly intervalMs: number,
+    private readonly remembered = Number.POSITIVE_INFINITY,
+  ) {}
+
+  take(key: string, now: number): boolean {
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) / this.intervalMs);
+    bucket.at = now;
+    // Re-inserted so that the map's order is least recently used first.
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > this.remembered) this.buckets.delete(this.buckets.keys().next().value as string);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  }
+}
+
+/** Challenges handed out and not yet used. */
+export class ChallengeBook {
+  private readonly outstanding = new Map<string, number>();
+
+  issue(now: number): string {
+    const challenge = randomBytes(24).toString('base64url');
+    this.outstanding.set(challenge, now + reissueLimits.challengeLifetimeMs);
+    if (this.outstanding.size > reissueLimits.challengesOutstanding) this.outstanding.delete(this.outstanding.keys().next().value as string);
+    return challenge;
+  }
+
+  /** True once per challenge issued here and still fresh; the challenge is used up either way. */
+  redeem(challenge: string, now: number): boolean {
+    const expiresAt = this.outstanding.get(challenge);
+    this.outstanding.delete(challenge);
+    return expiresAt !== undefined && now < expiresAt;
+  }
+}
