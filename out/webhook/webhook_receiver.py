@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Webhook receiver of the Generic webhook use case.
+# Webhook receiver of the Generic webhook use case.
+# Clients reach it through the inlet at http://localhost:17777/webhook.
+"""Webhook receiver of a Portal use case (TITLE below).
 
-Run on the outlet machine as /opt/webhook_receiver.py: it accepts POST /webhook with a JSON body such
+Run on the outlet machine as /opt/webhook_receiver.py: it accepts POST PATH with a JSON body such
 as {"from": "<hostname>"}, logs the body and an access-log line, and answers 200 "Webhook received".
-The Portal outlet forwards to it at localhost:7777; clients reach it through the inlet at
-http://localhost:17777/webhook.
+The Portal outlet forwards to it at localhost:PORT; clients reach it through the inlet.
 """
 import argparse
 import json
@@ -12,7 +13,9 @@ import signal
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+TITLE = "Generic webhook"
 PATH = "/webhook"
+PORT = 7777
 
 
 class WebhookHandler(BaseHTTPRequestHandler):
@@ -41,14 +44,16 @@ class WebhookHandler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def log_message(self, format, *args):
-        # The access-log line ("POST /webhook HTTP/1.1" 200 -), on stdout next to the received JSON.
+        # The access-log line ("POST /path HTTP/1.1" 200 -), on stdout next to the received JSON.
         print("%s - - [%s] %s" % (self.address_string(), self.log_date_time_string(), format % args), flush=True)
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Receive webhooks for Portal's Generic webhook use case.")
+    description = "Receive webhooks for Portal's %s use case." % TITLE
+    # argparse %-formats a description only when it names %(prog); then a literal % must be doubled.
+    parser = argparse.ArgumentParser(description=description.replace("%", "%%") if "%(prog)" in description else description)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: only the outlet reaches it)")
-    parser.add_argument("--port", type=int, default=7777, help="port to listen on (default 7777; 0 picks a free one)")
+    parser.add_argument("--port", type=int, default=PORT, help="port to listen on (default %d; 0 picks a free one)" % PORT)
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), WebhookHandler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

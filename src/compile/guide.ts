@@ -8,15 +8,16 @@ import { compileDefaults } from './defaults.ts';
 import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
 import { fileSystemWait } from './stack/compute.ts';
 
-export function ticketCommand(ticket: TicketManifest): string {
-  const flags = [
-    `--expires-in ${ticket['expires-in']}`,
-    `--usage-count ${ticket['usage-count']}`,
-    `--attribute ${ticket.attribute}`,
-    ...(ticket.relay ? [`--relay ${ticket.relay}`] : []),
+/** The words of the `portal project ticket` command; templates quote each (shwords). */
+export function ticketCommand(ticket: TicketManifest): string[] {
+  return [
+    'portal', 'project', 'ticket',
+    '--expires-in', ticket['expires-in'],
+    '--usage-count', String(ticket['usage-count']),
+    '--attribute', ticket.attribute,
+    ...(ticket.relay ? ['--relay', ticket.relay] : []),
     ...(ticket.tls ? ['--tls'] : []),
   ];
-  return `portal project ticket ${flags.join(' ')}`;
 }
 
 /** The request body of spec 4.4, as the guide sends it. */
@@ -42,6 +43,7 @@ export function guideContext(manifest: UseCaseManifest) {
     inletAttribute: manifest.tickets.inlet.attribute,
     relay: outlet.relay,
     inletPort: inlet.port,
+    verifyUrl: verification.kind === 'webhook' ? `http://localhost:${inlet.port}${verification.path}` : '',
     inletTls: inlet.tls,
     outletInstance: instanceText(outlet['instance-type']),
     inletInstance: instanceText(inlet['instance-type']),

@@ -6,10 +6,34 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { markdownCode, markdownText, oneLine, pythonQuote, shellDoubleQuoted, shellQuote, sqlIdentifier } from './quote.ts';
 
 const handlebars = Handlebars.create();
 handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 handlebars.registerHelper('join', (items: unknown[], separator: unknown) => items.join(typeof separator === 'string' ? separator : ', '));
+// Quoting for the language a value lands in (src/compile/quote.ts). Templates render no manifest value
+// without one of these; test/compile/template-audit.test.ts holds them to it.
+const text = (value: unknown): string => {
+  if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`expected text, got ${typeof value}`);
+  return String(value);
+};
+handlebars.registerHelper('shq', (value: unknown) => shellQuote(text(value)));
+handlebars.registerHelper('concat', (...args: unknown[]) => args.slice(0, -1).map(text).join(''));
+handlebars.registerHelper('shwords', (words: unknown) => {
+  if (!Array.isArray(words)) throw new Error('expected a list of command words');
+  return words.map((word) => shellQuote(text(word))).join(' ');
+});
+handlebars.registerHelper('pyq', (value: unknown) => pythonQuote(text(value)));
+handlebars.registerHelper('comment', (value: unknown) => oneLine(text(value)));
+handlebars.registerHelper('md', (value: unknown) => markdownText(text(value)));
+handlebars.registerHelper('code', (value: unknown) => markdownCode(text(value)));
+handlebars.registerHelper('cell', (value: unknown) => markdownCode(text(value), true));
+handlebars.registerHelper('shdq', (value: unknown) => shellDoubleQuoted(text(value)));
+handlebars.registerHelper('sqlid', (value: unknown) => sqlIdentifier(text(value)));
+handlebars.registerHelper('int', (value: unknown) => {
+  if (!Number.isSafeInteger(value)) throw new Error(`expected a whole number, got ${String(value)}`);
+  return String(value);
+});
 
 const compiled = new Map<string, Handlebars.TemplateDelegate>();
 

@@ -65,7 +65,15 @@ describe('portal compile', () => {
     const text = editedManifest('postgres', [[['title'], 'Orders ${Database}']]);
     const { lines } = await compileBad(text, 1);
     assert.deepEqual(lines, [
-      `${at(text, 'Orders')}: /title: expected plain text of up to 80 characters, without $, quotes, backslashes, braces or angle brackets, got "Orders \${Database}"`,
+      `${at(text, 'Orders')}: /title: expected one line of plain text of up to 80 characters, without control characters, $, quotes, backslashes, braces or angle brackets, got "Orders \${Database}"`,
+    ]);
+  });
+
+  it('refuses a title whose newline would start a command in the scripts, in one located line', async () => {
+    const text = editedManifest('postgres', [[['title'], 'Orders\ntouch /tmp/injected']]);
+    const { lines } = await compileBad(text, 1);
+    assert.deepEqual(lines, [
+      `${at(text, 'Orders')}: /title: expected one line of plain text of up to 80 characters, without control characters, $, quotes, backslashes, braces or angle brackets, got "Orders\\ntouch /tmp/injected"`,
     ]);
   });
 

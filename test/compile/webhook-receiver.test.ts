@@ -81,6 +81,6 @@ describe('webhook receiver (spec 4.2)', () => {
   });
 
   it('listens on the outlet target port, 7777, unless told otherwise', () => {
-    assert.match(artifactText('webhook', 'webhook_receiver.py'), /default=7777,/);
+    assert.match(artifactText('webhook', 'webhook_receiver.py'), /^PORT = 7777$/m);
   });
 });

@@ -22,8 +22,12 @@ export const installUrl = 'https://releases.example.test/install.sh';
 
 /** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
 export function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
-  const template = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as StackTemplate;
-  const stackName = `${usecase}-${role}`;
+  return bootScriptOfStack(artifactText(usecase, `${role}.stack.yaml`), `${usecase}-${role}`, parameters);
+}
+
+/** The user data of a compiled stack (its YAML text) after Fn::Sub, for the stack `stackName`. */
+export function bootScriptOfStack(stackYaml: string, stackName: string, parameters: Record<string, string> = {}): string {
+  const template = parseCfnYaml(stackYaml) as StackTemplate;
   return resolveSub(template.Resources.NodeLaunchTemplate.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'], {
     'AWS::StackName': stackName,
     'AWS::Region': 'us-east-1',

@@ -5,6 +5,7 @@
  */
 import { product } from '../../shared/product.ts';
 import { compileDefaults } from '../defaults.ts';
+import { subLiteral } from '../quote.ts';
 import { renderTemplate } from '../templates.ts';
 import { base64, getAtt, ref, sub } from './intrinsics.ts';
 import { capitalized, ids, type StackContext } from './context.ts';
@@ -22,7 +23,8 @@ export function bootScript(context: StackContext): string {
   const value = endpointValueExpression(context);
   return renderTemplate('boot.sh.hbs', {
     role: context.role,
-    title: context.manifest.title,
+    // The script is a Fn::Sub template: the title must come out literally, whatever it holds.
+    title: subLiteral(context.manifest.title),
     fileSystemHost: `\${${ids.fileSystem}}.efs.\${AWS::Region}.\${AWS::URLSuffix}`,
     logGroup: `\${${ids.logGroup}}`,
     ticketSecret: `\${${ids.ticketSecret}}`,

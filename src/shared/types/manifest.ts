@@ -15,7 +15,7 @@ export interface UseCaseManifest {
    */
   usecase: string;
   /**
-   * Human title of the use case, used in guides and stack descriptions.
+   * Human title of the use case, used in guides, script comments and stack descriptions (quoted for each).
    */
   title: string;
   /**
@@ -119,10 +119,61 @@ export interface InstanceTypeManifest {
   default: string;
   /**
    * Suggested alternatives, named in the parameter description and the guide.
+   *
+   * @maxItems 10
    */
-  alternatives?: Ec2InstanceType[];
+  alternatives?:
+    | []
+    | [Ec2InstanceType]
+    | [Ec2InstanceType, Ec2InstanceType]
+    | [Ec2InstanceType, Ec2InstanceType, Ec2InstanceType]
+    | [Ec2InstanceType, Ec2InstanceType, Ec2InstanceType, Ec2InstanceType]
+    | [Ec2InstanceType, Ec2InstanceType, Ec2InstanceType, Ec2InstanceType, Ec2InstanceType]
+    | [Ec2InstanceType, Ec2InstanceType, Ec2InstanceType, Ec2InstanceType, Ec2InstanceType, Ec2InstanceType]
+    | [
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType
+      ]
+    | [
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType
+      ]
+    | [
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType
+      ]
+    | [
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType,
+        Ec2InstanceType
+      ];
   /**
-   * Why the default was chosen, for the guide.
+   * Why the default was chosen, for the guide and the parameter description.
    */
   note?: string;
 }
@@ -160,8 +211,142 @@ export interface ContainerManifest {
   'network-mode': 'host' | 'bridge';
   /**
    * Published ports host:container (bridge mode).
+   *
+   * @maxItems 20
    */
-  publish?: string[];
+  publish?:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
   /**
    * NODE_LOG_LEVEL of the node.
    */

@@ -1,0 +1,235 @@
+/**
+ * Injection through a manifest: every string field of every bundled manifest gets each value of a
+ * corpus of hostile strings. Each edit is either refused (exit 2, located at the field) or compiles to
+ * artifacts that stay what they were meant to be: the scripts it reaches run in the sandbox without
+ * running anything injected, webhook_receiver.py compiles and gives the value back, YAML and Markdown
+ * keep their structure. A second pass skips the schema and feeds the corpus straight to the compiler,
+ * so the quoting of the templates is tested on its own.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, parseDocument } from 'yaml';
+import { compileUseCase, type Artifact } from '../../src/compile/compile.ts';
+import { manifestProblems } from '../../src/compile/manifest.ts';
+import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
+import { encodePointer, parseYamlSource } from '../../src/shared/yaml-source.ts';
+import { ValidationError } from '../../src/shared/errors.ts';
+import { parseManifest } from '../../src/compile/manifest.ts';
+import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
+import { bootScriptOfStack, stubNameLookups, ticket } from '../support/boot-script.ts';
+import { createSandbox } from '../support/sandbox.ts';
+import { allUseCases, loadManifest, manifestText } from '../support/usecases.ts';
+
+type Path = readonly (string | number)[];
+
+/** Hostile values; each tries to run `touch marker` wherever it lands. */
+function corpus(marker: string): ReadonlyArray<readonly [string, string]> {
+  const run = `touch ${marker}`;
+  return [
+    ['newline', `Orders\n${run}\n`],
+    ['carriage return', `Orders\r${run}`],
+    ['command substitution', `$(${run})`],
+    ['backticks', `\`${run}\``],
+    ['single quote', `x'; ${run}; echo '`],
+    ['double quote', `x"; ${run}; echo "`],
+    ['backslash', `x\\'; ${run}; #\\`],
+    ['percent', '100% %s %n %(prog)x %'],
+    ['NUL', `x\u0000; ${run}`],
+    ['unicode line separators', `x\u2028${run}\u2029${run}\u0085${run}`],
+    ['stack reference', '${AWS::AccountId} ${Nonexistent}'],
+    ['python string end', `""" + __import__("os").system("${run}") + """`],
+    ['markdown', '| a | b |\n# heading [link](http://x) <script>'],
+    ['very long', 'x'.repeat(100_000)],
+    ['unicode text', 'Café ☕ données 🚀'],
+  ];
+}
+
+/** Paths of every string in a manifest. */
+function stringPaths(value: unknown, path: Path = []): Path[] {
+  if (typeof value === 'string') return [path];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringPaths(item, [...path, index]));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...path, key]));
+  return [];
+}
+
+function withValue(manifest: UseCaseManifest, path: Path, value: string): UseCaseManifest {
+  const copy = structuredClone(manifest) as unknown as Record<string | number, unknown>;
+  let node = copy;
+  for (const segment of path.slice(0, -1)) node = node[segment] as Record<string | number, unknown>;
+  node[path.at(-1) as string | number] = value;
+  return copy as unknown as UseCaseManifest;
+}
+
+function allStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(allStrings);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(allStrings);
+  return [];
+}
+
+const byPath = (artifacts: readonly Artifact[]) => new Map(artifacts.map((artifact) => [artifact.path, artifact.content]));
+
+/** The texts a manifest value could change that run as code. */
+function scriptTexts(artifacts: Map<string, string>): string {
+  return ['tickets.sh', 'outlet.stack.yaml', 'inlet.stack.yaml', 'webhook_receiver.py'].map((path) => artifacts.get(path) ?? '').join('\0');
+}
+
+/** Fields a value reaches in the stacks, so that it must come back out of their YAML unchanged. */
+const reachesStacks = new Set(['/title', '/outlet/instance-type/note', '/inlet/instance-type/note', '/outlet/endpoint/label', '/outlet/endpoint/example']);
+
+const fakePortal = `case "$1 $2" in
+  "project ticket") echo pt1_ticket ;;
+  "project show") echo p0123 ;;
+  "project ca") echo "-----BEGIN CERTIFICATE-----" ;;
+  "node show") echo "The node is UP" ;;
+esac`;
+
+/** Runs every script of `artifacts` in a sandbox: tickets.sh (all three commands) and both boot scripts. */
+async function runScripts(artifacts: Map<string, string>, usecase: string): Promise<void> {
+  const sandbox = await createSandbox();
+  try {
+    await stubNameLookups(sandbox, 0);
+    for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal', 'psql']) await sandbox.stub(command);
+    await sandbox.stub('portal', fakePortal);
+    await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${ticket}'; echo '{}' > output.json; true`);
+    await sandbox.stub('curl', 'true');
+    await writeFile(join(sandbox.dir, 'tickets.sh'), artifacts.get('tickets.sh') as string, { mode: 0o755 });
+    const env = { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.root, PGUSER: 'u', PGPASSWORD: 'p', PGDATABASE: 'd' };
+    for (const command of ['tickets', 'verify', 'cleanup']) {
+      const run = spawnSync('bash', ['tickets.sh', command], { cwd: sandbox.dir, env, encoding: 'utf8', timeout: 20_000 });
+      assert.equal(run.status, 0, `tickets.sh ${command}: ${run.stderr}`);
+    }
+    for (const role of ['outlet', 'inlet'] as const) {
+      const script = bootScriptOfStack(artifacts.get(`${role}.stack.yaml`) as string, `${usecase}-${role}`, {
+        PostgresEndpoint: 'db.internal.example',
+        RedshiftEndpoint: 'wh.internal.example:5439',
+      });
+      const root = join(sandbox.dir, `root-${role}`);
+      await mkdir(root);
+      await writeFile(join(sandbox.dir, 'boot.sh'), script);
+      const run = spawnSync('bash', [join(sandbox.dir, 'boot.sh')], {
+        env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, PORTAL_BOOT_ROOT: root, PORTAL_BOOT_RETRY_SECONDS: '0.01', PORTAL_BOOT_POLL_SECONDS: '0.01' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      assert.equal(run.status, 0, `${role} boot script: ${run.stderr}`);
+      assert.equal(run.stdout.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
+    }
+  } finally {
+    await sandbox.remove();
+  }
+}
+
+/** The receiver compiles, its --help runs, and TITLE is the manifest's title exactly. */
+async function checkReceiver(source: string, title: string, dir: string): Promise<void> {
+  const file = join(dir, 'webhook_receiver.py');
+  await writeFile(file, source);
+  const compiled = spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+  assert.equal(compiled.status, 0, compiled.stderr);
+  const env = { ...process.env, PYTHONIOENCODING: 'utf-8' };
+  const help = spawnSync('python3', [file, '--help'], { encoding: 'utf8', env });
+  assert.equal(help.status, 0, help.stderr);
+  const read = spawnSync('python3', ['-c', 'import json, runpy, sys; sys.stdout.write(json.dumps(runpy.run_path(sys.argv[1], run_name="check")["TITLE"]))', file], { encoding: 'utf8', env });
+  assert.equal(read.status, 0, read.stderr);
+  assert.equal(JSON.parse(read.stdout), title);
+}
+
+/** Checks that hold for any compiled edit, without running anything. */
+function checkStructure(artifacts: Map<string, string>, baseline: Map<string, string>, manifest: UseCaseManifest, pointer: string, value: string): void {
+  const stacks = ['outlet.stack.yaml', 'inlet.stack.yaml'].map((path) => parseCfnYaml(artifacts.get(path) as string));
+  const compose = artifacts.has('inlet.compose.yaml') ? [parse(artifacts.get('inlet.compose.yaml') as string) as unknown] : [];
+  const configs = ['outlet.json', 'inlet.json'].map((path) => JSON.parse(artifacts.get(path) as string) as unknown);
+  const inParameter = manifest.outlet.endpoint?.source === 'parameter' || !pointer.startsWith('/outlet/endpoint/');
+  if (reachesStacks.has(pointer) && inParameter) {
+    assert.ok(stacks.some((stack) => allStrings(stack).some((text) => text.includes(value))), `${pointer} comes back out of the stack YAML unchanged`);
+  }
+  assert.ok([...stacks, ...compose, ...configs].every((tree) => tree !== null && typeof tree === 'object'));
+  const readme = artifacts.get('README.md') as string;
+  assert.equal(readme.split('\n').length, (baseline.get('README.md') as string).split('\n').length, 'the guide keeps its lines');
+  assert.match(readme.split('\n')[0] as string, /^# Portal: /);
+  for (const [path, text] of artifacts) {
+    if (path.endsWith('.sh') || path.endsWith('.py')) assert.ok(!text.includes('\u0000'), `${path} holds no NUL`);
+  }
+}
+
+describe('hostile manifest values (issue: command injection through a manifest)', function () {
+  this.timeout(600_000);
+  let dir: string;
+  let marker: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portal-hostile-'));
+    marker = join(dir, 'INJECTED');
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    assert.ok(!existsSync(marker), 'nothing injected ran');
+  });
+
+  for (const usecase of allUseCases) {
+    it(`${usecase}: every string field, every hostile value: refused at the field (exit 2) or compiled inert`, async () => {
+      const original = loadManifest(usecase);
+      const baseline = byPath(compileUseCase(original));
+      const counts = { refused: 0, compiled: 0, ran: 0 };
+      for (const path of stringPaths(parse(manifestText(usecase)))) {
+        const pointer = encodePointer(path);
+        for (const [name, value] of corpus(marker)) {
+          const doc = parseDocument(manifestText(usecase));
+          doc.setIn(path, value);
+          const text = doc.toString();
+          const what = `${pointer} = ${name}`;
+          const { manifest, problems } = manifestProblems('hostile.yaml', text);
+          if (!manifest) {
+            counts.refused += 1;
+            const atField = problems.find((problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`));
+            assert.ok(atField, `${what}: refused at the field itself, got ${JSON.stringify(problems)}`);
+            const expected = parseYamlSource('hostile.yaml', text).locate(pointer);
+            assert.deepEqual({ line: atField.line, column: atField.column }, expected, `${what}: located`);
+            assert.throws(() => parseManifest('hostile.yaml', text), (error: unknown) => error instanceof ValidationError && error.exitCode === 2);
+            continue;
+          }
+          counts.compiled += 1;
+          const artifacts = byPath(compileUseCase(manifest));
+          checkStructure(artifacts, baseline, manifest, pointer, value);
+          if (scriptTexts(artifacts) !== scriptTexts(baseline)) {
+            counts.ran += 1;
+            await runScripts(artifacts, usecase);
+            if (artifacts.has('webhook_receiver.py')) await checkReceiver(artifacts.get('webhook_receiver.py') as string, manifest.title, dir);
+            assert.ok(!existsSync(marker), `${what}: nothing injected ran`);
+          }
+        }
+      }
+      assert.ok(counts.refused > 0 && counts.compiled > 0, JSON.stringify(counts));
+      if (usecase !== 'webhook') assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
+    });
+  }
+
+  for (const usecase of ['webhook', 'postgres'] as const) {
+    it(`${usecase}: without the schema, every hostile title, note and label is quoted by the templates`, async () => {
+      const original = loadManifest(usecase);
+      const baseline = byPath(compileUseCase(original));
+      const free: Path[] = [['title'], ['outlet', 'instance-type', 'note'], ...(original.outlet.endpoint ? [['outlet', 'endpoint', 'label']] : [])];
+      for (const path of free) {
+        const pointer = encodePointer(path);
+        for (const [name, value] of corpus(marker)) {
+          const manifest = withValue(original, path, value);
+          const artifacts = byPath(compileUseCase(manifest));
+          checkStructure(artifacts, baseline, manifest, pointer, value);
+          if (path[0] === 'title') {
+            await runScripts(artifacts, usecase);
+            if (artifacts.has('webhook_receiver.py')) await checkReceiver(artifacts.get('webhook_receiver.py') as string, value, dir);
+          }
+          assert.ok(!existsSync(marker), `${pointer} = ${name}: nothing injected ran`);
+        }
+      }
+    });
+  }
+});

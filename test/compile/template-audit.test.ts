@@ -1,0 +1,48 @@
+/**
+ * Every value a template renders goes through the quoting helper of the language it lands in
+ * (src/compile/quote.ts): a bare {{name}} in a script, a Python file or a guide fails this test.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { templatesDirectory } from '../../src/compile/templates.ts';
+
+/** Helpers that quote (or refuse) a value for its target, by template kind. */
+const quotingHelpers: Readonly<Record<string, readonly string[]>> = {
+  sh: ['shq', 'shdq', 'shwords', 'comment', 'int', 'sqlid'],
+  py: ['pyq', 'comment', 'int'],
+  md: ['md', 'code', 'cell', 'shq', 'shdq', 'shwords', 'comment', 'int', 'sqlid'],
+};
+
+const blocks = /^(#if|#unless|\/if|\/unless|else)\b/;
+
+function kindOf(name: string): string {
+  if (name.endsWith('.sh.hbs')) return 'sh';
+  if (name.endsWith('.py.hbs')) return 'py';
+  if (name.endsWith('.md.hbs')) return 'md';
+  throw new Error(`no quoting rule for templates/${name}`);
+}
+
+describe('templates render no value unquoted', () => {
+  const names = readdirSync(templatesDirectory()).filter((name) => name.endsWith('.hbs'));
+
+  it('covers every template', () => {
+    assert.deepEqual(names.sort(), ['README.md.hbs', 'boot.sh.hbs', 'status-metric.py.hbs', 'tickets.sh.hbs', 'webhook_receiver.py.hbs']);
+  });
+
+  for (const name of names) {
+    it(`${name}: every {{…}} is a block or a quoting helper for its language`, () => {
+      const text = readFileSync(join(templatesDirectory(), name), 'utf8');
+      assert.ok(!text.includes('{{{'), 'no triple-stash: it renders raw text');
+      const allowed = quotingHelpers[kindOf(name)] as readonly string[];
+      const bare: string[] = [];
+      for (const match of text.matchAll(/\{\{~?\s*([^}]*?)\s*~?\}\}/g)) {
+        const expression = match[1] as string;
+        if (blocks.test(expression)) continue;
+        const helper = expression.split(/\s+/)[0] as string;
+        if (!allowed.includes(helper)) bare.push(match[0]);
+      }
+      assert.deepEqual(bare, []);
+    });
+  }
+});
