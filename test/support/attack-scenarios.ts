@@ -1,0 +1,144 @@
+/**
+ * The attacks of the hardening review as functions over a running project, each returning what it
+ * saw: the end-to-end tests assert on these figures and `npm run soak` prints them.
+ */
+import { join } from 'node:path';
+import { loadAdministrator } from '../../src/cli/administrator.ts';
+import { enrollWithTicket } from '../../src/node/enrollment.ts';
+import type { PortalError } from '../../src/shared/errors.ts';
+import { ControlChannel } from '../../src/wire/control-channel.ts';
+import { floodPings, slowSplices, type FloodResult } from './attackers.ts';
+import type { ProjectProcesses } from './project-processes.ts';
+
+export interface Attackers {
+  readonly project: ProjectProcesses;
+  /** Where attacker identities are kept. */
+  readonly homes: string;
+  /** The relay the victim outlet registers, and the attributes on both sides. */
+  readonly relay: string;
+  readonly inletAttribute: string;
+  readonly outletAttribute: string;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function adminCredentials(attackers: Attackers) {
+  return loadAdministrator(join(attackers.project.dir, 'admin'));
+}
+
+/** A node enrolled in the project with the given ticket flags, as an attacker would hold one. */
+export async function enrolledAttacker(attackers: Attackers, name: string, flags: string[]) {
+  const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(flags));
+  const channel = await ControlChannel.open(identity.record, { key: identity.privateKey, certificate: identity.certificate });
+  return { identity, channel };
+}
+
+/** Milliseconds the administrator waits for `project show` on a fresh connection. */
+export async function adminLatency(attackers: Attackers): Promise<number> {
+  const { record, privateKey, certificate } = await adminCredentials(attackers);
+  const started = performance.now();
+  const channel = await ControlChannel.open(record, { key: privateKey, certificate });
+  try {
+    await channel.request('project', {}, 5000);
+  } finally {
+    channel.destroy();
+  }
+  return Math.round(performance.now() - started);
+}
+
+export interface PingFlood {
+  readonly anonymous: FloodResult;
+  readonly member: FloodResult;
+  readonly adminLatencyMs: number;
+}
+
+/** Attack 1: TLS clients, four without a certificate and two with the administrator's, send pings and read nothing. */
+export async function pingFlood(attackers: Attackers, durationMs = 5000): Promise<PingFlood> {
+  const { privateKey, certificate } = await adminCredentials(attackers);
+  const address = attackers.project.controller.address;
+  const floods = Promise.all([floodPings(address, durationMs, undefined, 4), floodPings(address, durationMs, { key: privateKey, certificate }, 2)]);
+  await pause(durationMs / 2);
+  const adminLatencyMs = await adminLatency(attackers);
+  const [anonymous, member] = await floods;
+  return { anonymous, member, adminLatencyMs };
+}
+
+export interface ConnectFlood {
+  readonly attacker: string;
+  /** Answers by code (GRANTED for a splice handed out). */
+  readonly codes: Record<string, number>;
+  readonly seconds: number;
+}
+
+/** Attack 4: an enrolled node asks the relay for `count` splices, 1,000 at a time. */
+export async function connectFlood(attackers: Attackers, name: string, attribute: string, count = 30_000): Promise<ConnectFlood> {
+  const { identity, channel } = await enrolledAttacker(attackers, name, ['--attribute', attribute]);
+  const codes: Record<string, number> = {};
+  const started = performance.now();
+  try {
+    for (let sent = 0; sent < count; sent += 1000) {
+      const batch = Math.min(1000, count - sent);
+      const answers = await Promise.allSettled(Array.from({ length: batch }, () => channel.request('connect', { relay: attackers.relay }, 30_000)));
+      for (const answer of answers) {
+        const code = answer.status === 'fulfilled' ? 'GRANTED' : ((answer.reason as PortalError).code ?? 'ERROR');
+        codes[code] = (codes[code] ?? 0) + 1;
+      }
+    }
+  } finally {
+    channel.destroy();
+  }
+  return { attacker: identity.record.nodeId, codes, seconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+export interface Slowloris {
+  readonly oneSourceClosedAtOnce: number;
+  readonly evicted: number;
+  readonly adminLatencyMs: number;
+  readonly total: number;
+  readonly closedInAll: number;
+  readonly allClosedSeconds: number;
+}
+
+/**
+ * Attack 5: 300 slow splice preambles from one source, then 60 from each of 20 more, each sending one
+ * byte a second; waits until the controller has closed them all (at most `waitMs`).
+ */
+export async function slowloris(attackers: Attackers, waitMs = 15_000, during?: () => Promise<void>): Promise<Slowloris> {
+  const address = attackers.project.controller.address;
+  const started = Date.now();
+  const oneSource = await slowSplices(address, '127.0.0.2', 300);
+  await pause(500);
+  const oneSourceClosedAtOnce = oneSource.closed();
+  const many = await Promise.all(Array.from({ length: 20 }, (_, i) => slowSplices(address, `127.0.1.${i + 1}`, 60)));
+  await during?.();
+  const adminLatencyMs = await adminLatency(attackers);
+  const everyone = [oneSource, ...many];
+  const closed = () => everyone.reduce((sum, slow) => sum + slow.closed(), 0);
+  const evicted = closed() - oneSourceClosedAtOnce;
+  const total = everyone.reduce((sum, slow) => sum + slow.opened, 0);
+  while (closed() < total && Date.now() - started < waitMs) await pause(250);
+  const result = { oneSourceClosedAtOnce, evicted, adminLatencyMs, total, closedInAll: closed(), allClosedSeconds: Math.round((Date.now() - started) / 100) / 10 };
+  for (const slow of everyone) slow.stop();
+  return result;
+}
+
+export interface RogueOutlet {
+  readonly dials: number;
+  stop(): void;
+}
+
+/** Attack 6: a member with the relay right registers the relay 100 times and answers no dial. */
+export async function rogueOutlet(attackers: Attackers, name: string): Promise<RogueOutlet> {
+  const { channel } = await enrolledAttacker(attackers, name, ['--attribute', attackers.outletAttribute, '--relay', attackers.relay]);
+  let dials = 0;
+  channel.on('event', (event: { event?: string }) => {
+    if (event.event === 'dial') dials += 1;
+  });
+  for (let i = 0; i < 100; i += 1) await channel.request('register', { relay: attackers.relay, allow: attackers.inletAttribute });
+  return {
+    get dials() {
+      return dials;
+    },
+    stop: () => channel.destroy(),
+  };
+}
