@@ -8,7 +8,8 @@ import { parseDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
-import { portalHome } from './home.ts';
+import { keysDirectory, sealingKeyFileNames, sealingKeyVariables, type SealingKeySource } from '../shared/sealing-key.ts';
+import { embeddedControllerDirectory, portalHome } from './home.ts';
 
 export interface ControllerStartOptions {
   /** @default "127.0.0.1:4000" */
@@ -23,6 +24,8 @@ export interface ControllerStartOptions {
   readonly credentialLifetime: string;
   readonly readyJson?: boolean;
   readonly runtimeFile?: string;
+  /** @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else $PORTAL_HOME/keys/controller-seal.key with a warning */
+  readonly sealingKeyFile?: string;
 }
 
 export function registerController(program: Command): void {
@@ -38,6 +41,10 @@ export function registerController(program: Command): void {
     .option('--credential-lifetime <duration>', 'lifetime of node certificates; nodes renew at half of it', '1h')
     .option('--ready-json', 'print one JSON line when listening (used by portal enroll)')
     .option('--runtime-file <path>', 'write pid and address here while running')
+    .option(
+      '--sealing-key-file <path>',
+      `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, or the key itself in ${sealingKeyVariables.controllerMaterial})`,
+    )
     .action(async (options: ControllerStartOptions) => runController(options));
 }
 
@@ -53,8 +60,11 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     throw new InputError('BAD_FLAG', `--credential-lifetime ${options.credentialLifetime} is not a duration of 2s or more`, { hint: 'give a duration such as 1h' });
   }
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
+  const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
+  const sealingKey = sealingKeyFrom(options, process.env);
   const running = await startController({
-    dataDir: options.dataDir ?? join(portalHome(), 'controller'),
+    dataDir,
+    sealingKey,
     host: listen.address.host.replace(/^\[|\]$/g, ''),
     port: listen.address.port,
     ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
@@ -63,6 +73,12 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     credentialLifetimeMs,
     log,
   });
+  if (defaulted(options, process.env)) {
+    const path = describe(sealingKey);
+    process.stderr.write(
+      `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ${sealingKeyVariables.controllerFile}\n`,
+    );
+  }
   const adminCode = await running.service.createAdminCode(24 * 3600_000);
   if (options.runtimeFile) {
     const runtime = { pid: process.pid, address: running.address, fingerprint: running.fingerprint };
@@ -83,4 +99,29 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     process.once('SIGINT', stop);
   });
   await running.close();
+}
+
+const defaulted = (options: ControllerStartOptions, environment: NodeJS.ProcessEnv) =>
+  !options.sealingKeyFile && !environment[sealingKeyVariables.controllerMaterial] && !environment[sealingKeyVariables.controllerFile];
+
+const describe = (source: SealingKeySource) => (source.kind === 'file' ? source.path : source.name);
+
+/**
+ * The sealing key: --sealing-key-file, else one of the two variables (not both), else a file under
+ * $PORTAL_HOME/keys (never inside the data directory). Material read from the environment is removed
+ * from it, so nothing this process starts inherits it.
+ */
+function sealingKeyFrom(options: ControllerStartOptions, environment: NodeJS.ProcessEnv): SealingKeySource {
+  const material = environment[sealingKeyVariables.controllerMaterial];
+  const file = environment[sealingKeyVariables.controllerFile];
+  delete environment[sealingKeyVariables.controllerMaterial];
+  if (options.sealingKeyFile) return { kind: 'file', path: options.sealingKeyFile };
+  if (material && file) {
+    throw new InputError('BAD_ENVIRONMENT', `both ${sealingKeyVariables.controllerMaterial} and ${sealingKeyVariables.controllerFile} are set`, {
+      hint: 'give the sealing key one way',
+    });
+  }
+  if (material) return { kind: 'material', name: sealingKeyVariables.controllerMaterial, material };
+  if (file) return { kind: 'file', path: file };
+  return { kind: 'file', path: join(keysDirectory(portalHome(environment)), sealingKeyFileNames.controller) };
 }

@@ -1,15 +1,16 @@
 /**
  * The embedded default controller: `portal enroll` with no --controller starts one in the background,
- * with its state under $PORTAL_HOME/controller, listening on loopback; `portal reset` stops it.
+ * with its state under $PORTAL_HOME/controller and its sealing key under $PORTAL_HOME/keys (no setup:
+ * the key is made on first start), listening on loopback; `portal reset` stops it.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RuntimeFailure } from '../shared/errors.ts';
-import { embeddedControllerDirectory, embeddedControllerRuntime } from './home.ts';
+import { embeddedControllerDirectory, embeddedControllerRuntime, embeddedControllerSealingKey } from './home.ts';
 
 export interface EmbeddedController {
   readonly pid: number;
@@ -58,11 +59,26 @@ function accepts(address: string): Promise<boolean> {
 export async function startEmbeddedController(home: string, port = 0): Promise<EmbeddedController> {
   const directory = embeddedControllerDirectory(home);
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  const log = openSync(join(directory, 'controller.log'), 'a', 0o600);
+  const logPath = join(directory, 'controller.log');
+  const log = openSync(logPath, 'a', 0o600);
+  const logStart = fstatSync(log).size;
   const { command, args } = selfCommand();
   const child = spawn(
     command,
-    [...args, 'controller', 'start', '--data-dir', directory, '--listen', `127.0.0.1:${port}`, '--ready-json', '--runtime-file', embeddedControllerRuntime(home)],
+    [
+      ...args,
+      'controller',
+      'start',
+      '--data-dir',
+      directory,
+      '--sealing-key-file',
+      embeddedControllerSealingKey(home),
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--ready-json',
+      '--runtime-file',
+      embeddedControllerRuntime(home),
+    ],
     { detached: true, stdio: ['ignore', 'pipe', log] },
   );
   closeSync(log);
@@ -87,10 +103,19 @@ export async function startEmbeddedController(home: string, port = 0): Promise<E
     return JSON.parse(line) as EmbeddedController;
   } catch (error) {
     child.kill();
-    throw new RuntimeFailure('CONTROLLER_START_FAILED', `cannot start the embedded controller: ${(error as Error).message}`, {
-      hint: `see ${join(directory, 'controller.log')}`,
-    });
+    const reason = (await failureLine(logPath, logStart)) ?? (error as Error).message;
+    throw new RuntimeFailure('CONTROLLER_START_FAILED', `cannot start the embedded controller: ${reason}`, { hint: `see ${logPath}` });
   }
+}
+
+/** The one-line failure the controller wrote to its log in this run, without the "portal: " prefix. */
+async function failureLine(logPath: string, from: number): Promise<string | undefined> {
+  const text = await readFile(logPath).then((bytes) => bytes.subarray(from).toString('utf8'), () => '');
+  const line = text
+    .split('\n')
+    .filter((candidate) => candidate.startsWith('portal: '))
+    .at(-1);
+  return line?.slice('portal: '.length);
 }
 
 export function stopEmbeddedController(controller: EmbeddedController): Promise<void> {

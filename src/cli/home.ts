@@ -1,6 +1,7 @@
 /** Where the CLI keeps its state: $PORTAL_HOME, by default ~/.portal. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { keysDirectory, sealingKeyFileNames } from '../shared/sealing-key.ts';
 
 export function portalHome(environment: NodeJS.ProcessEnv = process.env): string {
   return environment.PORTAL_HOME || join(homedir(), '.portal');
@@ -9,6 +10,8 @@ export function portalHome(environment: NodeJS.ProcessEnv = process.env): string
 export const adminDirectory = (home: string) => join(home, 'admin');
 export const embeddedControllerDirectory = (home: string) => join(home, 'controller');
 export const embeddedControllerRuntime = (home: string) => join(home, 'controller', 'runtime.json');
+/** The embedded controller's sealing key: under $PORTAL_HOME/keys, never in its data directory. */
+export const embeddedControllerSealingKey = (home: string) => join(keysDirectory(home), sealingKeyFileNames.controller);
 
 /** What `portal reset` keeps: the installed program itself. */
 export const installationEntries = ['bin', 'lib', 'env'] as const;

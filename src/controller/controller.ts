@@ -1,12 +1,24 @@
 /**
- * A running controller: its data directory (TLS key and certificate, sealing key, store), the service
- * and the listening server. Used by `portal controller start` and by tests.
+ * A running controller: its data directory (TLS key and certificate, store), the key that seals the
+ * project CA keys in the store (kept elsewhere: see src/shared/sealing-key.ts), the service and the
+ * listening server. Used by `portal controller start` and by tests.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createServerCertificate, fingerprintOf } from '../pki/authority.ts';
-import { newSealingKey } from '../pki/seal.ts';
+import { UnsealError, seal, unseal } from '../pki/seal.ts';
+import { RuntimeFailure } from '../shared/errors.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
+import {
+  createSealingKeyFile,
+  describeSealingKey,
+  keysDirectory,
+  legacySealingKeyFile,
+  readSealingKey,
+  refuseKeyBeside,
+  sealingKeyVariables,
+  type SealingKeySource,
+} from '../shared/sealing-key.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import { openStore, type Store } from './store/open.ts';
@@ -25,6 +37,12 @@ export interface ControllerOptions {
   readonly networkDomain?: string;
   /** @default one hour */
   readonly credentialLifetimeMs?: number;
+  /**
+   * Where the key that seals the project CA keys comes from; never inside dataDir. A file that does not
+   * exist is created while nothing is sealed yet.
+   * @default the file <parent of dataDir>/keys/<name of dataDir>-seal.key
+   */
+  readonly sealingKey?: SealingKeySource;
   readonly log?: (line: string) => void;
 }
 
@@ -39,15 +57,13 @@ export interface RunningController {
   close(): Promise<void>;
 }
 
-async function readOrCreate(path: string, create: () => Promise<string | Buffer>): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch {
-    const value = await create();
-    await writeFile(path, value, { mode: 0o600, flag: 'wx' }).catch(async () => undefined);
-    return readFile(path);
-  }
+/** Where the sealing key of a controller with this data directory is kept when nobody says. */
+export function defaultControllerSealingKeyFile(dataDir: string): string {
+  const directory = resolve(dataDir);
+  return join(keysDirectory(dirname(directory)), `${basename(directory)}-seal.key`);
 }
+
+const howToGiveKey = `give it with --sealing-key-file, ${sealingKeyVariables.controllerFile} or ${sealingKeyVariables.controllerMaterial}`;
 
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
@@ -63,8 +79,19 @@ export async function startController(options: ControllerOptions): Promise<Runni
     await writeFile(certificatePath, created.certificate, { mode: 0o644 });
     [certificate, key] = [created.certificate, created.privateKey];
   }
-  const sealingKey = await readOrCreate(join(options.dataDir, 'seal.key'), async () => newSealingKey());
-  const store: Store = await openStore(options.store ?? `sqlite:${join(options.dataDir, 'controller.db')}`);
+  const storeUrl = options.store ?? `sqlite:${join(options.dataDir, 'controller.db')}`;
+  const keySource: SealingKeySource = options.sealingKey ?? { kind: 'file', path: defaultControllerSealingKeyFile(options.dataDir) };
+  const beside = `keep the sealing key on other storage (a secret store); ${howToGiveKey}`;
+  refuseKeyBeside(keySource, options.dataDir, beside);
+  if (storeUrl.startsWith('sqlite:')) refuseKeyBeside(keySource, dirname(resolve(storeUrl.slice('sqlite:'.length))), beside);
+  const store: Store = await openStore(storeUrl);
+  let sealingKey: Buffer;
+  try {
+    sealingKey = await openSealedStore(store, storeUrl, keySource, options);
+  } catch (error) {
+    await store.destroy();
+    throw error;
+  }
   const fingerprint = fingerprintOf(certificate);
   const settings = {
     publicAddress: options.publicAddress ?? '',
@@ -96,4 +123,64 @@ export async function startController(options: ControllerOptions): Promise<Runni
       await store.destroy();
     },
   };
+}
+
+/**
+ * The sealing key, checked against every sealed CA key in the store before anything is served: a
+ * missing or wrong key stops the controller in one line, and never makes a new key while sealed data
+ * exists. State from an earlier version (its key in <dataDir>/seal.key) is re-sealed under the key once,
+ * in one transaction, and the old key removed.
+ */
+async function openSealedStore(store: Store, storeUrl: string, source: SealingKeySource, options: ControllerOptions): Promise<Buffer> {
+  const rows = await store.selectFrom('projects').select(['id', 'ca_private_key']).execute();
+  const legacyPath = join(options.dataDir, legacySealingKeyFile);
+  const legacy = await readFile(legacyPath).catch(() => undefined);
+  const where = describeSealingKey(source);
+  let key = await readSealingKey(source);
+  if (!key) {
+    if (rows.length > 0 && !legacy) {
+      throw new RuntimeFailure('SEALING_KEY_MISSING', `the project CA keys in ${storeUrl} are sealed, but the sealing key file ${where} does not exist`, {
+        hint: `${howToGiveKey} (the key that sealed them: a new one cannot open them)`,
+      });
+    }
+    key = await createSealingKeyFile(describeSealingKey(source));
+  }
+  const resealed: { id: string; sealed: string }[] = [];
+  for (const row of rows) {
+    const sealed = Buffer.from(row.ca_private_key, 'base64');
+    try {
+      unseal(key, sealed);
+      continue;
+    } catch (error) {
+      if (!(error instanceof UnsealError)) throw error;
+      if (!legacy || error.reason === 'damaged') throw unsealFailure(error, where, storeUrl, row.id);
+    }
+    try {
+      resealed.push({ id: row.id, sealed: seal(key, unseal(legacy, sealed)).toString('base64') });
+    } catch (error) {
+      if (!(error instanceof UnsealError)) throw error;
+      throw unsealFailure(error, where, storeUrl, row.id);
+    }
+  }
+  if (resealed.length > 0) {
+    await store.transaction().execute(async (trx) => {
+      for (const row of resealed) await trx.updateTable('projects').set({ ca_private_key: row.sealed }).where('id', '=', row.id).execute();
+    });
+  }
+  if (legacy) {
+    await rm(legacyPath, { force: true });
+    options.log?.(`moved the sealing key out of ${options.dataDir}: ${resealed.length} project CA keys re-sealed under ${where}, and ${legacyPath} was removed`);
+  }
+  return key;
+}
+
+function unsealFailure(error: UnsealError, where: string, storeUrl: string, projectId: string): RuntimeFailure {
+  if (error.reason === 'damaged' || error.reason === 'not-sealed') {
+    return new RuntimeFailure('STORE_DAMAGED', `the sealed CA key of project ${projectId} in ${storeUrl} is ${error.message}`, {
+      hint: 'restore the store from a backup',
+    });
+  }
+  return new RuntimeFailure('SEALING_KEY_WRONG', `the sealing key in ${where} does not open the project CA keys in ${storeUrl} (${error.message})`, {
+    hint: `${howToGiveKey}: the one that sealed them`,
+  });
 }

@@ -1,13 +1,18 @@
 /**
  * An enrolled identity on disk, in a directory of its own under PORTAL_HOME: the private key sealed
- * (0600) under a key kept beside it, the certificate, the project CA, and where the controller is.
- * A restarted or replaced machine with the same directory needs no ticket again.
+ * (0600), the certificate, the project CA, and where the controller is. A restarted or replaced machine
+ * with the same directory needs no ticket again.
+ *
+ * The sealing key lives elsewhere (src/shared/sealing-key.ts): for a node, the file PORTAL_SEALING_KEY_FILE
+ * names, else <home>/keys/node-seal.key; for an administrator, <home>/keys/admin-seal.key.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { newSealingKey, seal, unseal } from '../pki/seal.ts';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { createSealingKeyFile, keysDirectory, legacySealingKeyFile, readSealingKey, refuseKeyBeside, sealingKeyVariables } from '../shared/sealing-key.ts';
 import type { ControllerPin } from '../wire/ticket.ts';
+import { loggerFromEnvironment } from './logger.ts';
 
 export interface IdentityRecord extends ControllerPin {
   readonly projectId: string;
@@ -25,13 +30,45 @@ export interface StoredIdentity {
   readonly authority: string;
 }
 
+export interface IdentityStoreOptions {
+  /**
+   * The file holding the sealing key material.
+   * @default PORTAL_SEALING_KEY_FILE for a directory named "node", else <parent>/keys/<name>-seal.key
+   */
+  readonly sealingKeyFile?: string;
+  /** Where a migration is reported. @default the node's log (NODE_LOGGING, NODE_LOG_LEVEL) */
+  readonly log?: (line: string) => void;
+  /** @default process.env */
+  readonly environment?: NodeJS.ProcessEnv;
+}
+
 const files = {
   record: 'identity.json',
   key: 'identity.key.sealed',
-  sealingKey: 'seal.key',
   certificate: 'certificate.pem',
   authority: 'project-ca.pem',
 } as const;
+
+interface KeyLocation {
+  readonly path: string;
+  /** Named by the caller or the environment (created as soon as it is known that nothing is sealed yet). */
+  readonly named: boolean;
+  /** How the user points Portal at another file. */
+  readonly howToName: string;
+}
+
+function keyLocation(directory: string, options: IdentityStoreOptions): KeyLocation {
+  const environment = options.environment ?? process.env;
+  const name = basename(directory);
+  const fromEnvironment = name === 'node' ? environment[sealingKeyVariables.node] : undefined;
+  const named = options.sealingKeyFile ?? (fromEnvironment || undefined);
+  const howToName = name === 'node' ? `set ${sealingKeyVariables.node} to the file that holds it` : 'put the file back';
+  return { path: named ?? join(keysDirectory(dirname(directory)), `${name}-seal.key`), named: named !== undefined, howToName };
+}
+
+function checkLocation(directory: string, location: KeyLocation): void {
+  refuseKeyBeside({ kind: 'file', path: location.path }, directory, `keep it on other storage (${sealingKeyVariables.node} names the file)`);
+}
 
 /** Writes `content` next to `path` and renames it into place, so readers never see half a file. */
 async function writeAtomically(path: string, content: string | Buffer, mode: number): Promise<void> {
@@ -40,40 +77,52 @@ async function writeAtomically(path: string, content: string | Buffer, mode: num
   await rename(temporary, path);
 }
 
-export async function loadIdentity(directory: string): Promise<StoredIdentity | undefined> {
-  let recordText: string;
+function damaged(directory: string, path: string, what: string): RuntimeFailure {
+  return new RuntimeFailure('IDENTITY_DAMAGED', `${path} is damaged: ${what}`, {
+    hint: `restore ${directory} from a backup, or remove it and enroll again with a new ticket`,
+  });
+}
+
+async function readStateFile(directory: string, path: string): Promise<Buffer> {
   try {
-    recordText = await readFile(join(directory, files.record), 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const [sealingKey, sealedKey, certificate, authority] = await Promise.all([
-      readFile(join(directory, files.sealingKey)),
-      readFile(join(directory, files.key)),
-      readFile(join(directory, files.certificate), 'utf8'),
-      readFile(join(directory, files.authority), 'utf8'),
-    ]);
-    return { record: JSON.parse(recordText) as IdentityRecord, privateKey: unseal(sealingKey, sealedKey).toString(), certificate, authority };
+    return await readFile(path);
   } catch (error) {
-    throw new RuntimeFailure('IDENTITY_DAMAGED', `the identity in ${directory} cannot be read: ${(error as Error).message}`, {
-      hint: 'restore the directory from a backup, or remove it and enroll again with a new ticket',
-      cause: error,
-    });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw damaged(directory, path, code === 'ENOENT' ? 'it is missing' : `it cannot be read (${code ?? (error as Error).message})`);
   }
 }
 
-export async function saveIdentity(directory: string, identity: StoredIdentity): Promise<void> {
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const sealingKeyPath = join(directory, files.sealingKey);
-  let sealingKey: Buffer;
+export async function loadIdentity(directory: string, options: IdentityStoreOptions = {}): Promise<StoredIdentity | undefined> {
+  const location = keyLocation(directory, options);
+  const recordPath = join(directory, files.record);
+  let recordText: string;
   try {
-    sealingKey = await readFile(sealingKeyPath);
-  } catch {
-    sealingKey = newSealingKey();
-    await writeAtomically(sealingKeyPath, sealingKey, 0o600);
+    recordText = await readFile(recordPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw damaged(directory, recordPath, `it cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    // No identity yet. A key file the operator named is made now, so a path that cannot hold it
+    // fails before a ticket is spent.
+    checkLocation(directory, location);
+    if (location.named && !(await readSealingKey({ kind: 'file', path: location.path }))) await createSealingKeyFile(location.path);
+    return undefined;
   }
-  await writeAtomically(join(directory, files.key), seal(sealingKey, Buffer.from(identity.privateKey)), 0o600);
+  const record = parseRecord(recordText, directory, recordPath);
+  checkLocation(directory, location);
+  const [sealed, certificate, authority] = await Promise.all([
+    readStateFile(directory, join(directory, files.key)),
+    readStateFile(directory, join(directory, files.certificate)).then((bytes) => bytes.toString('utf8')),
+    readStateFile(directory, join(directory, files.authority)).then((bytes) => bytes.toString('utf8')),
+  ]);
+  const privateKey = await openPrivateKey(directory, location, sealed, options);
+  return { record, privateKey, certificate, authority };
+}
+
+export async function saveIdentity(directory: string, identity: StoredIdentity, options: IdentityStoreOptions = {}): Promise<void> {
+  const location = keyLocation(directory, options);
+  checkLocation(directory, location);
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const key = (await readSealingKey({ kind: 'file', path: location.path })) ?? (await createSealingKeyFile(location.path));
+  await writeAtomically(join(directory, files.key), seal(key, Buffer.from(identity.privateKey)), 0o600);
   await writeAtomically(join(directory, files.certificate), identity.certificate, 0o644);
   await writeAtomically(join(directory, files.authority), identity.authority, 0o644);
   // The record last: its presence means the identity is complete.
@@ -83,4 +132,60 @@ export async function saveIdentity(directory: string, identity: StoredIdentity):
 /** Only the certificate changes on renewal. */
 export async function saveCertificate(directory: string, certificate: string): Promise<void> {
   await writeAtomically(join(directory, files.certificate), certificate, 0o644);
+}
+
+/**
+ * The private key, unsealed. State from an earlier version (its key in <directory>/seal.key) is
+ * re-sealed under the key file once, and the old key removed; a run cut short in between finds the
+ * state sealed under the new key and only removes the old one.
+ */
+async function openPrivateKey(directory: string, location: KeyLocation, sealed: Buffer, options: IdentityStoreOptions): Promise<string> {
+  const sealedPath = join(directory, files.key);
+  const legacyPath = join(directory, legacySealingKeyFile);
+  const legacy = await readFile(legacyPath).catch(() => undefined);
+  let key = await readSealingKey({ kind: 'file', path: location.path });
+  let plain: Buffer | undefined;
+  if (key) {
+    try {
+      plain = unseal(key, sealed);
+    } catch (error) {
+      if (!(error instanceof UnsealError)) throw error;
+      if (!legacy || error.reason === 'damaged') throw unsealFailure(directory, location, sealedPath, error);
+    }
+    if (plain && legacy) await rm(legacyPath, { force: true });
+  } else if (!legacy) {
+    throw new RuntimeFailure('SEALING_KEY_MISSING', `the node key in ${sealedPath} is sealed, but its sealing key file ${location.path} does not exist`, {
+      hint: `${location.howToName}; without it this identity cannot be used: remove ${directory} and enroll again with a new ticket`,
+    });
+  }
+  if (!plain) {
+    try {
+      plain = unseal(legacy as Buffer, sealed);
+    } catch (error) {
+      if (!(error instanceof UnsealError)) throw error;
+      throw damaged(directory, sealedPath, `it does not open with the key of the earlier version in ${legacyPath} (${error.message})`);
+    }
+    key ??= await createSealingKeyFile(location.path);
+    await writeAtomically(sealedPath, seal(key, plain), 0o600);
+    await rm(legacyPath, { force: true });
+    const log = options.log ?? ((line: string) => loggerFromEnvironment(options.environment ?? process.env).info(line));
+    log(`moved the sealing key out of ${directory}: ${sealedPath} is now sealed under ${location.path}, and ${legacyPath} was removed`);
+  }
+  return plain.toString('utf8');
+}
+
+function unsealFailure(directory: string, location: KeyLocation, sealedPath: string, error: UnsealError): RuntimeFailure {
+  if (error.reason === 'damaged' || error.reason === 'not-sealed') return damaged(directory, sealedPath, error.message);
+  return new RuntimeFailure('SEALING_KEY_WRONG', `the sealing key in ${location.path} does not open ${sealedPath} (${error.message})`, {
+    hint: `give the key that sealed it (${location.howToName}), or remove ${directory} and enroll again with a new ticket`,
+  });
+}
+
+/** identity.json as written by saveIdentity. */
+function parseRecord(text: string, directory: string, path: string): IdentityRecord {
+  try {
+    return JSON.parse(text) as IdentityRecord;
+  } catch {
+    throw damaged(directory, path, 'it is not JSON');
+  }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,12 +38,41 @@ describe('portal enroll with the embedded controller', function () {
     assert.match(ca.stdout, /^-----BEGIN CERTIFICATE-----\n/);
   });
 
+  it('keeps the sealing keys under $PORTAL_HOME/keys, never beside what they seal, with no setup and no warning', async () => {
+    assert.deepEqual((await readdir(join(home, 'keys'))).sort(), ['admin-seal.key', 'controller-seal.key']);
+    for (const name of ['admin-seal.key', 'controller-seal.key']) assert.equal((await stat(join(home, 'keys', name))).mode & 0o777, 0o600, name);
+    assert.equal((await stat(join(home, 'keys'))).mode & 0o777, 0o700);
+    assert.equal(existsSync(join(home, 'controller', 'seal.key')), false);
+    assert.equal(existsSync(join(home, 'admin', 'seal.key')), false);
+    assert.doesNotMatch(await readFile(join(home, 'controller', 'controller.log'), 'utf8'), / WARN /);
+  });
+
   it('starts the controller again, on the same address, when it died', async () => {
     const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number; address: string };
     process.kill(runtime.pid, 'SIGKILL');
     const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
     assert.equal(shown.code, 0, shown.stderr);
     assert.equal(shown.stdout, `${runtime.address}\n`);
+  });
+
+  it('says in one line why the controller cannot start again when its sealing key is gone', async () => {
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
+    process.kill(runtime.pid, 'SIGKILL');
+    const keyFile = join(home, 'keys', 'controller-seal.key');
+    await rename(keyFile, `${keyFile}.away`);
+    try {
+      const shown = await portal(home, ['project', 'show', '--jq', '.id']);
+      assert.equal(shown.code, 1);
+      assert.match(
+        shown.stderr,
+        new RegExp(`^portal: cannot start the embedded controller: the project CA keys in sqlite:.*controller\\.db are sealed, but the sealing key file ${keyFile} does not exist; [^\\n]*; see .*controller\\.log\\n$`),
+      );
+      assert.equal(existsSync(keyFile), false, 'no silent new key');
+    } finally {
+      await rename(`${keyFile}.away`, keyFile);
+    }
+    const again = await portal(home, ['project', 'show', '--jq', '.network_domain']);
+    assert.equal(again.code, 0, again.stderr);
   });
 
   it('refuses a bad flag value with exit code 2', async () => {
@@ -61,5 +90,6 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(done.code, 0, done.stderr);
     assert.equal(await accepts(runtime.address), false, 'the controller is stopped');
     assert.equal(existsSync(join(home, 'admin')), false);
+    assert.equal(existsSync(join(home, 'keys')), false, 'the keys go with the state');
   });
 });
