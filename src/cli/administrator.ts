@@ -2,12 +2,14 @@
  * Requests made as this machine's administrator. When the project lives on the embedded controller and
  * that is not running (after a reboot, say), it is started again on its old port first.
  */
+import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { InputError, PortalError } from '../shared/errors.ts';
+import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
 import { callController, type Answer } from '../wire/control-channel.ts';
 import { readEmbeddedController, startEmbeddedController } from './embedded-controller.ts';
 import { adminDirectory, embeddedControllerDirectory } from './home.ts';
-import { existsSync } from 'node:fs';
 
 export async function loadAdministrator(home: string): Promise<StoredIdentity> {
   const identity = await loadIdentity(adminDirectory(home));
@@ -19,16 +21,36 @@ export async function loadAdministrator(home: string): Promise<StoredIdentity> {
   return identity;
 }
 
+/**
+ * One request as the administrator. The administrator's certificate is short-lived like a node's:
+ * past half of its life it is renewed first, and once expired it is re-issued on proof of the enrolled
+ * key; either way the new one is stored, so the next command starts from it.
+ */
 export async function adminRequest(home: string, op: string, body: Record<string, unknown> = {}): Promise<Answer> {
-  const admin = await loadAdministrator(home);
-  const credentials = { key: admin.privateKey, certificate: admin.certificate };
+  const attempt = async () => {
+    const admin = await freshAdministrator(home, await loadAdministrator(home));
+    return callController(admin.record, op, body, { key: admin.privateKey, certificate: admin.certificate });
+  };
   try {
-    return await callController(admin.record, op, body, credentials);
+    return await attempt();
   } catch (error) {
     const embedded = existsSync(embeddedControllerDirectory(home));
     if (!(error instanceof PortalError) || error.code !== 'CONTROLLER_UNREACHABLE' || !embedded || (await readEmbeddedController(home))) throw error;
+    const admin = await loadAdministrator(home);
     const port = Number(admin.record.controller.split(':').at(-1));
     await startEmbeddedController(home, port);
-    return callController(admin.record, op, body, credentials);
+    return attempt();
+  }
+}
+
+async function freshAdministrator(home: string, admin: StoredIdentity): Promise<StoredIdentity> {
+  if (!dueForRefresh(admin.certificate)) return admin;
+  const expired = Date.now() >= Date.parse(new X509Certificate(admin.certificate).validTo);
+  try {
+    return (await refreshCertificate(adminDirectory(home), admin)).identity;
+  } catch (error) {
+    // A certificate that is still valid serves this command; the next one tries again.
+    if (!expired && !(error instanceof PortalError && error.code === 'CONTROLLER_UNREACHABLE')) return admin;
+    throw error;
   }
 }

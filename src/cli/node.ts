@@ -8,6 +8,7 @@ import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
+import type { NodeShow } from '../node/show.ts';
 import { portalHome } from './home.ts';
 
 export interface NodeCreateOptions {
@@ -124,15 +125,6 @@ function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | un
   return Number(value);
 }
 
-interface ShownNode {
-  readonly status: string;
-  readonly name: string;
-  readonly project: { id: string; controller: string };
-  readonly controller: string;
-  readonly inlets: { from: string; listening: string | null; via: string; session: string; connections_total: number }[];
-  readonly outlets: { relay: string; to: string; status: string; sessions: number; connections_total: number }[];
-}
-
 async function showNode(): Promise<void> {
   const home = portalHome();
   let statusPort: number;
@@ -141,17 +133,21 @@ async function showNode(): Promise<void> {
   } catch {
     throw down(`no node runs with PORTAL_HOME=${home}`);
   }
-  let shown: ShownNode;
+  let shown: NodeShow;
   try {
     const response = await fetch(`http://127.0.0.1:${statusPort}/show`, { signal: AbortSignal.timeout(5000) });
-    shown = (await response.json()) as ShownNode;
+    shown = (await response.json()) as NodeShow;
   } catch {
     throw down(`its status server on 127.0.0.1:${statusPort} does not answer`);
   }
-  if (shown.status !== 'up') throw down(`it is ${shown.status} (controller ${shown.controller})`);
+  if (shown.status !== 'up' || !('name' in shown)) {
+    const problems = shown.problems.join('; ');
+    throw down(shown.status === 'down' ? problems : `it is ${shown.status}${problems ? `: ${problems}` : ''}`);
+  }
   const lines = [
     'The node is UP',
     `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
+    `  certificate valid until ${shown.identity.valid_until}`,
     ...shown.outlets.map((o) => `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, ${o.sessions} sessions, ${o.connections_total} connections`),
     ...shown.inlets.map((i) => `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}, ${i.connections_total} connections`),
   ];

@@ -49,6 +49,21 @@ export class NodeControl extends EventEmitter {
     return this.channel.request(op, body, timeoutMs);
   }
 
+  /**
+   * Opens a fresh channel now, with the current credentials: after a re-issued certificate, since the
+   * controller authenticates a channel once, when it opens.
+   */
+  reconnect(): void {
+    const channel = this.channel;
+    if (this.stopped || !channel) return; // Not connected: the next attempt uses the new credentials.
+    this.channel = undefined;
+    clearInterval(this.heartbeat);
+    this.emit('down');
+    channel.destroy();
+    this.backoff.reset();
+    void this.connect();
+  }
+
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retry);
@@ -59,9 +74,16 @@ export class NodeControl extends EventEmitter {
   private async connect(): Promise<void> {
     if (this.stopped) return;
     try {
-      const channel = await ControlChannel.open(this.options.pin, this.options.credentials());
+      const credentials = this.options.credentials();
+      const channel = await ControlChannel.open(this.options.pin, credentials);
       if (this.stopped) {
         channel.destroy();
+        return;
+      }
+      if (credentials.certificate !== this.options.credentials().certificate) {
+        // The certificate changed while this channel opened: it would be authenticated by the old one.
+        channel.destroy();
+        void this.connect();
         return;
       }
       this.channel = channel;

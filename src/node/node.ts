@@ -7,13 +7,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { Server as HttpServer } from 'node:http';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
-import { InputError, type PortalError } from '../shared/errors.ts';
+import { InputError, PortalError } from '../shared/errors.ts';
 import { product } from '../shared/product.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import { Backoff } from './backoff.ts';
 import { NodeControl } from './control.ts';
-import { enrollWithTicket, renewCertificate } from './enrollment.ts';
+import { dueForRefresh, enrollWithTicket, refreshCertificate } from './enrollment.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
 import { Inlet, bindInletListener } from './inlet.ts';
 import { decodeTicket } from '../wire/ticket.ts';
@@ -21,6 +21,7 @@ import type { Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { Outlet } from './outlet.ts';
 import type { PartContext } from './part.ts';
+import { problemsOf, type NodeShow } from './show.ts';
 import { startStatusServer } from './status-server.ts';
 import { version } from './version.ts';
 
@@ -76,7 +77,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const listener = inletConfig ? await bindInletListener(inletConfig.from) : undefined;
   let current: StoredIdentity | undefined = stored;
   const startedAt = Date.now();
-  let show: () => object = () => ({ status: current ? 'starting' : 'enrolling', version });
+  let show: () => NodeShow = () => ({ status: current ? 'starting' : 'enrolling', version, problems: [] });
   const metrics = createMetrics();
   const status = await startStatusServer({ port: config['http-server-port'] ?? product.statusPort, show: () => show(), registry: metrics.registry }).catch((error) => {
     listener?.close();
@@ -102,7 +103,7 @@ interface Prepared {
   readonly status: { readonly server: HttpServer; readonly port: number };
   readonly metrics: ReturnType<typeof createMetrics>;
   readonly startedAt: number;
-  readonly setShow: (show: () => object) => void;
+  readonly setShow: (show: () => NodeShow) => void;
 }
 
 async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepared: Prepared): Promise<RunningNode> {
@@ -142,25 +143,46 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   const inlet =
     inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
 
+  // Ready: every part started (announced once). Up, in /show: able to carry traffic right now.
   const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
-  prepared.setShow(() => ({
-    name: current.record.nodeId,
-    status: ready() ? 'up' : 'starting',
-    version,
-    uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
-    identity: {
-      node_id: current.record.nodeId,
-      attributes: current.record.attributes,
-      relays: current.record.relays,
-      valid_until: new X509Certificate(current.certificate).validTo,
-    },
-    project: { id: current.record.projectId, controller: current.record.controller, network_domain: current.record.networkDomain },
-    controller: control.connected ? 'connected' : 'reconnecting',
-    outlets: outlet ? [outlet.describe()] : [],
-    inlets: inlet ? [inlet.describe()] : [],
-    relays: outlet ? [{ name: config.relay, status: outlet.status }] : [],
-  }));
+  let renewalError: string | undefined;
+  prepared.setShow(() => {
+    const now = Date.now();
+    const validUntil = Date.parse(new X509Certificate(current.certificate).validTo);
+    const outlets = outlet ? [outlet.describe()] : [];
+    const inlets = inlet ? [inlet.describe()] : [];
+    const problems = problemsOf({
+      now,
+      validUntil,
+      renewalError,
+      controller: current.record.controller,
+      controllerConnected: control.connected,
+      outlet: outlets[0],
+      inlet: inlets[0],
+    });
+    return {
+      name: current.record.nodeId,
+      status: problems.length === 0 ? 'up' : announced ? 'down' : 'starting',
+      problems,
+      version,
+      uptime_seconds: Math.round((now - startedAt) / 1000),
+      identity: {
+        node_id: current.record.nodeId,
+        attributes: current.record.attributes,
+        relays: current.record.relays,
+        valid_until: new Date(validUntil).toISOString(),
+        expired: now >= validUntil,
+      },
+      project: { id: current.record.projectId, controller: current.record.controller, network_domain: current.record.networkDomain },
+      controller: control.connected ? 'connected' : 'reconnecting',
+      outlets,
+      inlets,
+      relays: outlet ? [{ name: config.relay as string, status: outlet.status }] : [],
+    };
+  });
 
+  let announced = false;
+  let stopped = false;
   inlet?.start();
   await mkdir(directory, { recursive: true });
   await writeFile(runtimeFile(options.home), `${JSON.stringify({ pid: process.pid, statusPort: status.port, startedAt: new Date(startedAt).toISOString() })}\n`);
@@ -168,7 +190,6 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   outlet?.start();
   control.start();
 
-  let announced = false;
   const watch = setInterval(() => {
     if (!announced && ready()) {
       announced = true;
@@ -178,28 +199,54 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   }, 50);
 
   // Renew at half of the certificate's remaining life; a renewed certificate reaches new sessions
-  // while open ones carry on.
+  // while open ones carry on. One that expired (the controller was away) is re-issued on proof of the
+  // enrolled key, as soon as the controller is back; then every part starts over with it.
   let renewal: NodeJS.Timeout | undefined;
+  let renewing = false;
   const renewalBackoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
   const scheduleRenewal = (delay?: number) => {
+    clearTimeout(renewal);
     const remaining = Date.parse(new X509Certificate(current.certificate).validTo) - Date.now();
     renewal = setTimeout(() => void renew(), delay ?? Math.max(1000, remaining / 2));
   };
   const renew = async () => {
+    if (renewing || stopped) return;
+    renewing = true;
+    clearTimeout(renewal);
     try {
-      current = await renewCertificate(directory, current);
+      const refreshed = await refreshCertificate(directory, current);
+      if (stopped) return;
+      current = refreshed.identity;
+      renewalError = undefined;
       renewalBackoff.reset();
-      logger.info(`renewed this node's certificate; valid until ${new X509Certificate(current.certificate).validTo}`);
+      const until = new X509Certificate(current.certificate).validTo;
+      if (refreshed.how === 'reissued') {
+        logger.info(`this node's certificate had expired; the controller re-issued it on proof of the enrolled key; valid until ${until}`);
+        control.reconnect();
+      } else {
+        logger.info(`renewed this node's certificate; valid until ${until}`);
+      }
       inlet?.rotate();
       scheduleRenewal();
     } catch (error) {
-      logger.warn(`cannot renew the certificate yet: ${(error as Error).message}`);
+      renewalError = (error as Error).message;
+      // The first failure and then every tenth, not every attempt.
+      if (renewalBackoff.failures % 10 === 0) {
+        const refused = error instanceof PortalError && (error.code === 'NOT_A_MEMBER' || error.code === 'REISSUE_REFUSED');
+        if (refused) logger.error(`the controller refuses this node a certificate: ${renewalError}; ${error.hint ?? 'enroll it again'}`);
+        else logger.warn(`cannot renew the certificate yet: ${renewalError}`);
+      }
       scheduleRenewal(renewalBackoff.next());
+    } finally {
+      renewing = false;
     }
   };
   scheduleRenewal();
+  // A controller that comes back finds a certificate that may have come due (or expired) meanwhile.
+  control.on('up', () => {
+    if (dueForRefresh(current.certificate)) void renew();
+  });
 
-  let stopped = false;
   return {
     statusPort: status.port,
     identity: () => current,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { NodeShowRunning } from '../../src/node/show.ts';
 import { encodeTicket } from '../../src/wire/ticket.ts';
 import { portal, startPortal } from '../support/processes.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
@@ -104,10 +105,18 @@ describe('portal node: what a user sees when something is wrong', function () {
       const { statusPort } = JSON.parse(await (await import('node:fs/promises')).readFile(join(home('yaml'), 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
       const base = `http://127.0.0.1:${statusPort}`;
       assert.equal((await fetch(base, { method: 'HEAD' })).status, 200);
-      const shown = (await (await fetch(`${base}/show`)).json()) as { status: string; identity: { attributes: string[] }; version: string };
-      assert.equal(shown.status, 'up');
+      const shown = (await (await fetch(`${base}/show`)).json()) as NodeShowRunning;
+      // Nothing answers on relay "nowhere": the node runs, but cannot carry traffic, and says why.
+      assert.equal(shown.status, 'down');
+      assert.equal(shown.problems.length, 1);
+      assert.match(shown.problems[0] ?? '', /^its inlet on 127\.0\.0\.1:\d+ has no session to relay "nowhere" \((retrying|opening one)\)$/);
       assert.deepEqual(shown.identity.attributes, ['yaml-inlet']);
+      assert.equal(shown.identity.expired, false);
       assert.match(shown.version, /^\d+\.\d+\.\d+$/);
+      const show = await portal(home('yaml'), ['node', 'show']);
+      assert.equal(show.code, 1);
+      assert.equal(show.stdout, '');
+      assert.match(show.stderr, /^portal: The node is DOWN: its inlet on 127\.0\.0\.1:\d+ has no session to relay "nowhere" \((retrying|opening one)\); start it with portal node create --foreground, or check its log\n$/);
       const metrics = await (await fetch(`${base}/metrics`)).text();
       assert.match(metrics, /^# TYPE portal_connections_total counter$/m);
       assert.equal((await fetch(`${base}/nope`)).status, 404);

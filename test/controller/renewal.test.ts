@@ -1,15 +1,20 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { enrollWithTicket, reissueCertificate, renewCertificate } from '../../src/node/enrollment.ts';
 import { loadIdentity, saveCertificate, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { createAuthority, createCertificateRequest, issueCertificate } from '../../src/pki/authority.ts';
+import type { NodeShowRunning } from '../../src/node/show.ts';
 import { identityOf } from '../../src/pki/identity.ts';
 import { generateKeyPair, publicKeyOf } from '../../src/pki/keys.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { ControlChannel, callController } from '../../src/wire/control-channel.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+import { inletPort, nodeStatus, portal, type Running } from '../support/processes.ts';
+import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { roundTrip, startEchoServer } from '../support/tcp.ts';
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -152,5 +157,151 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     assert.deepEqual(codes, [...Array(10).fill('ok'), 'RATE_LIMITED', 'RATE_LIMITED']);
     // Another node's name is not held up by the flood.
     assert.ok((await callController(world.admin.record, 'reissue-challenge', { node: 'n-other' })).challenge);
+  });
+});
+
+const ready = /Portal node setup completed successfully/;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Tries a round trip until one succeeds; resolves with the milliseconds it took. */
+async function timeUntilWorking(port: number, limitMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const answer = await roundTrip(port, Buffer.from('ping')).catch(() => Buffer.alloc(0));
+    if (answer.toString() === 'ping') return Date.now() - started;
+    if (Date.now() - started > limitMs) throw new Error(`no working connection within ${limitMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** Polls the node's /show until `test` holds; fails after `limitMs`. */
+async function untilShown(home: string, test: (shown: NodeShowRunning) => boolean, what: string, limitMs = 20_000): Promise<NodeShowRunning> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const shown = (await nodeStatus(home).catch(() => undefined)) as unknown as NodeShowRunning | undefined;
+    if (shown && test(shown)) return shown;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(shown)}`);
+    await sleep(100);
+  }
+}
+
+describe('end to end: credentials outlive a controller outage (6 s certificates)', function () {
+  this.timeout(180_000);
+  let project: ProjectProcesses;
+  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let outlet: Running;
+  let inlet: Running;
+  let port: number;
+  const home = (name: string) => join(project.dir, name);
+
+  before(async () => {
+    echo = await startEchoServer();
+    project = await startProject({ controllerFlags: ['--credential-lifetime', '6s'] });
+    const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
+    const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
+    const heartbeat = { PORTAL_HEARTBEAT: '1s' };
+    outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } }, outletTicket, heartbeat);
+    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, heartbeat);
+    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
+    port = await inletPort(home('inlet'));
+    await timeUntilWorking(port, 10_000);
+  });
+
+  after(async () => {
+    await project?.close();
+    await echo?.close();
+  });
+
+  const reissues = () => [...inlet.lines, ...outlet.lines].filter((line) => line.includes('re-issued it on proof of the enrolled key')).length;
+  let reissuedBefore = 0;
+
+  /** Keeps the controller away until both nodes' certificates have expired, and at least `downMs`. */
+  async function outage(away: () => Promise<void>, back: () => Promise<void>, downMs: number) {
+    reissuedBefore = reissues();
+    const started = Date.now();
+    await away();
+    for (const name of ['inlet', 'outlet']) {
+      await untilShown(home(name), (shown) => shown.identity?.expired === true, `${name}'s certificate to expire`);
+    }
+    const inletShow = await portal(home('inlet'), ['node', 'show']);
+    const outletShow = await portal(home('outlet'), ['node', 'show']);
+    await sleep(Math.max(0, downMs - (Date.now() - started)));
+    await back();
+    const backAt = Date.now();
+    const took = await timeUntilWorking(port, 30_000);
+    return { inletShow, outletShow, took, down: backAt - started };
+  }
+
+  async function assertRecovered(took: number, what: string) {
+    console.log(`      ${what}: bytes flow again ${(took / 1000).toFixed(1)} s after the controller is back`);
+    assert.ok(took < 8000, `recovered after ${took} ms`);
+    const payload = Buffer.alloc(256 * 1024, 7);
+    assert.ok((await roundTrip(port, payload)).equals(payload));
+    for (const name of ['inlet', 'outlet']) {
+      const shown = await untilShown(home(name), (candidate) => candidate.status === 'up', `${name} up`);
+      assert.deepEqual(shown.problems, []);
+      const run = await portal(home(name), ['node', 'show']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /^The node is UP\n/);
+    }
+    assert.equal(reissues() - reissuedBefore, 2, 'both nodes were re-issued a certificate, once each');
+  }
+
+  it('stopped (SIGTERM) for 12 s: node show says the certificate expired, and bytes flow again within seconds of its return', async () => {
+    const { inletShow, outletShow, took, down } = await outage(
+      async () => void (await project.controller.process.stop()),
+      () => project.startController(),
+      12_000,
+    );
+    assert.ok(down >= 12_000, `the controller was away ${down} ms`);
+    for (const run of [inletShow, outletShow]) {
+      assert.equal(run.code, 1, run.stdout);
+      assert.match(run.stderr, /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet \(cannot reach the controller at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); the controller 127\.0\.0\.1:\d+ is unreachable/);
+    }
+    assert.match(inletShow.stderr, /its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo"/);
+    assert.match(outletShow.stderr, /its outlet is not registered with relay "echo"/);
+    await assertRecovered(took, 'SIGTERM for 12 s');
+  });
+
+  it('frozen (SIGSTOP) for 12 s: the same, once it runs again', async () => {
+    const child = project.controller.process.child;
+    const { inletShow, took } = await outage(
+      async () => void child.kill('SIGSTOP'),
+      async () => void child.kill('SIGCONT'),
+      12_000,
+    );
+    assert.equal(inletShow.code, 1);
+    assert.match(inletShow.stderr, /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet/);
+    await assertRecovered(took, 'SIGSTOP for 12 s');
+  });
+});
+
+describe('end to end: the administrator renews too (3 s certificates)', function () {
+  this.timeout(60_000);
+  let project: ProjectProcesses;
+
+  before(async () => {
+    project = await startProject({ controllerFlags: ['--credential-lifetime', '3s'] });
+  });
+
+  after(async () => {
+    await project?.close();
+  });
+
+  it('issues a ticket and shows the project 7 s after enrolling, and stores the new certificate', async () => {
+    const admin = join(project.dir, 'admin');
+    const stored = () => readFile(join(admin, 'admin', 'certificate.pem'), 'utf8');
+    const before = await stored();
+    await sleep(7000);
+    assert.ok(Date.parse(new X509Certificate(before).validTo) < Date.now(), 'the enrolled certificate has expired');
+    const ticket = await portal(admin, ['project', 'ticket', '--attribute', 'late-inlet']);
+    assert.equal(ticket.code, 0, ticket.stderr);
+    assert.match(ticket.stdout, /^pt1\.[A-Za-z0-9_-]+\n$/);
+    const shown = await portal(admin, ['project', 'show', '--jq', '.id']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^p[0-9a-f]{16}\n$/);
+    const after = new X509Certificate(await stored());
+    assert.ok(Date.parse(after.validTo) > Date.now() - 3000, `the re-issued certificate is stored (valid until ${after.validTo})`);
+    assert.equal(after.publicKey.export({ type: 'spki', format: 'pem' }), new X509Certificate(before).publicKey.export({ type: 'spki', format: 'pem' }), 'for the same key');
   });
 });
