@@ -4,11 +4,15 @@
  * with the same directory needs no ticket again.
  *
  * The sealing key lives elsewhere (src/shared/sealing-key.ts): for a node, the file PORTAL_SEALING_KEY_FILE
- * names, else <home>/keys/node-seal.key; for an administrator, <home>/keys/admin-seal.key.
+ * names, else <home>/keys/node-seal.key; for an administrator, <home>/keys/admin-seal.key. Everything is
+ * checked on load, so a damaged file stops the node with one line naming it instead of failing later.
  */
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { identityOf } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
+import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { createSealingKeyFile, keysDirectory, legacySealingKeyFile, readSealingKey, refuseKeyBeside, sealingKeyVariables } from '../shared/sealing-key.ts';
 import type { ControllerPin } from '../wire/ticket.ts';
@@ -114,7 +118,9 @@ export async function loadIdentity(directory: string, options: IdentityStoreOpti
     readStateFile(directory, join(directory, files.authority)).then((bytes) => bytes.toString('utf8')),
   ]);
   const privateKey = await openPrivateKey(directory, location, sealed, options);
-  return { record, privateKey, certificate, authority };
+  const identity = { record, privateKey, certificate, authority };
+  checkCredentials(directory, identity);
+  return identity;
 }
 
 export async function saveIdentity(directory: string, identity: StoredIdentity, options: IdentityStoreOptions = {}): Promise<void> {
@@ -181,11 +187,69 @@ function unsealFailure(directory: string, location: KeyLocation, sealedPath: str
   });
 }
 
-/** identity.json as written by saveIdentity. */
+/** identity.json: every field present with its type; one line lists what is wrong. */
 function parseRecord(text: string, directory: string, path: string): IdentityRecord {
+  let value: unknown;
   try {
-    return JSON.parse(text) as IdentityRecord;
+    value = JSON.parse(text);
   } catch {
-    throw damaged(directory, path, 'it is not JSON');
+    throw damaged(directory, path, text.trim() === '' ? 'it is empty' : 'it is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw damaged(directory, path, 'it is not a JSON object');
+  const record = value as Record<string, unknown>;
+  const isText = (field: string) => typeof record[field] === 'string' && (record[field] as string) !== '';
+  const isTextList = (field: string) => Array.isArray(record[field]) && (record[field] as unknown[]).every((item) => typeof item === 'string');
+  const checks: [string, boolean, string][] = [
+    ['controller', isText('controller') && parseHostPort(record.controller as string).ok, 'host:port'],
+    ['fingerprint', typeof record.fingerprint === 'string' && /^[0-9a-f]{64}$/.test(record.fingerprint), 'SHA-256 hex'],
+    ['projectId', isText('projectId'), 'text'],
+    ['nodeId', isText('nodeId'), 'text'],
+    ['networkDomain', isText('networkDomain'), 'text'],
+    ['attributes', isTextList('attributes'), 'a list of text'],
+    ['relays', isTextList('relays'), 'a list of text'],
+    ['tls', typeof record.tls === 'boolean', 'true or false'],
+  ];
+  const wrong = checks.filter(([, ok]) => !ok).map(([field, , expected]) => `${field} (${expected})`);
+  if (wrong.length > 0) throw damaged(directory, path, `missing or wrong: ${wrong.join(', ')}`);
+  return record as unknown as IdentityRecord;
+}
+
+/**
+ * The key, certificate and CA belong together: the certificate parses, is for this key, carries this
+ * record's identity and is signed by the project CA. Expiry is not checked: an expired certificate is
+ * renewed by the node, not damage.
+ */
+function checkCredentials(directory: string, identity: StoredIdentity): void {
+  const path = (name: string) => join(directory, name);
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(identity.privateKey);
+  } catch {
+    throw damaged(directory, path(files.key), 'it does not hold a private key');
+  }
+  const certificate = parseCertificate(directory, path(files.certificate), identity.certificate);
+  const authority = parseCertificate(directory, path(files.authority), identity.authority);
+  if (!authority.ca) throw damaged(directory, path(files.authority), 'it is not a CA certificate');
+  if (!certificate.checkPrivateKey(key)) throw damaged(directory, path(files.certificate), `it is not this node's certificate (its public key does not match the key in ${files.key})`);
+  if (!certificate.checkIssued(authority) || !certificate.verify(authority.publicKey)) {
+    throw damaged(directory, path(files.certificate), `it is not signed by the project CA in ${files.authority}`);
+  }
+  let holder;
+  try {
+    holder = identityOf(certificate);
+  } catch {
+    holder = undefined;
+  }
+  if (!holder || holder.projectId !== identity.record.projectId || holder.nodeId !== identity.record.nodeId) {
+    throw damaged(directory, path(files.certificate), `it names another node than ${files.record} (${identity.record.nodeId} in project ${identity.record.projectId})`);
+  }
+}
+
+function parseCertificate(directory: string, path: string, pem: string): X509Certificate {
+  if (pem.trim() === '') throw damaged(directory, path, 'it is empty');
+  try {
+    return new X509Certificate(pem);
+  } catch {
+    throw damaged(directory, path, 'it is not a PEM X.509 certificate');
   }
 }

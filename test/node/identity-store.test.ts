@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
-import { randomBytes } from 'node:crypto';
+import { X509Certificate, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createCertificateRequest, issueCertificate } from '../../src/pki/authority.ts';
+import { publicKeyOf } from '../../src/pki/keys.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
-import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
+import { loadIdentity, saveCertificate, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
 import { PortalError } from '../../src/shared/errors.ts';
-import { portal } from '../support/processes.ts';
+import { product } from '../../src/shared/product.ts';
+import { portal, portalBundle, startPortal } from '../support/processes.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
 /** How the previous version sealed: the raw key in <directory>/seal.key, no key identifier. */
@@ -16,6 +21,20 @@ function legacySeal(key: Buffer, plaintext: Buffer): Buffer {
   const magic = Buffer.from('PSEAL1');
   const nonce = randomBytes(24);
   return Buffer.concat([magic, nonce, xchacha20poly1305(key, nonce, magic).encrypt(plaintext)]);
+}
+
+/** The CLI run to its end, killed if it runs past `limitMs` (a node that retries forever must not hang the test). */
+async function portalWithin(home: string, args: readonly string[], limitMs: number): Promise<{ code: number | null; stdout: string; stderr: string; elapsedMs: number }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [portalBundle, ...args], { env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr, elapsedMs: Date.now() - started };
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {
@@ -28,7 +47,7 @@ async function rejectsWith(promise: Promise<unknown>, code: string, message: Reg
   });
 }
 
-describe('node identity store: sealing key kept apart', function () {
+describe('node identity store: sealing key kept apart, state checked on load', function () {
   this.timeout(60_000);
   let world: World;
   /** PORTAL_HOME of an enrolled node "a", and of another node "b" of the same project. */
@@ -158,4 +177,73 @@ describe('node identity store: sealing key kept apart', function () {
     await writeFile(keyFile, 'hunter2\n');
     await rejectsWith(loadIdentity(nodeDir(homeA), { sealingKeyFile: keyFile }), 'SEALING_KEY_TOO_SHORT', /has 7 characters; at least 32 are needed$/);
   });
+
+  // State checked on load.
+  it('loads an expired certificate: the node renews it, it is not damage', async () => {
+    const home = await copyOfA('expired');
+    const authority = await world.controller.service.authorityOf(identityA.record.projectId);
+    const request = await createCertificateRequest(identityA.privateKey, publicKeyOf(identityA.privateKey), 'portal-node');
+    const identity = { projectId: identityA.record.projectId, nodeId: identityA.record.nodeId, attributes: ['a-inlet'], relays: [], admin: false, tls: false };
+    const expired = await issueCertificate({ authority, request, identity, lifetimeMs: 1000, now: new Date(Date.now() - 3600_000) });
+    await saveCertificate(nodeDir(home), expired);
+    const loaded = await loadIdentity(nodeDir(home));
+    assert.ok(loaded);
+    assert.ok(Date.parse(new X509Certificate(loaded.certificate).validTo) < Date.now(), 'expired');
+  });
+
+  describe('portal node create on damaged state: one line naming the file, exit 1, nothing claims success', () => {
+    const truncate = async (path: string) => {
+      const bytes = await readFile(path);
+      await writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    };
+    const damages: { name: string; file: string; damage: (home: string) => Promise<void>; says: RegExp }[] = [
+      { name: 'identity-empty-object', file: 'node/identity.json', damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '{}'), says: /missing or wrong: controller \(host:port\), fingerprint/ },
+      { name: 'identity-array', file: 'node/identity.json', damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '[]'), says: /it is not a JSON object/ },
+      { name: 'identity-garbage', file: 'node/identity.json', damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), randomBytes(200)), says: /it is not JSON/ },
+      { name: 'identity-truncated', file: 'node/identity.json', damage: (h) => truncate(join(nodeDir(h), 'identity.json')), says: /it is not JSON/ },
+      { name: 'certificate-empty', file: 'node/certificate.pem', damage: (h) => writeFile(join(nodeDir(h), 'certificate.pem'), ''), says: /it is empty/ },
+      { name: 'certificate-garbage', file: 'node/certificate.pem', damage: (h) => writeFile(join(nodeDir(h), 'certificate.pem'), 'garbage\n'), says: /not a PEM X\.509 certificate/ },
+      {
+        name: 'certificate-of-another-node',
+        file: 'node/certificate.pem',
+        damage: (h) => cp(join(nodeDir(homeB), 'certificate.pem'), join(nodeDir(h), 'certificate.pem')),
+        says: /not this node's certificate/,
+      },
+      { name: 'authority-garbage', file: 'node/project-ca.pem', damage: (h) => writeFile(join(nodeDir(h), 'project-ca.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n'), says: /not a PEM X\.509 certificate/ },
+      { name: 'sealed-key-truncated', file: 'node/identity.key.sealed', damage: (h) => truncate(join(nodeDir(h), 'identity.key.sealed')), says: /fails its integrity check/ },
+    ];
+
+    const exitTimes: number[] = [];
+    after(() => {
+      if (exitTimes.length > 0) console.log(`      ${exitTimes.length} damaged states: exit 1 after ${Math.min(...exitTimes)}-${Math.max(...exitTimes)} ms`);
+    });
+
+    it('starts from an undamaged copy (the copies are sound)', async () => {
+      const node = startPortal(await copyOfA('sound'), ['node', 'create', '--foreground', '--configuration', inletConfig]);
+      try {
+        await node.waitFor(new RegExp(product.setupCompletedLine));
+      } finally {
+        assert.equal(await node.stop(), 0);
+      }
+    });
+
+    for (const { name, file, damage, says } of damages) {
+      it(`${name}: stops with one line naming ${file}`, async () => {
+        const home = await copyOfA(name);
+        await damage(home);
+        const run = await portalWithin(home, ['node', 'create', '--foreground', '--configuration', inletConfig], 10_000);
+        assert.equal(run.code, 1, `${run.stderr} (after ${run.elapsedMs} ms)`);
+        const lines = run.stderr.split('\n').filter((line) => line !== '');
+        assert.equal(lines.length, 1, run.stderr);
+        assert.ok((lines[0] as string).startsWith(`portal: ${join(home, file)} is damaged: `), lines[0]);
+        assert.match(lines[0] as string, says);
+        assert.match(lines[0] as string, /; restore .* from a backup, or remove it and enroll again with a new ticket$/);
+        assert.doesNotMatch(run.stdout + run.stderr, /setup completed successfully|internal error/);
+        assert.ok(run.elapsedMs < 5000, `exited after ${run.elapsedMs} ms`);
+        exitTimes.push(run.elapsedMs);
+      });
+    }
+
+  });
+
 });
