@@ -5,6 +5,7 @@
 import { isPort, parseHostPort } from '../shared/address.ts';
 import type { ContainerManifest, EndpointManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { builtInLogicalIds } from './stack/context.ts';
+import { stackLimitViolations } from './stack/limits.ts';
 
 export interface RuleViolation {
   readonly pointer: string;
@@ -195,5 +196,7 @@ function titleCase(word: string): string {
 const rules: readonly Rule[] = [attributesPair, relayNames, tlsFlags, targetAddress, endpointSource, containerNetwork, distinctPorts, webhookTarget];
 
 export function checkRules(manifest: UseCaseManifest): RuleViolation[] {
-  return rules.flatMap((rule) => rule(manifest));
+  const found = rules.flatMap((rule) => rule(manifest));
+  // The stacks are built only from a manifest whose fields agree; then CloudFormation's limits are checked.
+  return found.length > 0 ? found : stackLimitViolations(manifest);
 }

@@ -2,7 +2,7 @@
  * YAML source files with positions: parse once, then map any JSON pointer back to a line and column
  * so that every problem names the exact place in the file.
  */
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { Problem } from './errors.ts';
 
 export interface Position {
@@ -51,15 +51,54 @@ export function parseYamlSource(file: string, text: string): YamlSource {
   const locate = (pointer: string, at: 'key' | 'value' = 'value'): Position =>
     positionAt(nodeOffset(doc, decodePointer(pointer), at));
 
+  let value: unknown;
+  if (syntaxProblems.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount });
+    } catch (error) {
+      // The yaml package refuses a document whose aliases expand past maxAliasCount (a "billion laughs").
+      if (!(error instanceof ReferenceError)) throw error;
+      const alias = firstAlias(doc);
+      syntaxProblems.push({
+        file,
+        ...positionAt(alias.offset),
+        pointer: alias.pointer,
+        message: `aliases expand to more than ${maxAliasCount} copies (a YAML alias bomb?); write the values out instead of repeating anchors`,
+      });
+    }
+  }
+
   return {
     file,
-    value: syntaxProblems.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 }),
+    value: syntaxProblems.length > 0 ? undefined : value,
     syntaxProblems,
     locate,
     problem(pointer, message, at = 'value') {
       return { file, ...locate(pointer, at), pointer, message };
     },
   };
+}
+
+/** How many alias expansions a document may hold; more is refused as a resource exhaustion attack. */
+export const maxAliasCount = 100;
+
+/** Where the first alias of the document is, as an offset and a JSON pointer. */
+function firstAlias(doc: Document): { offset: number; pointer: string } {
+  let found = { offset: 0, pointer: '' };
+  visit(doc, {
+    Alias(key, node, path) {
+      const segments: (string | number)[] = [];
+      const chain = [...path, node];
+      for (const [index, item] of chain.entries()) {
+        const parent = chain[index - 1];
+        if (isPair(item) && isScalar(item.key)) segments.push(String(item.key.value));
+        else if (isSeq(parent)) segments.push(parent.items.indexOf(item as never));
+      }
+      found = { offset: node.range?.[0] ?? 0, pointer: encodePointer(segments) };
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 function nodeOffset(doc: Document, segments: readonly string[], at: 'key' | 'value'): number {

@@ -77,6 +77,13 @@ describe('portal compile', () => {
     ]);
   });
 
+  it('refuses a YAML alias bomb with its location instead of expanding it', async () => {
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const bomb = levels.map((name, index) => `${name}: &${name} [${Array(9).fill(index === 0 ? '"lol"' : `*${levels[index - 1]}`).join(', ')}]`);
+    const { lines } = await compileBad(`usecase: postgres\n${bomb.join('\n')}\n`, 1);
+    assert.deepEqual(lines, ['bad.yaml:3:8: /b/0: aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors']);
+  });
+
   it('refuses a value of the wrong type', async () => {
     const text = editedManifest('postgres', [[['tickets', 'inlet', 'usage-count'], 'once']]);
     const { lines } = await compileBad(text, 1);

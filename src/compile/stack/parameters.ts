@@ -4,7 +4,7 @@ import { sortKeys } from '../../shared/serialize.ts';
 import { compileDefaults } from '../defaults.ts';
 import type { CfnValue } from './intrinsics.ts';
 import { ids, type StackContext } from './context.ts';
-import type { CfnFragment, CfnParameter } from './template.ts';
+import { cfnLimits, type CfnFragment, type CfnParameter } from './template.ts';
 
 const latestAmazonLinux = '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64';
 
@@ -34,6 +34,7 @@ export function parametersFragment(context: StackContext): CfnFragment {
     [ids.nodeConfig]: {
       Type: 'String',
       MinLength: 2,
+      MaxLength: cfnLimits.parameterValueBytes,
       Default: JSON.stringify(sortKeys(context.nodeConfig)),
       Description: `JSON node configuration of the ${role} (${role}.json).`,
     },
@@ -46,6 +47,7 @@ export function parametersFragment(context: StackContext): CfnFragment {
       Type: 'String',
       Default: compileDefaults.installUrl,
       AllowedPattern: '^https://[^\\s\'"]+$',
+      MaxLength: 1024,
       ConstraintDescription: 'an https address of install.sh',
       Description: 'Where a machine whose image has no portal downloads the installer from.',
     },
@@ -86,6 +88,8 @@ function endpointParameter(endpoint: EndpointManifest): CfnParameter {
       ? `The ${endpoint.label}, such as ${endpoint.example}.`
       : `The ${endpoint.label}, such as ${endpoint.example}; the port is appended by the configuration.`,
     AllowedPattern: carriesPort ? '^[A-Za-z0-9.-]+:[0-9]{1,5}$' : '^[A-Za-z0-9.-]+$',
+    // A DNS name is at most 253 characters, plus :65535.
+    MaxLength: 259,
     ConstraintDescription: carriesPort
       ? 'host:port, without a trailing /<database_name>'
       : 'a host name only, without port or path',

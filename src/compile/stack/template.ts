@@ -4,6 +4,22 @@
  */
 import type { CfnValue } from './intrinsics.ts';
 
+/** CloudFormation and EC2 quotas (AWS documentation, "CloudFormation quotas" and "EC2 user data"). */
+export const cfnLimits = {
+  /** `create-stack --template-body`, which the guides use; a template uploaded to S3 may reach 1 MB. */
+  templateBodyBytes: 51_200,
+  templateDescriptionBytes: 1_024,
+  parameters: 200,
+  resources: 500,
+  outputs: 200,
+  parameterDescriptionCharacters: 4_000,
+  parameterValueBytes: 4_096,
+  outputDescriptionBytes: 1_024,
+  logicalIdCharacters: 255,
+  /** EC2 user data, before base64 encoding. */
+  userDataBytes: 16_384,
+} as const;
+
 export interface CfnParameter {
   readonly Type: string;
   readonly Description: string;
@@ -12,6 +28,7 @@ export interface CfnParameter {
   readonly AllowedPattern?: string;
   readonly ConstraintDescription?: string;
   readonly MinLength?: number;
+  readonly MaxLength?: number;
 }
 
 export interface CfnResource {

@@ -1,0 +1,113 @@
+/**
+ * CloudFormation's quotas that a manifest can push a compiled stack past, checked before anything is
+ * written so that `create-stack` never is the first to refuse. Each violation names the manifest field
+ * that causes it. Pure: a manifest in, violations out.
+ */
+import type { UseCaseManifest } from '../../shared/types/manifest.ts';
+import type { RuleViolation } from '../rules.ts';
+import { outletConfig, stackInletConfig } from '../node-config.ts';
+import { printCfnYaml } from './cfn-yaml.ts';
+import type { NodeRole } from './context.ts';
+import { subReferences } from './intrinsics.ts';
+import { nodeStack } from './stack.ts';
+import { cfnLimits, type CfnTemplate } from './template.ts';
+
+/** A value a `${…}` reference in the boot script may take at most: its parameter's limit, or a generous bound for names and ids. */
+const referenceBound = 256;
+
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+export function stackLimitViolations(manifest: UseCaseManifest): RuleViolation[] {
+  const found: RuleViolation[] = [];
+  for (const role of ['outlet', 'inlet'] as const) {
+    const config = role === 'outlet' ? outletConfig(manifest) : stackInletConfig(manifest);
+    found.push(...templateViolations(manifest, role, nodeStack(manifest, role, config)));
+  }
+  // Both stacks share most causes: say each once.
+  const seen = new Set<string>();
+  return found.filter((violation) => {
+    const key = `${violation.pointer}\u0000${violation.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function templateViolations(manifest: UseCaseManifest, role: NodeRole, template: CfnTemplate): RuleViolation[] {
+  const found: RuleViolation[] = [];
+  const stack = `the ${role} stack`;
+  const over = (what: string, size: number, limit: number, unit: string) =>
+    `${what} of ${stack} would be ${size} ${unit}, over CloudFormation's limit of ${limit}`;
+
+  const body = bytes(printCfnYaml(template));
+  if (body > cfnLimits.templateBodyBytes) {
+    found.push({ pointer: '', message: `${over('the template', body, cfnLimits.templateBodyBytes, 'bytes')} for --template-body; shorten the manifest's texts` });
+  }
+  const description = bytes(template.Description);
+  if (description > cfnLimits.templateDescriptionBytes) {
+    found.push({ pointer: '/title', message: `${over('the description', description, cfnLimits.templateDescriptionBytes, 'bytes')}; shorten the title` });
+  }
+
+  const counts = [
+    ['parameters', Object.keys(template.Parameters).length, cfnLimits.parameters],
+    ['resources', Object.keys(template.Resources).length, cfnLimits.resources],
+    ['outputs', Object.keys(template.Outputs).length, cfnLimits.outputs],
+  ] as const;
+  for (const [what, count, limit] of counts) {
+    if (count > limit) found.push({ pointer: '', message: `${stack} would have ${count} ${what}, over CloudFormation's limit of ${limit}` });
+  }
+
+  const ids = [...Object.keys(template.Parameters), ...Object.keys(template.Resources), ...Object.keys(template.Outputs)];
+  for (const id of ids) {
+    if (!/^[A-Za-z0-9]+$/.test(id) || id.length > cfnLimits.logicalIdCharacters) {
+      found.push({ pointer: causeOfParameter(manifest, role, id), message: `"${id}" is not a CloudFormation logical id (letters and digits, at most ${cfnLimits.logicalIdCharacters})` });
+    }
+  }
+
+  for (const [id, parameter] of Object.entries(template.Parameters)) {
+    const pointer = causeOfParameter(manifest, role, id);
+    if (parameter.Description.length > cfnLimits.parameterDescriptionCharacters) {
+      found.push({
+        pointer,
+        message: `${over(`the description of parameter ${id}`, parameter.Description.length, cfnLimits.parameterDescriptionCharacters, 'characters')}; shorten what it quotes from here`,
+      });
+    }
+    if (parameter.Default !== undefined && bytes(parameter.Default) > cfnLimits.parameterValueBytes) {
+      found.push({ pointer, message: `${over(`the default of parameter ${id}`, bytes(parameter.Default), cfnLimits.parameterValueBytes, 'bytes')}` });
+    }
+  }
+
+  for (const [id, output] of Object.entries(template.Outputs)) {
+    const size = bytes(output.Description);
+    if (size > cfnLimits.outputDescriptionBytes) {
+      found.push({ pointer: id === 'RuntimeEndpointId' ? '/outlet/endpoint/service' : '', message: over(`the description of output ${id}`, size, cfnLimits.outputDescriptionBytes, 'bytes') });
+    }
+  }
+
+  const userData = userDataBound(template);
+  if (userData > cfnLimits.userDataBytes) {
+    found.push({ pointer: role === 'outlet' ? '/outlet/to' : '/inlet', message: `the machine's user data of ${stack} could reach ${userData} bytes, over EC2's limit of ${cfnLimits.userDataBytes}` });
+  }
+  return found;
+}
+
+/** The largest size the boot script can reach once Fn::Sub fills in every reference. */
+function userDataBound(template: CfnTemplate): number {
+  const launch = template.Resources.NodeLaunchTemplate?.Properties.LaunchTemplateData as { UserData?: { 'Fn::Base64'?: { 'Fn::Sub'?: string } } } | undefined;
+  const script = launch?.UserData?.['Fn::Base64']?.['Fn::Sub'] ?? '';
+  let size = bytes(script);
+  for (const name of subReferences(script)) {
+    const parameter = template.Parameters[name];
+    const bound = parameter ? (parameter.MaxLength ?? cfnLimits.parameterValueBytes) : referenceBound;
+    size += bound - bytes(`\${${name}}`);
+  }
+  return size;
+}
+
+/** The manifest field a parameter's text comes from. */
+function causeOfParameter(manifest: UseCaseManifest, role: NodeRole, id: string): string {
+  if (id === 'InstanceType') return `/${role}/instance-type`;
+  if (id === 'JSONNodeConfig') return `/${role}`;
+  if (id === manifest.outlet.endpoint?.parameter) return '/outlet/endpoint';
+  return '';
+}
