@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
+import { createSandbox } from '../support/sandbox.ts';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import { allUseCases, artifactText, containerUseCases } from '../support/usecases.ts';
 
@@ -43,4 +45,35 @@ describe('the compiled guide (README.md)', () => {
       assert.ok(guide.includes('`docker build -t portal-node .`'));
     });
   }
+
+  it('removes what each stack keeps with the commands it gives, for each stack by name', async () => {
+    const guide = artifactText('postgres', 'README.md');
+    const section = guide.slice(guide.indexOf('#### What a deleted stack keeps'));
+    const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(script, 'the section has its commands');
+    const kept = Object.entries((parseCfnYaml(artifactText('postgres', 'inlet.stack.yaml')) as { Resources: Record<string, { Type: string; DeletionPolicy?: string }> }).Resources)
+      .filter(([, resource]) => resource.DeletionPolicy === 'Retain')
+      .map(([, resource]) => resource.Type);
+    const sandbox = await createSandbox();
+    try {
+      await sandbox.stub('aws', `[ "$1 $2" = "efs describe-file-systems" ] && echo "fs-0$(echo "$4" | grep -c inlet)"; true`);
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(await sandbox.calls(), [
+        'aws cloudformation wait stack-delete-complete --stack-name postgres-inlet',
+        "aws efs describe-file-systems --query FileSystems[?Name=='postgres-inlet-state'].FileSystemId --output text",
+        'aws efs delete-file-system --file-system-id fs-01',
+        'aws logs delete-log-group --log-group-name postgres-inlet-status-logs',
+        'aws cloudformation wait stack-delete-complete --stack-name postgres-outlet',
+        "aws efs describe-file-systems --query FileSystems[?Name=='postgres-outlet-state'].FileSystemId --output text",
+        'aws efs delete-file-system --file-system-id fs-00',
+        'aws logs delete-log-group --log-group-name postgres-outlet-status-logs',
+      ]);
+      // One removal command per kind of resource the stack keeps.
+      const removes: Record<string, string> = { 'AWS::EFS::FileSystem': 'aws efs delete-file-system', 'AWS::Logs::LogGroup': 'aws logs delete-log-group', 'AWS::SecretsManager::Secret': 'aws secretsmanager delete-secret' };
+      for (const type of kept) assert.ok(script.includes(removes[type] ?? `no removal known for ${type}`), `${type} is removed`);
+    } finally {
+      await sandbox.remove();
+    }
+  });
 });

@@ -173,8 +173,24 @@ describe('CloudFormation stacks', () => {
     }
   });
 
+  it('keeps the file system with the node identity and the status log group when the stack is deleted or replaces them', () => {
+    for (const usecase of allUseCases) {
+      for (const role of ['outlet', 'inlet'] as const) {
+        const template = stack(usecase, role);
+        const kept = Object.entries(template.Resources)
+          .filter(([, resource]) => resource.DeletionPolicy !== undefined || resource.UpdateReplacePolicy !== undefined)
+          .map(([id, resource]) => [id, resource.DeletionPolicy, resource.UpdateReplacePolicy]);
+        assert.deepEqual(kept.filter(([id]) => id !== 'SealingKeySecret'), [
+          ['StateFileSystem', 'Retain', 'Retain'],
+          ['StatusLogGroup', 'Retain', 'Retain'],
+        ], `${usecase} ${role}`);
+      }
+    }
+  });
+
   it('is caught by the specification check when a template is wrong', () => {
     const template = structuredClone(stack('postgres', 'outlet')) as Template;
+    Object.assign(template.Resources.StatusLogGroup as object, { DeletionPolicy: 'Snapshot', UpdateReplacePolicy: 'Keep' });
     (template.Resources.StateMountTarget as { Properties: Record<string, unknown> }).Properties = { FileSystemId: { Ref: 'Nowhere' }, Colour: 'blue' };
     (template.Resources.NodeRole as { Properties: Record<string, unknown> }).Properties.Path = 7;
     template.Outputs.Broken = { Description: 'x', Value: { 'Fn::Sub': '${NodeLaunchTemplate.Colour} ${Missing} ${!Escaped}' } };
@@ -185,6 +201,8 @@ describe('CloudFormation stacks', () => {
     assert.ok(problems.includes('Resources.NodeRole.Properties.Path: expected String, got 7'));
     assert.ok(problems.includes('Outputs.Broken.Value ${NodeLaunchTemplate.Colour}: AWS::EC2::LaunchTemplate has no attribute Colour'));
     assert.ok(problems.includes('Outputs.Broken.Value ${Missing}: Ref to unknown Missing'));
-    assert.equal(problems.length, 7, problems.join('\n'));
+    assert.ok(problems.includes('Resources.StatusLogGroup.DeletionPolicy: AWS::Logs::LogGroup cannot be snapshot'));
+    assert.ok(problems.includes('Resources.StatusLogGroup.UpdateReplacePolicy: unknown policy Keep'));
+    assert.equal(problems.length, 9, problems.join('\n'));
   });
 });

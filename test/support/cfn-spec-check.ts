@@ -41,6 +41,18 @@ const pseudoParameters = new Set([
 
 const topLevelKeys = new Set(['AWSTemplateFormatVersion', 'Description', 'Metadata', 'Parameters', 'Mappings', 'Conditions', 'Transform', 'Resources', 'Outputs']);
 const resourceKeys = new Set(['Type', 'Properties', 'DependsOn', 'Condition', 'Metadata', 'DeletionPolicy', 'UpdateReplacePolicy', 'CreationPolicy', 'UpdatePolicy']);
+const deletionPolicies = new Set(['Delete', 'Retain', 'RetainExceptOnCreate', 'Snapshot']);
+/** The resource types whose DeletionPolicy and UpdateReplacePolicy may be Snapshot (CloudFormation's DeletionPolicy attribute). */
+const snapshotTypes = new Set([
+  'AWS::DocDB::DBCluster',
+  'AWS::EC2::Volume',
+  'AWS::ElastiCache::CacheCluster',
+  'AWS::ElastiCache::ReplicationGroup',
+  'AWS::Neptune::DBCluster',
+  'AWS::RDS::DBCluster',
+  'AWS::RDS::DBInstance',
+  'AWS::Redshift::Cluster',
+]);
 const parameterKeys = new Set(['Type', 'Default', 'Description', 'NoEcho', 'AllowedPattern', 'AllowedValues', 'ConstraintDescription', 'MinLength', 'MaxLength', 'MinValue', 'MaxValue']);
 const parameterTypes = [
   /^String$/,
@@ -55,7 +67,7 @@ const parameterTypes = [
 type Template = {
   readonly Parameters?: Record<string, Record<string, unknown>>;
   readonly Conditions?: Record<string, unknown>;
-  readonly Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown>; DependsOn?: unknown; Condition?: unknown }>;
+  readonly Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown>; DependsOn?: unknown; Condition?: unknown; DeletionPolicy?: unknown; UpdateReplacePolicy?: unknown }>;
   readonly Outputs?: Record<string, { Value?: unknown }>;
   readonly Metadata?: Record<string, unknown>;
 } & Record<string, unknown>;
@@ -85,6 +97,13 @@ export function checkTemplate(template: Template): string[] {
     for (const key of Object.keys(resource)) if (!resourceKeys.has(key)) report(`${path}.${key}`, 'unknown resource attribute');
     const dependsOn = resource.DependsOn === undefined ? [] : ([] as unknown[]).concat(resource.DependsOn);
     for (const target of dependsOn) if (typeof target !== 'string' || !(target in resources)) report(`${path}.DependsOn`, `no resource ${String(target)}`);
+    for (const policy of ['DeletionPolicy', 'UpdateReplacePolicy'] as const) {
+      const value = resource[policy];
+      if (value === undefined) continue;
+      if (!deletionPolicies.has(String(value))) report(`${path}.${policy}`, `unknown policy ${String(value)}`);
+      else if (value === 'Snapshot' && !snapshotTypes.has(String(resource.Type))) report(`${path}.${policy}`, `${String(resource.Type)} cannot be snapshot`);
+      else if (value === 'RetainExceptOnCreate' && policy === 'UpdateReplacePolicy') report(`${path}.${policy}`, 'RetainExceptOnCreate is a DeletionPolicy only');
+    }
     if (resource.Condition !== undefined && !(String(resource.Condition) in (template.Conditions ?? {}))) {
       report(`${path}.Condition`, `no condition ${String(resource.Condition)}`);
     }

@@ -7,7 +7,7 @@ import { product } from '../../shared/product.ts';
 import { renderTemplate } from '../templates.ts';
 import { getAtt, ref, sub } from './intrinsics.ts';
 import { ids } from './context.ts';
-import type { CfnFragment } from './template.ts';
+import { keepOnDeleteAndReplace, type CfnFragment } from './template.ts';
 
 export const nodeUpMetric = 'NodeUp';
 
@@ -28,6 +28,7 @@ export function monitoringFragment(): CfnFragment {
     Resources: {
       [ids.logGroup]: {
         Type: 'AWS::Logs::LogGroup',
+        ...keepOnDeleteAndReplace,
         Properties: { LogGroupName: sub('${AWS::StackName}-status-logs'), RetentionInDays: 30 },
       },
       StatusMetricFunctionRole: {

@@ -1,7 +1,7 @@
 /** The network file system that keeps the node's state (spec 2.4), mounted in the node's subnet. */
 import { ref, sub } from './intrinsics.ts';
 import { ids } from './context.ts';
-import { tags, type CfnFragment } from './template.ts';
+import { keepOnDeleteAndReplace, tags, type CfnFragment } from './template.ts';
 
 const nfsPort = 2049;
 
@@ -10,6 +10,7 @@ export function storageFragment(): CfnFragment {
     Resources: {
       [ids.fileSystem]: {
         Type: 'AWS::EFS::FileSystem',
+        ...keepOnDeleteAndReplace,
         Properties: {
           Encrypted: true,
           PerformanceMode: 'generalPurpose',

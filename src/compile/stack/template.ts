@@ -38,7 +38,19 @@ export interface CfnResource {
   /** Name of a condition under Conditions: the resource exists only when it holds. */
   readonly Condition?: string;
   readonly CreationPolicy?: Readonly<Record<string, CfnValue>>;
+  /** What happens to the resource when the stack is deleted (default Delete). */
+  readonly DeletionPolicy?: 'Delete' | 'Retain' | 'Snapshot';
+  /** What happens to the old resource when an update replaces it (default Delete). */
+  readonly UpdateReplacePolicy?: 'Delete' | 'Retain' | 'Snapshot';
 }
+
+/**
+ * For what a stack cannot re-create: kept when the stack is deleted or an update replaces it. The
+ * node's identity (on the file system, sealed by the key in the sealing-key secret) was bought with a
+ * one-use ticket; the status log is the record of what happened. The guides say how to remove them.
+ * EFS file systems, log groups and secrets have no Snapshot policy, so Retain is the careful choice.
+ */
+export const keepOnDeleteAndReplace = { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } as const;
 
 export interface CfnOutput {
   readonly Description: string;
