@@ -193,6 +193,7 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
   let inlet: Running;
   let port: number;
   const home = (name: string) => join(project.dir, name);
+  const inletConfig = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } };
 
   before(async () => {
     echo = await startEchoServer();
@@ -201,7 +202,7 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
     const heartbeat = { PORTAL_HEARTBEAT: '1s' };
     outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } }, outletTicket, heartbeat);
-    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, heartbeat);
+    inlet = await project.startNode('inlet', inletConfig, inletTicket, heartbeat);
     await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
     port = await inletPort(home('inlet'));
     await timeUntilWorking(port, 10_000);
@@ -273,6 +274,22 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     assert.equal(inletShow.code, 1);
     assert.match(inletShow.stderr, /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet/);
     await assertRecovered(took, 'SIGSTOP for 12 s');
+  });
+
+  it('restarted after its certificate expired while it was stopped: re-issued at start, no ticket needed', async () => {
+    assert.equal(await inlet.stop(), 0);
+    const stored = () => readFile(join(home('inlet'), 'node', 'certificate.pem'), 'utf8');
+    const validTo = Date.parse(new X509Certificate(await stored()).validTo);
+    await sleep(Math.max(0, validTo - Date.now() + 500));
+    const started = Date.now();
+    inlet = await project.startNode('inlet', inletConfig, undefined, { PORTAL_HEARTBEAT: '1s' });
+    await inlet.waitFor(ready);
+    port = await inletPort(home('inlet'));
+    const took = await timeUntilWorking(port, 30_000);
+    console.log(`      restarted with an expired certificate: bytes flow ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
+    assert.ok(Date.now() - started < 10_000, `working ${Date.now() - started} ms after the start (${took} ms after ready)`);
+    assert.equal(inlet.lines.filter((line) => line.includes('re-issued it on proof of the enrolled key')).length, 1, 'the inlet was re-issued a certificate');
+    assert.ok(Date.parse(new X509Certificate(await stored()).validTo) > Date.now(), 'and stored it');
   });
 });
 
