@@ -8,7 +8,7 @@ import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts'
 
 type Template = {
   Parameters: Record<string, Record<string, unknown>>;
-  Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
+  Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
   Outputs: Record<string, { Description?: string; Value?: unknown }>;
   Metadata: Record<string, unknown>;
 };
