@@ -1,10 +1,11 @@
 /**
  * The container inlet of spec 2.5 as a compose file: the `node` service and, where the use case has
  * one, a `psql-client` beside it. Compose interpolates `${…}` when `docker-compose up` runs, which is
- * how the ticket from the shell's ENROLLMENT_TICKET reaches the node.
+ * how the ticket from the shell's ENROLLMENT_TICKET reaches the node's environment. The ticket is
+ * never an argument: a container's command line shows in the host's ps.
  */
 import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
-import { Document, isScalar } from 'yaml';
+import { Document } from 'yaml';
 import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
@@ -44,7 +45,7 @@ export function composeFile(manifest: UseCaseManifest, container: ContainerManif
 
 function nodeService(manifest: UseCaseManifest, container: ContainerManifest): ComposeService {
   const environment: Record<string, string> = {
-    ENROLLMENT_TICKET: '${ENROLLMENT_TICKET:-}',
+    ENROLLMENT_TICKET: ticketVariable,
     NODE_LOGGING: 'true',
     NODE_LOG_LEVEL: container['log-level'],
   };
@@ -62,17 +63,12 @@ function nodeService(manifest: UseCaseManifest, container: ContainerManifest): C
   };
 }
 
+/** The configuration, as --node-config (spec 2.5) or --configuration; the ticket is in neither. */
 function configurationArguments(manifest: UseCaseManifest, container: ContainerManifest): string[] {
-  if (container['ticket-passing'] === 'node-config') {
-    return ['--node-config', nodeConfigYaml(containerInletConfig(manifest, ticketVariable))];
-  }
-  return ['--enrollment-ticket', ticketVariable, '--configuration', nodeConfigYaml(containerInletConfig(manifest))];
+  const flag = container['ticket-passing'] === 'node-config' ? '--node-config' : '--configuration';
+  return [flag, nodeConfigYaml(containerInletConfig(manifest))];
 }
 
-/** The configuration as YAML, the ticket quoted so that whatever compose puts there stays one string. */
 function nodeConfigYaml(config: NodeConfig): string {
-  const doc = new Document(sortKeys(config), { version: portableYamlOptions.version });
-  const ticket = doc.get('ticket', true);
-  if (isScalar(ticket)) ticket.type = 'QUOTE_DOUBLE';
-  return doc.toString({ lineWidth: portableYamlOptions.lineWidth });
+  return new Document(sortKeys(config), { version: portableYamlOptions.version }).toString({ lineWidth: portableYamlOptions.lineWidth });
 }

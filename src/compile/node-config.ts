@@ -31,13 +31,12 @@ export function stackInletConfig(manifest: UseCaseManifest): NodeConfig {
 }
 
 /**
- * The inlet of the container (spec 2.5), plus the ticket when the ticket travels inside the
- * configuration. `ticketExpression` is left for compose to interpolate.
+ * The inlet of the container (spec 2.5). It carries no ticket: the ticket reaches the node through
+ * the container's environment, never its command line, which any user of the host can read in ps.
  */
-export function containerInletConfig(manifest: UseCaseManifest, ticketExpression?: string): NodeConfig {
+export function containerInletConfig(manifest: UseCaseManifest): NodeConfig {
   const listen = manifest.container?.listen ?? '127.0.0.1';
   return {
-    ...(ticketExpression === undefined ? {} : { ticket: ticketExpression }),
     'http-server-port': manifest['status-port'],
     'tcp-inlet': tcpInlet(manifest, listen),
   };

@@ -57,7 +57,7 @@ describe('compose files (spec 2.5)', () => {
       assert.equal(node.container_name, `${usecase}-inlet`);
       assert.equal(node.image, 'portal-node');
       assert.deepEqual(node.command.slice(0, 3), ['node', 'create', '--foreground']);
-      assert.equal(node.environment?.ENROLLMENT_TICKET, '${ENROLLMENT_TICKET:-}');
+      assert.equal(node.environment?.ENROLLMENT_TICKET, '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}');
       assert.equal(node.environment?.NODE_LOGGING, 'true');
       assert.equal(node.restart, 'unless-stopped', 'the inlet comes back with the Docker host');
     }
@@ -85,29 +85,27 @@ describe('compose files (spec 2.5)', () => {
     assert.deepEqual(Object.keys(services), ['node']);
   });
 
-  it('passes the ticket with --enrollment-ticket and --configuration (warehouse, foundation model)', () => {
+  it('gives the configuration with --configuration (warehouse, foundation model) or --node-config (PostgreSQL)', () => {
     const expected = {
-      warehouse: { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet' } },
-      bedrock: { 'http-server-port': 23345, 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true } },
-    };
-    for (const [usecase, configuration] of Object.entries(expected)) {
+      warehouse: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet' } }],
+      bedrock: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true } }],
+      postgres: ['--node-config', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet' } }],
+    } as const;
+    for (const [usecase, [flag, configuration]] of Object.entries(expected)) {
       const command = compose(usecase).services.node?.command ?? [];
-      assert.deepEqual(command.slice(3, 5), ['--enrollment-ticket', '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}']);
-      assert.equal(command[5], '--configuration');
-      assert.deepEqual(parse(command[6] ?? ''), configuration);
+      assert.equal(command.length, 5, command.join(' '));
+      assert.equal(command[3], flag);
+      assert.deepEqual(parse(command[4] ?? ''), configuration);
     }
   });
 
-  it('passes the ticket inside the --node-config YAML for PostgreSQL, as compose interpolates it', () => {
-    const command = compose('postgres').services.node?.command ?? [];
-    assert.equal(command[3], '--node-config');
-    const config = parse(interpolate(command[4] ?? '', { ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }));
-    assert.deepEqual(config, {
-      ticket: 'pt1.aBc-123_xyz',
-      'http-server-port': 23345,
-      'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet' },
-    });
-    assert.match(command[4] ?? '', /^ticket: "\$\{ENROLLMENT_TICKET:\?/m, 'the ticket is a quoted string');
+  it('keeps the ticket off the command line: it reaches the node only through its environment', () => {
+    for (const usecase of containerUseCases) {
+      const node = compose(usecase).services.node;
+      const command = (node?.command ?? []).join('\n');
+      assert.ok(!command.includes('ENROLLMENT_TICKET') && !command.includes('--enrollment-ticket') && !/^ticket:/m.test(command), `${usecase}: ${command}`);
+      assert.equal(interpolate(node?.environment?.ENROLLMENT_TICKET ?? '', { ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }), 'pt1.aBc-123_xyz');
+    }
   });
 
   for (const usecase of containerUseCases) {
@@ -128,8 +126,8 @@ describe('compose files (spec 2.5)', () => {
 
   it('stops compose with a clear message when ENROLLMENT_TICKET is unset', () => {
     for (const usecase of containerUseCases) {
-      const command = (compose(usecase).services.node?.command ?? []).join('\n');
-      assert.throws(() => interpolate(command, {}), /set ENROLLMENT_TICKET to the contents of inlet\.ticket/, usecase);
+      const environment = JSON.stringify(compose(usecase).services.node?.environment ?? {});
+      assert.throws(() => interpolate(environment, {}), /set ENROLLMENT_TICKET to the contents of inlet\.ticket/, usecase);
     }
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createSandbox } from '../support/sandbox.ts';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
@@ -76,4 +78,36 @@ describe('the compiled guide (README.md)', () => {
       await sandbox.remove();
     }
   });
+
+  for (const usecase of allUseCases) {
+    it(`${usecase}: launches the stacks with the ticket in a private parameters file, never on a command line`, async () => {
+      const guide = artifactText(usecase, 'README.md');
+      const section = guide.slice(guide.indexOf('With the AWS CLI'));
+      const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+      assert.ok(script);
+      const sandbox = await createSandbox();
+      try {
+        await sandbox.stub('aws');
+        await sandbox.stub('cat', 'exec /bin/cat "$@"');
+        await writeFile(join(sandbox.dir, 'outlet.ticket'), 'pt1_outlet-ticket\n');
+        await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
+        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: sandbox.dir, env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+        assert.equal(run.status, 0, run.stderr);
+        const calls = await sandbox.calls();
+        assert.ok(!calls.some((call) => call.includes('pt1_')), calls.join('\n'));
+        assert.ok(calls.includes(`aws cloudformation create-stack --stack-name ${usecase}-outlet --template-body file://outlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://outlet.parameters.json`));
+        for (const role of ['outlet', 'inlet']) {
+          const file = join(sandbox.dir, `${role}.parameters.json`);
+          const parameters = JSON.parse(await readFile(file, 'utf8')) as { ParameterKey: string; ParameterValue: string }[];
+          assert.equal(parameters.find((parameter) => parameter.ParameterKey === 'EnrollmentTicket')?.ParameterValue, `pt1_${role}-ticket`);
+          assert.equal((await stat(file)).mode & 0o777, 0o600, 'readable by its owner only');
+          const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as { Parameters: Record<string, { Default?: string }> };
+          const required = Object.entries(stack.Parameters).filter(([, parameter]) => parameter.Default === undefined).map(([id]) => id);
+          assert.deepEqual(parameters.map((parameter) => parameter.ParameterKey).sort(), required.sort(), `${role}: every parameter without a default`);
+        }
+      } finally {
+        await sandbox.remove();
+      }
+    });
+  }
 });

@@ -131,7 +131,10 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
             inlet = await startContainerInlet(usecase, run, container);
             assert.equal(inlet.service.network_mode, 'host');
             assert.equal(inlet.service.container_name, `${usecase}-inlet`);
-            assert.ok(inlet.service.command.join('\n').includes(run.tickets.inlet), 'docker-compose put the ticket from inlet.ticket into the command');
+            assert.equal(inlet.service.environment.ENROLLMENT_TICKET, run.tickets.inlet, 'docker-compose put the ticket from inlet.ticket into the environment');
+            assert.ok(!inlet.service.command.join('\n').includes(run.tickets.inlet), 'and not into the command');
+            const commandLine = await readFile(`/proc/${inlet.node.child.pid}/cmdline`, 'utf8');
+            assert.ok(commandLine.includes('--foreground') && !commandLine.includes(run.tickets.inlet), 'the running node shows no ticket in ps');
 
             const shown = await inlet.exec(['portal', 'node', 'show']);
             assert.equal(shown.code, 0, shown.stderr);

@@ -167,7 +167,7 @@ export interface ContainerManifest {
    */
   'log-level': 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /**
-   * flags: --enrollment-ticket plus --configuration; node-config: --node-config YAML with a ticket key.
+   * How the node service gives its configuration: flags: --configuration; node-config: --node-config. Either way the ticket travels in the ENROLLMENT_TICKET environment variable, never on the command line.
    */
   'ticket-passing': 'flags' | 'node-config';
   /**
