@@ -22,6 +22,7 @@ const unitFiles = [
   'test/node/portal.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
+  'test/shared/memory-reducer.test.ts',
   'test/wire/json-lines.test.ts',
   'test/wire/pump.test.ts',
 ];

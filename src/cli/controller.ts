@@ -7,6 +7,7 @@ import { parseHostPort } from '../shared/address.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
+import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
 import { keysDirectory, sealingKeyFileNames, sealingKeyVariables, type SealingKeySource } from '../shared/sealing-key.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
@@ -50,6 +51,7 @@ export function registerController(program: Command): void {
 
 async function runController(options: ControllerStartOptions): Promise<void> {
   tuneGarbageCollectionForThroughput();
+  reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
   if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4000, for example' });
   if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
+import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
@@ -86,6 +87,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', { hint: 'add --foreground, and use a service manager or a container to keep it running' });
   }
   tuneGarbageCollectionForThroughput();
+  reduceMemoryAfterBursts();
   const { config, ticket } = await loadConfiguration(options);
   const logger = loggerFromEnvironment(process.env);
   const heartbeat = heartbeatFromEnvironment(process.env);
