@@ -3,12 +3,10 @@
  * wait for a condition without fixed sleeps.
  */
 import type { RunningNode } from '../../src/node/node.ts';
+import type { NodeShowRunning } from '../../src/node/show.ts';
 
-export interface InProcessShow {
-  status: string;
-  inlets: { listening: string; status: string }[];
-  outlets: { connections_failed: number }[];
-}
+/** What a running node's status server answers (one shape, declared by its producer). */
+export type InProcessShow = NodeShowRunning;
 
 export async function showOf(node: RunningNode): Promise<InProcessShow> {
   const response = await fetch(`http://127.0.0.1:${node.statusPort}/show`);
@@ -29,5 +27,5 @@ export async function until<T>(probe: () => Promise<T | undefined>, what: string
 /** The port an in-process inlet listens on, once its inlet is up (its session may still be opening, or refused). */
 export async function inletPortWhenUp(inlet: RunningNode): Promise<number> {
   const show = await until(async () => ((await showOf(inlet)).inlets[0]?.status === 'up' ? showOf(inlet) : undefined), 'inlet up');
-  return Number(show.inlets[0]?.listening.split(':').at(-1));
+  return Number(show.inlets[0]?.listening?.split(':').at(-1));
 }

@@ -9,6 +9,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { NodeShowRunning } from '../../src/node/show.ts';
 import { projectRoot } from './usecases.ts';
 
 export const portalBundle = join(projectRoot, 'dist/portal.mjs');
@@ -129,13 +130,10 @@ export async function nodeStatus(home: string): Promise<NodeShow> {
   return (await (await fetch(`http://127.0.0.1:${statusPort}/show`)).json()) as NodeShow;
 }
 
-export interface NodeShow {
-  status: string;
-  inlets: { listening: string; session: string; connections_total: number }[];
-  outlets: { status: string; sessions: number }[];
-}
+/** What a running node's status server answers (one shape, declared by its producer). */
+export type NodeShow = NodeShowRunning;
 
 export async function inletPort(home: string): Promise<number> {
   const shown = await nodeStatus(home);
-  return Number(shown.inlets[0]?.listening.split(':').at(-1));
+  return Number(shown.inlets[0]?.listening?.split(':').at(-1));
 }
