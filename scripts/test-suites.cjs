@@ -12,7 +12,6 @@ const { join } = require('node:path');
 const unitFiles = [
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
-  'test/compile/guide.test.ts',
   'test/compile/node-config.test.ts',
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
