@@ -12,9 +12,10 @@ import { generateKeyPair, publicKeyOf } from '../../src/pki/keys.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { ControlChannel, callController } from '../../src/wire/control-channel.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
 import { inletPort, nodeStatus, portal, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
-import { roundTrip, startEchoServer } from '../support/tcp.ts';
+import { roundTrip } from '../support/tcp.ts';
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -160,19 +161,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   });
 });
 
-const ready = /Portal node setup completed successfully/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Tries a round trip until one succeeds; resolves with the milliseconds it took. */
-async function timeUntilWorking(port: number, limitMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const answer = await roundTrip(port, Buffer.from('ping')).catch(() => Buffer.alloc(0));
-    if (answer.toString() === 'ping') return Date.now() - started;
-    if (Date.now() - started > limitMs) throw new Error(`no working connection within ${limitMs} ms`);
-    await sleep(100);
-  }
-}
 
 /** Polls the node's /show until `test` holds; fails after `limitMs`. */
 async function untilShown(home: string, test: (shown: NodeShowRunning) => boolean, what: string, limitMs = 20_000): Promise<NodeShowRunning> {
@@ -188,23 +177,16 @@ async function untilShown(home: string, test: (shown: NodeShowRunning) => boolea
 describe('end to end: credentials outlive a controller outage (6 s certificates)', function () {
   this.timeout(180_000);
   let project: ProjectProcesses;
-  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let echo: EchoPortal['echo'];
   let outlet: Running;
   let inlet: Running;
   let port: number;
+  let inletConfig: object;
   const home = (name: string) => join(project.dir, name);
-  const inletConfig = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } };
 
   before(async () => {
-    echo = await startEchoServer();
     project = await startProject({ controllerFlags: ['--credential-lifetime', '6s'] });
-    const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
-    const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-    const heartbeat = { PORTAL_HEARTBEAT: '1s' };
-    outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } }, outletTicket, heartbeat);
-    inlet = await project.startNode('inlet', inletConfig, inletTicket, heartbeat);
-    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
-    port = await inletPort(home('inlet'));
+    ({ echo, outlet, inlet, port, inletConfig } = await startEchoPortal(project, { PORTAL_HEARTBEAT: '1s' }));
     await timeUntilWorking(port, 10_000);
   });
 

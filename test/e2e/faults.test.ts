@@ -2,46 +2,26 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { inletPort, nodeStatus, type Running } from '../support/processes.ts';
+import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
+import { nodeStatus, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
-import { expectRefusal, roundTrip, startEchoServer } from '../support/tcp.ts';
-
-const ready = /Portal node setup completed successfully/;
+import { expectRefusal, roundTrip } from '../support/tcp.ts';
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
-
-/** Tries a round trip until one succeeds; resolves with the milliseconds it took. */
-async function timeUntilWorking(port: number, limitMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const answer = await roundTrip(port, Buffer.from('ping')).catch(() => Buffer.alloc(0));
-    if (answer.toString() === 'ping') return Date.now() - started;
-    if (Date.now() - started > limitMs) throw new Error(`no working connection within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 describe('end to end: faults and recovery', function () {
   this.timeout(120_000);
   let project: ProjectProcesses;
-  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let echo: EchoPortal['echo'];
   let outlet: Running;
   let inlet: Running;
   let port: number;
-  const outletConfig = () => ({ 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } });
+  let outletConfig: object;
 
   before(async () => {
-    echo = await startEchoServer();
     project = await startProject();
-    const [outletTicket, inletTicket] = [
-      await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']),
-      await project.ticket(['--attribute', 'echo-inlet']),
-    ];
-    outlet = await project.startNode('outlet', outletConfig(), outletTicket, heartbeat);
-    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, heartbeat);
-    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
-    port = await inletPort(join(project.dir, 'inlet'));
+    ({ echo, outlet, inlet, port, outletConfig } = await startEchoPortal(project, heartbeat));
   });
 
   after(async () => {
@@ -74,7 +54,7 @@ describe('end to end: faults and recovery', function () {
   it('refuses clients cleanly while the outlet is away, and works again within 5 s of its return', async () => {
     const refused = await expectRefusal(port);
     assert.equal(refused.bytes, 0);
-    outlet = await project.startNode('outlet', outletConfig(), undefined, heartbeat);
+    outlet = await project.startNode('outlet', outletConfig, undefined, heartbeat);
     await outlet.waitFor(ready);
     const took = await timeUntilWorking(port, 5000);
     assert.ok(took < 5000, `working again after ${took} ms`);

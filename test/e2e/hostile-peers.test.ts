@@ -9,29 +9,22 @@ import { join } from 'node:path';
 import { connectFlood, enrolledAttacker, pingFlood, rogueOutlet, slowloris, type Attackers } from '../support/attack-scenarios.ts';
 import { realClients, usageOf, watchUsage } from '../support/attackers.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
-import { inletPort, type Running } from '../support/processes.ts';
+import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
+import type { Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
-import { startEchoServer } from '../support/tcp.ts';
-
-const ready = /Portal node setup completed successfully/;
 
 describe('end to end: hostile peers cannot exhaust the controller, the relay or an outlet', function () {
   this.timeout(120_000);
   let project: ProjectProcesses;
-  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let echo: EchoPortal['echo'];
   let outlet: Running;
-  let inlet: Running;
   let port: number;
   let attackers: Attackers;
 
   before(async () => {
-    echo = await startEchoServer();
     project = await startProject();
-    outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'app', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'app-inlet' } }, await project.ticket(['--attribute', 'app-outlet', '--relay', 'app']));
-    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'app', allow: 'app-outlet' } }, await project.ticket(['--attribute', 'app-inlet']));
-    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
-    port = await inletPort(join(project.dir, 'inlet'));
-    attackers = { project, homes: await mkdtemp(join(tmpdir(), 'portal-attacker-')), relay: 'app', inletAttribute: 'app-inlet', outletAttribute: 'app-outlet' };
+    ({ echo, outlet, port } = await startEchoPortal(project));
+    attackers = { project, homes: await mkdtemp(join(tmpdir(), 'portal-attacker-')), relay: 'echo', inletAttribute: 'echo-inlet', outletAttribute: 'echo-outlet' };
   });
 
   after(async () => {
@@ -64,7 +57,7 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     const peak = watchUsage(outletPid);
     const clients = realClients(port);
     const flood = await connectFlood(attackers, 'stranger', 'stranger');
-    await outlet.waitFor(new RegExp(`relay refused node ${flood.attacker} \\(attribute "stranger"; allow is "app-inlet"\\)`), 5000);
+    await outlet.waitFor(new RegExp(`relay refused node ${flood.attacker} \\(attribute "stranger"; allow is "echo-inlet"\\)`), 5000);
     const load = await clients.stop();
     const top = await peak.stop();
     const after = await usageOf(outletPid);
@@ -78,11 +71,11 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
   });
 
   it('4: a node the outlet allows that asks for splices and never joins them is held to 16 pending; the outlet returns to its baseline', async () => {
-    const { channel } = await enrolledAttacker(attackers, 'hoarder', ['--attribute', 'app-inlet']);
+    const { channel } = await enrolledAttacker(attackers, 'hoarder', ['--attribute', 'echo-inlet']);
     const outletPid = outlet.child.pid as number;
     const baseline = await usageOf(outletPid);
     const clients = realClients(port);
-    const answers = await Promise.allSettled(Array.from({ length: 500 }, () => channel.request('connect', { relay: 'app' }, 10_000)));
+    const answers = await Promise.allSettled(Array.from({ length: 500 }, () => channel.request('connect', { relay: 'echo' }, 10_000)));
     channel.destroy();
     const granted = answers.filter((answer) => answer.status === 'fulfilled').length;
     const busy = answers.filter((answer) => answer.status === 'rejected' && (answer.reason as PortalError).code === 'RELAY_BUSY').length;

@@ -3,12 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { inletPort, nodeStatus, type Running } from '../support/processes.ts';
+import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
+import { nodeStatus, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
-import { roundTrip, startEchoServer } from '../support/tcp.ts';
-
-const ready = /Portal node setup completed successfully/;
+import { roundTrip } from '../support/tcp.ts';
 
 /** Sends `bytes` to a port and closes; resolves when the connection is over, however it ends. */
 function throwAt(port: number, bytes: Buffer): Promise<void> {
@@ -25,22 +24,18 @@ describe('end to end: what peers and the relay can and cannot do', function () {
   this.timeout(90_000);
   let project: ProjectProcesses;
   let proxy: RecordingProxy;
-  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let echo: EchoPortal['echo'];
   let outlet: Running;
   let inlet: Running;
   let port: number;
 
   before(async () => {
-    echo = await startEchoServer();
     // Every byte between the nodes and the controller (relay included) passes the recording proxy.
     proxy = await startRecordingProxy();
     project = await startProject({ controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '3s'] });
     const [host, controllerPort] = project.controller.listening.split(':') as [string, string];
     proxy.target = { host, port: Number(controllerPort) };
-    outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } }, await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']));
-    inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, await project.ticket(['--attribute', 'echo-inlet']));
-    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
-    port = await inletPort(join(project.dir, 'inlet'));
+    ({ echo, outlet, inlet, port } = await startEchoPortal(project));
   });
 
   after(async () => {
