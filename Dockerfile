@@ -2,7 +2,8 @@
 #   docker build -t portal-node .
 # Node.js 22 (LTS): the bundle targets Node.js 20.19 and later, and 20 no longer receives fixes.
 # Nodes keep their identity under /var/lib/portal; mount a volume there so a replaced container
-# reuses it and needs no new ticket.
+# reuses it and needs no new ticket. The identity is sealed with a key kept on a second volume,
+# /var/lib/portal-keys, never beside it: a copy of the state volume alone opens nothing.
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
@@ -18,11 +19,12 @@ RUN node scripts/build.mjs
 FROM node:22-bookworm-slim
 COPY --from=build /src/dist/portal.mjs /usr/local/lib/portal/portal.mjs
 RUN ln -s /usr/local/lib/portal/portal.mjs /usr/local/bin/portal \
- && mkdir -p /var/lib/portal \
- && chown 10001:10001 /var/lib/portal \
- && chmod 700 /var/lib/portal
-ENV PORTAL_HOME=/var/lib/portal
-VOLUME ["/var/lib/portal"]
+ && mkdir -p /var/lib/portal /var/lib/portal-keys \
+ && chown 10001:10001 /var/lib/portal /var/lib/portal-keys \
+ && chmod 700 /var/lib/portal /var/lib/portal-keys
+# The node creates the key file (0600) the first time it starts without an identity.
+ENV PORTAL_HOME=/var/lib/portal PORTAL_SEALING_KEY_FILE=/var/lib/portal-keys/node-seal.key
+VOLUME ["/var/lib/portal", "/var/lib/portal-keys"]
 WORKDIR /var/lib/portal
 # A numeric user, so that runtimes enforcing non-root (Kubernetes runAsNonRoot) can check it.
 USER 10001:10001

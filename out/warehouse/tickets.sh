@@ -40,7 +40,7 @@ cleanup() {
   aws cloudformation delete-stack --stack-name warehouse-inlet
   aws cloudformation delete-stack --stack-name warehouse-outlet
   portal reset --yes
-  echo "The stacks keep each node's file system and status log group; README.md, step 7, says how to remove them."
+  echo "The stacks keep each node's file system, sealing-key secret and status log group; README.md, step 7, says how to remove them."
 }
 
 case "${1:-tickets}" in

@@ -20,11 +20,19 @@ export interface ComposeService {
   readonly ports?: readonly string[];
   readonly depends_on?: readonly string[];
   readonly restart?: 'unless-stopped';
+  readonly volumes?: readonly string[];
 }
 
 export interface ComposeFile {
   readonly services: Readonly<Record<string, ComposeService>>;
+  readonly volumes?: Readonly<Record<string, Readonly<Record<string, never>>>>;
 }
+
+/**
+ * The named volume that holds the node's sealing key, apart from the state volume (the image's
+ * anonymous /var/lib/portal): a copy of the state alone cannot open the node's identity.
+ */
+export const keysVolume = 'portal-keys';
 
 /** How the compose file refers to the ticket; compose substitutes it from the shell, or stops if it is unset. */
 export const ticketVariable = '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}';
@@ -40,7 +48,7 @@ export function composeFile(manifest: UseCaseManifest, container: ContainerManif
       command: ['/bin/sh', '-c', 'while true; do sleep 30; done'],
     };
   }
-  return { services };
+  return { services, volumes: { [keysVolume]: {} } };
 }
 
 function nodeService(manifest: UseCaseManifest, container: ContainerManifest): ComposeService {
@@ -48,6 +56,7 @@ function nodeService(manifest: UseCaseManifest, container: ContainerManifest): C
     ENROLLMENT_TICKET: ticketVariable,
     NODE_LOGGING: 'true',
     NODE_LOG_LEVEL: container['log-level'],
+    PORTAL_SEALING_KEY_FILE: compileDefaults.containerSealingKeyFile,
   };
   if (container['developer-variable']) environment.NODE_DEVELOPER = '${NODE_DEVELOPER:-false}';
   const bridge = container['network-mode'] === 'bridge';
@@ -59,6 +68,7 @@ function nodeService(manifest: UseCaseManifest, container: ContainerManifest): C
     restart: 'unless-stopped',
     ...(bridge ? { ports: container.publish ?? [] } : {}),
     environment,
+    volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],
     command: ['node', 'create', '--foreground', ...configurationArguments(manifest, container)],
   };
 }

@@ -10,6 +10,15 @@ export const compileDefaults = {
   networkDomain: defaultNetworkDomain,
   /** Where stacks keep the node's state (the mounted file system). */
   stateDirectory: '/var/lib/portal',
+  /**
+   * Where a stack's machine keeps the node's sealing key: /run is memory (tmpfs), on the machine
+   * itself, never on the file system whose identity it seals; it is fetched from the stack's secret
+   * at every start of the node.
+   */
+  stackSealingKeyFile: '/run/portal/seal.key',
+  /** The compose inlet's sealing key, on a volume of its own beside the state volume. */
+  containerKeysDirectory: '/var/lib/portal-keys',
+  containerSealingKeyFile: '/var/lib/portal-keys/node-seal.key',
 } as const;
 
 /** Address stack inlets listen on: every interface of the machine. */

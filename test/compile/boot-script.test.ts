@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileSystemHost, installUrl, renderedBootScript, stubNameLookups, ticket, ticketSecret } from '../support/boot-script.ts';
+import { fileSystemHost, installUrl, renderedBootScript, sealingKeyMaterial, sealingKeySecret, secretsStandIn, stubNameLookups, ticket, ticketSecret } from '../support/boot-script.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
 
@@ -13,10 +13,10 @@ interface BootRun {
 }
 
 /** Runs the script in the sandbox; name lookups fail `failedLookups` times before they succeed. */
-async function boot(sandbox: Sandbox, script: string, failedLookups: number, options: { portalOnPath?: boolean } = {}): Promise<BootRun> {
+async function boot(sandbox: Sandbox, script: string, failedLookups: number, options: { portalOnPath?: boolean; aws?: string } = {}): Promise<BootRun> {
   await stubNameLookups(sandbox, failedLookups);
   for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
-  await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${ticket}'`);
+  await sandbox.stub('aws', options.aws ?? secretsStandIn());
   if (options.portalOnPath ?? true) {
     await sandbox.stub('curl', 'echo "curl must not be needed: portal is installed" >&2; exit 7');
     await sandbox.stub('portal', '[ "$1 $2" = "node show" ] && echo "The node is UP" && echo "home=$PORTAL_HOME"');
@@ -100,6 +100,32 @@ describe('stack boot script (sandbox)', () => {
     const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
     assert.match(unit, new RegExp(`^ExecStart=${sandbox.bin}/portal node create --foreground --configuration /etc/portal/node.json$`, 'm'));
     assert.match(unit, /^EnvironmentFile=\/etc\/portal\/node\.env$/m);
+  });
+
+  it("copies the sealing key from the stack's secret to the machine's memory, never to the file system, at every start of the node", async () => {
+    const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0);
+    assert.equal(run.code, 0, run.stderr);
+    const keyFile = join(sandbox.root, 'run/portal/seal.key');
+    assert.equal(await readFile(keyFile, 'utf8'), `${sealingKeyMaterial}\n`);
+    assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+    assert.equal((await stat(join(sandbox.root, 'run/portal'))).mode & 0o777, 0o700);
+    const calls = await sandbox.calls();
+    assert.ok(calls.includes(`aws secretsmanager get-secret-value --secret-id ${sealingKeySecret} --region us-east-1 --query SecretString --output text`));
+    assert.ok(!calls.some((call) => call.includes(sealingKeyMaterial)), 'the key is on no command line');
+    const environment = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
+    assert.match(environment, /^PORTAL_SEALING_KEY_FILE=\/run\/portal\/seal\.key$/m);
+    assert.ok(!environment.includes(sealingKeyMaterial));
+    const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
+    assert.match(unit, /^ExecStartPre=\/usr\/local\/bin\/portal-sealing-key$/m, 'a reboot empties /run: each start fetches the key again');
+    assert.match(run.stdout, /^portal-boot: reading the sealing key into \/run\/portal\/seal\.key$/m);
+  });
+
+  it('stops and tells the stack when the machine cannot read the sealing key', async () => {
+    const aws = secretsStandIn().replace(`'${sealingKeySecret}')`, "'another-secret')");
+    const failed = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0, { aws });
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, new RegExp(`portal-boot: error: cannot read the sealing key from ${sealingKeySecret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check the machine role`));
+    assert.equal((await sandbox.calls()).at(-1), 'cfn-signal -e 1 --stack webhook-outlet --resource NodeAutoScalingGroup --region us-east-1');
   });
 
   it('fills in the warehouse endpoint (host:port) and the runtime private endpoint name', async () => {

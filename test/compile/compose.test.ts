@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { imageConfig, readDockerfile } from '../support/dockerfile.ts';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { artifactText, compiled, containerUseCases, projectRoot } from '../support/usecases.ts';
@@ -64,6 +65,22 @@ describe('compose files (spec 2.5)', () => {
     const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
     assert.deepEqual(levels, ['debug', 'info', 'info']);
     assert.equal(compose('postgres').services.node?.environment?.NODE_DEVELOPER, '${NODE_DEVELOPER:-false}');
+  });
+
+  it("keeps the node's sealing key on a named volume of its own, apart from the image's state volume", async () => {
+    const image = imageConfig(await readDockerfile());
+    const [stateVolume, keysVolume] = image.volumes;
+    assert.equal(stateVolume, image.env.PORTAL_HOME);
+    for (const usecase of containerUseCases) {
+      const file = compose(usecase) as { services: Record<string, Service & { volumes?: string[] }>; volumes?: Record<string, unknown> };
+      const node = file.services.node;
+      const keyFile = node?.environment?.PORTAL_SEALING_KEY_FILE ?? '';
+      assert.equal(dirname(keyFile), keysVolume, `${usecase}: the key file lies on the image's keys volume`);
+      assert.equal(keyFile, image.env.PORTAL_SEALING_KEY_FILE, 'the same file the image names by default');
+      assert.ok(!keyFile.startsWith(`${stateVolume}/`), 'not beside the state it seals');
+      assert.deepEqual(node?.volumes, [`portal-keys:${keysVolume}`]);
+      assert.deepEqual(file.volumes, { 'portal-keys': {} }, 'a named volume: it outlives the container');
+    }
   });
 
   it('uses the host network with a psql client for the warehouse and PostgreSQL', () => {

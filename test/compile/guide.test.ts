@@ -58,19 +58,24 @@ describe('the compiled guide (README.md)', () => {
       .map(([, resource]) => resource.Type);
     const sandbox = await createSandbox();
     try {
-      await sandbox.stub('aws', `[ "$1 $2" = "efs describe-file-systems" ] && echo "fs-0$(echo "$4" | grep -c inlet)"; true`);
+      await sandbox.stub('aws', `if [ "$1 $2" = "cloudformation describe-stacks" ]; then
+  case "$6" in
+    *StateFileSystemId*) echo "fs-of-$4" ;;
+    *SealingKeySecretArn*) echo "arn:secret:sealing-key-of-$4" ;;
+  esac
+fi`);
       const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
       assert.equal(run.status, 0, run.stderr);
-      assert.deepEqual(await sandbox.calls(), [
-        'aws cloudformation wait stack-delete-complete --stack-name postgres-inlet',
-        "aws efs describe-file-systems --query FileSystems[?Name=='postgres-inlet-state'].FileSystemId --output text",
-        'aws efs delete-file-system --file-system-id fs-01',
-        'aws logs delete-log-group --log-group-name postgres-inlet-status-logs',
-        'aws cloudformation wait stack-delete-complete --stack-name postgres-outlet',
-        "aws efs describe-file-systems --query FileSystems[?Name=='postgres-outlet-state'].FileSystemId --output text",
-        'aws efs delete-file-system --file-system-id fs-00',
-        'aws logs delete-log-group --log-group-name postgres-outlet-status-logs',
-      ]);
+      const removals = (stack: string) => [
+        `aws cloudformation describe-stacks --stack-name ${stack} --query Stacks[0].Outputs[?OutputKey=='StateFileSystemId'].OutputValue --output text`,
+        `aws cloudformation describe-stacks --stack-name ${stack} --query Stacks[0].Outputs[?OutputKey=='SealingKeySecretArn'].OutputValue --output text`,
+        `aws cloudformation delete-stack --stack-name ${stack}`,
+        `aws cloudformation wait stack-delete-complete --stack-name ${stack}`,
+        `aws efs delete-file-system --file-system-id fs-of-${stack}`,
+        `aws secretsmanager delete-secret --secret-id arn:secret:sealing-key-of-${stack} --recovery-window-in-days 7`,
+        `aws logs delete-log-group --log-group-name ${stack}-status-logs`,
+      ];
+      assert.deepEqual(await sandbox.calls(), [...removals('postgres-inlet'), ...removals('postgres-outlet')]);
       // One removal command per kind of resource the stack keeps.
       const removes: Record<string, string> = { 'AWS::EFS::FileSystem': 'aws efs delete-file-system', 'AWS::Logs::LogGroup': 'aws logs delete-log-group', 'AWS::SecretsManager::Secret': 'aws secretsmanager delete-secret' };
       for (const type of kept) assert.ok(script.includes(removes[type] ?? `no removal known for ${type}`), `${type} is removed`);

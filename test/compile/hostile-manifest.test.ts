@@ -20,7 +20,7 @@ import { encodePointer, parseYamlSource } from '../../src/shared/yaml-source.ts'
 import { ValidationError } from '../../src/shared/errors.ts';
 import { parseManifest } from '../../src/compile/manifest.ts';
 import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
-import { bootScriptOfStack, stubNameLookups, ticket } from '../support/boot-script.ts';
+import { bootScriptOfStack, secretsStandIn, stubNameLookups } from '../support/boot-script.ts';
 import { createSandbox } from '../support/sandbox.ts';
 import { allUseCases, loadManifest, manifestText } from '../support/usecases.ts';
 
@@ -95,7 +95,7 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
     await stubNameLookups(sandbox, 0);
     for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal', 'psql']) await sandbox.stub(command);
     await sandbox.stub('portal', fakePortal);
-    await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${ticket}'; echo '{}' > output.json; true`);
+    await sandbox.stub('aws', `${secretsStandIn()}\necho '{}' > output.json`);
     await sandbox.stub('curl', 'true');
     await writeFile(join(sandbox.dir, 'tickets.sh'), artifacts.get('tickets.sh') as string, { mode: 0o755 });
     const env = { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.root, PGUSER: 'u', PGPASSWORD: 'p', PGDATABASE: 'd' };

@@ -25,12 +25,13 @@ describe('shell scripts Portal ships pass shellcheck (warnings and errors)', () 
   });
 
   for (const usecase of allUseCases) {
-    it(`${usecase}: tickets.sh, both boot scripts and the status loop they write`, () => {
+    it(`${usecase}: tickets.sh, both boot scripts and the status loop and sealing-key script they write`, () => {
       assert.equal(shellcheck(artifactText(usecase, 'tickets.sh'), 'bash'), '');
       for (const role of ['outlet', 'inlet'] as const) {
         const boot = renderedBootScript(usecase, role, { PostgresEndpoint: 'db.internal.example', RedshiftEndpoint: 'wh.internal.example:5439' });
         assert.equal(shellcheck(boot, 'bash'), '', `${role} boot script`);
         assert.equal(shellcheck(hereDocument(boot, 'PORTAL_STATUS_LOOP'), 'bash'), '', `${role} status loop`);
+        assert.equal(shellcheck(hereDocument(boot, 'PORTAL_SEALING_KEY'), 'bash'), '', `${role} sealing-key script`);
       }
     });
   }

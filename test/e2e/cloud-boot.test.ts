@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, open, readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { fileSystemHost, renderedBootScript, stubNameLookups, systemdStandIn } from '../support/boot-script.ts';
+import { fileSystemHost, renderedBootScript, secretsStandIn, stubNameLookups, systemdStandIn } from '../support/boot-script.ts';
 import { until } from '../support/in-process.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { inletPort } from '../support/processes.ts';
@@ -29,6 +29,19 @@ interface Machine {
 }
 
 const unitNames = ['portal-node.service', 'portal-status.service'];
+
+/** Each stack's generated sealing-key secret (48 letters and digits), the same for every machine of the stack. */
+const sealingKeys = { outlet: 'OutletSealingKey0123456789abcdefghijklmnopqrstuv', inlet: 'InletSealingKey0123456789abcdefghijklmnopqrstuvw' };
+
+/** Files under `dir` whose name or contents hold `secret`, or that look like a key file. */
+async function keyCopies(dir: string, secret: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.name.endsWith('seal.key') || (entry.isFile() && (await readFile(path)).includes(secret))) found.push(path);
+  }
+  return found;
+}
 
 describe('cloud boot: the stacks\' boot scripts bring up the real runner on their machines (sandbox)', function () {
   this.timeout(120_000);
@@ -62,13 +75,13 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
    * stack's ticket in the secret, systemd starting the units it writes. The installer is fetched with
    * real curl from the release host, over HTTPS. The warehouse endpoint is a real PostgreSQL server.
    */
-  async function bootMachine(role: 'outlet' | 'inlet'): Promise<Machine> {
+  async function bootMachine(role: 'outlet' | 'inlet', sealingKey = sealingKeys[role], pollAttempts = 150): Promise<Machine> {
     const fileSystem = fileSystems[role];
     const sandbox = await createSandbox();
     await stubNameLookups(sandbox, failedLookups);
     await sandbox.stub('mount', `target=\${*: -1}; rmdir "$target" && ln -s '${fileSystem}' "$target"`);
     for (const command of ['dnf', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
-    await sandbox.stub('aws', `[ "$1 $2" = "secretsmanager get-secret-value" ] && echo '${run.tickets[role]}'`);
+    await sandbox.stub('aws', secretsStandIn({ ticket: run.tickets[role], sealingKey }));
     await sandbox.stub('systemctl', systemdStandIn(sandbox.dir));
 
     const compiled = await run.compiledConfig(role);
@@ -115,6 +128,7 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
         // The same waits, shorter: 30 s between lookups becomes 0.05 s.
         PORTAL_BOOT_RETRY_SECONDS: '0.05',
         PORTAL_BOOT_POLL_SECONDS: '0.1',
+        PORTAL_BOOT_POLL_ATTEMPTS: String(pollAttempts),
         PORTAL_BOOT_STATUS_INTERVAL: '0.2',
         CURL_CA_BUNDLE: host.caFile,
         PORTAL_RELEASES_URL: `${host.base}/releases`,
@@ -148,6 +162,10 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.ok((await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystems.outlet, 'the file system is mounted there');
     assert.equal((await stat(fileSystems.outlet)).mode & 0o777, 0o700);
     assert.ok(existsSync(join(fileSystems.outlet, 'node')), "the node's identity is on the file system");
+    const keyFile = join(first.sandbox.root, 'run/portal/seal.key');
+    assert.equal(await readFile(keyFile, 'utf8'), `${sealingKeys.outlet}\n`, "the stack's sealing key, in the machine's memory");
+    assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+    assert.deepEqual(await keyCopies(fileSystems.outlet, sealingKeys.outlet), [], 'the file system holds no copy of the key that seals it');
 
     const nodeLog = await first.unitLog('portal-node.service');
     firstNodeId = /enrolled as (\S+) in project \S+ with attribute warehouse-outlet/.exec(nodeLog)?.[1];
@@ -178,16 +196,19 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.ok(afterDeath.every((line) => line.endsWith('The node is DOWN')), afterDeath.join('\n'));
   });
 
+  let replacement: Machine | undefined;
+
   it('a replacement machine on the same file system comes up with the consumed ticket unused', async () => {
     assert.ok(first, 'the first machine booted');
     await first.shutDown();
-    const replacement = await bootMachine('outlet');
+    replacement = await bootMachine('outlet');
     assert.equal(replacement.code, 0, replacement.cloudInitLog);
     assert.equal(replacement.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
     const nodeLog = await replacement.unitLog('portal-node.service');
     assert.ok(nodeLog.includes(`already enrolled as ${firstNodeId}; the enrollment ticket is not needed and was not used`), nodeLog);
     assert.doesNotMatch(nodeLog, /\benrolled as \S+ in project/);
-    await until(async () => ((await replacement.statusLines()).some((line) => line.endsWith('The node is UP')) ? true : undefined), 'an UP status line from the replacement');
+    const replaced = replacement;
+    await until(async () => ((await replaced.statusLines()).some((line) => line.endsWith('The node is UP')) ? true : undefined), 'an UP status line from the replacement');
   });
 
   it("the inlet stack's machine comes up on its own file system and carries psql to the database behind the outlet's machine", async () => {
@@ -199,5 +220,17 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
       env: database.clientEnvironment(await inletPort(fileSystems.inlet)),
     });
     assert.equal(stdout.trim(), 'through two stack machines');
+  });
+
+  it("a machine given another sealing key cannot open the identity on the file system, and the stack hears of it", async () => {
+    assert.ok(replacement, 'the replacement machine booted');
+    await replacement.shutDown();
+    // Twenty checks (about 8 s here) instead of 150 before the boot script gives up on the node.
+    const stranger = await bootMachine('outlet', 'AnotherSealingKey0123456789abcdefghijklmnopqrstu', 20);
+    assert.equal(stranger.code, 1, stranger.cloudInitLog);
+    const nodeLog = await stranger.unitLog('portal-node.service');
+    assert.match(nodeLog, /the sealing key in \S+\/run\/portal\/seal\.key does not open /, nodeLog);
+    assert.doesNotMatch(nodeLog, /enrolled as/);
+    assert.equal((await stranger.sandbox.calls()).at(-1), 'cfn-signal -e 1 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1');
   });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { once } from 'node:events';
+import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { onFreePortsInCommand, resolvedNodeService, type ComposeService } from '../support/compose-run.ts';
 import { imageConfig, layOutImage, readDockerfile, type Container, type ImageConfig, type Stage } from '../support/dockerfile.ts';
@@ -29,7 +30,13 @@ interface ContainerInlet {
  */
 async function startContainerInlet(usecase: string, run: UseCaseRun, container: Container): Promise<ContainerInlet> {
   const service = await resolvedNodeService(usecase, run.dir);
-  const environment = { ...container.env, ...service.environment };
+  for (const mount of service.volumes ?? []) {
+    // docker-compose config writes the short form source:target[:mode].
+    const target = mount.split(':')[1] ?? '';
+    assert.ok(target in container.volumes, `the compose file mounts ${target}, one of the image's volumes`);
+  }
+  // Paths on the image's volumes, as the host sees them.
+  const environment = Object.fromEntries(Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [name, container.translate(value)]));
   const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
   const node = start(program, args, { env: environment, isolated: true, cwd: container.volume, ...(container.user ? { user: container.user } : {}) });
   try {
@@ -53,6 +60,18 @@ async function startContainerInlet(usecase: string, run: UseCaseRun, container: 
     },
     stop: () => node.stop(),
   };
+}
+
+/** Files under `dir` whose contents hold `secret`. */
+async function filesHolding(dir: string, secret: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if ((await readFile(path)).includes(secret)) found.push(path);
+  }
+  return found;
 }
 
 /** The inlet's listening address from `portal node show` ("  inlet: 127.0.0.1:PORT via …"). */
@@ -83,7 +102,8 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     assert.deepEqual(image.copies, [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }], 'only the bundle: no node_modules');
     assert.deepEqual(image.entrypoint, ['portal']);
     assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);
-    assert.deepEqual(image.volumes, [image.env.PORTAL_HOME], 'PORTAL_HOME is the volume');
+    assert.deepEqual(image.volumes, [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')], 'PORTAL_HOME is a volume, and the sealing key has a volume of its own');
+    assert.ok(final?.instructions.some((instruction) => instruction.keyword === 'RUN' && /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) && /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text)), "both volumes belong to the image's user, 0700");
     assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
     const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
     for (const path of ['node_modules', 'dist', '.git']) assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
@@ -142,6 +162,11 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
             const healthcheck = await inlet.exec(image.healthcheck);
             assert.equal(healthcheck.code, 0, 'the image health check passes');
             if (container.user) assert.equal((await stat(join(container.volume, 'node'))).uid, image.user.uid, "the node's state belongs to the image's user");
+            const keyFile = container.translate(inlet.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
+            assert.ok(keyFile.startsWith(container.volumes['/var/lib/portal-keys'] ?? '/nowhere'), keyFile);
+            assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'the node created its sealing key, private');
+            const key = (await readFile(keyFile, 'utf8')).trim();
+            assert.deepEqual(await filesHolding(container.volume, key), [], 'the state volume holds no copy of the key');
 
             const { stdout } = await execFileAsync('psql', ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`], {
               env: database.clientEnvironment(listeningPort(shown.stdout)),
@@ -174,6 +199,19 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
           assert.ok(replaced.node.lines.some((line) => line.includes('already enrolled as') && line.includes('the enrollment ticket is not needed and was not used')), replaced.node.lines.join('\n'));
           const shown = await replaced.exec(['portal', 'node', 'show']);
           assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
+          await replaced.stop();
+
+          // The state volume alone, as a copy or backup of it would be: the identity does not open.
+          const keyFile = container.translate(replaced.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
+          await rm(keyFile);
+          const service = replaced.service;
+          const environment = Object.fromEntries(Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [name, container.translate(value)]));
+          const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
+          const alone = start(program, args, { env: environment, isolated: true, cwd: container.volume, ...(container.user ? { user: container.user } : {}) });
+          const [code] = (await once(alone.child, 'exit')) as [number | null];
+          assert.equal(code, 1, alone.lines.join('\n'));
+          assert.ok(alone.lines.some((line) => line.includes('is sealed, but its sealing key file') && line.includes(keyFile)), alone.lines.join('\n'));
+          assert.equal(existsSync(keyFile), false, 'no new key was made for an existing identity');
         } finally {
           for (const inlet of inlets) await inlet.stop();
           await run.close();

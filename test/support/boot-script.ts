@@ -19,6 +19,23 @@ export const fileSystemHost = `${fileSystemId}.efs.us-east-1.amazonaws.com`;
 export const ticket = 'pt1_sandbox-ticket_0123';
 export const ticketSecret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ticket-AbCdEf';
 export const installUrl = 'https://releases.example.test/install.sh';
+export const sealingKeySecret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:sealing-key-GhIjKl';
+/** What the stack's generated secret holds: 48 letters and digits. */
+export const sealingKeyMaterial = 'SealingKeyMaterial0123456789abcdefghijklmnopqrst';
+
+/**
+ * Body of an `aws` stand-in whose Secrets Manager holds the stack's two secrets: the ticket and the
+ * sealing key material. Any other call succeeds silently.
+ */
+export function secretsStandIn(secrets: { ticket?: string; sealingKey?: string } = {}): string {
+  return `if [ "$1 $2 $3" = "secretsmanager get-secret-value --secret-id" ]; then
+  case "$4" in
+    '${ticketSecret}') echo '${secrets.ticket ?? ticket}' ;;
+    '${sealingKeySecret}') echo '${secrets.sealingKey ?? sealingKeyMaterial}' ;;
+    *) echo "An error occurred (ResourceNotFoundException): no secret $4" >&2; exit 254 ;;
+  esac
+fi`;
+}
 
 /** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
 export function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
@@ -35,6 +52,7 @@ export function bootScriptOfStack(stackYaml: string, stackName: string, paramete
     StateFileSystem: fileSystemId,
     StatusLogGroup: `${stackName}-status-logs`,
     EnrollmentTicketSecret: ticketSecret,
+    SealingKeySecret: sealingKeySecret,
     InstallUrl: installUrl,
     JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
     ...parameters,
@@ -44,14 +62,15 @@ export function bootScriptOfStack(stackYaml: string, stackName: string, paramete
 
 /**
  * Body of a `systemctl` stand-in for the sandbox. `enable --now UNIT…` starts each unit as systemd
- * would: its EnvironmentFile's variables and nothing else of the caller's environment, its ExecStart
- * command line, in a session of its own, output to `<logs>/<unit>.log`, pid to `<logs>/<unit>.pid`.
- * Paths of the machine (/etc, /var, /usr/local, /root, /opt) are read under the sandbox root, which is
- * what a chroot would do. Restart= is not emulated: a unit that dies stays dead.
+ * would: its EnvironmentFile's variables and nothing else of the caller's environment, its
+ * ExecStartPre command first (the unit does not start if it fails), then its ExecStart command line,
+ * in a session of its own, output to `<logs>/<unit>.log`, pid to `<logs>/<unit>.pid`.
+ * Paths of the machine (/etc, /var, /usr/local, /root, /opt, /run) are read under the sandbox root,
+ * which is what a chroot would do. Restart= is not emulated: a unit that dies stays dead.
  */
 export function systemdStandIn(logs: string): string {
   return `
-translate() { case "$1" in /etc/* | /var/* | /usr/local/* | /root/* | /opt/*) printf '%s' "$PORTAL_BOOT_ROOT$1" ;; *) printf '%s' "$1" ;; esac; }
+translate() { case "$1" in /etc/* | /var/* | /usr/local/* | /root/* | /opt/* | /run/*) printf '%s' "$PORTAL_BOOT_ROOT$1" ;; *) printf '%s' "$1" ;; esac; }
 [ "$1" = enable ] || exit 0
 shift
 [ "$1" = --now ] && shift
@@ -63,9 +82,15 @@ for unit in "$@"; do
     value=\${line#*=}; value=\${value#\\'}; value=\${value%\\'}
     environment+=("\${line%%=*}=$(translate "$value")")
   done < "$(translate "$(sed -n 's/^EnvironmentFile=//p' "$file")")"
+  before=()
+  for word in $(sed -n 's/^ExecStartPre=//p' "$file"); do before+=("$(translate "$word")"); done
+  if [ \${#before[@]} -gt 0 ] && ! env -i PATH="$PATH" "\${environment[@]}" "\${before[@]}" >> '${logs}'/"$unit.log" 2>&1 < /dev/null; then
+    echo "$unit: ExecStartPre failed" >> '${logs}'/"$unit.log"
+    continue
+  fi
   command=()
   for word in $(sed -n 's/^ExecStart=//p' "$file"); do command+=("$(translate "$word")"); done
-  setsid env -i PATH="$PATH" "\${environment[@]}" "\${command[@]}" > '${logs}'/"$unit.log" 2>&1 < /dev/null &
+  setsid env -i PATH="$PATH" "\${environment[@]}" "\${command[@]}" >> '${logs}'/"$unit.log" 2>&1 < /dev/null &
   echo $! > '${logs}'/"$unit.pid"
 done
 `;

@@ -18,6 +18,7 @@ export interface ComposeService {
   readonly network_mode: string;
   readonly command: string[];
   readonly environment: Record<string, string>;
+  readonly volumes?: string[];
 }
 
 /** The README line that starts the container inlet, e.g. `ENROLLMENT_TICKET="$(cat inlet.ticket)" docker-compose -f inlet.compose.yaml up -d`. */

@@ -96,8 +96,12 @@ export function imageConfig(stages: readonly Stage[]): ImageConfig {
 export interface Container {
   /** The image's root, laid out here. */
   readonly root: string;
-  /** The host directory mounted on the image's volume. */
+  /** The host directory mounted on the image's first volume (PORTAL_HOME). */
   readonly volume: string;
+  /** Every volume: the image's mount point → the host directory mounted there. */
+  readonly volumes: Readonly<Record<string, string>>;
+  /** A path of the container as this host sees it: under a volume's host directory, or unchanged. */
+  translate(path: string): string;
   /** The environment a process of the container starts with, before the compose file's own. */
   readonly env: Record<string, string>;
   /** The user the container runs as: the image's, when this test runs as root (only root can switch). */
@@ -126,26 +130,43 @@ export async function layOutImage(config: ImageConfig): Promise<Container> {
     await copyFile(join(projectRoot, built[1]), inImage(copy.destination));
     await chmod(inImage(copy.destination), 0o755);
   }
-  const [mountPoint] = config.volumes;
-  // The volume starts as the image has the mount point: owned by root, 0755, until a RUN line says otherwise.
-  await mkdir(volume, { mode: 0o755 });
+  // Each volume starts as the image has its mount point: owned by root, 0755, until a RUN line says otherwise.
+  const volumes: Record<string, string> = {};
+  for (const [index, mountPoint] of config.volumes.entries()) {
+    volumes[mountPoint] = index === 0 ? volume : join(dir, `volume-${index}`);
+    await mkdir(volumes[mountPoint], { mode: 0o755 });
+  }
   const asRoot = process.getuid?.() === 0;
   for (const run of config.runs) {
-    for (const [, target = '', link = ''] of run.matchAll(/ln -s (\S+) (\S+)/g)) {
-      await mkdir(dirname(inImage(link)), { recursive: true });
-      await symlink(inImage(target), inImage(link));
-    }
-    for (const [, uid = '', gid = '', path] of run.matchAll(/chown (\d+):(\d+) (\S+)/g)) {
-      if (path === mountPoint && asRoot) await chown(volume, Number(uid), Number(gid));
-    }
-    for (const [, mode = '', path] of run.matchAll(/chmod ([0-7]{3,4}) (\S+)/g)) {
-      if (path === mountPoint) await chmod(volume, parseInt(mode, 8));
+    // One shell command at a time: `chown U:G a b && chmod 700 a b` names each path it changes.
+    for (const command of run.split(/&&|;/).map((part) => part.trim().split(/\s+/))) {
+      const [program, first = '', ...paths] = command;
+      if (program === 'ln' && first === '-s') {
+        const [target = '', link = ''] = paths;
+        await mkdir(dirname(inImage(link)), { recursive: true });
+        await symlink(inImage(target), inImage(link));
+      }
+      for (const path of paths) {
+        const host = volumes[path];
+        if (!host) continue;
+        const owner = /^(\d+):(\d+)$/.exec(first);
+        if (program === 'chown' && owner && asRoot) await chown(host, Number(owner[1]), Number(owner[2]));
+        if (program === 'chmod' && /^[0-7]{3,4}$/.test(first)) await chmod(host, parseInt(first, 8));
+      }
     }
   }
-  const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, mountPoint && value === mountPoint ? volume : value]));
+  const translate = (path: string): string => {
+    for (const [mountPoint, host] of Object.entries(volumes)) {
+      if (path === mountPoint || path.startsWith(`${mountPoint}/`)) return host + path.slice(mountPoint.length);
+    }
+    return path;
+  };
+  const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, translate(value)]));
   return {
     root,
     volume,
+    volumes,
+    translate,
     env: { ...env, PATH: `${inImage('/usr/local/bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: volume },
     ...(asRoot ? { user: config.user } : {}),
     commandLine(args) {

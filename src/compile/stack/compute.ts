@@ -11,10 +11,13 @@ import { base64, getAtt, ref, sub } from './intrinsics.ts';
 import { capitalized, ids, type StackContext } from './context.ts';
 import { assumedBy } from './monitoring.ts';
 import { endpointValueExpression } from './private-endpoint.ts';
-import { tags, type CfnFragment } from './template.ts';
+import { keepOnDeleteAndReplace, tags, type CfnFragment } from './template.ts';
 
 /** The boot script waits up to 10 minutes for the file system's name: 20 tries, 30 s apart. */
 export const fileSystemWait = { attempts: 20, seconds: 30 } as const;
+
+/** Length of the generated sealing key material (letters and digits; the node needs at least 32). */
+export const sealingKeyCharacters = 48;
 
 /** How long the stack waits for the boot script's signal: the name wait plus installing and starting. */
 export const bootTimeout = 'PT20M';
@@ -28,6 +31,8 @@ export function bootScript(context: StackContext): string {
     fileSystemHost: `\${${ids.fileSystem}}.efs.\${AWS::Region}.\${AWS::URLSuffix}`,
     logGroup: `\${${ids.logGroup}}`,
     ticketSecret: `\${${ids.ticketSecret}}`,
+    sealingKeySecret: `\${${ids.sealingKeySecret}}`,
+    sealingKeyFile: compileDefaults.stackSealingKeyFile,
     installUrl: `\${${ids.installUrl}}`,
     stateDirectory: compileDefaults.stateDirectory,
     retryAttempts: fileSystemWait.attempts,
@@ -49,6 +54,17 @@ export function computeFragment(context: StackContext): CfnFragment {
         Properties: {
           Description: sub(`Enrollment ticket of the Portal ${context.role} node of \${AWS::StackName}`),
           SecretString: ref(ids.ticket),
+        },
+      },
+      // The node's identity on the file system is sealed with this key, which must never sit beside it:
+      // the machine copies it to its own memory at each start. Kept like the file system: losing it
+      // loses the identity.
+      [ids.sealingKeySecret]: {
+        Type: 'AWS::SecretsManager::Secret',
+        ...keepOnDeleteAndReplace,
+        Properties: {
+          Description: sub(`Sealing key of the Portal ${context.role} node identity of \${AWS::StackName}`),
+          GenerateSecretString: { PasswordLength: sealingKeyCharacters, ExcludePunctuation: true },
         },
       },
       NodeRole: {
@@ -75,6 +91,13 @@ export function computeFragment(context: StackContext): CfnFragment {
               PolicyDocument: {
                 Version: '2012-10-17',
                 Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.ticketSecret) }],
+              },
+            },
+            {
+              PolicyName: 'read-sealing-key',
+              PolicyDocument: {
+                Version: '2012-10-17',
+                Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.sealingKeySecret) }],
               },
             },
             {
@@ -133,6 +156,7 @@ export function computeFragment(context: StackContext): CfnFragment {
     },
     Outputs: {
       NodeAutoScalingGroupName: { Description: 'Autoscaling group that keeps the node running', Value: ref('NodeAutoScalingGroup') },
+      SealingKeySecretArn: { Description: "Secret holding the sealing key of the node's identity", Value: ref(ids.sealingKeySecret) },
     },
   };
 }

@@ -23,6 +23,7 @@ export const ids = {
   installUrl: 'InstallUrl',
   clientCidr: 'ClientCidr',
   ticketSecret: 'EnrollmentTicketSecret',
+  sealingKeySecret: 'SealingKeySecret',
   nodeSecurityGroup: 'NodeSecurityGroup',
   fileSystem: 'StateFileSystem',
   mountTarget: 'StateMountTarget',

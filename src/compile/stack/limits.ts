@@ -86,7 +86,8 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
 
   const userData = userDataBound(template);
   if (userData > cfnLimits.userDataBytes) {
-    found.push({ pointer: role === 'outlet' ? '/outlet/to' : '/inlet', message: `the machine's user data of ${stack} could reach ${userData} bytes, over EC2's limit of ${cfnLimits.userDataBytes}` });
+    // The title is the one manifest text in the boot script; the node configuration is bounded by its parameter's MaxLength.
+    found.push({ pointer: '/title', message: `the machine's user data of ${stack} could reach ${userData} bytes, over EC2's limit of ${cfnLimits.userDataBytes}; shorten the title` });
   }
   return found;
 }
