@@ -48,6 +48,9 @@ function corpus(marker: string): ReadonlyArray<readonly [string, string]> {
   ];
 }
 
+/** Optional string fields no bundled manifest sets; each is tried where its parent exists. */
+const optionalStrings: readonly Path[] = [['container', 'image'], ['tickets', 'inlet', 'relay']];
+
 /** Paths of every string in a manifest. */
 function stringPaths(value: unknown, path: Path = []): Path[] {
   if (typeof value === 'string') return [path];
@@ -179,7 +182,9 @@ describe('hostile manifest values (issue: command injection through a manifest)'
       const original = loadManifest(usecase);
       const baseline = byPath(compileUseCase(original));
       const counts = { refused: 0, compiled: 0, ran: 0 };
-      for (const path of stringPaths(parse(manifestText(usecase)))) {
+      const present = parse(manifestText(usecase)) as Record<string, unknown>;
+      const optional = optionalStrings.filter((path) => path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !== undefined);
+      for (const path of [...stringPaths(present), ...optional]) {
         const pointer = encodePointer(path);
         for (const [name, value] of corpus(marker)) {
           const doc = parseDocument(manifestText(usecase));
