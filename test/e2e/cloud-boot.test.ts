@@ -167,6 +167,10 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
     assert.deepEqual(await keyCopies(fileSystems.outlet, sealingKeys.outlet), [], 'the file system holds no copy of the key that seals it');
 
+    const nodePid = Number(await readFile(join(first.sandbox.dir, 'portal-node.service.pid'), 'utf8'));
+    const commandLine = (await readFile(`/proc/${nodePid}/cmdline`, 'utf8')).split('\0').join(' ');
+    assert.match(commandLine, /node create --foreground --configuration /);
+    assert.ok(!commandLine.includes(run.tickets.outlet), 'the ticket is in node.env, not on the command line ps shows');
     const nodeLog = await first.unitLog('portal-node.service');
     firstNodeId = /enrolled as (\S+) in project \S+ with attribute warehouse-outlet/.exec(nodeLog)?.[1];
     assert.ok(firstNodeId, nodeLog);
