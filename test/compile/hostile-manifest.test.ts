@@ -115,6 +115,7 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
       await mkdir(root);
       await writeFile(join(sandbox.dir, 'boot.sh'), script);
       const run = spawnSync('bash', [join(sandbox.dir, 'boot.sh')], {
+        cwd: sandbox.dir,
         env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, PORTAL_BOOT_ROOT: root, PORTAL_BOOT_RETRY_SECONDS: '0.01', PORTAL_BOOT_POLL_SECONDS: '0.01' },
         encoding: 'utf8',
         timeout: 20_000,
