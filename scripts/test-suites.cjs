@@ -12,9 +12,11 @@ const { join } = require('node:path');
 const unitFiles = [
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
+  'test/compile/limits.test.ts',
   'test/compile/node-config.test.ts',
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
+  'test/compile/template-audit.test.ts',
   'test/controller/admission.test.ts',
   'test/controller/relay.test.ts',
   'test/controller/tickets.test.ts',
