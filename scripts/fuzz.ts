@@ -33,6 +33,14 @@ if (files.length === 0) {
 const budget = process.env.PORTAL_FUZZ_RUNS ? `${process.env.PORTAL_FUZZ_RUNS} runs` : `${process.env.PORTAL_FUZZ_SECONDS} s`;
 console.log(`fuzz: ${files.length} files, ${budget} per property`);
 
+// Node.js prints every process warning; a long run may raise the same one thousands of times (the
+// YAML reader warns for each collection used as a key). Counted instead, and printed once at the end.
+const warnings = new Map<string, number>();
+process.emitWarning = ((warning: string | Error) => {
+  const text = typeof warning === 'string' ? warning : warning.message;
+  warnings.set(text, (warnings.get(text) ?? 0) + 1);
+}) as typeof process.emitWarning;
+
 const mocha = new Mocha({ timeout: 0, reporter: join(root, 'test/support/summary-reporter.cjs') });
 for (const file of files) mocha.addFile(join(folder, file));
 await mocha.loadFilesAsync();
@@ -44,4 +52,5 @@ for (const { target, runs, seconds, failed } of figures) {
   const rate = seconds > 0 ? (runs / seconds).toFixed(1) : '-';
   console.log(`${target.padEnd(width)}  ${String(runs).padStart(10)}  ${seconds.toFixed(1).padStart(8)}  ${rate.padStart(9)}${failed ? '  FAILED' : ''}`);
 }
+for (const [text, count] of warnings) console.log(`warning, ${count} times: ${text}`);
 process.exitCode = failures > 0 ? 1 : 0;

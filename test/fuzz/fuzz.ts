@@ -78,14 +78,26 @@ export function assertTypedRejection(error: unknown, file?: string): asserts err
   }
 }
 
-/** Runs `parse`, failing when one call takes longer than `limitMs` (a parser that backtracks or loops). */
+/**
+ * Runs `parse`, failing when it takes longer than `limitMs` twice in a row on the same input (a parser
+ * that backtracks or loops); once alone is a pause of the machine (a collection, a busy neighbour).
+ */
 export function timed<T>(limitMs: number, parse: () => T): T {
   const started = performance.now();
   try {
     return parse();
   } finally {
     const took = performance.now() - started;
-    assert.ok(took < limitMs, `one parse took ${took.toFixed(0)} ms (limit ${limitMs} ms)`);
+    if (took >= limitMs) {
+      const again = performance.now();
+      try {
+        parse();
+      } catch {
+        // Only its time counts here: the first call's outcome is the one returned.
+      }
+      const retook = performance.now() - again;
+      assert.ok(retook < limitMs, `one parse took ${took.toFixed(0)} ms, then ${retook.toFixed(0)} ms again (limit ${limitMs} ms)`);
+    }
   }
 }
 

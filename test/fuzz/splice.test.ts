@@ -23,7 +23,7 @@ const received = fc.oneof(
 );
 
 function parse(bytes: Buffer): SplicePreamble {
-  return timed(100, () => parseSplicePreamble(bytes));
+  return timed(250, () => parseSplicePreamble(bytes));
 }
 
 describe('fuzz: the relay splice preamble (parseSplicePreamble)', () => {
