@@ -17,12 +17,14 @@ const answeredToAnyone = new Set(['ping', 'reissue-challenge']);
 const fields = ['code', 'request', 'project', 'ticket', 'secret', 'expiresInMs', 'usageCount', 'attribute', 'relay', 'tls', 'node', 'certificate'];
 /** Requests per connection: within what the controller answers one anonymous connection. */
 const maxRequests = 5;
+/** A controller that takes longer than this over loopback is stuck, not slow. */
+const answerWithinMs = 10_000;
 
 interface Peer {
   readonly socket: TLSSocket;
   /** Every line received so far, parsed (or the text when it is not JSON). */
   readonly lines: unknown[];
-  /** Resolves once `count` lines have arrived, or the connection closed; false on close. */
+  /** Resolves once `count` lines have arrived; false when the connection closed first. Fails after `answerWithinMs`. */
   linesReceived(count: number): Promise<boolean>;
   readonly closed: Promise<void>;
 }
@@ -57,11 +59,16 @@ async function anonymousPeer(port: number, source: string): Promise<Peer> {
     lines,
     closed,
     linesReceived: (count) =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no answer within ${answerWithinMs} ms: ${lines.length} of ${count} lines`));
+        }, answerWithinMs);
         const check = () => {
           if (lines.length >= count) resolve(true);
           else if (socket.destroyed) resolve(false);
           else return false;
+          clearTimeout(timer);
           waiters.delete(check);
           return true;
         };
@@ -158,6 +165,8 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
             assert.ok(await peer.linesReceived(requests.length), `${peer.lines.length} answers to ${requests.length} requests before the connection closed`);
             assert.equal(peer.lines.length, requests.length, 'one answer per request');
           } else {
+            // Closed, or an answer too many; neither within the bound is a controller that hangs.
+            await Promise.race([peer.closed, peer.linesReceived(requests.length + 1)]).catch(() => assert.fail(`the connection stayed open ${answerWithinMs} ms after garbage`));
             await peer.closed;
             assert.ok(peer.lines.length <= requests.length, 'no answer to garbage');
           }
