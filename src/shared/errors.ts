@@ -46,7 +46,18 @@ export interface Problem {
 export function formatProblem(problem: Problem): string {
   const where = `${problem.file}:${problem.line}:${problem.column}`;
   const pointer = problem.pointer === '' ? '/' : problem.pointer;
-  return `${where}: ${pointer}: ${problem.message}`;
+  return printable(`${where}: ${pointer}: ${problem.message}`);
+}
+
+const escapes: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Text from an input file made safe for one line of a terminal: control characters and line
+ * separators (a key may hold a newline or an escape sequence) are shown as escapes, not obeyed.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (character) => escapes[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Every problem of one or more input files, reported together. */

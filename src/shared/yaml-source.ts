@@ -2,7 +2,7 @@
  * YAML source files with positions: parse once, then map any JSON pointer back to a line and column
  * so that every problem names the exact place in the file.
  */
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
+import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { Problem } from './errors.ts';
 
 export interface Position {
@@ -51,6 +51,13 @@ export function parseYamlSource(file: string, text: string): YamlSource {
   const locate = (pointer: string, at: 'key' | 'value' = 'value'): Position =>
     positionAt(nodeOffset(doc, decodePointer(pointer), at));
 
+  // A map or list used as a key would be turned into text by toJS, slowly (seconds for a few hundred
+  // nested braces) and unreadably; no Portal document has one, so it is refused where it stands.
+  const complexKey = syntaxProblems.length === 0 ? firstComplexKey(doc) : undefined;
+  if (complexKey) {
+    syntaxProblems.push({ file, ...positionAt(complexKey.offset), pointer: complexKey.pointer, message: 'a key must be plain text, not a map, a list, an alias or tagged data' });
+  }
+
   let value: unknown;
   if (syntaxProblems.length === 0) {
     try {
@@ -82,19 +89,45 @@ export function parseYamlSource(file: string, text: string): YamlSource {
 /** How many alias expansions a document may hold; more is refused as a resource exhaustion attack. */
 export const maxAliasCount = 100;
 
+interface Found {
+  readonly offset: number;
+  readonly pointer: string;
+}
+
+/** The JSON pointer of a node from the path `visit` gives it. */
+function pointerOf(path: readonly unknown[], node: unknown): string {
+  const segments: (string | number)[] = [];
+  const chain = [...path, node];
+  for (const [index, item] of chain.entries()) {
+    const parent = chain[index - 1];
+    if (isPair(item) && isScalar(item.key)) segments.push(String(item.key.value));
+    else if (isSeq(parent)) segments.push(parent.items.indexOf(item as never));
+  }
+  return encodePointer(segments);
+}
+
 /** Where the first alias of the document is, as an offset and a JSON pointer. */
-function firstAlias(doc: Document): { offset: number; pointer: string } {
-  let found = { offset: 0, pointer: '' };
+function firstAlias(doc: Document): Found {
+  let found: Found = { offset: 0, pointer: '' };
   visit(doc, {
-    Alias(key, node, path) {
-      const segments: (string | number)[] = [];
-      const chain = [...path, node];
-      for (const [index, item] of chain.entries()) {
-        const parent = chain[index - 1];
-        if (isPair(item) && isScalar(item.key)) segments.push(String(item.key.value));
-        else if (isSeq(parent)) segments.push(parent.items.indexOf(item as never));
-      }
-      found = { offset: node.range?.[0] ?? 0, pointer: encodePointer(segments) };
+    Alias(_key, node, path) {
+      found = { offset: node.range?.[0] ?? 0, pointer: pointerOf(path, node) };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** Where the first key that is a map or a list is, if any. */
+function firstComplexKey(doc: Document): Found | undefined {
+  let found: Found | undefined;
+  visit(doc, {
+    Pair(_key, pair, path) {
+      // An alias key may stand for a map or a list too, and a tagged scalar for binary data or a date;
+      // Portal documents have no use for either.
+      const objectScalar = isScalar(pair.key) && typeof pair.key.value === 'object' && pair.key.value !== null;
+      if (!isMap(pair.key) && !isSeq(pair.key) && !isAlias(pair.key) && !objectScalar) return undefined;
+      found = { offset: rangeStart(pair.key) ?? 0, pointer: pointerOf(path, pair) };
       return visit.BREAK;
     },
   });

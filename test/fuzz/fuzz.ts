@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { InputError, ValidationError } from '../../src/shared/errors.ts';
+import { InputError, ValidationError, formatProblem } from '../../src/shared/errors.ts';
 
 export interface FuzzFigures {
   readonly target: string;
@@ -74,6 +74,8 @@ export function assertTypedRejection(error: unknown, file?: string): asserts err
       assert.ok(Number.isInteger(problem.column) && problem.column >= 1, `column ${problem.column}`);
       assert.ok(problem.pointer === '' || problem.pointer.startsWith('/'), `pointer ${problem.pointer}`);
       assert.ok(problem.message.length > 0, 'the problem says what is wrong');
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(formatProblem(problem), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/, 'each problem is one printable line');
     }
   }
 }

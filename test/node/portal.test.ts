@@ -59,7 +59,9 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const { port, outlet } = await pair({ outlet: 'dead-end-outlet', inlet: 'dead-end-inlet', targetPort: deadPort });
+    const { port, outlet, inlet } = await pair({ outlet: 'dead-end-outlet', inlet: 'dead-end-inlet', targetPort: deadPort });
+    // Every client must reach the outlet: none may be refused by an inlet still opening its session.
+    await until(async () => ((await showOf(inlet)).inlets[0]?.session === 'open' ? true : undefined), 'the inlet session');
     // Four at once: two take the warm streams, the others ride the session.
     const refusals = await Promise.all(Array.from({ length: 4 }, () => expectRefusal(port)));
     assert.deepEqual(
