@@ -1,12 +1,13 @@
 /**
- * What a peer may cost the controller before it has proved anything. Every connection starts
- * unauthenticated: it has an absolute deadline (not an idle timer, which one byte every few seconds
+ * What a peer may cost the controller before it has proved anything. A source address may open only
+ * so many connections a second. Every connection starts unauthenticated: it has an absolute deadline (not an idle timer, which one byte every few seconds
  * would keep alive) to present a splice preamble the relay accepts or a certificate of a member; a
  * source address may hold only so many such connections; and when the total is reached the oldest
  * one makes room, so that a flood of slow connections cannot lock out members, whose handshakes take
  * milliseconds.
  */
 import type { Socket } from 'node:net';
+import { RateLimiter } from './rate-limiter.ts';
 
 export interface AdmissionLimits {
   /** Time from accept to a proven identity (splice secret or member certificate). @default 10000 */
@@ -15,12 +16,19 @@ export interface AdmissionLimits {
   readonly perSource: number;
   /** Unauthenticated connections in all. @default 1024 */
   readonly total: number;
+  /**
+   * New connections per second, and the burst, that one source address may open. A TLS handshake costs
+   * about a millisecond of CPU and memory the allocator does not always give back, so a flood of them
+   * is cut where it costs least: at accept. @default 50, 100
+   */
+  readonly newPerSource: { readonly perSecond: number; readonly burst: number };
 }
 
-export const defaultAdmissionLimits: AdmissionLimits = { deadlineMs: 10_000, perSource: 64, total: 1024 };
+export const defaultAdmissionLimits: AdmissionLimits = { deadlineMs: 10_000, perSource: 64, total: 1024, newPerSource: { perSecond: 50, burst: 100 } };
 
 export interface AdmissionStats {
   readonly unauthenticated: number;
+  readonly refusedRate: number;
   readonly refusedPerSource: number;
   readonly evicted: number;
   readonly expired: number;
@@ -35,13 +43,21 @@ export class Admission {
   /** In accept order: the first entry is the oldest. */
   private readonly waiting = new Map<Socket, Waiting>();
   private readonly perSource = new Map<string, number>();
-  private counts = { refusedPerSource: 0, evicted: 0, expired: 0 };
+  private counts = { refusedRate: 0, refusedPerSource: 0, evicted: 0, expired: 0 };
+  private readonly newConnections: RateLimiter;
 
-  constructor(private readonly limits: AdmissionLimits = defaultAdmissionLimits) {}
+  constructor(private readonly limits: AdmissionLimits = defaultAdmissionLimits) {
+    this.newConnections = new RateLimiter(limits.newPerSource.perSecond, limits.newPerSource.burst);
+  }
 
   /** Takes a new connection in, or destroys it; false when it was refused. */
   admit(socket: Socket): boolean {
     const source = socket.remoteAddress ?? '?';
+    if (!this.newConnections.take(source)) {
+      this.counts.refusedRate += 1;
+      socket.destroy();
+      return false;
+    }
     if ((this.perSource.get(source) ?? 0) >= this.limits.perSource) {
       this.counts.refusedPerSource += 1;
       socket.destroy();

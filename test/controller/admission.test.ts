@@ -25,7 +25,7 @@ describe('controller admission: what a peer may cost before it proves anything',
   const opened: Socket[] = [];
 
   beforeEach(async () => {
-    admission = new Admission({ deadlineMs: 300, perSource: 4, total: 10 });
+    admission = new Admission({ deadlineMs: 300, perSource: 4, total: 10, newPerSource: { perSecond: 20, burst: 12 } });
     server = createServer((socket) => {
       socket.on('error', () => undefined);
       if (admission.admit(socket) && socket.remoteAddress === '127.0.0.9') admission.release(socket);
@@ -37,6 +37,15 @@ describe('controller admission: what a peer may cost before it proves anything',
   afterEach(async () => {
     for (const socket of opened.splice(0)) socket.destroy();
     await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('holds one source to so many new connections a second, closing the rest at accept', async () => {
+    const burst = await open(port, '127.0.0.8', 30);
+    opened.push(...burst.sockets);
+    await settle();
+    // 12 in the burst: 4 held unauthenticated and 8 over that limit, and 18 past the rate.
+    assert.equal(admission.stats().refusedRate, 18);
+    assert.equal(burst.closed(), 26);
   });
 
   it('holds one source to its limit, closing the rest at once', async () => {

@@ -52,11 +52,14 @@ export interface PingFlood {
   readonly adminLatencyMs: number;
 }
 
-/** Attack 1: TLS clients, four without a certificate and two with the administrator's, send pings and read nothing. */
+/**
+ * Attack 1: TLS clients, four without a certificate and two with the administrator's, send pings and
+ * read nothing, from an address of their own (127.0.0.3), while the administrator works from 127.0.0.1.
+ */
 export async function pingFlood(attackers: Attackers, durationMs = 5000): Promise<PingFlood> {
   const { privateKey, certificate } = await adminCredentials(attackers);
   const address = attackers.project.controller.address;
-  const floods = Promise.all([floodPings(address, durationMs, undefined, 4), floodPings(address, durationMs, { key: privateKey, certificate }, 2)]);
+  const floods = Promise.all([floodPings(address, durationMs, undefined, 4, '127.0.0.3'), floodPings(address, durationMs, { key: privateKey, certificate }, 2, '127.0.0.3')]);
   await pause(durationMs / 2);
   const adminLatencyMs = await adminLatency(attackers);
   const [anonymous, member] = await floods;

@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { roundTrip } from './tcp.ts';
 
 export interface Usage {
@@ -95,9 +95,10 @@ export interface FloodResult {
 
 /**
  * TLS connections to `host:port` that write `{"op":"ping"}` lines as fast as the connection takes
- * them and never read an answer, for `durationMs`; with `credentials`, as that member.
+ * them and never read an answer, for `durationMs`, from `localAddress`; with `credentials`, as that
+ * member.
  */
-export async function floodPings(address: string, durationMs: number, credentials?: { key: string; certificate: string }, parallel = 1): Promise<FloodResult> {
+export async function floodPings(address: string, durationMs: number, credentials?: { key: string; certificate: string }, parallel = 1, localAddress = '127.0.0.1'): Promise<FloodResult> {
   const [host, port] = splitAddress(address);
   const line = Buffer.from('{"op":"ping","id":1}\n'.repeat(512));
   let connections = 0;
@@ -107,7 +108,9 @@ export async function floodPings(address: string, durationMs: number, credential
     while (Date.now() < deadline) {
       connections += 1;
       await new Promise<void>((resolve) => {
-        const socket: TLSSocket = connectTls({ host, port, rejectUnauthorized: false, ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}) });
+        // localAddress is a socket option tls.connect passes on; @types/node does not list it there.
+        const options = { host, port, localAddress, rejectUnauthorized: false, ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}) };
+        const socket: TLSSocket = connectTls(options as ConnectionOptions);
         // Never read: the answers are left in the kernel's buffers and then in the controller's.
         socket.pause();
         const timer = setTimeout(() => socket.destroy(), Math.max(0, deadline - Date.now()));
