@@ -1,6 +1,6 @@
 /**
- * What a peer may cost the controller before it has proved anything. A source address may open only
- * so many connections a second. Every connection starts unauthenticated: it has an absolute deadline (not an idle timer, which one byte every few seconds
+ * What a peer may cost the controller before it has proved anything. A source address may start only
+ * so many TLS handshakes a second. Every connection starts unauthenticated: it has an absolute deadline (not an idle timer, which one byte every few seconds
  * would keep alive) to present a splice preamble the relay accepts or a certificate of a member; a
  * source address may hold only so many such connections; and when the total is reached the oldest
  * one makes room, so that a flood of slow connections cannot lock out members, whose handshakes take
@@ -17,14 +17,14 @@ export interface AdmissionLimits {
   /** Unauthenticated connections in all. @default 1024 */
   readonly total: number;
   /**
-   * New connections per second, and the burst, that one source address may open. A TLS handshake costs
+   * TLS handshakes per second, and the burst, that one source address may start. A handshake costs
    * about a millisecond of CPU and memory the allocator does not always give back, so a flood of them
-   * is cut where it costs least: at accept. @default 50, 100
+   * is cut before it starts; splice halves, which cost no cryptography, are not counted. @default 50, 100
    */
-  readonly newPerSource: { readonly perSecond: number; readonly burst: number };
+  readonly handshakesPerSource: { readonly perSecond: number; readonly burst: number };
 }
 
-export const defaultAdmissionLimits: AdmissionLimits = { deadlineMs: 10_000, perSource: 64, total: 1024, newPerSource: { perSecond: 50, burst: 100 } };
+export const defaultAdmissionLimits: AdmissionLimits = { deadlineMs: 10_000, perSource: 64, total: 1024, handshakesPerSource: { perSecond: 50, burst: 100 } };
 
 export interface AdmissionStats {
   readonly unauthenticated: number;
@@ -44,20 +44,23 @@ export class Admission {
   private readonly waiting = new Map<Socket, Waiting>();
   private readonly perSource = new Map<string, number>();
   private counts = { refusedRate: 0, refusedPerSource: 0, evicted: 0, expired: 0 };
-  private readonly newConnections: RateLimiter;
+  private readonly handshakes: RateLimiter;
 
   constructor(private readonly limits: AdmissionLimits = defaultAdmissionLimits) {
-    this.newConnections = new RateLimiter(limits.newPerSource.perSecond, limits.newPerSource.burst);
+    this.handshakes = new RateLimiter(limits.handshakesPerSource.perSecond, limits.handshakesPerSource.burst);
+  }
+
+  /** Whether the connection may start a TLS handshake; when not, it is destroyed. */
+  allowHandshake(socket: Socket): boolean {
+    if (this.handshakes.take(socket.remoteAddress ?? '?')) return true;
+    this.counts.refusedRate += 1;
+    socket.destroy();
+    return false;
   }
 
   /** Takes a new connection in, or destroys it; false when it was refused. */
   admit(socket: Socket): boolean {
     const source = socket.remoteAddress ?? '?';
-    if (!this.newConnections.take(source)) {
-      this.counts.refusedRate += 1;
-      socket.destroy();
-      return false;
-    }
     if ((this.perSource.get(source) ?? 0) >= this.limits.perSource) {
       this.counts.refusedPerSource += 1;
       socket.destroy();

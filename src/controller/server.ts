@@ -109,6 +109,7 @@ export class ControllerServer {
     const onData = (chunk: Buffer) => {
       if (preamble.length === 0 && chunk[0] === tlsHandshakeByte) {
         socket.off('data', onData);
+        if (!this.admission.allowHandshake(socket)) return;
         socket.pause();
         socket.unshift(chunk);
         this.control(socket);

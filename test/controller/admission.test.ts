@@ -25,10 +25,13 @@ describe('controller admission: what a peer may cost before it proves anything',
   const opened: Socket[] = [];
 
   beforeEach(async () => {
-    admission = new Admission({ deadlineMs: 300, perSource: 4, total: 10, newPerSource: { perSecond: 20, burst: 12 } });
+    admission = new Admission({ deadlineMs: 300, perSource: 4, total: 10, handshakesPerSource: { perSecond: 1, burst: 12 } });
     server = createServer((socket) => {
       socket.on('error', () => undefined);
-      if (admission.admit(socket) && socket.remoteAddress === '127.0.0.9') admission.release(socket);
+      if (!admission.admit(socket)) return;
+      if (socket.remoteAddress === '127.0.0.9') admission.release(socket);
+      // 127.0.0.8 stands for peers that start TLS handshakes.
+      if (socket.remoteAddress === '127.0.0.8' && admission.allowHandshake(socket)) admission.release(socket);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -39,13 +42,17 @@ describe('controller admission: what a peer may cost before it proves anything',
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('holds one source to so many new connections a second, closing the rest at accept', async () => {
-    const burst = await open(port, '127.0.0.8', 30);
-    opened.push(...burst.sockets);
+  it('holds one source to so many handshakes a second, closing the rest before they start', async () => {
+    const handshakes = [];
+    for (let i = 0; i < 3; i += 1) handshakes.push(await open(port, '127.0.0.8', 4));
     await settle();
-    // 12 in the burst: 4 held unauthenticated and 8 over that limit, and 18 past the rate.
-    assert.equal(admission.stats().refusedRate, 18);
-    assert.equal(burst.closed(), 26);
+    const late = await open(port, '127.0.0.8', 4);
+    opened.push(...handshakes.flatMap((h) => h.sockets), ...late.sockets);
+    await settle();
+    // The burst of 12 passes (a handshake that proves itself no longer counts against the per-source
+    // limit of 4); the next 4 within the same second exceed the rate.
+    assert.deepEqual([...handshakes.map((h) => h.closed()), late.closed()], [0, 0, 0, 4]);
+    assert.equal(admission.stats().refusedRate, 4);
   });
 
   it('holds one source to its limit, closing the rest at once', async () => {
