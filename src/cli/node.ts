@@ -123,7 +123,8 @@ function heartbeatFromEnvironment(environment: NodeJS.ProcessEnv): { intervalMs:
 function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | undefined {
   const value = environment.PORTAL_WARM_STREAMS;
   if (value === undefined || value === '') return undefined;
-  if (!/^[0-9]{1,2}$/.test(value)) throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 99`, { hint: 'give 2, or 0 to carry every client on the session' });
+  // An outlet keeps at most outletLimits.unopenedPerMember streams of one inlet waiting (twice this bound).
+  if (!/^[0-9]{1,2}$/.test(value) || Number(value) > 16) throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 16`, { hint: 'give 2, or 0 to carry every client on the session' });
   return Number(value);
 }
 

@@ -1,8 +1,9 @@
 /**
  * What bounds the re-issue of expired certificates, which any peer may ask for: one-time challenges
  * that a request must carry in its signed part (a recorded request cannot be replayed), and token
- * buckets per node named and overall that bound how many challenges are handed out, so how many
- * signature checks anonymous peers can cause. Pure but for the random challenges: time comes in as an
+ * buckets per source address and overall that bound how many challenges are handed out, so how many
+ * signature checks anonymous peers can cause. The buckets are keyed by where a request comes from,
+ * never by a name it gives, so nobody can spend another node's allowance. Pure but for the random challenges: time comes in as an
  * argument.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,14 +11,14 @@ import { randomBytes } from 'node:crypto';
 export const reissueLimits = {
   /** How long a challenge may be used. */
   challengeLifetimeMs: 30_000,
-  /** Challenges outstanding at once; the oldest goes first. */
-  challengesOutstanding: 1024,
-  /** Per node named: a burst of this many, then one per interval. */
-  perNode: { burst: 10, intervalMs: 3_000 },
+  /** Challenges outstanding at once; the oldest goes first (more than `overall` hands out in a lifetime). */
+  challengesOutstanding: 4096,
+  /** Per source address: a burst of this many, then one per interval. */
+  perSource: { burst: 20, intervalMs: 500 },
   /** All sources together. */
-  overall: { burst: 200, intervalMs: 20 },
-  /** Node names remembered at once (the quietest are forgotten first). */
-  nodesRemembered: 4096,
+  overall: { burst: 400, intervalMs: 10 },
+  /** Source addresses remembered at once (the quietest are forgotten first). */
+  sourcesRemembered: 4096,
 } as const;
 
 /** Token buckets: `take` says whether one more is allowed now for `key`. */

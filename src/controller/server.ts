@@ -51,6 +51,18 @@ export interface ControllerServerOptions {
 
 type Request = { readonly id?: unknown; readonly op?: unknown } & Record<string, unknown>;
 
+/** One control connection, as its requests see it. */
+interface Connection {
+  /** The member its certificate proves, if any. */
+  readonly peer: PeerIdentity | undefined;
+  /** Its source address. */
+  readonly source: string;
+  /** Sends a pushed event (a relay dial) down this connection. */
+  readonly push: (message: unknown) => void;
+  /** The relay names registered on it, each with the function that withdraws it. */
+  readonly registrations: Map<string, () => void>;
+}
+
 const tlsHandshakeByte = 0x16;
 
 export interface ControllerServerStats extends AdmissionStats {
@@ -144,8 +156,9 @@ export class ControllerServer {
       // A member may hold its channel open indefinitely; an anonymous peer only until its deadline.
       if (peer) this.admission.release(raw);
       const source = raw.remoteAddress ?? '?';
-      const withdrawals: (() => void)[] = [];
-      socket.once('close', () => withdrawals.forEach((withdraw) => withdraw()));
+      // One registration per relay name and connection: registering again replaces it.
+      const registrations = new Map<string, () => void>();
+      socket.once('close', () => registrations.forEach((withdraw) => withdraw()));
       let requests = 0;
       // Requests are answered only after serveJsonLines has returned: `channel` is set by then.
       const push = (message: unknown) => channel.send(message);
@@ -160,7 +173,7 @@ export class ControllerServer {
             socket.destroy();
             return undefined;
           }
-          return this.answer(peer, message as Request, push, withdrawals);
+          return this.answer({ peer, source, push, registrations }, message as Request);
         },
         () => socket.destroy(),
         { maxInFlight: peer ? this.limits.memberInFlight : 1, maxQueuedBytes: this.limits.maxQueuedBytes },
@@ -192,11 +205,11 @@ export class ControllerServer {
     return false;
   }
 
-  private async answer(peer: PeerIdentity | undefined, request: Request, push: (message: unknown) => void, withdrawals: (() => void)[]): Promise<object> {
+  private async answer(connection: Connection, request: Request): Promise<object> {
     const id = typeof request.id === 'number' ? request.id : null;
     const op = typeof request.op === 'string' ? request.op.slice(0, 40) : '?';
     try {
-      const result = await this.handle(peer, request, push, withdrawals);
+      const result = await this.handle(connection, request);
       return { id, ok: true, ...result };
     } catch (error) {
       if (error instanceof PortalError) return { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode };
@@ -205,7 +218,8 @@ export class ControllerServer {
     }
   }
 
-  private async handle(peer: PeerIdentity | undefined, request: Request, push: (message: unknown) => void, withdrawals: (() => void)[]): Promise<object> {
+  private async handle(connection: Connection, request: Request): Promise<object> {
+    const { peer, source, push, registrations } = connection;
     const service = this.options.service;
     const text = (key: string) => (typeof request[key] === 'string' ? (request[key] as string) : '');
     switch (request.op) {
@@ -218,7 +232,7 @@ export class ControllerServer {
       case 'renew':
         return service.renew(member(peer), text('request'));
       case 'reissue-challenge':
-        return service.reissueChallenge(text('node').slice(0, 64));
+        return service.reissueChallenge(source);
       case 'reissue':
         return service.reissue(text('certificate'), text('request'));
       case 'ticket':
@@ -236,9 +250,11 @@ export class ControllerServer {
       case 'ca':
         return { certificate: (await service.authorityOf(member(peer).projectId)).certificate };
       case 'register': {
-        const withdraw = this.relay.register(member(peer), text('relay'), text('allow'), push);
-        withdrawals.push(withdraw);
-        this.options.log?.(`relay: ${member(peer).nodeId} registered ${text('relay')}`);
+        const name = text('relay');
+        const earlier = registrations.get(name);
+        registrations.set(name, this.relay.register(member(peer), name, text('allow'), push));
+        earlier?.();
+        if (!earlier) this.options.log?.(`relay: ${member(peer).nodeId} registered ${name}`);
         return {};
       }
       case 'connect':

@@ -70,7 +70,7 @@ interface CheckedRequest {
 export class ControllerService {
   private readonly authorities = new Map<string, Authority>();
   private readonly challenges = new ChallengeBook();
-  private readonly challengesPerNode = new TokenBuckets(reissueLimits.perNode.burst, reissueLimits.perNode.intervalMs, reissueLimits.nodesRemembered);
+  private readonly challengesPerSource = new TokenBuckets(reissueLimits.perSource.burst, reissueLimits.perSource.intervalMs, reissueLimits.sourcesRemembered);
   private readonly challengesOverall = new TokenBuckets(reissueLimits.overall.burst, reissueLimits.overall.intervalMs);
   private settingsNow: ControllerSettings;
 
@@ -239,8 +239,9 @@ export class ControllerService {
    * re-issue path is rate-limited: per node the asker names, and overall (which bounds the signature
    * checks that anonymous peers can cause, whatever names they give).
    */
-  reissueChallenge(node: string, now = Date.now()): { challenge: string } {
-    if (!this.challengesPerNode.take(node, now) || !this.challengesOverall.take('', now)) {
+  /** A challenge for a re-issue request from `source` (its address): its own allowance first, then everyone's. */
+  reissueChallenge(source: string, now = Date.now()): { challenge: string } {
+    if (!this.challengesPerSource.take(source, now) || !this.challengesOverall.take('', now)) {
       throw new RuntimeFailure('RATE_LIMITED', 'too many re-issue requests; try again in a few seconds', { hint: 'the node retries by itself' });
     }
     return { challenge: this.challenges.issue(now) };

@@ -71,7 +71,7 @@ export async function renewCertificate(directory: string, identity: StoredIdenti
 export async function reissueCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
   const channel = await ControlChannel.open(identity.record);
   try {
-    const { challenge } = await channel.request('reissue-challenge', { node: identity.record.nodeId });
+    const { challenge } = await channel.request('reissue-challenge');
     const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node', String(challenge));
     const answer = await channel.request('reissue', { certificate: identity.certificate, request });
     return await storeCertificate(directory, identity, String(answer.certificate));

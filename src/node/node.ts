@@ -207,7 +207,8 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   const scheduleRenewal = (delay?: number) => {
     clearTimeout(renewal);
     const remaining = Date.parse(new X509Certificate(current.certificate).validTo) - Date.now();
-    renewal = setTimeout(() => void renew(), delay ?? Math.max(1000, remaining / 2));
+    // A timer longer than 2^31 - 1 ms fires at once: a lifetime of months renews every 24 days instead.
+    renewal = setTimeout(() => void renew(), Math.min(delay ?? Math.max(1000, remaining / 2), 2 ** 31 - 1));
   };
   const renew = async () => {
     if (renewing || stopped) return;

@@ -16,7 +16,12 @@ import type { PartContext, PartStatus } from './part.ts';
 import { connectTargetTls } from './target-tls.ts';
 
 /** What dials may cost an outlet at once. */
-export const outletLimits = { handshakesPerMember: 32, handshakesTotal: 128 } as const;
+export const outletLimits = {
+  handshakesPerMember: 32,
+  handshakesTotal: 128,
+  /** Warm streams a peer may keep waiting for their first client: twice the most an inlet keeps (PORTAL_WARM_STREAMS, 16). */
+  unopenedPerMember: 32,
+} as const;
 
 export interface OutletOptions extends PartContext {
   readonly relay: string;
@@ -40,6 +45,8 @@ export class Outlet {
   private lastRefusal = { message: '', at: 0 };
   /** Dials being answered (splice joined, end-to-end handshake and verdicts under way), by the node that asked. */
   private readonly handshakes = new Map<string, number>();
+  /** Warm streams waiting for their first client, by the node they came from. */
+  private readonly unopenedByPeer = new Map<string, number>();
   private handshakesTotal = 0;
   private dialsDeclined = 0;
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
@@ -181,6 +188,24 @@ export class Outlet {
   private async serveStream(channel: Channel): Promise<void> {
     const { socket, peer } = channel;
     const key = peer?.nodeId ?? '';
+    // A warm stream waits for its client without a deadline, so a peer may keep only so many waiting.
+    const waiting = this.unopenedByPeer.get(key) ?? 0;
+    if (waiting >= outletLimits.unopenedPerMember) {
+      this.dialsDeclined += 1;
+      this.noteRefused(key, [], 1, `closed warm streams beyond ${outletLimits.unopenedPerMember} waiting from`);
+      socket.destroy();
+      return;
+    }
+    this.unopenedByPeer.set(key, waiting + 1);
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      const left = (this.unopenedByPeer.get(key) ?? 1) - 1;
+      if (left > 0) this.unopenedByPeer.set(key, left);
+      else this.unopenedByPeer.delete(key);
+    };
+    socket.once('close', uncount);
     const streams = this.streamsByPeer.get(key) ?? new Set<Socket>();
     this.streamsByPeer.set(key, streams);
     streams.add(socket);
@@ -197,6 +222,7 @@ export class Outlet {
       const open = (await readOneJsonLine(socket, 0)) as { open?: unknown };
       if (open?.open !== true) throw new Error('not an open request');
       opened = true;
+      uncount();
     } catch {
       socket.destroy();
       return;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectFlood, enrolledAttacker, pingFlood, rogueOutlet, slowloris, type Attackers } from '../support/attack-scenarios.ts';
+import { connectFlood, enrolledAttacker, pingFlood, rogueOutlet, slowloris, unopenedStreams, type Attackers } from '../support/attack-scenarios.ts';
 import { realClients, usageOf, watchUsage } from '../support/attackers.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
@@ -94,6 +94,25 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     assert.equal(load.errors, 0);
   });
 
+  it('4: a node the outlet allows that opens warm streams and never uses them keeps at most 32 waiting at the outlet', async () => {
+    const outletPid = outlet.child.pid as number;
+    const baseline = await usageOf(outletPid);
+    const clients = realClients(port);
+    const attack = await unopenedStreams(attackers, 'idler', 80);
+    const during = await usageOf(outletPid);
+    attack.close();
+    let after = await usageOf(outletPid);
+    for (const deadline = Date.now() + 10_000; after.fds > baseline.fds + 2 && Date.now() < deadline; after = await usageOf(outletPid)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await outlet.waitFor(/closed warm streams beyond 32 waiting from node n[0-9a-f]+/, 5000);
+    const load = await clients.stop();
+    console.log(`      80 warm streams opened and left unused; the outlet kept ${during.fds - baseline.fds} more descriptors, ${after.fds - baseline.fds} after; real clients ${load.attempts} with ${load.errors} errors`);
+    assert.ok(during.fds - baseline.fds <= 32 + 4, `the outlet held ${during.fds - baseline.fds} more descriptors`);
+    assert.ok(after.fds <= baseline.fds + 2, `back to ${after.fds} descriptors (baseline ${baseline.fds})`);
+    assert.equal(load.errors, 0);
+  });
+
   it('5: slow connections are cut at their deadline, held to 64 per source and 1024 in all, and members are served meanwhile', async () => {
     const baseline = await usageOf(controllerPid());
     const clients = realClients(port);
@@ -133,6 +152,8 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     console.log(`      rogue received ${dials} dials; ${results.filter(Boolean).length} of 15 client rounds without error; then ${load.attempts} clients with ${load.errors} errors, p99 ${load.p99Ms} ms`);
     assert.deepEqual(results, Array.from({ length: 15 }, () => true));
     assert.ok(dials <= 2, `the rogue was dialled ${dials} times before it was taken out of the choice`);
+    const logged = project.controller.process.lines.filter((line) => line.includes(`relay: ${rogue.nodeId} registered`)).length;
+    assert.equal(logged, 1, 'a hundred registrations of one name make one registration and one log line');
     assert.equal(load.errors, 0);
   });
 });

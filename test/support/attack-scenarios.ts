@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { loadAdministrator } from '../../src/cli/administrator.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
+import type { Socket } from 'node:net';
 import { ControlChannel } from '../../src/wire/control-channel.ts';
+import { openInletChannel } from '../../src/wire/e2e-session.ts';
+import { dialSplice } from '../../src/wire/splice.ts';
 import { floodPings, slowSplices, type FloodResult } from './attackers.ts';
 import type { ProjectProcesses } from './project-processes.ts';
 
@@ -125,20 +128,53 @@ export async function slowloris(attackers: Attackers, waitMs = 15_000, during?: 
   return result;
 }
 
+/**
+ * Attack 4, allowed: a node the outlet allows opens `count` warm streams (splice, end-to-end TLS,
+ * verdicts) and never sends their first line, so the outlet would wait on each forever.
+ */
+export async function unopenedStreams(attackers: Attackers, name: string, count: number): Promise<{ opened: number; close(): void }> {
+  const { identity, channel } = await enrolledAttacker(attackers, name, ['--attribute', attackers.inletAttribute]);
+  const credentials = { key: identity.privateKey, certificate: identity.certificate, authority: identity.authority, projectId: identity.record.projectId };
+  const sockets: Socket[] = [];
+  let opened = 0;
+  for (let i = 0; i < count; i += 1) {
+    try {
+      const grant = await channel.request('connect', { relay: attackers.relay });
+      const raw = await dialSplice(identity.record.controller, String(grant.splice), 'inlet', String(grant.secret), true);
+      sockets.push(raw);
+      const { socket } = await openInletChannel(raw, credentials, attackers.outletAttribute, 'stream');
+      socket.on('error', () => undefined);
+      sockets.push(socket);
+      opened += 1;
+    } catch {
+      // Refused or closed by the outlet: the attack goes on with the next one.
+    }
+  }
+  return {
+    opened,
+    close() {
+      channel.destroy();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
 export interface RogueOutlet {
+  readonly nodeId: string;
   readonly dials: number;
   stop(): void;
 }
 
 /** Attack 6: a member with the relay right registers the relay 100 times and answers no dial. */
 export async function rogueOutlet(attackers: Attackers, name: string): Promise<RogueOutlet> {
-  const { channel } = await enrolledAttacker(attackers, name, ['--attribute', attackers.outletAttribute, '--relay', attackers.relay]);
+  const { identity, channel } = await enrolledAttacker(attackers, name, ['--attribute', attackers.outletAttribute, '--relay', attackers.relay]);
   let dials = 0;
   channel.on('event', (event: { event?: string }) => {
     if (event.event === 'dial') dials += 1;
   });
   for (let i = 0; i < 100; i += 1) await channel.request('register', { relay: attackers.relay, allow: attackers.inletAttribute });
   return {
+    nodeId: identity.record.nodeId,
     get dials() {
       return dials;
     },
