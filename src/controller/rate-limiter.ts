@@ -13,9 +13,8 @@ export class RateLimiter {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Takes one token for `key`; false when its bucket is empty. */
-  take(key: string): boolean {
-    const now = this.now();
+  /** Takes one token for `key` at `now` (of the limiter's own clock unless given); false when its bucket is empty. */
+  take(key: string, now = this.now()): boolean {
     const bucket = this.buckets.get(key);
     const tokens = bucket ? Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond) : this.burst;
     if (bucket && tokens < 1) {

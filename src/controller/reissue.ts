@@ -1,10 +1,10 @@
 /**
  * What bounds the re-issue of expired certificates, which any peer may ask for: one-time challenges
- * that a request must carry in its signed part (a recorded request cannot be replayed), and token
- * buckets per source address and overall that bound how many challenges are handed out, so how many
- * signature checks anonymous peers can cause. The buckets are keyed by where a request comes from,
- * never by a name it gives, so nobody can spend another node's allowance. Pure but for the random challenges: time comes in as an
- * argument.
+ * that a request must carry in its signed part (a recorded request cannot be replayed), and the
+ * limits per source address and overall on how many challenges are handed out, so how many signature
+ * checks anonymous peers can cause. The limits are keyed by where a request comes from, never by a name
+ * it gives, so nobody can spend another node's allowance. Pure but for the random challenges: time
+ * comes in as an argument.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -13,37 +13,13 @@ export const reissueLimits = {
   challengeLifetimeMs: 30_000,
   /** Challenges outstanding at once; the oldest goes first (more than `overall` hands out in a lifetime). */
   challengesOutstanding: 4096,
-  /** Per source address: a burst of this many, then one per interval. */
-  perSource: { burst: 20, intervalMs: 500 },
+  /** Per source address: a burst of this many, then so many a second. */
+  perSource: { burst: 20, perSecond: 2 },
   /** All sources together. */
-  overall: { burst: 400, intervalMs: 10 },
+  overall: { burst: 400, perSecond: 100 },
   /** Source addresses remembered at once (the quietest are forgotten first). */
   sourcesRemembered: 4096,
 } as const;
-
-/** Token buckets: `take` says whether one more is allowed now for `key`. */
-export class TokenBuckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  constructor(
-    private readonly burst: number,
-    private readonly intervalMs: number,
-    private readonly remembered = Number.POSITIVE_INFINITY,
-  ) {}
-
-  take(key: string, now: number): boolean {
-    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) / this.intervalMs);
-    bucket.at = now;
-    // Re-inserted so that the map's order is least recently used first.
-    this.buckets.delete(key);
-    this.buckets.set(key, bucket);
-    if (this.buckets.size > this.remembered) this.buckets.delete(this.buckets.keys().next().value as string);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
-  }
-}
 
 /** Challenges handed out and not yet used. */
 export class ChallengeBook {

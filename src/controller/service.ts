@@ -10,7 +10,8 @@ import { seal, unseal } from '../pki/seal.ts';
 import { x509 } from '../pki/x509.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
-import { ChallengeBook, TokenBuckets, reissueLimits } from './reissue.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import { ChallengeBook, reissueLimits } from './reissue.ts';
 import type { Store } from './store/open.ts';
 
 export interface ControllerSettings {
@@ -70,8 +71,9 @@ interface CheckedRequest {
 export class ControllerService {
   private readonly authorities = new Map<string, Authority>();
   private readonly challenges = new ChallengeBook();
-  private readonly challengesPerSource = new TokenBuckets(reissueLimits.perSource.burst, reissueLimits.perSource.intervalMs, reissueLimits.sourcesRemembered);
-  private readonly challengesOverall = new TokenBuckets(reissueLimits.overall.burst, reissueLimits.overall.intervalMs);
+  // Timed by the `now` each call passes (Date.now() unless a test gives another).
+  private readonly challengesPerSource = new RateLimiter(reissueLimits.perSource.perSecond, reissueLimits.perSource.burst, reissueLimits.sourcesRemembered);
+  private readonly challengesOverall = new RateLimiter(reissueLimits.overall.perSecond, reissueLimits.overall.burst);
   private settingsNow: ControllerSettings;
 
   constructor(
