@@ -17,14 +17,15 @@ const unitFiles = [
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',
-  'test/controller/admission.test.ts',
-  'test/controller/relay.test.ts',
+  'test/wire/admission.test.ts',
+  'test/relay/relay.test.ts',
   'test/controller/tickets.test.ts',
   'test/node/portal.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/wire/json-lines.test.ts',
+  'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',
 ];
 /** Folders whose every test file is a unit test. */

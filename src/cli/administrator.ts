@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { InputError, PortalError } from '../shared/errors.ts';
 import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
-import { callController, type Answer } from '../wire/control-channel.ts';
+import { callController } from '../wire/control-channel.ts';
+import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
 import { readEmbeddedController, startEmbeddedController } from './embedded-controller.ts';
 import { adminDirectory, embeddedControllerDirectory } from './home.ts';
 
@@ -26,7 +27,7 @@ export async function loadAdministrator(home: string): Promise<StoredIdentity> {
  * past half of its life it is renewed first, and once expired it is re-issued on proof of the enrolled
  * key; either way the new one is stored, so the next command starts from it.
  */
-export async function adminRequest(home: string, op: string, body: Record<string, unknown> = {}): Promise<Answer> {
+export async function adminRequest<K extends keyof ControllerOperations & string>(home: string, op: K, body: RequestOf<ControllerOperations, K>): Promise<AnswerOf<ControllerOperations, K>> {
   const attempt = async () => {
     const admin = await freshAdministrator(home, await loadAdministrator(home));
     return callController(admin.record, op, body, { key: admin.privateKey, certificate: admin.certificate });

@@ -2,7 +2,8 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { startController } from '../controller/controller.ts';
+import { startController, type ControllerOptions } from '../controller/controller.ts';
+import { RelayServer } from '../relay/server.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
@@ -27,6 +28,13 @@ export interface ControllerStartOptions {
   readonly runtimeFile?: string;
   /** @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else $PORTAL_HOME/keys/controller-seal.key with a warning */
   readonly sealingKeyFile?: string;
+  /** false with --no-relay: relay nodes carry every portal. @default true */
+  readonly relay: boolean;
+}
+
+/** The relay inside the controller process, on its port: the default, so one process carries a project. */
+export function embeddedRelay(log?: (line: string) => void): NonNullable<ControllerOptions['relay']> {
+  return (verifyPeer) => new RelayServer({ verifyPeer, ...(log ? { log } : {}) });
 }
 
 export function registerController(program: Command): void {
@@ -46,6 +54,7 @@ export function registerController(program: Command): void {
       '--sealing-key-file <path>',
       `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, or the key itself in ${sealingKeyVariables.controllerMaterial})`,
     )
+    .option('--no-relay', 'serve no relay in this process: portals then need relay nodes (portal relay start)')
     .action(async (options: ControllerStartOptions) => runController(options));
 }
 
@@ -73,6 +82,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     ...(options.store ? { store: options.store } : {}),
     networkDomain: options.networkDomain,
     credentialLifetimeMs,
+    ...(options.relay ? { relay: embeddedRelay(log) } : {}),
     log,
   });
   if (defaulted(options, process.env)) {

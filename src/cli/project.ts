@@ -23,7 +23,7 @@ export function registerProject(program: Command): void {
     .description('the project as JSON (id, name, controller, network_domain)')
     .option('--jq <path>', 'print only this field, such as .id')
     .action(async (options: { jq?: string }) => {
-      const answer = await adminRequest(portalHome(), 'project');
+      const answer = await adminRequest(portalHome(), 'project', {});
       console.log(options.jq ? printable(selectPath(answer.project, options.jq)) : JSON.stringify(answer.project, null, 2));
     });
   project
@@ -51,7 +51,7 @@ export function registerProject(program: Command): void {
     .command('ca')
     .description("print the project's certificate authority (PEM), for clients of TLS inlets")
     .action(async () => {
-      const answer = await adminRequest(portalHome(), 'ca');
+      const answer = await adminRequest(portalHome(), 'ca', {});
       process.stdout.write(String(answer.certificate));
     });
 }

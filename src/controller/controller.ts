@@ -3,11 +3,14 @@
  * project CA keys in the store (kept elsewhere: see src/shared/sealing-key.ts), the service and the
  * listening server. Used by `portal controller start` and by tests.
  */
+import type { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createServerCertificate, fingerprintOf } from '../pki/authority.ts';
+import type { PeerIdentity } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import type { SharedDataPlane } from '../wire/portal-port.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
 import {
   createSealingKeyFile,
@@ -43,6 +46,11 @@ export interface ControllerOptions {
    * @default the file <parent of dataDir>/keys/<name of dataDir>-seal.key
    */
   readonly sealingKey?: SealingKeySource;
+  /**
+   * A relay to serve on the controller's port, made once the service can verify members: it serves
+   * every project, and members are told of it as the relay "controller".
+   */
+  readonly relay?: (verifyPeer: (certificate: X509Certificate | undefined) => Promise<PeerIdentity | undefined>) => SharedDataPlane;
   readonly log?: (line: string) => void;
 }
 
@@ -101,17 +109,20 @@ export async function startController(options: ControllerOptions): Promise<Runni
     sealingKey,
   };
   const service = new ControllerService(store, settings);
-  const server = new ControllerServer({ service, tls: { key, certificate }, ...(options.log ? { log: options.log } : {}) });
+  const relay = options.relay?.((peer) => service.verifyPeer(peer));
+  const server = new ControllerServer({ service, tls: { key, certificate }, ...(relay ? { sharedWith: relay.handlers } : {}), ...(options.log ? { log: options.log } : {}) });
   let bound;
   try {
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
   } catch (error) {
+    await relay?.close();
     await store.destroy();
     throw error;
   }
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   const address = options.publicAddress ?? `${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound.port}`;
   service.bindAddress(address);
+  if (relay) server.relays.addEverywhere({ id: 'controller', address, fingerprint });
   return {
     address,
     listening: `${host}:${bound.port}`,
@@ -119,6 +130,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     service,
     server,
     async close() {
+      await relay?.close();
       await server.close();
       await store.destroy();
     },

@@ -9,8 +9,9 @@ import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { seal, unseal } from '../pki/seal.ts';
 import { x509 } from '../pki/x509.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import type { EnrollmentAnswer as Enrollment, ProjectInfo, TicketBody as TicketRequest } from '../wire/protocol.ts';
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
-import { RateLimiter } from './rate-limiter.ts';
+import { RateLimiter } from '../shared/rate-limiter.ts';
 import { ChallengeBook, reissueLimits } from './reissue.ts';
 import type { Store } from './store/open.ts';
 
@@ -24,29 +25,6 @@ export interface ControllerSettings {
   readonly credentialLifetimeMs: number;
   /** Key that seals project CA keys in the store. */
   readonly sealingKey: Buffer;
-}
-
-export interface TicketRequest {
-  readonly expiresInMs: number;
-  readonly usageCount: number;
-  readonly attribute: string;
-  readonly relay?: string;
-  readonly tls?: boolean;
-}
-
-export interface Enrollment {
-  readonly identity: PeerIdentity;
-  readonly certificate: string;
-  readonly authority: string;
-  readonly networkDomain: string;
-}
-
-export interface ProjectInfo {
-  readonly id: string;
-  readonly name: string;
-  readonly controller: string;
-  readonly network_domain: string;
-  readonly created_at: string;
 }
 
 const namePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -107,7 +85,7 @@ export class ControllerService {
     const { keyDigest } = await this.checkRequest(request);
     const projectId = newId('p');
     const authority = await createAuthority(projectId, new Date(now));
-    const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false };
+    const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false, relayNode: false };
     await this.store.transaction().execute(async (trx) => {
       const used = await trx
         .updateTable('admin_codes')
@@ -139,7 +117,11 @@ export class ControllerService {
 
   async issueTicket(admin: PeerIdentity, request: TicketRequest, now = Date.now()): Promise<string> {
     this.requireAdmin(admin);
-    if (!namePattern.test(request.attribute)) throw badFlag('--attribute', 'a name of lower-case letters, digits and dashes, such as postgres-inlet');
+    if (request.relayNode) {
+      if (request.attribute || request.relay || request.tls) throw badFlag('--relay-node', 'it alone: a relay node has no attribute, relay name or TLS certificate');
+    } else if (!namePattern.test(request.attribute)) {
+      throw badFlag('--attribute', 'a name of lower-case letters, digits and dashes, such as postgres-inlet');
+    }
     if (request.relay !== undefined && !namePattern.test(request.relay)) throw badFlag('--relay', 'a name of lower-case letters, digits and dashes, such as postgres');
     if (!Number.isInteger(request.usageCount) || request.usageCount < 1) throw badFlag('--usage-count', 'a whole number of 1 or more');
     if (!(request.expiresInMs > 0)) throw badFlag('--expires-in', 'a duration such as 10h');
@@ -154,6 +136,7 @@ export class ControllerService {
         attribute: request.attribute,
         relay: request.relay ?? null,
         tls: request.tls ? 1 : 0,
+        relay_node: request.relayNode ? 1 : 0,
         expires_at: now + request.expiresInMs,
         uses_left: request.usageCount,
         created_at: now,
@@ -165,7 +148,12 @@ export class ControllerService {
       projectId: admin.projectId,
       ticketId,
       secret,
-      grants: { attribute: request.attribute, ...(request.relay ? { relay: request.relay } : {}), ...(request.tls ? { tls: true } : {}) },
+      grants: {
+        attribute: request.attribute,
+        ...(request.relay ? { relay: request.relay } : {}),
+        ...(request.tls ? { tls: true } : {}),
+        ...(request.relayNode ? { relayNode: true } : {}),
+      },
     });
   }
 
@@ -207,6 +195,7 @@ export class ControllerService {
           attribute: row.attribute,
           relay: row.relay,
           tls: row.tls,
+          relay_node: row.relay_node,
           admin: 0,
           ticket_id: row.id,
           enrolled_at: now,
@@ -218,10 +207,11 @@ export class ControllerService {
     const identity: PeerIdentity = {
       projectId: ticket.project_id,
       nodeId,
-      attributes: [ticket.attribute],
+      attributes: ticket.attribute ? [ticket.attribute] : [],
       relays: ticket.relay ? [ticket.relay] : [],
       admin: false,
       tls: ticket.tls === 1,
+      relayNode: ticket.relay_node === 1,
     };
     return this.certify(identity, request, now);
   }
@@ -363,6 +353,7 @@ export class ControllerService {
       relays: member.relay ? [member.relay] : [],
       admin: member.admin === 1,
       tls: member.tls === 1,
+      relayNode: member.relay_node === 1,
     };
   }
 

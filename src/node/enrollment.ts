@@ -6,19 +6,13 @@ import { X509Certificate } from 'node:crypto';
 import { clockSkewMs, createCertificateRequest } from '../pki/authority.ts';
 import { generateKeyPair, publicKeyOf } from '../pki/keys.ts';
 import { PortalError } from '../shared/errors.ts';
-import { ControlChannel, callController, type Answer } from '../wire/control-channel.ts';
+import { callController, openControlChannel } from '../wire/control-channel.ts';
+import type { EnrollmentAnswer } from '../wire/protocol.ts';
 import { decodeAdminCode, decodeTicket, type ControllerPin } from '../wire/ticket.ts';
 import { saveCertificate, saveIdentity, type StoredIdentity } from './identity-store.ts';
 
-interface EnrollmentAnswer {
-  readonly identity: { projectId: string; nodeId: string; attributes: string[]; relays: string[]; tls: boolean };
-  readonly certificate: string;
-  readonly authority: string;
-  readonly networkDomain: string;
-}
-
-function toStored(pin: ControllerPin, privateKey: string, answer: Answer): StoredIdentity {
-  const { identity, certificate, authority, networkDomain } = answer as unknown as EnrollmentAnswer;
+function toStored(pin: ControllerPin, privateKey: string, answer: EnrollmentAnswer): StoredIdentity {
+  const { identity, certificate, authority, networkDomain } = answer;
   return {
     record: {
       controller: pin.controller,
@@ -60,7 +54,7 @@ export async function enrollAdministrator(directory: string, codeText: string, p
 export async function renewCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
   const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
   const answer = await callController(identity.record, 'renew', { request }, { key: identity.privateKey, certificate: identity.certificate });
-  return storeCertificate(directory, identity, String(answer.certificate));
+  return storeCertificate(directory, identity, answer.certificate);
 }
 
 /**
@@ -69,12 +63,12 @@ export async function renewCertificate(directory: string, identity: StoredIdenti
  * just gave, so the request proves possession of the key now and cannot be replayed.
  */
 export async function reissueCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
-  const channel = await ControlChannel.open(identity.record);
+  const channel = await openControlChannel(identity.record);
   try {
-    const { challenge } = await channel.request('reissue-challenge');
-    const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node', String(challenge));
+    const { challenge } = await channel.request('reissue-challenge', {});
+    const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node', challenge);
     const answer = await channel.request('reissue', { certificate: identity.certificate, request });
-    return await storeCertificate(directory, identity, String(answer.certificate));
+    return await storeCertificate(directory, identity, answer.certificate);
   } finally {
     channel.close();
   }

@@ -2,9 +2,10 @@
  * The inlet: listens on its `from` address and carries each client connection over end-to-end TLS made
  * ahead of time, so that a new connection costs one round trip rather than a handshake: a warm stream
  * when one is ready (unframed, the fastest), else a CONNECT stream of the session. The session is
- * opened as soon as the controller is reachable, kept alive with heartbeats (which also watch the warm
- * streams), and re-opened with backoff when it drops; meanwhile the inlet keeps listening and refuses
- * clients cleanly once a short wait for a session runs out.
+ * opened through any relay that has the outlet as soon as one is reachable, kept alive with heartbeats
+ * (which also watch the warm streams), and re-opened with backoff when it drops, through another relay
+ * when its own was lost; meanwhile the inlet keeps listening and refuses clients cleanly once a short
+ * wait for a session runs out. The controller plays no part in any of it.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -17,6 +18,7 @@ import { joinSocketAndStream, joinSockets, keepAlive, openTunnel } from '../wire
 import { Backoff } from './backoff.ts';
 import { ClientTls } from './client-tls.ts';
 import type { PartContext, PartStatus } from './part.ts';
+import type { RelayLink } from './relay-links.ts';
 
 /** How long the inlet must go without a new client before used warm streams are replaced (see warmUpSoon). */
 const warmRefillQuietMs = 50;
@@ -59,6 +61,8 @@ export class Inlet {
   status: PartStatus = 'starting';
   private readonly server: Server;
   private session: InletSession | undefined;
+  /** The relay the session runs through. */
+  private sessionRelay: RelayLink | undefined;
   private opening: Promise<InletSession | undefined> | undefined;
   private waiters = new Set<() => void>();
   private readonly backoff: Backoff;
@@ -88,14 +92,15 @@ export class Inlet {
   start(): AddressInfo {
     this.bound = this.server.address() as AddressInfo;
     this.server.on('error', (error) => this.options.logger.error(`inlet: ${error.message}`));
-    this.options.control.on('up', () => {
+    const { relays } = this.options;
+    relays.on('up', () => {
       this.status = 'up';
       this.ensureSession();
     });
-    this.options.control.on('down', () => {
-      if (this.status === 'up') this.status = 'waiting';
+    relays.on('down', () => {
+      if (this.status === 'up' && relays.up().length === 0) this.status = 'waiting';
     });
-    if (this.options.control.connected) {
+    if (relays.up().length > 0) {
       this.status = 'up';
       this.ensureSession();
     } else {
@@ -135,6 +140,7 @@ export class Inlet {
       allow: this.options.allow,
       status: this.status,
       session: this.session ? 'open' : this.opening ? 'opening' : 'none',
+      path: this.session ? `relay ${this.sessionRelay?.entry.id ?? '?'}` : null,
       warm_streams: this.warm.length,
       connections_total: this.connections.total,
       connections_active: this.connections.active,
@@ -149,20 +155,41 @@ export class Inlet {
     });
   }
 
+  /**
+   * A splice to an outlet of `via` through the first relay that grants one: the preferred relay first
+   * (the session's, for a warm stream), then the others that are up.
+   */
+  private async splice(preferred: RelayLink | undefined, halfOpen: boolean): Promise<{ raw: Socket; link: RelayLink }> {
+    const up = this.options.relays.up();
+    const order = preferred && up.includes(preferred) ? [preferred, ...up.filter((link) => link !== preferred)] : up;
+    let last: unknown = new RuntimeFailure('RELAY_UNREACHABLE', 'no relay of the project is reachable right now', { hint: 'check the relays; the node reconnects by itself' });
+    for (const link of order) {
+      try {
+        const grant = await link.channel.request('connect', { relay: this.options.via });
+        return { raw: await dialSplice(link.entry.address, grant.splice, 'inlet', grant.secret, halfOpen), link };
+      } catch (error) {
+        last = error;
+        // A refusal on the outlet's behalf is the same on every relay.
+        if (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED') break;
+      }
+    }
+    throw last;
+  }
+
   private async openSession(): Promise<InletSession | undefined> {
-    const { control, logger, metrics } = this.options;
+    const { logger, metrics } = this.options;
     try {
-      const grant = await control.request('connect', { relay: this.options.via });
-      const raw = await dialSplice(this.options.controller, String(grant.splice), 'inlet', String(grant.secret));
+      const { raw, link } = await this.splice(this.sessionRelay, false);
       const opened = await openInletSession(raw, this.options.credentials(), this.options.allow);
       if (this.stopped) {
         opened.session.destroy();
         return undefined;
       }
       this.session = opened;
+      this.sessionRelay = link;
       metrics.sessions.inc({ part: 'inlet' });
-      if (this.backoff.failures > 0 || this.lastRefusal) logger.info(`inlet: session to relay "${this.options.via}" open again`);
-      else logger.debug(`inlet: session to relay "${this.options.via}" open`);
+      if (this.backoff.failures > 0 || this.lastRefusal) logger.info(`inlet: session to relay name "${this.options.via}" open again, through relay ${link.entry.id}`);
+      else logger.debug(`inlet: session to relay name "${this.options.via}" open through relay ${link.entry.id}`);
       this.backoff.reset();
       this.lastRefusal = '';
       // With an error, so that each stream's client is closed too rather than left waiting.
@@ -174,8 +201,10 @@ export class Inlet {
         metrics.sessions.dec({ part: 'inlet' });
         if (this.session === opened) {
           this.session = undefined;
-          logger.info(`inlet: session to relay "${this.options.via}" closed; reopening`);
-          this.later();
+          logger.info(`inlet: session to relay name "${this.options.via}" through relay ${link.entry.id} closed; reopening`);
+          // At once when other relays can carry it: the clients of this moment wait for it.
+          if (this.options.relays.up().some((other) => other !== link)) this.ensureSession();
+          else this.later();
         }
       });
       for (const wake of this.waiters) wake();
@@ -208,8 +237,7 @@ export class Inlet {
 
   private async openWarmStream(): Promise<void> {
     try {
-      const grant = await this.options.control.request('connect', { relay: this.options.via });
-      const raw = await dialSplice(this.options.controller, String(grant.splice), 'inlet', String(grant.secret), true);
+      const { raw } = await this.splice(this.sessionRelay, true);
       const { socket } = await openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream');
       if (this.stopped || !this.session) {
         socket.destroy();
@@ -268,7 +296,7 @@ export class Inlet {
   }
 
   private later(): void {
-    if (this.stopped || !this.options.control.connected) return;
+    if (this.stopped || this.options.relays.up().length === 0) return;
     clearTimeout(this.retry);
     this.retry = setTimeout(() => this.ensureSession(), this.backoff.next());
   }

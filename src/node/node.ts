@@ -12,7 +12,10 @@ import { product } from '../shared/product.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import { Backoff } from './backoff.ts';
-import { NodeControl } from './control.ts';
+import { StandingChannel } from './standing-channel.ts';
+import { RelayLinks } from './relay-links.ts';
+import { controllerTarget } from '../wire/control-channel.ts';
+import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts';
 import { dueForRefresh, enrollWithTicket, refreshCertificate } from './enrollment.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
 import { Inlet, bindInletListener } from './inlet.ts';
@@ -119,8 +122,8 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     authority: current.authority,
     projectId: current.record.projectId,
   });
-  const control = new NodeControl({
-    pin: current.record,
+  const control = new StandingChannel<ControllerOperations>({
+    target: controllerTarget(current.record),
     credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
     logger,
     heartbeatMs: heartbeat.intervalMs,
@@ -134,7 +137,29 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     finish = resolve;
   });
 
-  const part: PartContext = { control, controller: current.record.controller, credentials, logger, metrics, heartbeat };
+  // The relays come from the controller and are remembered: with the controller away, the node still
+  // reaches them, and so do its sessions and new clients.
+  const relays = new RelayLinks({
+    credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
+    logger,
+    heartbeatMs: heartbeat.intervalMs,
+    backoff: newBackoff,
+    stateFile: join(directory, 'relays.json'),
+  });
+  await relays.restore();
+  const askForRelays = async () => {
+    try {
+      relays.update((await control.request('relays', {})).relays);
+    } catch (error) {
+      logger.debug(`no relay list from the controller yet: ${(error as Error).message}`);
+    }
+  };
+  control.on('up', () => void askForRelays());
+  control.on('event', (event: ControllerEvent) => {
+    if (event.event === 'relays' && Array.isArray(event.relays)) relays.update(event.relays);
+  });
+
+  const part: PartContext = { relays, credentials, logger, metrics, heartbeat };
   const outletConfig = config['tcp-outlet'];
   const outlet = outletConfig
     ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, onFatal: (error) => fail(error) })
@@ -144,7 +169,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
 
   // Ready: every part started (announced once). Up, in /show: able to carry traffic right now.
-  const ready = () => control.connected && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
+  const ready = () => relays.up().length > 0 && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
   let renewalError: string | undefined;
   prepared.setShow(() => {
     const now = Date.now();
@@ -157,6 +182,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
       renewalError,
       controller: current.record.controller,
       controllerConnected: control.connected,
+      relays: relays.describe(),
       outlet: outlets[0],
       inlet: inlets[0],
     });
@@ -177,7 +203,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
       controller: control.connected ? 'connected' : 'reconnecting',
       outlets,
       inlets,
-      relays: outlet ? [{ name: config.relay as string, status: outlet.status }] : [],
+      relays: relays.describe(),
     };
   });
 
@@ -258,6 +284,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
       clearInterval(watch);
       clearTimeout(renewal);
       control.stop();
+      relays.stop();
       outlet?.stop();
       await inlet?.stop();
       const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));

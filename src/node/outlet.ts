@@ -1,7 +1,7 @@
 /**
- * The outlet: registers its relay with the controller (again after every reconnect), answers each dial
- * by joining the splice and accepting the inlet's end-to-end session, and connects each CONNECT stream
- * of those sessions to its target.
+ * The outlet: registers its relay name on every relay of the project (again after every reconnect),
+ * answers each dial by joining the splice on that relay and accepting the inlet's end-to-end session,
+ * and connects each CONNECT stream of those sessions, and each warm stream, to its target.
  */
 import { connect as connectTcp, type NetConnectOpts, type Socket } from 'node:net';
 import type { Http2Server, ServerHttp2Stream } from 'node:http2';
@@ -10,9 +10,11 @@ import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { acceptOutletChannel, adoptOutletSession, createSessionServer, PeerRefused, type Channel } from '../wire/e2e-session.ts';
 import { readOneJsonLine } from '../wire/json-lines.ts';
+import type { RelayEvent } from '../wire/protocol.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
+import type { RelayLink } from './relay-links.ts';
 import { connectTargetTls } from './target-tls.ts';
 
 /** What dials may cost an outlet at once. */
@@ -29,7 +31,7 @@ export interface OutletOptions extends PartContext {
   readonly allow: string;
   /** Connect to the target over TLS (SNI and verification against the system trust store). */
   readonly tls?: boolean;
-  /** Called once if the controller refuses the registration for good (a relay the ticket does not grant). */
+  /** Called once if a relay refuses the registration for good (a relay name the ticket does not grant). */
   readonly onFatal: (error: PortalError) => void;
 }
 
@@ -49,6 +51,8 @@ export class Outlet {
   private readonly unopenedByPeer = new Map<string, number>();
   private handshakesTotal = 0;
   private dialsDeclined = 0;
+  /** The relays this outlet is registered on, by relay id. */
+  private readonly registeredOn = new Set<string>();
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
   private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
 
@@ -61,20 +65,21 @@ export class Outlet {
   }
 
   start(): void {
-    const { control } = this.options;
-    control.on('up', () => void this.register());
-    control.on('down', () => {
-      if (this.status === 'up') this.status = 'waiting';
+    const { relays } = this.options;
+    relays.on('up', (link: RelayLink) => void this.register(link));
+    relays.on('down', (link: RelayLink) => {
+      this.registeredOn.delete(link.entry.id);
+      if (this.registeredOn.size === 0 && this.status === 'up') this.status = 'waiting';
     });
-    control.on('event', (event: { event?: unknown; splice?: unknown; secret?: unknown; from?: unknown; attributes?: unknown; count?: unknown }) => {
+    relays.on('event', (link: RelayLink, event: Partial<RelayEvent> & Record<string, unknown>) => {
       const from = typeof event.from === 'string' ? event.from.slice(0, 64) : '?';
-      if (event.event === 'dial' && typeof event.splice === 'string' && typeof event.secret === 'string') this.onDial(event.splice, event.secret, from);
+      if (event.event === 'dial' && typeof event.splice === 'string' && typeof event.secret === 'string') this.onDial(link, event.splice, event.secret, from);
       if (event.event === 'refused' && typeof event.count === 'number') {
         const attributes = Array.isArray(event.attributes) ? event.attributes.filter((a): a is string => typeof a === 'string').slice(0, 8) : [];
         this.noteRefused(from, attributes, event.count, 'the relay refused');
       }
     });
-    if (control.connected) void this.register();
+    for (const link of relays.up()) void this.register(link);
   }
 
   stop(): void {
@@ -85,6 +90,7 @@ export class Outlet {
   describe() {
     return {
       relay: this.options.relay,
+      registered_on: [...this.registeredOn],
       to: this.options.to,
       allow: this.options.allow,
       status: this.status,
@@ -103,7 +109,7 @@ export class Outlet {
    * and the relay takes an outlet that leaves dials unanswered out of the choice only while others can
    * answer.
    */
-  private onDial(splice: string, secret: string, from: string): void {
+  private onDial(link: RelayLink, splice: string, secret: string, from: string): void {
     const mine = this.handshakes.get(from) ?? 0;
     if (mine >= outletLimits.handshakesPerMember || this.handshakesTotal >= outletLimits.handshakesTotal) {
       this.dialsDeclined += 1;
@@ -112,7 +118,7 @@ export class Outlet {
     }
     this.handshakes.set(from, mine + 1);
     this.handshakesTotal += 1;
-    void this.answerDial(splice, secret).finally(() => {
+    void this.answerDial(link.entry.address, splice, secret).finally(() => {
       this.handshakesTotal -= 1;
       const left = (this.handshakes.get(from) ?? 1) - 1;
       if (left > 0) this.handshakes.set(from, left);
@@ -139,25 +145,27 @@ export class Outlet {
     }
   }
 
-  private async register(): Promise<void> {
+  private async register(link: RelayLink): Promise<void> {
     try {
       // The relay refuses on the outlet's behalf every inlet this allow would refuse.
-      await this.options.control.request('register', { relay: this.options.relay, allow: this.options.allow });
-      if (this.status !== 'up') this.options.logger.info(`outlet: relay "${this.options.relay}" registered; forwarding to ${this.options.to}`);
+      await link.channel.request('register', { relay: this.options.relay, allow: this.options.allow });
+      if (!link.channel.connected) return;
+      this.registeredOn.add(link.entry.id);
+      this.options.logger.info(`outlet: relay name "${this.options.relay}" registered on relay ${link.entry.id} (${link.entry.address}); forwarding to ${this.options.to}`);
       this.status = 'up';
     } catch (error) {
       if (error instanceof PortalError && error.code === 'RELAY_NOT_GRANTED') {
         this.status = 'failed';
         this.options.onFatal(error);
       }
-      // Anything else: the channel dropped; 'up' will come again.
+      // Anything else: the connection dropped; 'up' will come again.
     }
   }
 
-  private async answerDial(splice: string, secret: string): Promise<void> {
+  private async answerDial(relay: string, splice: string, secret: string): Promise<void> {
     const { logger, metrics } = this.options;
     try {
-      const raw = await dialSplice(this.options.controller, splice, 'outlet', secret, true);
+      const raw = await dialSplice(relay, splice, 'outlet', secret, true);
       const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
       if (channel.mode === 'stream') {
         void this.serveStream(channel);

@@ -1,13 +1,12 @@
-/** What an outlet and an inlet share: the node's controller connection, credentials, log and metrics. */
+/** What an outlet and an inlet share: the node's relay connections, credentials, log and metrics. */
 import type { SessionCredentials } from '../wire/e2e-session.ts';
-import type { NodeControl } from './control.ts';
 import type { Logger } from './logger.ts';
 import type { NodeMetrics } from './metrics.ts';
+import type { RelayLinks } from './relay-links.ts';
 
 export interface PartContext {
-  readonly control: NodeControl;
-  /** host:port of the controller, whose relay carries the splices. */
-  readonly controller: string;
+  /** The relays of the project: outlets register on each, inlets open their sessions through one. */
+  readonly relays: RelayLinks;
   /** The node's current credentials (they change on renewal). */
   readonly credentials: () => SessionCredentials;
   readonly logger: Logger;

@@ -34,7 +34,14 @@ export interface NodeShowRunning {
   readonly controller: 'connected' | 'reconnecting';
   readonly outlets: readonly OutletShow[];
   readonly inlets: readonly InletShow[];
-  readonly relays: readonly { readonly name: string; readonly status: string }[];
+  /** The relays of the project and this node's connection to each. */
+  readonly relays: readonly RelayShow[];
+}
+
+export interface RelayShow {
+  readonly id: string;
+  readonly address: string;
+  readonly status: 'connected' | 'reconnecting';
 }
 
 export type NodeShow = NodeShowEarly | NodeShowRunning;
@@ -47,6 +54,7 @@ export interface NodeFacts {
   readonly renewalError: string | undefined;
   readonly controller: string;
   readonly controllerConnected: boolean;
+  readonly relays: readonly RelayShow[];
   readonly outlet: OutletShow | undefined;
   readonly inlet: InletShow | undefined;
 }
@@ -58,9 +66,16 @@ export function problemsOf(facts: NodeFacts): string[] {
     const why = facts.renewalError ? ` (${facts.renewalError})` : '';
     problems.push(`its certificate expired at ${new Date(facts.validUntil).toISOString()} and has not been renewed yet${why}`);
   }
-  if (!facts.controllerConnected) problems.push(`the controller ${facts.controller} is unreachable`);
+  const expired = facts.now >= facts.validUntil;
+  // The controller is off the data path: while the node's certificate is valid and a relay is known,
+  // traffic flows without it. It matters when the certificate must be re-issued, or no relay is known.
+  if (!facts.controllerConnected && (expired || facts.relays.length === 0)) problems.push(`the controller ${facts.controller} is unreachable`);
+  if (facts.relays.length === 0 && facts.controllerConnected) problems.push('the controller knows no relay of the project: start one with portal relay start');
+  if (facts.relays.length > 0 && !facts.relays.some((relay) => relay.status === 'connected')) {
+    problems.push(`no relay of the project is reachable (${facts.relays.map((relay) => relay.address).join(', ')})`);
+  }
   if (facts.outlet && facts.outlet.status !== 'up') {
-    problems.push(`its outlet is not registered with relay "${facts.outlet.relay}"${facts.outlet.status === 'failed' ? ' (the controller refused it)' : ''}`);
+    problems.push(`its outlet is not registered on any relay as "${facts.outlet.relay}"${facts.outlet.status === 'failed' ? ' (the relay refused it)' : ''}`);
   }
   if (facts.inlet && facts.inlet.session !== 'open') {
     const state = facts.inlet.session === 'opening' ? 'opening one' : 'retrying';

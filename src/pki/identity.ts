@@ -1,6 +1,7 @@
 /**
  * What a Portal certificate says about its holder, carried as SAN URIs so that any X.509 tool can read
- * it: portal://<project>/node/<id>, …/attr/<attribute>, …/relay/<name>, …/role/admin.
+ * it: portal://<project>/node/<id>, …/attr/<attribute>, …/relay/<name>, …/role/admin,
+ * …/role/tls, …/role/relay-node.
  */
 import { X509Certificate } from 'node:crypto';
 
@@ -13,6 +14,8 @@ export interface PeerIdentity {
   readonly admin: boolean;
   /** The inlet may obtain a TLS server certificate. */
   readonly tls: boolean;
+  /** A relay node: it may announce itself as a relay of the project. */
+  readonly relayNode: boolean;
 }
 
 export function identityUris(identity: PeerIdentity): string[] {
@@ -23,6 +26,7 @@ export function identityUris(identity: PeerIdentity): string[] {
     ...identity.relays.map((relay) => `${base}/relay/${relay}`),
     ...(identity.admin ? [`${base}/role/admin`] : []),
     ...(identity.tls ? [`${base}/role/tls`] : []),
+    ...(identity.relayNode ? [`${base}/role/relay-node`] : []),
   ];
 }
 
@@ -45,5 +49,6 @@ export function identityOf(certificate: X509Certificate | string): PeerIdentity 
     relays: values('relay'),
     admin: values('role').includes('admin'),
     tls: values('role').includes('tls'),
+    relayNode: values('role').includes('relay-node'),
   };
 }

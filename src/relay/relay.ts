@@ -1,6 +1,6 @@
 /**
  * The relay: outlets register a relay name, with the attribute their `allow` requires, over their
- * control channel; an inlet asks for that name and gets a splice ticket; the chosen outlet is told to
+ * connection to the relay; an inlet asks for that name and gets a splice ticket; the chosen outlet is told to
  * dial in with its half. When both raw connections have arrived, the relay pipes bytes between them
  * and does nothing else: what flows is the end-to-end TLS of the two nodes, which it cannot read.
  *
@@ -13,30 +13,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
+import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
-
-export interface DialEvent {
-  readonly event: 'dial';
-  readonly splice: string;
-  readonly secret: string;
-  /** The node that asked for the splice. */
-  readonly from: string;
-}
-
-/** Members the relay refused on an outlet's behalf since the last report, pushed at most once a second. */
-export interface RefusedEvent {
-  readonly event: 'refused';
-  readonly from: string;
-  readonly attributes: readonly string[];
-  readonly count: number;
-}
-
-export type RelayEvent = DialEvent | RefusedEvent;
-
-export interface SpliceGrant {
-  readonly splice: string;
-  readonly secret: string;
-}
 
 interface Registration {
   readonly nodeId: string;
@@ -58,8 +36,6 @@ interface PendingSplice {
   readonly timer: NodeJS.Timeout;
   dialTimer: NodeJS.Timeout | undefined;
 }
-
-export type SpliceRole = 'inlet' | 'outlet';
 
 export interface RelayOptions {
   /** How long the first half of a splice waits for the second. @default 10000 */

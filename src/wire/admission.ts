@@ -7,7 +7,7 @@
  * milliseconds.
  */
 import type { Socket } from 'node:net';
-import { RateLimiter } from './rate-limiter.ts';
+import { RateLimiter } from '../shared/rate-limiter.ts';
 
 export interface AdmissionLimits {
   /** Time from accept to a proven identity (splice secret or member certificate). @default 10000 */

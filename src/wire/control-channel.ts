@@ -1,14 +1,29 @@
 /**
- * A node's or administrator's connection to the controller: TLS 1.3 with the controller's certificate
- * pinned by fingerprint (from the ticket or admin code), and the node's own certificate once it has
- * one. Requests are JSON lines answered in order by id; the controller may also push events (a relay
- * dial) on a long-lived channel.
+ * A client's connection to a Portal service (the controller, or a relay): TLS 1.3 with the server's
+ * certificate pinned by fingerprint (from the ticket or admin code for the controller, from the
+ * controller's relay list for a relay), ALPN naming the service, and the client's certificate once it
+ * has one. The first lines name the protocol version on each side; a server of another version is an
+ * error naming both. Requests are JSON lines answered by id, typed by the operations of the service;
+ * the server may also push events on a long-lived channel.
  */
 import { EventEmitter } from 'node:events';
 import { connect, type TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
 import { InputError, PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { readJsonLines, writeJsonLine } from './json-lines.ts';
+import {
+  helloOf,
+  protocolVersion,
+  serviceAlpn,
+  versionHint,
+  versionMismatch,
+  type AnswerOf,
+  type ControllerOperations,
+  type Hello,
+  type RelayOperations,
+  type RequestOf,
+  type ServiceName,
+} from './protocol.ts';
 import type { ControllerPin } from './ticket.ts';
 
 export interface ClientCredentials {
@@ -16,10 +31,19 @@ export interface ClientCredentials {
   readonly certificate: string;
 }
 
-export type Answer = Record<string, unknown>;
+/** Where a service is and the certificate it must present. */
+export interface ServiceTarget {
+  readonly service: ServiceName;
+  /** host:port */
+  readonly address: string;
+  /** SHA-256 of the server's certificate, hex. */
+  readonly fingerprint: string;
+}
+
+export const controllerTarget = (pin: ControllerPin): ServiceTarget => ({ service: 'control', address: pin.controller, fingerprint: pin.fingerprint });
 
 interface Waiting {
-  readonly resolve: (answer: Answer) => void;
+  readonly resolve: (answer: Record<string, unknown>) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
 }
@@ -27,77 +51,108 @@ interface Waiting {
 /** The colon-free lower-case form of a certificate fingerprint. */
 const normalise = (fingerprint: string) => fingerprint.replace(/:/g, '').toLowerCase();
 
-export class ControlChannel extends EventEmitter {
+const serverName = (service: ServiceName) => (service === 'control' ? 'controller' : 'relay');
+
+export class ServiceChannel<Ops> extends EventEmitter {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
+  private closeReason: PortalError | undefined;
 
-  private constructor(private readonly socket: TLSSocket) {
+  private constructor(
+    private readonly socket: TLSSocket,
+    private readonly target: ServiceTarget,
+  ) {
     super();
     readJsonLines(
       socket,
-      (message) => this.receive(message as Answer),
+      (message) => this.receive(message as Record<string, unknown>),
       () => socket.destroy(),
     );
     socket.on('error', () => socket.destroy());
     socket.once('close', () => {
+      const error =
+        this.closeReason ??
+        new RuntimeFailure(`${serverName(target.service).toUpperCase()}_LOST`, `the connection to the ${serverName(target.service)} closed`, {
+          hint: `check that the ${serverName(target.service)} is running`,
+        });
       for (const [, waiting] of this.waiting) {
         clearTimeout(waiting.timer);
-        waiting.reject(new RuntimeFailure('CONTROLLER_LOST', 'the connection to the controller closed', { hint: 'check that the controller is running' }));
+        waiting.reject(error);
       }
       this.waiting.clear();
       this.emit('close');
     });
   }
 
-  static open(pin: ControllerPin, credentials?: ClientCredentials, timeoutMs = 5000): Promise<ControlChannel> {
-    const parsed = parseHostPort(pin.controller);
+  /** Connects, checks the pinned certificate, and exchanges versions; rejects with one line saying why not. */
+  static open<Ops>(target: ServiceTarget, credentials?: ClientCredentials, timeoutMs = 5000): Promise<ServiceChannel<Ops>> {
+    const parsed = parseHostPort(target.address);
+    const who = serverName(target.service);
     if (!parsed.ok) {
-      return Promise.reject(new InputError('CONTROLLER_ADDRESS', `the controller address "${pin.controller}" is not host:port`, { hint: 'give --controller HOST:PORT' }));
+      return Promise.reject(new InputError(`${who.toUpperCase()}_ADDRESS`, `the ${who} address "${target.address}" is not host:port`, { hint: `give the ${who} as HOST:PORT` }));
     }
     return new Promise((resolve, reject) => {
       const socket = connect({
         host: parsed.address.host.replace(/^\[|\]$/g, ''),
         port: parsed.address.port,
-        // The chain is not checked against public CAs: the controller's certificate is pinned instead.
+        // The chain is not checked against public CAs: the server's certificate is pinned instead.
         rejectUnauthorized: false,
         minVersion: 'TLSv1.3',
+        ALPNProtocols: [serviceAlpn[target.service]],
         ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}),
       });
       socket.setNoDelay(true);
-      const timer = setTimeout(() => fail(unreachable(pin.controller, 'no answer')), timeoutMs);
+      const timer = setTimeout(() => fail(unreachable(target, 'no answer')), timeoutMs);
       const fail = (error: Error) => {
         clearTimeout(timer);
         socket.destroy();
         reject(error);
       };
-      socket.once('error', (error: NodeJS.ErrnoException) => fail(unreachable(pin.controller, error.code ?? error.message)));
+      socket.once('error', (error: NodeJS.ErrnoException) => fail(unreachable(target, error.code ?? error.message)));
+      socket.once('close', () => fail(unreachable(target, 'the connection closed')));
       socket.once('secureConnect', () => {
         const seen = socket.getPeerX509Certificate()?.fingerprint256;
-        if (!seen || normalise(seen) !== normalise(pin.fingerprint)) {
+        if (!seen || normalise(seen) !== normalise(target.fingerprint)) {
           fail(
-            new RuntimeFailure('CONTROLLER_MISMATCH', `the server at ${pin.controller} is not the controller the ticket names (its certificate differs)`, {
-              hint: 'check the address; if the controller was reinstalled, issue new tickets',
+            new RuntimeFailure(`${who.toUpperCase()}_MISMATCH`, `the server at ${target.address} is not the ${who} ${target.service === 'control' ? 'the ticket names' : 'the controller named'} (its certificate differs)`, {
+              hint: target.service === 'control' ? 'check the address; if the controller was reinstalled, issue new tickets' : 'the node asks the controller for the relays again by itself',
             }),
           );
           return;
         }
-        clearTimeout(timer);
-        socket.removeAllListeners('error');
-        resolve(new ControlChannel(socket));
+        writeJsonLine(socket, helloOf(target.service));
+        const release = readJsonLines(
+          socket,
+          (message) => {
+            const refused = helloRefusal(target.service, message);
+            if (refused) {
+              fail(refused);
+              return false;
+            }
+            clearTimeout(timer);
+            socket.removeAllListeners('error');
+            socket.removeAllListeners('close');
+            // The reader stops here: the channel's own reader takes the bytes after the hello.
+            queueMicrotask(() => resolve(new ServiceChannel<Ops>(socket, target)));
+            return false;
+          },
+          (error) => fail(unreachable(target, error.message)),
+        );
+        socket.once('close', release);
       });
     });
   }
 
-  /** Sends a request; resolves with the answer or rejects with the controller's error. */
-  request(op: string, body: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<Answer> {
+  /** Sends a request; resolves with the answer or rejects with the server's error. */
+  request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs = 10_000): Promise<AnswerOf<Ops, K>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(new RuntimeFailure('CONTROLLER_TIMEOUT', `the controller did not answer ${op} within ${timeoutMs} ms`, { hint: 'check the controller' }));
+        reject(new RuntimeFailure(`${serverName(this.target.service).toUpperCase()}_TIMEOUT`, `the ${serverName(this.target.service)} did not answer ${op} within ${timeoutMs} ms`, { hint: `check the ${serverName(this.target.service)}` }));
       }, timeoutMs);
-      this.waiting.set(id, { resolve, reject, timer });
-      writeJsonLine(this.socket, { id, op, ...body });
+      this.waiting.set(id, { resolve: (answer) => resolve(answer as AnswerOf<Ops, K>), reject, timer });
+      writeJsonLine(this.socket, { id, op, ...(body as object) });
     });
   }
 
@@ -114,7 +169,7 @@ export class ControlChannel extends EventEmitter {
     return this.socket.destroyed;
   }
 
-  private receive(message: Answer): void {
+  private receive(message: Record<string, unknown>): void {
     if (typeof message.event === 'string') {
       this.emit('event', message);
       return;
@@ -128,9 +183,21 @@ export class ControlChannel extends EventEmitter {
   }
 }
 
-/** One request on a fresh channel, closed afterwards. */
-export async function callController(pin: ControllerPin, op: string, body: Record<string, unknown>, credentials?: ClientCredentials): Promise<Answer> {
-  const channel = await ControlChannel.open(pin, credentials);
+export type ControlChannel = ServiceChannel<ControllerOperations>;
+export type RelayChannel = ServiceChannel<RelayOperations>;
+
+export function openControlChannel(pin: ControllerPin, credentials?: ClientCredentials, timeoutMs?: number): Promise<ControlChannel> {
+  return ServiceChannel.open<ControllerOperations>(controllerTarget(pin), credentials, timeoutMs);
+}
+
+/** One request on a fresh channel to the controller, closed afterwards. */
+export async function callController<K extends keyof ControllerOperations & string>(
+  pin: ControllerPin,
+  op: K,
+  body: RequestOf<ControllerOperations, K>,
+  credentials?: ClientCredentials,
+): Promise<AnswerOf<ControllerOperations, K>> {
+  const channel = await openControlChannel(pin, credentials);
   try {
     return await channel.request(op, body);
   } finally {
@@ -138,18 +205,39 @@ export async function callController(pin: ControllerPin, op: string, body: Recor
   }
 }
 
+/** Why the server's first line refuses this client, or undefined when it is the server's hello of this version. */
+function helloRefusal(service: ServiceName, message: unknown): PortalError | undefined {
+  const hello = message as Partial<Hello> & { id?: unknown; code?: unknown };
+  if (hello?.portal === service && hello.version === protocolVersion) {
+    if (hello.refused === undefined) return undefined;
+    return new RuntimeFailure('NOT_AUTHENTICATED', `the ${serverName(service)} refused this client: ${String(hello.refused).slice(0, 200)}`, {
+      hint: 'check that PORTAL_HOME holds an enrolled identity whose certificate is valid',
+    });
+  }
+  // A server of the unversioned protocol answers the hello as an unknown operation.
+  const server = hello?.portal === service && typeof hello.version === 'number' ? hello.version : undefined;
+  return new VersionMismatch(versionMismatch(service, server, protocolVersion));
+}
+
+class VersionMismatch extends RuntimeFailure {
+  constructor(message: string) {
+    super('PROTOCOL_VERSION', message, { hint: versionHint });
+  }
+}
+
 class RemoteInputError extends InputError {}
 class RemoteFailure extends RuntimeFailure {}
 
-function remoteError(message: Answer): PortalError {
+function remoteError(message: Record<string, unknown>): PortalError {
   const code = typeof message.code === 'string' ? message.code : 'CONTROLLER_ERROR';
   const text = typeof message.message === 'string' ? message.message : 'the controller refused the request';
   const options = typeof message.hint === 'string' ? { hint: message.hint } : {};
   return message.exit === 2 ? new RemoteInputError(code, text, options) : new RemoteFailure(code, text, options);
 }
 
-function unreachable(address: string, reason: string): RuntimeFailure {
-  return new RuntimeFailure('CONTROLLER_UNREACHABLE', `cannot reach the controller at ${address} (${reason})`, {
-    hint: 'check that the controller is running and that this machine can reach that address',
+function unreachable(target: ServiceTarget, reason: string): RuntimeFailure {
+  const who = serverName(target.service);
+  return new RuntimeFailure(`${who.toUpperCase()}_UNREACHABLE`, `cannot reach the ${who} at ${target.address} (${reason})`, {
+    hint: `check that the ${who} is running and that this machine can reach that address`,
   });
 }

@@ -18,7 +18,7 @@ export interface EnrollmentTicket extends ControllerPin {
   readonly ticketId: string;
   readonly secret: string;
   /** What the ticket grants, so a node can check its configuration before using it up (the controller decides). */
-  readonly grants?: { readonly attribute: string; readonly relay?: string; readonly tls?: boolean };
+  readonly grants?: { readonly attribute: string; readonly relay?: string; readonly tls?: boolean; readonly relayNode?: boolean };
 }
 
 export interface AdminCode extends ControllerPin {
@@ -29,7 +29,7 @@ const ticketPrefix = 'pt1.';
 const codePrefix = 'pa1.';
 
 export function encodeTicket(ticket: EnrollmentTicket): string {
-  const grants = ticket.grants ? { a: ticket.grants.attribute, ...(ticket.grants.relay ? { r: ticket.grants.relay } : {}), ...(ticket.grants.tls ? { t: true } : {}) } : {};
+  const grants = ticket.grants ? { a: ticket.grants.attribute, ...(ticket.grants.relay ? { r: ticket.grants.relay } : {}), ...(ticket.grants.tls ? { t: true } : {}), ...(ticket.grants.relayNode ? { n: true } : {}) } : {};
   const body = { c: ticket.controller, f: ticket.fingerprint, p: ticket.projectId, k: ticket.ticketId, s: ticket.secret, ...grants };
   return ticketPrefix + Buffer.from(JSON.stringify(body)).toString('base64url');
 }
@@ -44,8 +44,9 @@ export function decodeTicket(text: string): EnrollmentTicket {
   if (![c, f, p, k, s].every((value) => typeof value === 'string' && value.length > 0) || !/^[0-9a-f]{64}$/.test(String(f))) {
     throw malformed('enrollment ticket', 'give the contents of the .ticket file that portal project ticket wrote');
   }
-  const { a, r, t } = body;
-  const grants = typeof a === 'string' ? { grants: { attribute: a, ...(typeof r === 'string' ? { relay: r } : {}), ...(t === true ? { tls: true } : {}) } } : {};
+  const { a, r, t, n } = body;
+  const granted = { attribute: String(a), ...(typeof r === 'string' ? { relay: r } : {}), ...(t === true ? { tls: true } : {}), ...(n === true ? { relayNode: true } : {}) };
+  const grants = typeof a === 'string' ? { grants: granted } : {};
   return { controller: String(c), fingerprint: String(f), projectId: String(p), ticketId: String(k), secret: String(s), ...grants };
 }
 

@@ -10,7 +10,8 @@ import type { NodeShowRunning } from '../../src/node/show.ts';
 import { identityOf } from '../../src/pki/identity.ts';
 import { generateKeyPair, publicKeyOf } from '../../src/pki/keys.ts';
 import { PortalError } from '../../src/shared/errors.ts';
-import { ControlChannel, callController } from '../../src/wire/control-channel.ts';
+import { ServiceChannel, callController, openControlChannel } from '../../src/wire/control-channel.ts';
+import type { RelayOperations } from '../../src/wire/protocol.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
 import { inletPort, nodeStatus, portal, type Running } from '../support/processes.ts';
@@ -55,28 +56,25 @@ describe('controller: a member whose certificate expired is re-issued one on pro
 
   /** One re-issue exchange done by hand: a challenge, then the given certificate and request. */
   async function reissueBy(pin: StoredIdentity['record'], certificate: string, request: (challenge: string) => Promise<string>) {
-    const channel = await ControlChannel.open(pin);
+    const channel = await openControlChannel(pin);
     try {
-      const { challenge } = await channel.request('reissue-challenge');
-      return await channel.request('reissue', { certificate, request: await request(String(challenge)) });
+      const { challenge } = await channel.request('reissue-challenge', {});
+      return await channel.request('reissue', { certificate, request: await request(challenge) });
     } finally {
       channel.close();
     }
   }
 
-  it('refuses the expired certificate for everything else: renew, ticket, register, connect', async () => {
+  it('refuses the expired certificate for everything else: renew, ticket, project, and the relay', async () => {
     const { identity } = await expiredMember();
     const credentials = { key: identity.privateKey, certificate: identity.certificate };
     const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
-    for (const [op, body] of [
-      ['renew', { request }],
-      ['ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'x' }],
-      ['register', { relay: 'late' }],
-      ['connect', { relay: 'late' }],
-      ['project', {}],
-    ] as const) {
-      await rejectsWith(callController(identity.record, op, body, credentials), 'NOT_AUTHENTICATED');
-    }
+    await rejectsWith(callController(identity.record, 'renew', { request }, credentials), 'NOT_AUTHENTICATED');
+    await rejectsWith(callController(identity.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'x' }, credentials), 'NOT_AUTHENTICATED');
+    await rejectsWith(callController(identity.record, 'project', {}, credentials), 'NOT_AUTHENTICATED');
+    // The relay in the controller's process, where registrations and splices are asked for.
+    const relay = { service: 'relay' as const, address: identity.record.controller, fingerprint: identity.record.fingerprint };
+    await rejectsWith(ServiceChannel.open<RelayOperations>(relay, credentials), 'NOT_AUTHENTICATED');
     await rejectsWith(renewCertificate(join(world.dir, 'unused'), identity), 'NOT_AUTHENTICATED');
   });
 
@@ -157,7 +155,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     assert.equal(ask('192.0.2.8'), 'ok', 'another source is not held up by the flood');
     assert.equal(ask('192.0.2.7', now + 500), 'ok', 'the flooding source gets one more after 500 ms');
     // Over the wire the source is the connection's address, whatever node the request names.
-    const channel = await ControlChannel.open(world.admin.record);
+    const channel = await openControlChannel(world.admin.record);
     try {
       assert.ok((await channel.request('reissue-challenge', { node: 'n-flood' })).challenge);
     } finally {

@@ -147,7 +147,7 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     const forged = await issueCertificate({
       authority,
       request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'forged'),
-      identity: { projectId: project.id, nodeId: 'aforged', attributes: [], relays: [], admin: true, tls: false },
+      identity: { projectId: project.id, nodeId: 'aforged', attributes: [], relays: [], admin: true, tls: false, relayNode: false },
       lifetimeMs: 600_000,
     });
     const answer = await callController({ controller: address, fingerprint }, 'project', {}, { key: keys.privateKey, certificate: forged });

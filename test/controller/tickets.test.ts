@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startController, type RunningController } from '../../src/controller/controller.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { callController } from '../../src/wire/control-channel.ts';
+import type { TicketBody } from '../../src/wire/protocol.ts';
 import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
 import { enrollAdministrator, enrollWithTicket } from '../../src/node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
@@ -28,7 +29,7 @@ describe('controller: projects and tickets', () => {
   let admin: StoredIdentity;
 
   const issue = (body: Record<string, unknown>) =>
-    callController(admin.record, 'ticket', { expiresInMs: 36_000_000, usageCount: 1, ...body }, { key: admin.privateKey, certificate: admin.certificate }).then(
+    callController(admin.record, 'ticket', { expiresInMs: 36_000_000, usageCount: 1, ...body } as TicketBody, { key: admin.privateKey, certificate: admin.certificate }).then(
       (answer) => String(answer.ticket),
     );
 

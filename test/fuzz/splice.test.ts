@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { maxPreambleBytes, parseSplicePreamble, spliceMagic, type SplicePreamble } from '../../src/wire/splice.ts';
+import { maxPreambleBytes, parseSplicePreamble, spliceMagic, type SplicePreamble } from '../../src/wire/protocol.ts';
 import { fuzz, timed } from './fuzz.ts';
 
 const token = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);

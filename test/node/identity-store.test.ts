@@ -183,7 +183,7 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     const home = await copyOfA('expired');
     const authority = await world.controller.service.authorityOf(identityA.record.projectId);
     const request = await createCertificateRequest(identityA.privateKey, publicKeyOf(identityA.privateKey), 'portal-node');
-    const identity = { projectId: identityA.record.projectId, nodeId: identityA.record.nodeId, attributes: ['a-inlet'], relays: [], admin: false, tls: false };
+    const identity = { projectId: identityA.record.projectId, nodeId: identityA.record.nodeId, attributes: ['a-inlet'], relays: [], admin: false, tls: false, relayNode: false };
     const expired = await issueCertificate({ authority, request, identity, lifetimeMs: 1000, now: new Date(Date.now() - 3600_000) });
     await saveCertificate(nodeDir(home), expired);
     const loaded = await loadIdentity(nodeDir(home));

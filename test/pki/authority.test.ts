@@ -6,7 +6,7 @@ import { generateKeyPair } from '../../src/pki/keys.ts';
 import { newSealingKey, seal, unseal } from '../../src/pki/seal.ts';
 
 describe('project certificate authority', () => {
-  const identity = { projectId: 'p1a2b3', nodeId: 'n42', attributes: ['postgres-inlet'], relays: [], admin: false, tls: false };
+  const identity = { projectId: 'p1a2b3', nodeId: 'n42', attributes: ['postgres-inlet'], relays: [], admin: false, tls: false, relayNode: false };
 
   it('signs a node certificate from a request, carrying the identity as SAN URIs', async () => {
     const authority = await createAuthority('p1a2b3');

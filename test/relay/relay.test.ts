@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { PeerIdentity } from '../../src/pki/identity.ts';
-import { Relay, type RelayEvent } from '../../src/controller/relay.ts';
+import { Relay } from '../../src/relay/relay.ts';
+import type { RelayEvent } from '../../src/wire/protocol.ts';
 
-const member = (nodeId: string, attributes: string[], relays: string[] = []): PeerIdentity => ({ projectId: 'p1', nodeId, attributes, relays, admin: false, tls: false });
+const member = (nodeId: string, attributes: string[], relays: string[] = []): PeerIdentity => ({ projectId: 'p1', nodeId, attributes, relays, admin: false, tls: false, relayNode: false });
 const outletIdentity = (nodeId: string) => member(nodeId, ['db-outlet'], ['db']);
 const inlet = member('n-inlet', ['db-inlet']);
 

@@ -7,7 +7,8 @@ import { loadAdministrator } from '../../src/cli/administrator.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
 import type { Socket } from 'node:net';
-import { ControlChannel } from '../../src/wire/control-channel.ts';
+import { ServiceChannel, openControlChannel } from '../../src/wire/control-channel.ts';
+import type { RelayOperations } from '../../src/wire/protocol.ts';
 import { openInletChannel } from '../../src/wire/e2e-session.ts';
 import { dialSplice } from '../../src/wire/splice.ts';
 import { floodPings, slowSplices, type FloodResult } from './attackers.ts';
@@ -32,7 +33,9 @@ async function adminCredentials(attackers: Attackers) {
 /** A node enrolled in the project with the given ticket flags, as an attacker would hold one. */
 export async function enrolledAttacker(attackers: Attackers, name: string, flags: string[]) {
   const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(flags));
-  const channel = await ControlChannel.open(identity.record, { key: identity.privateKey, certificate: identity.certificate });
+  // The relay in the controller's process, where registrations and splices are asked for.
+  const relay = { service: 'relay' as const, address: identity.record.controller, fingerprint: identity.record.fingerprint };
+  const channel = await ServiceChannel.open<RelayOperations>(relay, { key: identity.privateKey, certificate: identity.certificate });
   return { identity, channel };
 }
 
@@ -40,7 +43,7 @@ export async function enrolledAttacker(attackers: Attackers, name: string, flags
 export async function adminLatency(attackers: Attackers): Promise<number> {
   const { record, privateKey, certificate } = await adminCredentials(attackers);
   const started = performance.now();
-  const channel = await ControlChannel.open(record, { key: privateKey, certificate });
+  const channel = await openControlChannel(record, { key: privateKey, certificate });
   try {
     await channel.request('project', {}, 5000);
   } finally {
@@ -140,7 +143,7 @@ export async function unopenedStreams(attackers: Attackers, name: string, count:
   for (let i = 0; i < count; i += 1) {
     try {
       const grant = await channel.request('connect', { relay: attackers.relay });
-      const raw = await dialSplice(identity.record.controller, String(grant.splice), 'inlet', String(grant.secret), true);
+      const raw = await dialSplice(identity.record.controller, grant.splice, 'inlet', grant.secret, true);
       sockets.push(raw);
       const { socket } = await openInletChannel(raw, credentials, attackers.outletAttribute, 'stream');
       socket.on('error', () => undefined);

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { embeddedRelay } from '../../src/cli/controller.ts';
 import { startController, type ControllerOptions, type RunningController } from '../../src/controller/controller.ts';
 import { enrollAdministrator } from '../../src/node/enrollment.ts';
 import type { StoredIdentity } from '../../src/node/identity-store.ts';
@@ -19,7 +20,7 @@ export interface World {
 
 export async function createWorld(options: Partial<ControllerOptions> = {}): Promise<World> {
   const dir = await mkdtemp(join(tmpdir(), 'portal-world-'));
-  const controller = await startController({ dataDir: join(dir, 'controller'), ...options });
+  const controller = await startController({ dataDir: join(dir, 'controller'), relay: embeddedRelay(), ...options });
   const admin = await enrollAdministrator(join(dir, 'admin'), await controller.service.createAdminCode(60_000));
   return {
     dir,

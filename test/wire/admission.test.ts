@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { Admission } from '../../src/controller/admission.ts';
-import { RateLimiter } from '../../src/controller/rate-limiter.ts';
+import { Admission } from '../../src/wire/admission.ts';
+import { RateLimiter } from '../../src/shared/rate-limiter.ts';
 
 /** `count` connections from `localAddress`; resolves when each is either accepted or closed. */
 async function open(port: number, localAddress: string, count: number): Promise<{ sockets: Socket[]; closed: () => number }> {

@@ -25,6 +25,8 @@ export interface TicketTable {
   attribute: string;
   relay: string | null;
   tls: number;
+  /** 1: the ticket enrolls a relay node. */
+  relay_node: Generated<number>;
   expires_at: number;
   uses_left: number;
   created_at: number;
@@ -37,6 +39,7 @@ export interface MemberTable {
   relay: string | null;
   tls: number;
   admin: number;
+  relay_node: Generated<number>;
   ticket_id: string | null;
   enrolled_at: number;
   /** SHA-256 (hex) of the public key the member enrolled with; null for members enrolled before it was kept. */

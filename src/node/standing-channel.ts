@@ -1,17 +1,17 @@
 /**
- * The node's standing connection to the controller, re-established with backoff whenever it drops.
- * Parts of the node (the outlet's relay registration, the inlet's splice requests) use it while it is
- * up and are told when it comes back, so they can register again.
+ * A node's standing connection to a Portal service, re-established with backoff whenever it drops:
+ * to the controller (renewal, the relay list) and to each relay (registrations, splices). Parts of the
+ * node use it while it is up and are told when it comes back, so they can register again.
  */
 import { EventEmitter } from 'node:events';
 import { RuntimeFailure, type PortalError } from '../shared/errors.ts';
-import { ControlChannel, type Answer, type ClientCredentials } from '../wire/control-channel.ts';
-import type { ControllerPin } from '../wire/ticket.ts';
+import { ServiceChannel, type ClientCredentials, type ServiceTarget } from '../wire/control-channel.ts';
+import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
 
-export interface NodeControlOptions {
-  readonly pin: ControllerPin;
+export interface StandingChannelOptions {
+  readonly target: ServiceTarget;
   readonly credentials: () => ClientCredentials;
   readonly logger: Logger;
   /** Heartbeat period on the control channel. @default 5000 */
@@ -20,14 +20,14 @@ export interface NodeControlOptions {
 }
 
 /** Events: 'up' (channel), 'down', 'event' (pushed message). */
-export class NodeControl extends EventEmitter {
-  private channel: ControlChannel | undefined;
+export class StandingChannel<Ops> extends EventEmitter {
+  private channel: ServiceChannel<Ops> | undefined;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly backoff: Backoff;
 
-  constructor(private readonly options: NodeControlOptions) {
+  constructor(private readonly options: StandingChannelOptions) {
     super();
     this.backoff = options.backoff ?? new Backoff();
   }
@@ -40,10 +40,15 @@ export class NodeControl extends EventEmitter {
     void this.connect();
   }
 
-  async request(op: string, body: Record<string, unknown> = {}, timeoutMs?: number): Promise<Answer> {
+  get target(): ServiceTarget {
+    return this.options.target;
+  }
+
+  async request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs?: number): Promise<AnswerOf<Ops, K>> {
     if (!this.channel || this.channel.closed) {
-      throw new RuntimeFailure('CONTROLLER_UNREACHABLE', 'the controller is not reachable right now', {
-        hint: 'the node reconnects by itself; check the controller',
+      const who = this.options.target.service === 'control' ? 'controller' : 'relay';
+      throw new RuntimeFailure(`${who.toUpperCase()}_UNREACHABLE`, `the ${who} ${this.options.target.address} is not reachable right now`, {
+        hint: `the node reconnects by itself; check the ${who}`,
       });
     }
     return this.channel.request(op, body, timeoutMs);
@@ -75,7 +80,7 @@ export class NodeControl extends EventEmitter {
     if (this.stopped) return;
     try {
       const credentials = this.options.credentials();
-      const channel = await ControlChannel.open(this.options.pin, credentials);
+      const channel = await ServiceChannel.open<Ops>(this.options.target, credentials);
       if (this.stopped) {
         channel.destroy();
         return;
@@ -87,12 +92,13 @@ export class NodeControl extends EventEmitter {
         return;
       }
       this.channel = channel;
-      if (this.backoff.failures > 0) this.options.logger.info(`controller ${this.options.pin.controller} reachable again`);
+      if (this.backoff.failures > 0) this.options.logger.info(`${this.describe()} reachable again`);
       this.backoff.reset();
-      channel.on('event', (event: Answer) => this.emit('event', event));
+      channel.on('event', (event: unknown) => this.emit('event', event));
       channel.once('close', () => this.lost(channel));
       this.heartbeat = setInterval(() => {
-        channel.request('ping', {}, this.options.heartbeatMs ?? 5000).catch(() => channel.destroy());
+        // Every service answers ping; its operations are not known to this generic class.
+        (channel as unknown as ServiceChannel<{ ping: { request: object; answer: object } }>).request('ping', {}, this.options.heartbeatMs ?? 5000).catch(() => channel.destroy());
       }, this.options.heartbeatMs ?? 5000);
       this.heartbeat.unref();
       this.emit('up');
@@ -105,15 +111,19 @@ export class NodeControl extends EventEmitter {
     }
   }
 
-  private lost(channel: ControlChannel): void {
+  private lost(channel: ServiceChannel<Ops>): void {
     if (this.channel !== channel) return;
     clearInterval(this.heartbeat);
     this.channel = undefined;
     this.emit('down');
     if (!this.stopped) {
-      this.options.logger.warn(`lost the connection to the controller ${this.options.pin.controller}; reconnecting`);
+      this.options.logger.warn(`lost the connection to the ${this.describe()}; reconnecting`);
       this.schedule();
     }
+  }
+
+  private describe(): string {
+    return `${this.options.target.service === 'control' ? 'controller' : 'relay'} ${this.options.target.address}`;
   }
 
   private schedule(): void {
@@ -121,3 +131,5 @@ export class NodeControl extends EventEmitter {
     this.retry = setTimeout(() => void this.connect(), this.backoff.next());
   }
 }
+
+export type NodeControl = StandingChannel<ControllerOperations>;

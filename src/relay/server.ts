@@ -1,0 +1,140 @@
+/**
+ * A relay's service: members of a project connect with their project certificate over TLS (ALPN
+ * portal-relay) to register outlets and ask for splices, and dial in raw halves of those splices. It
+ * runs on a port of its own (a standalone relay, `portal relay start`) or shares the controller's port
+ * (the embedded default), in which case the controller's listener hands it its connections. Only
+ * members may speak to it; what each may cost is bounded as on the controller.
+ */
+import type { X509Certificate } from 'node:crypto';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { PeerIdentity } from '../pki/identity.ts';
+import type { AdmissionLimits, AdmissionStats } from '../wire/admission.ts';
+import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-port.ts';
+import { helloOf, relayFields, type RelayEvent, type RelayOperations, type ParsedRequest } from '../wire/protocol.ts';
+import { MemberConnections, serveService } from '../wire/service-connection.ts';
+import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
+
+export interface RelayServerLimits {
+  /** Requests a member's connection may have in flight. @default 32 */
+  readonly memberInFlight: number;
+  /** Connections one member may hold at once. @default 16 */
+  readonly memberConnections: number;
+  /** Unread answers and events a member may leave queued before its connection is closed. @default 1 MiB */
+  readonly maxQueuedBytes: number;
+}
+
+export const defaultRelayServerLimits: RelayServerLimits = { memberInFlight: 32, memberConnections: 16, maxQueuedBytes: 1024 * 1024 };
+
+export interface RelayServerOptions {
+  /** The member a client certificate proves (chains to its project's CA, valid now), or undefined. */
+  readonly verifyPeer: (certificate: X509Certificate | undefined) => Promise<PeerIdentity | undefined>;
+  readonly relay?: RelayOptions;
+  readonly limits?: RelayServerLimits;
+  readonly log?: (line: string) => void;
+}
+
+export class RelayServer {
+  readonly relay: Relay;
+  private readonly members: MemberConnections;
+  private readonly limits: RelayServerLimits;
+  private readonly connections = new Set<TLSSocket>();
+  private versionWarnedAt = 0;
+
+  constructor(private readonly options: RelayServerOptions) {
+    this.relay = new Relay(options.relay);
+    this.limits = options.limits ?? defaultRelayServerLimits;
+    this.members = new MemberConnections(this.limits.memberConnections);
+  }
+
+  /** What a Portal port needs to serve this relay: its TLS service and the raw splice halves. */
+  get handlers(): PortHandlers {
+    return {
+      secure: { relay: (socket, release) => void this.serveMember(socket, release) },
+      splice: (socket, half) => this.acceptSplice(socket, half),
+      invalidSplice: (reason) => this.warnVersion(reason),
+    };
+  }
+
+  /** Serves on a port of its own, with the relay's own TLS certificate (pinned by nodes through the controller). */
+  async listen(host: string, port: number, tls: { key: string; certificate: string }, admission?: AdmissionLimits): Promise<{ address: AddressInfo; port: PortalPort }> {
+    const portalPort = new PortalPort({ tls, handlers: this.handlers, ...(admission ? { admission } : {}) });
+    const address = await portalPort.listen(host, port);
+    this.ownPort = portalPort;
+    return { address, port: portalPort };
+  }
+
+  private ownPort: PortalPort | undefined;
+
+  stats(): RelayStats & { members: number } & Partial<AdmissionStats> {
+    return { ...this.relay.stats(), members: this.members.total, ...(this.ownPort?.stats() ?? {}) };
+  }
+
+  async close(): Promise<void> {
+    this.relay.close();
+    for (const socket of this.connections) socket.destroy();
+    await this.ownPort?.close();
+  }
+
+  acceptSplice(socket: Socket, half: SpliceHalf): boolean {
+    return this.relay.join(socket, half.splice, half.role, half.secret);
+  }
+
+  private async serveMember(socket: TLSSocket, release: () => void): Promise<void> {
+    const peer = await this.options.verifyPeer(socket.getPeerX509Certificate()).catch(() => undefined);
+    if (socket.destroyed) return;
+    // A relay serves members only: there is nothing an anonymous peer may ask of it.
+    if (!peer) {
+      socket.end(`${JSON.stringify({ ...helloOf('relay'), refused: 'this relay serves members of its projects only, with a valid certificate' })}\n`);
+      return;
+    }
+    if (!this.members.admit(peer.nodeId, socket)) {
+      this.options.log?.(`relay: refused a connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`);
+      socket.destroy();
+      return;
+    }
+    release();
+    this.connections.add(socket);
+    // One registration per relay name and connection: registering again replaces it.
+    const registrations = new Map<string, () => void>();
+    socket.once('close', () => {
+      this.connections.delete(socket);
+      registrations.forEach((withdraw) => withdraw());
+    });
+    // Requests are answered only after serveService has returned: `channel` is set by then.
+    const push = (event: RelayEvent) => channel.send(event);
+    const channel = serveService<RelayOperations>(socket, {
+      service: 'relay',
+      fields: relayFields,
+      maxInFlight: this.limits.memberInFlight,
+      maxQueuedBytes: this.limits.maxQueuedBytes,
+      handle: async (request) => this.handle(peer, request, registrations, push),
+      ...(this.options.log ? { log: this.options.log } : {}),
+    });
+  }
+
+  private async handle(peer: PeerIdentity, request: ParsedRequest<RelayOperations>, registrations: Map<string, () => void>, push: (event: RelayEvent) => void): Promise<object> {
+    switch (request.op) {
+      case 'ping':
+        return {};
+      case 'register': {
+        const { relay: name, allow } = request.body;
+        const earlier = registrations.get(name);
+        registrations.set(name, this.relay.register(peer, name, allow, push));
+        earlier?.();
+        if (!earlier) this.options.log?.(`relay: ${peer.nodeId} registered ${name}`);
+        return {};
+      }
+      case 'connect':
+        return this.relay.connect(peer, request.body.relay);
+    }
+  }
+
+  /** Peers of another version are logged once a minute, not at every connection. */
+  private warnVersion(reason: string): void {
+    const now = Date.now();
+    if (now - this.versionWarnedAt < 60_000) return;
+    this.versionWarnedAt = now;
+    this.options.log?.(`relay: refused ${reason}: run the same Portal version on the relays and every node`);
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The wire contract in one place: the protocol version, the first line of every connection, every
+ * request and answer of the controller and of a relay, the events they push, and the one-line
+ * preambles of the raw connections (relay splices, direct paths). Both ends import these types, so an
+ * answer is declared once; the server reads each request through the field table of its operation, so
+ * nothing a peer sends reaches a handler unchecked.
+ */
+import type { PeerIdentity } from '../pki/identity.ts';
+
+/**
+ * The version every connection names on its first line. 1 was the unversioned protocol: its peers send
+ * no version line, and are told so.
+ */
+export const protocolVersion = 2;
+
+/** What a TLS connection to a Portal port speaks, chosen by ALPN (one port may serve both). */
+export type ServiceName = 'control' | 'relay';
+export const serviceAlpn: Record<ServiceName, string> = { control: 'portal-control', relay: 'portal-relay' };
+
+/** The first line each side of a control or relay connection sends. */
+export interface Hello {
+  readonly portal: ServiceName;
+  readonly version: number;
+  /** Set by a server that refuses the client's version; the connection closes after it. */
+  readonly refused?: string;
+}
+
+export const helloOf = (service: ServiceName): Hello => ({ portal: service, version: protocolVersion });
+
+/** The sentence both sides print when versions differ: it names both. */
+export function versionMismatch(service: ServiceName, server: number | undefined, client: number | undefined): string {
+  const who = service === 'control' ? 'controller' : 'relay';
+  const version = (value: number | undefined) => (value === undefined ? '1 (no version line)' : String(value));
+  return `the ${who} speaks Portal protocol ${version(server)} and this client protocol ${version(client)}`;
+}
+export const versionHint = 'run the same Portal version on the controller, the relays and every node (portal --version)';
+
+/** The server's check of a client's first line: undefined when it may go on, else why not. */
+export function checkHello(service: ServiceName, message: unknown): string | undefined {
+  const hello = message as Partial<Hello> | null;
+  const version = typeof hello?.version === 'number' ? hello.version : undefined;
+  if (hello?.portal === service && version === protocolVersion) return undefined;
+  return versionMismatch(service, protocolVersion, hello?.portal === service ? version : undefined);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Requests and answers. On the wire a request is {id, op, ...request}; an answer {id, ok: true,
+// ...answer} or {id, ok: false, code, message, hint, exit}.
+
+type Empty = Record<never, never>;
+
+export interface EnrollmentAnswer {
+  readonly identity: PeerIdentity;
+  readonly certificate: string;
+  readonly authority: string;
+  readonly networkDomain: string;
+}
+
+export interface ProjectInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly controller: string;
+  readonly network_domain: string;
+  readonly created_at: string;
+}
+
+/** A relay that serves a project: where nodes dial it, and the certificate they pin. */
+export interface RelayEntry {
+  /** The relay node's id (or "controller" for the relay inside the controller process). */
+  readonly id: string;
+  readonly address: string;
+  readonly fingerprint: string;
+}
+
+export interface TicketBody {
+  readonly expiresInMs: number;
+  readonly usageCount: number;
+  /** Empty for a relay node's ticket. */
+  readonly attribute: string;
+  readonly relay?: string;
+  readonly tls?: boolean;
+  readonly relayNode?: boolean;
+}
+
+export interface ControllerOperations {
+  ping: { request: Empty; answer: Empty };
+  'admin-enroll': { request: { code: string; request: string; project?: string }; answer: EnrollmentAnswer };
+  enroll: { request: { ticket: string; secret: string; request: string }; answer: EnrollmentAnswer };
+  renew: { request: { request: string }; answer: EnrollmentAnswer };
+  'reissue-challenge': { request: Empty; answer: { challenge: string } };
+  reissue: { request: { certificate: string; request: string }; answer: EnrollmentAnswer };
+  ticket: { request: TicketBody; answer: { ticket: string } };
+  project: { request: Empty; answer: { project: ProjectInfo } };
+  ca: { request: Empty; answer: { certificate: string } };
+  /** The relays serving the member's project; changes are pushed as a `relays` event. */
+  relays: { request: Empty; answer: { relays: readonly RelayEntry[] } };
+  /** A relay node says where nodes reach it; it serves the project while this connection lasts. */
+  'relay-announce': { request: { address: string; fingerprint: string }; answer: Empty };
+}
+
+export interface SpliceGrant {
+  readonly splice: string;
+  readonly secret: string;
+}
+
+export interface RelayOperations {
+  ping: { request: Empty; answer: Empty };
+  /** An outlet offers `relay` (its relay name) to inlets whose attribute is `allow`. */
+  register: { request: { relay: string; allow: string }; answer: Empty };
+  /** An inlet asks for a splice to an outlet of `relay`. */
+  connect: { request: { relay: string }; answer: SpliceGrant };
+}
+
+export type Operations = ControllerOperations | RelayOperations;
+export type RequestOf<Ops, K extends keyof Ops> = Ops[K] extends { request: infer R } ? R : never;
+export type AnswerOf<Ops, K extends keyof Ops> = Ops[K] extends { answer: infer A } ? A : never;
+
+/** Pushed by the controller on a member's connection. */
+export interface RelaysEvent {
+  readonly event: 'relays';
+  readonly relays: readonly RelayEntry[];
+}
+export type ControllerEvent = RelaysEvent;
+
+/** Pushed by a relay to an outlet: an inlet asked for a splice; join it with this secret. */
+export interface DialEvent {
+  readonly event: 'dial';
+  readonly splice: string;
+  readonly secret: string;
+  /** The node that asked for the splice. */
+  readonly from: string;
+}
+
+/** Members the relay refused on an outlet's behalf since the last report, pushed at most once a second. */
+export interface RefusedEvent {
+  readonly event: 'refused';
+  readonly from: string;
+  readonly attributes: readonly string[];
+  readonly count: number;
+}
+
+export type RelayEvent = DialEvent | RefusedEvent;
+
+// ---------------------------------------------------------------------------------------------------
+// Reading requests. Each operation's fields are listed with their kind; anything else is ignored.
+
+type FieldKind = 'text' | 'text?' | 'number' | 'flag';
+export type Fields<Ops> = { readonly [K in keyof Ops]: { readonly [F in keyof RequestOf<Ops, K>]-?: FieldKind } };
+
+export const controllerFields: Fields<ControllerOperations> = {
+  ping: {},
+  'admin-enroll': { code: 'text', request: 'text', project: 'text?' },
+  enroll: { ticket: 'text', secret: 'text', request: 'text' },
+  renew: { request: 'text' },
+  'reissue-challenge': {},
+  reissue: { certificate: 'text', request: 'text' },
+  ticket: { expiresInMs: 'number', usageCount: 'number', attribute: 'text', relay: 'text?', tls: 'flag', relayNode: 'flag' },
+  project: {},
+  ca: {},
+  relays: {},
+  'relay-announce': { address: 'text', fingerprint: 'text' },
+};
+
+export const relayFields: Fields<RelayOperations> = {
+  ping: {},
+  register: { relay: 'text', allow: 'text' },
+  connect: { relay: 'text' },
+};
+
+export type ParsedRequest<Ops> = { [K in keyof Ops]: { readonly id: number | null; readonly op: K; readonly body: RequestOf<Ops, K> } }[keyof Ops];
+
+/**
+ * A request as its operation's table reads it: texts are strings ('' when absent), numbers are numbers
+ * (NaN when absent), flags are true only when true. Undefined for an operation the table does not know.
+ */
+export function parseRequest<Ops>(fields: Fields<Ops>, message: Record<string, unknown>): ParsedRequest<Ops> | undefined {
+  const op = message.op;
+  if (typeof op !== 'string' || !Object.hasOwn(fields, op)) return undefined;
+  const body: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(fields[op as keyof Ops] as Record<string, FieldKind>)) {
+    const value = message[name];
+    if (kind === 'text') body[name] = typeof value === 'string' ? value : '';
+    else if (kind === 'text?') {
+      if (typeof value === 'string' && value !== '') body[name] = value;
+    } else if (kind === 'number') body[name] = typeof value === 'number' ? value : Number.NaN;
+    else body[name] = value === true;
+  }
+  return { id: typeof message.id === 'number' ? message.id : null, op, body } as ParsedRequest<Ops>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Raw connections: one line, then the two nodes' end-to-end TLS, which nothing in between reads.
+
+/** `PORTAL-SPLICE/<version> <splice> <role> <secret>`: half of a relay splice. */
+export const spliceMagic = `PORTAL-SPLICE/${protocolVersion}`;
+const spliceFamily = 'PORTAL-SPLICE';
+
+/** The longest preamble a relay reads before it gives up on a connection. */
+export const maxPreambleBytes = 256;
+
+export type SpliceRole = 'inlet' | 'outlet';
+
+export type SplicePreamble =
+  | { readonly kind: 'incomplete' }
+  | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'splice'; readonly splice: string; readonly role: SpliceRole; readonly secret: string; readonly rest: Buffer };
+
+const token = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const splicePreambleOf = (splice: string, role: SpliceRole, secret: string) => `${spliceMagic} ${splice} ${role} ${secret}\n`;
+
+/**
+ * Reads `PORTAL-SPLICE/2 <splice> <role> <secret>\n` from the bytes received so far: `incomplete` while
+ * more may follow, `invalid` as soon as the bytes cannot become a preamble (naming the version when a
+ * peer of another one sent it), else the fields and the bytes after the line (the start of the TLS).
+ */
+export function parseSplicePreamble(received: Buffer): SplicePreamble {
+  const newline = received.indexOf(0x0a);
+  const head = received.subarray(0, newline < 0 ? Math.min(received.length, spliceMagic.length) : newline).toString('latin1');
+  if (!(newline < 0 ? spliceMagic.startsWith(head) : head.startsWith(`${spliceMagic} `))) {
+    const other = head.startsWith(spliceFamily) && (newline >= 0 || head.length === spliceMagic.length);
+    return { kind: 'invalid', reason: other ? `a splice preamble of another protocol version than ${protocolVersion}` : 'not a splice preamble' };
+  }
+  if (newline < 0) return received.length > maxPreambleBytes ? { kind: 'invalid', reason: 'preamble too long' } : { kind: 'incomplete' };
+  if (newline > maxPreambleBytes) return { kind: 'invalid', reason: 'preamble too long' };
+  const [, splice, role, secret, ...extra] = head.split(' ');
+  if (!splice || !secret || extra.length > 0 || !token.test(splice) || !token.test(secret) || (role !== 'inlet' && role !== 'outlet')) {
+    return { kind: 'invalid', reason: 'malformed splice preamble' };
+  }
+  return { kind: 'splice', splice, role, secret, rest: received.subarray(newline + 1) };
+}

@@ -1,0 +1,102 @@
+/**
+ * The server side of a control or relay connection: the client's first line names the protocol
+ * version (a client of another version is told both and closed), then every line is a request read
+ * through its operation's field table and answered in order of completion by id. Errors become
+ * answers with a stable code and a hint; anything unexpected is logged and answered as INTERNAL.
+ */
+import type { TLSSocket } from 'node:tls';
+import { PortalError } from '../shared/errors.ts';
+import { serveJsonLines, type JsonLinesService } from './json-lines.ts';
+import { checkHello, helloOf, parseRequest, versionHint, type Fields, type ParsedRequest, type ServiceName } from './protocol.ts';
+
+export interface ServeOptions<Ops> {
+  readonly service: ServiceName;
+  readonly fields: Fields<Ops>;
+  /** Requests being answered at once. */
+  readonly maxInFlight: number;
+  /** Unread answers and events a peer may leave queued before its connection is closed. */
+  readonly maxQueuedBytes: number;
+  /** Asked before each request is read: false closes the connection (limits for anonymous peers). */
+  readonly admit?: () => boolean;
+  readonly handle: (request: ParsedRequest<Ops>) => Promise<object>;
+  readonly log?: (line: string) => void;
+}
+
+export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>): JsonLinesService {
+  let greeted = false;
+  return serveJsonLines(
+    socket,
+    async (message) => {
+      if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+        socket.destroy();
+        return undefined;
+      }
+      if (!greeted) {
+        const refused = checkHello(options.service, message);
+        if (refused) {
+          const old = message as { id?: unknown };
+          // A client of the unversioned protocol reads only answers to its requests: it gets one.
+          const answer = typeof old.id === 'number' ? { id: old.id, ok: false, code: 'PROTOCOL_VERSION', message: refused, hint: versionHint, exit: 1 } : { ...helloOf(options.service), refused };
+          socket.end(`${JSON.stringify(answer)}\n`);
+          return undefined;
+        }
+        greeted = true;
+        return helloOf(options.service);
+      }
+      if (options.admit && !options.admit()) {
+        socket.destroy();
+        return undefined;
+      }
+      return answer(options, message as Record<string, unknown>);
+    },
+    () => socket.destroy(),
+    { maxInFlight: options.maxInFlight, maxQueuedBytes: options.maxQueuedBytes },
+  );
+}
+
+async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, unknown>): Promise<object> {
+  const id = typeof message.id === 'number' ? message.id : null;
+  const request = parseRequest(options.fields, message);
+  const op = typeof message.op === 'string' ? message.op.slice(0, 40) : '?';
+  if (!request) {
+    const who = options.service === 'control' ? 'controller' : 'relay';
+    return { id, ok: false, code: 'UNKNOWN_OPERATION', message: `the ${who} does not know the operation "${op}"`, hint: versionHint, exit: 2 };
+  }
+  try {
+    return { id, ok: true, ...(await options.handle(request)) };
+  } catch (error) {
+    if (error instanceof PortalError) return { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode };
+    options.log?.(`${options.service}: internal error on ${op}: ${(error as Error).message}`);
+    return { id, ok: false, code: 'INTERNAL', message: `the ${options.service === 'control' ? 'controller' : 'relay'} failed to answer`, hint: 'see its log', exit: 1 };
+  }
+}
+
+/** Counts each member's connections, so that one member may hold only so many at once. */
+export class MemberConnections {
+  private readonly held = new Map<string, number>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Counts `socket` for `nodeId` until it closes; false (nothing counted) past the limit. */
+  admit(nodeId: string, socket: TLSSocket): boolean {
+    const held = this.held.get(nodeId) ?? 0;
+    if (held >= this.limit) return false;
+    this.held.set(nodeId, held + 1);
+    socket.once('close', () => {
+      const left = (this.held.get(nodeId) ?? 1) - 1;
+      if (left > 0) this.held.set(nodeId, left);
+      else this.held.delete(nodeId);
+    });
+    return true;
+  }
+
+  count(nodeId: string): number {
+    return this.held.get(nodeId) ?? 0;
+  }
+
+  get total(): number {
+    let total = 0;
+    for (const count of this.held.values()) total += count;
+    return total;
+  }
+}

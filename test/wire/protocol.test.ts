@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect, createServer, type TLSSocket } from 'node:tls';
+import { createServerCertificate, fingerprintOf } from '../../src/pki/authority.ts';
+import { parseHostPort } from '../../src/shared/address.ts';
+import { ServiceChannel } from '../../src/wire/control-channel.ts';
+import { readOneJsonLine } from '../../src/wire/json-lines.ts';
+import { protocolVersion, serviceAlpn, type ControllerOperations } from '../../src/wire/protocol.ts';
+import { createWorld, type World } from '../support/portal-world.ts';
+
+describe('protocol versions: the first line of every connection', () => {
+  let world: World;
+  let port: number;
+
+  before(async () => {
+    world = await createWorld();
+    port = (parseHostPort(world.controller.listening) as { ok: true; address: { port: number } }).address.port;
+  });
+
+  after(async () => world?.close());
+
+  async function rawClient(alpn?: string): Promise<TLSSocket> {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, minVersion: 'TLSv1.3', ...(alpn ? { ALPNProtocols: [alpn] } : {}) });
+    await once(socket, 'secureConnect');
+    return socket;
+  }
+
+  it('answers a client of the unversioned protocol with an error naming both versions, then closes', async () => {
+    const socket = await rawClient();
+    socket.write(`${JSON.stringify({ id: 1, op: 'ping' })}\n`);
+    const answer = (await readOneJsonLine(socket, 5000)) as Record<string, unknown>;
+    assert.equal(answer.id, 1);
+    assert.equal(answer.ok, false);
+    assert.equal(answer.code, 'PROTOCOL_VERSION');
+    assert.equal(answer.message, `the controller speaks Portal protocol ${protocolVersion} and this client protocol 1 (no version line)`);
+    await once(socket, 'close');
+  });
+
+  it('refuses a client of a later version on both services, naming both versions', async () => {
+    for (const service of ['control', 'relay'] as const) {
+      const socket = await rawClient(serviceAlpn[service]);
+      socket.write(`${JSON.stringify({ portal: service, version: protocolVersion + 1 })}\n`);
+      const answer = (await readOneJsonLine(socket, 5000)) as Record<string, unknown>;
+      // The relay refuses a peer without a member certificate before it reads anything.
+      const expected = service === 'control' ? `the controller speaks Portal protocol ${protocolVersion} and this client protocol ${protocolVersion + 1}` : /serves members of its projects only/;
+      assert.equal(answer.portal, service);
+      assert.equal(answer.version, protocolVersion);
+      if (typeof expected === 'string') assert.equal(answer.refused, expected);
+      else assert.match(String(answer.refused), expected);
+      await once(socket, 'close');
+    }
+  });
+
+  it('gives a client that meets a server of another version one line naming both', async () => {
+    // A server that answers the version line as an unknown operation speaks the unversioned protocol.
+    const tls = await createServerCertificate('old-controller');
+    const old = createServer({ key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3' }, (peer) => {
+      peer.once('data', () => peer.end(`${JSON.stringify({ id: null, ok: false, code: 'UNKNOWN_OPERATION', message: 'the controller does not know the operation "?"', exit: 2 })}\n`));
+    });
+    await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(old.address() as { port: number }).port}`;
+    try {
+      await assert.rejects(ServiceChannel.open<ControllerOperations>({ service: 'control', address, fingerprint: fingerprintOf(tls.certificate) }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'PROTOCOL_VERSION');
+        assert.equal(error.message, `the controller speaks Portal protocol 1 (no version line) and this client protocol ${protocolVersion}`);
+        return true;
+      });
+    } finally {
+      old.close();
+    }
+  });
+});
