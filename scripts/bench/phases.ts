@@ -1,0 +1,123 @@
+/**
+ * The measuring phases, each over every target (no tunnel, ssh -L, and Portal on each path) in turn,
+ * each recording its figures into the table's rows.
+ */
+import { idleConnections } from './idle.ts';
+import { pgbench } from './postgres.ts';
+import { iperf, latency, percentile } from './probes.ts';
+import { totalCpuSeconds } from './proc-stats.ts';
+import type { Figures, PathName, RowKey } from './report.ts';
+import { settings } from './settings.ts';
+
+export type Role = 'inlet' | 'outlet' | 'relay';
+
+/** A port that leads to one service, and the processes that carry it there, by role. */
+export interface Endpoint {
+  readonly port: number;
+  readonly roles: Readonly<Partial<Record<Role, () => number[]>>>;
+}
+
+export interface Target {
+  /** Where the figures go: the no-tunnel column, the ssh -L column, or a Portal path's. */
+  readonly column: 'none' | 'ssh' | PathName;
+  readonly label: string;
+  readonly iperf: Endpoint;
+  readonly echo: Endpoint;
+  readonly postgres: Endpoint;
+}
+
+const log = (text: string) => process.stdout.write(`  ${text}\n`);
+
+function put(figures: Figures, key: RowKey, column: Target['column'], value: number): void {
+  const figure = (figures[key] ??= { portal: {} });
+  if (column === 'none') figure.none = value;
+  else if (column === 'ssh') figure.ssh = value;
+  else figure.portal[column] = value;
+}
+
+/** iperf3 throughput: the targets take turns, as throughput on a shared machine drifts from minute to minute; each keeps its median. */
+export async function throughputPhase(targets: readonly Target[], figures: Figures): Promise<void> {
+  const runs = new Map<Target, number[]>(targets.map((target) => [target, []]));
+  for (let round = 1; round <= settings.repeats; round += 1) {
+    log(`iperf3 round ${round} of ${settings.repeats}…`);
+    for (const target of targets) runs.get(target)?.push((await iperf(target.iperf.port, { seconds: settings.seconds })).bitsPerSecond / 1e9);
+  }
+  for (const target of targets) {
+    const values = runs.get(target) as number[];
+    put(figures, 'iperf', target.column, percentile(values, 50));
+    log(`iperf3 ${target.label}: ${values.map((value) => value.toFixed(2)).join(', ')} Gbit/s`);
+  }
+}
+
+export async function latencyPhase(targets: readonly Target[], figures: Figures): Promise<void> {
+  for (const target of targets) {
+    log(`round trips and new connections, ${target.label}…`);
+    const measured = await latency(target.echo.port);
+    put(figures, 'rtt', target.column, measured.rttP50);
+    put(figures, 'connect', target.column, measured.connectP50);
+    log(`  rtt p50 ${measured.rttP50.toFixed(0)} µs, p99 ${measured.rttP99.toFixed(0)} µs; new connection p50 ${measured.connectP50.toFixed(2)} ms, p99 ${measured.connectP99.toFixed(2)} ms`);
+  }
+}
+
+/** CPU seconds of every process on the path per GiB carried, while iperf3 sends a fixed amount. */
+export async function cpuPhase(targets: readonly Target[], figures: Figures): Promise<void> {
+  for (const target of targets) {
+    const roles = Object.values(target.iperf.roles);
+    if (roles.length === 0) continue;
+    const pids = () => roles.flatMap((pids) => pids());
+    const before = new Map(pids().map((pid) => [pid, totalCpuSeconds([pid])]));
+    const carried = await iperf(target.iperf.port, { bytes: settings.cpuBytes });
+    // Processes forked during the run (an sshd child) count from zero.
+    const used = pids().reduce((sum, pid) => sum + totalCpuSeconds([pid]) - (before.get(pid) ?? 0), 0);
+    const gib = carried.bytes / 1024 ** 3;
+    put(figures, 'cpu', target.column, used / gib);
+    log(`CPU ${target.label}: ${used.toFixed(2)} s for ${gib.toFixed(2)} GiB at ${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`);
+  }
+}
+
+const pgbenchRows: readonly { key: RowKey; label: string; selectOnly: boolean; clients: number }[] = [
+  { key: 'pgSelect8', label: 'select-only, 8 clients', selectOnly: true, clients: 8 },
+  { key: 'pgTpcb8', label: 'TPC-B, 8 clients', selectOnly: false, clients: 8 },
+  { key: 'pgSelect1', label: 'select-only, 1 client', selectOnly: true, clients: 1 },
+  { key: 'pgTpcb1', label: 'TPC-B, 1 client', selectOnly: false, clients: 1 },
+];
+
+/** pgbench runs, the targets taking turns within each round; each keeps its best. */
+export async function pgbenchPhase(targets: readonly Target[], figures: Figures): Promise<void> {
+  const best = new Map<string, number>();
+  for (let round = 1; round <= settings.pgbenchRounds; round += 1) {
+    for (const row of pgbenchRows) {
+      log(`pgbench round ${round} of ${settings.pgbenchRounds}, ${row.label}…`);
+      for (const target of targets) {
+        const tps = await pgbench(target.postgres.port, row);
+        const key = `${row.key} ${target.column}`;
+        best.set(key, Math.max(best.get(key) ?? 0, tps));
+        log(`  ${target.label}: ${tps.toFixed(0)} TPS`);
+      }
+    }
+  }
+  for (const row of pgbenchRows) for (const target of targets) put(figures, row.key, target.column, best.get(`${row.key} ${target.column}`) as number);
+}
+
+const rssRows: Record<Role, RowKey> = { inlet: 'rssInlet', outlet: 'rssOutlet', relay: 'rssRelay' };
+
+/** Idle connections through each tunnel's echo entrance; memory growth per connection by role. */
+export async function idlePhase(targets: readonly Target[], figures: Figures): Promise<string[]> {
+  const problems: string[] = [];
+  for (const target of targets) {
+    const roles = target.echo.roles as Record<string, () => number[]>;
+    if (Object.keys(roles).length === 0) continue;
+    log(`${settings.idleConnections} idle connections, ${target.label}…`);
+    const result = await idleConnections(target.echo.port, roles, (text) => log(`  ${text}`));
+    const growth = Object.entries(result.kibPerConnection).map(([role, kib]) => `${role} ${kib.toFixed(1)} KiB`);
+    log(`  ${result.answered} of ${result.opened} answered after the idle time; per connection: ${growth.join(', ')}`);
+    if (result.opened < result.wanted || result.answered < result.opened) {
+      problems.push(`${target.label}: ${result.opened} of ${result.wanted} idle connections opened, ${result.answered} answered after ${settings.idleSeconds} s`);
+    }
+    // A per-connection figure counts only when every connection opened and answered.
+    if (result.answered === result.wanted) {
+      for (const [role, kib] of Object.entries(result.kibPerConnection)) put(figures, rssRows[role as Role], target.column, kib);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,110 @@
+/**
+ * Portal under test: one project on the embedded controller (whose process runs the relay today), and
+ * per path and target an outlet and an inlet node, each a process of its own started as a user would,
+ * with `portal node create --foreground` and a ticket from `portal project ticket`.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { adopt, freePort, listening, start, withOpenFiles } from './processes.ts';
+import { tree } from './proc-stats.ts';
+import { settings } from './settings.ts';
+
+/** A way through Portal: `relayed` (inlet → relay → outlet) or `direct` (the outlet dials the inlet). */
+export interface PortalPath {
+  readonly name: 'relayed' | 'direct';
+  /** Keys added to the inlet's tcp-inlet configuration. */
+  readonly inlet: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The paths this build offers. The direct path is on by default once the node configuration schema
+ * knows `tcp-inlet.direct`; from then on the relayed path needs `"direct": false`, and before it the
+ * key would be refused, so the relayed path is all there is.
+ */
+export function portalPaths(schemas = join(settings.root, 'schemas')): { paths: PortalPath[]; note?: string } {
+  const files = readdirSync(schemas).filter((file) => /^node-config.*\.json$/.test(file));
+  const knowsDirect = files.some((file) => {
+    const schema = JSON.parse(readFileSync(join(schemas, file), 'utf8')) as { properties?: Record<string, { properties?: Record<string, unknown> }> };
+    return schema.properties?.['tcp-inlet']?.properties?.direct !== undefined;
+  });
+  if (knowsDirect) return { paths: [{ name: 'relayed', inlet: { direct: false } }, { name: 'direct', inlet: {} }] };
+  return { paths: [{ name: 'relayed', inlet: {} }], note: 'the direct path is not in this build (no node configuration schema knows tcp-inlet.direct): Portal is measured on the relayed path only' };
+}
+
+export interface Project {
+  readonly home: string;
+  readonly controllerPid: number;
+  /** The relay's process and whatever it forked. */
+  relayPids(): number[];
+}
+
+function portal(home: string, args: readonly string[], openFiles = 0, env: NodeJS.ProcessEnv = {}): string {
+  const [file, argv] = withOpenFiles(process.execPath, [settings.bundle, ...args], openFiles);
+  return execFileSync(file, argv, { env: { ...process.env, ...env, PORTAL_HOME: home }, encoding: 'utf8' }).trim();
+}
+
+/** Where the benchmark's administrator (and the embedded controller's state) lives. */
+export const adminHome = (work: string) => join(work, 'admin');
+
+/** `portal enroll` with the embedded controller; the relay runs inside it, so it gets the open-files limit too. */
+export function enroll(work: string, openFiles: number): Project {
+  const home = adminHome(work);
+  portal(home, ['enroll'], openFiles);
+  const { pid } = JSON.parse(readFileSync(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
+  adopt(pid, settings.bundle);
+  return { home, controllerPid: pid, relayPids: () => tree(pid) };
+}
+
+/** `portal reset --yes`: stops the embedded controller and removes the project. */
+export function resetProject(home: string): void {
+  portal(home, ['reset', '--yes']);
+}
+
+export interface NodeConfigs {
+  readonly outlet: Record<string, unknown>;
+  readonly inlet: Record<string, unknown>;
+}
+
+/** The compiled node configurations of a bundled use case (out/<usecase>/*.json). */
+export function compiledConfigs(usecase: string): NodeConfigs {
+  const read = (role: string) => JSON.parse(readFileSync(join(settings.root, 'out', usecase, `${role}.json`), 'utf8')) as Record<string, unknown>;
+  return { outlet: read('outlet'), inlet: read('inlet') };
+}
+
+/** The smallest pair of configurations; names, ports and target are filled in by startPortal. */
+export const plainConfigs: NodeConfigs = { outlet: { 'tcp-outlet': {} }, inlet: { 'tcp-inlet': {} } };
+
+export interface RunningPortal {
+  readonly path: PortalPath;
+  readonly port: number;
+  readonly inletPid: number;
+  readonly outletPid: number;
+}
+
+/**
+ * An outlet in front of `targetPort` and an inlet for it on `path`. The configurations are `base`
+ * adjusted to this machine: loopback ports chosen now, a status server on a free port, and names
+ * suffixed with the path so that two paths to one target can run side by side in the project.
+ */
+export async function startPortal(work: string, project: Project, target: { name: string; port: number }, path: PortalPath, base: NodeConfigs, openFiles: number): Promise<RunningPortal> {
+  const name = `${target.name}-${path.name}`;
+  const outletTicket = portal(project.home, ['project', 'ticket', '--expires-in', '10h', '--usage-count', '1', '--attribute', `${name}-outlet`, '--relay', name]);
+  const inletTicket = portal(project.home, ['project', 'ticket', '--expires-in', '10h', '--usage-count', '1', '--attribute', `${name}-inlet`]);
+  const inletPort = await freePort();
+  const outletConfig = { ...base.outlet, 'http-server-port': 0, relay: name, 'tcp-outlet': { ...(base.outlet['tcp-outlet'] as object), to: `127.0.0.1:${target.port}`, allow: `${name}-inlet` } };
+  const inletConfig = { ...base.inlet, 'http-server-port': 0, 'tcp-inlet': { ...(base.inlet['tcp-inlet'] as object), from: `127.0.0.1:${inletPort}`, via: name, allow: `${name}-outlet`, ...path.inlet } };
+  const node = (role: string, config: object, ticket: string) => {
+    const file = join(work, `${name}-${role}.json`);
+    writeFileSync(file, JSON.stringify(config));
+    return start(process.execPath, [settings.bundle, 'node', 'create', '--foreground', '--configuration', file], {
+      env: { PORTAL_HOME: join(work, `${name}-${role}`), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
+      ready: /setup completed/,
+      openFiles,
+    });
+  };
+  const outlet = await node('outlet', outletConfig, outletTicket);
+  const inlet = await node('inlet', inletConfig, inletTicket);
+  await listening(inletPort);
+  return { path, port: inletPort, inletPid: inlet.pid, outletPid: outlet.pid };
+}

@@ -1,0 +1,88 @@
+/** The final table: every figure, each Portal path's ratio to ssh -L, and the targets met or not. Pure. */
+
+export type PathName = 'relayed' | 'direct';
+
+export type RowKey = 'pgSelect8' | 'pgTpcb8' | 'pgSelect1' | 'pgTpcb1' | 'iperf' | 'rtt' | 'connect' | 'cpu' | 'rssInlet' | 'rssOutlet' | 'rssRelay';
+
+/** A bound on a path's ratio to ssh -L, or on its own figure (memory). */
+export interface Target {
+  readonly on: 'ratio' | 'value';
+  readonly bound: number;
+}
+
+interface RowSpec {
+  readonly key: RowKey;
+  readonly label: string;
+  readonly better: 'higher' | 'lower';
+  readonly digits: number;
+  readonly targets: Readonly<Partial<Record<PathName, Target>>>;
+}
+
+const ratio = (bound: number): Target => ({ on: 'ratio', bound });
+const kib = (bound: number): Target => ({ on: 'value', bound });
+const pgbenchTargets = { direct: ratio(1.0), relayed: ratio(0.8) };
+
+export const rows: readonly RowSpec[] = [
+  { key: 'pgSelect8', label: 'pgbench select-only 8c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
+  { key: 'pgTpcb8', label: 'pgbench TPC-B 8c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
+  { key: 'pgSelect1', label: 'pgbench select-only 1c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
+  { key: 'pgTpcb1', label: 'pgbench TPC-B 1c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
+  { key: 'iperf', label: 'iperf3 (Gbit/s)', better: 'higher', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(0.8) } },
+  { key: 'rtt', label: 'rtt p50, 64 B (µs)', better: 'lower', digits: 0, targets: { direct: ratio(1.2), relayed: ratio(1.5) } },
+  { key: 'connect', label: 'new conn p50 (ms)', better: 'lower', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(1.5) } },
+  { key: 'cpu', label: 'CPU (s/GiB)', better: 'lower', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(1.5) } },
+  { key: 'rssInlet', label: 'RSS/idle conn inlet|ssh (KiB)', better: 'lower', digits: 1, targets: { direct: kib(16) } },
+  { key: 'rssOutlet', label: 'RSS/idle conn outlet|sshd (KiB)', better: 'lower', digits: 1, targets: { direct: kib(16) } },
+  { key: 'rssRelay', label: 'RSS/idle conn relay (KiB)', better: 'lower', digits: 1, targets: { relayed: kib(4) } },
+];
+
+export interface Figure {
+  /** No tunnel. */
+  none?: number;
+  ssh?: number;
+  portal: Partial<Record<PathName, number>>;
+}
+
+export type Figures = Partial<Record<RowKey, Figure>>;
+
+const shown = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+
+export function ratioToSsh(figure: Figure | undefined, path: PathName): number | undefined {
+  const value = figure?.portal[path];
+  if (value === undefined || figure?.ssh === undefined || !(figure.ssh > 0)) return undefined;
+  return value / figure.ssh;
+}
+
+/** "≥ 0.8x met", "≤ 4 KiB NOT met", "—" where the row has no target for the path. */
+export function verdict(spec: RowSpec, figure: Figure | undefined, path: PathName): string {
+  const target = spec.targets[path];
+  if (!target) return '—';
+  const sign = spec.better === 'higher' ? '≥' : '≤';
+  const bound = target.on === 'ratio' ? `${sign} ${target.bound.toFixed(1)}x` : `${sign} ${target.bound} KiB`;
+  const value = target.on === 'ratio' ? ratioToSsh(figure, path) : figure?.portal[path];
+  if (value === undefined || Number.isNaN(value)) return `${bound} not measured`;
+  const met = spec.better === 'higher' ? value >= target.bound : value <= target.bound;
+  return `${bound} ${met ? 'met' : 'NOT met'}`;
+}
+
+/** The table as lines: figure | direct (no tunnel) | ssh -L | portal per path | ratio per path | target per path. */
+export function table(figures: Figures, paths: readonly PathName[]): string[] {
+  const header = ['figure', 'direct (no tunnel)', 'ssh -L', ...paths.map((path) => `portal ${path}`), ...paths.map((path) => `${path} ÷ ssh`), ...paths.map((path) => `target ${path}`)];
+  const body = rows.map((spec) => {
+    const figure = figures[spec.key];
+    return [
+      spec.label,
+      shown(figure?.none, spec.digits),
+      shown(figure?.ssh, spec.digits),
+      ...paths.map((path) => shown(figure?.portal[path], spec.digits)),
+      ...paths.map((path) => {
+        const value = ratioToSsh(figure, path);
+        return value === undefined ? '—' : `${value.toFixed(2)}x`;
+      }),
+      ...paths.map((path) => verdict(spec, figure, path)),
+    ];
+  });
+  const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => (cells[column] as string).length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join(' | ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...body.map(line)];
+}

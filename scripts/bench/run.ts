@@ -1,0 +1,108 @@
+/** One benchmark run: starts every helper, runs the phases, prints the table; cleanup() undoes it all. */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpuPhase, idlePhase, latencyPhase, pgbenchPhase, throughputPhase, type Endpoint, type Target } from './phases.ts';
+import { adminHome, compiledConfigs, enroll, plainConfigs, portalPaths, resetProject, startPortal } from './portal.ts';
+import { checkPrerequisites } from './prerequisites.ts';
+import { postgresDirectory, startPostgres } from './postgres.ts';
+import { freePort, listening, start, stopAdopted, stopStarted } from './processes.ts';
+import { openFilesLimit } from './proc-stats.ts';
+import { table, type Figures } from './report.ts';
+import { settings, type PhaseName } from './settings.ts';
+import { startSshTunnel } from './ssh-tunnel.ts';
+
+const scratch: string[] = [];
+/** The administrator's home once `portal enroll` may have run: reset at the end. */
+let enrolledHome: string | undefined;
+
+/**
+ * Whether this machine lets every process hold the idle connections (clients here, one end each in
+ * the tunnel processes and the echo server), with room for the rest; a message when it does not.
+ */
+function idleLimitProblem(openFiles: number): string | undefined {
+  const limit = openFilesLimit();
+  if (limit.soft >= openFiles) return undefined;
+  return `${settings.idleConnections} idle connections need ${openFiles} open files per process, but this process may open ${limit.soft} (hard limit ${limit.hard}): raise the limit before npm run bench (ulimit -n ${openFiles}) or set BENCH_IDLE_CONNECTIONS lower; the idle-connection figures are left out`;
+}
+
+export async function main(): Promise<void> {
+  checkPrerequisites();
+  const work = mkdtempSync(join(tmpdir(), 'portal-bench-'));
+  scratch.push(work);
+  const { paths, note } = portalPaths();
+  const openFiles = settings.idleConnections + 1024;
+  const idleProblem = idleLimitProblem(openFiles);
+  console.log(
+    `Portal benchmark: pgbench ${settings.pgbenchSeconds} s per run (scale ${settings.pgbenchScale}, best of ${settings.pgbenchRounds} alternating rounds, synchronous_commit off), ` +
+      `iperf3 ${settings.repeats} × ${settings.seconds} s (median), ${settings.roundTrips} round trips of 64 bytes, ${settings.newConnections} new connections, ` +
+      `CPU over ${(settings.cpuBytes / 1024 ** 3).toFixed(2)} GiB, ${settings.idleConnections} idle connections for ${settings.idleSeconds} s; Portal paths: ${paths.map((path) => path.name).join(', ')}`,
+  );
+  if (note) console.log(note);
+  if (idleProblem) console.log(idleProblem);
+  console.log('');
+
+  const log = (text: string) => process.stdout.write(`  ${text}\n`);
+  log('starting iperf3, an echo server and PostgreSQL…');
+  const iperfPort = await freePort();
+  await start('iperf3', ['-s', '-B', '127.0.0.1', '-p', String(iperfPort)]);
+  await listening(iperfPort);
+  const echoPort = Number((await start(process.execPath, ['--import', 'tsx', join(settings.root, 'scripts/bench/echo-server.ts')], { ready: /^echo listening \d+/, openFiles })).line.split(' ')[2]);
+  const pgDirectory = postgresDirectory();
+  scratch.push(pgDirectory);
+  const postgres = await startPostgres(pgDirectory);
+
+  log('starting sshd and ssh -L…');
+  const ssh = await startSshTunnel(work, [iperfPort, echoPort, postgres.port], openFiles);
+  const sshRoles = { inlet: () => [ssh.sshPid], outlet: () => ssh.sshdPids() };
+  const sshEndpoint = (index: number): Endpoint => ({ port: ssh.ports[index] as number, roles: sshRoles });
+
+  log('starting the embedded controller and the portals…');
+  enrolledHome = adminHome(work);
+  const project = enroll(work, openFiles);
+  const relay = project.relayPids;
+  const targets: Target[] = [
+    { column: 'none', label: 'direct (no tunnel)', iperf: { port: iperfPort, roles: {} }, echo: { port: echoPort, roles: {} }, postgres: { port: postgres.port, roles: {} } },
+    { column: 'ssh', label: 'ssh -L (aes128-gcm)', iperf: sshEndpoint(0), echo: sshEndpoint(1), postgres: sshEndpoint(2) },
+  ];
+  for (const path of paths) {
+    const endpoint = async (name: string, port: number, base = plainConfigs): Promise<Endpoint> => {
+      const running = await startPortal(work, project, { name, port }, path, base, openFiles);
+      return { port: running.port, roles: { inlet: () => [running.inletPid], outlet: () => [running.outletPid], relay } };
+    };
+    const label = path.name === 'relayed' ? 'portal relayed (inlet → relay → outlet)' : 'portal direct (outlet dials inlet)';
+    targets.push({ column: path.name, label, iperf: await endpoint('iperf', iperfPort), echo: await endpoint('echo', echoPort), postgres: await endpoint('postgres', postgres.port, compiledConfigs('postgres')) });
+  }
+
+  const figures: Figures = {};
+  const runs = (phase: PhaseName) => settings.phases.has(phase);
+  if (runs('throughput')) await throughputPhase(targets, figures);
+  if (runs('latency')) await latencyPhase(targets, figures);
+  if (runs('cpu')) await cpuPhase(targets, figures);
+  if (runs('pgbench')) await pgbenchPhase(targets, figures);
+  const idleProblems = !runs('idle') ? [] : idleProblem ? [idleProblem] : await idlePhase(targets, figures);
+
+  console.log('');
+  for (const line of table(figures, paths.map((path) => path.name))) console.log(line);
+  if (note) console.log(`\n${note}`);
+  for (const problem of idleProblems) console.log(`idle connections: ${problem}`);
+}
+
+let cleaning: Promise<void> | undefined;
+
+/** Stops everything this run started and removes its directories; safe to call twice. */
+export function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await stopStarted();
+    if (enrolledHome && existsSync(enrolledHome)) {
+      try {
+        resetProject(enrolledHome);
+      } catch (error) {
+        console.error(`bench: portal reset failed: ${(error as Error).message.split('\n')[0]}`);
+      }
+    }
+    await stopAdopted();
+    for (const directory of scratch) rmSync(directory, { recursive: true, force: true });
+  })();
+  return cleaning;
+}

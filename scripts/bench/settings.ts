@@ -1,0 +1,51 @@
+/** The benchmark's knobs, read once from the environment, and the targets it checks. */
+import { join } from 'node:path';
+import { InputError } from '../../src/shared/errors.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+function count(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new InputError('BAD_SETTING', `${name}=${text} is not a positive number`, { hint: `give a value such as ${fallback}, or leave it unset` });
+  return value;
+}
+
+export const phaseNames = ['throughput', 'latency', 'cpu', 'pgbench', 'idle'] as const;
+export type PhaseName = (typeof phaseNames)[number];
+
+function phases(text: string | undefined): ReadonlySet<PhaseName> {
+  if (!text) return new Set(phaseNames);
+  const names = text.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(phaseNames as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new InputError('BAD_SETTING', `BENCH_PHASES=${text} names no phase ${unknown.join(', ')}`, { hint: `give some of ${phaseNames.join(', ')}, comma-separated, or leave it unset` });
+  return new Set(names as PhaseName[]);
+}
+
+export const settings = {
+  root,
+  bundle: join(root, 'dist/portal.mjs'),
+  /** Seconds of each iperf3 throughput run. */
+  seconds: count('BENCH_SECONDS', 5),
+  /** iperf3 rounds; each target takes a turn per round and gets the median. */
+  repeats: count('BENCH_REPEATS', 3),
+  roundTrips: count('BENCH_ROUND_TRIPS', 2000),
+  newConnections: count('BENCH_CONNECTIONS', 300),
+  warmUpRoundTrips: 500,
+  warmUpConnections: 300,
+  /** Seconds of each pgbench run. */
+  pgbenchSeconds: count('BENCH_PGBENCH_SECONDS', 10),
+  /** Alternating pgbench rounds; each target keeps its best. */
+  pgbenchRounds: count('BENCH_PGBENCH_ROUNDS', 2),
+  pgbenchScale: count('BENCH_PGBENCH_SCALE', 10),
+  /** Bytes carried while CPU time is counted (iperf3 -n). */
+  cpuBytes: count('BENCH_CPU_BYTES', 1024 ** 3),
+  idleConnections: count('BENCH_IDLE_CONNECTIONS', 10_000),
+  idleSeconds: count('BENCH_IDLE_SECONDS', 60),
+  /** Connections opened (or checked) at once while the idle set is built. */
+  idleBatch: 200,
+  /** The phases to run, all by default (a comma-separated subset of phaseNames). */
+  phases: phases(process.env.BENCH_PHASES),
+  postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
+} as const;
