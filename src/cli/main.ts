@@ -6,6 +6,7 @@ import { registerController } from './controller.ts';
 import { registerEnroll } from './enroll.ts';
 import { registerNode } from './node.ts';
 import { registerProject } from './project.ts';
+import { registerRelay } from './relay.ts';
 import { registerReset } from './reset.ts';
 import { reportFailure } from './report.ts';
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerProject(program);
   registerNode(program);
   registerController(program);
+  registerRelay(program);
   registerReset(program);
   const exitOverride = (command: Command) => {
     command.exitOverride();

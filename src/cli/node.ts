@@ -11,6 +11,7 @@ import { loggerFromEnvironment } from '../node/logger.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import type { NodeShow } from '../node/show.ts';
 import { portalHome } from './home.ts';
+import { readTicketFile } from './ticket-input.ts';
 
 export interface NodeCreateOptions {
   readonly foreground?: boolean;
@@ -53,33 +54,6 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: 
   const ticket = [options.enrollmentTicket, fromFile, config.ticket, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '');
   const { ticket: _ticket, ...rest } = config;
   return ticket ? { config: rest, ticket: ticket.trim() } : { config: rest };
-}
-
-/** The ticket from a file, or from standard input for "-": one line, at most a few kilobytes. */
-async function readTicketFile(path: string): Promise<string> {
-  let text: string;
-  try {
-    text = path === '-' ? await readStandardInput(16 * 1024) : await readFile(path, 'utf8');
-  } catch (error) {
-    throw new InputError('TICKET_UNREADABLE', `cannot read the enrollment ticket from ${path === '-' ? 'standard input' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      hint: 'give the path of the .ticket file that portal project ticket wrote',
-    });
-  }
-  if (text.trim() === '') {
-    throw new InputError('TICKET_EMPTY', `${path === '-' ? 'standard input' : path} holds no enrollment ticket`, { hint: 'write the ticket with portal project ticket ... > inlet.ticket' });
-  }
-  return text.trim();
-}
-
-async function readStandardInput(limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of process.stdin) {
-    length += (chunk as Buffer).length;
-    if (length > limit) throw new Error(`more than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function runNode(options: NodeCreateOptions): Promise<void> {

@@ -11,9 +11,10 @@ export interface TicketOptions {
   readonly expiresIn: string;
   /** @default "1" */
   readonly usageCount: string;
-  readonly attribute: string;
+  readonly attribute?: string;
   readonly relay?: string;
   readonly tls?: boolean;
+  readonly relayNode?: boolean;
 }
 
 export function registerProject(program: Command): void {
@@ -31,19 +32,22 @@ export function registerProject(program: Command): void {
     .description('issue an enrollment ticket and print it')
     .option('--expires-in <duration>', 'lifetime of the ticket', '10h')
     .option('--usage-count <n>', 'how many enrollments it allows', '1')
-    .requiredOption('--attribute <name>', 'attribute given to the enrolled node; peers match it with allow')
+    .option('--attribute <name>', 'attribute given to the enrolled node; peers match it with allow (required, except with --relay-node)')
     .option('--relay <name>', 'relay the enrolled node may register (outlet tickets)')
     .option('--tls', 'let the enrolled inlet obtain a TLS server certificate')
+    .option('--relay-node', 'enroll a relay (portal relay start) instead of a node: no attribute, relay name or --tls')
     .action(async (options: TicketOptions) => {
       const expiresInMs = parseDuration(options.expiresIn);
       if (expiresInMs === undefined) throw new InputError('BAD_FLAG', `--expires-in ${options.expiresIn} is not a duration`, { hint: 'give a duration such as 10h or 30m' });
       if (!/^[1-9][0-9]*$/.test(options.usageCount)) throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, { hint: 'give --usage-count 1 for a one-time ticket' });
+      if (!options.relayNode && !options.attribute) throw new InputError('BAD_FLAG', 'no --attribute was given', { hint: 'give --attribute NAME (peers match it with allow), or --relay-node for a relay' });
       const answer = await adminRequest(portalHome(), 'ticket', {
         expiresInMs,
         usageCount: Number(options.usageCount),
-        attribute: options.attribute,
+        attribute: options.attribute ?? '',
         ...(options.relay ? { relay: options.relay } : {}),
         tls: options.tls === true,
+        relayNode: options.relayNode === true,
       });
       console.log(String(answer.ticket));
     });

@@ -7,6 +7,7 @@ import { X509Certificate, createHash, randomBytes, timingSafeEqual } from 'node:
 import { challengeOf, createAuthority, issueCertificate, publicKeyDigest, readCertificateRequest, type Authority } from '../pki/authority.ts';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { seal, unseal } from '../pki/seal.ts';
+import { verifyMember } from '../pki/verify.ts';
 import { x509 } from '../pki/x509.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment, ProjectInfo, TicketBody as TicketRequest } from '../wire/protocol.ts';
@@ -289,14 +290,11 @@ export class ControllerService {
    * undefined otherwise.
    */
   async verifyPeer(certificate: X509Certificate | undefined, now = Date.now()): Promise<PeerIdentity | undefined> {
-    if (!certificate) return undefined;
-    const identity = identityOf(certificate);
+    const identity = certificate ? identityOf(certificate) : undefined;
     if (!identity) return undefined;
     const authority = await this.authorityOf(identity.projectId).catch(() => undefined);
     if (!authority) return undefined;
-    const ca = new X509Certificate(authority.certificate);
-    const valid = Date.parse(certificate.validFrom) <= now && now < Date.parse(certificate.validTo);
-    return valid && certificate.checkIssued(ca) && certificate.verify(ca.publicKey) ? identity : undefined;
+    return verifyMember(certificate, new X509Certificate(authority.certificate), now);
   }
 
   async authorityOf(projectId: string): Promise<Authority> {

@@ -16,7 +16,8 @@ import { StandingChannel } from './standing-channel.ts';
 import { RelayLinks } from './relay-links.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
 import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts';
-import { dueForRefresh, enrollWithTicket, refreshCertificate } from './enrollment.ts';
+import { enrollWithTicket } from './enrollment.ts';
+import { Renewal } from './renewal.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
 import { Inlet, bindInletListener } from './inlet.ts';
 import { decodeTicket } from '../wire/ticket.ts';
@@ -168,9 +169,19 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   const inlet =
     inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
 
+  const renewal = new Renewal({
+    directory,
+    current: () => current,
+    update: (refreshed) => {
+      current = refreshed.identity;
+      inlet?.rotate();
+    },
+    control,
+    logger,
+    holder: 'this node',
+  });
   // Ready: every part started (announced once). Up, in /show: able to carry traffic right now.
   const ready = () => relays.up().length > 0 && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
-  let renewalError: string | undefined;
   prepared.setShow(() => {
     const now = Date.now();
     const validUntil = Date.parse(new X509Certificate(current.certificate).validTo);
@@ -179,7 +190,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     const problems = problemsOf({
       now,
       validUntil,
-      renewalError,
+      renewalError: renewal.error,
       controller: current.record.controller,
       controllerConnected: control.connected,
       relays: relays.describe(),
@@ -224,55 +235,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     }
   }, 50);
 
-  // Renew at half of the certificate's remaining life; a renewed certificate reaches new sessions
-  // while open ones carry on. One that expired (the controller was away) is re-issued on proof of the
-  // enrolled key, as soon as the controller is back; then every part starts over with it.
-  let renewal: NodeJS.Timeout | undefined;
-  let renewing = false;
-  const renewalBackoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
-  const scheduleRenewal = (delay?: number) => {
-    clearTimeout(renewal);
-    const remaining = Date.parse(new X509Certificate(current.certificate).validTo) - Date.now();
-    // A timer longer than 2^31 - 1 ms fires at once: a lifetime of months renews every 24 days instead.
-    renewal = setTimeout(() => void renew(), Math.min(delay ?? Math.max(1000, remaining / 2), 2 ** 31 - 1));
-  };
-  const renew = async () => {
-    if (renewing || stopped) return;
-    renewing = true;
-    clearTimeout(renewal);
-    try {
-      const refreshed = await refreshCertificate(directory, current);
-      if (stopped) return;
-      current = refreshed.identity;
-      renewalError = undefined;
-      renewalBackoff.reset();
-      const until = new X509Certificate(current.certificate).validTo;
-      if (refreshed.how === 'reissued') {
-        logger.info(`this node's certificate had expired; the controller re-issued it on proof of the enrolled key; valid until ${until}`);
-        control.reconnect();
-      } else {
-        logger.info(`renewed this node's certificate; valid until ${until}`);
-      }
-      inlet?.rotate();
-      scheduleRenewal();
-    } catch (error) {
-      renewalError = (error as Error).message;
-      // The first failure and then every tenth, not every attempt.
-      if (renewalBackoff.failures % 10 === 0) {
-        const refused = error instanceof PortalError && (error.code === 'NOT_A_MEMBER' || error.code === 'REISSUE_REFUSED');
-        if (refused) logger.error(`the controller refuses this node a certificate: ${renewalError}; ${error.hint ?? 'enroll it again'}`);
-        else logger.warn(`cannot renew the certificate yet: ${renewalError}`);
-      }
-      scheduleRenewal(renewalBackoff.next());
-    } finally {
-      renewing = false;
-    }
-  };
-  scheduleRenewal();
-  // A controller that comes back finds a certificate that may have come due (or expired) meanwhile.
-  control.on('up', () => {
-    if (dueForRefresh(current.certificate)) void renew();
-  });
+  renewal.start();
 
   return {
     statusPort: status.port,
@@ -282,7 +245,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
       if (stopped) return;
       stopped = true;
       clearInterval(watch);
-      clearTimeout(renewal);
+      renewal.stop();
       control.stop();
       relays.stop();
       outlet?.stop();

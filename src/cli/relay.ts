@@ -1,0 +1,78 @@
+/** `portal relay start`: a relay of one project as its own process, apart from the controller. */
+import { networkInterfaces } from 'node:os';
+import type { Command } from 'commander';
+import { parseHostPort } from '../shared/address.ts';
+import { InputError } from '../shared/errors.ts';
+import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
+import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
+import { loggerFromEnvironment } from '../node/logger.ts';
+import { startRelayNode } from '../relay/relay-node.ts';
+import { portalHome } from './home.ts';
+import { readTicketFile } from './ticket-input.ts';
+
+export interface RelayStartOptions {
+  readonly controller?: string;
+  readonly enrollmentTicket?: string;
+  readonly enrollmentTicketFile?: string;
+  /** @default "0.0.0.0:4100" */
+  readonly listen: string;
+  readonly publicAddress?: string;
+}
+
+export function registerRelay(program: Command): void {
+  const relay = program.command('relay').description('run a relay: the process that carries portals between nodes that cannot reach each other');
+  relay
+    .command('start')
+    .description('enroll (once, with a --relay-node ticket) and run a relay of the project in the foreground')
+    .option('--controller <host:port>', "the controller's address, when this machine reaches it by another than the ticket's")
+    .option('--enrollment-ticket <ticket>', 'enrollment ticket from portal project ticket --relay-node (also ENROLLMENT_TICKET); needed only the first time')
+    .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')
+    .option('--listen <host:port>', 'address to listen on for nodes (port 0 picks a free one)', '0.0.0.0:4100')
+    .option('--public-address <host:port>', 'address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, this machine\'s first network address)')
+    .action(async (options: RelayStartOptions) => runRelay(options));
+}
+
+async function runRelay(options: RelayStartOptions): Promise<void> {
+  tuneGarbageCollectionForThroughput();
+  reduceMemoryAfterBursts();
+  const listen = parseHostPort(options.listen, true);
+  if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4100, for example' });
+  for (const [flag, value] of [
+    ['--public-address', options.publicAddress],
+    ['--controller', options.controller],
+  ] as const) {
+    if (value !== undefined && !parseHostPort(value).ok) throw new InputError('BAD_FLAG', `${flag} ${value} is not host:port`, { hint: `give ${flag} HOST:PORT` });
+  }
+  if (options.enrollmentTicket && options.enrollmentTicketFile) {
+    throw new InputError('BAD_FLAG', '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket', { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' });
+  }
+  const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
+  const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '')?.trim();
+  const host = listen.address.host.replace(/^\[|\]$/g, '');
+  const logger = loggerFromEnvironment(process.env);
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const publicAddress = options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);
+  const relay = await startRelayNode({
+    home: portalHome(),
+    listen: { host, port: listen.address.port },
+    logger,
+    ...(ticket ? { ticket } : {}),
+    // Port 0 is known only once listening: the default public address then follows it.
+    ...(publicAddress && listen.address.port !== 0 ? { publicAddress } : {}),
+    ...(options.controller ? { controller: options.controller } : {}),
+  });
+  logger.announce(`Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await relay.stop();
+}
+
+/** The first IPv4 address of this machine that is not loopback: where other machines likely reach it. */
+function firstNetworkAddress(): string {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+  }
+  return '127.0.0.1';
+}

@@ -1,0 +1,86 @@
+/**
+ * Keeping a member's certificate fresh: renewed at half of its remaining life, so a renewed certificate
+ * reaches new sessions while open ones carry on; one that expired (the controller was away) is
+ * re-issued on proof of the enrolled key as soon as the controller is back. Nodes and relay nodes alike.
+ */
+import { X509Certificate } from 'node:crypto';
+import { PortalError } from '../shared/errors.ts';
+import { Backoff } from './backoff.ts';
+import { dueForRefresh, refreshCertificate, type Refreshed } from './enrollment.ts';
+import type { StoredIdentity } from './identity-store.ts';
+import type { Logger } from './logger.ts';
+import type { NodeControl } from './standing-channel.ts';
+
+export interface RenewalOptions {
+  /** Where the identity is stored. */
+  readonly directory: string;
+  readonly current: () => StoredIdentity;
+  /** Takes the refreshed identity in (after it is stored). */
+  readonly update: (refreshed: Refreshed) => void;
+  readonly control: NodeControl;
+  readonly logger: Logger;
+  /** How the log names the holder: "this node", "this relay". */
+  readonly holder: string;
+}
+
+export class Renewal {
+  private timer: NodeJS.Timeout | undefined;
+  private renewing = false;
+  private stopped = false;
+  private readonly backoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
+  /** Why the last attempt failed, until one succeeds. */
+  error: string | undefined;
+
+  constructor(private readonly options: RenewalOptions) {}
+
+  start(): void {
+    this.schedule();
+    // A controller that comes back finds a certificate that may have come due (or expired) meanwhile.
+    this.options.control.on('up', () => {
+      if (dueForRefresh(this.options.current().certificate)) void this.renew();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(delay?: number): void {
+    clearTimeout(this.timer);
+    const remaining = Date.parse(new X509Certificate(this.options.current().certificate).validTo) - Date.now();
+    // A timer longer than 2^31 - 1 ms fires at once: a lifetime of months renews every 24 days instead.
+    this.timer = setTimeout(() => void this.renew(), Math.min(delay ?? Math.max(1000, remaining / 2), 2 ** 31 - 1));
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing || this.stopped) return;
+    this.renewing = true;
+    clearTimeout(this.timer);
+    const { logger, holder } = this.options;
+    try {
+      const refreshed = await refreshCertificate(this.options.directory, this.options.current());
+      if (this.stopped) return;
+      this.error = undefined;
+      this.backoff.reset();
+      const until = new X509Certificate(refreshed.identity.certificate).validTo;
+      if (refreshed.how === 'reissued') logger.info(`${holder}'s certificate had expired; the controller re-issued it on proof of the enrolled key; valid until ${until}`);
+      else logger.info(`renewed ${holder}'s certificate; valid until ${until}`);
+      this.options.update(refreshed);
+      // The controller authenticates a channel once, when it opens: a re-issued certificate needs a new one.
+      if (refreshed.how === 'reissued') this.options.control.reconnect();
+      this.schedule();
+    } catch (error) {
+      this.error = (error as Error).message;
+      // The first failure and then every tenth, not every attempt.
+      if (this.backoff.failures % 10 === 0) {
+        const refused = error instanceof PortalError && (error.code === 'NOT_A_MEMBER' || error.code === 'REISSUE_REFUSED');
+        if (refused) logger.error(`the controller refuses ${holder} a certificate: ${this.error}; ${error.hint ?? 'enroll it again'}`);
+        else logger.warn(`cannot renew the certificate yet: ${this.error}`);
+      }
+      this.schedule(this.backoff.next());
+    } finally {
+      this.renewing = false;
+    }
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * A standalone relay: a member of one project, enrolled once with a ticket that grants the relay role
+ * (its identity under <home>/relay, like a node's), serving the relay on a port of its own with a TLS
+ * certificate of its own, and announcing that port to the controller, which tells the project's nodes.
+ * Only the announcement and the relay's own certificate renewal need the controller: splices go on
+ * while it is away.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createServerCertificate, fingerprintOf } from '../pki/authority.ts';
+import { identityOf } from '../pki/identity.ts';
+import { verifyMember } from '../pki/verify.ts';
+import { InputError } from '../shared/errors.ts';
+import { Backoff } from '../node/backoff.ts';
+import { enrollWithTicket } from '../node/enrollment.ts';
+import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
+import type { Logger } from '../node/logger.ts';
+import { Renewal } from '../node/renewal.ts';
+import { StandingChannel } from '../node/standing-channel.ts';
+import { controllerTarget } from '../wire/control-channel.ts';
+import type { ControllerOperations } from '../wire/protocol.ts';
+import { decodeTicket } from '../wire/ticket.ts';
+import { RelayServer } from './server.ts';
+
+export interface RelayNodeOptions {
+  /** PORTAL_HOME: the relay keeps its identity and TLS certificate in <home>/relay. */
+  readonly home: string;
+  readonly ticket?: string;
+  /** host:port to listen on (port 0 picks one). */
+  readonly listen: { readonly host: string; readonly port: number };
+  /** host:port nodes dial, announced to the controller. @default the listening address */
+  readonly publicAddress?: string;
+  /** host:port of the controller, when nodes reach it by another address than the ticket's. */
+  readonly controller?: string;
+  readonly logger: Logger;
+  /** Heartbeat on the controller channel. @default 5000 */
+  readonly heartbeatMs?: number;
+}
+
+export interface RunningRelayNode {
+  readonly nodeId: string;
+  readonly projectId: string;
+  /** Where it listens, and the address it announced. */
+  readonly listening: string;
+  readonly address: string;
+  readonly fingerprint: string;
+  readonly server: RelayServer;
+  stop(): Promise<void>;
+}
+
+export const relayDirectory = (home: string) => join(home, 'relay');
+
+export async function startRelayNode(options: RelayNodeOptions): Promise<RunningRelayNode> {
+  const directory = relayDirectory(options.home);
+  const stored = await loadIdentity(directory);
+  let current: StoredIdentity;
+  if (stored) {
+    current = stored;
+    if (options.ticket) options.logger.info(`already enrolled as relay ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
+  } else {
+    if (!options.ticket) {
+      throw new InputError('NO_IDENTITY', `this relay has no identity in ${directory} yet, and no enrollment ticket was given`, {
+        hint: 'give --enrollment-ticket-file or ENROLLMENT_TICKET: a ticket from portal project ticket --relay-node',
+      });
+    }
+    // Checked before the ticket is used: a refused start spends nothing.
+    if (decodeTicket(options.ticket).grants?.relayNode !== true) {
+      throw new InputError('NOT_A_RELAY_TICKET', 'this enrollment ticket does not grant the relay role', { hint: 'issue one with portal project ticket --relay-node' });
+    }
+    current = await enrollWithTicket(directory, options.ticket);
+    options.logger.info(`enrolled as relay ${current.record.nodeId} in project ${current.record.projectId}`);
+  }
+  if (!identityOf(current.certificate)?.relayNode) {
+    throw new InputError('NOT_A_RELAY', `the identity in ${directory} is not a relay node's`, { hint: 'enroll the relay with a ticket from portal project ticket --relay-node, under its own PORTAL_HOME' });
+  }
+  const tls = await serverCertificate(directory);
+  const fingerprint = fingerprintOf(tls.certificate);
+  const authority = new X509Certificate(current.authority);
+  const projectId = current.record.projectId;
+  const log = (line: string) => options.logger.info(line);
+  const server = new RelayServer({
+    // Members of this relay's project only.
+    verifyPeer: async (certificate) => {
+      const member = verifyMember(certificate, authority);
+      return member?.projectId === projectId ? member : undefined;
+    },
+    log,
+  });
+  const { address: bound } = await server.listen(options.listen.host, options.listen.port, { key: tls.privateKey, certificate: tls.certificate });
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  const listening = `${host}:${bound.port}`;
+  const address = options.publicAddress ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${bound.port}`;
+
+  const pin = options.controller ? { ...current.record, controller: options.controller } : current.record;
+  const control = new StandingChannel<ControllerOperations>({
+    target: controllerTarget(pin),
+    credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
+    logger: options.logger,
+    heartbeatMs: options.heartbeatMs ?? 5000,
+    backoff: new Backoff(),
+  });
+  control.on('up', () => {
+    control.request('relay-announce', { address, fingerprint }).then(
+      () => options.logger.info(`relay ${current.record.nodeId} announced at ${address} to the controller ${pin.controller}`),
+      (error: Error) => options.logger.warn(`the controller did not take the announcement: ${error.message}`),
+    );
+  });
+  const renewal = new Renewal({
+    directory,
+    current: () => current,
+    update: (refreshed) => {
+      current = refreshed.identity;
+    },
+    control,
+    logger: options.logger,
+    holder: 'this relay',
+  });
+  control.start();
+  renewal.start();
+  return {
+    nodeId: current.record.nodeId,
+    projectId,
+    listening,
+    address,
+    fingerprint,
+    server,
+    async stop() {
+      renewal.stop();
+      control.stop();
+      await server.close();
+    },
+  };
+}
+
+/** The relay's own TLS certificate, made on first start and kept: nodes pin its fingerprint. */
+async function serverCertificate(directory: string): Promise<{ privateKey: string; certificate: string }> {
+  const keyPath = join(directory, 'tls.key');
+  const certificatePath = join(directory, 'tls.crt');
+  try {
+    const [privateKey, certificate] = await Promise.all([readFile(keyPath, 'utf8'), readFile(certificatePath, 'utf8')]);
+    return { privateKey, certificate };
+  } catch {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const created = await createServerCertificate('portal-relay');
+    await writeFile(keyPath, created.privateKey, { mode: 0o600 });
+    await writeFile(certificatePath, created.certificate, { mode: 0o644 });
+    return created;
+  }
+}
