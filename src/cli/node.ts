@@ -1,6 +1,7 @@
 /** `portal node create --foreground` runs a node; `portal node show` reports whether it is UP. */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { parseHostPort } from '../shared/address.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
@@ -66,6 +67,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   const logger = loggerFromEnvironment(process.env);
   const heartbeat = heartbeatFromEnvironment(process.env);
   const warmStreams = warmStreamsFromEnvironment(process.env);
+  const directAdvertise = directAdvertiseFromEnvironment(process.env);
   const node = await startNode({
     home: portalHome(),
     config,
@@ -73,6 +75,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     ...(ticket ? { ticket } : {}),
     ...(heartbeat ? { heartbeat } : {}),
     ...(warmStreams === undefined ? {} : { warmStreams }),
+    ...(directAdvertise ? { directAdvertise } : {}),
   });
   const stop = () => void node.stop();
   process.once('SIGTERM', stop);
@@ -102,6 +105,20 @@ function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | un
   return Number(value);
 }
 
+/** PORTAL_DIRECT_ADVERTISE: host:port addresses (comma-separated) where outlets reach the inlet's direct path, behind NAT or in a container. */
+function directAdvertiseFromEnvironment(environment: NodeJS.ProcessEnv): string[] | undefined {
+  const value = environment.PORTAL_DIRECT_ADVERTISE;
+  if (value === undefined || value.trim() === '') return undefined;
+  const addresses = value.split(',').map((address) => address.trim());
+  const bad = addresses.find((address) => !parseHostPort(address).ok || address.length > 300);
+  if (bad !== undefined || addresses.length > 16) {
+    throw new InputError('BAD_ENVIRONMENT', `PORTAL_DIRECT_ADVERTISE=${value} is not a list of host:port addresses${bad === undefined ? ' of at most 16' : ` (${JSON.stringify(bad)})`}`, {
+      hint: 'give the addresses outlets dial, such as 203.0.113.7:4200',
+    });
+  }
+  return addresses;
+}
+
 async function showNode(): Promise<void> {
   const home = portalHome();
   let statusPort: number;
@@ -125,8 +142,9 @@ async function showNode(): Promise<void> {
     'The node is UP',
     `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
     `  certificate valid until ${shown.identity.valid_until}`,
-    ...shown.outlets.map((o) => `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, ${o.sessions} sessions, ${o.connections_total} connections`),
-    ...shown.inlets.map((i) => `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}, ${i.connections_total} connections`),
+    ...shown.outlets.map((o) => `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, registered on ${o.registered_on.length} relays, ${o.sessions} sessions (${o.sessions_direct} direct), ${o.connections_total} connections`),
+    ...shown.relays.map((r) => `  relay ${r.id} at ${r.address}: ${r.status}`),
+    ...shown.inlets.map((i) => `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}${i.path ? ` (${i.path})` : ''}, ${i.connections_total} connections (${i.connections_direct} direct, ${i.connections_relayed} relayed)`),
   ];
   console.log(lines.join('\n'));
 }

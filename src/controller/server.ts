@@ -17,6 +17,7 @@ import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } fro
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import { controllerFields, type ControllerEvent, type ControllerOperations, type ParsedRequest } from '../wire/protocol.ts';
 import { MemberConnections, serveService } from '../wire/service-connection.ts';
+import { InletAdverts } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { ControllerService } from './service.ts';
 
@@ -60,6 +61,13 @@ interface Connection {
   readonly source: string;
   /** Withdraws what a relay node announced on it. */
   withdraw: (() => void) | undefined;
+  /** Withdraws the direct path an inlet advertised on it. */
+  withdrawAdvert: (() => void) | undefined;
+}
+
+interface Subscriber {
+  readonly peer: PeerIdentity;
+  readonly push: (event: ControllerEvent) => void;
 }
 
 export interface ControllerServerStats extends AdmissionStats {
@@ -74,7 +82,8 @@ export class ControllerServer {
   private readonly anonymousRate: RateLimiter;
   private readonly members: MemberConnections;
   /** Each project's member connections, for pushed events. */
-  private readonly subscribers = new Map<string, Set<(event: ControllerEvent) => void>>();
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly adverts = new InletAdverts();
   private readonly connections = new Set<TLSSocket>();
   private anonymousRefused = 0;
 
@@ -116,15 +125,16 @@ export class ControllerServer {
     // A member may hold its channel open indefinitely; an anonymous peer only until its deadline.
     if (peer) release();
     this.connections.add(socket);
-    const connection: Connection = { peer, source: socket.remoteAddress ?? '?', withdraw: undefined };
+    const connection: Connection = { peer, source: socket.remoteAddress ?? '?', withdraw: undefined, withdrawAdvert: undefined };
     let requests = 0;
     // Events are sent only after serveService has returned: `channel` is set by then.
-    const push = (event: ControllerEvent) => channel.send(event);
-    if (peer) this.subscribe(peer.projectId, push);
+    const subscriber = peer ? { peer, push: (event: ControllerEvent) => channel.send(event) } : undefined;
+    if (subscriber) this.subscribe(subscriber);
     socket.once('close', () => {
       this.connections.delete(socket);
       connection.withdraw?.();
-      if (peer) this.unsubscribe(peer.projectId, push);
+      connection.withdrawAdvert?.();
+      if (subscriber) this.unsubscribe(subscriber);
     });
     const channel = serveService<ControllerOperations>(socket, {
       service: 'control',
@@ -137,24 +147,27 @@ export class ControllerServer {
     });
   }
 
-  private subscribe(projectId: string, push: (event: ControllerEvent) => void): void {
-    const set = this.subscribers.get(projectId) ?? new Set();
-    set.add(push);
-    this.subscribers.set(projectId, set);
+  private subscribe(subscriber: Subscriber): void {
+    const set = this.subscribers.get(subscriber.peer.projectId) ?? new Set();
+    set.add(subscriber);
+    this.subscribers.set(subscriber.peer.projectId, set);
   }
 
-  private unsubscribe(projectId: string, push: (event: ControllerEvent) => void): void {
-    const set = this.subscribers.get(projectId);
-    set?.delete(push);
-    if (set?.size === 0) this.subscribers.delete(projectId);
+  private unsubscribe(subscriber: Subscriber): void {
+    const set = this.subscribers.get(subscriber.peer.projectId);
+    set?.delete(subscriber);
+    if (set?.size === 0) this.subscribers.delete(subscriber.peer.projectId);
+  }
+
+  /** Sends `event` to the members of `projectId` that `to` selects. */
+  private tell(projectId: string, event: ControllerEvent, to: (peer: PeerIdentity) => boolean = () => true): void {
+    for (const subscriber of this.subscribers.get(projectId) ?? []) if (to(subscriber.peer)) subscriber.push(event);
   }
 
   /** Tells the members of `projectId` (of every project when undefined) which relays serve it now. */
   private announceRelays(projectId: string | undefined): void {
-    for (const [project, pushes] of this.subscribers) {
-      if (projectId !== undefined && project !== projectId) continue;
-      const event: ControllerEvent = { event: 'relays', relays: this.relays.relaysOf(project) };
-      for (const push of pushes) push(event);
+    for (const project of this.subscribers.keys()) {
+      if (projectId === undefined || project === projectId) this.tell(project, { event: 'relays', relays: this.relays.relaysOf(project) });
     }
   }
 
@@ -191,7 +204,27 @@ export class ControllerServer {
         return { relays: this.relays.relaysOf(member(peer).projectId) };
       case 'relay-announce':
         return this.announce(connection, member(peer), request.body);
+      case 'advertise':
+        return this.advertise(connection, member(peer), request.body);
+      case 'inlets':
+        return { inlets: this.adverts.forOutlet(member(peer).projectId, member(peer).relays) };
     }
+  }
+
+  /** An inlet's direct path: its outlets hear of it now, and of its end when this connection closes. */
+  private advertise(connection: Connection, peer: PeerIdentity, body: ControllerOperations['advertise']['request']): object {
+    const valid = /^[a-z0-9][a-z0-9-]{0,62}$/.test(body.via) && /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) && Number.isInteger(body.warm) && body.warm >= 0 && body.warm <= 16;
+    if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => /^[A-Za-z0-9.:[\]-]{1,300}$/.test(address))) {
+      throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', { hint: 'check tcp-inlet.direct' });
+    }
+    const advert = { inlet: peer.nodeId, via: body.via, addresses: body.addresses, secret: body.secret, warm: body.warm };
+    if (!this.adverts.set(peer.projectId, advert)) throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', { hint: 'the inlet uses the relays' });
+    const outletsOf = (member: PeerIdentity) => member.relays.includes(advert.via);
+    connection.withdrawAdvert = () => {
+      if (this.adverts.withdraw(peer.projectId, advert)) this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, outletsOf);
+    };
+    this.tell(peer.projectId, { event: 'inlet', advert }, outletsOf);
+    return {};
   }
 
   /** A relay node serves its project from `address` while this connection lasts. */

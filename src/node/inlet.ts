@@ -5,7 +5,10 @@
  * opened through any relay that has the outlet as soon as one is reachable, kept alive with heartbeats
  * (which also watch the warm streams), and re-opened with backoff when it drops, through another relay
  * when its own was lost; meanwhile the inlet keeps listening and refuses clients cleanly once a short
- * wait for a session runs out. The controller plays no part in any of it.
+ * wait for a session runs out. With the direct path on, the inlet advertises its direct listener
+ * through the controller and the outlet dials it: the session and the warm streams then come over
+ * direct connections, and a relayed session gives way to a direct one whenever one arrives. The
+ * controller plays no part in carrying anything.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -19,9 +22,17 @@ import { Backoff } from './backoff.ts';
 import { ClientTls } from './client-tls.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
+import type { DirectListener } from './direct-listener.ts';
+import type { NodeControl } from './standing-channel.ts';
 
 /** How long the inlet must go without a new client before used warm streams are replaced (see warmUpSoon). */
 const warmRefillQuietMs = 50;
+
+/** How long a new session waits for the outlet to dial the direct path before it goes through a relay. */
+export const directBudgetMs = 300;
+
+/** The path a session or stream takes: the direct connection the outlet dialled, or a relay. */
+export type Path = 'direct' | 'relay';
 
 export interface InletOptions extends PartContext {
   readonly from: string;
@@ -36,6 +47,10 @@ export interface InletOptions extends PartContext {
   readonly warmStreams?: number;
   /** Serve TLS to clients with the node's project-signed server certificate. */
   readonly tls?: boolean;
+  /** The direct path's listener, bound already; none: relays only. */
+  readonly direct?: DirectListener;
+  /** The controller, through which the direct path is advertised. */
+  readonly control?: NodeControl;
 }
 
 /** Listens on `from`; a taken address is a clear error. */
@@ -61,8 +76,16 @@ export class Inlet {
   status: PartStatus = 'starting';
   private readonly server: Server;
   private session: InletSession | undefined;
-  /** The relay the session runs through. */
-  private sessionRelay: RelayLink | undefined;
+  /** The path of the session: direct, or the relay it runs through. */
+  private sessionPath: 'direct' | RelayLink | undefined;
+  /** The relay that carried the last relayed session: preferred for the next one. */
+  private lastRelay: RelayLink | undefined;
+  /** Until when a direct session is expected (the advert is out): a new session waits for it that long. */
+  private directDeadline = 0;
+  private directOpening = false;
+  /** The path of each warm stream. */
+  private readonly warmPaths = new WeakMap<TLSSocket, Path>();
+  private readonly byPath: Record<Path, number> = { direct: 0, relay: 0 };
   private opening: Promise<InletSession | undefined> | undefined;
   private waiters = new Set<() => void>();
   private readonly backoff: Backoff;
@@ -106,6 +129,12 @@ export class Inlet {
     } else {
       this.status = 'waiting';
     }
+    const { direct, control } = this.options;
+    if (direct && control) {
+      direct.serve((raw) => void this.acceptDirect(raw));
+      control.on('up', () => void this.advertise(direct, control));
+      if (control.connected) void this.advertise(direct, control);
+    }
     return this.bound;
   }
 
@@ -129,7 +158,8 @@ export class Inlet {
     this.session?.session.destroy();
     for (const socket of this.warm.splice(0)) socket.destroy();
     for (const client of this.clients) client.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    const closing = this.options.direct?.close();
+    return new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => closing);
   }
 
   describe() {
@@ -140,11 +170,14 @@ export class Inlet {
       allow: this.options.allow,
       status: this.status,
       session: this.session ? 'open' : this.opening ? 'opening' : 'none',
-      path: this.session ? `relay ${this.sessionRelay?.entry.id ?? '?'}` : null,
+      path: describePath(this.session ? this.sessionPath : undefined),
+      direct: this.options.direct ? this.options.direct.listening : null,
       warm_streams: this.warm.length,
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_refused: this.connections.refused,
+      connections_direct: this.byPath.direct,
+      connections_relayed: this.byPath.relay,
     };
   }
 
@@ -176,39 +209,79 @@ export class Inlet {
     throw last;
   }
 
-  private async openSession(): Promise<InletSession | undefined> {
-    const { logger, metrics } = this.options;
+  /** Tells the outlets of `via`, through the controller, where to dial this inlet directly. */
+  private async advertise(direct: DirectListener, control: NodeControl): Promise<void> {
+    // Expected soon after the advert reaches the outlets: a session opening meanwhile waits for it.
+    this.directDeadline = Date.now() + 1000 + directBudgetMs;
     try {
-      const { raw, link } = await this.splice(this.sessionRelay, false);
-      const opened = await openInletSession(raw, this.options.credentials(), this.options.allow);
-      if (this.stopped) {
-        opened.session.destroy();
-        return undefined;
+      await control.request('advertise', { via: this.options.via, addresses: direct.addresses(), secret: direct.secret, warm: this.options.warmStreams ?? 2 });
+      this.directDeadline = Math.min(this.directDeadline, Date.now() + directBudgetMs);
+    } catch (error) {
+      this.directDeadline = 0;
+      this.options.logger.debug(`inlet: the direct path was not advertised: ${(error as Error).message}`);
+    }
+  }
+
+  /** A connection an outlet dialled on the direct path: the session if there is no direct one yet, else a warm stream. */
+  private async acceptDirect(raw: Socket): Promise<void> {
+    const { credentials, allow, logger } = this.options;
+    if (this.stopped) {
+      raw.destroy();
+      return;
+    }
+    raw.on('error', () => raw.destroy());
+    if (this.sessionPath !== 'direct' && !this.directOpening) {
+      this.directOpening = true;
+      try {
+        const opened = await openInletSession(raw, credentials(), allow);
+        if (this.stopped) opened.session.destroy();
+        else this.adopt(opened, 'direct');
+      } catch (error) {
+        logger.debug(`inlet: direct session failed: ${(error as Error).message}`);
+      } finally {
+        this.directOpening = false;
       }
-      this.session = opened;
-      this.sessionRelay = link;
-      metrics.sessions.inc({ part: 'inlet' });
-      if (this.backoff.failures > 0 || this.lastRefusal) logger.info(`inlet: session to relay name "${this.options.via}" open again, through relay ${link.entry.id}`);
-      else logger.debug(`inlet: session to relay name "${this.options.via}" open through relay ${link.entry.id}`);
-      this.backoff.reset();
-      this.lastRefusal = '';
-      // With an error, so that each stream's client is closed too rather than left waiting.
-      const closeStreams = () => {
-        for (const socket of [...this.warm.splice(0), ...this.streaming]) socket.destroy(new Error('the outlet stopped answering'));
-      };
-      if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
-      opened.session.once('close', () => {
-        metrics.sessions.dec({ part: 'inlet' });
-        if (this.session === opened) {
-          this.session = undefined;
-          logger.info(`inlet: session to relay name "${this.options.via}" through relay ${link.entry.id} closed; reopening`);
-          // At once when other relays can carry it: the clients of this moment wait for it.
-          if (this.options.relays.up().some((other) => other !== link)) this.ensureSession();
-          else this.later();
-        }
+      return;
+    }
+    if (this.warm.length + this.warming >= (this.options.warmStreams ?? 2)) {
+      raw.destroy();
+      return;
+    }
+    this.warming += 1;
+    try {
+      const { socket } = await openInletChannel(raw, credentials(), allow, 'stream');
+      this.keepWarm(socket, 'direct');
+    } catch (error) {
+      logger.debug(`inlet: no direct warm stream: ${(error as Error).message}`);
+    } finally {
+      this.warming -= 1;
+    }
+  }
+
+  private async openSession(): Promise<InletSession | undefined> {
+    const { logger } = this.options;
+    const wait = this.directDeadline - Date.now();
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, wait);
+        this.waiters.add(wake);
       });
-      for (const wake of this.waiters) wake();
-      this.warmUp();
+      if (this.session || this.stopped) return this.session;
+    }
+    try {
+      const { raw, link } = await this.splice(this.lastRelay, false);
+      const opened = await openInletSession(raw, this.options.credentials(), this.options.allow);
+      // A direct session may have come meanwhile: it is the better one.
+      if (this.stopped || this.session) {
+        opened.session.close();
+        return this.session;
+      }
+      this.adopt(opened, link);
       return opened;
     } catch (error) {
       const message = (error as Error).message;
@@ -224,8 +297,52 @@ export class Inlet {
     }
   }
 
+  /**
+   * Makes `opened` the session that carries new clients. A relayed session it replaces finishes the
+   * streams it carries and closes; so does a direct one's loss lead to a relayed one at once.
+   */
+  private adopt(opened: InletSession, path: 'direct' | RelayLink): void {
+    const { logger, metrics } = this.options;
+    const previous = this.session;
+    this.session = opened;
+    this.sessionPath = path;
+    if (path !== 'direct') this.lastRelay = path;
+    const pathLabel = path === 'direct' ? 'direct' : 'relay';
+    metrics.sessions.inc({ part: 'inlet', path: pathLabel });
+    const described = describePath(path);
+    if (previous) {
+      logger.info(`inlet: session to relay name "${this.options.via}" now ${described}; the earlier one closes once its streams end`);
+      previous.session.close();
+    } else if (this.backoff.failures > 0 || this.lastRefusal) {
+      logger.info(`inlet: session to relay name "${this.options.via}" open again, ${described}`);
+    } else {
+      logger.debug(`inlet: session to relay name "${this.options.via}" open, ${described}`);
+    }
+    this.backoff.reset();
+    this.lastRefusal = '';
+    // With an error, so that each stream's client is closed too rather than left waiting.
+    const closeStreams = () => {
+      for (const socket of [...this.warm.splice(0), ...this.streaming]) socket.destroy(new Error('the outlet stopped answering'));
+    };
+    if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
+    opened.session.once('close', () => {
+      metrics.sessions.dec({ part: 'inlet', path: pathLabel });
+      if (this.session !== opened) return;
+      this.session = undefined;
+      this.sessionPath = undefined;
+      logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed; reopening`);
+      // At once when a relay can carry it: the clients of this moment wait for it.
+      if (this.options.relays.up().some((other) => other !== path)) this.ensureSession();
+      else this.later();
+    });
+    for (const wake of this.waiters) wake();
+    this.warmUp();
+  }
+
   /** Keeps `warmStreams` streams ready while the session is up. */
   private warmUp(): void {
+    // On the direct path the outlet dials warm streams itself, as many as the advert asks.
+    if (this.sessionPath === 'direct') return;
     const wanted = this.options.warmStreams ?? 2;
     while (!this.stopped && this.session && this.warm.length + this.warming < wanted) {
       this.warming += 1;
@@ -237,29 +354,35 @@ export class Inlet {
 
   private async openWarmStream(): Promise<void> {
     try {
-      const { raw } = await this.splice(this.sessionRelay, true);
+      const { raw } = await this.splice(this.sessionPath === 'direct' ? this.lastRelay : this.sessionPath, true);
       const { socket } = await openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream');
-      if (this.stopped || !this.session) {
-        socket.destroy();
-        return;
-      }
-      // Idle, a warm stream keeps reading so that its end is noticed at once; its outlet sends nothing
-      // before the open line, so anything that arrives means it is broken.
-      const drop = () => {
-        const index = this.warm.indexOf(socket);
-        if (index >= 0) this.warm.splice(index, 1);
-        this.idleHandlers.delete(socket);
-        socket.destroy();
-      };
-      socket.on('data', drop);
-      socket.once('end', drop);
-      socket.once('close', drop);
-      socket.on('error', () => socket.destroy());
-      this.idleHandlers.set(socket, drop);
-      this.warm.push(socket);
+      this.keepWarm(socket, 'relay');
     } catch (error) {
       this.options.logger.debug(`inlet: no warm stream: ${(error as Error).message}`);
     }
+  }
+
+  /** Keeps a warm stream ready for the next client, watching it while it waits. */
+  private keepWarm(socket: TLSSocket, path: Path): void {
+    if (this.stopped || !this.session) {
+      socket.destroy();
+      return;
+    }
+    // Idle, a warm stream keeps reading so that its end is noticed at once; its outlet sends nothing
+    // before the open line, so anything that arrives means it is broken.
+    const drop = () => {
+      const index = this.warm.indexOf(socket);
+      if (index >= 0) this.warm.splice(index, 1);
+      this.idleHandlers.delete(socket);
+      socket.destroy();
+    };
+    socket.on('data', drop);
+    socket.once('end', drop);
+    socket.once('close', drop);
+    socket.on('error', () => socket.destroy());
+    this.idleHandlers.set(socket, drop);
+    this.warmPaths.set(socket, path);
+    this.warm.push(socket);
   }
 
   /** A warm stream that is still open, or undefined. */
@@ -344,7 +467,7 @@ export class Inlet {
       this.streaming.add(warm);
       // The outlet dials its target on this line; the client's first bytes may follow at once.
       warm.write('{"open":true}\n');
-      await this.carry(socket, joinSockets(socket, warm));
+      await this.carry(socket, joinSockets(socket, warm), this.warmPaths.get(warm) ?? 'relay');
       this.streaming.delete(warm);
       return;
     }
@@ -363,15 +486,16 @@ export class Inlet {
       return;
     }
     this.options.logger.debug(`inlet: client ${socket.remoteAddress}:${socket.remotePort} connected`);
-    await this.carry(socket, joined);
+    await this.carry(socket, joined, this.sessionPath === 'direct' ? 'direct' : 'relay');
   }
 
   /** Counts a client connection while `joined` carries it, and its bytes once it is over. */
-  private async carry(socket: Socket, joined: Promise<void>): Promise<void> {
+  private async carry(socket: Socket, joined: Promise<void>, path: Path): Promise<void> {
     const { metrics } = this.options;
     this.connections.total += 1;
     this.connections.active += 1;
-    metrics.connections.inc({ part: 'inlet' });
+    this.byPath[path] += 1;
+    metrics.connections.inc({ part: 'inlet', path });
     await joined;
     this.connections.active -= 1;
     metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);
@@ -386,4 +510,9 @@ export class Inlet {
     }
     socket.destroy();
   }
+}
+
+function describePath(path: 'direct' | RelayLink | undefined): string | null {
+  if (path === undefined) return null;
+  return path === 'direct' ? 'direct' : `relay ${path.entry.id}`;
 }

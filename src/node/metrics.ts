@@ -3,8 +3,8 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface NodeMetrics {
   readonly registry: Registry;
-  readonly connections: Counter<'part'>;
-  readonly sessions: Gauge<'part'>;
+  readonly connections: Counter<'part' | 'path'>;
+  readonly sessions: Gauge<'part' | 'path'>;
   readonly bytes: Counter<'part' | 'direction'>;
   readonly refusals: Counter<'part'>;
 }
@@ -14,8 +14,8 @@ export function createMetrics(): NodeMetrics {
   collectDefaultMetrics({ register: registry, prefix: 'portal_node_' });
   return {
     registry,
-    connections: new Counter({ name: 'portal_connections_total', help: 'Client connections carried', labelNames: ['part'], registers: [registry] }),
-    sessions: new Gauge({ name: 'portal_sessions', help: 'End-to-end sessions open', labelNames: ['part'], registers: [registry] }),
+    connections: new Counter({ name: 'portal_connections_total', help: 'Client connections carried, by path (direct or relay)', labelNames: ['part', 'path'], registers: [registry] }),
+    sessions: new Gauge({ name: 'portal_sessions', help: 'End-to-end sessions open, by path (direct or relay)', labelNames: ['part', 'path'], registers: [registry] }),
     bytes: new Counter({ name: 'portal_bytes_total', help: 'Bytes carried, by direction', labelNames: ['part', 'direction'], registers: [registry] }),
     refusals: new Counter({ name: 'portal_refused_total', help: 'Clients refused because no session could be had', labelNames: ['part'], registers: [registry] }),
   };

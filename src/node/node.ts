@@ -19,6 +19,7 @@ import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts'
 import { enrollWithTicket } from './enrollment.ts';
 import { Renewal } from './renewal.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
+import { DirectListener } from './direct-listener.ts';
 import { Inlet, bindInletListener } from './inlet.ts';
 import { decodeTicket } from '../wire/ticket.ts';
 import type { Logger } from './logger.ts';
@@ -39,6 +40,8 @@ export interface NodeOptions {
   readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
   /** Backoff bounds for reconnecting. @default 100 ms to 2 s */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Where outlets dial the inlet's direct path, when not at its own addresses (PORTAL_DIRECT_ADVERTISE). */
+  readonly directAdvertise?: readonly string[];
   /** Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session). @default 2 */
   readonly warmStreams?: number;
 }
@@ -79,12 +82,20 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   }
   const inletConfig = config['tcp-inlet'];
   const listener = inletConfig ? await bindInletListener(inletConfig.from) : undefined;
+  const directAddress = inletConfig ? directListenAddress(inletConfig.direct) : undefined;
+  const direct = directAddress
+    ? await DirectListener.bind(directAddress, options.directAdvertise).catch((error: unknown) => {
+        listener?.close();
+        throw error;
+      })
+    : undefined;
   let current: StoredIdentity | undefined = stored;
   const startedAt = Date.now();
   let show: () => NodeShow = () => ({ status: current ? 'starting' : 'enrolling', version, problems: [] });
   const metrics = createMetrics();
   const status = await startStatusServer({ port: config['http-server-port'] ?? product.statusPort, show: () => show(), registry: metrics.registry }).catch((error) => {
     listener?.close();
+    void direct?.close();
     throw error;
   });
   if (!current) {
@@ -92,6 +103,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       current = await enrollWithTicket(directory, options.ticket as string);
     } catch (error) {
       listener?.close();
+      void direct?.close();
       status.server.close();
       throw error;
     }
@@ -99,11 +111,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   } else if (options.ticket) {
     logger.info(`already enrolled as ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
   }
-  return runEnrolled(options, current, { listener, status, metrics, startedAt, setShow: (next) => (show = next) });
+  return runEnrolled(options, current, { listener, direct, status, metrics, startedAt, setShow: (next) => (show = next) });
 }
 
 interface Prepared {
   readonly listener: Server | undefined;
+  readonly direct: DirectListener | undefined;
   readonly status: { readonly server: HttpServer; readonly port: number };
   readonly metrics: ReturnType<typeof createMetrics>;
   readonly startedAt: number;
@@ -113,7 +126,7 @@ interface Prepared {
 async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepared: Prepared): Promise<RunningNode> {
   const { config, logger } = options;
   const directory = nodeDirectory(options.home);
-  const { listener, status, metrics, startedAt } = prepared;
+  const { listener, direct, status, metrics, startedAt } = prepared;
   let current = identity;
   const heartbeat = options.heartbeat ?? { intervalMs: 5000, timeoutMs: 10_000 };
   const newBackoff = () => new Backoff(options.backoff ?? {});
@@ -163,11 +176,11 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   const part: PartContext = { relays, credentials, logger, metrics, heartbeat };
   const outletConfig = config['tcp-outlet'];
   const outlet = outletConfig
-    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, onFatal: (error) => fail(error) })
+    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, control, onFatal: (error) => fail(error) })
     : undefined;
   const inletConfig = config['tcp-inlet'];
   const inlet =
-    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
+    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), control, ...(direct ? { direct } : {}), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
 
   const renewal = new Renewal({
     directory,
@@ -257,4 +270,10 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
       finish();
     },
   };
+}
+
+/** Where the direct path listens: every address on a port the system picks unless configured; none when false. */
+function directListenAddress(direct: boolean | string | undefined): string | undefined {
+  if (direct === false) return undefined;
+  return typeof direct === 'string' ? direct : '0.0.0.0:0';
 }

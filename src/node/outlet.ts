@@ -1,7 +1,9 @@
 /**
  * The outlet: registers its relay name on every relay of the project (again after every reconnect),
  * answers each dial by joining the splice on that relay and accepting the inlet's end-to-end session,
- * and connects each CONNECT stream of those sessions, and each warm stream, to its target.
+ * and connects each CONNECT stream of those sessions, and each warm stream, to its target. Inlets
+ * that advertise a direct path (through the controller) are dialled directly as well; their sessions
+ * then run on those connections, with the same mutual TLS and allow checks.
  */
 import { connect as connectTcp, type NetConnectOpts, type Socket } from 'node:net';
 import type { Http2Server, ServerHttp2Stream } from 'node:http2';
@@ -15,6 +17,10 @@ import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
+import { DirectDialer } from './direct-dialer.ts';
+import type { Path } from './inlet.ts';
+import type { NodeControl } from './standing-channel.ts';
+import type { ControllerEvent } from '../wire/protocol.ts';
 import { connectTargetTls } from './target-tls.ts';
 
 /** What dials may cost an outlet at once. */
@@ -31,6 +37,8 @@ export interface OutletOptions extends PartContext {
   readonly allow: string;
   /** Connect to the target over TLS (SNI and verification against the system trust store). */
   readonly tls?: boolean;
+  /** The controller, which tells the outlet the direct paths of its inlets. */
+  readonly control?: NodeControl;
   /** Called once if a relay refuses the registration for good (a relay name the ticket does not grant). */
   readonly onFatal: (error: PortalError) => void;
 }
@@ -53,6 +61,10 @@ export class Outlet {
   private dialsDeclined = 0;
   /** The relays this outlet is registered on, by relay id. */
   private readonly registeredOn = new Set<string>();
+  /** Direct sessions by the inlet node they come from. */
+  private readonly directSessions = new Map<string, Set<{ close(): void }>>();
+  private readonly dialer: DirectDialer;
+  private readonly sessionPaths = new WeakMap<object, Path>();
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
   private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
 
@@ -61,6 +73,11 @@ export class Outlet {
     if (!parsed.ok) throw new Error(`outlet target ${options.to}: ${parsed.reason}`);
     this.target = parsed.address;
     this.server = createSessionServer();
+    this.dialer = new DirectDialer({
+      logger: options.logger,
+      carry: (raw) => this.carryRaw(raw, 'direct'),
+      holding: (inlet) => ({ session: (this.directSessions.get(inlet)?.size ?? 0) > 0, waiting: this.unopenedByPeer.get(inlet) ?? 0 }),
+    });
     this.server.on('stream', (stream, headers) => this.onStream(stream, headers[':method']));
   }
 
@@ -80,9 +97,24 @@ export class Outlet {
       }
     });
     for (const link of relays.up()) void this.register(link);
+    const { control } = this.options;
+    if (control) {
+      const fetchAdverts = () =>
+        control.request('inlets', {}).then(
+          ({ inlets }) => inlets.filter((advert) => advert.via === this.options.relay).forEach((advert) => this.dialer.set(advert)),
+          (error: Error) => this.options.logger.debug(`outlet: no direct paths from the controller yet: ${error.message}`),
+        );
+      control.on('up', () => void fetchAdverts());
+      control.on('event', (event: ControllerEvent) => {
+        if (event.event === 'inlet' && event.advert?.via === this.options.relay) this.dialer.set(event.advert);
+        if (event.event === 'inlet-gone' && typeof event.inlet === 'string') this.dialer.gone(event.inlet);
+      });
+      if (control.connected) void fetchAdverts();
+    }
   }
 
   stop(): void {
+    this.dialer.stop();
     for (const session of this.sessions) session.destroy();
     for (const socket of this.sockets) socket.destroy();
   }
@@ -95,6 +127,8 @@ export class Outlet {
       allow: this.options.allow,
       status: this.status,
       sessions: this.sessions.size,
+      sessions_direct: [...this.directSessions.values()].reduce((sum, set) => sum + set.size, 0),
+      direct_paths: this.dialer.describe().length,
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_failed: this.connections.failed,
@@ -163,37 +197,56 @@ export class Outlet {
   }
 
   private async answerDial(relay: string, splice: string, secret: string): Promise<void> {
-    const { logger, metrics } = this.options;
     try {
-      const raw = await dialSplice(relay, splice, 'outlet', secret, true);
-      const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
-      if (channel.mode === 'stream') {
-        void this.serveStream(channel);
-        return;
-      }
-      const { session, peer } = await adoptOutletSession(channel, this.server);
-      this.sessions.add(session);
-      metrics.sessions.inc({ part: 'outlet' });
-      logger.debug(`outlet: session from inlet ${peer?.nodeId ?? '?'}`);
-      const closePeerStreams = () => {
-        for (const socket of this.streamsByPeer.get(peer?.nodeId ?? '') ?? []) socket.destroy(new Error('the inlet stopped answering'));
-      };
-      if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
-      session.once('close', () => {
-        this.sessions.delete(session);
-        metrics.sessions.dec({ part: 'outlet' });
-      });
+      await this.carryRaw(await dialSplice(relay, splice, 'outlet', secret, true), 'relay');
     } catch (error) {
       if (error instanceof PeerRefused) this.logRefusal(error.message);
-      else logger.debug(`outlet: session failed: ${(error as Error).message}`);
+      else this.options.logger.debug(`outlet: session failed: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * The end-to-end TLS and verdicts on a raw connection to an inlet (a relay splice, or one this
+   * outlet dialled directly), then what the inlet asked for: a session or a warm stream.
+   */
+  private async carryRaw(raw: Socket, path: Path): Promise<void> {
+    const { logger, metrics } = this.options;
+    const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
+    if (channel.mode === 'stream') {
+      void this.serveStream(channel, path);
+      return;
+    }
+    const { session, peer } = await adoptOutletSession(channel, this.server);
+    const inlet = peer?.nodeId ?? '';
+    this.sessions.add(session);
+    this.sessionPaths.set(session, path);
+    metrics.sessions.inc({ part: 'outlet', path });
+    logger.debug(`outlet: session from inlet ${inlet || '?'}, ${path === 'direct' ? 'direct' : 'through a relay'}`);
+    if (path === 'direct') {
+      const held = this.directSessions.get(inlet) ?? new Set();
+      held.add(session);
+      this.directSessions.set(inlet, held);
+    }
+    const closePeerStreams = () => {
+      for (const socket of this.streamsByPeer.get(inlet) ?? []) socket.destroy(new Error('the inlet stopped answering'));
+    };
+    if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
+    session.once('close', () => {
+      this.sessions.delete(session);
+      metrics.sessions.dec({ part: 'outlet', path });
+      const held = this.directSessions.get(inlet);
+      if (held?.delete(session)) {
+        if (held.size === 0) this.directSessions.delete(inlet);
+        this.dialer.nudge(inlet);
+      }
+    });
   }
 
   /**
    * A warm stream waits for its client: one line opens it, then the target is dialled and the bytes
    * flow as they are. Bytes the client sent meanwhile wait in the TLS socket.
    */
-  private async serveStream(channel: Channel): Promise<void> {
+  private async serveStream(channel: Channel, path: Path): Promise<void> {
     const { socket, peer } = channel;
     const key = peer?.nodeId ?? '';
     // A warm stream waits for its client without a deadline, so a peer may keep only so many waiting.
@@ -212,6 +265,8 @@ export class Outlet {
       const left = (this.unopenedByPeer.get(key) ?? 1) - 1;
       if (left > 0) this.unopenedByPeer.set(key, left);
       else this.unopenedByPeer.delete(key);
+      // Used or gone: the direct path dials another to keep the inlet's streams ready.
+      this.dialer.nudge(key);
     };
     socket.once('close', uncount);
     const streams = this.streamsByPeer.get(key) ?? new Set<Socket>();
@@ -241,17 +296,17 @@ export class Outlet {
       if (!ready.settled) target.destroy();
     });
     ready.promise.then(
-      () => this.carry(target, () => joinSockets(socket, target)),
+      () => this.carry(target, () => joinSockets(socket, target), path),
       () => socket.destroy(),
     );
   }
 
   /** Counts a connection to the target while `join` carries it, and its bytes once it is over. */
-  private carry(target: Socket, join: () => Promise<void>): void {
+  private carry(target: Socket, join: () => Promise<void>, path: Path): void {
     const { metrics } = this.options;
     this.connections.total += 1;
     this.connections.active += 1;
-    metrics.connections.inc({ part: 'outlet' });
+    metrics.connections.inc({ part: 'outlet', path });
     void join().then(() => {
       this.connections.active -= 1;
       metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
@@ -312,7 +367,7 @@ export class Outlet {
     ready.promise.then(
       () => {
         stream.respond({ ':status': 200 });
-        this.carry(target, () => joinSocketAndStream(target, stream));
+        this.carry(target, () => joinSocketAndStream(target, stream), (stream.session && this.sessionPaths.get(stream.session)) ?? 'relay');
       },
       () => {
         if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 502 }, { endStream: true });

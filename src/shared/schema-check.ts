@@ -18,7 +18,8 @@ interface SchemaNode {
   readonly 'x-expected'?: string;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, discriminator: true, verbose: true });
+// Union types: a key such as tcp-inlet.direct takes true, false or an address.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, discriminator: true, verbose: true });
 // A human phrase for what a pattern accepts; only used to word error messages.
 ajv.addKeyword({ keyword: 'x-expected', schemaType: 'string' });
 
@@ -54,7 +55,7 @@ function toProblem(error: ErrorObject, source: YamlSource): Problem {
     case 'required':
       return source.problem(pointer, `missing required key "${String(params.missingProperty)}"`);
     case 'type':
-      return source.problem(pointer, `expected ${String(params.type)}, got ${describe(error.data)}`);
+      return source.problem(pointer, `expected ${schema['x-expected'] ?? String(params.type)}, got ${describe(error.data)}`);
     case 'pattern':
       return source.problem(pointer, `expected ${schema['x-expected'] ?? `text matching ${String(params.pattern)}`}, got ${describe(error.data)}`);
     case 'enum':

@@ -82,6 +82,20 @@ export interface TicketBody {
   readonly relayNode?: boolean;
 }
 
+/** An inlet's direct path, as outlets of its relay name learn it: where to dial it, and the secret to name. */
+export interface InletAdvert {
+  /** The inlet's node id. */
+  readonly inlet: string;
+  /** The relay name whose outlets it wants. */
+  readonly via: string;
+  /** host:port addresses, tried at once; the first to connect is used. */
+  readonly addresses: readonly string[];
+  /** Named in the direct preamble: anything else on the listener is closed before TLS. */
+  readonly secret: string;
+  /** Streams the inlet keeps ready for new clients: an outlet keeps that many direct connections waiting. */
+  readonly warm: number;
+}
+
 export interface ControllerOperations {
   ping: { request: Empty; answer: Empty };
   'admin-enroll': { request: { code: string; request: string; project?: string }; answer: EnrollmentAnswer };
@@ -96,6 +110,10 @@ export interface ControllerOperations {
   relays: { request: Empty; answer: { relays: readonly RelayEntry[] } };
   /** A relay node says where nodes reach it; it serves the project while this connection lasts. */
   'relay-announce': { request: { address: string; fingerprint: string }; answer: Empty };
+  /** An inlet's direct path, told to the outlets of `via` while this connection lasts. */
+  advertise: { request: { via: string; addresses: readonly string[]; secret: string; warm: number }; answer: Empty };
+  /** The direct paths of the inlets that want this member's relay names. */
+  inlets: { request: Empty; answer: { inlets: readonly InletAdvert[] } };
 }
 
 export interface SpliceGrant {
@@ -120,7 +138,19 @@ export interface RelaysEvent {
   readonly event: 'relays';
   readonly relays: readonly RelayEntry[];
 }
-export type ControllerEvent = RelaysEvent;
+/** Pushed to the outlets of `advert.via`: an inlet's direct path, new or changed. */
+export interface InletEvent {
+  readonly event: 'inlet';
+  readonly advert: InletAdvert;
+}
+
+/** Pushed when an inlet's direct path is withdrawn (its connection to the controller closed). */
+export interface InletGoneEvent {
+  readonly event: 'inlet-gone';
+  readonly inlet: string;
+}
+
+export type ControllerEvent = RelaysEvent | InletEvent | InletGoneEvent;
 
 /** Pushed by a relay to an outlet: an inlet asked for a splice; join it with this secret. */
 export interface DialEvent {
@@ -144,7 +174,10 @@ export type RelayEvent = DialEvent | RefusedEvent;
 // ---------------------------------------------------------------------------------------------------
 // Reading requests. Each operation's fields are listed with their kind; anything else is ignored.
 
-type FieldKind = 'text' | 'text?' | 'number' | 'flag';
+type FieldKind = 'text' | 'text?' | 'number' | 'flag' | 'texts';
+
+/** A list of texts holds at most this many, each at most this long: anything beyond is dropped. */
+const maxTexts = { items: 16, length: 300 };
 export type Fields<Ops> = { readonly [K in keyof Ops]: { readonly [F in keyof RequestOf<Ops, K>]-?: FieldKind } };
 
 export const controllerFields: Fields<ControllerOperations> = {
@@ -159,6 +192,8 @@ export const controllerFields: Fields<ControllerOperations> = {
   ca: {},
   relays: {},
   'relay-announce': { address: 'text', fingerprint: 'text' },
+  advertise: { via: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
+  inlets: {},
 };
 
 export const relayFields: Fields<RelayOperations> = {
@@ -179,11 +214,22 @@ export function parseRequest<Ops>(fields: Fields<Ops>, message: Record<string, u
   const body: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(fields[op as keyof Ops] as Record<string, FieldKind>)) {
     const value = message[name];
-    if (kind === 'text') body[name] = typeof value === 'string' ? value : '';
-    else if (kind === 'text?') {
-      if (typeof value === 'string' && value !== '') body[name] = value;
-    } else if (kind === 'number') body[name] = typeof value === 'number' ? value : Number.NaN;
-    else body[name] = value === true;
+    switch (kind) {
+      case 'text':
+        body[name] = typeof value === 'string' ? value : '';
+        break;
+      case 'text?':
+        if (typeof value === 'string' && value !== '') body[name] = value;
+        break;
+      case 'number':
+        body[name] = typeof value === 'number' ? value : Number.NaN;
+        break;
+      case 'texts':
+        body[name] = (Array.isArray(value) ? value.slice(0, maxTexts.items) : []).filter((item): item is string => typeof item === 'string' && item.length <= maxTexts.length);
+        break;
+      case 'flag':
+        body[name] = value === true;
+    }
   }
   return { id: typeof message.id === 'number' ? message.id : null, op, body } as ParsedRequest<Ops>;
 }
@@ -228,4 +274,26 @@ export function parseSplicePreamble(received: Buffer): SplicePreamble {
     return { kind: 'invalid', reason: 'malformed splice preamble' };
   }
   return { kind: 'splice', splice, role, secret, rest: received.subarray(newline + 1) };
+}
+
+/** `PORTAL-DIRECT/<version> <secret>`: an outlet dialling an inlet's direct path. */
+export const directMagic = `PORTAL-DIRECT/${protocolVersion}`;
+
+export const directPreambleOf = (secret: string) => `${directMagic} ${secret}\n`;
+
+export type DirectPreamble =
+  | { readonly kind: 'incomplete' }
+  | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'direct'; readonly secret: string; readonly rest: Buffer };
+
+/** Reads `PORTAL-DIRECT/2 <secret>\n` as parseSplicePreamble reads a splice's line. */
+export function parseDirectPreamble(received: Buffer): DirectPreamble {
+  const newline = received.indexOf(0x0a);
+  const head = received.subarray(0, newline < 0 ? Math.min(received.length, directMagic.length) : newline).toString('latin1');
+  if (!(newline < 0 ? directMagic.startsWith(head) : head.startsWith(`${directMagic} `))) return { kind: 'invalid', reason: 'not a direct preamble of this protocol version' };
+  if (newline < 0) return received.length > maxPreambleBytes ? { kind: 'invalid', reason: 'preamble too long' } : { kind: 'incomplete' };
+  if (newline > maxPreambleBytes) return { kind: 'invalid', reason: 'preamble too long' };
+  const [, secret, ...extra] = head.split(' ');
+  if (!secret || extra.length > 0 || !token.test(secret)) return { kind: 'invalid', reason: 'malformed direct preamble' };
+  return { kind: 'direct', secret, rest: received.subarray(newline + 1) };
 }

@@ -21,14 +21,17 @@ export interface EchoPortal {
   readonly inletConfig: object;
 }
 
-/** Starts the echo target and both nodes (with `env`, such as PORTAL_HEARTBEAT) and waits until both are set up. */
-export async function startEchoPortal(project: ProjectProcesses, env: NodeJS.ProcessEnv = {}): Promise<EchoPortal> {
+/**
+ * Starts the echo target and both nodes (with `env`, such as PORTAL_HEARTBEAT) and waits until both are
+ * set up; `inletKeys` adds keys to the inlet's tcp-inlet (such as direct: false).
+ */
+export async function startEchoPortal(project: ProjectProcesses, env: NodeJS.ProcessEnv = {}, inletKeys: object = {}): Promise<EchoPortal> {
   const echo = await startEchoServer();
   const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
   const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
   const outletConfig = { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } };
   const outlet = await project.startNode('outlet', outletConfig, outletTicket, env);
-  const inletConfig = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } };
+  const inletConfig = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', ...inletKeys } };
   const inlet = await project.startNode('inlet', inletConfig, inletTicket, env);
   await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
   return { echo, outlet, inlet, port: await inletPort(join(project.dir, 'inlet')), outletConfig, inletConfig };

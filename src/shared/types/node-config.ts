@@ -50,4 +50,8 @@ export interface TcpInletConfig {
    * Serve TLS to clients with the project-signed certificate.
    */
   tls?: boolean;
+  /**
+   * The direct path: where this inlet accepts outlets that dial it, with the same mutual TLS and allow checks as through a relay. true (the default): every network address of this machine, on a port the system chooses; host:port: that address (0.0.0.0 for every one), for a firewall rule; false: relays only.
+   */
+  direct?: boolean | string;
 }

@@ -1,0 +1,152 @@
+/**
+ * The outlet's side of the direct path: for each inlet that advertised one (through the controller),
+ * dial it, so that the outlet still needs only outbound network. It keeps one direct session and as
+ * many waiting streams as the inlet asked for; a dial that fails within its budget leaves the inlet on
+ * the relay, and is tried again later, less and less often.
+ */
+import { connect, type NetConnectOpts, type Socket } from 'node:net';
+import { parseHostPort } from '../shared/address.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
+import { Backoff } from './backoff.ts';
+import type { Logger } from './logger.ts';
+
+/** How long a direct dial may take, all addresses at once, before the relay is left to carry the inlet. */
+export const directDialBudgetMs = 250;
+
+export interface DirectDialerOptions {
+  readonly logger: Logger;
+  /**
+   * Carries one connection dialled to `inlet` (the preamble sent): resolves once the inlet has made it
+   * its session or a waiting stream, and the outlet counts it; rejects when it failed.
+   */
+  readonly carry: (raw: Socket, inlet: string) => Promise<void>;
+  /** What the outlet holds with `inlet` now: a direct session, and streams waiting for their client. */
+  readonly holding: (inlet: string) => { readonly session: boolean; readonly waiting: number };
+  /** @default 1 s to 60 s */
+  readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+}
+
+interface InletState {
+  advert: InletAdvert;
+  dialing: boolean;
+  readonly backoff: Backoff;
+  timer: NodeJS.Timeout | undefined;
+  failures: number;
+}
+
+export class DirectDialer {
+  private readonly inlets = new Map<string, InletState>();
+  private stopped = false;
+
+  constructor(private readonly options: DirectDialerOptions) {}
+
+  /** An inlet's direct path, new or changed. */
+  set(advert: InletAdvert): void {
+    const known = this.inlets.get(advert.inlet);
+    if (known) {
+      known.advert = advert;
+      known.backoff.reset();
+      clearTimeout(known.timer);
+      known.timer = undefined;
+    }
+    const state = known ?? { advert, dialing: false, backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }), timer: undefined, failures: 0 };
+    this.inlets.set(advert.inlet, state);
+    this.maintain(state);
+  }
+
+  /** The inlet withdrew its direct path. */
+  gone(inlet: string): void {
+    const state = this.inlets.get(inlet);
+    if (!state) return;
+    clearTimeout(state.timer);
+    this.inlets.delete(inlet);
+  }
+
+  /** Something the outlet held with `inlet` ended or was used: dial again if it is short. */
+  nudge(inlet: string): void {
+    const state = this.inlets.get(inlet);
+    if (state && !state.timer) this.maintain(state);
+  }
+
+  describe(): { inlet: string; failures: number }[] {
+    return [...this.inlets.values()].map((state) => ({ inlet: state.advert.inlet, failures: state.failures }));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const state of this.inlets.values()) clearTimeout(state.timer);
+    this.inlets.clear();
+  }
+
+  private maintain(state: InletState): void {
+    if (this.stopped || state.dialing || this.inlets.get(state.advert.inlet) !== state) return;
+    const held = this.options.holding(state.advert.inlet);
+    if (held.session && held.waiting >= state.advert.warm) return;
+    state.dialing = true;
+    void this.dialOnce(state.advert).then(
+      () => {
+        state.dialing = false;
+        state.failures = 0;
+        state.backoff.reset();
+        this.maintain(state);
+      },
+      (error: Error) => {
+        state.dialing = false;
+        state.failures += 1;
+        // The first failure and every tenth: the relay carries the inlet meanwhile.
+        if (state.failures % 10 === 1) this.options.logger.info(`outlet: no direct path to inlet ${state.advert.inlet} (${error.message}); the relay carries it, and the direct path is tried again later`);
+        state.timer = setTimeout(() => {
+          state.timer = undefined;
+          this.maintain(state);
+        }, state.backoff.next());
+        state.timer.unref();
+      },
+    );
+  }
+
+  private async dialOnce(advert: InletAdvert): Promise<void> {
+    const raw = await dialFirst(advert.addresses, directDialBudgetMs);
+    raw.write(directPreambleOf(advert.secret));
+    await this.options.carry(raw, advert.inlet);
+  }
+}
+
+/** Dials every address at once; the first to connect within `budgetMs` wins and the others are closed. */
+export function dialFirst(addresses: readonly string[], budgetMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const sockets: Socket[] = [];
+    let failed = 0;
+    let settled = false;
+    const timer = setTimeout(() => finish(new Error(`no answer within ${budgetMs} ms from ${addresses.join(', ')}`)), budgetMs);
+    function finish(error: Error | undefined, winner?: Socket): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      for (const socket of sockets) if (socket !== winner) socket.destroy();
+      if (winner) resolve(winner);
+      else reject(error);
+    }
+    for (const address of addresses) {
+      const parsed = parseHostPort(address);
+      if (!parsed.ok) {
+        failed += 1;
+        continue;
+      }
+      // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
+      const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: true, highWaterMark: dataPathHighWaterMark };
+      const socket = connect(options as NetConnectOpts);
+      sockets.push(socket);
+      socket.once('connect', () => {
+        socket.removeAllListeners('error');
+        socket.on('error', () => socket.destroy());
+        finish(undefined, socket);
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        failed += 1;
+        if (failed === addresses.length) finish(new Error(`${error.code ?? error.message} from ${addresses.join(', ')}`));
+      });
+    }
+    if (failed === addresses.length) finish(new Error('no address to dial'));
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * An inlet's direct path: a listener that outlets dial (so they still need only outbound network),
+ * used by nothing else. A connection must name the inlet's secret (given only to the outlets of its
+ * relay name, through the controller) in its first line before anything else happens; then the inlet
+ * starts the same mutual TLS and allow checks as through a relay. Until then, what a peer may cost is
+ * bounded by the admission limits: a deadline, so many per source address, so many in all.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { parseHostPort } from '../shared/address.ts';
+import { RuntimeFailure } from '../shared/errors.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { Admission, type AdmissionLimits } from '../wire/admission.ts';
+import { parseDirectPreamble } from '../wire/protocol.ts';
+
+/** A direct path waits this long for its first line: a dialling outlet sends it at once. */
+export const directAdmission: AdmissionLimits = { deadlineMs: 5000, perSource: 32, total: 256, handshakesPerSource: { perSecond: 50, burst: 100 } };
+
+export interface DirectStats {
+  readonly accepted: number;
+  readonly refused: number;
+}
+
+export class DirectListener {
+  /** Named by outlets in their first line. */
+  readonly secret = randomBytes(24).toString('base64url');
+  private readonly server: Server;
+  private readonly admission: Admission;
+  private readonly sockets = new Set<Socket>();
+  private handler: ((raw: Socket) => void) | undefined;
+  private counts = { accepted: 0, refused: 0 };
+  private bound: AddressInfo | undefined;
+
+  private advertised: readonly string[] | undefined;
+
+  private constructor(limits: AdmissionLimits) {
+    this.admission = new Admission(limits);
+    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => this.accept(socket));
+  }
+
+  /**
+   * Listens on `address` (host:port; port 0 lets the system choose); a taken address is a clear error.
+   * `advertise`: the addresses outlets dial, when they reach this one by others (NAT, a container).
+   */
+  static async bind(address: string, advertise?: readonly string[], limits: AdmissionLimits = directAdmission): Promise<DirectListener> {
+    const parsed = parseHostPort(address, true);
+    if (!parsed.ok) throw new Error(`direct path address ${address}: ${parsed.reason}`);
+    const listener = new DirectListener(limits);
+    await new Promise<void>((resolve, reject) => {
+      listener.server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new RuntimeFailure('ADDRESS_IN_USE', `the inlet's direct path cannot listen on ${address}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`, {
+            hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
+            cause: error,
+          }),
+        ),
+      );
+      listener.server.listen(parsed.address.port, parsed.address.host.replace(/^\[|\]$/g, ''), () => resolve());
+    });
+    listener.bound = listener.server.address() as AddressInfo;
+    listener.advertised = advertise;
+    return listener;
+  }
+
+  /** Where outlets may dial: every network address of this machine when listening on all of them. */
+  addresses(): string[] {
+    if (this.advertised) return [...this.advertised];
+    const bound = this.bound as AddressInfo;
+    const wildcard = bound.address === '0.0.0.0' || bound.address === '::';
+    if (!wildcard) return [bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`];
+    const hosts: string[] = [];
+    for (const list of Object.values(networkInterfaces())) {
+      for (const entry of list ?? []) if (entry.family === 'IPv4' && !entry.internal) hosts.push(entry.address);
+    }
+    // Loopback last: an outlet on this machine reaches it; elsewhere it fails at once.
+    return [...hosts.slice(0, 8), '127.0.0.1'].map((host) => `${host}:${bound.port}`);
+  }
+
+  get listening(): string {
+    const bound = this.bound as AddressInfo;
+    return `${bound.address}:${bound.port}`;
+  }
+
+  /** Starts handing over the connections that named the secret. */
+  serve(handler: (raw: Socket) => void): void {
+    this.handler = handler;
+  }
+
+  stats(): DirectStats {
+    return { ...this.counts };
+  }
+
+  close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    if (!this.handler || !this.admission.admit(socket)) {
+      this.counts.refused += 1;
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    let received = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const parsed = parseDirectPreamble(received);
+      if (parsed.kind === 'incomplete') return;
+      socket.off('data', onData);
+      if (parsed.kind === 'invalid' || !this.named(parsed.secret)) {
+        this.counts.refused += 1;
+        socket.destroy();
+        return;
+      }
+      socket.pause();
+      if (parsed.rest.length > 0) socket.unshift(parsed.rest);
+      this.admission.release(socket);
+      this.sockets.delete(socket);
+      this.counts.accepted += 1;
+      this.handler?.(socket);
+    };
+    socket.on('data', onData);
+  }
+
+  private named(secret: string): boolean {
+    const given = Buffer.from(secret);
+    const expected = Buffer.from(this.secret);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+}

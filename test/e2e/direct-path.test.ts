@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
+import { nodeStatus, type NodeShow } from '../support/processes.ts';
+import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { roundTrip } from '../support/tcp.ts';
+
+const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
+const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const mebibytes = 256;
+
+async function until(home: string, check: (shown: NodeShow) => boolean, limitMs = 10_000): Promise<NodeShow> {
+  const started = Date.now();
+  for (;;) {
+    const shown = await nodeStatus(home);
+    if (check(shown)) return shown;
+    if (Date.now() - started > limitMs) throw new Error(`not within ${limitMs} ms: ${JSON.stringify(shown)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Sends `size` random bytes through the echo portal and returns the sha256 of what was sent and of what came back. */
+async function integrity(port: number, size: number): Promise<{ sent: string; received: string; bytes: number }> {
+  const payload = randomBytes(size);
+  const answer = await roundTrip(port, payload);
+  return { sent: digest(payload), received: digest(answer), bytes: answer.length };
+}
+
+async function metricsOf(home: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+  return (await fetch(`http://127.0.0.1:${statusPort}/metrics`)).text();
+}
+
+describe('end to end: the direct path, with the relay as fallback', function () {
+  this.timeout(180_000);
+  let project: ProjectProcesses;
+  let direct: EchoPortal;
+
+  before(async () => {
+    project = await startProject();
+    direct = await startEchoPortal(project, heartbeat);
+  });
+
+  after(async () => {
+    await project?.close();
+    await direct?.echo.close();
+  });
+
+  it('runs the session and the warm streams on a connection the outlet dialled, and says so', async () => {
+    const inlet = await until(join(project.dir, 'inlet'), (shown) => shown.inlets[0]?.path === 'direct');
+    assert.match(String(inlet.inlets[0]?.direct), /^0\.0\.0\.0:\d+$/);
+    const outlet = await until(join(project.dir, 'outlet'), (shown) => (shown.outlets[0]?.sessions_direct ?? 0) === 1);
+    assert.equal(outlet.outlets[0]?.direct_paths, 1);
+    for (let i = 0; i < 50; i += 1) assert.equal((await roundTrip(direct.port, Buffer.from(`direct ${i}`))).toString(), `direct ${i}`);
+    const after = await nodeStatus(join(project.dir, 'inlet'));
+    assert.ok((after.inlets[0]?.connections_direct ?? 0) >= 50, JSON.stringify(after.inlets[0]));
+    assert.equal(after.inlets[0]?.connections_relayed, 0);
+    const metrics = await metricsOf(join(project.dir, 'inlet'));
+    assert.match(metrics, /^portal_connections_total\{part="inlet",path="direct"\} (\d+)$/m);
+    assert.match(metrics, /^portal_sessions\{part="inlet",path="direct"\} 1$/m);
+  });
+
+  it(`carries ${mebibytes} MiB each way intact on the direct path, by sha256 at both ends`, async () => {
+    const result = await integrity(direct.port, mebibytes * 1024 * 1024);
+    assert.equal(result.bytes, mebibytes * 1024 * 1024);
+    assert.equal(result.received, result.sent);
+  });
+
+  it(`carries ${mebibytes} MiB each way intact on the relayed path (direct: false), by sha256 at both ends`, async () => {
+    const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
+    const inlet = await project.startNode('relayed-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false } }, inletTicket, heartbeat);
+    await inlet.waitFor(/setup completed/);
+    const shown = await until(join(project.dir, 'relayed-inlet'), (status) => status.inlets[0]?.session === 'open');
+    assert.equal(shown.inlets[0]?.path, 'relay controller');
+    assert.equal(shown.inlets[0]?.direct, null);
+    const port = Number(shown.inlets[0]?.listening?.split(':').at(-1));
+    const result = await integrity(port, mebibytes * 1024 * 1024);
+    assert.equal(result.received, result.sent);
+    assert.equal((await nodeStatus(join(project.dir, 'relayed-inlet'))).inlets[0]?.connections_direct, 0);
+    await inlet.stop();
+  });
+
+  it('falls back to the relay within the budget when the direct dial cannot connect', async () => {
+    const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
+    // An address no packet reaches: the outlet's dial times out, as behind a closed firewall.
+    const inlet = await project.startNode('walled-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, {
+      ...heartbeat,
+      PORTAL_DIRECT_ADVERTISE: '10.255.255.1:9',
+    });
+    const started = Date.now();
+    await inlet.waitFor(/setup completed/);
+    const home = join(project.dir, 'walled-inlet');
+    const port = Number((await until(home, (status) => status.inlets[0]?.session === 'open')).inlets[0]?.listening?.split(':').at(-1));
+    const took = await timeUntilWorking(port, 5000, 20);
+    const shown = await nodeStatus(home);
+    assert.equal(shown.inlets[0]?.path, 'relay controller');
+    const outlet = await nodeStatus(join(project.dir, 'outlet'));
+    assert.equal(outlet.outlets[0]?.direct_paths, 2, 'the outlet keeps trying the walled inlet later');
+    console.log(`      relayed after the direct dial failed: working ${Date.now() - started} ms after start (${took} ms after setup)`);
+    await inlet.stop();
+  });
+
+  it('closes at once what is not an outlet naming the secret, and holds one source to 32 silent connections', async () => {
+    const shown = await nodeStatus(join(project.dir, 'inlet'));
+    const directPort = Number(shown.inlets[0]?.direct?.split(':').at(-1));
+    const closedWithin = (socket: Socket) =>
+      new Promise<number>((resolve) => {
+        const started = Date.now();
+        socket.on('error', () => undefined);
+        socket.once('close', () => resolve(Date.now() - started));
+      });
+    for (const first of ['GET / HTTP/1.1\r\n\r\n', 'PORTAL-DIRECT/2 wrongsecretwrongsecretwrong\n', 'PORTAL-DIRECT/1 x\n', '\x16\x03\x01\x00\xc8\x01']) {
+      const socket = connect({ host: '127.0.0.1', port: directPort });
+      const closed = closedWithin(socket);
+      socket.write(first);
+      assert.ok((await closed) < 1000, `closed at once after ${JSON.stringify(first)}`);
+    }
+    const silent = Array.from({ length: 100 }, () => connect({ host: '127.0.0.1', port: directPort }));
+    const closings = silent.map(closedWithin);
+    const times = await Promise.all(closings);
+    const atOnce = times.filter((ms) => ms < 1000).length;
+    assert.equal(atOnce, 100 - 32, `${atOnce} of 100 closed at once`);
+    assert.ok(Math.max(...times) < 7000, `every silent connection closed by its deadline: ${Math.max(...times)} ms`);
+    // The portal itself is unharmed.
+    assert.equal((await roundTrip(direct.port, Buffer.from('still here'))).toString(), 'still here');
+  });
+});
