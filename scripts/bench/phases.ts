@@ -62,16 +62,17 @@ export async function latencyPhase(targets: readonly Target[], figures: Figures)
 /** CPU seconds of every process on the path per GiB carried, while iperf3 sends a fixed amount. */
 export async function cpuPhase(targets: readonly Target[], figures: Figures): Promise<void> {
   for (const target of targets) {
-    const roles = Object.values(target.iperf.roles);
+    const roles = Object.entries(target.iperf.roles);
     if (roles.length === 0) continue;
-    const pids = () => roles.flatMap((pids) => pids());
-    const before = new Map(pids().map((pid) => [pid, totalCpuSeconds([pid])]));
+    const before = new Map(roles.flatMap(([, pids]) => pids()).map((pid) => [pid, totalCpuSeconds([pid])]));
     const carried = await iperf(target.iperf.port, { bytes: settings.cpuBytes });
     // Processes forked during the run (an sshd child) count from zero.
-    const used = pids().reduce((sum, pid) => sum + totalCpuSeconds([pid]) - (before.get(pid) ?? 0), 0);
+    const byRole = roles.map(([role, pids]) => [role, pids().reduce((sum, pid) => sum + totalCpuSeconds([pid]) - (before.get(pid) ?? 0), 0)] as const);
+    const used = byRole.reduce((sum, [, seconds]) => sum + seconds, 0);
     const gib = carried.bytes / 1024 ** 3;
     put(figures, 'cpu', target.column, used / gib);
-    log(`CPU ${target.label}: ${used.toFixed(2)} s for ${gib.toFixed(2)} GiB at ${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`);
+    const parts = byRole.map(([role, seconds]) => `${role} ${seconds.toFixed(2)}`).join(', ');
+    log(`CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`);
   }
 }
 

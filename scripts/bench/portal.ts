@@ -80,6 +80,48 @@ export interface RunningPortal {
   readonly port: number;
   readonly inletPid: number;
   readonly outletPid: number;
+  /** The inlet node's PORTAL_HOME (its status port is in node/runtime.json). */
+  readonly inletHome: string;
+}
+
+/** The inlet's part of GET /show: the path of its session and its connections by path, where the build reports them. */
+export interface InletFacts {
+  readonly session?: string;
+  /** "direct", "relay <id>", or null without a session. */
+  readonly path?: string | null;
+  readonly connections_direct?: number;
+  readonly connections_relayed?: number;
+}
+
+export async function inletFacts(inletHome: string): Promise<InletFacts | undefined> {
+  try {
+    const { statusPort } = JSON.parse(readFileSync(join(inletHome, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+    const response = await fetch(`http://127.0.0.1:${statusPort}/show`);
+    const show = (await response.json()) as { inlets?: InletFacts[] };
+    return show.inlets?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the inlet's session runs on `path` ("relay …" for the relayed one); true where the build does not say. */
+const onPath = (facts: InletFacts | undefined, path: PortalPath['name']) =>
+  facts?.session === 'open' && (facts.path === undefined || (path === 'direct' ? facts.path === 'direct' : facts.path?.startsWith('relay') === true));
+
+/**
+ * Waits until the inlet's session runs on its path: a direct session arrives after the outlet has
+ * dialled, and a relayed one may come first. Throws with the path seen when it does not within 15 s,
+ * as the figures would otherwise be another path's.
+ */
+async function waitForPath(inletHome: string, path: PortalPath['name']): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let facts: InletFacts | undefined;
+  while (Date.now() < deadline) {
+    facts = await inletFacts(inletHome);
+    if (onPath(facts, path)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the inlet's session is not on the ${path} path after 15 s (session ${facts?.session ?? 'unknown'}, path ${facts?.path ?? 'none'})`);
 }
 
 /**
@@ -105,6 +147,8 @@ export async function startPortal(work: string, project: Project, target: { name
   };
   const outlet = await node('outlet', outletConfig, outletTicket);
   const inlet = await node('inlet', inletConfig, inletTicket);
+  const inletHome = join(work, `${name}-inlet`);
   await listening(inletPort);
-  return { path, port: inletPort, inletPid: inlet.pid, outletPid: outlet.pid };
+  await waitForPath(inletHome, path.name);
+  return { path, port: inletPort, inletPid: inlet.pid, outletPid: outlet.pid, inletHome };
 }

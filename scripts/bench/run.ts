@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuPhase, idlePhase, latencyPhase, pgbenchPhase, throughputPhase, type Endpoint, type Target } from './phases.ts';
-import { adminHome, compiledConfigs, enroll, plainConfigs, portalPaths, resetProject, startPortal } from './portal.ts';
+import { adminHome, compiledConfigs, enroll, inletFacts, plainConfigs, portalPaths, resetProject, startPortal, type PortalPath } from './portal.ts';
 import { checkPrerequisites } from './prerequisites.ts';
 import { postgresDirectory, startPostgres } from './postgres.ts';
 import { freePort, listening, start, stopAdopted, stopStarted } from './processes.ts';
@@ -65,13 +65,23 @@ export async function main(): Promise<void> {
     { column: 'none', label: 'direct (no tunnel)', iperf: { port: iperfPort, roles: {} }, echo: { port: echoPort, roles: {} }, postgres: { port: postgres.port, roles: {} } },
     { column: 'ssh', label: 'ssh -L (aes128-gcm)', iperf: sshEndpoint(0), echo: sshEndpoint(1), postgres: sshEndpoint(2) },
   ];
+  const measured: PortalPath[] = [];
+  const notes = note ? [note] : [];
+  const inlets: { label: string; path: PortalPath['name']; home: string }[] = [];
   for (const path of paths) {
+    const label = path.name === 'relayed' ? 'portal relayed (inlet → relay → outlet)' : 'portal direct (outlet dials inlet)';
     const endpoint = async (name: string, port: number, base = plainConfigs): Promise<Endpoint> => {
       const running = await startPortal(work, project, { name, port }, path, base, openFiles);
+      inlets.push({ label: `${label}, ${name}`, path: path.name, home: running.inletHome });
       return { port: running.port, roles: { inlet: () => [running.inletPid], outlet: () => [running.outletPid], relay } };
     };
-    const label = path.name === 'relayed' ? 'portal relayed (inlet → relay → outlet)' : 'portal direct (outlet dials inlet)';
-    targets.push({ column: path.name, label, iperf: await endpoint('iperf', iperfPort), echo: await endpoint('echo', echoPort), postgres: await endpoint('postgres', postgres.port, compiledConfigs('postgres')) });
+    try {
+      targets.push({ column: path.name, label, iperf: await endpoint('iperf', iperfPort), echo: await endpoint('echo', echoPort), postgres: await endpoint('postgres', postgres.port, compiledConfigs('postgres')) });
+      measured.push(path);
+    } catch (error) {
+      notes.push(`the ${path.name} path is left out: ${(error as Error).message.split('\n')[0]}`);
+      console.log(notes.at(-1));
+    }
   }
 
   const figures: Figures = {};
@@ -82,10 +92,27 @@ export async function main(): Promise<void> {
   if (runs('pgbench')) await pgbenchPhase(targets, figures);
   const idleProblems = !runs('idle') ? [] : idleProblem ? [idleProblem] : await idlePhase(targets, figures);
 
+  notes.push(...(await pathCheck(inlets)), ...idleProblems.map((problem) => `idle connections: ${problem}`));
   console.log('');
-  for (const line of table(figures, paths.map((path) => path.name))) console.log(line);
-  if (note) console.log(`\n${note}`);
-  for (const problem of idleProblems) console.log(`idle connections: ${problem}`);
+  for (const line of table(figures, measured.map((path) => path.name))) console.log(line);
+  if (notes.length > 0) console.log('');
+  for (const line of notes) console.log(line);
+}
+
+/**
+ * Which path each Portal inlet's connections took, from its /show counters: a warning for every
+ * connection that took another path than the one its figures are reported under.
+ */
+async function pathCheck(inlets: readonly { label: string; path: PortalPath['name']; home: string }[]): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const inlet of inlets) {
+    const facts = await inletFacts(inlet.home);
+    if (facts?.connections_direct === undefined || facts.connections_relayed === undefined) continue;
+    const astray = inlet.path === 'direct' ? facts.connections_relayed : facts.connections_direct;
+    process.stdout.write(`  ${inlet.label}: ${facts.connections_direct} connections direct, ${facts.connections_relayed} relayed\n`);
+    if (astray > 0) warnings.push(`WARNING: ${inlet.label}: ${astray} connections took the other path; its figures mix both`);
+  }
+  return warnings;
 }
 
 let cleaning: Promise<void> | undefined;
