@@ -5,8 +5,12 @@
 import { product } from '../shared/product.ts';
 import type { TicketManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { compileDefaults } from './defaults.ts';
+import { directDialBudgetMs } from '../node/direct-dialer.ts';
 import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
 import { fileSystemWait } from './stack/compute.ts';
+import { ids } from './stack/context.ts';
+import { nodeStack } from './stack/stack.ts';
+import { stackDirectAddress, stackInletConfig } from './node-config.ts';
 
 /** The words of the `portal project ticket` command; templates quote each (shwords). */
 export function ticketCommand(ticket: TicketManifest): string[] {
@@ -25,6 +29,21 @@ export const modelRequestBody = JSON.stringify({
   inputText: 'Explain in one sentence what an end-to-end encrypted tunnel is.',
   textGenerationConfig: { maxTokenCount: 256, temperature: 0.5, topP: 0.9 },
 });
+
+/** Placeholder the guide gives for the outlet's network; the administrator fills it in. */
+export const outletCidrPlaceholder = '<outlet_cidr>';
+
+/**
+ * The --parameters words of the update-stack that opens a running inlet stack's direct path: the outlet
+ * network, and every other parameter kept as it is (update-stack resets one it is not told about).
+ */
+export function directUpdateParameters(manifest: UseCaseManifest): string[] {
+  const parameterIds = Object.keys(nodeStack(manifest, 'inlet', stackInletConfig(manifest)).Parameters);
+  return [
+    `ParameterKey=${ids.outletCidr},ParameterValue=${outletCidrPlaceholder}`,
+    ...parameterIds.filter((id) => id !== ids.outletCidr).map((id) => `ParameterKey=${id},UsePreviousValue=true`),
+  ];
+}
 
 export function guideContext(manifest: UseCaseManifest) {
   const { outlet, inlet, container, verification } = manifest;
@@ -71,6 +90,14 @@ export function guideContext(manifest: UseCaseManifest) {
     verification,
     modelId: verification.kind === 'invoke-model' ? verification['model-id'] : '',
     modelRequestBody,
+    direct: {
+      port: product.directPort,
+      address: stackDirectAddress,
+      dialMs: directDialBudgetMs,
+      parameter: ids.outletCidr,
+      placeholder: outletCidrPlaceholder,
+      updateParameters: directUpdateParameters(manifest),
+    },
     setupCompletedLine: product.setupCompletedLine,
     nodeUpLine: product.nodeUpLine,
     alarm: { minutes: alarmMinutes, periodSeconds: alarmPeriodSeconds, threshold: alarmThreshold, metric: `${product.metricNamespace}/${nodeUpMetric}` },

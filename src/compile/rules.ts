@@ -3,6 +3,7 @@
  * that passed the schema in, violations (JSON pointer and message) out.
  */
 import { isPort, parseHostPort } from '../shared/address.ts';
+import { product } from '../shared/product.ts';
 import type { ContainerManifest, EndpointManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { builtInLogicalIds } from './stack/context.ts';
 import { stackLimitViolations } from './stack/limits.ts';
@@ -175,6 +176,14 @@ const distinctPorts: Rule = (manifest) => {
   const statusPort = manifest['status-port'];
   if (statusPort === manifest.inlet.port) {
     return [{ pointer: '/status-port', message: `the status server and the inlet would both listen on port ${statusPort}; choose another status-port` }];
+  }
+  // The stack inlet's direct path listens on every interface at this port (tcp-inlet.direct).
+  const direct = product.directPort;
+  if (manifest.inlet.port === direct) {
+    return [{ pointer: '/inlet/port', message: `the stack inlet's direct path listens on port ${direct}; choose another inlet port` }];
+  }
+  if (statusPort === direct) {
+    return [{ pointer: '/status-port', message: `the stack inlet's direct path listens on port ${direct}; choose another status-port` }];
   }
   const target = parseHostPort(manifest.outlet.to);
   const local = target.ok && ['localhost', '127.0.0.1', '[::1]'].includes(target.address.host);

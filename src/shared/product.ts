@@ -9,6 +9,11 @@ export const product = {
   metricNamespace: 'Portal',
   /** Default port of the node status server. */
   statusPort: 23345,
+  /**
+   * Port of the inlet's direct path in compiled deployments (tcp-inlet.direct), fixed so that a
+   * security group or firewall rule can name it.
+   */
+  directPort: 4200,
 } as const;
 
 /** The network domain of a controller that is not told another: TLS inlets are <label>.<project>.<domain>. */

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parseNodeConfig } from '../../src/node/config.ts';
 import { imageConfig, readDockerfile } from '../support/dockerfile.ts';
 import { Ajv } from 'ajv';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { artifactText, compiled, containerUseCases, projectRoot } from '../support/usecases.ts';
 
 // The official compose-spec schema, as the dclint package ships it (its exports do not list the file).
@@ -104,9 +106,9 @@ describe('compose files (spec 2.5)', () => {
 
   it('gives the configuration with --configuration (warehouse, foundation model) or --node-config (PostgreSQL)', () => {
     const expected = {
-      warehouse: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet' } }],
-      bedrock: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true } }],
-      postgres: ['--node-config', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet' } }],
+      warehouse: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet', direct: false } }],
+      bedrock: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true, direct: false } }],
+      postgres: ['--node-config', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet', direct: false } }],
     } as const;
     for (const [usecase, [flag, configuration]] of Object.entries(expected)) {
       const command = compose(usecase).services.node?.command ?? [];
@@ -137,6 +139,30 @@ describe('compose files (spec 2.5)', () => {
         const refused = check(missing);
         assert.equal(refused.status, 1);
         assert.match(refused.stderr, /set ENROLLMENT_TICKET to the contents of inlet\.ticket/);
+      }
+    });
+  }
+
+  for (const usecase of containerUseCases) {
+    it(`${usecase}: keeps the direct path off, and the guide's edits turn it on in a file compose and the node accept`, () => {
+      const original = artifactText(usecase, 'inlet.compose.yaml');
+      assert.equal(original.split('direct: false').length, 2, 'one place to change, as the guide says');
+      const file = parse(original.replace('direct: false', 'direct: 0.0.0.0:4200')) as { services: Record<string, Service> };
+      const node = file.services.node as Service;
+      assert.equal(node.environment?.PORTAL_DIRECT_ADVERTISE, undefined, 'nothing advertised until the operator says where');
+      node.environment = { ...node.environment, PORTAL_DIRECT_ADVERTISE: '203.0.113.7:4200' };
+      if (node.network_mode === 'bridge') node.ports = [...(node.ports ?? []), '4200:4200'];
+      const configuration = parseNodeConfig(`${usecase} command`, node.command[4] ?? '');
+      assert.equal(configuration['tcp-inlet']?.direct, '0.0.0.0:4200');
+      const dir = mkdtempSync(join(tmpdir(), 'portal-compose-direct-'));
+      try {
+        const edited = join(dir, 'inlet.compose.yaml');
+        writeFileSync(edited, stringify(file));
+        const check = spawnSync('docker-compose', ['-f', edited, 'config', '-q'], { env: { PATH: process.env.PATH, ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }, encoding: 'utf8' });
+        assert.equal(check.status, 0, check.stderr);
+        assert.equal(validateCompose(file), true, JSON.stringify(validateCompose.errors));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   }

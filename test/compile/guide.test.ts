@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createSandbox } from '../support/sandbox.ts';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
-import { allUseCases, artifactText, containerUseCases } from '../support/usecases.ts';
+import type { NodeShowRunning } from '../../src/node/show.ts';
+import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
 
 interface AlarmProperties {
   Namespace: string;
@@ -115,4 +116,98 @@ fi`);
       }
     });
   }
+
+  describe('the direct path', () => {
+    const section = (usecase: string) => {
+      const guide = artifactText(usecase, 'README.md');
+      const start = guide.indexOf('#### The direct path');
+      assert.ok(start > 0, `${usecase}: the guide has the section`);
+      return guide.slice(start, guide.indexOf('#### The node-down alarm', start));
+    };
+    type InletStack = { Parameters: Record<string, { Default?: string }>; Resources: Record<string, { Condition?: string; Properties: Record<string, unknown> }> };
+    const inletStack = (usecase: string) => parseCfnYaml(artifactText(usecase, 'inlet.stack.yaml')) as InletStack;
+
+    for (const usecase of allUseCases) {
+      it(`${usecase}: says what it is, the port the stack opens, the parameter, the fallback and how to see the path`, () => {
+        const text = section(usecase).replace(/\s+/g, ' ');
+        const rule = inletStack(usecase).Resources.NodeDirectIngress;
+        const port = Number(rule?.Properties.FromPort);
+        assert.equal(port, 4200);
+        assert.ok(text.includes(`the inlet stack's node listens for it on TCP ${port} (\`"direct": "0.0.0.0:${port}"\` in \`inlet.json\`)`), text);
+        assert.ok(text.includes('the outlet dials them, so it still needs only outbound network'));
+        assert.ok(text.includes('If the dial does not connect within 250 ms, the relay carries the portal'));
+        assert.ok(text.includes(`The inlet stack opens TCP ${port} only to the network of its **Outlet network** parameter (\`OutletCidr\`)`));
+        assert.equal(rule?.Condition, 'HasOutletNetwork');
+        assert.equal(inletStack(usecase).Parameters.OutletCidr?.Default, '');
+        assert.ok(text.includes('Left empty (the default), nothing is opened: the outlet\'s dials fail and everything works through the relay as before.'));
+        assert.ok(text.includes(`controller gives only to the outlets registered as \`${loadManifest(usecase).outlet.relay}\``));
+        assert.ok(text.includes('`portal node show` says `session open (direct)` or `session open (relay <relay_id>)`'));
+        assert.ok(text.includes(`curl -s http://localhost:23345/show | jq -r '.inlets[0].path'`));
+        // The field the guide reads is the one /show gives (a type error here if it is renamed).
+        const path: NodeShowRunning['inlets'][number]['path'] = 'direct';
+        assert.equal(path, 'direct');
+      });
+    }
+
+    it('opens it at creation with one line in the inlet parameters file, which create-stack then passes', async () => {
+      const guide = artifactText('postgres', 'README.md');
+      const line = /```\n( {2}\{"ParameterKey": "OutletCidr"[^\n]*\n)```/.exec(section('postgres'))?.[1];
+      assert.equal(line, '  {"ParameterKey": "OutletCidr", "ParameterValue": "<outlet_cidr>"},\n');
+      const launch = /```sh\n([\s\S]*?)```/.exec(guide.slice(guide.indexOf('With the AWS CLI')))?.[1] ?? '';
+      const ticketLine = '  {"ParameterKey": "EnrollmentTicket", "ParameterValue": "$(cat inlet.ticket)"}\n';
+      assert.ok(launch.includes(ticketLine), 'the line goes above the inlet ticket, as the guide says');
+      const script = launch.replace(ticketLine, `${line}${ticketLine}`);
+      const sandbox = await createSandbox();
+      try {
+        await sandbox.stub('aws');
+        await sandbox.stub('cat', 'exec /bin/cat "$@"');
+        await writeFile(join(sandbox.dir, 'outlet.ticket'), 'pt1_outlet-ticket\n');
+        await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
+        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: sandbox.dir, env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+        assert.equal(run.status, 0, run.stderr);
+        const parameters = JSON.parse(await readFile(join(sandbox.dir, 'inlet.parameters.json'), 'utf8')) as { ParameterKey: string; ParameterValue: string }[];
+        assert.deepEqual(parameters.map((parameter) => parameter.ParameterKey), ['VpcId', 'SubnetId', 'OutletCidr', 'EnrollmentTicket']);
+        assert.equal(parameters[2]?.ParameterValue, '<outlet_cidr>');
+        for (const { ParameterKey } of parameters) assert.ok(ParameterKey in inletStack('postgres').Parameters, ParameterKey);
+        assert.ok((await sandbox.calls()).includes('aws cloudformation create-stack --stack-name postgres-inlet --template-body file://inlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://inlet.parameters.json'));
+      } finally {
+        await sandbox.remove();
+      }
+    });
+
+    for (const usecase of allUseCases) {
+      it(`${usecase}: opens it on a running stack with an update that keeps every other parameter`, async () => {
+        const script = /```sh\n([\s\S]*?)```/.exec(section(usecase))?.[1];
+        assert.ok(script);
+        const sandbox = await createSandbox();
+        try {
+          await sandbox.stub('aws', `printf '%s\\n' "$@" > ${JSON.stringify(join(sandbox.dir, 'arguments'))}`);
+          const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: sandbox.dir, env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+          assert.equal(run.status, 0, run.stderr);
+          assert.equal((await sandbox.calls()).length, 1);
+          const words = (await readFile(join(sandbox.dir, 'arguments'), 'utf8')).split('\n').slice(0, -1);
+          const parametersAt = words.indexOf('--parameters');
+          assert.deepEqual(words.slice(0, parametersAt), ['cloudformation', 'update-stack', '--stack-name', `${usecase}-inlet`, '--use-previous-template', '--capabilities', 'CAPABILITY_IAM']);
+          const given = words.slice(parametersAt + 1);
+          assert.equal(given[0], 'ParameterKey=OutletCidr,ParameterValue=<outlet_cidr>', 'the one value that changes, passed as one word');
+          const others = Object.keys(inletStack(usecase).Parameters).filter((id) => id !== 'OutletCidr');
+          assert.deepEqual(given.slice(1), others.map((id) => `ParameterKey=${id},UsePreviousValue=true`), 'update-stack would reset a parameter it is not told to keep');
+        } finally {
+          await sandbox.remove();
+        }
+      });
+    }
+
+    for (const usecase of containerUseCases) {
+      it(`${usecase}: says the container inlet's direct path is off, and how to turn it on`, () => {
+        const text = artifactText(usecase, 'README.md').replace(/\s+/g, ' ');
+        const bridge = (parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: { node: { network_mode: string } } }).services.node.network_mode === 'bridge';
+        assert.ok(text.includes("The container inlet's direct path is off (`direct: false` in its configuration)"));
+        assert.ok(text.includes('in `inlet.compose.yaml` change `direct: false` to `direct: 0.0.0.0:4200`'));
+        assert.equal(text.includes('add `"4200:4200"` to the node\'s `ports`'), bridge, 'only a bridge container publishes the port');
+        assert.ok(text.includes('add `PORTAL_DIRECT_ADVERTISE: <host_address>:4200` to its `environment`'));
+        assert.ok(text.includes("let TCP 4200 in from the outlet's network in the host's firewall"));
+      });
+    }
+  });
 });

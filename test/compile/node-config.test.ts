@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { validateNodeConfigShape } from '../../src/shared/schema-check.ts';
-import { allUseCases, artifactText } from '../support/usecases.ts';
+import { containerInletConfig } from '../../src/compile/node-config.ts';
+import { parseNodeConfig } from '../../src/node/config.ts';
+import { product } from '../../src/shared/product.ts';
+import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
 
 const config = (usecase: string, role: 'outlet' | 'inlet') => JSON.parse(artifactText(usecase, `${role}.json`));
 
@@ -24,14 +27,30 @@ describe('node configurations (spec 2.2)', () => {
     assert.deepEqual(config('bedrock', 'outlet')['tcp-outlet'], { allow: 'bedrock-inlet', to: '$BEDROCK_RUNTIME_ENDPOINT:443', tls: true });
   });
 
-  it('has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay', () => {
+  it('has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay, with the direct path on 0.0.0.0:4200', () => {
     const inlets = Object.fromEntries(allUseCases.map((usecase) => [usecase, config(usecase, 'inlet')['tcp-inlet']]));
     assert.deepEqual(inlets, {
-      bedrock: { allow: 'bedrock-outlet', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
-      postgres: { allow: 'postgres-outlet', from: '0.0.0.0:15432', via: 'postgres' },
-      warehouse: { allow: 'warehouse-outlet', from: '0.0.0.0:15439', via: 'warehouse' },
-      webhook: { allow: 'webhook-outlet', from: '0.0.0.0:17777', via: 'webhook' },
+      bedrock: { allow: 'bedrock-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
+      postgres: { allow: 'postgres-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432', via: 'postgres' },
+      warehouse: { allow: 'warehouse-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15439', via: 'warehouse' },
+      webhook: { allow: 'webhook-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:17777', via: 'webhook' },
     });
+    assert.equal(product.directPort, 4200, 'the port the stacks\' OutletCidr rule opens');
+  });
+
+  it('gives the stack inlet a direct path the node itself reads as a fixed port on every interface', () => {
+    for (const usecase of allUseCases) {
+      const parsed = parseNodeConfig(`${usecase}/inlet.json`, artifactText(usecase, 'inlet.json'));
+      assert.equal(parsed['tcp-inlet']?.direct, `0.0.0.0:${product.directPort}`, usecase);
+    }
+  });
+
+  it('turns the container inlet\'s direct path off, and refuses a direct value that is not an address', () => {
+    for (const usecase of containerUseCases) {
+      assert.equal(containerInletConfig(loadManifest(usecase))['tcp-inlet']?.direct, false, usecase);
+    }
+    assert.equal(validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }), false);
+    assert.equal(validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 4200 } }), false);
   });
 
   it('writes tls only where the spec has it, and the status port 23345 everywhere', () => {

@@ -57,6 +57,13 @@ describe('cross-field rules', () => {
     assert.deepEqual(pointers(variant('postgres', (m) => (m['status-port'] = 5432))), [], 'a remote target may share the number');
   });
 
+  it("keep the inlet and the status server off the stack inlet's direct port, 4200", () => {
+    const inletOnIt = checkRules(variant('postgres', (m) => (m.inlet.port = 4200)));
+    assert.deepEqual(inletOnIt, [{ pointer: '/inlet/port', message: "the stack inlet's direct path listens on port 4200; choose another inlet port" }]);
+    assert.deepEqual(pointers(variant('postgres', (m) => (m['status-port'] = 4200))), ['/status-port']);
+    assert.deepEqual(pointers(variant('webhook', (m) => (m.outlet.to = 'localhost:4200'))), [], 'the outlet machine does not listen on it');
+  });
+
   it('refuse an endpoint parameter named like something the stack already defines', () => {
     for (const taken of ['VpcId', 'StateFileSystem', 'NodeRole']) {
       const violations = checkRules(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = taken)));

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { parseCfnYaml, printCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import { nodeStack } from '../../src/compile/stack/stack.ts';
 import { builtInLogicalIds } from '../../src/compile/stack/context.ts';
-import { outletConfig } from '../../src/compile/node-config.ts';
+import { outletConfig, stackInletConfig } from '../../src/compile/node-config.ts';
+import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { checkTemplate, specificationVersion } from '../support/cfn-spec-check.ts';
 import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts';
 
@@ -125,7 +126,7 @@ describe('CloudFormation stacks', () => {
         if (usecase === 'bedrock' && role === 'outlet') continue;
         assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::VPCEndpoint').length, 0, `${usecase} ${role}`);
         const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(([logicalId]) => logicalId);
-        assert.deepEqual(ingress, role === 'inlet' ? ['NodeClientIngress'] : [], `${usecase} ${role}`);
+        assert.deepEqual(ingress, role === 'inlet' ? ['NodeClientIngress', 'NodeDirectIngress'] : [], `${usecase} ${role}`);
       }
     }
   });
@@ -143,8 +144,59 @@ describe('CloudFormation stacks', () => {
       CidrIp: { Ref: 'ClientCidr' },
       Description: 'Clients of the inlet',
     });
-    assert.deepEqual((inlet as unknown as { Conditions: unknown }).Conditions, { HasClientNetwork: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'ClientCidr' }, ''] }] } });
+    assert.deepEqual((inlet as unknown as { Conditions: Record<string, unknown> }).Conditions.HasClientNetwork, { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'ClientCidr' }, ''] }] });
     assert.equal(stack('postgres', 'outlet').Parameters.ClientCidr, undefined);
+  });
+
+  it("opens the inlet's direct path, TCP 4200, only to an outlet network the administrator names", () => {
+    for (const usecase of allUseCases) {
+      const inlet = stack(usecase, 'inlet') as Template & { Conditions: Record<string, unknown>; Resources: Record<string, { Condition?: string }> };
+      const parameter = inlet.Parameters.OutletCidr;
+      assert.equal(parameter?.Type, 'String');
+      assert.equal(parameter?.Default, '', `${usecase}: closed unless named`);
+      assert.equal(parameter?.Description, "Network (CIDR) the outlet dials the inlet's direct path from, on TCP 4200. Empty: nothing is opened and the relay carries the portal.");
+      const pattern = new RegExp(String(parameter?.AllowedPattern));
+      for (const good of ['', '10.0.0.0/16', '192.168.1.7/32']) assert.ok(pattern.test(good), good);
+      for (const bad of ['0.0.0.0', '10.0.0.0/16 ', 'sg-123', '10.0.0.0/16,10.1.0.0/16']) assert.ok(!pattern.test(bad), bad);
+      assert.deepEqual(inlet.Conditions.HasOutletNetwork, { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'OutletCidr' }, ''] }] });
+      const ingress = inlet.Resources.NodeDirectIngress;
+      assert.equal(ingress?.Type, 'AWS::EC2::SecurityGroupIngress');
+      assert.equal(ingress?.Condition, 'HasOutletNetwork', 'no rule at all when OutletCidr is empty');
+      assert.deepEqual(ingress?.Properties, {
+        GroupId: { Ref: 'NodeSecurityGroup' },
+        IpProtocol: 'tcp',
+        FromPort: 4200,
+        ToPort: 4200,
+        CidrIp: { Ref: 'OutletCidr' },
+        Description: 'Outlets dialling the direct path of the inlet',
+      });
+      // The rule opens the very port the node configuration listens on.
+      const config = JSON.parse(String(inlet.Parameters.JSONNodeConfig?.Default)) as { 'tcp-inlet': { direct: string } };
+      assert.equal(config['tcp-inlet'].direct, `0.0.0.0:${String(ingress?.Properties.FromPort)}`);
+      const interfaceMetadata = inlet.Metadata['AWS::CloudFormation::Interface'] as { ParameterGroups: { Label: { default: string }; Parameters: string[] }[]; ParameterLabels: Record<string, { default: string }> };
+      assert.deepEqual(interfaceMetadata.ParameterGroups[0]?.Parameters, ['VpcId', 'SubnetId', 'ClientCidr', 'OutletCidr']);
+      assert.equal(interfaceMetadata.ParameterLabels.OutletCidr?.default, 'Outlet network');
+      const outlet = stack(usecase, 'outlet') as Template & { Conditions?: Record<string, unknown> };
+      assert.equal(outlet.Parameters.OutletCidr, undefined, `${usecase}: the outlet dials; nothing to open`);
+      assert.equal(outlet.Resources.NodeDirectIngress, undefined);
+      assert.equal(outlet.Conditions?.HasOutletNetwork, undefined);
+    }
+  });
+
+  it('opens no direct port when the inlet configuration names none (true: a system-chosen port; false: relays only)', () => {
+    const manifest = loadManifest('postgres');
+    for (const direct of [true, false, '0.0.0.0:0']) {
+      const config = stackInletConfig(manifest);
+      const inlet = { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct } } as NodeConfig;
+      const template = nodeStack(manifest, 'inlet', inlet);
+      assert.equal(template.Parameters.OutletCidr, undefined, String(direct));
+      assert.equal(template.Resources.NodeDirectIngress, undefined, String(direct));
+      assert.equal(template.Conditions?.HasOutletNetwork, undefined, String(direct));
+      assert.deepEqual(checkTemplate(JSON.parse(JSON.stringify(template))), [], String(direct));
+    }
+    const config = stackInletConfig(manifest);
+    const elsewhere = nodeStack(manifest, 'inlet', { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct: '10.0.0.5:9400' } } as NodeConfig);
+    assert.equal((elsewhere.Resources.NodeDirectIngress?.Properties as { FromPort: number }).FromPort, 9400, 'the rule follows the configured port');
   });
 
   it('completes only when the boot script signals that the node is up', () => {

@@ -1,6 +1,7 @@
 /** What every stack fragment needs to know: which node the stack runs and for which use case. */
 import type { EndpointManifest, UseCaseManifest } from '../../shared/types/manifest.ts';
 import type { NodeConfig } from '../../shared/types/node-config.ts';
+import { parseHostPort } from '../../shared/address.ts';
 
 export type NodeRole = 'outlet' | 'inlet';
 
@@ -10,6 +11,8 @@ export interface StackContext {
   readonly nodeConfig: NodeConfig;
   /** The private target's endpoint: outlets that have one. */
   readonly endpoint: EndpointManifest | undefined;
+  /** The fixed port of the inlet's direct path (tcp-inlet.direct), which outlets may be let in on; none for an outlet or a system-chosen port. */
+  readonly directPort: number | undefined;
 }
 
 /** Logical ids shared between fragments. */
@@ -22,6 +25,7 @@ export const ids = {
   image: 'ImageId',
   installUrl: 'InstallUrl',
   clientCidr: 'ClientCidr',
+  outletCidr: 'OutletCidr',
   ticketSecret: 'EnrollmentTicketSecret',
   sealingKeySecret: 'SealingKeySecret',
   nodeSecurityGroup: 'NodeSecurityGroup',
@@ -40,6 +44,7 @@ export const builtInLogicalIds: readonly string[] = [
   ...Object.values(ids),
   'NodeAutoScalingGroup',
   'NodeClientIngress',
+  'NodeDirectIngress',
   'NodeInstanceProfile',
   'NodeRole',
   'NodeSecurityGroupSelfIngress',
@@ -50,6 +55,14 @@ export const builtInLogicalIds: readonly string[] = [
   'StatusSubscriptionFilter',
   'NodeDownAlarm',
 ];
+
+/** The port a node configuration's direct path listens on, when it names one (host:port, not 0). */
+export function directPortOf(nodeConfig: NodeConfig): number | undefined {
+  const direct = nodeConfig['tcp-inlet']?.direct;
+  if (typeof direct !== 'string') return undefined;
+  const parsed = parseHostPort(direct);
+  return parsed.ok ? parsed.address.port : undefined;
+}
 
 export function capitalized(role: NodeRole): string {
   return role === 'outlet' ? 'Outlet' : 'Inlet';

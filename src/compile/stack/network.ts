@@ -1,8 +1,9 @@
 /**
  * The node's security group (spec 2.4): egress to the internet; for a private-endpoint outlet, ingress
- * within the group; for an inlet, its port opened to the client network when one is given.
+ * within the group; for an inlet, its port opened to the client network when one is given, and its
+ * direct path opened to the outlet's network when one is given (else the relay carries the portal).
  */
-import { equals, not, ref, sub } from './intrinsics.ts';
+import { equals, not, ref, sub, type CfnValue } from './intrinsics.ts';
 import { capitalized, ids, type StackContext } from './context.ts';
 import { tags, type CfnFragment, type CfnResource } from './template.ts';
 
@@ -44,8 +45,25 @@ export function networkFragment(context: StackContext): CfnFragment {
       },
     };
   }
+  const conditions: Record<string, CfnValue> = {};
+  if (context.role === 'inlet') conditions.HasClientNetwork = not(equals(ref(ids.clientCidr), ''));
+  if (context.directPort !== undefined) {
+    conditions.HasOutletNetwork = not(equals(ref(ids.outletCidr), ''));
+    resources.NodeDirectIngress = {
+      Type: 'AWS::EC2::SecurityGroupIngress',
+      Condition: 'HasOutletNetwork',
+      Properties: {
+        GroupId: ref(ids.nodeSecurityGroup),
+        IpProtocol: 'tcp',
+        FromPort: context.directPort,
+        ToPort: context.directPort,
+        CidrIp: ref(ids.outletCidr),
+        Description: 'Outlets dialling the direct path of the inlet',
+      },
+    };
+  }
   return {
-    ...(context.role === 'inlet' ? { Conditions: { HasClientNetwork: not(equals(ref(ids.clientCidr), '')) } } : {}),
+    ...(Object.keys(conditions).length > 0 ? { Conditions: conditions } : {}),
     Resources: resources,
     Outputs: { NodeSecurityGroupId: { Description: 'Security group of the node', Value: ref(ids.nodeSecurityGroup) } },
   };

@@ -8,6 +8,14 @@ import { cfnLimits, type CfnFragment, type CfnParameter } from './template.ts';
 
 const latestAmazonLinux = '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64';
 
+/** A network the security group may open a port to: empty (none), or an IPv4 CIDR block. */
+const optionalCidr = {
+  Type: 'String',
+  Default: '',
+  AllowedPattern: '^$|^[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}$',
+  ConstraintDescription: 'empty, or a CIDR block such as 10.0.0.0/16',
+} as const;
+
 export function parametersFragment(context: StackContext): CfnFragment {
   const { manifest, role, endpoint } = context;
   const ticketKind = role === 'outlet' ? 'outlet.ticket' : 'inlet.ticket';
@@ -54,11 +62,14 @@ export function parametersFragment(context: StackContext): CfnFragment {
   };
   if (role === 'inlet') {
     parameters[ids.clientCidr] = {
-      Type: 'String',
-      Default: '',
-      AllowedPattern: '^$|^[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}$',
-      ConstraintDescription: 'empty, or a CIDR block such as 10.0.0.0/16',
+      ...optionalCidr,
       Description: `Network (CIDR) allowed to reach the inlet on port ${manifest.inlet.port}. Empty: only clients on the inlet machine itself.`,
+    };
+  }
+  if (context.directPort !== undefined) {
+    parameters[ids.outletCidr] = {
+      ...optionalCidr,
+      Description: `Network (CIDR) the outlet dials the inlet's direct path from, on TCP ${context.directPort}. Empty: nothing is opened and the relay carries the portal.`,
     };
   }
   if (endpoint?.source === 'parameter' && endpoint.parameter) {
@@ -110,13 +121,14 @@ export function parameterInterface(
     [ids.image]: 'Machine image',
     [ids.installUrl]: 'Installer address',
     [ids.clientCidr]: 'Client network',
+    [ids.outletCidr]: 'Outlet network',
   };
   if (endpoint?.parameter) labels[endpoint.parameter] = capitalize(endpoint.label);
   const node = [ids.ticket, ids.nodeConfig, ...(endpoint?.parameter ? [endpoint.parameter] : [])];
   return {
     'AWS::CloudFormation::Interface': {
       ParameterGroups: [
-        { Label: { default: 'Network' }, Parameters: [ids.vpc, ids.subnet, ...(parameterIds.includes(ids.clientCidr) ? [ids.clientCidr] : [])] },
+        { Label: { default: 'Network' }, Parameters: [ids.vpc, ids.subnet, ...[ids.clientCidr, ids.outletCidr].filter((id) => parameterIds.includes(id))] },
         { Label: { default: 'Portal node' }, Parameters: node },
         { Label: { default: 'Machine' }, Parameters: [ids.instanceType, ids.image, ids.installUrl] },
       ],

@@ -2,7 +2,7 @@
 import type { UseCaseManifest } from '../../shared/types/manifest.ts';
 import type { NodeConfig } from '../../shared/types/node-config.ts';
 import { computeFragment } from './compute.ts';
-import type { NodeRole, StackContext } from './context.ts';
+import { directPortOf, type NodeRole, type StackContext } from './context.ts';
 import { monitoringFragment } from './monitoring.ts';
 import { networkFragment } from './network.ts';
 import { parameterInterface, parametersFragment } from './parameters.ts';
@@ -16,6 +16,7 @@ export function nodeStack(manifest: UseCaseManifest, role: NodeRole, nodeConfig:
     role,
     nodeConfig,
     endpoint: role === 'outlet' ? manifest.outlet.endpoint : undefined,
+    directPort: role === 'inlet' ? directPortOf(nodeConfig) : undefined,
   };
   const merged = mergeFragments([
     parametersFragment(context),
