@@ -115,10 +115,8 @@ export async function idlePhase(targets: readonly Target[], figures: Figures): P
     if (result.opened < result.wanted || result.answered < result.opened) {
       problems.push(`${target.label}: ${result.opened} of ${result.wanted} idle connections opened, ${result.answered} answered after ${settings.idleSeconds} s`);
     }
-    // A per-connection figure counts only when every connection opened and answered.
-    if (result.answered === result.wanted) {
-      for (const [role, kib] of Object.entries(result.kibPerConnection)) put(figures, rssRows[role as Role], target.column, kib);
-    }
+    put(figures, 'idleAnswered', target.column, result.answered);
+    if (result.opened > 0) for (const [role, kib] of Object.entries(result.kibPerConnection)) put(figures, rssRows[role as Role], target.column, kib);
   }
   return problems;
 }

@@ -2,7 +2,7 @@
 
 export type PathName = 'relayed' | 'direct';
 
-export type RowKey = 'pgSelect8' | 'pgTpcb8' | 'pgSelect1' | 'pgTpcb1' | 'iperf' | 'rtt' | 'connect' | 'cpu' | 'rssInlet' | 'rssOutlet' | 'rssRelay';
+export type RowKey = 'pgSelect8' | 'pgTpcb8' | 'pgSelect1' | 'pgTpcb1' | 'iperf' | 'rtt' | 'connect' | 'cpu' | 'idleAnswered' | 'rssInlet' | 'rssOutlet' | 'rssRelay';
 
 /** A bound on a path's ratio to ssh -L, or on its own figure (memory). */
 export interface Target {
@@ -16,6 +16,8 @@ interface RowSpec {
   readonly better: 'higher' | 'lower';
   readonly digits: number;
   readonly targets: Readonly<Partial<Record<PathName, Target>>>;
+  /** Whether a ratio to ssh -L means anything here. @default true */
+  readonly ratio?: boolean;
 }
 
 const ratio = (bound: number): Target => ({ on: 'ratio', bound });
@@ -31,6 +33,7 @@ export const rows: readonly RowSpec[] = [
   { key: 'rtt', label: 'rtt p50, 64 B (µs)', better: 'lower', digits: 0, targets: { direct: ratio(1.2), relayed: ratio(1.5) } },
   { key: 'connect', label: 'new conn p50 (ms)', better: 'lower', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(1.5) } },
   { key: 'cpu', label: 'CPU (s/GiB)', better: 'lower', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(1.5) } },
+  { key: 'idleAnswered', label: 'idle conns still answering', better: 'higher', digits: 0, targets: {}, ratio: false },
   { key: 'rssInlet', label: 'RSS/idle conn inlet|ssh (KiB)', better: 'lower', digits: 1, targets: { direct: kib(16) } },
   { key: 'rssOutlet', label: 'RSS/idle conn outlet|sshd (KiB)', better: 'lower', digits: 1, targets: { direct: kib(16) } },
   { key: 'rssRelay', label: 'RSS/idle conn relay (KiB)', better: 'lower', digits: 1, targets: { relayed: kib(4) } },
@@ -76,7 +79,7 @@ export function table(figures: Figures, paths: readonly PathName[]): string[] {
       shown(figure?.ssh, spec.digits),
       ...paths.map((path) => shown(figure?.portal[path], spec.digits)),
       ...paths.map((path) => {
-        const value = ratioToSsh(figure, path);
+        const value = spec.ratio === false ? undefined : ratioToSsh(figure, path);
         return value === undefined ? '—' : `${value.toFixed(2)}x`;
       }),
       ...paths.map((path) => verdict(spec, figure, path)),

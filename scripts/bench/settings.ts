@@ -43,8 +43,8 @@ export const settings = {
   cpuBytes: count('BENCH_CPU_BYTES', 1024 ** 3),
   idleConnections: count('BENCH_IDLE_CONNECTIONS', 10_000),
   idleSeconds: count('BENCH_IDLE_SECONDS', 60),
-  /** Connections opened (or checked) at once while the idle set is built. */
-  idleBatch: 200,
+  /** Connections opened (or checked) at once while the idle set is built: below ssh's listen backlog of 128. */
+  idleBatch: 100,
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
