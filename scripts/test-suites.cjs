@@ -20,6 +20,7 @@ const unitFiles = [
   'test/wire/admission.test.ts',
   'test/relay/relay.test.ts',
   'test/controller/tickets.test.ts',
+  'test/node/direct-dialer.test.ts',
   'test/node/portal.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',

@@ -232,6 +232,9 @@ export class Inlet {
     raw.on('error', () => raw.destroy());
     if (this.sessionPath !== 'direct' && !this.directOpening) {
       this.directOpening = true;
+      // A session's connection is not half-open (the listener's are, for streams): an outlet that goes
+      // away ends it at once.
+      raw.allowHalfOpen = false;
       try {
         const opened = await openInletSession(raw, credentials(), allow);
         if (this.stopped) opened.session.destroy();
@@ -472,7 +475,8 @@ export class Inlet {
       return;
     }
     const session = await this.waitForSession(this.options.clientWaitMs ?? 3000);
-    if (!session || socket.destroyed) {
+    // The session may have been lost while the client waited (its heartbeat, its relay).
+    if (!session || session.session.destroyed || session.session.closed || socket.destroyed) {
       this.refuse(socket, 'no session to the outlet');
       return;
     }

@@ -85,7 +85,8 @@ describe('end to end: the direct path, with the relay as fallback', function () 
 
   it('falls back to the relay within the budget when the direct dial cannot connect', async () => {
     const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-    // An address no packet reaches: the outlet's dial times out, as behind a closed firewall.
+    // An address where no inlet answers, as behind a closed firewall: however the outlet's dial fails
+    // (refused, no answer within its budget, no TLS), the inlet waits only its budget for it.
     const inlet = await project.startNode('walled-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, {
       ...heartbeat,
       PORTAL_DIRECT_ADVERTISE: '10.255.255.1:9',

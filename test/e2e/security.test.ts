@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
-import { nodeStatus, type Running } from '../support/processes.ts';
+import { freePort, nodeStatus, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { roundTrip } from '../support/tcp.ts';
@@ -35,7 +35,8 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     project = await startProject({ controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '3s'] });
     const [host, controllerPort] = project.controller.listening.split(':') as [string, string];
     proxy.target = { host, port: Number(controllerPort) };
-    ({ echo, outlet, inlet, port } = await startEchoPortal(project));
+    // Through the relay (the direct path has its own hop below).
+    ({ echo, outlet, inlet, port } = await startEchoPortal(project, {}, { direct: false }));
   });
 
   after(async () => {
@@ -54,6 +55,35 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     assert.ok(seen.length - before > payload.length, `the hop carried the traffic (${seen.length - before} bytes)`);
     assert.equal(seen.indexOf(marker), -1, 'but never the marker');
     assert.equal(seen.indexOf(marker.subarray(0, 12)), -1, 'nor a piece of it');
+  });
+
+  it('lets nothing between the nodes see plaintext on the direct path either', async () => {
+    // Outlets dial the inlet's direct path through a second recording hop.
+    const hop = await startRecordingProxy();
+    const directPort = await freePort();
+    hop.target = { host: '127.0.0.1', port: directPort };
+    const ticket = await project.ticket(['--attribute', 'echo-inlet']);
+    const config = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: `127.0.0.1:${directPort}` } };
+    const node = await project.startNode('direct-inlet', config, ticket, { PORTAL_DIRECT_ADVERTISE: `127.0.0.1:${hop.port}` });
+    try {
+      await node.waitFor(/setup completed/);
+      let shown = await nodeStatus(join(project.dir, 'direct-inlet'));
+      for (let waited = 0; shown.inlets[0]?.path !== 'direct' && waited < 10_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        shown = await nodeStatus(join(project.dir, 'direct-inlet'));
+      }
+      assert.equal(shown.inlets[0]?.path, 'direct');
+      const marker = Buffer.from(`PLAINTEXT-MARKER-${randomBytes(8).toString('hex')}`);
+      const payload = Buffer.concat(Array.from({ length: 2000 }, () => marker));
+      const answer = await roundTrip(Number(shown.inlets[0]?.listening?.split(':').at(-1)), payload);
+      assert.ok(answer.equals(payload), 'the portal carried it');
+      const seen = hop.recorded();
+      assert.ok(seen.length > payload.length, `the direct hop carried the traffic (${seen.length} bytes)`);
+      assert.equal(seen.indexOf(marker.subarray(0, 12)), -1, 'but never a piece of the marker');
+    } finally {
+      await node.stop();
+      await hop.close();
+    }
   });
 
   it('renews short-lived credentials before they expire without dropping a live connection', async () => {

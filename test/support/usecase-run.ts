@@ -81,12 +81,13 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
   return run;
 }
 
-/** The compiled inlet configuration, listening on a free port and with the status server on one. */
+/** The compiled inlet configuration, listening (clients, direct path, status) on free ports. */
 export function onFreePorts(config: Record<string, unknown>): Record<string, unknown> {
   const inlet = config['tcp-inlet'] as Record<string, unknown> | undefined;
+  const direct = typeof inlet?.direct === 'string' ? { direct: inlet.direct.replace(/:\d+$/, ':0') } : {};
   return {
     ...config,
     'http-server-port': 0,
-    ...(inlet ? { 'tcp-inlet': { ...inlet, from: '127.0.0.1:0' } } : {}),
+    ...(inlet ? { 'tcp-inlet': { ...inlet, from: '127.0.0.1:0', ...direct } } : {}),
   };
 }
