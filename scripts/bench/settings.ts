@@ -48,4 +48,6 @@ export const settings = {
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
+  /** Extra Node.js arguments for the Portal nodes, to profile them: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
+  nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((argument) => argument !== ''),
 } as const;

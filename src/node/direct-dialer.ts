@@ -14,6 +14,12 @@ import type { Logger } from './logger.ts';
 /** How long a direct dial may take, all addresses at once, before the relay is left to carry the inlet. */
 export const directDialBudgetMs = 250;
 
+/**
+ * How long the inlet's clients must pause before used streams are replaced: a handshake costs both
+ * nodes CPU that the clients of a burst should not queue behind (they ride the session meanwhile).
+ */
+export const refillQuietMs = 50;
+
 export interface DirectDialerOptions {
   readonly logger: Logger;
   /**
@@ -32,6 +38,8 @@ interface InletState {
   dialing: boolean;
   readonly backoff: Backoff;
   timer: NodeJS.Timeout | undefined;
+  /** A refill waiting for the inlet's clients to pause. */
+  quiet: NodeJS.Timeout | undefined;
   failures: number;
 }
 
@@ -50,7 +58,7 @@ export class DirectDialer {
       clearTimeout(known.timer);
       known.timer = undefined;
     }
-    const state = known ?? { advert, dialing: false, backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }), timer: undefined, failures: 0 };
+    const state = known ?? { advert, dialing: false, backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }), timer: undefined, quiet: undefined, failures: 0 };
     this.inlets.set(advert.inlet, state);
     this.maintain(state);
   }
@@ -60,13 +68,28 @@ export class DirectDialer {
     const state = this.inlets.get(inlet);
     if (!state) return;
     clearTimeout(state.timer);
+    clearTimeout(state.quiet);
     this.inlets.delete(inlet);
   }
 
-  /** Something the outlet held with `inlet` ended or was used: dial again if it is short. */
-  nudge(inlet: string): void {
+  /**
+   * Something the outlet held with `inlet` ended or was used: dial again if it is short, at once when
+   * the session ended, else once the inlet's clients pause.
+   */
+  nudge(inlet: string, at: 'now' | 'when-quiet' = 'when-quiet'): void {
     const state = this.inlets.get(inlet);
-    if (state && !state.timer) this.maintain(state);
+    if (!state || state.timer) return;
+    clearTimeout(state.quiet);
+    state.quiet = undefined;
+    if (at === 'now') {
+      this.maintain(state);
+      return;
+    }
+    state.quiet = setTimeout(() => {
+      state.quiet = undefined;
+      this.maintain(state);
+    }, refillQuietMs);
+    state.quiet.unref();
   }
 
   describe(): { inlet: string; failures: number }[] {
@@ -75,7 +98,10 @@ export class DirectDialer {
 
   stop(): void {
     this.stopped = true;
-    for (const state of this.inlets.values()) clearTimeout(state.timer);
+    for (const state of this.inlets.values()) {
+      clearTimeout(state.timer);
+      clearTimeout(state.quiet);
+    }
     this.inlets.clear();
   }
 

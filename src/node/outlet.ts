@@ -237,7 +237,7 @@ export class Outlet {
       const held = this.directSessions.get(inlet);
       if (held?.delete(session)) {
         if (held.size === 0) this.directSessions.delete(inlet);
-        this.dialer.nudge(inlet);
+        this.dialer.nudge(inlet, 'now');
       }
     });
   }
