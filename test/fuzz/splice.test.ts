@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { maxPreambleBytes, parseSplicePreamble, spliceMagic, type SplicePreamble } from '../../src/wire/protocol.ts';
+import { directMagic, directPreambleOf, maxPreambleBytes, parseDirectPreamble, parseSplicePreamble, spliceMagic, type SplicePreamble } from '../../src/wire/protocol.ts';
 import { fuzz, timed } from './fuzz.ts';
 
 const token = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
@@ -67,6 +67,37 @@ describe('fuzz: the relay splice preamble (parseSplicePreamble)', () => {
         }
       }),
       500,
+    );
+  });
+});
+
+/** Bytes a peer of an inlet's direct path might send first: noise, near-misses, a splice's line, the real line. */
+const directReceived = fc.oneof(
+  fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes)),
+  fc
+    .tuple(fc.constantFrom(directMagic, `${directMagic} `, 'PORTAL-DIRECT/1 ', 'PORTAL-DIREC', spliceMagic, ''), fc.array(fc.oneof(token, fc.string({ unit: 'binary', maxLength: 70 }), fc.constantFrom(' ', '\n', '\0')), { maxLength: 4 }))
+    .map(([head, words]) => Buffer.from(head + words.join(' '))),
+  fc.tuple(token, fc.uint8Array({ maxLength: 64 })).map(([secret, rest]) => Buffer.concat([Buffer.from(directPreambleOf(secret)), rest])),
+);
+
+describe('fuzz: the direct path preamble (parseDirectPreamble)', () => {
+  it('never throws; a direct line is exactly one well-formed line and the bytes after it; incomplete only while short', async () => {
+    await fuzz(
+      'direct preamble',
+      fc.property(directReceived, (bytes) => {
+        const result = timed(250, () => parseDirectPreamble(bytes));
+        if (result.kind === 'incomplete') {
+          assert.equal(bytes.indexOf(0x0a), -1, 'incomplete only before a newline');
+          assert.ok(bytes.length <= maxPreambleBytes, 'incomplete only within the bound');
+          assert.ok(directMagic.startsWith(bytes.subarray(0, directMagic.length).toString('latin1')), 'incomplete only while it can still be the line');
+        } else if (result.kind === 'invalid') {
+          assert.ok(result.reason.length > 0);
+        } else {
+          assert.match(result.secret, /^[A-Za-z0-9_-]{1,64}$/);
+          assert.deepEqual(Buffer.concat([Buffer.from(directPreambleOf(result.secret)), result.rest]), bytes, 'the line and the rest are the bytes received');
+        }
+      }),
+      1000,
     );
   });
 });
