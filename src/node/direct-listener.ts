@@ -91,6 +91,7 @@ export class DirectListener {
     return { ...this.counts };
   }
 
+  /** Stops listening and closes every connection it accepted, handed over or not. */
   close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -119,7 +120,6 @@ export class DirectListener {
       socket.pause();
       if (parsed.rest.length > 0) socket.unshift(parsed.rest);
       this.admission.release(socket);
-      this.sockets.delete(socket);
       this.counts.accepted += 1;
       this.handler?.(socket);
     };

@@ -156,7 +156,7 @@ export class Inlet {
     clearTimeout(this.retry);
     clearTimeout(this.refill);
     this.session?.session.destroy();
-    for (const socket of this.warm.splice(0)) socket.destroy();
+    for (const socket of [...this.warm.splice(0), ...this.streaming]) socket.destroy();
     for (const client of this.clients) client.destroy();
     const closing = this.options.direct?.close();
     return new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => closing);
