@@ -244,9 +244,11 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     for (const run of [inletShow, outletShow]) {
       assert.equal(run.code, 1, run.stdout);
       assert.match(run.stderr, /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet \(cannot reach the controller at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); the controller 127\.0\.0\.1:\d+ is unreachable/);
+      // The relay in the controller's process went with it.
+      assert.match(run.stderr, /; no relay of the project is reachable \(127\.0\.0\.1:\d+\)/);
     }
     assert.match(inletShow.stderr, /its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo"/);
-    assert.match(outletShow.stderr, /its outlet is not registered with relay "echo"/);
+    assert.match(outletShow.stderr, /its outlet is not registered on any relay as "echo"/);
     await assertRecovered(took, 'SIGTERM for 12 s');
   });
 
