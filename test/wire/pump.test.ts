@@ -46,6 +46,16 @@ describe('pump', () => {
     );
   });
 
+  it('writes a small chunk (a query, an answer) at once, without waiting for the turn to end', async () => {
+    const source = new Readable({ read() {} });
+    const sink = new RecordingSink(false, 1024 * 1024);
+    pump(source as unknown as Duplex, sink);
+    await turn();
+    source.push(Buffer.from('SELECT 1'));
+    await new Promise((resolve) => process.nextTick(resolve));
+    assert.deepEqual(sink.writes, [[Buffer.from('SELECT 1')]], 'written before the turn ends');
+  });
+
   it('pauses the source while the destination is full and resumes it when it drains', async () => {
     const source = new PassThrough();
     const sink = new RecordingSink(true, 64 * 1024);
