@@ -217,7 +217,7 @@ export class ControllerServer {
     if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => /^[A-Za-z0-9.:[\]-]{1,300}$/.test(address))) {
       throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', { hint: 'check tcp-inlet.direct' });
     }
-    const advert = { inlet: peer.nodeId, via: body.via, addresses: body.addresses, secret: body.secret, warm: body.warm };
+    const advert = { inlet: peer.nodeId, attributes: peer.attributes, via: body.via, addresses: body.addresses, secret: body.secret, warm: body.warm };
     if (!this.adverts.set(peer.projectId, advert)) throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', { hint: 'the inlet uses the relays' });
     const outletsOf = (member: PeerIdentity) => member.relays.includes(advert.via);
     connection.withdrawAdvert = () => {

@@ -20,6 +20,15 @@ export const directDialBudgetMs = 250;
  */
 export const refillQuietMs = 50;
 
+/**
+ * Whether an outlet of `relay` that allows `allow` dials an inlet's direct path: the inlet wants that
+ * relay name, and its attributes (from its certificate, as the controller verified it) are what the
+ * outlet allows, so that no other member of the project can make the outlet dial addresses of its choosing.
+ */
+export function outletDials(advert: InletAdvert | undefined, relay: string, allow: string): advert is InletAdvert {
+  return advert?.via === relay && Array.isArray(advert.attributes) && advert.attributes.includes(allow);
+}
+
 export interface DirectDialerOptions {
   readonly logger: Logger;
   /**

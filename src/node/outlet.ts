@@ -17,10 +17,10 @@ import { dialSplice } from '../wire/splice.ts';
 import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
-import { DirectDialer } from './direct-dialer.ts';
+import { DirectDialer, outletDials } from './direct-dialer.ts';
 import type { Path } from './inlet.ts';
 import type { NodeControl } from './standing-channel.ts';
-import type { ControllerEvent } from '../wire/protocol.ts';
+import type { ControllerEvent, InletAdvert } from '../wire/protocol.ts';
 import { connectTargetTls } from './target-tls.ts';
 
 /** What dials may cost an outlet at once. */
@@ -101,16 +101,20 @@ export class Outlet {
     if (control) {
       const fetchAdverts = () =>
         control.request('inlets', {}).then(
-          ({ inlets }) => inlets.filter((advert) => advert.via === this.options.relay).forEach((advert) => this.dialer.set(advert)),
+          ({ inlets }) => inlets.filter((advert) => this.wants(advert)).forEach((advert) => this.dialer.set(advert)),
           (error: Error) => this.options.logger.debug(`outlet: no direct paths from the controller yet: ${error.message}`),
         );
       control.on('up', () => void fetchAdverts());
       control.on('event', (event: ControllerEvent) => {
-        if (event.event === 'inlet' && event.advert?.via === this.options.relay) this.dialer.set(event.advert);
+        if (event.event === 'inlet' && this.wants(event.advert)) this.dialer.set(event.advert);
         if (event.event === 'inlet-gone' && typeof event.inlet === 'string') this.dialer.gone(event.inlet);
       });
       if (control.connected) void fetchAdverts();
     }
+  }
+
+  private wants(advert: InletAdvert | undefined): advert is InletAdvert {
+    return outletDials(advert, this.options.relay, this.options.allow);
   }
 
   stop(): void {

@@ -86,6 +86,8 @@ export interface TicketBody {
 export interface InletAdvert {
   /** The inlet's node id. */
   readonly inlet: string;
+  /** The inlet's attributes, from its certificate: an outlet dials only an inlet its allow accepts. */
+  readonly attributes: readonly string[];
   /** The relay name whose outlets it wants. */
   readonly via: string;
   /** host:port addresses, tried at once; the first to connect is used. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { DirectDialer, dialFirst } from '../../src/node/direct-dialer.ts';
+import { DirectDialer, dialFirst, outletDials } from '../../src/node/direct-dialer.ts';
 import { createLogger } from '../../src/node/logger.ts';
 import { directPreambleOf, type InletAdvert } from '../../src/wire/protocol.ts';
 
@@ -14,6 +14,16 @@ async function listen(server: Server, port = 0): Promise<number> {
 }
 
 describe('direct path: the outlet dialling an inlet', () => {
+  it('dials only inlets of its relay name whose attribute it allows', () => {
+    const advert: InletAdvert = { inlet: 'n1', attributes: ['echo-inlet'], via: 'echo', addresses: ['10.0.0.1:22'], secret: 's'.repeat(32), warm: 2 };
+    assert.equal(outletDials(advert, 'echo', 'echo-inlet'), true);
+    // A member the outlet would refuse cannot point it at addresses of its choosing.
+    assert.equal(outletDials({ ...advert, attributes: ['stranger'] }, 'echo', 'echo-inlet'), false);
+    assert.equal(outletDials({ ...advert, attributes: [] }, 'echo', 'echo-inlet'), false);
+    assert.equal(outletDials({ ...advert, via: 'other' }, 'echo', 'echo-inlet'), false);
+    assert.equal(outletDials(undefined, 'echo', 'echo-inlet'), false);
+  });
+
   it('uses the first address that connects and fails when none does', async () => {
     const accepted: Socket[] = [];
     const server = createServer((socket) => accepted.push(socket));
@@ -51,7 +61,7 @@ describe('direct path: the outlet dialling an inlet', () => {
         held = held.session ? { session: true, waiting: held.waiting + 1 } : { session: true, waiting: 0 };
       },
     });
-    const advert: InletAdvert = { inlet: 'n-inlet', via: 'echo', addresses: [`127.0.0.1:${port}`], secret: 's'.repeat(32), warm: 1 };
+    const advert: InletAdvert = { inlet: 'n-inlet', attributes: ['echo-inlet'], via: 'echo', addresses: [`127.0.0.1:${port}`], secret: 's'.repeat(32), warm: 1 };
     const server = createServer((socket) => socket.pipe(socket));
     try {
       dialer.set(advert);
