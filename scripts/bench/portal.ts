@@ -139,7 +139,7 @@ export async function startPortal(work: string, project: Project, target: { name
   const node = (role: string, config: object, ticket: string) => {
     const file = join(work, `${name}-${role}.json`);
     writeFileSync(file, JSON.stringify(config));
-    return start(process.execPath, [...settings.nodeArgs, settings.bundle, 'node', 'create', '--foreground', '--configuration', file], {
+    return start(settings.nodeBinary, [...settings.nodeArgs, settings.bundle, 'node', 'create', '--foreground', '--configuration', file], {
       env: { PORTAL_HOME: join(work, `${name}-${role}`), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
       ready: /setup completed/,
       openFiles,

@@ -1,4 +1,5 @@
 /** One benchmark run: starts every helper, runs the phases, prints the table; cleanup() undoes it all. */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ export async function main(): Promise<void> {
       `iperf3 ${settings.repeats} × ${settings.seconds} s (median), ${settings.roundTrips} round trips of 64 bytes, ${settings.newConnections} new connections, ` +
       `CPU over ${(settings.cpuBytes / 1024 ** 3).toFixed(2)} GiB, ${settings.idleConnections} idle connections for ${settings.idleSeconds} s; Portal paths: ${paths.map((path) => path.name).join(', ')}`,
   );
+  const nodeVersion = execFileSync(settings.nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`Portal nodes on Node.js ${nodeVersion}; the controller and its relay on ${process.version}`);
   if (note) console.log(note);
   if (idleProblem) console.log(idleProblem);
   console.log('');

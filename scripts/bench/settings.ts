@@ -48,6 +48,11 @@ export const settings = {
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
+  /**
+   * The Node.js that runs the Portal nodes (the controller and its relay stay on this one, which loads
+   * their native module): BENCH_NODE="$(bash scripts/with-node.sh 22 which node)".
+   */
+  nodeBinary: process.env.BENCH_NODE || process.execPath,
   /** Extra Node.js arguments for the Portal nodes, to profile them: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
   nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((argument) => argument !== ''),
 } as const;
