@@ -22,17 +22,12 @@ import { Backoff } from './backoff.ts';
 import { ClientTls } from './client-tls.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
+import { WarmStreamPool, type Path } from './warm-streams.ts';
 import type { DirectListener } from './direct-listener.ts';
 import type { NodeControl } from './standing-channel.ts';
 
-/** How long the inlet must go without a new client before used warm streams are replaced (see warmUpSoon). */
-const warmRefillQuietMs = 50;
-
 /** How long a new session waits for the outlet to dial the direct path before it goes through a relay. */
 export const directBudgetMs = 300;
-
-/** The path a session or stream takes: the direct connection the outlet dialled, or a relay. */
-export type Path = 'direct' | 'relay';
 
 export interface InletOptions extends PartContext {
   readonly from: string;
@@ -83,8 +78,6 @@ export class Inlet {
   /** Until when a direct session is expected (the advert is out): a new session waits for it that long. */
   private directDeadline = 0;
   private directOpening = false;
-  /** The path of each warm stream. */
-  private readonly warmPaths = new WeakMap<TLSSocket, Path>();
   private readonly byPath: Record<Path, number> = { direct: 0, relay: 0 };
   private opening: Promise<InletSession | undefined> | undefined;
   private waiters = new Set<() => void>();
@@ -95,12 +88,9 @@ export class Inlet {
   private readonly clients = new Set<Socket>();
   private connections = { total: 0, active: 0, refused: 0 };
   /** Warm end-to-end streams, each ready for one client; the session carries clients when none is. */
-  private readonly warm: TLSSocket[] = [];
-  private warming = 0;
+  private readonly warm: WarmStreamPool;
   /** Streams in use: closed with the session when its heartbeat is lost. */
   private readonly streaming = new Set<Socket>();
-  private readonly idleHandlers = new Map<TLSSocket, () => void>();
-  private refill: NodeJS.Timeout | undefined;
   private bound: AddressInfo | undefined;
   private readonly clientTls: ClientTls | undefined;
 
@@ -109,6 +99,11 @@ export class Inlet {
     this.server = options.listener;
     this.clientTls = options.tls ? new ClientTls(options.credentials) : undefined;
     this.server.on('connection', (socket: Socket) => void this.onConnection(socket));
+    this.warm = new WarmStreamPool(options.warmStreams ?? 2, () => this.openWarmStream(), {
+      // On the direct path the outlet dials warm streams itself, as many as the advert asks.
+      fill: () => !this.stopped && this.session !== undefined && this.sessionPath !== 'direct',
+      keep: () => !this.stopped && this.session !== undefined,
+    });
   }
 
   /** Starts serving clients and keeping a session warm. */
@@ -147,16 +142,16 @@ export class Inlet {
     const old = this.session;
     this.session = undefined;
     old?.session.close();
-    for (const socket of this.warm.splice(0)) socket.destroy();
+    this.warm.destroyAll();
     this.ensureSession();
   }
 
   stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
-    clearTimeout(this.refill);
     this.session?.session.destroy();
-    for (const socket of [...this.warm.splice(0), ...this.streaming]) socket.destroy();
+    this.warm.destroyAll();
+    for (const socket of this.streaming) socket.destroy();
     for (const client of this.clients) client.destroy();
     const closing = this.options.direct?.close();
     return new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => closing);
@@ -172,7 +167,7 @@ export class Inlet {
       session: this.session ? 'open' : this.opening ? 'opening' : 'none',
       path: describePath(this.session ? this.sessionPath : undefined),
       direct: this.options.direct ? this.options.direct.listening : null,
-      warm_streams: this.warm.length,
+      warm_streams: this.warm.size,
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_refused: this.connections.refused,
@@ -246,19 +241,18 @@ export class Inlet {
       }
       return;
     }
-    if (this.warm.length + this.warming >= (this.options.warmStreams ?? 2)) {
+    if (!this.warm.hasRoom()) {
       raw.destroy();
       return;
     }
-    this.warming += 1;
-    try {
-      const { socket } = await openInletChannel(raw, credentials(), allow, 'stream');
-      this.keepWarm(socket, 'direct');
-    } catch (error) {
-      logger.debug(`inlet: no direct warm stream: ${(error as Error).message}`);
-    } finally {
-      this.warming -= 1;
-    }
+    const made = openInletChannel(raw, credentials(), allow, 'stream').then(
+      ({ socket }) => socket,
+      (error: Error) => {
+        logger.debug(`inlet: no direct warm stream: ${error.message}`);
+        return undefined;
+      },
+    );
+    await this.warm.making(made, 'direct');
   }
 
   private async openSession(): Promise<InletSession | undefined> {
@@ -325,7 +319,9 @@ export class Inlet {
     this.lastRefusal = '';
     // With an error, so that each stream's client is closed too rather than left waiting.
     const closeStreams = () => {
-      for (const socket of [...this.warm.splice(0), ...this.streaming]) socket.destroy(new Error('the outlet stopped answering'));
+      const lost = new Error('the outlet stopped answering');
+      this.warm.destroyAll(lost);
+      for (const socket of this.streaming) socket.destroy(lost);
     };
     if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
     opened.session.once('close', () => {
@@ -339,86 +335,18 @@ export class Inlet {
       else this.later();
     });
     for (const wake of this.waiters) wake();
-    this.warmUp();
+    this.warm.fill();
   }
 
-  /** Keeps `warmStreams` streams ready while the session is up. */
-  private warmUp(): void {
-    // On the direct path the outlet dials warm streams itself, as many as the advert asks.
-    if (this.sessionPath === 'direct') return;
-    const wanted = this.options.warmStreams ?? 2;
-    while (!this.stopped && this.session && this.warm.length + this.warming < wanted) {
-      this.warming += 1;
-      void this.openWarmStream().finally(() => {
-        this.warming -= 1;
-      });
-    }
-  }
-
-  private async openWarmStream(): Promise<void> {
+  /** One warm stream through a relay (the session's, when it has one). */
+  private async openWarmStream(): Promise<TLSSocket | undefined> {
     try {
       const { raw } = await this.splice(this.sessionPath === 'direct' ? this.lastRelay : this.sessionPath, true);
-      const { socket } = await openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream');
-      this.keepWarm(socket, 'relay');
+      return (await openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream')).socket;
     } catch (error) {
       this.options.logger.debug(`inlet: no warm stream: ${(error as Error).message}`);
+      return undefined;
     }
-  }
-
-  /** Keeps a warm stream ready for the next client, watching it while it waits. */
-  private keepWarm(socket: TLSSocket, path: Path): void {
-    if (this.stopped || !this.session) {
-      socket.destroy();
-      return;
-    }
-    // Idle, a warm stream keeps reading so that its end is noticed at once; its outlet sends nothing
-    // before the open line, so anything that arrives means it is broken.
-    const drop = () => {
-      const index = this.warm.indexOf(socket);
-      if (index >= 0) this.warm.splice(index, 1);
-      this.idleHandlers.delete(socket);
-      socket.destroy();
-    };
-    socket.on('data', drop);
-    socket.once('end', drop);
-    socket.once('close', drop);
-    socket.on('error', () => socket.destroy());
-    this.idleHandlers.set(socket, drop);
-    this.warmPaths.set(socket, path);
-    this.warm.push(socket);
-  }
-
-  /** A warm stream that is still open, or undefined. */
-  private takeWarmStream(): TLSSocket | undefined {
-    for (let socket = this.warm.shift(); socket; socket = this.warm.shift()) {
-      const drop = this.idleHandlers.get(socket);
-      this.idleHandlers.delete(socket);
-      if (drop) {
-        socket.off('data', drop);
-        socket.off('end', drop);
-        socket.off('close', drop);
-      }
-      if (!socket.destroyed && socket.readable && socket.writable) {
-        socket.pause();
-        this.warmUpSoon();
-        return socket;
-      }
-    }
-    this.warmUpSoon();
-    return undefined;
-  }
-
-  /**
-   * Replaces used warm streams once new clients pause. A handshake costs both nodes and the relay CPU
-   * that the clients of a burst should not queue behind; they ride the session meanwhile, which costs
-   * no handshake, and the warm streams are ready again for the first clients after the burst.
-   */
-  private warmUpSoon(): void {
-    clearTimeout(this.refill);
-    this.refill = setTimeout(() => {
-      this.refill = undefined;
-      this.warmUp();
-    }, warmRefillQuietMs);
   }
 
   private later(): void {
@@ -465,12 +393,13 @@ export class Inlet {
 
   private async onClient(socket: Socket): Promise<void> {
     socket.pause();
-    const warm = this.takeWarmStream();
-    if (warm) {
+    const taken = this.warm.take();
+    if (taken) {
+      const warm = taken.socket;
       this.streaming.add(warm);
       // The outlet dials its target on this line; the client's first bytes may follow at once.
       warm.write('{"open":true}\n');
-      await this.carry(socket, joinSockets(socket, warm), this.warmPaths.get(warm) ?? 'relay');
+      await this.carry(socket, joinSockets(socket, warm), taken.path);
       this.streaming.delete(warm);
       return;
     }

@@ -18,7 +18,7 @@ import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-stre
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import { DirectDialer, outletDials } from './direct-dialer.ts';
-import type { Path } from './inlet.ts';
+import type { Path } from './warm-streams.ts';
 import type { NodeControl } from './standing-channel.ts';
 import type { ControllerEvent, InletAdvert } from '../wire/protocol.ts';
 import { connectTargetTls } from './target-tls.ts';
