@@ -79,6 +79,12 @@ describe('portal enroll with the embedded controller', function () {
     const run = await portal(home, ['project', 'ticket', '--attribute', 'x', '--expires-in', 'soon']);
     assert.equal(run.code, 2);
     assert.equal(run.stderr, 'portal: --expires-in soon is not a duration; give a duration such as 10h or 30m\n');
+    const bare = await portal(home, ['project', 'ticket']);
+    assert.equal(bare.code, 2);
+    assert.equal(bare.stderr, 'portal: no --attribute was given; give --attribute NAME (peers match it with allow), or --relay-node for a relay\n');
+    const mixed = await portal(home, ['project', 'ticket', '--relay-node', '--attribute', 'x']);
+    assert.equal(mixed.code, 2);
+    assert.equal(mixed.stderr, 'portal: --relay-node is not valid; give it alone: a relay node has no attribute, relay name or TLS certificate\n');
   });
 
   it('reset stops the controller and removes the state, keeping an installation', async () => {

@@ -32,6 +32,18 @@ describe('portal node: what a user sees when something is wrong', function () {
     assert.match(run.stderr, /^portal: 2 problems; fix the configuration and start the node again$/m);
   });
 
+  it('refuses a bad PORTAL_DIRECT_ADVERTISE, and a relay that would listen nowhere, with exit code 2', async () => {
+    const run = await portal(home('bad-advertise'), ['node', 'create', '--foreground', '--configuration', inletConfig], { PORTAL_DIRECT_ADVERTISE: '203.0.113.7:4200,no-port' });
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, 'portal: PORTAL_DIRECT_ADVERTISE=203.0.113.7:4200,no-port is not a list of host:port addresses ("no-port"); give the addresses outlets dial, such as 203.0.113.7:4200\n');
+    const relay = await portal(home('bad-relay'), ['relay', 'start', '--listen', 'everywhere']);
+    assert.equal(relay.code, 2);
+    assert.match(relay.stderr, /^portal: --listen everywhere: expected host:port, but .*; give --listen 0\.0\.0\.0:4100, for example\n$/);
+    const direct = await portal(home('bad-direct'), ['node', 'create', '--foreground', '--configuration', '{"tcp-inlet": {"from": "127.0.0.1:0", "via": "x", "allow": "y", "direct": 7}}']);
+    assert.equal(direct.code, 2);
+    assert.match(direct.stderr, /^--configuration:1:\d+: \/tcp-inlet\/direct: expected true, false, or a listen address such as 0\.0\.0\.0:4200, got 7$/m);
+  });
+
   it('asks for --foreground', async () => {
     const run = await portal(home('background'), ['node', 'create', '--configuration', inletConfig]);
     assert.equal(run.code, 2);

@@ -3,23 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
-import { nodeStatus, type NodeShow } from '../support/processes.ts';
+import { nodeStatus, statusWhen } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const mebibytes = 256;
-
-async function until(home: string, check: (shown: NodeShow) => boolean, limitMs = 10_000): Promise<NodeShow> {
-  const started = Date.now();
-  for (;;) {
-    const shown = await nodeStatus(home);
-    if (check(shown)) return shown;
-    if (Date.now() - started > limitMs) throw new Error(`not within ${limitMs} ms: ${JSON.stringify(shown)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Sends `size` random bytes through the echo portal and returns the sha256 of what was sent and of what came back. */
 async function integrity(port: number, size: number): Promise<{ sent: string; received: string; bytes: number }> {
@@ -50,9 +40,9 @@ describe('end to end: the direct path, with the relay as fallback', function () 
   });
 
   it('runs the session and the warm streams on a connection the outlet dialled, and says so', async () => {
-    const inlet = await until(join(project.dir, 'inlet'), (shown) => shown.inlets[0]?.path === 'direct');
+    const inlet = await statusWhen(join(project.dir, 'inlet'), (shown) => shown.inlets[0]?.path === 'direct');
     assert.match(String(inlet.inlets[0]?.direct), /^0\.0\.0\.0:\d+$/);
-    const outlet = await until(join(project.dir, 'outlet'), (shown) => (shown.outlets[0]?.sessions_direct ?? 0) === 1);
+    const outlet = await statusWhen(join(project.dir, 'outlet'), (shown) => (shown.outlets[0]?.sessions_direct ?? 0) === 1);
     assert.equal(outlet.outlets[0]?.direct_paths, 1);
     for (let i = 0; i < 50; i += 1) assert.equal((await roundTrip(direct.port, Buffer.from(`direct ${i}`))).toString(), `direct ${i}`);
     const after = await nodeStatus(join(project.dir, 'inlet'));
@@ -73,7 +63,7 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
     const inlet = await project.startNode('relayed-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false } }, inletTicket, heartbeat);
     await inlet.waitFor(/setup completed/);
-    const shown = await until(join(project.dir, 'relayed-inlet'), (status) => status.inlets[0]?.session === 'open');
+    const shown = await statusWhen(join(project.dir, 'relayed-inlet'), (status) => status.inlets[0]?.session === 'open');
     assert.equal(shown.inlets[0]?.path, 'relay controller');
     assert.equal(shown.inlets[0]?.direct, null);
     const port = Number(shown.inlets[0]?.listening?.split(':').at(-1));
@@ -94,7 +84,7 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     const started = Date.now();
     await inlet.waitFor(/setup completed/);
     const home = join(project.dir, 'walled-inlet');
-    const port = Number((await until(home, (status) => status.inlets[0]?.session === 'open')).inlets[0]?.listening?.split(':').at(-1));
+    const port = Number((await statusWhen(home, (status) => status.inlets[0]?.session === 'open')).inlets[0]?.listening?.split(':').at(-1));
     const took = await timeUntilWorking(port, 5000, 20);
     const shown = await nodeStatus(home);
     assert.equal(shown.inlets[0]?.path, 'relay controller');

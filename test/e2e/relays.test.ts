@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
-import { nodeStatus, startPortal, type NodeShow, type Running } from '../support/processes.ts';
+import { nodeStatus, statusWhen, startPortal, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
 
@@ -14,17 +14,6 @@ const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 interface RelayProcess {
   readonly process: Running;
   readonly id: string;
-}
-
-/** Polls the node's /show until `check` holds; fails with the last answer after `limitMs`. */
-async function until(home: string, check: (shown: NodeShow) => boolean, limitMs = 10_000): Promise<NodeShow> {
-  const started = Date.now();
-  for (;;) {
-    const shown = await nodeStatus(home);
-    if (check(shown)) return shown;
-    if (Date.now() - started > limitMs) throw new Error(`not within ${limitMs} ms: ${JSON.stringify(shown)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** `count` new client connections one after another, each a round trip; how many failed. */
@@ -78,9 +67,9 @@ describe('end to end: standalone relays, and the controller off the data path', 
   });
 
   it('registers the outlet on every relay, and shows each relay and the path of the session', async () => {
-    const outlet = await until(outletHome(), (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 3);
+    const outlet = await statusWhen(outletHome(), (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 3);
     assert.deepEqual([...(outlet.outlets[0]?.registered_on ?? [])].sort(), relays.map((relay) => relay.id).sort());
-    const inlet = await until(inletHome(), (shown) => shown.relays.filter((relay) => relay.status === 'connected').length === 3 && shown.inlets[0]?.session === 'open');
+    const inlet = await statusWhen(inletHome(), (shown) => shown.relays.filter((relay) => relay.status === 'connected').length === 3 && shown.inlets[0]?.session === 'open');
     assert.match(String(inlet.inlets[0]?.path), new RegExp(`^relay (${relays.map((relay) => relay.id).join('|')})$`));
     assert.equal(inlet.status, 'up');
     assert.equal(await newConnections(portal.port, 20), 0);
@@ -112,7 +101,7 @@ describe('end to end: standalone relays, and the controller off the data path', 
     assert.ok(carrying, `a relay carries the session: ${before.inlets[0]?.path}`);
     await carrying.process.kill();
     const took = await timeUntilWorking(portal.port, 5000, 20);
-    const after = await until(inletHome(), (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0]?.path !== before.inlets[0]?.path);
+    const after = await statusWhen(inletHome(), (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0]?.path !== before.inlets[0]?.path);
     assert.notEqual(after.inlets[0]?.path, `relay ${carrying.id}`);
     assert.equal(await newConnections(portal.port, 200), 0);
     assert.ok(took < 5000, `working again after ${took} ms`);

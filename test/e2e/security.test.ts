@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
-import { freePort, nodeStatus, type Running } from '../support/processes.ts';
+import { freePort, nodeStatus, statusWhen, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { roundTrip } from '../support/tcp.ts';
@@ -67,12 +67,7 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     const node = await project.startNode('direct-inlet', config, ticket, { PORTAL_DIRECT_ADVERTISE: `127.0.0.1:${hop.port}` });
     try {
       await node.waitFor(/setup completed/);
-      let shown = await nodeStatus(join(project.dir, 'direct-inlet'));
-      for (let waited = 0; shown.inlets[0]?.path !== 'direct' && waited < 10_000; waited += 100) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        shown = await nodeStatus(join(project.dir, 'direct-inlet'));
-      }
-      assert.equal(shown.inlets[0]?.path, 'direct');
+      const shown = await statusWhen(join(project.dir, 'direct-inlet'), (status) => status.inlets[0]?.path === 'direct');
       const marker = Buffer.from(`PLAINTEXT-MARKER-${randomBytes(8).toString('hex')}`);
       const payload = Buffer.concat(Array.from({ length: 2000 }, () => marker));
       const answer = await roundTrip(Number(shown.inlets[0]?.listening?.split(':').at(-1)), payload);

@@ -130,6 +130,17 @@ export async function nodeStatus(home: string): Promise<NodeShow> {
   return (await (await fetch(`http://127.0.0.1:${statusPort}/show`)).json()) as NodeShow;
 }
 
+/** Polls the node's /show until `check` holds; fails with the last answer after `limitMs`. */
+export async function statusWhen(home: string, check: (shown: NodeShow) => boolean, limitMs = 10_000): Promise<NodeShow> {
+  const started = Date.now();
+  for (;;) {
+    const shown = await nodeStatus(home);
+    if (check(shown)) return shown;
+    if (Date.now() - started > limitMs) throw new Error(`not within ${limitMs} ms: ${JSON.stringify(shown)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** What a running node's status server answers (one shape, declared by its producer). */
 export type NodeShow = NodeShowRunning;
 
