@@ -65,6 +65,9 @@ interface Connection {
   withdrawAdvert: (() => void) | undefined;
 }
 
+/** What an announced or advertised address may hold: host characters and a port, nothing else. */
+const hostPortText = /^[A-Za-z0-9.:[\]-]{1,300}$/;
+
 interface Subscriber {
   readonly peer: PeerIdentity;
   readonly push: (event: ControllerEvent) => void;
@@ -214,7 +217,7 @@ export class ControllerServer {
   /** An inlet's direct path: its outlets hear of it now, and of its end when this connection closes. */
   private advertise(connection: Connection, peer: PeerIdentity, body: ControllerOperations['advertise']['request']): object {
     const valid = /^[a-z0-9][a-z0-9-]{0,62}$/.test(body.via) && /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) && Number.isInteger(body.warm) && body.warm >= 0 && body.warm <= 16;
-    if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => /^[A-Za-z0-9.:[\]-]{1,300}$/.test(address))) {
+    if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => hostPortText.test(address))) {
       throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', { hint: 'check tcp-inlet.direct' });
     }
     const advert = { inlet: peer.nodeId, attributes: peer.attributes, via: body.via, addresses: body.addresses, secret: body.secret, warm: body.warm };
@@ -232,7 +235,7 @@ export class ControllerServer {
     if (!peer.relayNode) {
       throw new InputError('NOT_A_RELAY', 'this member is not a relay node', { hint: 'enroll relays with a ticket from portal project ticket --relay-node' });
     }
-    if (!/^[0-9a-f]{64}$/.test(body.fingerprint) || !/^[A-Za-z0-9.:[\]-]{1,300}$/.test(body.address)) {
+    if (!/^[0-9a-f]{64}$/.test(body.fingerprint) || !hostPortText.test(body.address)) {
       throw new InputError('BAD_REQUEST', 'the relay announced an address or fingerprint that is not valid', { hint: 'give --public-address HOST:PORT' });
     }
     const withdraw = this.relays.announce(peer.projectId, { id: peer.nodeId, address: body.address, fingerprint: body.fingerprint });

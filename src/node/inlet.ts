@@ -209,7 +209,7 @@ export class Inlet {
     // Expected soon after the advert reaches the outlets: a session opening meanwhile waits for it.
     this.directDeadline = Date.now() + 1000 + directBudgetMs;
     try {
-      await control.request('advertise', { via: this.options.via, addresses: direct.addresses(), secret: direct.secret, warm: this.options.warmStreams ?? 2 });
+      await control.request('advertise', { via: this.options.via, addresses: direct.addresses(), secret: direct.secret, warm: this.warm.wanted });
       this.directDeadline = Math.min(this.directDeadline, Date.now() + directBudgetMs);
     } catch (error) {
       this.directDeadline = 0;

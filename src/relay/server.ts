@@ -39,6 +39,8 @@ export class RelayServer {
   private readonly members: MemberConnections;
   private readonly limits: RelayServerLimits;
   private readonly connections = new Set<TLSSocket>();
+  /** The port of its own, when it serves on one. */
+  private ownPort: PortalPort | undefined;
   private versionWarnedAt = 0;
 
   constructor(private readonly options: RelayServerOptions) {
@@ -63,8 +65,6 @@ export class RelayServer {
     this.ownPort = portalPort;
     return { address, port: portalPort };
   }
-
-  private ownPort: PortalPort | undefined;
 
   stats(): RelayStats & { members: number } & Partial<AdmissionStats> {
     return { ...this.relay.stats(), members: this.members.total, ...(this.ownPort?.stats() ?? {}) };
