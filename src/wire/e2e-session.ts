@@ -7,11 +7,12 @@
  */
 import { createServer as createH2Server, connect as connectH2, type ClientHttp2Session, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
-import { TLSSocket, connect as connectTls, createServer as createTlsServer, type ConnectionOptions } from 'node:tls';
+import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
-import { dataPathCipherSuites } from '../shared/socket-tuning.ts';
+import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { readOneJsonLine } from './json-lines.ts';
+import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
 
 export interface SessionCredentials {
   readonly key: string;
@@ -51,7 +52,6 @@ export class SessionFailed extends PortalError {
 /** Flow control windows: large enough for full speed on a fast path, small enough to bound memory per stream. */
 export const h2Settings = { initialWindowSize: 4 * 1024 * 1024, maxFrameSize: 64 * 1024, enablePush: false } as const;
 const sessionWindow = 32 * 1024 * 1024;
-const alpn = ['portal-e2e/1'];
 
 function judge(peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>, credentials: SessionCredentials, allow: string): Verdict {
   const peer = peerCertificate ? identityOf(peerCertificate) : undefined;
@@ -126,13 +126,11 @@ export interface Channel {
 export async function openInletChannel(raw: Socket, credentials: SessionCredentials, allow: string, mode: ChannelMode, timeoutMs = 10_000): Promise<Channel> {
   const socket = connectTls({
     socket: raw,
-    key: credentials.key,
-    cert: credentials.certificate,
-    ca: credentials.authority,
+    // Key, certificates, TLS 1.3 and the suites: built once per set of credentials.
+    secureContext: clientContext(credentials),
     rejectUnauthorized: true,
-    minVersion: 'TLSv1.3',
-    ciphers: dataPathCipherSuites,
-    ALPNProtocols: alpn,
+    ALPNProtocols: e2eAlpn,
+    highWaterMark: dataPathHighWaterMark,
     // A stream carries a client's half-close as the TLS close_notify, then keeps reading.
     allowHalfOpen: mode === 'stream',
     // Names play no part: peers are identified by their project certificate's attributes, checked below.
@@ -169,44 +167,11 @@ export function createSessionServer(): Http2Server {
   return createH2Server({ settings: h2Settings });
 }
 
-/**
- * The server half of the handshake. A tls.Server that never listens does it, because a socket accepted
- * by a server is one HTTP/2 can adopt (a bare server-side TLSSocket never counts as connected for it).
- */
-function acceptTls(raw: Socket, credentials: SessionCredentials, timeoutMs: number): Promise<TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const tlsServer = createTlsServer({
-      key: credentials.key,
-      cert: credentials.certificate,
-      ca: credentials.authority,
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: 'TLSv1.3',
-      ciphers: dataPathCipherSuites,
-      ALPNProtocols: alpn,
-      handshakeTimeout: timeoutMs,
-      allowHalfOpen: true,
-    });
-    const onClose = () => fail(new Error('the connection closed during the handshake'));
-    function fail(error: Error) {
-      raw.off('close', onClose);
-      raw.destroy();
-      reject(new SessionFailed(`end-to-end TLS failed: ${error.message}`, error));
-    }
-    raw.once('close', onClose);
-    tlsServer.once('tlsClientError', fail);
-    tlsServer.once('secureConnection', (socket: TLSSocket) => {
-      raw.off('close', onClose);
-      socket.on('error', () => socket.destroy());
-      resolve(socket);
-    });
-    tlsServer.emit('connection', raw);
-  });
-}
-
 /** The outlet's side of the handshake and the verdicts; the inlet's verdict says which mode follows. */
 export async function acceptOutletChannel(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<Channel> {
-  const socket = await acceptTls(raw, credentials, timeoutMs);
+  const socket = await acceptTlsWith(raw, credentials).catch((error: Error) => {
+    throw new SessionFailed(`end-to-end TLS failed: ${error.message}`, error);
+  });
   const certificate = socket.getPeerX509Certificate();
   const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
   return { socket, peer: certificate ? identityOf(certificate) : undefined, mode: theirs.mode === 'stream' ? 'stream' : 'session' };
