@@ -28,6 +28,7 @@ const unitFiles = [
   'test/wire/json-lines.test.ts',
   'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',
+  'test/wire/tls-contexts.test.ts',
 ];
 /** Folders whose every test file is a unit test. */
 const unitFolders = ['test/fuzz/'];

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { createAuthority, createCertificateRequest, issueCertificate, type Authority } from '../../src/pki/authority.ts';
+import { generateKeyPair } from '../../src/pki/keys.ts';
+import { acceptTlsWith, clientContext, e2eAlpn, type ContextCredentials } from '../../src/wire/tls-contexts.ts';
+
+async function member(authority: Authority, nodeId: string): Promise<ContextCredentials> {
+  const keys = generateKeyPair();
+  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
+  const identity = { projectId: 'contexts', nodeId, attributes: [], relays: [], admin: false, tls: false, relayNode: false };
+  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
+  return { key: keys.privateKey, certificate, authority: authority.certificate };
+}
+
+/** A TLS client over a fresh loopback connection, with the client context these credentials build. */
+function dial(port: number, credentials: ContextCredentials): TLSSocket {
+  const raw = connectTcp({ host: '127.0.0.1', port });
+  return connectTls({ socket: raw, secureContext: clientContext(credentials), ALPNProtocols: e2eAlpn, checkServerIdentity: () => undefined });
+}
+
+describe('end-to-end TLS contexts: built once per set of credentials', () => {
+  let authority: Authority;
+  let outlet: ContextCredentials;
+  let inlet: ContextCredentials;
+  let listener: Server;
+  let port: number;
+
+  before(async () => {
+    authority = await createAuthority('contexts');
+    outlet = await member(authority, 'outlet');
+    inlet = await member(authority, 'inlet');
+    // Each accepted connection is handed to the shared acceptor, as the outlet and the direct path do.
+    listener = createServer((raw: Socket) => {
+      acceptTlsWith(raw, { ...outlet }).then(
+        (socket) => socket.once('data', (line: Buffer) => socket.end(`echo ${line.toString()}`)),
+        () => undefined,
+      );
+    });
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    port = (listener.address() as { port: number }).port;
+  });
+
+  after(() => listener.close());
+
+  it('reuses one client context for equal credentials, and builds another for a new certificate', async () => {
+    assert.equal(clientContext({ ...inlet }), clientContext({ ...inlet }), 'equal credentials, one context');
+    const renewed = await member(authority, 'inlet');
+    assert.notEqual(clientContext(renewed), clientContext(inlet));
+  });
+
+  it('hands each of 40 concurrent handshakes on one acceptor its own socket', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, index) => {
+        const socket = dial(port, inlet);
+        await once(socket, 'secureConnect');
+        socket.write(String(index));
+        const chunks: Buffer[] = [];
+        for await (const chunk of socket) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks).toString();
+      }),
+    );
+    assert.deepEqual(
+      answers,
+      answers.map((_, index) => `echo ${index}`),
+    );
+  });
+
+  it('still refuses a client whose certificate another CA signed', async () => {
+    const stranger = await member(await createAuthority('elsewhere'), 'stranger');
+    const socket = dial(port, { ...stranger, authority: inlet.authority });
+    const outcome = await new Promise<string>((resolve) => {
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
+      socket.once('data', () => resolve('data'));
+      socket.once('secureConnect', () => socket.write('hello'));
+      socket.once('close', () => resolve('closed'));
+    });
+    assert.notEqual(outcome, 'data', 'no answer reaches a stranger');
+  });
+});
