@@ -41,7 +41,7 @@ main() {
   esac
   release=${1:-${PORTAL_RELEASE:-$RELEASES_URL/portal-${PORTAL_VERSION:-latest}-$platform-$arch.tgz}}
 
-  # PORTAL_NODE picks the Node.js that runs Portal (for example /usr/bin/node-22); default: node on PATH.
+  # PORTAL_NODE picks the Node.js that runs Portal (for example /usr/bin/node-24); default: node on PATH.
   node_path=${PORTAL_NODE:-$(command -v node || true)}
   [ -n "$node_path" ] && [ -x "$node_path" ] ||
     fail "Portal runs on Node.js 20.19 or later, and ${PORTAL_NODE:-node} is not there; install Node.js (your package manager or https://nodejs.org), then run this again"
@@ -85,7 +85,7 @@ main() {
   # release carries it for one platform and Node.js; for another, build it here. Nodes never need it.
   if ! controller_module_loads "$staging/portal"; then
     module_version=$("$node_path" -p 'require(process.argv[1]).dependencies["better-sqlite3"]' "$staging/portal/package.json" 2>/dev/null || echo latest)
-    # The npm of that Node.js: npm-22 beside node-22 on Amazon Linux, else npm on PATH.
+    # The npm of that Node.js: npm-24 beside node-24 on Amazon Linux, else npm on PATH.
     npm_path=$(command -v "npm${node_path##*/node}" || command -v npm || true)
     say "building the controller's SQLite module for Node.js $("$node_path" --version) (needs npm, python3, make and g++)"
     if [ -z "$npm_path" ] ||

@@ -201,7 +201,7 @@ describe('stack boot script (sandbox)', () => {
     assert.equal(run.code, 0, run.stderr);
     const calls = await sandbox.calls();
     assert.ok(calls.includes(`curl --proto =https --tlsv1.2 -sSfL ${installUrl}`));
-    assert.ok(calls.indexOf('dnf install -y nodejs22') < calls.findIndex((call) => call.startsWith('curl')), 'Node.js is installed before portal');
+    assert.ok(calls.indexOf('dnf install -y nodejs24') < calls.findIndex((call) => call.startsWith('curl')), 'Node.js is installed before portal');
     const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
     assert.match(unit, /^ExecStart=\/root\/\.portal\/bin\/portal node create --foreground --configuration \/etc\/portal\/node\.json$/m);
     assert.match(run.stdout, /Portal node setup completed successfully\n$/);

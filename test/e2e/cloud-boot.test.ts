@@ -155,7 +155,7 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
       [1, 2, 3].map((n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.05 s`),
     );
     assert.ok(lines.includes(`portal-boot: installing Node.js and portal from ${host.base}/install.sh`));
-    assert.ok((await first.sandbox.calls()).includes("dnf install -y nodejs22"), "Node.js comes from the distribution");
+    assert.ok((await first.sandbox.calls()).includes("dnf install -y nodejs24"), "Node.js comes from the distribution");
     assert.ok(lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`), first.cloudInitLog);
 
     const stateDirectory = join(first.sandbox.root, 'var/lib/portal');

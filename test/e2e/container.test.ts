@@ -98,7 +98,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     assert.ok(build?.instructions.some((instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs'), 'the build stage bundles with esbuild');
     assert.ok(build?.instructions.some((instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text)), 'no install script runs: no native module is built');
     assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
-    assert.match(final?.from ?? '', /^node:22-/, 'a Node.js that still receives fixes');
+    assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
     assert.deepEqual(image.copies, [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }], 'only the bundle: no node_modules');
     assert.deepEqual(image.entrypoint, ['portal']);
     assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);
