@@ -10,7 +10,6 @@ import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { readOneJsonLine } from './json-lines.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
 
@@ -130,7 +129,6 @@ export async function openInletChannel(raw: Socket, credentials: SessionCredenti
     secureContext: clientContext(credentials),
     rejectUnauthorized: true,
     ALPNProtocols: e2eAlpn,
-    highWaterMark: dataPathHighWaterMark,
     // A stream carries a client's half-close as the TLS close_notify, then keeps reading.
     allowHalfOpen: mode === 'stream',
     // Names play no part: peers are identified by their project certificate's attributes, checked below.

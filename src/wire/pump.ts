@@ -2,19 +2,15 @@
  * Moves bytes from one socket to another like `pipe`, with one difference that matters on a fast path:
  * what arrives within one turn of the event loop in full TLS records leaves in one write. A TLS socket hands over its
  * plaintext one 16 KiB record at a time; written one by one, with Nagle off, every record would be its
- * own system call and its own TCP segment. Backpressure is `pipe`'s, against one bound for every
- * destination: the source pauses while the destination holds `bound` bytes or more. Streams the node
- * does not create itself (a TLS socket a server accepted, an HTTP/2 stream) keep the default mark of
- * 16 KiB, against which every 64 KiB read would pause and resume the source: two epoll_ctl calls and
- * an extra turn of the event loop per read.
+ * own system call and its own TCP segment. Backpressure is the same as `pipe`'s: the source pauses
+ * while the destination's buffer is full.
  */
 import type { Duplex } from 'node:stream';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 
 /** The size of a full TLS record's plaintext: chunks this large are gathered within one turn. */
 const coalesceFrom = 16 * 1024;
 
-export function pump(from: Duplex, to: Duplex, bound = dataPathHighWaterMark): void {
+export function pump(from: Duplex, to: Duplex): void {
   let corked = false;
   const flush = () => {
     corked = false;
@@ -28,8 +24,7 @@ export function pump(from: Duplex, to: Duplex, bound = dataPathHighWaterMark): v
       to.cork();
       setImmediate(flush);
     }
-    // write() says false past the destination's own mark, and 'drain' follows once it empties.
-    if (!to.write(chunk) && to.writableLength >= bound) from.pause();
+    if (!to.write(chunk)) from.pause();
   };
   const onDrain = () => from.resume();
   const onEnd = () => {
