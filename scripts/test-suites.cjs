@@ -19,6 +19,7 @@ const unitFiles = [
   'test/compile/template-audit.test.ts',
   'test/wire/admission.test.ts',
   'test/relay/relay.test.ts',
+  'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/node/direct-dialer.test.ts',
   'test/node/portal.test.ts',

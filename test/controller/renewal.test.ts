@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 import { enrollWithTicket, reissueCertificate, renewCertificate } from '../../src/node/enrollment.ts';
 import { loadIdentity, saveCertificate, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { createAuthority, createCertificateRequest, issueCertificate } from '../../src/pki/authority.ts';
@@ -92,9 +92,9 @@ describe('controller: a member whose certificate expired is re-issued one on pro
 
   it('refuses a member that was removed from the project', async () => {
     const { directory, identity } = await expiredMember('removed-outlet');
-    const database = new Database(join(world.dir, 'controller', 'controller.db'));
+    const database = await KeptSqlite.open(join(world.dir, 'controller', 'controller.db'));
     try {
-      assert.equal(database.prepare('DELETE FROM members WHERE node_id = ?').run(identity.record.nodeId).changes, 1);
+      assert.equal(database.run('DELETE FROM members WHERE node_id = ?', identity.record.nodeId).changes, 1);
     } finally {
       database.close();
     }
@@ -118,9 +118,9 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     });
     await rejectsWith(reissueBy(identity.record, forged, byOtherKey), 'REISSUE_REFUSED', /not for the key this member enrolled with/);
     // Even for a member whose key was never recorded (enrolled by an older controller), the chain decides.
-    const database = new Database(join(world.dir, 'controller', 'controller.db'));
+    const database = await KeptSqlite.open(join(world.dir, 'controller', 'controller.db'));
     try {
-      database.prepare('UPDATE members SET public_key_sha256 = NULL WHERE node_id = ?').run(identity.record.nodeId);
+      database.run('UPDATE members SET public_key_sha256 = NULL WHERE node_id = ?', identity.record.nodeId);
     } finally {
       database.close();
     }

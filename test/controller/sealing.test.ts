@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
-import Database from 'better-sqlite3';
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startController } from '../../src/controller/controller.ts';
+import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 import { createCertificateRequest, issueCertificate } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { enrollAdministrator, enrollWithTicket } from '../../src/node/enrollment.ts';
@@ -32,10 +32,10 @@ async function filesUnder(directory: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-function projectRows(databasePath: string): { id: string; ca_certificate: string; ca_private_key: string }[] {
-  const database = new Database(databasePath, { readonly: true });
+async function projectRows(databasePath: string): Promise<{ id: string; ca_certificate: string; ca_private_key: string }[]> {
+  const database = await KeptSqlite.open(databasePath, { readonly: true });
   try {
-    return database.prepare('select id, ca_certificate, ca_private_key from projects').all() as { id: string; ca_certificate: string; ca_private_key: string }[];
+    return database.all('select id, ca_certificate, ca_private_key from projects');
   } finally {
     database.close();
   }
@@ -90,7 +90,7 @@ describe('sealing: a stolen copy of the controller data directory or node state 
   });
 
   it('with the copy alone, no file in it unseals the project CA key or the node key', async () => {
-    const [project] = projectRows(join(stolen, 'controller', 'controller.db'));
+    const [project] = await projectRows(join(stolen, 'controller', 'controller.db'));
     assert.ok(project);
     const sealedCa = Buffer.from(project.ca_private_key, 'base64');
     const sealedNode = await readFile(join(stolen, 'node', 'identity.key.sealed'));
@@ -139,7 +139,7 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     const copy = startCopy(join(work, 'keyed-home'), ['--sealing-key-file', controllerKey()]);
     const { address, fingerprint } = await ready(copy);
     assert.equal(copy.lines.filter((line) => / WARN /.test(line)).length, 0, 'an operator-supplied key draws no warning');
-    const [project] = projectRows(join(stolen, 'controller', 'controller.db'));
+    const [project] = await projectRows(join(stolen, 'controller', 'controller.db'));
     assert.ok(project);
     const material = (await readFile(controllerKey(), 'utf8')).trim();
     const authority = { certificate: project.ca_certificate, privateKey: unseal(sealingKeyFromMaterial(material), Buffer.from(project.ca_private_key, 'base64')).toString() };
@@ -202,10 +202,10 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     await cp(join(stolen, 'controller'), legacyDir, { recursive: true });
     const legacyKey = randomBytes(32);
     const material = (await readFile(controllerKey(), 'utf8')).trim();
-    const database = new Database(join(legacyDir, 'controller.db'));
-    for (const row of database.prepare('select id, ca_private_key from projects').all() as { id: string; ca_private_key: string }[]) {
+    const database = await KeptSqlite.open(join(legacyDir, 'controller.db'));
+    for (const row of database.all<{ id: string; ca_private_key: string }>('select id, ca_private_key from projects')) {
       const plain = unseal(sealingKeyFromMaterial(material), Buffer.from(row.ca_private_key, 'base64'));
-      database.prepare('update projects set ca_private_key = ? where id = ?').run(legacySeal(legacyKey, plain).toString('base64'), row.id);
+      database.run('update projects set ca_private_key = ? where id = ?', legacySeal(legacyKey, plain).toString('base64'), row.id);
     }
     database.close();
     await writeFile(join(legacyDir, 'seal.key'), legacyKey, { mode: 0o600 });

@@ -1,11 +1,12 @@
 /**
  * Opens the controller's store: SQLite (better-sqlite3) by default. better-sqlite3 is a native module
- * only the controller needs, so it is loaded here, lazily, and never by a node.
+ * only the controller needs, so it is loaded lazily (in ./sqlite.ts), and never by a node.
  */
 import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from 'kysely';
 import { InputError } from '../../shared/errors.ts';
 import { migrations } from './migrations.ts';
 import type { Database } from './schema.ts';
+import { KeptSqlite } from './sqlite.ts';
 
 export type Store = Kysely<Database>;
 
@@ -18,10 +19,8 @@ export async function openStore(url: string): Promise<Store> {
   if (!url.startsWith('sqlite:')) {
     throw new InputError('STORE_UNSUPPORTED', `unknown store "${url}"`, { hint: 'use --store sqlite:PATH' });
   }
-  const { default: SqliteDatabase } = await import('better-sqlite3');
-  const database = new SqliteDatabase(url.slice('sqlite:'.length));
-  database.pragma('journal_mode = WAL');
-  database.pragma('busy_timeout = 5000');
+  const database = await KeptSqlite.open(url.slice('sqlite:'.length));
+  database.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
