@@ -1,12 +1,15 @@
 /**
- * Portal under test: one project on the embedded controller (whose process runs the relay today), and
- * per path and target an outlet and an inlet node, each a process of its own started as a user would,
- * with `portal node create --foreground` and a ticket from `portal project ticket`.
+ * Portal under test: one project on a controller of its own (`portal controller start --no-relay`),
+ * one relay node (`portal relay start`) that carries the relayed path, and per path and target an
+ * outlet and an inlet node, each a process of its own started as a user would, with
+ * `portal node create --foreground` and a ticket from `portal project ticket`. The relay and the
+ * nodes run on BENCH_NODE; the controller, which loads the SQLite module built for this machine's
+ * Node.js, on this one.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { adopt, freePort, listening, start, withOpenFiles } from './processes.ts';
+import { freePort, listening, start } from './processes.ts';
 import { tree } from './proc-stats.ts';
 import { settings } from './settings.ts';
 
@@ -33,32 +36,37 @@ export function portalPaths(schemas = join(settings.root, 'schemas')): { paths: 
 }
 
 export interface Project {
+  /** The administrator's PORTAL_HOME. */
   readonly home: string;
-  readonly controllerPid: number;
-  /** The relay's process and whatever it forked. */
+  /** The relay node's process and whatever it forked. */
   relayPids(): number[];
 }
 
-function portal(home: string, args: readonly string[], openFiles = 0, env: NodeJS.ProcessEnv = {}): string {
-  const [file, argv] = withOpenFiles(process.execPath, [settings.bundle, ...args], openFiles);
-  return execFileSync(file, argv, { env: { ...process.env, ...env, PORTAL_HOME: home }, encoding: 'utf8' }).trim();
+function portal(home: string, args: readonly string[]): string {
+  return execFileSync(process.execPath, [settings.bundle, ...args], { env: { ...process.env, PORTAL_HOME: home }, encoding: 'utf8' }).trim();
 }
 
-/** Where the benchmark's administrator (and the embedded controller's state) lives. */
-export const adminHome = (work: string) => join(work, 'admin');
-
-/** `portal enroll` with the embedded controller; the relay runs inside it, so it gets the open-files limit too. */
-export function enroll(work: string, openFiles: number): Project {
-  const home = adminHome(work);
-  portal(home, ['enroll'], openFiles);
-  const { pid } = JSON.parse(readFileSync(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
-  adopt(pid, settings.bundle);
-  return { home, controllerPid: pid, relayPids: () => tree(pid) };
-}
-
-/** `portal reset --yes`: stops the embedded controller and removes the project. */
-export function resetProject(home: string): void {
-  portal(home, ['reset', '--yes']);
+/**
+ * A controller without a relay on a free loopback port, the administrator enrolled with its one-time
+ * code, and one relay node enrolled with a `--relay-node` ticket: every relayed byte then crosses that
+ * relay, a process whose CPU and memory are measured alone. It gets the open-files limit, as it holds
+ * one end of each idle connection twice.
+ */
+export async function startProject(work: string, openFiles: number): Promise<Project> {
+  const controller = await start(process.execPath, [settings.bundle, 'controller', 'start', '--data-dir', join(work, 'controller'), '--listen', '127.0.0.1:0', '--no-relay', '--ready-json'], {
+    env: { PORTAL_HOME: join(work, 'controller-home') },
+    ready: /^\{"pid"/,
+  });
+  const { listening: address, adminCode } = JSON.parse(controller.line) as { listening: string; adminCode: string };
+  const home = join(work, 'admin');
+  portal(home, ['enroll', '--controller', address, '--code', adminCode]);
+  const ticket = portal(home, ['project', 'ticket', '--relay-node']);
+  const relay = await start(settings.nodeBinary, [...settings.nodeArgs, settings.bundle, 'relay', 'start', '--listen', '127.0.0.1:0'], {
+    env: { PORTAL_HOME: join(work, 'relay'), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
+    ready: / Portal relay \S+ of project \S+ listening on /,
+    openFiles,
+  });
+  return { home, relayPids: () => tree(relay.pid) };
 }
 
 export interface NodeConfigs {

@@ -1,11 +1,10 @@
 /**
  * The helper processes of one benchmark run: each is started here, remembered, and stopped by
- * stopAll() with whatever it forked (sshd's per-connection children, postgres' backends), also when
+ * stopStarted() with whatever it forked (sshd's per-connection children, postgres' backends), also when
  * the run fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { descendants, openFilesLimit } from './proc-stats.ts';
@@ -35,8 +34,6 @@ interface Started {
 }
 
 const started: Started[] = [];
-/** Extra pids to stop at the end (a daemon started by another command, such as the embedded controller). */
-const adopted = new Map<number, string>();
 
 /**
  * Starts a helper. Without `ready` its output is discarded: this script blocks in iperf3 and pgbench
@@ -89,22 +86,6 @@ export function withOpenFiles(command: string, args: readonly string[], openFile
   return wanted > limit.soft ? ['bash', ['-c', `ulimit -n ${wanted} && exec "$0" "$@"`, command, ...args]] : [command, [...args]];
 }
 
-/**
- * Stops, at the end with the rest, a pid that this run made start indirectly (a daemon started by
- * another command), if its command line still holds `marker`: the pid may have been reused by then.
- */
-export function adopt(pid: number, marker: string): void {
-  adopted.set(pid, marker);
-}
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 function signal(pid: number, name: NodeJS.Signals | 0): boolean {
   try {
     process.kill(pid, name);
@@ -140,14 +121,6 @@ export async function stop(child: ChildProcess, how: NodeJS.Signals = 'SIGTERM')
 /** Stops every helper, newest first. */
 export async function stopStarted(): Promise<void> {
   for (const { child, stopSignal } of started.splice(0).reverse()) await stop(child, stopSignal);
-}
-
-/** Stops the adopted pids that still run (after whatever should have stopped them gracefully). */
-export async function stopAdopted(): Promise<void> {
-  for (const [pid, marker] of adopted) {
-    if (commandLine(pid).includes(marker) && signal(pid, 'SIGTERM') && !(await gone(pid, 5000))) signal(pid, 'SIGKILL');
-  }
-  adopted.clear();
 }
 
 export async function freePort(): Promise<number> {

@@ -1,21 +1,19 @@
 /** One benchmark run: starts every helper, runs the phases, prints the table; cleanup() undoes it all. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuPhase, idlePhase, latencyPhase, pgbenchPhase, throughputPhase, type Endpoint, type Target } from './phases.ts';
-import { adminHome, compiledConfigs, enroll, inletFacts, plainConfigs, portalPaths, resetProject, startPortal, type PortalPath } from './portal.ts';
+import { compiledConfigs, inletFacts, plainConfigs, portalPaths, startPortal, startProject, type PortalPath } from './portal.ts';
 import { checkPrerequisites } from './prerequisites.ts';
 import { postgresDirectory, startPostgres } from './postgres.ts';
-import { freePort, listening, start, stopAdopted, stopStarted } from './processes.ts';
+import { freePort, listening, start, stopStarted } from './processes.ts';
 import { openFilesLimit } from './proc-stats.ts';
 import { table, type Figures } from './report.ts';
 import { settings, type PhaseName } from './settings.ts';
 import { startSshTunnel } from './ssh-tunnel.ts';
 
 const scratch: string[] = [];
-/** The administrator's home once `portal enroll` may have run: reset at the end. */
-let enrolledHome: string | undefined;
 
 /**
  * Whether this machine lets every process hold the idle connections (clients here, one end each in
@@ -40,7 +38,7 @@ export async function main(): Promise<void> {
       `CPU over ${(settings.cpuBytes / 1024 ** 3).toFixed(2)} GiB, ${settings.idleConnections} idle connections for ${settings.idleSeconds} s; Portal paths: ${paths.map((path) => path.name).join(', ')}`,
   );
   const nodeVersion = execFileSync(settings.nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`Portal nodes on Node.js ${nodeVersion}; the controller and its relay on ${process.version}`);
+  console.log(`Portal nodes and the relay on Node.js ${nodeVersion}; the controller on ${process.version}`);
   if (note) console.log(note);
   if (idleProblem) console.log(idleProblem);
   console.log('');
@@ -60,9 +58,8 @@ export async function main(): Promise<void> {
   const sshRoles = { inlet: () => [ssh.sshPid], outlet: () => ssh.sshdPids() };
   const sshEndpoint = (index: number): Endpoint => ({ port: ssh.ports[index] as number, roles: sshRoles });
 
-  log('starting the embedded controller and the portals…');
-  enrolledHome = adminHome(work);
-  const project = enroll(work, openFiles);
+  log('starting a controller, a relay node and the portals…');
+  const project = await startProject(work, openFiles);
   const relay = project.relayPids;
   const targets: Target[] = [
     { column: 'none', label: 'direct (no tunnel)', iperf: { port: iperfPort, roles: {} }, echo: { port: echoPort, roles: {} }, postgres: { port: postgres.port, roles: {} } },
@@ -124,14 +121,6 @@ let cleaning: Promise<void> | undefined;
 export function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await stopStarted();
-    if (enrolledHome && existsSync(enrolledHome)) {
-      try {
-        resetProject(enrolledHome);
-      } catch (error) {
-        console.error(`bench: portal reset failed: ${(error as Error).message.split('\n')[0]}`);
-      }
-    }
-    await stopAdopted();
     for (const directory of scratch) rmSync(directory, { recursive: true, force: true });
   })();
   return cleaning;
