@@ -40,7 +40,7 @@ export class KeptSqlite {
     return statement;
   }
 
-  /** Runs statements that return nothing (pragmas, schema) without making a Statement object. */
+  /** Runs statements whose results are not wanted (pragmas, schema) without making a Statement object. */
   exec(sql: string): void {
     this.#database.exec(sql);
   }
