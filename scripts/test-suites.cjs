@@ -27,6 +27,7 @@ const unitFiles = [
   'test/pki/authority.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/wire/json-lines.test.ts',
+  'test/wire/mux.test.ts',
   'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',
   'test/wire/tls-contexts.test.ts',

@@ -82,12 +82,17 @@ export class DirectDialer {
   }
 
   /**
-   * Something the outlet held with `inlet` ended or was used: dial again if it is short, at once when
-   * the session ended, else once the inlet's clients pause.
+   * Something the outlet held with `inlet` ended or was used, or a client of the inlet's came: dial
+   * again if it is short, at once when the session ended, else once the inlet's clients pause.
    */
   nudge(inlet: string, at: 'now' | 'when-quiet' = 'when-quiet'): void {
     const state = this.inlets.get(inlet);
     if (!state || state.timer) return;
+    if (state.quiet && at === 'when-quiet') {
+      // Once per client connection: the cheapest way to push the wait back.
+      state.quiet.refresh();
+      return;
+    }
     clearTimeout(state.quiet);
     state.quiet = undefined;
     if (at === 'now') {

@@ -1,7 +1,7 @@
 /**
  * The inlet: listens on its `from` address and carries each client connection over end-to-end TLS made
  * ahead of time, so that a new connection costs one round trip rather than a handshake: a warm stream
- * when one is ready (unframed, the fastest), else a CONNECT stream of the session. The session is
+ * when one is ready (unframed), else a stream of the session (src/wire/mux.ts). The session is
  * opened through any relay that has the outlet as soon as one is reachable, kept alive with heartbeats
  * (which also watch the warm streams), and re-opened with backoff when it drops, through another relay
  * when its own was lost; meanwhile the inlet keeps listening and refuses clients cleanly once a short
@@ -15,9 +15,9 @@ import type { TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
 import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { PeerRefused, openInletChannel, openInletSession, type InletSession } from '../wire/e2e-session.ts';
+import { PeerRefused, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { joinSocketAndStream, joinSockets, keepAlive, openTunnel } from '../wire/tunnel-streams.ts';
+import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
 import { ClientTls } from './client-tls.ts';
 import type { PartContext, PartStatus } from './part.ts';
@@ -70,7 +70,7 @@ export async function bindInletListener(from: string): Promise<Server> {
 export class Inlet {
   status: PartStatus = 'starting';
   private readonly server: Server;
-  private session: InletSession | undefined;
+  private session: E2eSession | undefined;
   /** The path of the session: direct, or the relay it runs through. */
   private sessionPath: 'direct' | RelayLink | undefined;
   /** The relay that carried the last relayed session: preferred for the next one. */
@@ -79,7 +79,7 @@ export class Inlet {
   private directDeadline = 0;
   private directOpening = false;
   private readonly byPath: Record<Path, number> = { direct: 0, relay: 0 };
-  private opening: Promise<InletSession | undefined> | undefined;
+  private opening: Promise<E2eSession | undefined> | undefined;
   private waiters = new Set<() => void>();
   private readonly backoff: Backoff;
   private retry: NodeJS.Timeout | undefined;
@@ -255,7 +255,7 @@ export class Inlet {
     await this.warm.making(made, 'direct');
   }
 
-  private async openSession(): Promise<InletSession | undefined> {
+  private async openSession(): Promise<E2eSession | undefined> {
     const { logger } = this.options;
     const wait = this.directDeadline - Date.now();
     if (wait > 0) {
@@ -298,7 +298,7 @@ export class Inlet {
    * Makes `opened` the session that carries new clients. A relayed session it replaces finishes the
    * streams it carries and closes; so does a direct one's loss lead to a relayed one at once.
    */
-  private adopt(opened: InletSession, path: 'direct' | RelayLink): void {
+  private adopt(opened: E2eSession, path: 'direct' | RelayLink): void {
     const { logger, metrics } = this.options;
     const previous = this.session;
     this.session = opened;
@@ -355,7 +355,7 @@ export class Inlet {
     this.retry = setTimeout(() => this.ensureSession(), this.backoff.next());
   }
 
-  private waitForSession(timeoutMs: number): Promise<InletSession | undefined> {
+  private waitForSession(timeoutMs: number): Promise<E2eSession | undefined> {
     if (this.session && !this.session.session.closed && !this.session.session.destroyed) return Promise.resolve(this.session);
     this.ensureSession();
     return new Promise((resolve) => {
@@ -409,8 +409,7 @@ export class Inlet {
       this.refuse(socket, 'no session to the outlet');
       return;
     }
-    const { stream, answered } = openTunnel(session.session, 10_000);
-    const joined = joinSocketAndStream(socket, stream);
+    const { answered, finished } = session.session.open(socket, 10_000);
     try {
       await answered;
     } catch (error) {
@@ -418,8 +417,7 @@ export class Inlet {
       if (!socket.destroyed) this.refuse(socket, (error as Error).message);
       return;
     }
-    this.options.logger.debug(`inlet: client ${socket.remoteAddress}:${socket.remotePort} connected`);
-    await this.carry(socket, joined, this.sessionPath === 'direct' ? 'direct' : 'relay');
+    await this.carry(socket, finished, this.sessionPath === 'direct' ? 'direct' : 'relay');
   }
 
   /** Counts a client connection while `joined` carries it, and its bytes once it is over. */

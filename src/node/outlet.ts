@@ -1,20 +1,20 @@
 /**
  * The outlet: registers its relay name on every relay of the project (again after every reconnect),
  * answers each dial by joining the splice on that relay and accepting the inlet's end-to-end session,
- * and connects each CONNECT stream of those sessions, and each warm stream, to its target. Inlets
+ * and connects each stream of those sessions, and each warm stream, to its target. Inlets
  * that advertise a direct path (through the controller) are dialled directly as well; their sessions
  * then run on those connections, with the same mutual TLS and allow checks.
  */
 import { connect as connectTcp, type NetConnectOpts, type Socket } from 'node:net';
-import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import { parseHostPort, type HostPort } from '../shared/address.ts';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { acceptOutletChannel, adoptOutletSession, createSessionServer, PeerRefused, type Channel } from '../wire/e2e-session.ts';
+import { acceptOutletChannel, adoptOutletSession, PeerRefused, type Channel } from '../wire/e2e-session.ts';
+import type { IncomingStream } from '../wire/mux.ts';
 import { readOneJsonLine } from '../wire/json-lines.ts';
 import type { RelayEvent } from '../wire/protocol.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { joinSocketAndStream, joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
+import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import { DirectDialer, outletDials } from './direct-dialer.ts';
@@ -45,7 +45,6 @@ export interface OutletOptions extends PartContext {
 
 export class Outlet {
   status: PartStatus = 'starting';
-  private readonly server: Http2Server;
   private readonly target: HostPort;
   private readonly sessions = new Set<{ close(): void; destroy(): void }>();
   private readonly sockets = new Set<Socket>();
@@ -64,7 +63,6 @@ export class Outlet {
   /** Direct sessions by the inlet node they come from. */
   private readonly directSessions = new Map<string, Set<{ close(): void }>>();
   private readonly dialer: DirectDialer;
-  private readonly sessionPaths = new WeakMap<object, Path>();
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
   private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
 
@@ -72,13 +70,11 @@ export class Outlet {
     const parsed = parseHostPort(options.to);
     if (!parsed.ok) throw new Error(`outlet target ${options.to}: ${parsed.reason}`);
     this.target = parsed.address;
-    this.server = createSessionServer();
     this.dialer = new DirectDialer({
       logger: options.logger,
       carry: (raw) => this.carryRaw(raw, 'direct'),
       holding: (inlet) => ({ session: (this.directSessions.get(inlet)?.size ?? 0) > 0, waiting: this.unopenedByPeer.get(inlet) ?? 0 }),
     });
-    this.server.on('stream', (stream, headers) => this.onStream(stream, headers[':method']));
   }
 
   start(): void {
@@ -220,10 +216,15 @@ export class Outlet {
       void this.serveStream(channel, path);
       return;
     }
-    const { session, peer } = await adoptOutletSession(channel, this.server);
-    const inlet = peer?.nodeId ?? '';
+    const inlet = channel.peer?.nodeId ?? '';
+    const onStream = (stream: IncomingStream) => {
+      // A client of the inlet's: used warm streams are replaced only once its clients pause, as the
+      // inlet's own refills are.
+      if (path === 'direct') this.dialer.nudge(inlet);
+      this.onStream(stream, path);
+    };
+    const { session } = adoptOutletSession(channel, { onStream });
     this.sessions.add(session);
-    this.sessionPaths.set(session, path);
     metrics.sessions.inc({ part: 'outlet', path });
     logger.debug(`outlet: session from inlet ${inlet || '?'}, ${path === 'direct' ? 'direct' : 'through a relay'}`);
     if (path === 'direct') {
@@ -357,25 +358,17 @@ export class Outlet {
     this.options.logger.warn(`outlet: refused an inlet: ${message}`);
   }
 
-  private onStream(stream: ServerHttp2Stream, method: string | undefined): void {
-    // A reset or a destroyed session emits 'error' on the stream; it must not take the node down.
-    stream.on('error', () => stream.destroy());
-    if (method !== 'CONNECT') {
-      stream.respond({ ':status': 405 }, { endStream: true });
-      return;
-    }
+  /** A stream of a session: its bytes wait in the target's socket until it connects, then it is accepted. */
+  private onStream(stream: IncomingStream, path: Path): void {
     const { target, ready } = this.dialTarget();
-    stream.once('close', () => {
-      if (!ready.settled) target.destroy();
-    });
+    // Closed before it connected (unreachable, or the inlet gave up): the stream is refused or reset.
+    const finished = stream.attach(target);
     ready.promise.then(
       () => {
-        stream.respond({ ':status': 200 });
-        this.carry(target, () => joinSocketAndStream(target, stream), (stream.session && this.sessionPaths.get(stream.session)) ?? 'relay');
+        stream.accept();
+        this.carry(target, () => finished, path);
       },
-      () => {
-        if (!stream.headersSent && !stream.closed) stream.respond({ ':status': 502 }, { endStream: true });
-      },
+      () => undefined,
     );
   }
 }

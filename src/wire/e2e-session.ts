@@ -1,16 +1,17 @@
 /**
  * The end-to-end session between an inlet and an outlet, over a spliced relay connection: mutual TLS
  * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
- * other's attributes (so that a refusal is logged on both sides with what was seen), then either HTTP/2
- * whose CONNECT streams carry client connections (a session) or one client's bytes as they are (a warm
+ * other's attributes (so that a refusal is logged on both sides with what was seen), then either
+ * multiplexed streams that carry client connections (a session, src/wire/mux.ts) or one client's bytes as they are (a warm
  * stream). The relay sees only TLS records.
  */
-import { createServer as createH2Server, connect as connectH2, type ClientHttp2Session, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
 import { readOneJsonLine } from './json-lines.ts';
+import { MuxSession, type MuxOptions } from './mux.ts';
+import { e2eProtocolVersion, e2eVersionMismatch } from './protocol.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
 
 export interface SessionCredentials {
@@ -29,6 +30,8 @@ export interface Verdict {
   readonly saw: readonly string[];
   /** The attribute this side requires. */
   readonly want: string;
+  /** The end-to-end protocol version this side speaks (none: 1). */
+  readonly protocol?: number;
 }
 
 export class PeerRefused extends PortalError {
@@ -48,19 +51,14 @@ export class SessionFailed extends PortalError {
   }
 }
 
-/** Flow control windows: large enough for full speed on a fast path, small enough to bound memory per stream. */
-export const h2Settings = { initialWindowSize: 4 * 1024 * 1024, maxFrameSize: 64 * 1024, enablePush: false } as const;
-const sessionWindow = 32 * 1024 * 1024;
-
 function judge(peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>, credentials: SessionCredentials, allow: string): Verdict {
   const peer = peerCertificate ? identityOf(peerCertificate) : undefined;
   const saw = peer?.attributes ?? [];
   const sameProject = peer?.projectId === credentials.projectId;
-  return { accept: sameProject && saw.includes(allow), saw, want: allow };
+  return { accept: sameProject && saw.includes(allow), saw, want: allow, protocol: e2eProtocolVersion };
 }
 
 async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
-  // The write must have completed before HTTP/2 adopts the socket: HTTP/2 takes over its write queue.
   const written = new Promise<void>((resolve) => socket.write(`${JSON.stringify(ours)}\n`, () => resolve()));
   let theirs: Verdict;
   try {
@@ -69,6 +67,10 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
     // A peer that completes TLS and then says nothing (or garbage) must not keep the splice open.
     socket.destroy();
     throw new SessionFailed(`no verdict from the peer: ${(error as Error).message}`, error);
+  }
+  if (theirs?.protocol !== e2eProtocolVersion) {
+    socket.destroy();
+    throw new SessionFailed(e2eVersionMismatch(typeof theirs?.protocol === 'number' ? theirs.protocol : undefined));
   }
   if (!ours.accept) {
     socket.destroy();
@@ -109,7 +111,7 @@ function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): 
 }
 
 /**
- * What an end-to-end connection carries, chosen by the inlet: a `session` is HTTP/2 whose CONNECT
+ * What an end-to-end connection carries, chosen by the inlet: a `session` is a multiplexer whose
  * streams carry client connections (and whose pings watch the peer); a `stream` is one warm connection
  * kept ready for one client, whose bytes then flow as they are, with no framing at all.
  */
@@ -141,28 +143,15 @@ export async function openInletChannel(raw: Socket, credentials: SessionCredenti
   return { socket, peer: certificate ? identityOf(certificate) : undefined, mode };
 }
 
-export interface InletSession {
-  readonly session: ClientHttp2Session;
+export interface E2eSession {
+  readonly session: MuxSession;
   readonly peer: PeerIdentity | undefined;
 }
 
-/** The inlet's session: TLS client over the spliced socket, then an HTTP/2 client. */
-export async function openInletSession(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<InletSession> {
+/** The inlet's session: TLS client over the spliced socket, then the streams it opens. */
+export async function openInletSession(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<E2eSession> {
   const { socket, peer } = await openInletChannel(raw, credentials, allow, 'session', timeoutMs);
-  const session = connectH2('http://portal', { createConnection: () => socket, settings: h2Settings });
-  session.on('error', () => session.destroy());
-  session.once('connect', () => session.setLocalWindowSize(sessionWindow));
-  return { session, peer };
-}
-
-export interface OutletSession {
-  readonly session: ServerHttp2Session;
-  readonly peer: PeerIdentity | undefined;
-}
-
-/** An HTTP/2 server that receives the outlet's sessions; its 'stream' events are the client connections. */
-export function createSessionServer(): Http2Server {
-  return createH2Server({ settings: h2Settings });
+  return { session: new MuxSession(socket, 'inlet'), peer };
 }
 
 /** The outlet's side of the handshake and the verdicts; the inlet's verdict says which mode follows. */
@@ -175,15 +164,7 @@ export async function acceptOutletChannel(raw: Socket, credentials: SessionCrede
   return { socket, peer: certificate ? identityOf(certificate) : undefined, mode: theirs.mode === 'stream' ? 'stream' : 'session' };
 }
 
-/** Hands a `session` channel to the HTTP/2 server. */
-export async function adoptOutletSession(channel: Channel, server: Http2Server): Promise<OutletSession> {
-  // A session ends with the connection: no half-open TLS for HTTP/2.
-  channel.socket.once('end', () => channel.socket.destroy());
-  const session = await new Promise<ServerHttp2Session>((resolve) => {
-    server.once('session', (created: ServerHttp2Session) => resolve(created));
-    server.emit('connection', channel.socket);
-  });
-  session.on('error', () => session.destroy());
-  session.setLocalWindowSize(sessionWindow);
-  return { session, peer: channel.peer };
+/** The outlet's session on a `session` channel: `options.onStream` serves each stream the inlet opens. */
+export function adoptOutletSession(channel: Channel, options: MuxOptions): E2eSession {
+  return { session: new MuxSession(channel.socket, 'outlet', options), peer: channel.peer };
 }

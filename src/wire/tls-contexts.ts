@@ -2,7 +2,7 @@
  * The end-to-end TLS contexts, built once per set of credentials. Building one parses the key and both
  * certificates (0.7 ms here), which would otherwise be paid by both ends of every warm stream's
  * handshake. The server end is one `tls.Server` per set of credentials that never listens: a socket
- * it accepts is one HTTP/2 can adopt, and it checks the client certificate, which a bare server-side
+ * it accepts is a complete TLS socket, and it checks the client certificate, which a bare server-side
  * TLSSocket does not.
  */
 import type { Socket } from 'node:net';

@@ -4,6 +4,8 @@ import { createServer, connect as connectTcp, type Server, type Socket } from 'n
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { createAuthority, createCertificateRequest, issueCertificate, type Authority } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
+import { SessionFailed, openInletChannel } from '../../src/wire/e2e-session.ts';
+import { e2eProtocolVersion, versionHint } from '../../src/wire/protocol.ts';
 import { acceptTlsWith, clientContext, e2eAlpn, type ContextCredentials } from '../../src/wire/tls-contexts.ts';
 
 async function member(authority: Authority, nodeId: string): Promise<ContextCredentials> {
@@ -78,5 +80,27 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
       socket.once('close', () => resolve('closed'));
     });
     assert.notEqual(outcome, 'data', 'no answer reaches a stranger');
+  });
+
+  it('tells a node whose peer speaks the earlier end-to-end protocol both versions, and carries nothing', async () => {
+    // The peer completes TLS and sends the verdict of protocol 1, which named no version.
+    const old = createServer((raw: Socket) => {
+      acceptTlsWith(raw, { ...outlet }).then(
+        (socket) => socket.write(`${JSON.stringify({ accept: true, saw: [], want: 'inlet' })}\n`),
+        () => undefined,
+      );
+    });
+    old.listen(0, '127.0.0.1');
+    await once(old, 'listening');
+    try {
+      const raw = connectTcp({ host: '127.0.0.1', port: (old.address() as { port: number }).port });
+      await assert.rejects(
+        openInletChannel(raw, { ...inlet, projectId: 'contexts' }, 'outlet', 'session'),
+        (error: Error) => error instanceof SessionFailed && error.message === `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ${versionHint}`,
+      );
+      assert.equal(raw.destroyed, true);
+    } finally {
+      old.close();
+    }
   });
 });

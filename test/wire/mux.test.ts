@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { Socket, connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { MuxSession, StreamRefused, muxLimits, type IncomingStream } from '../../src/wire/mux.ts';
+
+/** A server on a loopback port; every socket it or its clients open is closed by `closeAll`. */
+const opened: (Server | Socket)[] = [];
+async function listen(onSocket: (socket: Socket) => void): Promise<number> {
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    opened.push(socket);
+    socket.on('error', () => socket.destroy());
+    onSocket(socket);
+  });
+  opened.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+function dial(port: number): Socket {
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+  socket.on('error', () => socket.destroy());
+  opened.push(socket);
+  return socket;
+}
+
+function closeAll(): void {
+  for (const item of opened.splice(0)) {
+    if (item instanceof Socket) item.destroy();
+    else item.close();
+  }
+}
+
+/** Two ends of one loopback connection: the link a session runs on. */
+async function linked(): Promise<[Socket, Socket]> {
+  let accepted!: (socket: Socket) => void;
+  const serverEnd = new Promise<Socket>((resolve) => (accepted = resolve));
+  const port = await listen((socket) => accepted(socket));
+  const clientEnd = dial(port);
+  await once(clientEnd, 'connect');
+  return [clientEnd, await serverEnd];
+}
+
+/** An outlet's session on `link` whose streams go to `targetPort`, accepted once connected unless told not to. */
+function outletOn(link: Socket, targetPort: number, targets: Socket[] = [], accept = true): MuxSession {
+  return new MuxSession(link, 'outlet', {
+    onStream: (stream: IncomingStream) => {
+      const target = dial(targetPort);
+      targets.push(target);
+      void stream.attach(target);
+      if (accept) target.once('connect', () => stream.accept());
+    },
+  });
+}
+
+interface Pair {
+  readonly inlet: MuxSession;
+  /** The port clients connect to: each connection rides a stream of the inlet's session. */
+  readonly front: number;
+  /** What became of each client's stream at the inlet. */
+  readonly answers: Promise<void>[];
+  /** The outlet's target sockets, in the order the streams came. */
+  readonly targets: Socket[];
+}
+
+/** An inlet and an outlet session over one loopback connection, the outlet's streams going to `targetPort`. */
+async function pair(targetPort: number): Promise<Pair> {
+  const targets: Socket[] = [];
+  const [inletLink, outletLink] = await linked();
+  outletOn(outletLink, targetPort, targets);
+  const inlet = new MuxSession(inletLink, 'inlet');
+  const answers: Promise<void>[] = [];
+  const front = await listen((client) => {
+    const { answered } = inlet.open(client, 5000);
+    answered.catch(() => undefined);
+    answers.push(answered);
+  });
+  return { inlet, front, answers, targets };
+}
+
+function readAll(socket: Socket): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return once(socket, 'end').then(() => Buffer.concat(chunks));
+}
+
+const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+describe('session multiplexer (the streams of an end-to-end session)', () => {
+  afterEach(closeAll);
+
+  it('carries bytes both ways, each half-close on its own, and the answer before the client waits', async () => {
+    // The target answers "bye" only once the client has finished sending.
+    const targetPort = await listen((socket) => {
+      const got = readAll(socket);
+      void got.then((data) => socket.end(Buffer.concat([Buffer.from('got '), data, Buffer.from(' bye')])));
+    });
+    const { front, answers } = await pair(targetPort);
+    const client = dial(front);
+    client.end('hello');
+    assert.equal((await readAll(client)).toString(), 'got hello bye');
+    await answers[0];
+  });
+
+  it('carries 32 MiB each way on 4 streams at once, intact', async () => {
+    const targetPort = await listen((socket) => socket.pipe(socket));
+    const { front } = await pair(targetPort);
+    const payload = Buffer.alloc(8 * 1024 * 1024);
+    for (let i = 0; i < payload.length; i += 4) payload.writeUInt32LE(i * 2654435761 >>> 0, i);
+    const runs = [0, 1, 2, 3].map(async () => {
+      const client = dial(front);
+      const echoed = readAll(client);
+      client.end(payload);
+      return sha(await echoed);
+    });
+    assert.deepEqual(await Promise.all(runs), Array(4).fill(sha(payload)));
+  });
+
+  it('refuses a stream whose target cannot be reached, naming why', async () => {
+    const closedPort = await listen(() => undefined);
+    closeAll();
+    const { front, answers } = await pair(closedPort);
+    const client = dial(front);
+    await once(client, 'end');
+    while (answers.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(answers[0] as Promise<void>, (error: Error) => error instanceof StreamRefused && error.message === 'the outlet cannot reach its target');
+  });
+
+  it('resets the other side when a client goes away without a half-close', async () => {
+    const targetPort = await listen(() => undefined);
+    const { front, targets, answers } = await pair(targetPort);
+    const client = dial(front);
+    client.write('x');
+    while (answers.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await answers[0];
+    client.resetAndDestroy();
+    await once(targets[0] as Socket, 'close');
+  });
+
+  it('stalls only the stream whose reader stopped, buffering at most its window, and loses nothing', async () => {
+    let stalled: Socket | undefined;
+    const targetPort = await listen((socket) => {
+      if (stalled) {
+        socket.pipe(socket);
+        return;
+      }
+      stalled = socket;
+      socket.pause();
+    });
+    const { front, targets } = await pair(targetPort);
+    const slow = dial(front);
+    const payload = Buffer.alloc(48 * 1024 * 1024, 7);
+    slow.end(payload);
+    // Wait until the outlet has taken all the window allows, and then some more.
+    while (!targets[0] || (targets[0].writableLength < muxLimits.window - 1024 * 1024 && slow.writableLength > 0)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const outletHolds = (targets[0] as Socket).writableLength;
+    assert.ok(outletHolds <= muxLimits.window, `the outlet holds ${outletHolds} bytes for the stalled stream, more than its window`);
+    assert.ok(slow.writableLength > 0, 'the client could hand over everything: nothing stalled it');
+    // Another client of the same session still gets its answers at once.
+    const other = dial(front);
+    const echoed = readAll(other);
+    other.end('ping');
+    assert.equal((await echoed).toString(), 'ping');
+    // The reader comes back: every byte arrives.
+    const received = readAll(stalled as Socket);
+    (stalled as Socket).resume();
+    assert.equal(sha(await received), sha(payload));
+  });
+
+  it('answers pings, and closes gracefully: no new streams, the open ones finish', async () => {
+    const targetPort = await listen((socket) => socket.pipe(socket));
+    const { inlet, front } = await pair(targetPort);
+    await new Promise<void>((resolve, reject) => inlet.ping((error) => (error ? reject(error) : resolve())));
+    const client = dial(front);
+    const echoed = readAll(client);
+    client.write('one ');
+    await once(client, 'data');
+    inlet.close();
+    const refused = dial(front);
+    await once(refused, 'end');
+    const closed = once(inlet, 'close');
+    client.end('two');
+    assert.equal((await echoed).toString(), 'one two');
+    await closed;
+    assert.equal(inlet.destroyed, true);
+  });
+
+  describe('closes the session of a peer that breaks the protocol', () => {
+    const header = (type: number, id: number, length: number) => {
+      const frame = Buffer.alloc(9);
+      frame[0] = type;
+      frame.writeUInt32BE(id, 1);
+      frame.writeUInt32BE(length, 5);
+      return frame;
+    };
+    const cases: [string, Buffer][] = [
+      ['an unknown frame type', header(42, 1, 0)],
+      ['an accept from the inlet side', header(2, 1, 0)],
+      ['a frame longer than the bound', header(4, 1, muxLimits.frameBody + 1)],
+      ['stream ids that do not grow', Buffer.concat([header(1, 5, 0), header(1, 5, 0)])],
+      ['a ping on a stream', header(8, 3, 8)],
+    ];
+    for (const [what, bytes] of cases) {
+      it(what, async () => {
+        const [raw, link] = await linked();
+        const outlet = outletOn(link, await listen(() => undefined));
+        const closed = once(outlet, 'close');
+        raw.write(bytes);
+        await closed;
+        await once(raw, 'end');
+      });
+    }
+
+    it('data beyond the window', async () => {
+      const [raw, link] = await linked();
+      // Never accepted: nothing is acknowledged, so the window is all the peer may send.
+      const outlet = outletOn(link, await listen(() => undefined), [], false);
+      const closed = once(outlet, 'close');
+      raw.write(header(1, 1, 0));
+      const body = Buffer.alloc(muxLimits.frameBody);
+      for (let sent = 0; sent <= muxLimits.window; sent += body.length) raw.write(Buffer.concat([header(4, 1, body.length), body]));
+      await closed;
+    });
+  });
+});
