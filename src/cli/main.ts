@@ -9,6 +9,7 @@ import { registerProject } from './project.ts';
 import { registerRelay } from './relay.ts';
 import { registerReset } from './reset.ts';
 import { reportFailure } from './report.ts';
+import { tuneHeapForDataPath } from '../shared/heap-tuning.ts';
 
 export function buildProgram(): Command {
   const program = new Command('portal')
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  tuneHeapForDataPath();
   try {
     await buildProgram().parseAsync([...argv], { from: 'user' });
     return 0;
