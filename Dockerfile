@@ -25,6 +25,10 @@ RUN ln -s /usr/local/lib/portal/portal.mjs /usr/local/bin/portal \
  && chmod 700 /var/lib/portal /var/lib/portal-keys
 # The node creates the key file (0600) the first time it starts without an identity.
 ENV PORTAL_HOME=/var/lib/portal PORTAL_SEALING_KEY_FILE=/var/lib/portal-keys/node-seal.key
+# Young-generation semi-spaces of 32 MB: at full speed the data path's chunks then die young instead
+# of being promoted and swept by full collections (iperf3 -n 1G through the direct path, Node.js 24:
+# inlet 0.94-1.00 s/GiB by default, 0.75-0.77 with this; 8.5-8.9 against 9.9-10.7 Gbit/s).
+ENV NODE_OPTIONS=--max-semi-space-size=32
 VOLUME ["/var/lib/portal", "/var/lib/portal-keys"]
 WORKDIR /var/lib/portal
 # A numeric user, so that runtimes enforcing non-root (Kubernetes runAsNonRoot) can check it.
