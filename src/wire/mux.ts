@@ -24,11 +24,15 @@ export const muxLimits = {
   frameBody: 1024 * 1024,
   /** The longest refusal reason. */
   reason: 256,
+  /** Answers (pongs, refusals) the peer may leave unread before its session is closed as a flood. */
+  unreadAnswers: 4096,
 } as const;
 
 /** A receiver acknowledges once this much has been taken, so that a stalled sender always gets credit. */
 const creditStep = muxLimits.window / 4;
 const headerSize = 9;
+/** Stream ids are 32-bit and only grow. */
+const maxStreamId = 0xffff_ffff;
 
 const frameType = { open: 1, accept: 2, refuse: 3, data: 4, end: 5, reset: 6, credit: 7, ping: 8, pong: 9 } as const;
 
@@ -49,6 +53,8 @@ class Stream {
   held: Buffer | undefined;
   /** The socket ended while bytes were held: `end` follows them. */
   endHeld = false;
+  /** The socket closed cleanly with bytes still held: the stream stays until they and the end are sent. */
+  closedWithHeld = false;
   sentEnd = false;
   gotEnd = false;
   /** Whether the socket's buffer is full: acknowledgements wait for its drain. */
@@ -87,6 +93,8 @@ export class MuxSession extends EventEmitter {
   private closing = false;
   private ended = false;
   private readonly pings: ((error: Error | null) => void)[] = [];
+  /** Answers written and not yet taken by the link. */
+  private unreadAnswers = 0;
   /** Sockets paused because the link's buffer is full; resumed on its drain. */
   private readonly waitingForLink = new Set<Stream>();
   /** Whether the link is corked until the end of this turn of the event loop. */
@@ -145,8 +153,6 @@ export class MuxSession extends EventEmitter {
     }
     const id = this.nextId;
     this.nextId += 1;
-    // Stream ids only grow: a session that used them all takes no more, and the inlet opens another.
-    if (this.nextId > 0xffff_fff0) this.close();
     const stream = new Stream(id, socket, true);
     const answered = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -158,7 +164,11 @@ export class MuxSession extends EventEmitter {
     });
     this.streams.set(id, stream);
     this.send(frameType.open, id);
-    return { answered, finished: this.join(stream) };
+    const finished = this.join(stream);
+    // Stream ids only grow: a session that used them all takes no more (this stream is its last), and
+    // the inlet opens another.
+    if (this.nextId > maxStreamId) this.close();
+    return { answered, finished };
   }
 
   /** Pings the peer; `callback` hears its answer (or the session's end, as an answer). */
@@ -185,8 +195,9 @@ export class MuxSession extends EventEmitter {
   }
 
   private finish(error: Error): void {
-    if (this.ended && this.streams.size === 0) return;
+    if (this.ended) return;
     this.ended = true;
+    this.waitingForLink.clear();
     for (const stream of [...this.streams.values()]) {
       this.streams.delete(stream.id);
       this.settle(stream, () => new StreamRefused(error.message));
@@ -211,29 +222,51 @@ export class MuxSession extends EventEmitter {
       this.acknowledge(stream);
     });
     socket.on('error', () => socket.destroy());
-    const finished = new Promise<void>((resolve) =>
-      socket.once('close', () => {
-        this.dropStream(stream);
+    const finished = new Promise<void>((resolve) => {
+      if (socket.destroyed) {
+        // Gone before it was handed over: the peer hears of it at once.
+        process.nextTick(() => {
+          this.dropStream(stream, true);
+          resolve();
+        });
+        return;
+      }
+      socket.once('close', (hadError: boolean) => {
+        this.dropStream(stream, hadError);
         resolve();
-      }),
-    );
+      });
+    });
+    // A client that half-closed while it waited for a session ended before it was handed over.
+    if (socket.readableEnded) process.nextTick(() => this.sendEnd(stream));
     socket.resume();
     return finished;
   }
 
-  /** A stream whose socket closed: the peer hears of it unless both directions ended already. */
-  private dropStream(stream: Stream): void {
+  /**
+   * A stream whose socket closed: the peer hears of it unless both directions ended already. Bytes
+   * the window still held after a clean end go first, then the end; the stream is removed after them.
+   */
+  private dropStream(stream: Stream, hadError: boolean): void {
     if (this.streams.get(stream.id) !== stream) return;
-    this.streams.delete(stream.id);
-    this.waitingForLink.delete(stream);
+    if (stream.held && stream.endHeld && !hadError) {
+      stream.closedWithHeld = true;
+      return;
+    }
+    this.remove(stream);
     if (!stream.accepted && this.role === 'outlet') {
       // The target's socket closed before it connected: the outlet cannot reach its target.
-      const reason = Buffer.from('the outlet cannot reach its target');
-      this.send(frameType.refuse, stream.id, reason);
+      this.answer(frameType.refuse, stream.id, Buffer.from('the outlet cannot reach its target'));
     } else if (!(stream.sentEnd && stream.gotEnd)) {
       this.send(frameType.reset, stream.id);
     }
     this.settle(stream, () => new StreamRefused('the connection closed before the outlet answered'));
+  }
+
+  /** The one way a stream leaves the session; a closing session ends with its last stream. */
+  private remove(stream: Stream): void {
+    if (this.streams.get(stream.id) !== stream) return;
+    this.streams.delete(stream.id);
+    this.waitingForLink.delete(stream);
     if (this.closing && this.streams.size === 0) this.destroy();
   }
 
@@ -292,8 +325,10 @@ export class MuxSession extends EventEmitter {
     this.sendData(stream, now === held.length ? held : held.subarray(0, now));
     stream.held = now === held.length ? undefined : held.subarray(now);
     if (stream.held) return;
-    if (stream.endHeld) this.sendEnd(stream);
-    else if (!this.waitingForLink.has(stream)) stream.socket.resume();
+    if (stream.endHeld) {
+      this.sendEnd(stream);
+      if (stream.closedWithHeld) this.remove(stream);
+    } else if (!this.waitingForLink.has(stream)) stream.socket.resume();
   }
 
   /** Acknowledges what the socket took, once its buffer has room and enough has gathered. */
@@ -305,8 +340,23 @@ export class MuxSession extends EventEmitter {
     this.send(frameType.credit, stream.id, body);
   }
 
+  /**
+   * Answers something the peer sent. A peer that sends pings or opens and never reads the answers
+   * would make them pile up here without bound: past the limit its session is closed.
+   */
+  private answer(type: number, id: number, body?: Buffer): void {
+    if (this.unreadAnswers >= muxLimits.unreadAnswers) {
+      this.destroy(new Error('the peer broke the session protocol: it reads none of the answers to what it sends'));
+      return;
+    }
+    this.unreadAnswers += 1;
+    this.send(type, id, body, () => {
+      this.unreadAnswers -= 1;
+    });
+  }
+
   /** Writes one frame; false when the link's buffer is full. */
-  private send(type: number, id: number, body?: Buffer): boolean {
+  private send(type: number, id: number, body?: Buffer, written?: () => void): boolean {
     if (this.ended) return false;
     const length = body?.length ?? 0;
     const header = Buffer.allocUnsafe(headerSize);
@@ -317,9 +367,9 @@ export class MuxSession extends EventEmitter {
     // at once, an end and a reset) leave in one TLS record and one system call: about 6% fewer system
     // calls and 8% less CPU per transaction with 8 pgbench clients on one session.
     this.gather();
-    if (!body || length === 0) return this.link.write(header);
+    if (!body || length === 0) return this.link.write(header, written);
     this.link.write(header);
-    return this.link.write(body);
+    return this.link.write(body, written);
   }
 
   private gather(): void {
@@ -353,7 +403,9 @@ export class MuxSession extends EventEmitter {
         continue;
       }
       const take = Math.min(this.bodyLeft, chunk.length - offset);
-      const piece = chunk.subarray(offset, offset + take);
+      // A small part of a larger chunk is copied: kept waiting for a slow reader, a slice would keep
+      // the whole chunk, and the window would no longer bound what a stream holds.
+      const piece = take * 2 < chunk.length ? Buffer.from(chunk.subarray(offset, offset + take)) : chunk.subarray(offset, offset + take);
       offset += take;
       this.bodyLeft -= take;
       if (this.type === frameType.data) this.onData(piece);
@@ -396,7 +448,8 @@ export class MuxSession extends EventEmitter {
     this.headerFill = 0;
     if (type === frameType.data) return;
     if (type === frameType.ping) {
-      this.send(frameType.pong, 0, body);
+      // A copy: a slice would keep the whole chunk it was read in.
+      this.answer(frameType.pong, 0, Buffer.from(body as Buffer));
       return;
     }
     if (type === frameType.pong) {
@@ -416,7 +469,7 @@ export class MuxSession extends EventEmitter {
         break;
       case frameType.refuse:
         this.settle(stream, () => new StreamRefused(body ? body.toString('utf8') : 'the outlet refused the connection'));
-        this.streams.delete(id);
+        this.remove(stream);
         stream.socket.destroy();
         break;
       case frameType.end:
@@ -424,13 +477,19 @@ export class MuxSession extends EventEmitter {
         stream.socket.end();
         break;
       case frameType.reset:
-        this.streams.delete(id);
+        this.remove(stream);
         this.settle(stream, () => new StreamRefused('the outlet closed the connection'));
         stream.socket.destroy();
         break;
-      case frameType.credit:
-        this.credited(stream, (body as Buffer).readUInt32BE(0));
+      case frameType.credit: {
+        const amount = (body as Buffer).readUInt32BE(0);
+        if (stream.credit + amount > muxLimits.window) {
+          this.destroy(new Error(`the peer broke the session protocol: credit beyond the window on stream ${id}`));
+          return;
+        }
+        this.credited(stream, amount);
         break;
+      }
     }
   }
 
@@ -438,7 +497,7 @@ export class MuxSession extends EventEmitter {
   private onOpen(id: number): void {
     const { onStream } = this.options;
     if (this.closed || !onStream || this.streams.size >= muxLimits.streams) {
-      this.send(frameType.refuse, id, Buffer.from(this.closed ? 'the outlet is closing the session' : 'the outlet carries too many connections on this session'));
+      this.answer(frameType.refuse, id, Buffer.from(this.closed ? 'the outlet is closing the session' : 'the outlet carries too many connections on this session'));
       return;
     }
     let stream: Stream | undefined;

@@ -85,6 +85,27 @@ function readAll(socket: Socket): Promise<Buffer> {
   return once(socket, 'end').then(() => Buffer.concat(chunks));
 }
 
+/** Frames as a raw peer sees them. */
+function onFrames(socket: Socket, handle: (type: number, id: number, body: Buffer) => void): void {
+  let pending = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 9 && pending.length >= 9 + pending.readUInt32BE(5)) {
+      const length = pending.readUInt32BE(5);
+      handle(pending[0] as number, pending.readUInt32BE(1), pending.subarray(9, 9 + length));
+      pending = pending.subarray(9 + length);
+    }
+  });
+}
+
+const frameHeader = (type: number, id: number, length: number) => {
+  const frame = Buffer.alloc(9);
+  frame[0] = type;
+  frame.writeUInt32BE(id, 1);
+  frame.writeUInt32BE(length, 5);
+  return frame;
+};
+
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 describe('session multiplexer (the streams of an end-to-end session)', () => {
@@ -185,6 +206,81 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     assert.equal((await echoed).toString(), 'one two');
     await closed;
     assert.equal(inlet.destroyed, true);
+  });
+
+  it('ends a closing session once its last stream is reset by the peer', async () => {
+    const targets: Socket[] = [];
+    const targetPort = await listen((socket) => targets.push(socket));
+    const { inlet, front, answers } = await pair(targetPort);
+    const client = dial(front);
+    client.write('x');
+    while (answers.length === 0 || targets.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await answers[0];
+    const closed = once(inlet, 'close');
+    inlet.close();
+    assert.equal(inlet.destroyed, false, 'a stream is still open');
+    (targets[0] as Socket).resetAndDestroy();
+    await closed;
+  });
+
+  it('sends the bytes the window held, then the end, when the client closes cleanly meanwhile', async () => {
+    const [inletLink, raw] = await linked();
+    const inlet = new MuxSession(inletLink, 'inlet');
+    const seen: string[] = [];
+    let dataBytes = 0;
+    onFrames(raw, (type, id, body) => {
+      if (type === 1) raw.write(Buffer.concat([frameHeader(2, id, 0), frameHeader(5, id, 0)]));
+      else if (type === 4) dataBytes += body.length;
+      else seen.push(type === 5 ? 'end' : type === 6 ? 'reset' : String(type));
+    });
+    const front = await listen((client) => inlet.open(client, 5000).answered.catch(() => undefined));
+    const client = dial(front);
+    client.resume();
+    // The outlet's end reaches the client; then the client sends a whole window and more, and ends.
+    await once(client, 'end');
+    client.write(Buffer.alloc(muxLimits.window, 1));
+    while (dataBytes < muxLimits.window) await new Promise((resolve) => setTimeout(resolve, 5));
+    client.end(Buffer.alloc(1000, 2));
+    await once(client, 'close');
+    assert.deepEqual(seen, [], 'nothing but data before the credit');
+    const credit = Buffer.alloc(4);
+    credit.writeUInt32BE(muxLimits.window);
+    raw.write(Buffer.concat([frameHeader(7, 1, 4), credit]));
+    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, ['end']);
+    assert.equal(dataBytes, muxLimits.window + 1000);
+  });
+
+  it('sends the end of a client that half-closed before its stream was opened', async () => {
+    const [inletLink, raw] = await linked();
+    const inlet = new MuxSession(inletLink, 'inlet');
+    const seen: number[] = [];
+    onFrames(raw, (type) => seen.push(type));
+    const front = await listen((client) => {
+      client.pause();
+      client.once('end', () => inlet.open(client, 5000).answered.catch(() => undefined));
+      client.read(0);
+    });
+    dial(front).end();
+    while (seen.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, [1, 5], 'open, then end');
+  });
+
+  it('closes the session of a peer that floods pings and reads none of the answers', async () => {
+    const [raw, link] = await linked();
+    raw.pause();
+    const outlet = outletOn(link, await listen(() => undefined));
+    const closed = once(outlet, 'close');
+    let ended = false;
+    void closed.then(() => (ended = true));
+    const ping = Buffer.concat([frameHeader(8, 0, 8), Buffer.alloc(8)]);
+    const batch = Buffer.concat(Array<Buffer>(4096).fill(ping));
+    // The answers first fill the kernel's buffers; past them, the outlet stops at its bound.
+    for (let sent = 0; !ended && sent < 256 * 1024 * 1024; sent += batch.length) {
+      if (!raw.write(batch)) await Promise.race([once(raw, 'drain'), closed]);
+    }
+    await closed;
+    assert.ok(link.writableLength < 8 * 1024 * 1024, `the outlet holds ${link.writableLength} bytes of answers`);
   });
 
   describe('closes the session of a peer that breaks the protocol', () => {
