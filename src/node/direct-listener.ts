@@ -106,12 +106,17 @@ export class DirectListener {
     }
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
+    // The listener is half-open for streams; a peer that ends before naming itself is done with (an
+    // outlet closes the addresses its dial did not take that way), and must not wait for its deadline.
+    const onEnd = () => socket.destroy();
+    socket.once('end', onEnd);
     let received = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       const parsed = parseDirectPreamble(received);
       if (parsed.kind === 'incomplete') return;
       socket.off('data', onData);
+      socket.off('end', onEnd);
       if (parsed.kind === 'invalid' || !this.named(parsed.secret)) {
         this.counts.refused += 1;
         socket.destroy();
