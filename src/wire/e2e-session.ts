@@ -2,8 +2,8 @@
  * The end-to-end session between an inlet and an outlet, over a spliced relay connection: mutual TLS
  * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
  * other's attributes (so that a refusal is logged on both sides with what was seen), then either
- * multiplexed streams that carry client connections (a session, src/wire/mux.ts) or one client's bytes as they are (a warm
- * stream). The relay sees only TLS records.
+ * multiplexed streams that carry client connections (a session, src/wire/mux.ts) or one client's
+ * bytes as they are (a warm stream). The relay sees only TLS records.
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';

@@ -9,8 +9,8 @@
  * buffers is bounded by its windows.
  *
  * Why not HTTP/2 CONNECT: the same semantics, at about half the CPU per new connection in Node.js (no
- * stream objects, no header compression), and DATA bodies reach the socket as slices of what TLS
- * read, never copied.
+ * stream objects, no header compression), and a DATA body that makes up most of what TLS read reaches
+ * the socket as a slice of it, not a copy.
  */
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';

@@ -284,19 +284,12 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
   });
 
   describe('closes the session of a peer that breaks the protocol', () => {
-    const header = (type: number, id: number, length: number) => {
-      const frame = Buffer.alloc(9);
-      frame[0] = type;
-      frame.writeUInt32BE(id, 1);
-      frame.writeUInt32BE(length, 5);
-      return frame;
-    };
     const cases: [string, Buffer][] = [
-      ['an unknown frame type', header(42, 1, 0)],
-      ['an accept from the inlet side', header(2, 1, 0)],
-      ['a frame longer than the bound', header(4, 1, muxLimits.frameBody + 1)],
-      ['stream ids that do not grow', Buffer.concat([header(1, 5, 0), header(1, 5, 0)])],
-      ['a ping on a stream', header(8, 3, 8)],
+      ['an unknown frame type', frameHeader(42, 1, 0)],
+      ['an accept from the inlet side', frameHeader(2, 1, 0)],
+      ['a frame longer than the bound', frameHeader(4, 1, muxLimits.frameBody + 1)],
+      ['stream ids that do not grow', Buffer.concat([frameHeader(1, 5, 0), frameHeader(1, 5, 0)])],
+      ['a ping on a stream', frameHeader(8, 3, 8)],
     ];
     for (const [what, bytes] of cases) {
       it(what, async () => {
@@ -314,9 +307,9 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
       // Never accepted: nothing is acknowledged, so the window is all the peer may send.
       const outlet = outletOn(link, await listen(() => undefined), [], false);
       const closed = once(outlet, 'close');
-      raw.write(header(1, 1, 0));
+      raw.write(frameHeader(1, 1, 0));
       const body = Buffer.alloc(muxLimits.frameBody);
-      for (let sent = 0; sent <= muxLimits.window; sent += body.length) raw.write(Buffer.concat([header(4, 1, body.length), body]));
+      for (let sent = 0; sent <= muxLimits.window; sent += body.length) raw.write(Buffer.concat([frameHeader(4, 1, body.length), body]));
       await closed;
     });
   });
