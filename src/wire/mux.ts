@@ -83,6 +83,8 @@ export interface IncomingStream {
 export interface MuxOptions {
   /** The outlet's handler of new streams. */
   readonly onStream?: (stream: IncomingStream) => void;
+  /** Streams carried at once. @default muxLimits.streams */
+  readonly maxStreams?: number;
 }
 
 /** One end of a session; it emits 'close' once, when the session is over. */
@@ -106,6 +108,7 @@ export class MuxSession extends EventEmitter {
   private id = 0;
   private bodyLeft = 0;
   private control: Buffer[] = [];
+  private readonly maxStreams: number;
 
   constructor(
     private readonly link: Socket,
@@ -113,6 +116,7 @@ export class MuxSession extends EventEmitter {
     private readonly options: MuxOptions = {},
   ) {
     super();
+    this.maxStreams = options.maxStreams ?? muxLimits.streams;
     link.setNoDelay(true);
     link.on('data', (chunk: Buffer) => this.read(chunk));
     link.on('drain', () => {
@@ -146,7 +150,7 @@ export class MuxSession extends EventEmitter {
    */
   open(socket: Socket, timeoutMs: number): { answered: Promise<void>; finished: Promise<void> } {
     if (this.role !== 'inlet') throw new Error('only the inlet opens streams');
-    if (this.closed || this.streams.size >= muxLimits.streams) {
+    if (this.closed || this.streams.size >= this.maxStreams) {
       socket.destroy();
       const refused = Promise.reject(new StreamRefused(this.closed ? 'the session is closing' : 'too many connections on one session'));
       return { answered: refused, finished: Promise.resolve() };
@@ -496,7 +500,7 @@ export class MuxSession extends EventEmitter {
   /** The outlet's side of a new stream. */
   private onOpen(id: number): void {
     const { onStream } = this.options;
-    if (this.closed || !onStream || this.streams.size >= muxLimits.streams) {
+    if (this.closed || !onStream || this.streams.size >= this.maxStreams) {
       this.answer(frameType.refuse, id, Buffer.from(this.closed ? 'the outlet is closing the session' : 'the outlet carries too many connections on this session'));
       return;
     }

@@ -43,8 +43,9 @@ async function linked(): Promise<[Socket, Socket]> {
 }
 
 /** An outlet's session on `link` whose streams go to `targetPort`, accepted once connected unless told not to. */
-function outletOn(link: Socket, targetPort: number, targets: Socket[] = [], accept = true): MuxSession {
+function outletOn(link: Socket, targetPort: number, targets: Socket[] = [], accept = true, maxStreams?: number): MuxSession {
   return new MuxSession(link, 'outlet', {
+    ...(maxStreams === undefined ? {} : { maxStreams }),
     onStream: (stream: IncomingStream) => {
       const target = dial(targetPort);
       targets.push(target);
@@ -281,6 +282,28 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     }
     await closed;
     assert.ok(link.writableLength < 8 * 1024 * 1024, `the outlet holds ${link.writableLength} bytes of answers`);
+  });
+
+  it('refuses streams beyond the bound, naming why, and keeps carrying the others', async () => {
+    const [raw, link] = await linked();
+    const targets: Socket[] = [];
+    outletOn(link, await listen((socket) => socket.pipe(socket)), targets, true, 4);
+    const answers = new Map<number, string>();
+    onFrames(raw, (type, id, body) => {
+      if (type === 2) answers.set(id, 'accept');
+      if (type === 3) answers.set(id, `refuse: ${body.toString()}`);
+    });
+    raw.write(Buffer.concat([1, 2, 3, 4, 5, 6].map((id) => frameHeader(1, id, 0))));
+    while (answers.size < 6) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual([...answers.entries()].sort(([a], [b]) => a - b), [
+      [1, 'accept'],
+      [2, 'accept'],
+      [3, 'accept'],
+      [4, 'accept'],
+      [5, 'refuse: the outlet carries too many connections on this session'],
+      [6, 'refuse: the outlet carries too many connections on this session'],
+    ]);
+    assert.equal(targets.length, 4, 'no target connection beyond the bound');
   });
 
   describe('closes the session of a peer that breaks the protocol', () => {
