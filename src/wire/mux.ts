@@ -55,6 +55,8 @@ class Stream {
   endHeld = false;
   /** The socket closed cleanly with bytes still held: the stream stays until they and the end are sent. */
   closedWithHeld = false;
+  /** The inlet's side: whether the peer has heard of this stream (its `open` waits for the first bytes). */
+  announced = true;
   sentEnd = false;
   gotEnd = false;
   /** Whether the socket's buffer is full: acknowledgements wait for its drain. */
@@ -109,6 +111,9 @@ export class MuxSession extends EventEmitter {
   private bodyLeft = 0;
   private control: Buffer[] = [];
   private readonly maxStreams: number;
+  /** The inlet's streams whose `open` has not been written yet, oldest first. */
+  private readonly unannounced: Stream[] = [];
+  private announcing = false;
 
   constructor(
     private readonly link: Socket,
@@ -167,12 +172,39 @@ export class MuxSession extends EventEmitter {
       stream.answer = { resolve, reject, timer };
     });
     this.streams.set(id, stream);
-    this.send(frameType.open, id);
+    stream.announced = false;
+    this.unannounced.push(stream);
+    this.announceSoon();
     const finished = this.join(stream);
     // Stream ids only grow: a session that used them all takes no more (this stream is its last), and
     // the inlet opens another.
     if (this.nextId > maxStreamId) this.close();
     return { answered, finished };
+  }
+
+  /**
+   * The \`open\` of a new stream waits one turn of the event loop for the client's first bytes, which
+   * are usually in its socket by then: both leave in one TLS record, and the outlet reads them at once.
+   * A client that waits for the server to speak first costs that one turn.
+   */
+  private announceSoon(): void {
+    if (this.announcing) return;
+    this.announcing = true;
+    setImmediate(() =>
+      setImmediate(() => {
+        this.announcing = false;
+        this.announce(this.nextId);
+      }),
+    );
+  }
+
+  /** Writes the \`open\` of every waiting stream up to \`id\`, in order: ids reach the outlet only growing. */
+  private announce(id: number): void {
+    while (this.unannounced.length > 0 && (this.unannounced[0] as Stream).id <= id) {
+      const stream = this.unannounced.shift() as Stream;
+      stream.announced = true;
+      if (this.streams.get(stream.id) === stream) this.send(frameType.open, stream.id);
+    }
   }
 
   /** Pings the peer; `callback` hears its answer (or the session's end, as an answer). */
@@ -260,7 +292,8 @@ export class MuxSession extends EventEmitter {
     if (!stream.accepted && this.role === 'outlet') {
       // The target's socket closed before it connected: the outlet cannot reach its target.
       this.answer(frameType.refuse, stream.id, Buffer.from('the outlet cannot reach its target'));
-    } else if (!(stream.sentEnd && stream.gotEnd)) {
+    } else if (stream.announced && !(stream.sentEnd && stream.gotEnd)) {
+      // A stream the outlet never heard of needs no reset.
       this.send(frameType.reset, stream.id);
     }
     this.settle(stream, () => new StreamRefused('the connection closed before the outlet answered'));
@@ -362,6 +395,7 @@ export class MuxSession extends EventEmitter {
   /** Writes one frame; false when the link's buffer is full. */
   private send(type: number, id: number, body?: Buffer, written?: () => void): boolean {
     if (this.ended) return false;
+    if (this.unannounced.length > 0 && type !== frameType.open && id !== 0) this.announce(id);
     const length = body?.length ?? 0;
     const header = Buffer.allocUnsafe(headerSize);
     header[0] = type;

@@ -267,6 +267,51 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     assert.deepEqual(seen, [1, 5], 'open, then end');
   });
 
+  it('sends an open with the first bytes in one write, ids in order, and opens for a silent client too', async () => {
+    const [inletLink, raw] = await linked();
+    const inlet = new MuxSession(inletLink, 'inlet');
+    // Each call is one system call (and, on TLS, one record): count them.
+    let writes = 0;
+    const link = inletLink as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = link[method].bind(inletLink);
+      link[method] = (...args: unknown[]) => {
+        writes += 1;
+        original(...args);
+      };
+    }
+    const seen: string[] = [];
+    onFrames(raw, (type, id, body) => seen.push(`${type}:${id}${body.length > 0 ? `:${body.toString()}` : ''}`));
+    // Paused: a client's bytes stay in the kernel until its stream reads them, as when one comes the
+    // moment its connection is accepted.
+    const accepted: Socket[] = [];
+    const server = createServer({ pauseOnConnect: true }, (socket) => {
+      opened.push(socket);
+      accepted.push(socket);
+    });
+    opened.push(server);
+    await once(server.listen(0, '127.0.0.1'), 'listening');
+    const front = (server.address() as AddressInfo).port;
+    // Clients 1 and 2 wait for the server to speak; client 3 speaks at once.
+    const clients = [dial(front), dial(front), dial(front)];
+    await Promise.all(clients.map((client) => once(client, 'connect')));
+    clients[2]?.write('hi');
+    while (accepted.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The third client's bytes are waiting in its socket when its stream opens.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Opened from a socket's event, as the inlet opens streams when it accepts a client.
+    const [signal, signalled] = await linked();
+    signalled.once('data', () => {
+      for (const socket of accepted.sort((a, b) => (a.remotePort ?? 0) - (b.remotePort ?? 0))) {
+        inlet.open(socket, 5000).answered.catch(() => undefined);
+      }
+    });
+    signal.write('go');
+    while (seen.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, ['1:1', '1:2', '1:3', '4:3:hi'], 'every open, in order, then the bytes');
+    assert.equal(writes, 1, 'the opens and the bytes in one write');
+  });
+
   it('closes the session of a peer that floods pings and reads none of the answers', async () => {
     const [raw, link] = await linked();
     raw.pause();
