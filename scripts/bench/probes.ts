@@ -66,8 +66,9 @@ export interface Latency {
 
 /**
  * Round trips and new connections through one echo port. Every target warms up first, unmeasured:
- * the first few hundred connections through a Node process run code that is still being compiled,
- * which is start-up cost, not the steady state.
+ * the first few thousand connections through a Node process run code that is still being compiled
+ * (settings.warmUpConnections), which is start-up cost, not the steady state of a tunnel that runs
+ * for days.
  */
 export async function latency(echoPort: number): Promise<Latency> {
   await pingPong(echoPort, settings.warmUpRoundTrips);
