@@ -31,6 +31,8 @@ export const muxLimits = {
 /** A receiver acknowledges once this much has been taken, so that a stalled sender always gets credit. */
 const creditStep = muxLimits.window / 4;
 const headerSize = 9;
+/** The longest an outlet holds a stream's \`accept\` for a frame to go with (see MuxSession.sendAccept). */
+const acceptWaitMs = 100;
 /** Stream ids are 32-bit and only grow. */
 const maxStreamId = 0xffff_ffff;
 
@@ -63,6 +65,8 @@ class Stream {
   blocked = false;
   /** The outlet's side: whether the target is connected (before, what arrives waits in the socket's own buffer). */
   accepted: boolean;
+  /** The outlet's side: accepted, and the \`accept\` not written yet (it goes with the stream's next frame). */
+  acceptUnsent = false;
   answer: { resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout } | undefined;
 
   constructor(
@@ -111,6 +115,9 @@ export class MuxSession extends EventEmitter {
   private bodyLeft = 0;
   private control: Buffer[] = [];
   private readonly maxStreams: number;
+  /** The outlet's accepted streams whose \`accept\` waits for a frame to go with. */
+  private readonly unsentAccepts = new Set<Stream>();
+  private acceptTimer: NodeJS.Timeout | undefined;
   /** The inlet's streams whose `open` has not been written yet, oldest first. */
   private readonly unannounced: Stream[] = [];
   private announcing = false;
@@ -207,6 +214,22 @@ export class MuxSession extends EventEmitter {
     }
   }
 
+  /**
+   * The outlet's \`accept\` leaves with the stream's first frame after it (most often the target's first
+   * bytes), or on its own once \`acceptWaitMs\` have passed: one TLS record, one relay pass and one
+   * read fewer per connection. The inlet hears of its client's connection no later than that.
+   */
+  private sendAccept(stream: Stream): void {
+    if (!stream.acceptUnsent) return;
+    stream.acceptUnsent = false;
+    this.unsentAccepts.delete(stream);
+    if (this.unsentAccepts.size === 0) {
+      clearTimeout(this.acceptTimer);
+      this.acceptTimer = undefined;
+    }
+    if (this.streams.get(stream.id) === stream) this.send(frameType.accept, stream.id);
+  }
+
   /** Pings the peer; `callback` hears its answer (or the session's end, as an answer). */
   ping(callback: (error: Error | null) => void): boolean {
     if (this.ended) return false;
@@ -234,6 +257,8 @@ export class MuxSession extends EventEmitter {
     if (this.ended) return;
     this.ended = true;
     this.waitingForLink.clear();
+    this.unsentAccepts.clear();
+    clearTimeout(this.acceptTimer);
     for (const stream of [...this.streams.values()]) {
       this.streams.delete(stream.id);
       this.settle(stream, () => new StreamRefused(error.message));
@@ -302,6 +327,8 @@ export class MuxSession extends EventEmitter {
   /** The one way a stream leaves the session; a closing session ends with its last stream. */
   private remove(stream: Stream): void {
     if (this.streams.get(stream.id) !== stream) return;
+    // A connected target that went away still connected: the inlet hears so before the reset.
+    this.sendAccept(stream);
     this.streams.delete(stream.id);
     this.waitingForLink.delete(stream);
     if (this.closing && this.streams.size === 0) this.destroy();
@@ -396,6 +423,10 @@ export class MuxSession extends EventEmitter {
   private send(type: number, id: number, body?: Buffer, written?: () => void): boolean {
     if (this.ended) return false;
     if (this.unannounced.length > 0 && type !== frameType.open && id !== 0) this.announce(id);
+    if (this.unsentAccepts.size > 0 && type !== frameType.accept && id !== 0) {
+      const stream = this.streams.get(id);
+      if (stream?.acceptUnsent) this.sendAccept(stream);
+    }
     const length = body?.length ?? 0;
     const header = Buffer.allocUnsafe(headerSize);
     header[0] = type;
@@ -548,7 +579,12 @@ export class MuxSession extends EventEmitter {
       accept: () => {
         if (!stream || stream.accepted || this.streams.get(id) !== stream) return;
         stream.accepted = true;
-        this.send(frameType.accept, id);
+        stream.acceptUnsent = true;
+        this.unsentAccepts.add(stream);
+        this.acceptTimer ??= setTimeout(() => {
+          this.acceptTimer = undefined;
+          for (const waiting of this.unsentAccepts) this.sendAccept(waiting);
+        }, acceptWaitMs);
         this.acknowledge(stream);
       },
     });

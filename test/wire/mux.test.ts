@@ -107,6 +107,20 @@ const frameHeader = (type: number, id: number, length: number) => {
   return frame;
 };
 
+/** Counts what a socket hands the kernel: each call is one system call (and, on TLS, one record). */
+function countWrites(socket: Socket): () => number {
+  let writes = 0;
+  const methods = socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+  for (const method of ['_write', '_writev'] as const) {
+    const original = methods[method].bind(socket);
+    methods[method] = (...args: unknown[]) => {
+      writes += 1;
+      original(...args);
+    };
+  }
+  return () => writes;
+}
+
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 describe('session multiplexer (the streams of an end-to-end session)', () => {
@@ -270,16 +284,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
   it('sends an open with the first bytes in one write, ids in order, and opens for a silent client too', async () => {
     const [inletLink, raw] = await linked();
     const inlet = new MuxSession(inletLink, 'inlet');
-    // Each call is one system call (and, on TLS, one record): count them.
-    let writes = 0;
-    const link = inletLink as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
-    for (const method of ['_write', '_writev'] as const) {
-      const original = link[method].bind(inletLink);
-      link[method] = (...args: unknown[]) => {
-        writes += 1;
-        original(...args);
-      };
-    }
+    const writes = countWrites(inletLink);
     const seen: string[] = [];
     onFrames(raw, (type, id, body) => seen.push(`${type}:${id}${body.length > 0 ? `:${body.toString()}` : ''}`));
     // Paused: a client's bytes stay in the kernel until its stream reads them, as when one comes the
@@ -309,7 +314,26 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     signal.write('go');
     while (seen.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(seen, ['1:1', '1:2', '1:3', '4:3:hi'], 'every open, in order, then the bytes');
-    assert.equal(writes, 1, 'the opens and the bytes in one write');
+    assert.equal(writes(), 1, 'the opens and the bytes in one write');
+  });
+
+  it("sends an accept with the target's first bytes in one write, or alone once a silent target has waited", async () => {
+    const [raw, link] = await linked();
+    const writes = countWrites(link);
+    // The first target speaks at once; the second says nothing.
+    let targets = 0;
+    outletOn(link, await listen((socket) => (targets += 1) === 1 && socket.write('hello')));
+    const seen: string[] = [];
+    onFrames(raw, (type, id, body) => seen.push(`${type}:${id}${body.length > 0 ? `:${body.toString()}` : ''}`));
+    raw.write(frameHeader(1, 1, 0));
+    while (seen.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, ['2:1', '4:1:hello']);
+    assert.equal(writes(), 1, 'the accept and the bytes in one write');
+    const opened = Date.now();
+    raw.write(frameHeader(1, 2, 0));
+    while (seen.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(seen[2], '2:2');
+    assert.ok(Date.now() - opened >= 90, `the lone accept came after ${Date.now() - opened} ms`);
   });
 
   it('closes the session of a peer that floods pings and reads none of the answers', async () => {
