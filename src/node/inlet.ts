@@ -80,6 +80,8 @@ export class Inlet {
   private directOpening = false;
   private readonly byPath: Record<Path, number> = { direct: 0, relay: 0 };
   private opening: Promise<E2eSession | undefined> | undefined;
+  /** A session made with credentials since renewed: it carries new clients until its successor opens. */
+  private replacing: E2eSession | undefined;
   private waiters = new Set<() => void>();
   private readonly backoff: Backoff;
   private retry: NodeJS.Timeout | undefined;
@@ -137,12 +139,14 @@ export class Inlet {
     return this.bound;
   }
 
-  /** New credentials: the current session finishes its streams; new streams go to a fresh session. */
+  /**
+   * New credentials: a fresh session is opened with them, and the current one carries new clients
+   * until it is (then finishes its streams and closes), so that a renewal never leaves the inlet
+   * without a session. Warm streams are made again with the new credentials.
+   */
   rotate(): void {
-    const old = this.session;
-    this.session = undefined;
-    old?.session.close();
     this.warm.destroyAll();
+    this.replacing = this.session;
     this.ensureSession();
   }
 
@@ -177,7 +181,7 @@ export class Inlet {
   }
 
   private ensureSession(): void {
-    if (this.stopped || this.session || this.opening) return;
+    if (this.stopped || this.opening || (this.session && this.session !== this.replacing)) return;
     this.opening = this.openSession().finally(() => {
       this.opening = undefined;
     });
@@ -268,13 +272,13 @@ export class Inlet {
         const timer = setTimeout(wake, wait);
         this.waiters.add(wake);
       });
-      if (this.session || this.stopped) return this.session;
+      if (this.stopped || this.hasCurrentSession()) return this.session;
     }
     try {
       const { raw, link } = await this.splice(this.lastRelay, false);
       const opened = await openInletSession(raw, this.options.credentials(), this.options.allow);
       // A direct session may have come meanwhile: it is the better one.
-      if (this.stopped || this.session) {
+      if (this.stopped || this.hasCurrentSession()) {
         opened.session.close();
         return this.session;
       }
@@ -294,6 +298,11 @@ export class Inlet {
     }
   }
 
+  /** Whether a session made with the current credentials carries new clients. */
+  private hasCurrentSession(): boolean {
+    return this.session !== undefined && this.session !== this.replacing;
+  }
+
   /**
    * Makes `opened` the session that carries new clients. A relayed session it replaces finishes the
    * streams it carries and closes; so does a direct one's loss lead to a relayed one at once.
@@ -302,6 +311,7 @@ export class Inlet {
     const { logger, metrics } = this.options;
     const previous = this.session;
     this.session = opened;
+    this.replacing = undefined;
     this.sessionPath = path;
     if (path !== 'direct') this.lastRelay = path;
     const pathLabel = path === 'direct' ? 'direct' : 'relay';
@@ -328,6 +338,7 @@ export class Inlet {
       metrics.sessions.dec({ part: 'inlet', path: pathLabel });
       if (this.session !== opened) return;
       this.session = undefined;
+      this.replacing = undefined;
       this.sessionPath = undefined;
       logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed; reopening`);
       // At once when a relay can carry it: the clients of this moment wait for it.

@@ -139,3 +139,53 @@ describe('portal (in process): backpressure', () => {
     }
   });
 });
+
+describe('portal (in process): renewal', () => {
+  it('keeps the inlet up and its clients served while renewed credentials replace its session', async function () {
+    this.timeout(30_000);
+    const world = await createWorld({ credentialLifetimeMs: 3000 });
+    const echo = await startEchoServer();
+    const nodes: RunningNode[] = [];
+    try {
+      nodes.push(
+        await startNode({
+          home: join(world.dir, 'outlet'),
+          ticket: await world.ticket({ attribute: 'renew-outlet', relay: 'renew' }),
+          logger: quiet,
+          config: { 'http-server-port': 0, relay: 'renew', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'renew-inlet' } },
+        }),
+      );
+      const inlet = await startNode({
+        home: join(world.dir, 'inlet'),
+        ticket: await world.ticket({ attribute: 'renew-inlet' }),
+        logger: quiet,
+        config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'renew', allow: 'renew-outlet' } },
+      });
+      nodes.push(inlet);
+      const port = await inletPortWhenUp(inlet);
+      await until(async () => ((await showOf(inlet)).inlets[0]?.session === 'open' ? true : undefined), 'a session');
+      const first = (await showOf(inlet)).identity.valid_until;
+      // Through two renewals (every two seconds or so), the node, its inlet and its session stay up,
+      // and every client is answered.
+      const lapses: string[] = [];
+      let renewals = 0;
+      let seen = first;
+      for (const deadline = Date.now() + 15_000; renewals < 2 && Date.now() < deadline; ) {
+        const shown = await showOf(inlet);
+        const state = `${shown.status}/${shown.inlets[0]?.status}/${shown.inlets[0]?.session}`;
+        if (state !== 'up/up/open') lapses.push(state);
+        if (shown.identity.valid_until !== seen) {
+          renewals += 1;
+          seen = shown.identity.valid_until;
+        }
+        assert.equal((await roundTrip(port, Buffer.from(`at ${state}`))).toString(), `at ${state}`);
+      }
+      assert.equal(renewals, 2, 'two renewals');
+      assert.deepEqual(lapses, [], 'no moment without a session');
+    } finally {
+      for (const node of nodes) await node.stop();
+      await echo.close();
+      await world.close();
+    }
+  });
+});
