@@ -4,7 +4,7 @@
  */
 import { idleConnections } from './idle.ts';
 import { pgbench } from './postgres.ts';
-import { iperf, latency, percentile } from './probes.ts';
+import { iperf, latency, percentile, warmUp, type Latency } from './probes.ts';
 import { totalCpuSeconds } from './proc-stats.ts';
 import type { Figures, PathName, RowKey } from './report.ts';
 import { settings } from './settings.ts';
@@ -49,13 +49,28 @@ export async function throughputPhase(targets: readonly Target[], figures: Figur
   }
 }
 
+/**
+ * Round trips and new connections: every target warmed up, then measured in rounds in which the
+ * targets take turns (as for iperf3), each figure the median of the rounds' p50s. On two cores a
+ * single pass swings by a third from run to run with whatever else the machine was doing.
+ */
 export async function latencyPhase(targets: readonly Target[], figures: Figures): Promise<void> {
   for (const target of targets) {
-    log(`round trips and new connections, ${target.label}…`);
-    const measured = await latency(target.echo.port);
-    put(figures, 'rtt', target.column, measured.rttP50);
-    put(figures, 'connect', target.column, measured.connectP50);
-    log(`  rtt p50 ${measured.rttP50.toFixed(0)} µs, p99 ${measured.rttP99.toFixed(0)} µs; new connection p50 ${measured.connectP50.toFixed(2)} ms, p99 ${measured.connectP99.toFixed(2)} ms`);
+    log(`warming up ${target.label}…`);
+    await warmUp(target.echo.port);
+  }
+  const rounds = new Map<Target, Latency[]>(targets.map((target) => [target, []]));
+  for (let round = 1; round <= settings.repeats; round += 1) {
+    log(`round trips and new connections, round ${round} of ${settings.repeats}…`);
+    for (const target of targets) rounds.get(target)?.push(await latency(target.echo.port));
+  }
+  for (const target of targets) {
+    const measured = rounds.get(target) as Latency[];
+    const median = (pick: (one: Latency) => number) => percentile(measured.map(pick), 50);
+    put(figures, 'rtt', target.column, median((one) => one.rttP50));
+    put(figures, 'connect', target.column, median((one) => one.connectP50));
+    const each = (pick: (one: Latency) => number, digits: number) => measured.map((one) => pick(one).toFixed(digits)).join(', ');
+    log(`${target.label}: rtt p50 ${each((one) => one.rttP50, 0)} µs (p99 ${each((one) => one.rttP99, 0)}); new connection p50 ${each((one) => one.connectP50, 2)} ms (p99 ${each((one) => one.connectP99, 2)})`);
   }
 }
 

@@ -65,14 +65,17 @@ export interface Latency {
 }
 
 /**
- * Round trips and new connections through one echo port. Every target warms up first, unmeasured:
- * the first few thousand connections through a Node process run code that is still being compiled
- * (settings.warmUpConnections), which is start-up cost, not the steady state of a tunnel that runs
- * for days.
+ * Warms a target up, unmeasured: the first few thousand connections through a Node process run code
+ * that is still being compiled (settings.warmUpConnections), which is start-up cost, not the steady
+ * state of a tunnel that runs for days.
  */
-export async function latency(echoPort: number): Promise<Latency> {
+export async function warmUp(echoPort: number): Promise<void> {
   await pingPong(echoPort, settings.warmUpRoundTrips);
   await firstByte(echoPort, settings.warmUpConnections);
+}
+
+/** Round trips, then new connections, through one echo port. */
+export async function latency(echoPort: number): Promise<Latency> {
   const rtt = await pingPong(echoPort, settings.roundTrips);
   const connects = await firstByte(echoPort, settings.newConnections);
   return { rttP50: percentile(rtt, 50), rttP99: percentile(rtt, 99), connectP50: percentile(connects, 50), connectP99: percentile(connects, 99) };

@@ -34,7 +34,7 @@ export async function main(): Promise<void> {
   const idleProblem = idleLimitProblem(openFiles);
   console.log(
     `Portal benchmark: pgbench ${settings.pgbenchSeconds} s per run (scale ${settings.pgbenchScale}, best of ${settings.pgbenchRounds} alternating rounds, synchronous_commit off), ` +
-      `iperf3 ${settings.repeats} × ${settings.seconds} s (median), ${settings.roundTrips} round trips of 64 bytes, ${settings.newConnections} new connections, ` +
+      `iperf3 ${settings.repeats} × ${settings.seconds} s (median), ${settings.roundTrips} round trips of 64 bytes and ${settings.newConnections} new connections × ${settings.repeats} (median p50), ` +
       `CPU over ${(settings.cpuBytes / 1024 ** 3).toFixed(2)} GiB, ${settings.idleConnections} idle connections for ${settings.idleSeconds} s; Portal paths: ${paths.map((path) => path.name).join(', ')}`,
   );
   const nodeVersion = execFileSync(settings.nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
