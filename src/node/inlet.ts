@@ -16,6 +16,7 @@ import { parseHostPort } from '../shared/address.ts';
 import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
+import { ClientLeft } from '../wire/mux.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
@@ -420,15 +421,17 @@ export class Inlet {
       this.refuse(socket, 'no session to the outlet');
       return;
     }
+    // The path of the session the stream rides: another may be current by the time the outlet answers.
+    const path = this.sessionPath === 'direct' ? 'direct' : 'relay';
     const { answered, finished } = session.session.open(socket, 10_000);
     try {
       await answered;
     } catch (error) {
       // A client that left first is no refusal: its close cancelled the stream.
-      if (!socket.destroyed) this.refuse(socket, (error as Error).message);
+      if (!(error instanceof ClientLeft)) this.refuse(socket, (error as Error).message);
       return;
     }
-    await this.carry(socket, finished, this.sessionPath === 'direct' ? 'direct' : 'relay');
+    await this.carry(socket, finished, path);
   }
 
   /** Counts a client connection while `joined` carries it, and its bytes once it is over. */

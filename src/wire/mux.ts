@@ -46,6 +46,9 @@ export type MuxRole = 'inlet' | 'outlet';
 /** Why the outlet refused a stream, or why it ended before the outlet answered. */
 export class StreamRefused extends Error {}
 
+/** The inlet's client closed its connection before the outlet answered: no refusal. */
+export class ClientLeft extends StreamRefused {}
+
 class Stream {
   /** Bytes this side may still send. */
   credit = muxLimits.window;
@@ -221,13 +224,18 @@ export class MuxSession extends EventEmitter {
    */
   private sendAccept(stream: Stream): void {
     if (!stream.acceptUnsent) return;
+    this.discardAccept(stream);
+    if (this.streams.get(stream.id) === stream) this.send(frameType.accept, stream.id);
+  }
+
+  private discardAccept(stream: Stream): void {
+    if (!stream.acceptUnsent) return;
     stream.acceptUnsent = false;
     this.unsentAccepts.delete(stream);
     if (this.unsentAccepts.size === 0) {
       clearTimeout(this.acceptTimer);
       this.acceptTimer = undefined;
     }
-    if (this.streams.get(stream.id) === stream) this.send(frameType.accept, stream.id);
   }
 
   /** Pings the peer; `callback` hears its answer (or the session's end, as an answer). */
@@ -313,6 +321,8 @@ export class MuxSession extends EventEmitter {
       stream.closedWithHeld = true;
       return;
     }
+    // A target that went away after it connected: the inlet hears of the accept before the reset.
+    if (!(stream.sentEnd && stream.gotEnd)) this.sendAccept(stream);
     this.remove(stream);
     if (!stream.accepted && this.role === 'outlet') {
       // The target's socket closed before it connected: the outlet cannot reach its target.
@@ -321,14 +331,14 @@ export class MuxSession extends EventEmitter {
       // A stream the outlet never heard of needs no reset.
       this.send(frameType.reset, stream.id);
     }
-    this.settle(stream, () => new StreamRefused('the connection closed before the outlet answered'));
+    this.settle(stream, () => new ClientLeft('the connection closed before the outlet answered'));
   }
 
   /** The one way a stream leaves the session; a closing session ends with its last stream. */
   private remove(stream: Stream): void {
     if (this.streams.get(stream.id) !== stream) return;
-    // A connected target that went away still connected: the inlet hears so before the reset.
-    this.sendAccept(stream);
+    // Gone at the peer's word (its reset) or after its last frame: an accept would tell it nothing.
+    this.discardAccept(stream);
     this.streams.delete(stream.id);
     this.waitingForLink.delete(stream);
     if (this.closing && this.streams.size === 0) this.destroy();

@@ -62,6 +62,7 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     const { port, outlet, inlet } = await pair({ outlet: 'dead-end-outlet', inlet: 'dead-end-inlet', targetPort: deadPort });
     // Every client must reach the outlet: none may be refused by an inlet still opening its session.
     await until(async () => ((await showOf(inlet)).inlets[0]?.session === 'open' ? true : undefined), 'the inlet session');
+    await until(async () => ((await showOf(inlet)).inlets[0]?.warm_streams === 2 ? true : undefined), 'two warm streams');
     // Four at once: two take the warm streams, the others ride the session.
     const refusals = await Promise.all(Array.from({ length: 4 }, () => expectRefusal(port)));
     assert.deepEqual(
@@ -70,6 +71,8 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     );
     const show = await showOf(outlet);
     assert.equal(show.outlets[0]?.connections_failed, 4);
+    // The outlet's refusals reach the inlet on the session (a warm stream is only closed).
+    assert.equal((await showOf(inlet)).inlets[0]?.connections_refused, 2);
   });
 
   it('gives no byte of the target to an inlet whose attribute the outlet does not allow', async () => {

@@ -336,6 +336,23 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     assert.ok(Date.now() - opened >= 90, `the lone accept came after ${Date.now() - opened} ms`);
   });
 
+  it('sends no accept for a stream the inlet reset while the accept waited', async () => {
+    const [raw, link] = await linked();
+    const targets: Socket[] = [];
+    outletOn(link, await listen(() => undefined), targets);
+    const seen: string[] = [];
+    onFrames(raw, (type, id) => seen.push(`${type}:${id}`));
+    raw.write(frameHeader(1, 1, 0));
+    // Reset once the target is connected: its accept is then waiting for a frame to go with.
+    while (targets.length < 1 || targets[0]?.connecting) await new Promise((resolve) => setTimeout(resolve, 5));
+    raw.write(frameHeader(6, 1, 0));
+    // Past the longest an accept waits (100 ms), then a ping: its pong comes after anything the outlet sent.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    raw.write(Buffer.concat([frameHeader(8, 0, 8), Buffer.alloc(8)]));
+    while (!seen.includes('9:0')) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, ['9:0'], 'only the pong');
+  });
+
   it('closes the session of a peer that floods pings and reads none of the answers', async () => {
     const [raw, link] = await linked();
     raw.pause();
