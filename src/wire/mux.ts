@@ -4,9 +4,10 @@
  * and its body. Only the inlet opens streams; the outlet answers each with `accept` once its target is
  * connected (or `refuse`), and the client's first bytes travel right behind the `open`. A half-close
  * travels as `end`, an abort as `reset`. Each direction of a stream has a window: a sender may have at
- * most that many bytes unacknowledged, and a receiver acknowledges (`credit`) only what its socket took
- * without overflowing, so a slow reader stalls its own stream and nothing else, and what a session
- * buffers is bounded by its windows.
+ * most that many bytes unacknowledged, and a receiver acknowledges (`credit`) only what its socket has
+ * handed to the kernel, so a slow reader stalls its own stream and nothing else. Windows start small
+ * and grow only while a stream's bytes leave, within a bound per session: what a session buffers is
+ * its streams' starting windows and that bound.
  *
  * Why not HTTP/2 CONNECT: the same semantics, at about half the CPU per new connection in Node.js (no
  * stream objects, no header compression), and a DATA body that makes up most of what TLS read reaches
@@ -16,8 +17,12 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 
 export const muxLimits = {
-  /** Bytes one direction of a stream may have in flight: the most a receiver buffers per stream beyond its socket. */
+  /** The most one direction of a stream may have in flight: what a receiver grows a flowing stream's window to. */
   window: 4 * 1024 * 1024,
+  /** Every stream's window at its start; a receiver grows it only as the stream's bytes leave for its socket. */
+  initialWindow: 128 * 1024,
+  /** How much a receiver grows the windows of one session's streams beyond their start, in all. */
+  grownWindows: 128 * 1024 * 1024,
   /** Streams one session carries at once; more are refused. */
   streams: 65_536,
   /** The largest frame body; what a socket reads at once fits in one. */
@@ -28,8 +33,6 @@ export const muxLimits = {
   unreadAnswers: 4096,
 } as const;
 
-/** A receiver acknowledges once this much has been taken, so that a stalled sender always gets credit. */
-const creditStep = muxLimits.window / 4;
 const headerSize = 9;
 /** The longest an outlet holds a stream's \`accept\` for a frame to go with (see MuxSession.sendAccept). */
 const acceptWaitMs = 100;
@@ -51,9 +54,13 @@ export class ClientLeft extends StreamRefused {}
 
 class Stream {
   /** Bytes this side may still send. */
-  credit = muxLimits.window;
-  /** Bytes received and not yet acknowledged. */
+  credit = muxLimits.initialWindow;
+  /** The window this side grants its peer: the most it may have sent and not yet seen acknowledged. */
+  window = muxLimits.initialWindow;
+  /** Bytes received and not yet acknowledged (held here, or written to the socket and not yet flushed). */
   uncredited = 0;
+  /** Of those, the bytes the socket has handed to the kernel: acknowledged once a quarter window gathers. */
+  flushed = 0;
   /** The part of a chunk the window did not admit; its socket is paused until credit comes. */
   held: Buffer | undefined;
   /** The socket ended while bytes were held: `end` follows them. */
@@ -64,8 +71,6 @@ class Stream {
   announced = true;
   sentEnd = false;
   gotEnd = false;
-  /** Whether the socket's buffer is full: acknowledgements wait for its drain. */
-  blocked = false;
   /** The outlet's side: whether the target is connected (before, what arrives waits in the socket's own buffer). */
   accepted: boolean;
   /** The outlet's side: accepted, and the \`accept\` not written yet (it goes with the stream's next frame). */
@@ -94,6 +99,8 @@ export interface MuxOptions {
   readonly onStream?: (stream: IncomingStream) => void;
   /** Streams carried at once. @default muxLimits.streams */
   readonly maxStreams?: number;
+  /** Window growth across the session's streams. @default muxLimits.grownWindows */
+  readonly grownWindows?: number;
 }
 
 /** One end of a session; it emits 'close' once, when the session is over. */
@@ -118,6 +125,9 @@ export class MuxSession extends EventEmitter {
   private bodyLeft = 0;
   private control: Buffer[] = [];
   private readonly maxStreams: number;
+  private readonly grownLimit: number;
+  /** How much this side has grown its streams' windows beyond their start, in all. */
+  private grown = 0;
   /** The outlet's accepted streams whose \`accept\` waits for a frame to go with. */
   private readonly unsentAccepts = new Set<Stream>();
   private acceptTimer: NodeJS.Timeout | undefined;
@@ -132,6 +142,7 @@ export class MuxSession extends EventEmitter {
   ) {
     super();
     this.maxStreams = options.maxStreams ?? muxLimits.streams;
+    this.grownLimit = options.grownWindows ?? muxLimits.grownWindows;
     link.setNoDelay(true);
     link.on('data', (chunk: Buffer) => this.read(chunk));
     link.on('drain', () => {
@@ -286,10 +297,6 @@ export class MuxSession extends EventEmitter {
       if (stream.held) stream.endHeld = true;
       else this.sendEnd(stream);
     });
-    socket.on('drain', () => {
-      stream.blocked = false;
-      this.acknowledge(stream);
-    });
     socket.on('error', () => socket.destroy());
     const finished = new Promise<void>((resolve) => {
       if (socket.destroyed) {
@@ -339,6 +346,7 @@ export class MuxSession extends EventEmitter {
     if (this.streams.get(stream.id) !== stream) return;
     // Gone at the peer's word (its reset) or after its last frame: an accept would tell it nothing.
     this.discardAccept(stream);
+    this.grown -= stream.window - muxLimits.initialWindow;
     this.streams.delete(stream.id);
     this.waitingForLink.delete(stream);
     if (this.closing && this.streams.size === 0) this.destroy();
@@ -405,12 +413,24 @@ export class MuxSession extends EventEmitter {
     } else if (!this.waitingForLink.has(stream)) stream.socket.resume();
   }
 
-  /** Acknowledges what the socket took, once its buffer has room and enough has gathered. */
+  /**
+   * Acknowledges what the socket has handed to the kernel, once a quarter of the window has gathered,
+   * and grows the window (doubling, up to muxLimits.window, while the session's growth allows): only
+   * a stream whose reader keeps up grows, so one that stalls holds its window and no more, and the
+   * session holds at most its streams' starting windows and what it grew.
+   */
   private acknowledge(stream: Stream): void {
-    if (stream.blocked || !stream.accepted || stream.uncredited < creditStep || this.streams.get(stream.id) !== stream) return;
+    if (!stream.accepted || stream.flushed < stream.window / 4 || this.streams.get(stream.id) !== stream) return;
+    const growth = Math.min(stream.window, muxLimits.window - stream.window, this.grownLimit - this.grown);
+    const grant = stream.flushed + Math.max(0, growth);
+    if (growth > 0) {
+      stream.window += growth;
+      this.grown += growth;
+    }
+    stream.uncredited -= stream.flushed;
+    stream.flushed = 0;
     const body = Buffer.allocUnsafe(4);
-    body.writeUInt32BE(stream.uncredited);
-    stream.uncredited = 0;
+    body.writeUInt32BE(grant);
     this.send(frameType.credit, stream.id, body);
   }
 
@@ -512,12 +532,16 @@ export class MuxSession extends EventEmitter {
     // Bytes for a stream that is gone (reset meanwhile) are dropped.
     if (!stream) return;
     stream.uncredited += piece.length;
-    if (stream.uncredited > muxLimits.window) {
+    if (stream.uncredited > stream.window) {
       this.destroy(new Error(`the peer broke the session protocol: stream ${stream.id} sent beyond its window`));
       return;
     }
-    if (!stream.socket.write(piece)) stream.blocked = true;
-    else this.acknowledge(stream);
+    const { length } = piece;
+    stream.socket.write(piece, (error) => {
+      if (error) return;
+      stream.flushed += length;
+      this.acknowledge(stream);
+    });
   }
 
   private frameDone(): void {

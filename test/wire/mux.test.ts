@@ -188,10 +188,14 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     const slow = dial(front);
     const payload = Buffer.alloc(48 * 1024 * 1024, 7);
     slow.end(payload);
-    // Wait until the outlet has taken all the window allows, and then some more.
-    while (!targets[0] || (targets[0].writableLength < muxLimits.window - 1024 * 1024 && slow.writableLength > 0)) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const outletHolds = (targets[0] as Socket).writableLength;
+    // Wait until what the outlet holds for the stalled target stops growing.
+    let outletHolds = -1;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const now = targets[0]?.writableLength ?? 0;
+      if (now > 0 && now === outletHolds) break;
+      outletHolds = now;
+    }
     assert.ok(outletHolds <= muxLimits.window, `the outlet holds ${outletHolds} bytes for the stalled stream, more than its window`);
     assert.ok(slow.writableLength > 0, 'the client could hand over everything: nothing stalled it');
     // Another client of the same session still gets its answers at once.
@@ -203,6 +207,61 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     const received = readAll(stalled as Socket);
     (stalled as Socket).resume();
     assert.equal(sha(await received), sha(payload));
+  });
+
+  it("grows the windows of streams that flow, within the session's bound, and not of stalled ones", async () => {
+    // A peer that keeps to its windows: it sends on every stream all the credit it has.
+    const [raw, link] = await linked();
+    const grownWindows = 2 * 1024 * 1024;
+    const stalledTargets: Socket[] = [];
+    const drained = await listen((socket) => socket.resume());
+    const stalled = await listen((socket) => {
+      socket.pause();
+      stalledTargets.push(socket);
+    });
+    const streams = 12;
+    let targetsMade = 0;
+    new MuxSession(link, 'outlet', {
+      grownWindows,
+      onStream: (stream: IncomingStream) => {
+        // Streams 1 and 2 flow (their target reads); the others stall.
+        const target = dial((targetsMade += 1) <= 2 ? drained : stalled);
+        void stream.attach(target);
+        target.once('connect', () => stream.accept());
+      },
+    });
+    const credit = new Map<number, number>();
+    const sent = new Map<number, number>();
+    const chunk = Buffer.alloc(64 * 1024, 9);
+    const pump = (id: number) => {
+      while ((credit.get(id) ?? 0) >= chunk.length) {
+        credit.set(id, (credit.get(id) ?? 0) - chunk.length);
+        sent.set(id, (sent.get(id) ?? 0) + chunk.length);
+        raw.write(Buffer.concat([frameHeader(4, id, chunk.length), chunk]));
+      }
+    };
+    onFrames(raw, (type, id, body) => {
+      if (type !== 7) return;
+      credit.set(id, (credit.get(id) ?? 0) + body.readUInt32BE(0));
+      pump(id);
+    });
+    for (let id = 1; id <= streams; id += 1) {
+      credit.set(id, muxLimits.initialWindow);
+      raw.write(frameHeader(1, id, 0));
+      pump(id);
+    }
+    // The flowing streams carry on until they have had far more than their windows; the stalled
+    // ones wait for credit that does not come, once the kernel's buffers are full.
+    while ((sent.get(1) ?? 0) < 64 * 1024 * 1024 || (sent.get(2) ?? 0) < 64 * 1024 * 1024) await new Promise((resolve) => setTimeout(resolve, 20));
+    const held = () => stalledTargets.reduce((sum, socket) => sum + socket.writableLength, 0);
+    let before = -1;
+    while (held() !== before) {
+      before = held();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const bound = (streams - 2) * muxLimits.initialWindow + grownWindows;
+    assert.ok(held() <= bound, `the outlet holds ${held()} bytes for ${streams - 2} stalled streams, more than ${bound}`);
+    assert.equal(stalledTargets.length, streams - 2);
   });
 
   it('answers pings, and closes gracefully: no new streams, the open ones finish', async () => {
@@ -253,17 +312,17 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     client.resume();
     // The outlet's end reaches the client; then the client sends a whole window and more, and ends.
     await once(client, 'end');
-    client.write(Buffer.alloc(muxLimits.window, 1));
-    while (dataBytes < muxLimits.window) await new Promise((resolve) => setTimeout(resolve, 5));
+    client.write(Buffer.alloc(muxLimits.initialWindow, 1));
+    while (dataBytes < muxLimits.initialWindow) await new Promise((resolve) => setTimeout(resolve, 5));
     client.end(Buffer.alloc(1000, 2));
     await once(client, 'close');
     assert.deepEqual(seen, [], 'nothing but data before the credit');
     const credit = Buffer.alloc(4);
-    credit.writeUInt32BE(muxLimits.window);
+    credit.writeUInt32BE(muxLimits.initialWindow);
     raw.write(Buffer.concat([frameHeader(7, 1, 4), credit]));
     while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(seen, ['end']);
-    assert.equal(dataBytes, muxLimits.window + 1000);
+    assert.equal(dataBytes, muxLimits.initialWindow + 1000);
   });
 
   it('sends the end of a client that half-closed before its stream was opened', async () => {
@@ -417,8 +476,8 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
       const outlet = outletOn(link, await listen(() => undefined), [], false);
       const closed = once(outlet, 'close');
       raw.write(frameHeader(1, 1, 0));
-      const body = Buffer.alloc(muxLimits.frameBody);
-      for (let sent = 0; sent <= muxLimits.window; sent += body.length) raw.write(Buffer.concat([frameHeader(4, 1, body.length), body]));
+      const body = Buffer.alloc(muxLimits.initialWindow + 1);
+      raw.write(Buffer.concat([frameHeader(4, 1, body.length), body]));
       await closed;
     });
   });
