@@ -9,6 +9,29 @@ import { expectRefusal, roundTrip, startEchoServer } from '../support/tcp.ts';
 
 const quiet = createLogger({ enabled: process.env.PORTAL_TEST_LOG === '1', level: 'debug' });
 
+/**
+ * An outlet of relay name `relay` to `targetPort` and an inlet through it (attributes `<relay>-outlet`
+ * and `<relay>-inlet`), both kept in `nodes` for the caller to stop; resolves once the inlet is up.
+ */
+async function startPair(world: World, relay: string, targetPort: number, nodes: RunningNode[]): Promise<{ inlet: RunningNode; port: number }> {
+  nodes.push(
+    await startNode({
+      home: join(world.dir, 'outlet'),
+      ticket: await world.ticket({ attribute: `${relay}-outlet`, relay }),
+      logger: quiet,
+      config: { 'http-server-port': 0, relay, 'tcp-outlet': { to: `127.0.0.1:${targetPort}`, allow: `${relay}-inlet` } },
+    }),
+  );
+  const inlet = await startNode({
+    home: join(world.dir, 'inlet'),
+    ticket: await world.ticket({ attribute: `${relay}-inlet` }),
+    logger: quiet,
+    config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: relay, allow: `${relay}-outlet` } },
+  });
+  nodes.push(inlet);
+  return { inlet, port: await inletPortWhenUp(inlet) };
+}
+
 describe('portal (in process): outlet and inlet through the relay', () => {
   let world: World;
   let echo: Awaited<ReturnType<typeof startEchoServer>>;
@@ -101,22 +124,7 @@ describe('portal (in process): backpressure', () => {
     const targetPort = (firehose.address() as { port: number }).port;
     const nodes: RunningNode[] = [];
     try {
-      nodes.push(
-        await startNode({
-          home: join(world.dir, 'outlet'),
-          ticket: await world.ticket({ attribute: 'fh-outlet', relay: 'fh' }),
-          logger: quiet,
-          config: { 'http-server-port': 0, relay: 'fh', 'tcp-outlet': { to: `127.0.0.1:${targetPort}`, allow: 'fh-inlet' } },
-        }),
-      );
-      const inlet = await startNode({
-        home: join(world.dir, 'inlet'),
-        ticket: await world.ticket({ attribute: 'fh-inlet' }),
-        logger: quiet,
-        config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'fh', allow: 'fh-outlet' } },
-      });
-      nodes.push(inlet);
-      const port = await inletPortWhenUp(inlet);
+      const { port } = await startPair(world, 'fh', targetPort, nodes);
       const client = connect({ host: '127.0.0.1', port });
       client.pause();
       // The client reads nothing: the writer must stall once the buffers along the path are full.
@@ -150,22 +158,7 @@ describe('portal (in process): renewal', () => {
     const echo = await startEchoServer();
     const nodes: RunningNode[] = [];
     try {
-      nodes.push(
-        await startNode({
-          home: join(world.dir, 'outlet'),
-          ticket: await world.ticket({ attribute: 'renew-outlet', relay: 'renew' }),
-          logger: quiet,
-          config: { 'http-server-port': 0, relay: 'renew', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'renew-inlet' } },
-        }),
-      );
-      const inlet = await startNode({
-        home: join(world.dir, 'inlet'),
-        ticket: await world.ticket({ attribute: 'renew-inlet' }),
-        logger: quiet,
-        config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'renew', allow: 'renew-outlet' } },
-      });
-      nodes.push(inlet);
-      const port = await inletPortWhenUp(inlet);
+      const { inlet, port } = await startPair(world, 'renew', echo.port, nodes);
       await until(async () => ((await showOf(inlet)).inlets[0]?.session === 'open' ? true : undefined), 'a session');
       const first = (await showOf(inlet)).identity.valid_until;
       // Through two renewals (every two seconds or so), the node, its inlet and its session stay up,
