@@ -182,7 +182,7 @@ export class Inlet {
   }
 
   private ensureSession(): void {
-    if (this.stopped || this.opening || (this.session && this.session !== this.replacing)) return;
+    if (this.stopped || this.opening || this.hasCurrentSession()) return;
     this.opening = this.openSession().finally(() => {
       this.opening = undefined;
     });

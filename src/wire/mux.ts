@@ -34,7 +34,7 @@ export const muxLimits = {
 } as const;
 
 const headerSize = 9;
-/** The longest an outlet holds a stream's \`accept\` for a frame to go with (see MuxSession.sendAccept). */
+/** The longest an outlet holds a stream's `accept` for a frame to go with (see MuxSession.sendAccept). */
 const acceptWaitMs = 100;
 /** Stream ids are 32-bit and only grow. */
 const maxStreamId = 0xffff_ffff;
@@ -73,7 +73,7 @@ class Stream {
   gotEnd = false;
   /** The outlet's side: whether the target is connected (before, what arrives waits in the socket's own buffer). */
   accepted: boolean;
-  /** The outlet's side: accepted, and the \`accept\` not written yet (it goes with the stream's next frame). */
+  /** The outlet's side: accepted, and the `accept` not written yet (it goes with the stream's next frame). */
   acceptUnsent = false;
   answer: { resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout } | undefined;
 
@@ -128,7 +128,7 @@ export class MuxSession extends EventEmitter {
   private readonly grownLimit: number;
   /** How much this side has grown its streams' windows beyond their start, in all. */
   private grown = 0;
-  /** The outlet's accepted streams whose \`accept\` waits for a frame to go with. */
+  /** The outlet's accepted streams whose `accept` waits for a frame to go with. */
   private readonly unsentAccepts = new Set<Stream>();
   private acceptTimer: NodeJS.Timeout | undefined;
   /** The inlet's streams whose `open` has not been written yet, oldest first. */
@@ -204,7 +204,7 @@ export class MuxSession extends EventEmitter {
   }
 
   /**
-   * The \`open\` of a new stream waits one turn of the event loop for the client's first bytes, which
+   * The `open` of a new stream waits one turn of the event loop for the client's first bytes, which
    * are usually in its socket by then: both leave in one TLS record, and the outlet reads them at once.
    * A client that waits for the server to speak first costs that one turn.
    */
@@ -219,7 +219,7 @@ export class MuxSession extends EventEmitter {
     );
   }
 
-  /** Writes the \`open\` of every waiting stream up to \`id\`, in order: ids reach the outlet only growing. */
+  /** Writes the `open` of every waiting stream up to `id`, in order: ids reach the outlet only growing. */
   private announce(id: number): void {
     while (this.unannounced.length > 0 && (this.unannounced[0] as Stream).id <= id) {
       const stream = this.unannounced.shift() as Stream;
@@ -229,8 +229,8 @@ export class MuxSession extends EventEmitter {
   }
 
   /**
-   * The outlet's \`accept\` leaves with the stream's first frame after it (most often the target's first
-   * bytes), or on its own once \`acceptWaitMs\` have passed: one TLS record, one relay pass and one
+   * The outlet's `accept` leaves with the stream's first frame after it (most often the target's first
+   * bytes), or on its own once `acceptWaitMs` have passed: one TLS record, one relay pass and one
    * read fewer per connection. The inlet hears of its client's connection no later than that.
    */
   private sendAccept(stream: Stream): void {
@@ -422,11 +422,9 @@ export class MuxSession extends EventEmitter {
   private acknowledge(stream: Stream): void {
     if (!stream.accepted || stream.flushed < stream.window / 4 || this.streams.get(stream.id) !== stream) return;
     const growth = Math.min(stream.window, muxLimits.window - stream.window, this.grownLimit - this.grown);
-    const grant = stream.flushed + Math.max(0, growth);
-    if (growth > 0) {
-      stream.window += growth;
-      this.grown += growth;
-    }
+    const grant = stream.flushed + growth;
+    stream.window += growth;
+    this.grown += growth;
     stream.uncredited -= stream.flushed;
     stream.flushed = 0;
     const body = Buffer.allocUnsafe(4);
