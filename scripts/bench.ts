@@ -4,12 +4,15 @@
  * TPC-B, 8 clients and 1), iperf3 throughput, 64-byte round trips, new connection to first byte, CPU
  * seconds per GiB carried, and resident memory per idle connection. Portal is measured on each path
  * this build offers (relayed; direct once the node configuration knows tcp-inlet.direct). Prints the
- * figures, the ratios to ssh -L and the targets in one table. Needs iperf3, sshd, ssh and PostgreSQL
- * 15 (Debian: iperf3, openssh-server, openssh-client, postgresql-15). Not part of npm test.
+ * figures, the ratios to ssh -L and the targets in one table, and beside it the runtime floor: the
+ * same figures through chains of bare Node.js TCP proxies, as many processes as each path has. Needs
+ * iperf3, sshd, ssh and PostgreSQL 15 (Debian: iperf3, openssh-server, openssh-client, postgresql-15).
+ * Not part of npm test.
  *
  * Settings: BENCH_SECONDS, BENCH_REPEATS, BENCH_ROUND_TRIPS, BENCH_CONNECTIONS, BENCH_PGBENCH_SECONDS,
  * BENCH_PGBENCH_ROUNDS, BENCH_PGBENCH_SCALE, BENCH_CPU_BYTES, BENCH_IDLE_CONNECTIONS,
- * BENCH_IDLE_SECONDS, BENCH_POSTGRES_BIN, BENCH_PHASES (a subset of throughput,latency,cpu,pgbench,idle);
+ * BENCH_IDLE_SECONDS, BENCH_POSTGRES_BIN, BENCH_FLOORS (0 leaves the runtime floor out), BENCH_PHASES (a
+ * subset of throughput,latency,cpu,pgbench,idle);
  * see scripts/bench/settings.ts.
  */
 import { PortalError } from '../src/shared/errors.ts';

@@ -6,7 +6,7 @@ import { idleConnections } from './idle.ts';
 import { pgbench } from './postgres.ts';
 import { iperf, latency, percentile, warmUp, type Latency } from './probes.ts';
 import { totalCpuSeconds } from './proc-stats.ts';
-import type { Figures, PathName, RowKey } from './report.ts';
+import type { Column, Figures, RowKey } from './report.ts';
 import { settings } from './settings.ts';
 
 export type Role = 'inlet' | 'outlet' | 'relay';
@@ -18,8 +18,8 @@ export interface Endpoint {
 }
 
 export interface Target {
-  /** Where the figures go: the no-tunnel column, the ssh -L column, or a Portal path's. */
-  readonly column: 'none' | 'ssh' | PathName;
+  /** Where the figures go: the no-tunnel column, the ssh -L column, a Portal path's, or a path's runtime floor. */
+  readonly column: Column;
   readonly label: string;
   readonly iperf: Endpoint;
   readonly echo: Endpoint;
@@ -28,10 +28,11 @@ export interface Target {
 
 const log = (text: string) => process.stdout.write(`  ${text}\n`);
 
-function put(figures: Figures, key: RowKey, column: Target['column'], value: number): void {
-  const figure = (figures[key] ??= { portal: {} });
+function put(figures: Figures, key: RowKey, column: Column, value: number): void {
+  const figure = (figures[key] ??= { portal: {}, floor: {} });
   if (column === 'none') figure.none = value;
   else if (column === 'ssh') figure.ssh = value;
+  else if (typeof column === 'object') figure.floor[column.floor] = value;
   else figure.portal[column] = value;
 }
 
@@ -106,13 +107,13 @@ export async function pgbenchPhase(targets: readonly Target[], figures: Figures)
       log(`pgbench round ${round} of ${settings.pgbenchRounds}, ${row.label}…`);
       for (const target of targets) {
         const tps = await pgbench(target.postgres.port, row);
-        const key = `${row.key} ${target.column}`;
+        const key = `${row.key} ${target.label}`;
         best.set(key, Math.max(best.get(key) ?? 0, tps));
         log(`  ${target.label}: ${tps.toFixed(0)} TPS`);
       }
     }
   }
-  for (const row of pgbenchRows) for (const target of targets) put(figures, row.key, target.column, best.get(`${row.key} ${target.column}`) as number);
+  for (const row of pgbenchRows) for (const target of targets) put(figures, row.key, target.column, best.get(`${row.key} ${target.label}`) as number);
 }
 
 const rssRows: Record<Role, RowKey> = { inlet: 'rssInlet', outlet: 'rssOutlet', relay: 'rssRelay' };

@@ -2,6 +2,9 @@
 
 export type PathName = 'relayed' | 'direct';
 
+/** A table column: no tunnel, ssh -L, a Portal path, or the runtime floor of a path (bare Node.js proxies). */
+export type Column = 'none' | 'ssh' | PathName | { readonly floor: PathName };
+
 export type RowKey = 'pgSelect8' | 'pgTpcb8' | 'pgSelect1' | 'pgTpcb1' | 'iperf' | 'rtt' | 'connect' | 'cpu' | 'idleAnswered' | 'rssInlet' | 'rssOutlet' | 'rssRelay';
 
 /** A bound on a path's ratio to ssh -L, or on its own figure (memory). */
@@ -44,14 +47,16 @@ export interface Figure {
   none?: number;
   ssh?: number;
   portal: Partial<Record<PathName, number>>;
+  /** Through as many bare Node.js proxies as the path has processes. */
+  floor: Partial<Record<PathName, number>>;
 }
 
 export type Figures = Partial<Record<RowKey, Figure>>;
 
 const shown = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
 
-export function ratioToSsh(figure: Figure | undefined, path: PathName): number | undefined {
-  const value = figure?.portal[path];
+export function ratioToSsh(figure: Figure | undefined, path: PathName, of: 'portal' | 'floor' = 'portal'): number | undefined {
+  const value = figure?.[of][path];
   if (value === undefined || figure?.ssh === undefined || !(figure.ssh > 0)) return undefined;
   return value / figure.ssh;
 }
@@ -85,6 +90,32 @@ export function table(figures: Figures, paths: readonly PathName[]): string[] {
       ...paths.map((path) => verdict(spec, figure, path)),
     ];
   });
+  return aligned(header, body);
+}
+
+/**
+ * The runtime floor beside each path: the figures through bare Node.js proxies, as many processes as
+ * the path has, and their ratios to ssh -L; only the rows measured through a floor.
+ */
+export function floorTable(figures: Figures, paths: readonly PathName[]): string[] {
+  const measured = rows.filter((spec) => spec.ratio !== false && paths.some((path) => figures[spec.key]?.floor[path] !== undefined));
+  if (measured.length === 0) return [];
+  const header = ['figure', 'ssh -L', ...paths.flatMap((path) => [`${path}: Node.js floor`, `floor ÷ ssh`, `portal ${path}`])];
+  const body = measured.map((spec) => {
+    const figure = figures[spec.key];
+    return [
+      spec.label,
+      shown(figure?.ssh, spec.digits),
+      ...paths.flatMap((path) => {
+        const ratio = ratioToSsh(figure, path, 'floor');
+        return [shown(figure?.floor[path], spec.digits), ratio === undefined ? '—' : `${ratio.toFixed(2)}x`, shown(figure?.portal[path], spec.digits)];
+      }),
+    ];
+  });
+  return aligned(header, body);
+}
+
+function aligned(header: readonly string[], body: readonly (readonly string[])[]): string[] {
   const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => (cells[column] as string).length)));
   const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join(' | ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...body.map(line)];

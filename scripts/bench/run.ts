@@ -9,7 +9,8 @@ import { checkPrerequisites } from './prerequisites.ts';
 import { postgresDirectory, startPostgres } from './postgres.ts';
 import { freePort, listening, start, stopStarted } from './processes.ts';
 import { openFilesLimit } from './proc-stats.ts';
-import { table, type Figures } from './report.ts';
+import { floorTable, table, type Figures } from './report.ts';
+import { floorHops, startFloor } from './floor.ts';
 import { settings, type PhaseName } from './settings.ts';
 import { startSshTunnel } from './ssh-tunnel.ts';
 
@@ -84,17 +85,33 @@ export async function main(): Promise<void> {
     }
   }
 
+  const floors: Target[] = [];
+  if (settings.floors) {
+    log('starting the runtime floor: chains of bare Node.js TCP proxies…');
+    for (const path of measured) {
+      const label = `Node.js floor for ${path.name} (${floorHops[path.name]} bare proxies)`;
+      floors.push({ column: { floor: path.name }, label, iperf: await startFloor(iperfPort, path.name, openFiles), echo: await startFloor(echoPort, path.name, openFiles), postgres: await startFloor(postgres.port, path.name, openFiles) });
+    }
+  }
+  const measuredTargets = [...targets, ...floors];
+
   const figures: Figures = {};
   const runs = (phase: PhaseName) => settings.phases.has(phase);
-  if (runs('throughput')) await throughputPhase(targets, figures);
-  if (runs('latency')) await latencyPhase(targets, figures);
-  if (runs('cpu')) await cpuPhase(targets, figures);
-  if (runs('pgbench')) await pgbenchPhase(targets, figures);
+  if (runs('throughput')) await throughputPhase(measuredTargets, figures);
+  if (runs('latency')) await latencyPhase(measuredTargets, figures);
+  if (runs('cpu')) await cpuPhase(measuredTargets, figures);
+  if (runs('pgbench')) await pgbenchPhase(measuredTargets, figures);
   const idleProblems = !runs('idle') ? [] : idleProblem ? [idleProblem] : await idlePhase(targets, figures);
 
   notes.push(...(await pathCheck(inlets)), ...idleProblems.map((problem) => `idle connections: ${problem}`));
   console.log('');
   for (const line of table(figures, measured.map((path) => path.name))) console.log(line);
+  const floorLines = floorTable(figures, measured.map((path) => path.name));
+  if (floorLines.length > 0) {
+    console.log('');
+    console.log('The runtime floor: the same figures through bare Node.js TCP proxies (no TLS, no Portal code), as many processes as each path has:');
+    for (const line of floorLines) console.log(line);
+  }
   if (notes.length > 0) console.log('');
   for (const line of notes) console.log(line);
 }

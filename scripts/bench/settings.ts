@@ -50,6 +50,8 @@ export const settings = {
   idleSeconds: count('BENCH_IDLE_SECONDS', 60),
   /** Connections opened (or checked) at once while the idle set is built: below ssh's listen backlog of 128. */
   idleBatch: 100,
+  /** Whether the runtime floor (chains of bare Node.js proxies) is measured beside each path: BENCH_FLOORS=0 leaves it out. */
+  floors: process.env.BENCH_FLOORS !== '0',
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
