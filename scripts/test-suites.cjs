@@ -26,6 +26,7 @@ const unitFiles = [
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
   'test/scripts/bench-report.test.ts',
+  'test/scripts/bench-settings.test.ts',
   'test/shared/heap-tuning.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/wire/json-lines.test.ts',

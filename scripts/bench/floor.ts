@@ -9,20 +9,16 @@ import type { PathName } from './report.ts';
 import { start } from './processes.ts';
 import { settings } from './settings.ts';
 
-/** Processes on each path: the inlet and the outlet, and the relay between them. */
-export const floorHops: Readonly<Record<PathName, number>> = { direct: 2, relayed: 3 };
+/** The processes on each path, from the client's end: a proxy stands in for each. */
+export const floorRoles: Readonly<Record<PathName, readonly Role[]>> = { direct: ['inlet', 'outlet'], relayed: ['inlet', 'relay', 'outlet'] };
 
-/** The roles of a chain's hops, from the client's end: the first stands for the inlet, the last for the outlet. */
-const hopRoles: Readonly<Record<number, readonly Role[]>> = { 2: ['inlet', 'outlet'], 3: ['inlet', 'relay', 'outlet'] };
-
-/** A chain of `hops` proxies in front of `targetPort`; the endpoint is the first one's port. */
+/** A chain of proxies in front of `targetPort`, one per process of `path`; the endpoint is the first one's port. */
 export async function startFloor(targetPort: number, path: PathName, openFiles: number): Promise<Endpoint> {
-  const hops = floorHops[path];
-  const roles = hopRoles[hops] as readonly Role[];
+  const roles = floorRoles[path];
   const pids: number[] = [];
   let next = targetPort;
   // Started from the target's end, so that each proxy knows the port of the one behind it.
-  for (let hop = 0; hop < hops; hop += 1) {
+  for (let hop = 0; hop < roles.length; hop += 1) {
     const proxy = await start(settings.nodeBinary, ['--import', 'tsx', join(settings.root, 'scripts/bench/node-proxy.ts'), String(next)], { ready: /^proxy listening \d+/, openFiles });
     next = Number(proxy.line.split(' ')[2]);
     pids.unshift(proxy.pid);

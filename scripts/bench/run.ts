@@ -10,7 +10,7 @@ import { postgresDirectory, startPostgres } from './postgres.ts';
 import { freePort, listening, start, stopStarted } from './processes.ts';
 import { openFilesLimit } from './proc-stats.ts';
 import { floorTable, table, type Figures } from './report.ts';
-import { floorHops, startFloor } from './floor.ts';
+import { floorRoles, startFloor } from './floor.ts';
 import { settings, type PhaseName } from './settings.ts';
 import { startSshTunnel } from './ssh-tunnel.ts';
 
@@ -89,7 +89,7 @@ export async function main(): Promise<void> {
   if (settings.floors) {
     log('starting the runtime floor: chains of bare Node.js TCP proxies…');
     for (const path of measured) {
-      const label = `Node.js floor for ${path.name} (${floorHops[path.name]} bare proxies)`;
+      const label = `Node.js floor for ${path.name} (${floorRoles[path.name].length} bare proxies)`;
       floors.push({ column: { floor: path.name }, label, iperf: await startFloor(iperfPort, path.name, openFiles), echo: await startFloor(echoPort, path.name, openFiles), postgres: await startFloor(postgres.port, path.name, openFiles) });
     }
   }

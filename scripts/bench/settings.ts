@@ -4,12 +4,20 @@ import { InputError } from '../../src/shared/errors.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 
-function count(name: string, fallback: number): number {
+export function count(name: string, fallback: number): number {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new InputError('BAD_SETTING', `${name}=${text} is not a positive number`, { hint: `give a value such as ${fallback}, or leave it unset` });
   return value;
+}
+
+/** A switch: 1 on, 0 off, unset the fallback. */
+export function flag(name: string, fallback: boolean): boolean {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (text === '1' || text === '0') return text === '1';
+  throw new InputError('BAD_SETTING', `${name}=${text} is neither 1 nor 0`, { hint: `give 1 or 0, or leave it unset (${fallback ? 1 : 0})` });
 }
 
 export const phaseNames = ['throughput', 'latency', 'cpu', 'pgbench', 'idle'] as const;
@@ -51,7 +59,7 @@ export const settings = {
   /** Connections opened (or checked) at once while the idle set is built: below ssh's listen backlog of 128. */
   idleBatch: 100,
   /** Whether the runtime floor (chains of bare Node.js proxies) is measured beside each path: BENCH_FLOORS=0 leaves it out. */
-  floors: process.env.BENCH_FLOORS !== '0',
+  floors: flag('BENCH_FLOORS', true),
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
