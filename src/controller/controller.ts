@@ -1,17 +1,18 @@
 /**
- * A running controller: its data directory (TLS key and certificate, store), the key that seals the
- * project CA keys in the store (kept elsewhere: see src/shared/sealing-key.ts), the service and the
- * listening server. Used by `portal controller start` and by tests.
+ * A running controller: its data directory (TLS certificate, sealed TLS key, store), the key that seals
+ * the TLS key and the project CA keys in the store (kept elsewhere: see src/shared/sealing-key.ts), the
+ * service and the listening server. Used by `portal controller start` and by tests.
  */
 import type { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createServerCertificate, fingerprintOf } from '../pki/authority.ts';
+import { fingerprintOf } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import type { SharedDataPlane } from '../wire/portal-port.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
+import { hasSealedServerKey, loadServerCertificate, serverCertificateFiles, type ServerCertificate } from '../shared/sealed-server-certificate.ts';
 import {
   createSealingKeyFile,
   describeSealingKey,
@@ -41,8 +42,8 @@ export interface ControllerOptions {
   /** @default one hour */
   readonly credentialLifetimeMs?: number;
   /**
-   * Where the key that seals the project CA keys comes from; never inside dataDir. A file that does not
-   * exist is created while nothing is sealed yet.
+   * Where the key that seals the TLS key and the project CA keys comes from; never inside dataDir. A
+   * file that does not exist is created while nothing is sealed yet.
    * @default the file <parent of dataDir>/keys/<name of dataDir>-seal.key
    */
   readonly sealingKey?: SealingKeySource;
@@ -75,18 +76,6 @@ const howToGiveKey = `give it with --sealing-key-file, ${sealingKeyVariables.con
 
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const certificatePath = join(options.dataDir, 'tls.crt');
-  const keyPath = join(options.dataDir, 'tls.key');
-  let certificate: string;
-  let key: string;
-  try {
-    [certificate, key] = await Promise.all([readFile(certificatePath, 'utf8'), readFile(keyPath, 'utf8')]);
-  } catch {
-    const created = await createServerCertificate('portal-controller');
-    await writeFile(keyPath, created.privateKey, { mode: 0o600 });
-    await writeFile(certificatePath, created.certificate, { mode: 0o644 });
-    [certificate, key] = [created.certificate, created.privateKey];
-  }
   const storeUrl = options.store ?? `sqlite:${join(options.dataDir, 'controller.db')}`;
   const keySource: SealingKeySource = options.sealingKey ?? { kind: 'file', path: defaultControllerSealingKeyFile(options.dataDir) };
   const beside = `keep the sealing key on other storage (a secret store); ${howToGiveKey}`;
@@ -94,12 +83,22 @@ export async function startController(options: ControllerOptions): Promise<Runni
   if (storeUrl.startsWith('sqlite:')) refuseKeyBeside(keySource, dirname(resolve(storeUrl.slice('sqlite:'.length))), beside);
   const store: Store = await openStore(storeUrl);
   let sealingKey: Buffer;
+  let tls: ServerCertificate;
   try {
     sealingKey = await openSealedStore(store, storeUrl, keySource, options);
+    tls = await loadServerCertificate({
+      directory: options.dataDir,
+      commonName: 'portal-controller',
+      sealingKey,
+      sealingKeyName: describeSealingKey(keySource),
+      howToGiveKey,
+      ...(options.log ? { log: options.log } : {}),
+    });
   } catch (error) {
     await store.destroy();
     throw error;
   }
+  const { certificate, privateKey: key } = tls;
   const fingerprint = fingerprintOf(certificate);
   const settings = {
     publicAddress: options.publicAddress ?? '',
@@ -140,8 +139,8 @@ export async function startController(options: ControllerOptions): Promise<Runni
 /**
  * The sealing key, checked against every sealed CA key in the store before anything is served: a
  * missing or wrong key stops the controller in one line, and never makes a new key while sealed data
- * exists. State from an earlier version (its key in <dataDir>/seal.key) is re-sealed under the key once,
- * in one transaction, and the old key removed.
+ * (a CA key, or the TLS key) exists. State from an earlier version (its key in <dataDir>/seal.key) is
+ * re-sealed under the key once, in one transaction, and the old key removed.
  */
 async function openSealedStore(store: Store, storeUrl: string, source: SealingKeySource, options: ControllerOptions): Promise<Buffer> {
   const rows = await store.selectFrom('projects').select(['id', 'ca_private_key']).execute();
@@ -153,6 +152,12 @@ async function openSealedStore(store: Store, storeUrl: string, source: SealingKe
     if (rows.length > 0 && !legacy) {
       throw new RuntimeFailure('SEALING_KEY_MISSING', `the project CA keys in ${storeUrl} are sealed, but the sealing key file ${where} does not exist`, {
         hint: `${howToGiveKey} (the key that sealed them: a new one cannot open them)`,
+      });
+    }
+    if (hasSealedServerKey(options.dataDir)) {
+      const sealedTlsKey = join(options.dataDir, serverCertificateFiles.sealedKey);
+      throw new RuntimeFailure('SEALING_KEY_MISSING', `the TLS key in ${sealedTlsKey} is sealed, but the sealing key file ${where} does not exist`, {
+        hint: `${howToGiveKey} (the key that sealed it: a new one cannot open it)`,
       });
     }
     key = await createSealingKeyFile(describeSealingKey(source));

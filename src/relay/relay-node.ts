@@ -6,12 +6,13 @@
  * while it is away.
  */
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createServerCertificate, fingerprintOf } from '../pki/authority.ts';
+import { fingerprintOf } from '../pki/authority.ts';
 import { identityOf } from '../pki/identity.ts';
 import { verifyMember } from '../pki/verify.ts';
-import { InputError } from '../shared/errors.ts';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { loadServerCertificate, type ServerCertificate } from '../shared/sealed-server-certificate.ts';
+import { keysDirectory, readSealingKey } from '../shared/sealing-key.ts';
 import { Backoff } from '../node/backoff.ts';
 import { enrollWithTicket } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
@@ -24,7 +25,7 @@ import { decodeTicket } from '../wire/ticket.ts';
 import { RelayServer } from './server.ts';
 
 export interface RelayNodeOptions {
-  /** PORTAL_HOME: the relay keeps its identity and TLS certificate in <home>/relay. */
+  /** PORTAL_HOME: the relay keeps its identity and TLS certificate in <home>/relay, their sealing key in <home>/keys. */
   readonly home: string;
   readonly ticket?: string;
   /** host:port to listen on (port 0 picks one). */
@@ -50,6 +51,8 @@ export interface RunningRelayNode {
 }
 
 export const relayDirectory = (home: string) => join(home, 'relay');
+/** The key that seals the relay's identity (named by its directory, as for every identity) and its TLS key. */
+export const relaySealingKeyFile = (home: string) => join(keysDirectory(home), 'relay-seal.key');
 
 export async function startRelayNode(options: RelayNodeOptions): Promise<RunningRelayNode> {
   const directory = relayDirectory(options.home);
@@ -74,7 +77,7 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<Running
   if (!identityOf(current.certificate)?.relayNode) {
     throw new InputError('NOT_A_RELAY', `the identity in ${directory} is not a relay node's`, { hint: 'enroll the relay with a ticket from portal project ticket --relay-node, under its own PORTAL_HOME' });
   }
-  const tls = await serverCertificate(directory);
+  const tls = await serverCertificate(options.home, directory, options.logger);
   const fingerprint = fingerprintOf(tls.certificate);
   const authority = new X509Certificate(current.authority);
   const projectId = current.record.projectId;
@@ -133,18 +136,24 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<Running
   };
 }
 
-/** The relay's own TLS certificate, made on first start and kept: nodes pin its fingerprint. */
-async function serverCertificate(directory: string): Promise<{ privateKey: string; certificate: string }> {
-  const keyPath = join(directory, 'tls.key');
-  const certificatePath = join(directory, 'tls.crt');
-  try {
-    const [privateKey, certificate] = await Promise.all([readFile(keyPath, 'utf8'), readFile(certificatePath, 'utf8')]);
-    return { privateKey, certificate };
-  } catch {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const created = await createServerCertificate('portal-relay');
-    await writeFile(keyPath, created.privateKey, { mode: 0o600 });
-    await writeFile(certificatePath, created.certificate, { mode: 0o644 });
-    return created;
+/**
+ * The relay's own TLS certificate, made on first start and kept (nodes pin its fingerprint), its key
+ * sealed under the key that seals the relay's identity, which loading or enrolling that identity made.
+ */
+async function serverCertificate(home: string, directory: string, logger: Logger): Promise<ServerCertificate> {
+  const keyFile = relaySealingKeyFile(home);
+  const sealingKey = await readSealingKey({ kind: 'file', path: keyFile });
+  if (!sealingKey) {
+    throw new RuntimeFailure('SEALING_KEY_MISSING', `the sealing key file ${keyFile} of the relay in ${directory} does not exist`, {
+      hint: `put the file back; without it this relay's identity cannot be used: remove ${directory} and enroll again with a new ticket`,
+    });
   }
+  return loadServerCertificate({
+    directory,
+    commonName: 'portal-relay',
+    sealingKey,
+    sealingKeyName: keyFile,
+    howToGiveKey: `put back the file ${keyFile}`,
+    log: (line) => logger.info(line),
+  });
 }

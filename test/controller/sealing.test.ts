@@ -89,10 +89,11 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.equal(existsSync(join(stolen, 'node', 'seal.key')), false);
   });
 
-  it('with the copy alone, no file in it unseals the project CA key or the node key', async () => {
+  it('with the copy alone, no file in it unseals the project CA key, the controller TLS key or the node key', async () => {
     const [project] = await projectRows(join(stolen, 'controller', 'controller.db'));
     assert.ok(project);
     const sealedCa = Buffer.from(project.ca_private_key, 'base64');
+    const sealedTls = await readFile(join(stolen, 'controller', 'tls.key.sealed'));
     const sealedNode = await readFile(join(stolen, 'node', 'identity.key.sealed'));
     const files = await filesUnder(stolen);
     // Every file taken as a raw key (where it has 32 bytes) and as key material.
@@ -103,13 +104,15 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.ok(files.length >= 6 && candidates.length >= files.length, `${files.length} files, ${candidates.length} candidate keys`);
     for (const key of candidates) {
       assert.throws(() => unseal(key, sealedCa));
+      assert.throws(() => unseal(key, sealedTls));
       assert.throws(() => unseal(key, sealedNode));
     }
-    console.log(`      ${files.length} files in the copy, ${candidates.length} candidate keys from them: 0 open the CA key, 0 open the node key`);
-    // The one private key in the clear is the controller's TLS key (what the README says a copy gives).
+    console.log(`      ${files.length} files in the copy, ${candidates.length} candidate keys from them: 0 open the CA key, the TLS key or the node key`);
+    // No private key in the clear: not even the controller's TLS key, which would let the thief pose as the controller.
     const clear = [];
     for (const file of files) if ((await readFile(file, 'latin1')).includes('PRIVATE KEY')) clear.push(file);
-    assert.deepEqual(clear, [join(stolen, 'controller', 'tls.key')]);
+    assert.deepEqual(clear, []);
+    assert.equal(existsSync(join(stolen, 'controller', 'tls.key')), false);
   });
 
   it('with the copy alone, portal controller start refuses in one line and makes no key', async () => {
@@ -188,6 +191,24 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.ok(!byVariable.stderr.includes(secret));
   });
 
+  it('a wrong key for a sealed TLS key (no project yet): one line naming the file, exit 1, nothing changed', async () => {
+    const dataDir = join(work, 'fresh', 'controller');
+    const rightKey = join(work, 'fresh-right.key');
+    const first = await startController({ dataDir, sealingKey: { kind: 'file', path: rightKey } });
+    await first.close();
+    const sealed = await readFile(join(dataDir, 'tls.key.sealed'));
+    const wrong = join(work, 'fresh-wrong.key');
+    await writeFile(wrong, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    const run = await portal(join(work, 'fresh-home'), ['controller', 'start', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--sealing-key-file', wrong]);
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stderr,
+      `portal: the sealing key in ${wrong} does not open the TLS key in ${join(dataDir, 'tls.key.sealed')} (sealed under another key); give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY: the one that sealed it (a new TLS key would change the fingerprint every ticket and node pins)\n`,
+    );
+    assert.equal(run.stdout, '');
+    assert.deepEqual(await readFile(join(dataDir, 'tls.key.sealed')), sealed, 'no new key');
+  });
+
   it('refuses a key file inside the data directory, and key material too short, with exit 2', async () => {
     const inside = await portal(join(work, 'bad-home'), ['controller', 'start', '--data-dir', join(stolen, 'controller'), '--sealing-key-file', join(stolen, 'controller', 'seal.key')]);
     assert.equal(inside.code, 2);
@@ -197,11 +218,14 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.equal(short.stderr, 'portal: the sealing key in PORTAL_CONTROLLER_SEALING_KEY has 9 characters; at least 32 are needed; make one with openssl rand -base64 32\n');
   });
 
-  it('moves the key of the previous version (seal.key in the data directory) out once, logs it, and warns about the default place', async () => {
+  it('moves the key of the previous version (seal.key in the data directory) out once, seals its plain tls.key, logs both, and warns about the default place', async () => {
     const legacyDir = join(work, 'legacy');
     await cp(join(stolen, 'controller'), legacyDir, { recursive: true });
     const legacyKey = randomBytes(32);
     const material = (await readFile(controllerKey(), 'utf8')).trim();
+    // The previous version kept the TLS key in the clear.
+    await writeFile(join(legacyDir, 'tls.key'), unseal(sealingKeyFromMaterial(material), await readFile(join(legacyDir, 'tls.key.sealed'))), { mode: 0o600 });
+    await rm(join(legacyDir, 'tls.key.sealed'));
     const database = await KeptSqlite.open(join(legacyDir, 'controller.db'));
     for (const row of database.all<{ id: string; ca_private_key: string }>('select id, ca_private_key from projects')) {
       const plain = unseal(sealingKeyFromMaterial(material), Buffer.from(row.ca_private_key, 'base64'));
@@ -219,7 +243,13 @@ describe('sealing: a stolen copy of the controller data directory or node state 
       new RegExp(`INFO moved the sealing key out of ${legacyDir}: 1 project CA keys re-sealed under ${newKey}, and ${join(legacyDir, 'seal.key')} was removed$`),
     );
     assert.match(await first.waitFor(/ WARN /), new RegExp(`WARN the sealing key of this controller is ${newKey}, outside its data directory but on this machine: move it to a secret store`));
+    assert.match(
+      await first.waitFor(/sealed the TLS key/),
+      new RegExp(`INFO sealed the TLS key of ${legacyDir}: ${join(legacyDir, 'tls.key.sealed')} under ${newKey}, and the unsealed ${join(legacyDir, 'tls.key')} was removed$`),
+    );
+    assert.equal(fingerprint, admin.record.fingerprint, 'the same TLS key: every pin still holds');
     assert.equal(existsSync(join(legacyDir, 'seal.key')), false);
+    assert.equal(existsSync(join(legacyDir, 'tls.key')), false);
     assert.equal((await stat(newKey)).mode & 0o777, 0o600);
     // The migrated CA still signs: a node enrolls.
     const pin = { controller: address, fingerprint };
@@ -230,6 +260,6 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     const second = startPortal(home, ['controller', 'start', '--data-dir', legacyDir, '--listen', '127.0.0.1:0', '--ready-json']);
     running.push(second);
     await second.waitFor(/^\{"pid"/);
-    assert.equal(second.lines.filter((line) => line.includes('moved the sealing key')).length, 0, 'once');
+    assert.equal(second.lines.filter((line) => line.includes('moved the sealing key') || line.includes('sealed the TLS key')).length, 0, 'once');
   });
 });

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { createLogger } from '../../src/node/logger.ts';
+import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
+import { relayDirectory, relaySealingKeyFile, startRelayNode } from '../../src/relay/relay-node.ts';
+import { callController } from '../../src/wire/control-channel.ts';
+import { createWorld, type World } from '../support/portal-world.ts';
+
+/** The fingerprint of the certificate presented on `address`. */
+async function servedFingerprint(address: string): Promise<string> {
+  const [host, port] = address.split(':') as [string, string];
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port: Number(port), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
+      resolve(createHash('sha256').update(socket.getPeerCertificate().raw).digest('hex'));
+      socket.destroy();
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('relay node: its TLS key is sealed like its identity', function () {
+  this.timeout(30_000);
+  let world: World;
+  let home: string;
+  let ticket: string | undefined;
+  const directory = () => relayDirectory(home);
+  const sealingKey = async () => sealingKeyFromMaterial((await readFile(relaySealingKeyFile(home), 'utf8')).trim());
+
+  /** Starts the relay (enrolling it the first time), reads what it needs, and always stops it again. */
+  async function startAndStop(): Promise<{ fingerprint: string; served: string; lines: string[] }> {
+    const lines: string[] = [];
+    const relay = await startRelayNode({
+      home,
+      ...(ticket ? { ticket } : {}),
+      listen: { host: '127.0.0.1', port: 0 },
+      logger: createLogger({ write: (line) => lines.push(line) }),
+    });
+    ticket = undefined;
+    try {
+      return { fingerprint: relay.fingerprint, served: await servedFingerprint(relay.listening), lines };
+    } finally {
+      await relay.stop();
+    }
+  }
+
+  before(async () => {
+    world = await createWorld();
+    home = join(world.dir, 'relay-home');
+    const answer = await callController(
+      world.admin.record,
+      'ticket',
+      { expiresInMs: 60_000, usageCount: 1, attribute: '', tls: false, relayNode: true },
+      { key: world.admin.privateKey, certificate: world.admin.certificate },
+    );
+    ticket = String(answer.ticket);
+  });
+
+  after(async () => {
+    await world.close();
+  });
+
+  it('keeps no plain tls.key: the key is sealed under the relay sealing key, and the same key serves after a restart', async () => {
+    const first = await startAndStop();
+    assert.equal(first.served, first.fingerprint);
+    assert.deepEqual((await readdir(directory())).filter((name) => name.startsWith('tls.')).sort(), ['tls.crt', 'tls.key.sealed']);
+    const sealed = await readFile(join(directory(), 'tls.key.sealed'));
+    assert.equal((await stat(join(directory(), 'tls.key.sealed'))).mode & 0o777, 0o600);
+    assert.ok(!sealed.toString('latin1').includes('PRIVATE KEY'));
+    assert.match(unseal(await sealingKey(), sealed).toString(), /^-----BEGIN PRIVATE KEY-----\n/);
+    const second = await startAndStop();
+    assert.equal(second.fingerprint, first.fingerprint);
+    assert.equal(second.served, first.fingerprint);
+  });
+
+  it('seals the plain tls.key of an earlier version once, logs it, and keeps the fingerprint', async () => {
+    const { fingerprint } = await startAndStop();
+    const sealedPath = join(directory(), 'tls.key.sealed');
+    const plainPath = join(directory(), 'tls.key');
+    // What an earlier version left: the key in the clear, nothing sealed.
+    await writeFile(plainPath, unseal(await sealingKey(), await readFile(sealedPath)), { mode: 0o600 });
+    await rm(sealedPath);
+    const migrated = await startAndStop();
+    assert.equal(migrated.fingerprint, fingerprint);
+    assert.equal(existsSync(plainPath), false);
+    const logged = migrated.lines.filter((line) => line.includes('sealed the TLS key'));
+    assert.equal(logged.length, 1);
+    assert.ok(
+      logged[0]?.endsWith(` INFO sealed the TLS key of ${directory()}: ${sealedPath} under ${join(home, 'keys', 'relay-seal.key')}, and the unsealed ${plainPath} was removed\n`),
+      logged[0],
+    );
+    const again = await startAndStop();
+    assert.equal(again.fingerprint, fingerprint);
+    assert.equal(again.lines.filter((line) => line.includes('sealed the TLS key')).length, 0, 'once');
+  });
+});
