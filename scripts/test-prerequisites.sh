@@ -41,6 +41,8 @@ check() {
   want psql postgresql-client           # the PostgreSQL and warehouse use cases
   want_postgres_server                  # a real PostgreSQL server for them
   want runuser util-linux               # PostgreSQL will not run as root: tests run it as postgres
+  want unshare util-linux               # a private network namespace for IPv6 source addresses
+  want ip iproute2                      # the namespace's loopback addresses
   want docker-compose docker-compose    # resolves the compiled compose files (no Docker engine)
   want curl curl ca-certificates        # the installer's own command line, over HTTPS
   want shellcheck shellcheck            # the shell scripts Portal ships

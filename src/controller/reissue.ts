@@ -13,11 +13,11 @@ export const reissueLimits = {
   challengeLifetimeMs: 30_000,
   /** Challenges outstanding at once; the oldest goes first (more than `overall` hands out in a lifetime). */
   challengesOutstanding: 4096,
-  /** Per source address: a burst of this many, then so many a second. */
+  /** Per source (an IPv4 address, an IPv6 /64: see sourceKeyOf): a burst of this many, then so many a second. */
   perSource: { burst: 20, perSecond: 2 },
   /** All sources together. */
   overall: { burst: 400, perSecond: 100 },
-  /** Source addresses remembered at once (the quietest are forgotten first). */
+  /** Sources remembered at once (the quietest are forgotten first). */
   sourcesRemembered: 4096,
 } as const;
 

@@ -15,6 +15,7 @@ import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
+import { sourceKeyOf } from '../wire/source-key.ts';
 import { controllerFields, type ControllerEvent, type ControllerOperations, type ParsedRequest } from '../wire/protocol.ts';
 import { MemberConnections, serveService } from '../wire/service-connection.ts';
 import { InletAdverts } from './inlet-adverts.ts';
@@ -28,7 +29,7 @@ export interface ControlLimits {
   readonly memberConnections: number;
   /** Requests a connection without a member certificate may send before it is closed. @default 8 */
   readonly anonymousRequests: number;
-  /** Requests per second, and the burst, that one source address may send without a member certificate. @default 50, 100 */
+  /** Requests per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may send without a member certificate. @default 50, 100 */
   readonly anonymousRate: { readonly perSecond: number; readonly burst: number };
   /** Unread answers and events a peer may leave queued before its connection is closed. @default 1 MiB */
   readonly maxQueuedBytes: number;
@@ -57,7 +58,7 @@ export interface ControllerServerOptions {
 interface Connection {
   /** The member its certificate proves, if any. */
   readonly peer: PeerIdentity | undefined;
-  /** Its source address. */
+  /** Its source as per-source bounds count it: an IPv4 address, an IPv6 /64. */
   readonly source: string;
   /** Withdraws what a relay node announced on it. */
   withdraw: (() => void) | undefined;
@@ -128,7 +129,7 @@ export class ControllerServer {
     // A member may hold its channel open indefinitely; an anonymous peer only until its deadline.
     if (peer) release();
     this.connections.add(socket);
-    const connection: Connection = { peer, source: socket.remoteAddress ?? '?', withdraw: undefined, withdrawAdvert: undefined };
+    const connection: Connection = { peer, source: sourceKeyOf(socket.remoteAddress), withdraw: undefined, withdrawAdvert: undefined };
     let requests = 0;
     // Events are sent only after serveService has returned: `channel` is set by then.
     const subscriber = peer ? { peer, push: (event: ControllerEvent) => channel.send(event) } : undefined;

@@ -232,7 +232,7 @@ export class ControllerService {
    * re-issue path is rate-limited: per node the asker names, and overall (which bounds the signature
    * checks that anonymous peers can cause, whatever names they give).
    */
-  /** A challenge for a re-issue request from `source` (its address): its own allowance first, then everyone's. */
+  /** A challenge for a re-issue request from `source` (an IPv4 address or an IPv6 /64, as sourceKeyOf gives it): its own allowance first, then everyone's. */
   reissueChallenge(source: string, now = Date.now()): { challenge: string } {
     if (!this.challengesPerSource.take(source, now) || !this.challengesOverall.take('', now)) {
       throw new RuntimeFailure('RATE_LIMITED', 'too many re-issue requests; try again in a few seconds', { hint: 'the node retries by itself' });

@@ -3,7 +3,8 @@
  * used by nothing else. A connection must name the inlet's secret (given only to the outlets of its
  * relay name, through the controller) in its first line before anything else happens; then the inlet
  * starts the same mutual TLS and allow checks as through a relay. Until then, what a peer may cost is
- * bounded by the admission limits: a deadline, so many per source address, so many in all.
+ * bounded by the admission limits: a deadline, so many per source (an IPv4 address, an IPv6 /64), so
+ * many in all.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';

@@ -1,25 +1,30 @@
 /**
- * What a peer may cost the controller before it has proved anything. A source address may start only
- * so many TLS handshakes a second. Every connection starts unauthenticated: it has an absolute deadline (not an idle timer, which one byte every few seconds
- * would keep alive) to present a splice preamble the relay accepts or a certificate of a member; a
- * source address may hold only so many such connections; and when the total is reached the oldest
- * one makes room, so that a flood of slow connections cannot lock out members, whose handshakes take
- * milliseconds.
+ * What a peer may cost the controller before it has proved anything. A source may start only so many
+ * TLS handshakes a second. Every connection starts unauthenticated: it has an absolute deadline (not an
+ * idle timer, which one byte every few seconds would keep alive) to present a splice preamble the relay
+ * accepts or a certificate of a member; a source may hold only so many such connections; and when the
+ * total is reached the oldest one makes room, so that a flood of slow connections cannot lock out
+ * members, whose handshakes take milliseconds.
+ *
+ * A source is an IPv4 address or an IPv6 /64 (see sourceKeyOf): one host may hold a whole /64, so
+ * counting its addresses apart would let it multiply every per-source bound.
  */
 import type { Socket } from 'node:net';
 import { RateLimiter } from '../shared/rate-limiter.ts';
+import { sourceKeyOf } from './source-key.ts';
 
 export interface AdmissionLimits {
   /** Time from accept to a proven identity (splice secret or member certificate). @default 10000 */
   readonly deadlineMs: number;
-  /** Unauthenticated connections one source address may hold. @default 64 */
+  /** Unauthenticated connections one source (an IPv4 address, an IPv6 /64) may hold. @default 64 */
   readonly perSource: number;
   /** Unauthenticated connections in all. @default 1024 */
   readonly total: number;
   /**
-   * TLS handshakes per second, and the burst, that one source address may start. A handshake costs
-   * about a millisecond of CPU and memory the allocator does not always give back, so a flood of them
-   * is cut before it starts; splice halves, which cost no cryptography, are not counted. @default 50, 100
+   * TLS handshakes per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may
+   * start. A handshake costs about a millisecond of CPU and memory the allocator does not always give
+   * back, so a flood of them is cut before it starts; splice halves, which cost no cryptography, are
+   * not counted. @default 50, 100
    */
   readonly handshakesPerSource: { readonly perSecond: number; readonly burst: number };
 }
@@ -52,7 +57,7 @@ export class Admission {
 
   /** Whether the connection may start a TLS handshake; when not, it is destroyed. */
   allowHandshake(socket: Socket): boolean {
-    if (this.handshakes.take(socket.remoteAddress ?? '?')) return true;
+    if (this.handshakes.take(sourceKeyOf(socket.remoteAddress))) return true;
     this.counts.refusedRate += 1;
     socket.destroy();
     return false;
@@ -60,7 +65,7 @@ export class Admission {
 
   /** Takes a new connection in, or destroys it; false when it was refused. */
   admit(socket: Socket): boolean {
-    const source = socket.remoteAddress ?? '?';
+    const source = sourceKeyOf(socket.remoteAddress);
     if ((this.perSource.get(source) ?? 0) >= this.limits.perSource) {
       this.counts.refusedPerSource += 1;
       socket.destroy();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Admission } from '../../src/wire/admission.ts';
 import { RateLimiter } from '../../src/shared/rate-limiter.ts';
+import { sourceKeyOf } from '../../src/wire/source-key.ts';
 
 /** `count` connections from `localAddress`; resolves when each is either accepted or closed. */
 async function open(port: number, localAddress: string, count: number): Promise<{ sockets: Socket[]; closed: () => number }> {
@@ -101,5 +102,37 @@ describe('rate limiter', () => {
     assert.equal(taken('b', 20), 5, 'another key has its own bucket');
     for (const key of ['c', 'd', 'e', 'f']) limiter.take(key);
     assert.equal(taken('a', 20), 5, 'a forgotten key starts full again');
+  });
+});
+
+describe('source key: what a per-source bound counts as one source', () => {
+  it('counts an IPv4 address alone', () => {
+    assert.equal(sourceKeyOf('192.0.2.7'), '192.0.2.7');
+    assert.notEqual(sourceKeyOf('192.0.2.7'), sourceKeyOf('192.0.2.8'));
+  });
+
+  it('counts an IPv6 address by its /64, however it is written', () => {
+    const written = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0DB8:0001:0002:0:0:0:9', '2001:db8:1:2::192.0.2.1'];
+    assert.deepEqual(new Set(written.map(sourceKeyOf)), new Set(['2001:db8:1:2::/64']));
+    assert.equal(sourceKeyOf('2001:db8:1:3::1'), '2001:db8:1:3::/64', 'the next /64 is another source');
+    assert.equal(sourceKeyOf('::1'), '0:0:0:0::/64');
+    assert.equal(sourceKeyOf('fd00::'), 'fd00:0:0:0::/64');
+  });
+
+  it('counts an IPv4-mapped IPv6 address as its IPv4 address, not as the one /64 every IPv4 peer shares', () => {
+    assert.equal(sourceKeyOf('::ffff:192.0.2.7'), '192.0.2.7');
+    assert.equal(sourceKeyOf('::ffff:c000:208'), '192.0.2.8');
+    assert.equal(sourceKeyOf('0:0:0:0:0:ffff:10.1.2.3'), '10.1.2.3');
+  });
+
+  it('keeps the zone of a link-local address: each link has its own fe80::/64', () => {
+    assert.equal(sourceKeyOf('fe80::1%eth0'), 'fe80:0:0:0::/64%eth0');
+    assert.notEqual(sourceKeyOf('fe80::1%eth0'), sourceKeyOf('fe80::1%eth1'));
+  });
+
+  it('gives one key for a socket whose address is gone, and leaves anything else as it is', () => {
+    assert.equal(sourceKeyOf(undefined), '?');
+    assert.equal(sourceKeyOf(''), '?');
+    assert.equal(sourceKeyOf('not-an-address'), 'not-an-address');
   });
 });
