@@ -18,6 +18,7 @@ const unitFiles = [
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',
   'test/wire/admission.test.ts',
+  'test/wire/control-channel.test.ts',
   'test/relay/relay.test.ts',
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',

@@ -40,6 +40,13 @@ export interface ServiceTarget {
   readonly fingerprint: string;
 }
 
+/**
+ * Requests one channel may have waiting for their answers. A server that stops answering would
+ * otherwise collect every request the node makes (each with its timer and its bytes in the socket's
+ * buffer) until they time out; past this bound a request fails at once instead. @default 64
+ */
+export const maxPendingRequests = 64;
+
 export const controllerTarget = (pin: ControllerPin): ServiceTarget => ({ service: 'control', address: pin.controller, fingerprint: pin.fingerprint });
 
 interface Waiting {
@@ -143,8 +150,17 @@ export class ServiceChannel<Ops> extends EventEmitter {
     });
   }
 
-  /** Sends a request; resolves with the answer or rejects with the server's error. */
+  /** Requests sent and not answered yet (at most maxPendingRequests). */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Sends a request; resolves with the answer or rejects with the server's error. Rejects at once, and
+   * sends nothing, while maxPendingRequests requests wait for their answers.
+   */
   request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs = 10_000): Promise<AnswerOf<Ops, K>> {
+    if (this.waiting.size >= maxPendingRequests) return Promise.reject(new TooManyPending(this.target, op));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -222,6 +238,16 @@ function helloRefusal(service: ServiceName, message: unknown): PortalError | und
 class VersionMismatch extends RuntimeFailure {
   constructor(message: string) {
     super('PROTOCOL_VERSION', message, { hint: versionHint });
+  }
+}
+
+/** The server has left maxPendingRequests requests unanswered: a new one is not queued behind them. */
+export class TooManyPending extends RuntimeFailure {
+  constructor(target: ServiceTarget, op: string) {
+    const who = serverName(target.service);
+    super('TOO_MANY_PENDING_REQUESTS', `${maxPendingRequests} requests to the ${who} at ${target.address} wait for answers already; ${op} was not sent`, {
+      hint: `check the ${who}: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)`,
+    });
   }
 }
 
