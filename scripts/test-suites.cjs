@@ -29,6 +29,7 @@ const unitFiles = [
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
   'test/shared/heap-tuning.test.ts',
+  'test/shared/key-file-permissions.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/wire/json-lines.test.ts',
   'test/wire/mux.test.ts',

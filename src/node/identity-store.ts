@@ -14,6 +14,7 @@ import { identityOf } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { warnIfKeyFileOpen, type Warn } from '../shared/key-file-permissions.ts';
 import { createSealingKeyFile, keysDirectory, legacySealingKeyFile, readSealingKey, refuseKeyBeside, sealingKeyVariables } from '../shared/sealing-key.ts';
 import type { ControllerPin } from '../wire/ticket.ts';
 import { loggerFromEnvironment } from './logger.ts';
@@ -42,6 +43,8 @@ export interface IdentityStoreOptions {
   readonly sealingKeyFile?: string;
   /** Where a migration is reported. @default the node's log (NODE_LOGGING, NODE_LOG_LEVEL) */
   readonly log?: (line: string) => void;
+  /** Where a key file that other users may read or write is reported. @default the node's log */
+  readonly warn?: Warn;
   /** @default process.env */
   readonly environment?: NodeJS.ProcessEnv;
 }
@@ -69,6 +72,12 @@ function keyLocation(directory: string, options: IdentityStoreOptions): KeyLocat
   const howToName = name === 'node' ? `set ${sealingKeyVariables.node} to the file that holds it` : 'put the file back';
   return { path: named ?? join(keysDirectory(dirname(directory)), `${name}-seal.key`), named: named !== undefined, howToName };
 }
+
+const warnOf = (options: IdentityStoreOptions): Warn => options.warn ?? ((line) => loggerFromEnvironment(options.environment ?? process.env).warn(line));
+
+const readKey = (location: KeyLocation, options: IdentityStoreOptions) => readSealingKey({ kind: 'file', path: location.path }, warnOf(options));
+
+const createKey = (location: KeyLocation, options: IdentityStoreOptions) => createSealingKeyFile(location.path, warnOf(options));
 
 function checkLocation(directory: string, location: KeyLocation): void {
   refuseKeyBeside({ kind: 'file', path: location.path }, directory, `keep it on other storage (${sealingKeyVariables.node} names the file)`);
@@ -107,7 +116,7 @@ export async function loadIdentity(directory: string, options: IdentityStoreOpti
     // No identity yet. A key file the operator named is made now, so a path that cannot hold it
     // fails before a ticket is spent.
     checkLocation(directory, location);
-    if (location.named && !(await readSealingKey({ kind: 'file', path: location.path }))) await createSealingKeyFile(location.path);
+    if (location.named && !(await readKey(location, options))) await createKey(location, options);
     return undefined;
   }
   const record = parseRecord(recordText, directory, recordPath);
@@ -117,6 +126,7 @@ export async function loadIdentity(directory: string, options: IdentityStoreOpti
     readStateFile(directory, join(directory, files.certificate)).then((bytes) => bytes.toString('utf8')),
     readStateFile(directory, join(directory, files.authority)).then((bytes) => bytes.toString('utf8')),
   ]);
+  await warnIfKeyFileOpen(join(directory, files.key), 'the sealed private key file', warnOf(options));
   const privateKey = await openPrivateKey(directory, location, sealed, options);
   const identity = { record, privateKey, certificate, authority };
   checkCredentials(directory, identity);
@@ -127,7 +137,7 @@ export async function saveIdentity(directory: string, identity: StoredIdentity, 
   const location = keyLocation(directory, options);
   checkLocation(directory, location);
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  const key = (await readSealingKey({ kind: 'file', path: location.path })) ?? (await createSealingKeyFile(location.path));
+  const key = (await readKey(location, options)) ?? (await createKey(location, options));
   await writeAtomically(join(directory, files.key), seal(key, Buffer.from(identity.privateKey)), 0o600);
   await writeAtomically(join(directory, files.certificate), identity.certificate, 0o644);
   await writeAtomically(join(directory, files.authority), identity.authority, 0o644);
@@ -149,7 +159,7 @@ async function openPrivateKey(directory: string, location: KeyLocation, sealed: 
   const sealedPath = join(directory, files.key);
   const legacyPath = join(directory, legacySealingKeyFile);
   const legacy = await readFile(legacyPath).catch(() => undefined);
-  let key = await readSealingKey({ kind: 'file', path: location.path });
+  let key = await readKey(location, options);
   let plain: Buffer | undefined;
   if (key) {
     try {
@@ -171,7 +181,7 @@ async function openPrivateKey(directory: string, location: KeyLocation, sealed: 
       if (!(error instanceof UnsealError)) throw error;
       throw damaged(directory, sealedPath, `it does not open with the key of the earlier version in ${legacyPath} (${error.message})`);
     }
-    key ??= await createSealingKeyFile(location.path);
+    key ??= await createKey(location, options);
     await writeAtomically(sealedPath, seal(key, plain), 0o600);
     await rm(legacyPath, { force: true });
     const log = options.log ?? ((line: string) => loggerFromEnvironment(options.environment ?? process.env).info(line));

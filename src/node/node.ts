@@ -60,7 +60,7 @@ export const runtimeFile = (home: string) => join(home, 'node', 'runtime.json');
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const { config, logger } = options;
   const directory = nodeDirectory(options.home);
-  const stored = await loadIdentity(directory);
+  const stored = await loadIdentity(directory, { warn: (line) => logger.warn(line) });
   // Everything that can be checked is checked before a ticket is used: a refused start spends nothing.
   const ticket = stored || !options.ticket ? undefined : decodeTicket(options.ticket);
   if (!stored && !ticket) {

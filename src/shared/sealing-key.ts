@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { sealingKeyFromMaterial } from '../pki/seal.ts';
 import { InputError, RuntimeFailure } from './errors.ts';
+import { warnIfKeyFileOpen, type Warn } from './key-file-permissions.ts';
 
 /** Fewer characters than this, once trimmed, are refused as key material. */
 export const minimumKeyMaterialLength = 32;
@@ -51,8 +52,12 @@ export function keyFromMaterial(text: string, where: string): Buffer {
   return sealingKeyFromMaterial(material);
 }
 
-/** The key, or undefined when its file does not exist (a source of material always has one). */
-export async function readSealingKey(source: SealingKeySource): Promise<Buffer | undefined> {
+/**
+ * The key, or undefined when its file does not exist (a source of material always has one). A file
+ * that users other than its owner may read or write draws one warning through `warn` (one WARN line on
+ * stderr when the caller has no logger).
+ */
+export async function readSealingKey(source: SealingKeySource, warn?: Warn): Promise<Buffer | undefined> {
   if (source.kind === 'material') return keyFromMaterial(source.material, source.name);
   let text: string;
   try {
@@ -64,11 +69,13 @@ export async function readSealingKey(source: SealingKeySource): Promise<Buffer |
       hint: 'give this user read access to it, or name another file',
     });
   }
-  return keyFromMaterial(text, source.path);
+  const key = keyFromMaterial(text, source.path);
+  await warnIfKeyFileOpen(source.path, 'the sealing key file', warn);
+  return key;
 }
 
 /** Writes fresh key material to `path` (0600, its directory 0700); a file that appeared meanwhile wins. */
-export async function createSealingKeyFile(path: string): Promise<Buffer> {
+export async function createSealingKeyFile(path: string, warn?: Warn): Promise<Buffer> {
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await writeFile(path, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
@@ -80,7 +87,7 @@ export async function createSealingKeyFile(path: string): Promise<Buffer> {
       });
     }
   }
-  const key = await readSealingKey({ kind: 'file', path });
+  const key = await readSealingKey({ kind: 'file', path }, warn);
   if (!key) throw new RuntimeFailure('SEALING_KEY_UNWRITABLE', `the sealing key file ${path} vanished as it was created`, { hint: 'run the command again' });
   return key;
 }
