@@ -31,6 +31,8 @@ export class ClientTls {
         clearTimeout(timer);
         socket.off('error', fail);
         socket.off('close', onClose);
+        // Never without a listener: the inlet adds its own once it takes the socket.
+        socket.on('error', () => socket.destroy());
         resolve(socket);
       });
     });

@@ -139,6 +139,8 @@ export class ServiceChannel<Ops> extends EventEmitter {
             clearTimeout(timer);
             socket.removeAllListeners('error');
             socket.removeAllListeners('close');
+            // Until the channel takes the socket (a microtask away), an error only closes it.
+            socket.on('error', () => socket.destroy());
             // The reader stops here: the channel's own reader takes the bytes after the hello.
             queueMicrotask(() => resolve(new ServiceChannel<Ops>(socket, target)));
             return false;

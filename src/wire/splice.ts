@@ -8,9 +8,15 @@ import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { splicePreambleOf, type SpliceRole } from './protocol.ts';
 
+/** How long the TCP connection to a relay may take before the dial fails. */
+export const spliceDialTimeoutMs = 5000;
+
 /**
  * `halfOpen`: keep reading after the peer's FIN, for a stream whose TLS carries a client's half-close;
  * a session's connection is not half-open, so that a relay that goes away ends it at once.
+ *
+ * The socket has an `error` listener from its first moment to its last: a relay that resets after
+ * the connect, during the preamble or mid-handshake must not take the process down with it.
  */
 export function dialSplice(relay: string, splice: string, role: SpliceRole, secret: string, halfOpen = false): Promise<Socket> {
   const parsed = parseHostPort(relay);
@@ -19,9 +25,17 @@ export function dialSplice(relay: string, splice: string, role: SpliceRole, secr
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
     const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: halfOpen, highWaterMark: dataPathHighWaterMark };
     const socket = connect(options as NetConnectOpts);
-    socket.once('error', reject);
+    let connected = false;
+    const timer = setTimeout(() => socket.destroy(new Error(`no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`)), spliceDialTimeoutMs);
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      if (!connected) reject(error);
+      // After the connect, whoever carries the socket hears of it by its close.
+      socket.destroy();
+    });
     socket.once('connect', () => {
-      socket.off('error', reject);
+      connected = true;
+      clearTimeout(timer);
       socket.write(splicePreambleOf(splice, role, secret));
       resolve(socket);
     });
