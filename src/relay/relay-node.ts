@@ -56,7 +56,8 @@ export const relaySealingKeyFile = (home: string) => join(keysDirectory(home), '
 
 export async function startRelayNode(options: RelayNodeOptions): Promise<RunningRelayNode> {
   const directory = relayDirectory(options.home);
-  const stored = await loadIdentity(directory);
+  const warn = (line: string) => options.logger.warn(line);
+  const stored = await loadIdentity(directory, { warn });
   let current: StoredIdentity;
   if (stored) {
     current = stored;
@@ -142,7 +143,8 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<Running
  */
 async function serverCertificate(home: string, directory: string, logger: Logger): Promise<ServerCertificate> {
   const keyFile = relaySealingKeyFile(home);
-  const sealingKey = await readSealingKey({ kind: 'file', path: keyFile });
+  const warn = (line: string) => logger.warn(line);
+  const sealingKey = await readSealingKey({ kind: 'file', path: keyFile }, warn);
   if (!sealingKey) {
     throw new RuntimeFailure('SEALING_KEY_MISSING', `the sealing key file ${keyFile} of the relay in ${directory} does not exist`, {
       hint: `put the file back; without it this relay's identity cannot be used: remove ${directory} and enroll again with a new ticket`,
@@ -155,5 +157,6 @@ async function serverCertificate(home: string, directory: string, logger: Logger
     sealingKeyName: keyFile,
     howToGiveKey: `put back the file ${keyFile}`,
     log: (line) => logger.info(line),
+    warn,
   });
 }

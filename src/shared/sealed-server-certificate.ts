@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createServerCertificate } from '../pki/authority.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { RuntimeFailure } from './errors.ts';
+import { warnIfKeyFileOpen, type Warn } from './key-file-permissions.ts';
 
 export const serverCertificateFiles = {
   certificate: 'tls.crt',
@@ -31,6 +32,8 @@ export interface ServerCertificateOptions {
   readonly howToGiveKey: string;
   /** Where the migration of an unsealed key is reported. */
   readonly log?: (line: string) => void;
+  /** Where a sealed key file that other users may read or write is reported. @default one WARN line on stderr */
+  readonly warn?: Warn;
 }
 
 export interface ServerCertificate {
@@ -45,7 +48,8 @@ export function hasSealedServerKey(directory: string): boolean {
 
 /**
  * The certificate and its key: made on first start, opened on every later one. A key left unsealed by
- * an earlier version is sealed, the plain file removed, and the move logged once.
+ * an earlier version is sealed, the plain file removed, and the move logged once. A sealed key that other
+ * users may read or write draws one warning per process through `warn`.
  */
 export async function loadServerCertificate(options: ServerCertificateOptions): Promise<ServerCertificate> {
   const paths = {
@@ -62,6 +66,7 @@ export async function loadServerCertificate(options: ServerCertificateOptions): 
   const keyPath = sealed !== undefined ? paths.sealedKey : paths.legacyKey;
   if (certificate === undefined) throw halfPair(`${paths.certificate} is missing, but its key ${keyPath} is there`, keyPath);
   if (sealed === undefined && plain === undefined) throw halfPair(`${paths.sealedKey} is missing, but its certificate ${paths.certificate} is there`, paths.certificate);
+  if (sealed !== undefined) await warnIfKeyFileOpen(paths.sealedKey, 'the sealed TLS key file', options.warn);
   const privateKey = sealed !== undefined ? openSealed(options, paths.sealedKey, sealed) : (plain as string);
   checkPair(paths, privateKey, certificate, keyPath);
   if (plain !== undefined) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { createLogger } from '../../src/node/logger.ts';
@@ -95,5 +95,25 @@ describe('relay node: its TLS key is sealed like its identity', function () {
     const again = await startAndStop();
     assert.equal(again.fingerprint, fingerprint);
     assert.equal(again.lines.filter((line) => line.includes('sealed the TLS key')).length, 0, 'once');
+  });
+
+  it("warns through the relay's logger, once per file, about key files open to other users (its TLS key too), and still serves", async () => {
+    const { fingerprint } = await startAndStop();
+    const files = [relaySealingKeyFile(home), join(directory(), 'identity.key.sealed'), join(directory(), 'tls.key.sealed')];
+    await Promise.all(files.map((path) => chmod(path, 0o644)));
+    try {
+      const open = await startAndStop();
+      assert.equal(open.fingerprint, fingerprint);
+      const warned = open.lines.filter((line) => line.includes(' WARN '));
+      const what = ['the sealing key file', 'the sealed private key file', 'the sealed TLS key file'];
+      assert.deepEqual(
+        warned.map((line) => line.slice(line.indexOf(' WARN ') + ' WARN '.length)).sort(),
+        files.map((path, index) => `${what[index]} ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}\n`).sort(),
+      );
+      const again = await startAndStop();
+      assert.deepEqual(again.lines.filter((line) => line.includes(' WARN ')), [], 'once per file and process');
+    } finally {
+      await Promise.all(files.map((path) => chmod(path, 0o600)));
+    }
   });
 });

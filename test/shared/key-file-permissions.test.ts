@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { createAuthority, createCertificateRequest, issueCertificate } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { loadIdentity, saveIdentity } from '../../src/node/identity-store.ts';
+import { sealingKeyFromMaterial } from '../../src/pki/seal.ts';
 import { warnIfKeyFileOpen } from '../../src/shared/key-file-permissions.ts';
+import { loadServerCertificate } from '../../src/shared/sealed-server-certificate.ts';
 import { readSealingKey } from '../../src/shared/sealing-key.ts';
 
 /** A warn function that keeps what it is given. */
@@ -89,5 +91,20 @@ describe('key files that other users may read or write: one warning per file, na
       `the sealed private key file ${sealedKey} may be read or changed by users other than its owner (mode 0640); run chmod 600 ${sealedKey}`,
       `the sealing key file ${sealingKeyFile} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${sealingKeyFile}`,
     ]);
+  });
+
+  it('warns once about a sealed TLS key (tls.key.sealed) open to other users, and still serves with it', async () => {
+    const server = join(directory, 'controller');
+    const options = { directory: server, commonName: 'portal-controller', sealingKey: sealingKeyFromMaterial(randomBytes(32).toString('base64')), sealingKeyName: 'the test key', howToGiveKey: 'give it' };
+    const quiet = collector();
+    const made = await loadServerCertificate({ ...options, warn: quiet.warn });
+    assert.equal((await loadServerCertificate({ ...options, warn: quiet.warn })).privateKey, made.privateKey);
+    assert.deepEqual(quiet.lines, [], 'what Portal writes is 0600');
+
+    const sealedKey = join(server, 'tls.key.sealed');
+    await chmod(sealedKey, 0o644);
+    const { warn, lines } = collector();
+    for (let load = 0; load < 3; load += 1) assert.equal((await loadServerCertificate({ ...options, warn })).privateKey, made.privateKey);
+    assert.deepEqual(lines, [`the sealed TLS key file ${sealedKey} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${sealedKey}`]);
   });
 });
