@@ -9,6 +9,7 @@ import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
+import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import type { NodeShow } from '../node/show.ts';
 import { portalHome } from './home.ts';
@@ -68,6 +69,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   const heartbeat = heartbeatFromEnvironment(process.env);
   const warmStreams = warmStreamsFromEnvironment(process.env);
   const directAdvertise = directAdvertiseFromEnvironment(process.env);
+  const connectionBounds = connectionBoundsFromEnvironment(process.env);
   const node = await startNode({
     home: portalHome(),
     config,
@@ -76,6 +78,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     ...(heartbeat ? { heartbeat } : {}),
     ...(warmStreams === undefined ? {} : { warmStreams }),
     ...(directAdvertise ? { directAdvertise } : {}),
+    connectionBounds,
   });
   const stop = () => void node.stop();
   process.once('SIGTERM', stop);
@@ -103,6 +106,21 @@ function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | un
   // An outlet keeps at most outletLimits.unopenedPerMember streams of one inlet waiting (twice this bound).
   if (!/^[0-9]{1,2}$/.test(value) || Number(value) > 16) throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 16`, { hint: 'give 2, or 0 to carry every client on the session' });
   return Number(value);
+}
+
+/**
+ * PORTAL_OUTLET_CONNECTIONS (default 4096) and PORTAL_OUTLET_CONNECTIONS_PER_INLET (default 512): the
+ * target connections an outlet holds at once, in all and for one inlet node.
+ */
+function connectionBoundsFromEnvironment(environment: NodeJS.ProcessEnv): ConnectionBounds {
+  const read = (name: string, fallback: number): number => {
+    const value = environment[name];
+    if (value === undefined || value === '') return fallback;
+    if (!/^[0-9]{1,7}$/.test(value) || Number(value) < 1) throw new InputError('BAD_ENVIRONMENT', `${name}=${value} is not a whole number of connections from 1`, { hint: `give a number such as ${fallback}` });
+    return Number(value);
+  };
+  const total = read('PORTAL_OUTLET_CONNECTIONS', defaultConnectionBounds.total);
+  return { total, perInlet: Math.min(total, read('PORTAL_OUTLET_CONNECTIONS_PER_INLET', defaultConnectionBounds.perInlet)) };
 }
 
 /** PORTAL_DIRECT_ADVERTISE: host:port addresses (comma-separated) where outlets reach the inlet's direct path, behind NAT or in a container. */

@@ -3,7 +3,7 @@
  * to the controller, its outlet and/or inlet, the status server, and credential renewal.
  */
 import { X509Certificate } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { Server as HttpServer } from 'node:http';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { product } from '../shared/product.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import { Backoff } from './backoff.ts';
+import { boundsWithin, defaultConnectionBounds, descriptorLimitOf, type ConnectionBounds } from './connection-bounds.ts';
 import { StandingChannel } from './standing-channel.ts';
 import { RelayLinks } from './relay-links.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
@@ -44,6 +45,8 @@ export interface NodeOptions {
   readonly directAdvertise?: readonly string[];
   /** Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session). @default 2 */
   readonly warmStreams?: number;
+  /** Target connections an outlet holds at once (held under the descriptor limit). @default defaultConnectionBounds */
+  readonly connectionBounds?: ConnectionBounds;
 }
 
 export interface RunningNode {
@@ -175,8 +178,9 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
 
   const part: PartContext = { relays, credentials, logger, metrics, heartbeat };
   const outletConfig = config['tcp-outlet'];
+  const connectionBounds = outletConfig ? await outletConnectionBounds(options.connectionBounds ?? defaultConnectionBounds, logger) : undefined;
   const outlet = outletConfig
-    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, control, onFatal: (error) => fail(error) })
+    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, control, onFatal: (error) => fail(error), ...(connectionBounds ? { connectionBounds } : {}) })
     : undefined;
   const inletConfig = config['tcp-inlet'];
   const inlet =
@@ -276,4 +280,15 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
 function directListenAddress(direct: boolean | string | undefined): string | undefined {
   if (direct === false) return undefined;
   return typeof direct === 'string' ? direct : '0.0.0.0:0';
+}
+
+/** The outlet's bounds on target connections, held under this process's descriptor limit (said once when it lowers them). */
+async function outletConnectionBounds(requested: ConnectionBounds, logger: Logger): Promise<ConnectionBounds> {
+  const limits = await readFile('/proc/self/limits', 'utf8').catch(() => '');
+  const limit = descriptorLimitOf(limits);
+  const { bounds, clamped } = boundsWithin(requested, limit);
+  if (clamped) {
+    logger.warn(`outlet: the descriptor limit of ${limit} allows ${bounds.total} target connections at once (${bounds.perInlet} per inlet), fewer than the ${requested.total} (${requested.perInlet}) asked for; raise it with ulimit -n or LimitNOFILE=`);
+  }
+  return bounds;
 }

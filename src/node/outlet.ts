@@ -14,6 +14,7 @@ import type { IncomingStream } from '../wire/mux.ts';
 import { readOneJsonLine } from '../wire/json-lines.ts';
 import type { RelayEvent } from '../wire/protocol.ts';
 import { dialSplice } from '../wire/splice.ts';
+import { resetSocket } from '../wire/socket-reset.ts';
 import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
@@ -22,6 +23,8 @@ import type { Path } from './warm-streams.ts';
 import type { NodeControl } from './standing-channel.ts';
 import type { ControllerEvent, InletAdvert } from '../wire/protocol.ts';
 import { connectTargetTls } from './target-tls.ts';
+import { ConnectionCounter, defaultConnectionBounds, type ConnectionBounds } from './connection-bounds.ts';
+import { LogThrottle } from './log-throttle.ts';
 
 /** What dials may cost an outlet at once. */
 export const outletLimits = {
@@ -41,6 +44,8 @@ export interface OutletOptions extends PartContext {
   readonly control?: NodeControl;
   /** Called once if a relay refuses the registration for good (a relay name the ticket does not grant). */
   readonly onFatal: (error: PortalError) => void;
+  /** Target connections held at once, per inlet node and in all. @default defaultConnectionBounds */
+  readonly connectionBounds?: ConnectionBounds;
 }
 
 export class Outlet {
@@ -63,6 +68,12 @@ export class Outlet {
   /** Direct sessions by the inlet node they come from. */
   private readonly directSessions = new Map<string, Set<{ close(): void }>>();
   private readonly dialer: DirectDialer;
+  /** Target connections held, per inlet node: each is a descriptor. */
+  private readonly targets: ConnectionCounter;
+  /** Streams and warm streams refused because their inlet, or the outlet, held its bound of target connections. */
+  private overBound = 0;
+  /** Warnings that a flood would repeat thousands of times a second. */
+  private readonly throttled: LogThrottle;
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
   private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
 
@@ -70,6 +81,8 @@ export class Outlet {
     const parsed = parseHostPort(options.to);
     if (!parsed.ok) throw new Error(`outlet target ${options.to}: ${parsed.reason}`);
     this.target = parsed.address;
+    this.targets = new ConnectionCounter(options.connectionBounds ?? defaultConnectionBounds);
+    this.throttled = new LogThrottle((line) => options.logger.warn(line));
     this.dialer = new DirectDialer({
       logger: options.logger,
       carry: (raw) => this.carryRaw(raw, 'direct'),
@@ -132,6 +145,7 @@ export class Outlet {
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_failed: this.connections.failed,
+      connections_over_bound: this.overBound,
       handshakes_pending: this.handshakesTotal,
       dials_declined: this.dialsDeclined,
     };
@@ -221,8 +235,9 @@ export class Outlet {
       // A client of the inlet's: used warm streams are replaced only once its clients pause, as the
       // inlet's own refills are.
       if (path === 'direct') this.dialer.nudge(inlet);
-      this.onStream(stream, path);
+      this.onStream(stream, path, inlet);
     };
+    // The streams a session holds are bounded by the target connections its inlet may have (onStream).
     const { session } = adoptOutletSession(channel, { onStream });
     this.sessions.add(session);
     metrics.sessions.inc({ part: 'outlet', path });
@@ -295,7 +310,12 @@ export class Outlet {
       socket.destroy();
       return;
     }
-    const { target, ready } = this.dialTarget();
+    const refusal = this.claimTarget(key);
+    if (refusal) {
+      resetSocket(socket);
+      return;
+    }
+    const { target, ready } = this.dialTarget(key);
     // The inlet gave up while the target was still connecting.
     socket.once('close', () => {
       if (!ready.settled) target.destroy();
@@ -323,20 +343,24 @@ export class Outlet {
    * Connects to the target, over TLS when the outlet is configured so; `ready` settles once the
    * connection (and its handshake) is complete, and a failure has been counted and logged.
    */
-  private dialTarget(): { target: Socket; ready: { promise: Promise<void>; settled: boolean } } {
+  private dialTarget(inlet: string): { target: Socket; ready: { promise: Promise<void>; settled: boolean } } {
     const host = this.target.host.replace(/^\[|\]$/g, '');
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
     const target = this.options.tls
       ? connectTargetTls(host, this.target.port, dataPathHighWaterMark)
       : connectTcp({ host, port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark } as NetConnectOpts);
     this.sockets.add(target);
-    target.once('close', () => this.sockets.delete(target));
+    target.once('close', () => {
+      this.sockets.delete(target);
+      this.targets.release(inlet);
+    });
     const ready = { settled: false, promise: Promise.resolve() };
     ready.promise = new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         ready.settled = true;
         this.connections.failed += 1;
-        this.options.logger.warn(`outlet: ${describeTargetFailure(this.options.to, error)}`);
+        const why = describeTargetFailure(this.options.to, error);
+        this.throttled.note(`target ${error.code ?? why}`, (count) => `outlet: ${why}${count > 1 ? ` (${count} times since the last report)` : ''}`);
         target.destroy();
         reject(error);
       };
@@ -344,10 +368,27 @@ export class Outlet {
       target.once(this.options.tls ? 'secureConnect' : 'connect', () => {
         ready.settled = true;
         target.off('error', onError);
+        // Never without a listener: whoever carries the connection next hears of an error by its close.
+        target.on('error', () => target.destroy());
         resolve();
       });
     });
     return { target, ready };
+  }
+
+  /**
+   * Takes one target connection for `inlet`, or says why not: the inlet, or every inlet together,
+   * holds the bound already. The excess is refused before any dial, so a member that opens streams
+   * without end costs the outlet a bounded number of descriptors.
+   */
+  private claimTarget(inlet: string): string | undefined {
+    const claimed = this.targets.claim(inlet);
+    if (claimed === 'ok') return undefined;
+    this.overBound += 1;
+    const { perInlet, total } = this.targets.bounds;
+    const reason = claimed === 'inlet' ? `the outlet holds ${perInlet} connections of this inlet already` : `the outlet holds ${total} connections already`;
+    this.throttled.note(`bound ${claimed} ${inlet}`, (count) => `outlet: refused ${count} connection${count === 1 ? '' : 's'} of inlet ${inlet || '?'}: ${reason} (PORTAL_OUTLET_CONNECTIONS${claimed === 'inlet' ? '_PER_INLET' : ''} sets the bound)`);
+    return reason;
   }
 
   /** A refused inlet retries; say so when it starts and then once a minute, not at every attempt. */
@@ -359,8 +400,13 @@ export class Outlet {
   }
 
   /** A stream of a session: its bytes wait in the target's socket until it connects, then it is accepted. */
-  private onStream(stream: IncomingStream, path: Path): void {
-    const { target, ready } = this.dialTarget();
+  private onStream(stream: IncomingStream, path: Path, inlet: string): void {
+    const refusal = this.claimTarget(inlet);
+    if (refusal) {
+      stream.refuse(refusal);
+      return;
+    }
+    const { target, ready } = this.dialTarget(inlet);
     // Closed before it connected (unreachable, or the inlet gave up): the stream is refused or reset.
     const finished = stream.attach(target);
     ready.promise.then(

@@ -1,0 +1,73 @@
+/**
+ * A patched inlet: a member the outlet allows opens a session (splice, end-to-end TLS, verdicts) and
+ * writes `open` frames as fast as it can, reading every answer, so that the outlet would dial its
+ * target for each. Counts what the outlet answered: accepts and refusals.
+ */
+import { ServiceChannel } from '../../src/wire/control-channel.ts';
+import { openInletChannel, type SessionCredentials } from '../../src/wire/e2e-session.ts';
+import type { RelayOperations } from '../../src/wire/protocol.ts';
+import { dialSplice } from '../../src/wire/splice.ts';
+import type { StoredIdentity } from '../../src/node/identity-store.ts';
+
+const frame = { open: 1, accept: 2, refuse: 3, reset: 6 } as const;
+
+export interface StreamFlood {
+  readonly opened: number;
+  readonly accepted: number;
+  readonly refused: number;
+  readonly reasons: ReadonlySet<string>;
+  /** Closes the session and the relay channel. */
+  close(): void;
+}
+
+/** `relayAddress`: the relay (or controller port) to ask; `relay`/`allow`: the relay name and the outlet attribute. */
+export async function floodStreams(identity: StoredIdentity, relayAddress: string, relayFingerprint: string, relay: string, allow: string, count: number, settleMs = 10_000): Promise<StreamFlood> {
+  const channel = await ServiceChannel.open<RelayOperations>({ service: 'relay', address: relayAddress, fingerprint: relayFingerprint }, { key: identity.privateKey, certificate: identity.certificate });
+  const credentials: SessionCredentials = { key: identity.privateKey, certificate: identity.certificate, authority: identity.authority, projectId: identity.record.projectId };
+  const grant = await channel.request('connect', { relay });
+  const raw = await dialSplice(relayAddress, grant.splice, 'inlet', grant.secret);
+  const { socket } = await openInletChannel(raw, credentials, allow, 'session');
+  let accepted = 0;
+  let refused = 0;
+  const reasons = new Set<string>();
+  let pending = Buffer.alloc(0);
+  let done: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => (done = resolve));
+  socket.on('data', (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 9) {
+      const length = pending.readUInt32BE(5);
+      if (pending.length < 9 + length) break;
+      const type = pending[0];
+      if (type === frame.accept) accepted += 1;
+      if (type === frame.refuse) {
+        refused += 1;
+        reasons.add(pending.subarray(9, 9 + length).toString());
+      }
+      pending = pending.subarray(9 + length);
+    }
+    if (accepted + refused >= count) done();
+  });
+  socket.on('error', () => undefined);
+  socket.once('close', () => done());
+  // The verdict's reader paused the socket: the frames after it flow from here.
+  socket.resume();
+  const header = Buffer.alloc(9);
+  for (let id = 1; id <= count; id += 1) {
+    header[0] = frame.open;
+    header.writeUInt32BE(id, 1);
+    header.writeUInt32BE(0, 5);
+    socket.write(Buffer.from(header));
+  }
+  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, settleMs))]);
+  return {
+    opened: count,
+    accepted,
+    refused,
+    reasons,
+    close() {
+      socket.destroy();
+      channel.destroy();
+    },
+  };
+}
