@@ -21,6 +21,7 @@ const unitFiles = [
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
   'test/node/direct-dialer.test.ts',
+  'test/node/outlet-bounds.test.ts',
   'test/node/portal.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
@@ -37,6 +38,7 @@ const unitFiles = [
   'test/wire/mux.test.ts',
   'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',
+  'test/wire/splice.test.ts',
   'test/wire/tls-contexts.test.ts',
 ];
 /** Folders whose every test file is a unit test. */

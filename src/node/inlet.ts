@@ -17,6 +17,7 @@ import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
 import { ClientLeft } from '../wire/mux.ts';
+import { resetSocket } from '../wire/socket-reset.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
@@ -453,7 +454,8 @@ export class Inlet {
     if (this.connections.refused === 1 || this.connections.refused % 100 === 0) {
       this.options.logger.warn(`inlet: refused a client on ${this.options.from}: ${reason} (${this.connections.refused} so far)`);
     }
-    socket.destroy();
+    // A reset, not a clean close with no bytes: the client knows it was not served.
+    resetSocket(socket);
   }
 }
 

@@ -15,6 +15,7 @@ import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
+import { resetSocket } from '../wire/socket-reset.ts';
 
 interface Registration {
   readonly nodeId: string;
@@ -230,12 +231,13 @@ export class Relay {
       from.setKeepAlive(true, 30_000);
       this.active.add(from);
       pump(from, to);
-      from.on('error', () => to.destroy());
+      // An abort passes on as one: a reset, never an end the far side could take for a whole stream.
+      from.on('error', () => resetSocket(to));
       // A clean close has sent its end through the pipe already; destroying the other side could drop
       // bytes still queued for it.
       from.once('close', (hadError: boolean) => {
         this.active.delete(from);
-        if (hadError) to.destroy();
+        if (hadError) resetSocket(to);
       });
     }
   }

@@ -15,6 +15,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
+import { resetSocket } from './socket-reset.ts';
 
 export const muxLimits = {
   /** The most one direction of a stream may have in flight: what a receiver grows a flowing stream's window to. */
@@ -92,6 +93,8 @@ export interface IncomingStream {
   attach(socket: Socket): Promise<void>;
   /** The target is connected: the inlet's client may go on. */
   accept(): void;
+  /** Refuses the stream without attaching a socket (the outlet will not dial its target for it). */
+  refuse(reason: string): void;
 }
 
 export interface MuxOptions {
@@ -177,7 +180,7 @@ export class MuxSession extends EventEmitter {
   open(socket: Socket, timeoutMs: number): { answered: Promise<void>; finished: Promise<void> } {
     if (this.role !== 'inlet') throw new Error('only the inlet opens streams');
     if (this.closed || this.streams.size >= this.maxStreams) {
-      socket.destroy();
+      resetSocket(socket);
       const refused = Promise.reject(new StreamRefused(this.closed ? 'the session is closing' : 'too many connections on one session'));
       return { answered: refused, finished: Promise.resolve() };
     }
@@ -281,7 +284,9 @@ export class MuxSession extends EventEmitter {
     for (const stream of [...this.streams.values()]) {
       this.streams.delete(stream.id);
       this.settle(stream, () => new StreamRefused(error.message));
-      stream.socket.destroy(error);
+      // Cut short: the client (or target) hears a reset, never an end that looks like the whole stream.
+      if (stream.sentEnd && stream.gotEnd) stream.socket.destroy();
+      else resetSocket(stream.socket);
     }
     // Pending pings are answered, not failed: a session's end is for its 'close' listeners to handle.
     for (const callback of this.pings.splice(0)) callback(null);
@@ -353,7 +358,7 @@ export class MuxSession extends EventEmitter {
   }
 
   private reset(stream: Stream): void {
-    stream.socket.destroy();
+    resetSocket(stream.socket);
   }
 
   /** Settles the inlet's wait for the outlet's answer; `why` makes the refusal (an Error is costly: only when one waits). */
@@ -571,7 +576,7 @@ export class MuxSession extends EventEmitter {
       case frameType.refuse:
         this.settle(stream, () => new StreamRefused(body ? body.toString('utf8') : 'the outlet refused the connection'));
         this.remove(stream);
-        stream.socket.destroy();
+        this.reset(stream);
         break;
       case frameType.end:
         stream.gotEnd = true;
@@ -580,7 +585,7 @@ export class MuxSession extends EventEmitter {
       case frameType.reset:
         this.remove(stream);
         this.settle(stream, () => new StreamRefused('the outlet closed the connection'));
-        stream.socket.destroy();
+        this.reset(stream);
         break;
       case frameType.credit: {
         const amount = (body as Buffer).readUInt32BE(0);
@@ -607,6 +612,11 @@ export class MuxSession extends EventEmitter {
         stream = new Stream(id, socket, false);
         this.streams.set(id, stream);
         return this.join(stream);
+      },
+      refuse: (reason) => {
+        // Once a socket is attached, its close refuses the stream.
+        if (stream || this.ended) return;
+        this.answer(frameType.refuse, id, Buffer.from(reason).subarray(0, muxLimits.reason));
       },
       accept: () => {
         if (!stream || stream.accepted || this.streams.get(id) !== stream) return;

@@ -4,6 +4,7 @@
  */
 import type { Socket } from 'node:net';
 import { pump } from './pump.ts';
+import { resetSocket } from './socket-reset.ts';
 
 /**
  * Joins two sockets both ways for a warm stream: a half-close passes through (the other side's end),
@@ -15,9 +16,10 @@ export function joinSockets(a: Socket, b: Socket): Promise<void> {
   const closed = (socket: Socket) =>
     new Promise<void>((resolve) =>
       socket.once('close', (hadError: boolean) => {
+        // An abort on either side reaches the other as a reset, not as an end.
         if (hadError) {
-          a.destroy();
-          b.destroy();
+          resetSocket(a);
+          resetSocket(b);
         }
         resolve();
       }),

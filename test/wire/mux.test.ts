@@ -80,6 +80,14 @@ async function pair(targetPort: number): Promise<Pair> {
   return { inlet, front, answers, targets };
 }
 
+/** Resolves once the far side reset `socket`; a clean end (what a client would take for a whole stream) fails. */
+function resetByPeer(socket: Socket): Promise<void> {
+  return new Promise((resolve, reject) => {
+    socket.once('end', () => reject(new Error('a clean end where a reset was due')));
+    socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve() : reject(error)));
+  });
+}
+
 function readAll(socket: Socket): Promise<Buffer> {
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -158,9 +166,34 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     closeAll();
     const { front, answers } = await pair(closedPort);
     const client = dial(front);
-    await once(client, 'end');
+    // A reset, not a clean end with no bytes: the client knows it was not served.
+    await resetByPeer(client);
     while (answers.length === 0) await new Promise((resolve) => setImmediate(resolve));
     await assert.rejects(answers[0] as Promise<void>, (error: Error) => error instanceof StreamRefused && error.message === 'the outlet cannot reach its target');
+  });
+
+  it('resets clients and targets, never ends them, when the link ends without their streams\' ends (a relay killed mid-transfer)', async () => {
+    const targets: Socket[] = [];
+    const targetPort = await listen((socket) => {
+      targets.push(socket);
+      socket.on('error', () => undefined);
+      socket.write(Buffer.alloc(64 * 1024, 1));
+    });
+    const [inletLink, outletLink] = await linked();
+    outletOn(outletLink, targetPort);
+    const inlet = new MuxSession(inletLink, 'inlet');
+    const clients: Socket[] = [];
+    const front = await listen((client) => void inlet.open(client, 5000).answered.catch(() => undefined));
+    for (let i = 0; i < 3; i += 1) clients.push(dial(front));
+    for (const client of clients) {
+      client.write('x');
+      await once(client, 'data');
+    }
+    const resets = clients.map((client) => resetByPeer(client));
+    const targetResets = targets.map((target) => resetByPeer(target));
+    // What the far side sees when the process between dies: a FIN, with no stream's end before it.
+    outletLink.end();
+    await Promise.all([...resets, ...targetResets]);
   });
 
   it('resets the other side when a client goes away without a half-close', async () => {
@@ -274,7 +307,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     await once(client, 'data');
     inlet.close();
     const refused = dial(front);
-    await once(refused, 'end');
+    await resetByPeer(refused);
     const closed = once(inlet, 'close');
     client.end('two');
     assert.equal((await echoed).toString(), 'one two');
