@@ -23,6 +23,7 @@ const unitFiles = [
   'test/node/direct-dialer.test.ts',
   'test/node/outlet-bounds.test.ts',
   'test/node/portal.test.ts',
+  'test/node/relay-links.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
   'test/relay/relay-node.test.ts',

@@ -1,8 +1,16 @@
 /**
- * The node's standing connections to the relays of its project, one each, kept to the list the
- * controller gives (and remembered in the node's state, so a node restarted while the controller is
- * away still reaches its relays). Outlets register on every relay that is up; inlets ask any relay
- * that has their outlet. Events: 'up' (link), 'down' (link), 'event' (link, pushed event).
+ * The node's standing connections to the relays of its project, chosen by health, not by order.
+ *
+ * Every relay on the list the controller gives (up to `maxRelayCandidates`) is a candidate, and the
+ * list is remembered in the node's state, so a node restarted while the controller is away still
+ * reaches its relays. At most `maxRelayLinks` candidates hold a slot (a standing channel) at once. A
+ * connected relay keeps its slot. One that has not been connected for `probeMs` (its first connect
+ * failed, or it has been down that long) gives its slot to the candidate waiting longest while others
+ * wait, and waits itself behind a doubling backoff: unreachable addresses rotate through the slots,
+ * every reachable relay is found within a few rotations, and none is displaced by an unreachable one.
+ *
+ * Outlets register on every relay that is up; inlets ask any relay that has their outlet.
+ * Events: 'up' (link), 'down' (link, only for a link that was up), 'event' (link, pushed event).
  */
 import { EventEmitter } from 'node:events';
 import { readFile, rename, writeFile } from 'node:fs/promises';
@@ -10,7 +18,17 @@ import type { ClientCredentials } from '../wire/control-channel.ts';
 import type { RelayEntry, RelayOperations } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
+import type { RelayShow } from './show.ts';
 import { StandingChannel } from './standing-channel.ts';
+
+/** Relays a node keeps connections to at once: a bound on what a project's relay list can cost a node. */
+export const maxRelayLinks = 16;
+/** Entries of the controller's list a node takes as candidates; the rest are ignored. */
+export const maxRelayCandidates = 256;
+/** How long a relay in a slot may stay unconnected while candidates wait before it gives the slot up. */
+export const relayProbeMs = 3000;
+/** The longest a relay that gave up its slot waits before it may take one from an unconnected relay. */
+export const relayRequeueMaxMs = 60_000;
 
 export interface RelayLink {
   readonly entry: RelayEntry;
@@ -21,20 +39,41 @@ export interface RelayLinksOptions {
   readonly credentials: () => ClientCredentials;
   readonly logger: Logger;
   readonly heartbeatMs: number;
+  /** Reconnection backoff of each standing channel. */
   readonly backoff: () => Backoff;
   /** Where the last list the controller gave is kept. */
   readonly stateFile: string;
+  /** @default relayProbeMs */
+  readonly probeMs?: number;
+  /** The wait of a relay that gave up its slot, per relay. @default doubling from probeMs to relayRequeueMaxMs */
+  readonly requeueBackoff?: () => Backoff;
 }
 
-/** Relays a node keeps connections to at once: a bound on what a project's relay list can cost a node. */
-const maxLinks = 16;
+/** One relay of the list, holding a slot or waiting for one. */
+interface Candidate {
+  readonly entry: RelayEntry;
+  /** Its standing channel while it holds a slot. */
+  link: RelayLink | undefined;
+  /** While it holds a slot and is not connected: since when. */
+  downSince: number | undefined;
+  /** When it last took a slot; never (-Infinity) puts it first in the queue. */
+  triedAt: number;
+  /** Before this it takes only a free slot, never one from an unconnected relay. */
+  notBefore: number;
+  /** Lengthened each time it gives up its slot unconnected; reset when it connects. */
+  readonly requeue: Backoff;
+}
 
 export class RelayLinks extends EventEmitter {
-  private readonly links = new Map<string, RelayLink>();
+  /** Every candidate, in the controller's order. */
+  private candidates = new Map<string, Candidate>();
+  private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly probeMs: number;
 
   constructor(private readonly options: RelayLinksOptions) {
     super();
+    this.probeMs = options.probeMs ?? relayProbeMs;
   }
 
   /** Starts from the list remembered from the last run, if any. */
@@ -43,59 +82,143 @@ export class RelayLinks extends EventEmitter {
       (text) => JSON.parse(text) as unknown,
       () => undefined,
     );
-    if (Array.isArray(saved) && this.links.size === 0) this.apply(saved.filter(isEntry), false);
+    if (Array.isArray(saved) && this.candidates.size === 0) this.apply(saved.filter(isEntry), false);
   }
 
-  /** The controller's list: new relays are dialled, relays no longer on it are left. */
+  /** The controller's list: new relays become candidates, relays no longer on it are left. */
   update(entries: readonly RelayEntry[]): void {
     this.apply(entries.filter(isEntry), true);
   }
 
+  /** The links holding a slot (at most maxRelayLinks), connected or not. */
   all(): RelayLink[] {
-    return [...this.links.values()];
+    return [...this.candidates.values()].flatMap((candidate) => (candidate.link ? [candidate.link] : []));
   }
 
   up(): RelayLink[] {
     return this.all().filter((link) => link.channel.connected);
   }
 
-  describe(): { id: string; address: string; status: 'connected' | 'reconnecting' }[] {
-    return this.all().map((link) => ({ id: link.entry.id, address: link.entry.address, status: link.channel.connected ? 'connected' : 'reconnecting' }));
+  /** Every candidate: connected, reconnecting (holding a slot) or waiting for one. */
+  describe(): RelayShow[] {
+    return [...this.candidates.values()].map(({ entry, link }) => ({
+      id: entry.id,
+      address: entry.address,
+      status: !link ? 'waiting' : link.channel.connected ? 'connected' : 'reconnecting',
+    }));
   }
 
   stop(): void {
     this.stopped = true;
-    for (const link of this.links.values()) link.channel.stop();
-    this.links.clear();
+    clearTimeout(this.timer);
+    for (const candidate of this.candidates.values()) candidate.link?.channel.stop();
+    this.candidates.clear();
   }
 
   private apply(entries: readonly RelayEntry[], remember: boolean): void {
     if (this.stopped) return;
-    const wanted = new Map(entries.slice(0, maxLinks).map((entry) => [key(entry), entry]));
-    for (const [id, link] of this.links) {
-      if (wanted.has(id)) continue;
-      this.links.delete(id);
-      link.channel.stop();
-      this.options.logger.info(`relay ${link.entry.id} at ${link.entry.address} no longer serves the project`);
+    if (entries.length > maxRelayCandidates) {
+      this.options.logger.warn(`the project announces ${entries.length} relays; this node considers the first ${maxRelayCandidates}`);
+    }
+    const bounded = entries.slice(0, maxRelayCandidates);
+    const next = new Map<string, Candidate>();
+    for (const entry of bounded) {
+      const id = key(entry);
+      if (!next.has(id)) next.set(id, this.candidates.get(id) ?? this.candidate(entry));
+    }
+    for (const [id, candidate] of this.candidates) {
+      if (next.has(id) || !candidate.link) continue;
+      this.options.logger.info(`relay ${candidate.entry.id} at ${candidate.entry.address} no longer serves the project`);
+      this.release(candidate);
+    }
+    this.candidates = next;
+    this.rebalance();
+    if (remember) void this.remember(bounded);
+  }
+
+  private candidate(entry: RelayEntry): Candidate {
+    const requeue = this.options.requeueBackoff?.() ?? new Backoff({ initialMs: this.probeMs, maxMs: relayRequeueMaxMs });
+    return { entry, link: undefined, downSince: undefined, triedAt: -Infinity, notBefore: -Infinity, requeue };
+  }
+
+  /**
+   * Free slots go at once to the candidates waiting longest; a slot whose relay has not been connected
+   * for probeMs goes to one whose backoff has passed. Then waits for the next moment that may change.
+   */
+  private rebalance(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.stopped) return;
+    const now = Date.now();
+    const all = [...this.candidates.values()];
+    // Sorting is stable: among the never tried, the controller's order.
+    const waiting = all.filter((candidate) => !candidate.link).sort((a, b) => a.triedAt - b.triedAt);
+    let held = all.length - waiting.length;
+    while (held < maxRelayLinks && waiting.length > 0) {
+      this.take(waiting.shift() as Candidate, now);
+      held += 1;
+    }
+    const due = waiting.filter((candidate) => candidate.notBefore <= now);
+    const stale = all
+      .filter((candidate) => candidate.link && candidate.downSince !== undefined && now - candidate.downSince >= this.probeMs)
+      .sort((a, b) => (a.downSince as number) - (b.downSince as number));
+    for (let index = 0; index < Math.min(due.length, stale.length); index += 1) {
+      const [leaving, coming] = [stale[index] as Candidate, due[index] as Candidate];
+      this.options.logger.debug(`relay ${leaving.entry.address} not reachable for ${this.probeMs} ms; its slot goes to relay ${coming.entry.address}`);
+      this.release(leaving, now);
+      this.take(coming, now);
+    }
+    const stillWaiting = [...this.candidates.values()].filter((candidate) => !candidate.link);
+    const downSince = [...this.candidates.values()].flatMap((candidate) => (candidate.link && candidate.downSince !== undefined ? [candidate.downSince] : []));
+    if (stillWaiting.length === 0 || downSince.length === 0) return; // A 'down' or an update calls again.
+    const at = Math.max(Math.min(...stillWaiting.map((candidate) => candidate.notBefore)), Math.min(...downSince) + this.probeMs);
+    this.timer = setTimeout(() => this.rebalance(), Math.max(10, at - now));
+    this.timer.unref();
+  }
+
+  private take(candidate: Candidate, now: number): void {
+    const { entry } = candidate;
+    const channel = new StandingChannel<RelayOperations>({
+      target: { service: 'relay', address: entry.address, fingerprint: entry.fingerprint },
+      credentials: this.options.credentials,
+      // An address already rotated out unreachable is not worth a warning on every turn.
+      logger: candidate.requeue.failures > 0 ? quieter(this.options.logger) : this.options.logger,
+      heartbeatMs: this.options.heartbeatMs,
+      backoff: this.options.backoff(),
+    });
+    const link: RelayLink = { entry, channel };
+    candidate.link = link;
+    candidate.triedAt = now;
+    candidate.downSince = now;
+    // Events of a link that gave up its slot are its last words: ignored.
+    channel.on('up', () => {
+      if (candidate.link !== link) return;
+      candidate.downSince = undefined;
+      candidate.requeue.reset();
+      this.emit('up', link);
+    });
+    channel.on('down', () => {
+      if (candidate.link !== link) return;
+      candidate.downSince = Date.now();
       this.emit('down', link);
-    }
-    for (const [id, entry] of wanted) {
-      if (this.links.has(id)) continue;
-      const channel = new StandingChannel<RelayOperations>({
-        target: { service: 'relay', address: entry.address, fingerprint: entry.fingerprint },
-        credentials: this.options.credentials,
-        logger: this.options.logger,
-        heartbeatMs: this.options.heartbeatMs,
-        backoff: this.options.backoff(),
-      });
-      const link: RelayLink = { entry, channel };
-      this.links.set(id, link);
-      channel.on('up', () => this.emit('up', link));
-      channel.on('down', () => this.emit('down', link));
-      channel.on('event', (event: unknown) => this.emit('event', link, event));
-      channel.start();
-    }
-    if (remember) void this.remember(entries);
+      this.rebalance();
+    });
+    channel.on('event', (event: unknown) => {
+      if (candidate.link === link) this.emit('event', link, event);
+    });
+    channel.start();
+  }
+
+  /** Stops the candidate's link; with `requeuedAt`, it waits its backoff before it takes a busy slot. */
+  private release(candidate: Candidate, requeuedAt?: number): void {
+    const link = candidate.link;
+    if (!link) return;
+    const wasUp = link.channel.connected;
+    candidate.link = undefined;
+    candidate.downSince = undefined;
+    link.channel.stop();
+    if (requeuedAt !== undefined) candidate.notBefore = requeuedAt + candidate.requeue.next();
+    if (wasUp) this.emit('down', link);
   }
 
   private async remember(entries: readonly RelayEntry[]): Promise<void> {
@@ -111,6 +234,17 @@ export class RelayLinks extends EventEmitter {
 
 /** Two entries are one relay when the same server serves at the same address. */
 const key = (entry: RelayEntry) => `${entry.id} ${entry.address} ${entry.fingerprint}`;
+
+/** The logger with its warnings turned to debug lines. */
+function quieter(logger: Logger): Logger {
+  return {
+    announce: (message) => logger.announce(message),
+    error: (message) => logger.error(message),
+    warn: (message) => logger.debug(message),
+    info: (message) => logger.info(message),
+    debug: (message) => logger.debug(message),
+  };
+}
 
 function isEntry(value: unknown): value is RelayEntry {
   const entry = value as Partial<RelayEntry> | null;

@@ -41,7 +41,8 @@ export interface NodeShowRunning {
 export interface RelayShow {
   readonly id: string;
   readonly address: string;
-  readonly status: 'connected' | 'reconnecting';
+  /** "waiting": on the project's list, not holding one of the node's relay connections right now. */
+  readonly status: 'connected' | 'reconnecting' | 'waiting';
 }
 
 export type NodeShow = NodeShowEarly | NodeShowRunning;
