@@ -1,36 +1,56 @@
 /**
  * The direct paths inlets advertise, each for as long as its connection to the controller lasts, and
- * who hears of them: the members of the same project whose tickets grant the relay name the inlet
- * wants (its outlets). Pure bookkeeping; the server sends what it returns.
+ * who hears of them: the members of the same project whose certificate grants the relay name the inlet
+ * wants AND carries the attribute the inlet allows (its outlets, as the inlet's own TLS check would
+ * accept them). A member granted the relay name with any other attribute learns neither the addresses
+ * nor the secret. Pure bookkeeping; the server sends what it returns.
  */
+import type { PeerIdentity } from '../pki/identity.ts';
 import type { InletAdvert } from '../wire/protocol.ts';
 
 /** Adverts one project may hold at once: a bound on what inlets' tickets can add. */
 const maxPerProject = 4096;
 
+/** An advert as the controller keeps it: what outlets receive, and the attribute the inlet allows. */
+export interface AdvertEntry {
+  readonly advert: InletAdvert;
+  /** The inlet's tcp-inlet.allow: only members carrying it hear of the advert. */
+  readonly allow: string;
+}
+
+/** Whether `member` hears of `entry`: its certificate grants the relay name the inlet wants and carries the attribute the inlet allows. */
+export function hearsOf(member: PeerIdentity, entry: AdvertEntry): boolean {
+  return member.relays.includes(entry.advert.via) && member.attributes.includes(entry.allow);
+}
+
 export class InletAdverts {
-  private readonly byProject = new Map<string, Map<string, InletAdvert>>();
+  private readonly byProject = new Map<string, Map<string, AdvertEntry>>();
+
+  /** The advert `inlet` holds now in `projectId`, if any. */
+  get(projectId: string, inlet: string): AdvertEntry | undefined {
+    return this.byProject.get(projectId)?.get(inlet);
+  }
 
   /** Records (or replaces) an inlet's advert; false past the bound. */
-  set(projectId: string, advert: InletAdvert): boolean {
-    const adverts = this.byProject.get(projectId) ?? new Map<string, InletAdvert>();
-    if (!adverts.has(advert.inlet) && adverts.size >= maxPerProject) return false;
-    adverts.set(advert.inlet, advert);
+  set(projectId: string, entry: AdvertEntry): boolean {
+    const adverts = this.byProject.get(projectId) ?? new Map<string, AdvertEntry>();
+    if (!adverts.has(entry.advert.inlet) && adverts.size >= maxPerProject) return false;
+    adverts.set(entry.advert.inlet, entry);
     this.byProject.set(projectId, adverts);
     return true;
   }
 
-  /** Withdraws `advert` unless a newer one replaced it; true when it was withdrawn. */
-  withdraw(projectId: string, advert: InletAdvert): boolean {
+  /** Withdraws `entry` unless a newer one replaced it; true when it was withdrawn. */
+  withdraw(projectId: string, entry: AdvertEntry): boolean {
     const adverts = this.byProject.get(projectId);
-    if (adverts?.get(advert.inlet) !== advert) return false;
-    adverts.delete(advert.inlet);
+    if (adverts?.get(entry.advert.inlet) !== entry) return false;
+    adverts.delete(entry.advert.inlet);
     if (adverts.size === 0) this.byProject.delete(projectId);
     return true;
   }
 
-  /** The adverts of the inlets that want one of `relays`. */
-  forOutlet(projectId: string, relays: readonly string[]): InletAdvert[] {
-    return [...(this.byProject.get(projectId)?.values() ?? [])].filter((advert) => relays.includes(advert.via));
+  /** The adverts `member` hears of: see hearsOf. */
+  forMember(member: PeerIdentity): InletAdvert[] {
+    return [...(this.byProject.get(member.projectId)?.values() ?? [])].filter((entry) => hearsOf(member, entry)).map((entry) => entry.advert);
   }
 }

@@ -18,7 +18,7 @@ import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import { sourceKeyOf } from '../wire/source-key.ts';
 import { controllerFields, type ControllerEvent, type ControllerOperations, type ParsedRequest } from '../wire/protocol.ts';
 import { MemberConnections, serveService } from '../wire/service-connection.ts';
-import { InletAdverts } from './inlet-adverts.ts';
+import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { ControllerService } from './service.ts';
 
@@ -211,23 +211,34 @@ export class ControllerServer {
       case 'advertise':
         return this.advertise(connection, member(peer), request.body);
       case 'inlets':
-        return { inlets: this.adverts.forOutlet(member(peer).projectId, member(peer).relays) };
+        return { inlets: this.adverts.forMember(member(peer)) };
     }
   }
 
-  /** An inlet's direct path: its outlets hear of it now, and of its end when this connection closes. */
+  /**
+   * An inlet's direct path: the outlets it would accept (see hearsOf) hear of it now, and of its end
+   * when this connection closes; no other member hears of it.
+   */
   private advertise(connection: Connection, peer: PeerIdentity, body: ControllerOperations['advertise']['request']): object {
-    const valid = /^[a-z0-9][a-z0-9-]{0,62}$/.test(body.via) && /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) && Number.isInteger(body.warm) && body.warm >= 0 && body.warm <= 16;
+    if (body.allow === '') {
+      throw new InputError('ALLOW_MISSING', 'the direct path advertised does not say which attribute the inlet allows', { hint: 'run the same Portal version on the controller and every node (portal --version)' });
+    }
+    const name = /^[a-z0-9][a-z0-9-]{0,62}$/;
+    const valid = name.test(body.via) && name.test(body.allow) && /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) && Number.isInteger(body.warm) && body.warm >= 0 && body.warm <= 16;
     if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => hostPortText.test(address))) {
       throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', { hint: 'check tcp-inlet.direct' });
     }
     const advert = { inlet: peer.nodeId, attributes: peer.attributes, via: body.via, addresses: body.addresses, secret: body.secret, warm: body.warm };
-    if (!this.adverts.set(peer.projectId, advert)) throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', { hint: 'the inlet uses the relays' });
-    const outletsOf = (member: PeerIdentity) => member.relays.includes(advert.via);
+    const entry: AdvertEntry = { advert, allow: body.allow };
+    const earlier = this.adverts.get(peer.projectId, peer.nodeId);
+    if (!this.adverts.set(peer.projectId, entry)) throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', { hint: 'the inlet uses the relays' });
+    const hearers = (member: PeerIdentity) => hearsOf(member, entry);
+    // An advert replaced by one with another relay name or allow is gone for those that hear only of the earlier.
+    if (earlier) this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, (member) => hearsOf(member, earlier) && !hearers(member));
     connection.withdrawAdvert = () => {
-      if (this.adverts.withdraw(peer.projectId, advert)) this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, outletsOf);
+      if (this.adverts.withdraw(peer.projectId, entry)) this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, hearers);
     };
-    this.tell(peer.projectId, { event: 'inlet', advert }, outletsOf);
+    this.tell(peer.projectId, { event: 'inlet', advert }, hearers);
     return {};
   }
 

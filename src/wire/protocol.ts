@@ -95,7 +95,11 @@ export interface TicketBody {
   readonly relayNode?: boolean;
 }
 
-/** An inlet's direct path, as outlets of its relay name learn it: where to dial it, and the secret to name. */
+/**
+ * An inlet's direct path, as the outlets it would accept learn it: where to dial it, and the secret to
+ * name. The attribute the inlet allows is not in it: the controller hands the advert only to members
+ * that carry it (see ControllerOperations.advertise), so every outlet that receives one carries it.
+ */
 export interface InletAdvert {
   /** The inlet's node id. */
   readonly inlet: string;
@@ -125,9 +129,13 @@ export interface ControllerOperations {
   relays: { request: Empty; answer: { relays: readonly RelayEntry[] } };
   /** A relay node says where nodes reach it; it serves the project while this connection lasts. */
   'relay-announce': { request: { address: string; fingerprint: string }; answer: Empty };
-  /** An inlet's direct path, told to the outlets of `via` while this connection lasts. */
-  advertise: { request: { via: string; addresses: readonly string[]; secret: string; warm: number }; answer: Empty };
-  /** The direct paths of the inlets that want this member's relay names. */
+  /**
+   * An inlet's direct path, told while this connection lasts to the members whose certificate grants
+   * the relay name `via` and carries the attribute `allow` (the inlet's tcp-inlet.allow): the outlets
+   * the inlet would accept, and no other member.
+   */
+  advertise: { request: { via: string; allow: string; addresses: readonly string[]; secret: string; warm: number }; answer: Empty };
+  /** The direct paths of the inlets that want one of this member's relay names and allow one of its attributes. */
   inlets: { request: Empty; answer: { inlets: readonly InletAdvert[] } };
 }
 
@@ -153,13 +161,13 @@ export interface RelaysEvent {
   readonly event: 'relays';
   readonly relays: readonly RelayEntry[];
 }
-/** Pushed to the outlets of `advert.via`: an inlet's direct path, new or changed. */
+/** Pushed to the members that may hear of an inlet's direct path (see `advertise`): the path, new or changed. */
 export interface InletEvent {
   readonly event: 'inlet';
   readonly advert: InletAdvert;
 }
 
-/** Pushed when an inlet's direct path is withdrawn (its connection to the controller closed). */
+/** Pushed to the members that heard of an inlet's direct path when it is withdrawn (its connection to the controller closed). */
 export interface InletGoneEvent {
   readonly event: 'inlet-gone';
   readonly inlet: string;
@@ -207,7 +215,7 @@ export const controllerFields: Fields<ControllerOperations> = {
   ca: {},
   relays: {},
   'relay-announce': { address: 'text', fingerprint: 'text' },
-  advertise: { via: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
+  advertise: { via: 'text', allow: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
   inlets: {},
 };
 
