@@ -1,11 +1,13 @@
 /**
  * The relay: outlets register a relay name, with the attribute their `allow` requires, over their
- * connection to the relay; an inlet asks for that name and gets a splice ticket; the chosen outlet is told to
- * dial in with its half. When both raw connections have arrived, the relay pipes bytes between them
+ * connection to the relay; an inlet asks for that name, with the attribute its own `allow` requires,
+ * and gets a splice ticket; the chosen outlet (one that allows the inlet and carries that attribute) is
+ * told to dial in with its half. When both raw connections have arrived, the relay pipes bytes between them
  * and does nothing else: what flows is the end-to-end TLS of the two nodes, which it cannot read.
  *
  * What a member may cost is bounded here: a member no outlet would allow is refused before any outlet
- * is disturbed (and the outlets are told who, so they can log it); a member may have only so many
+ * is disturbed (and the outlets are told who, so they can log it); a member granted the relay name is
+ * dialled only for inlets whose allow names its attribute; a member may have only so many
  * splices pending, an outlet only so many dials; a member holds one registration per relay name; and
  * an outlet that leaves its dials unanswered is taken out of the choice for a while.
  */
@@ -19,6 +21,8 @@ import { resetSocket } from '../wire/socket-reset.ts';
 
 interface Registration {
   readonly nodeId: string;
+  /** The registering member's attributes, from its certificate: an inlet is paired only with an outlet carrying the one it allows. */
+  readonly attributes: readonly string[];
   readonly allow: string;
   readonly push: (event: RelayEvent) => void;
   pendingDials: number;
@@ -28,6 +32,8 @@ interface Registration {
 
 interface PendingSplice {
   readonly from: PeerIdentity;
+  /** The attribute the inlet requires of its outlet. */
+  readonly allow: string;
   readonly key: string;
   /** The outlet dialled now, and those dialled before that did not answer. */
   outlet: Registration;
@@ -61,6 +67,9 @@ export interface RelayStats {
   refused: number;
   busy: number;
 }
+
+/** Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each carries the attribute the other allows. */
+const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean => inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
 
 const defaults = { spliceTimeoutMs: 10_000, pendingPerMember: 16, pendingPerOutlet: 64, dialAnswerMs: 2000, unansweredLimit: 2, suspendMs: 30_000 };
 
@@ -96,7 +105,7 @@ export class Relay {
       throw new InputError('ALLOW_MISSING', 'the registration does not say which attribute the outlet allows', { hint: 'upgrade the outlet node to this controller version' });
     }
     const key = `${peer.projectId}/${relay}`;
-    const registration: Registration = { nodeId: peer.nodeId, allow, push, pendingDials: 0, unanswered: 0, suspendedUntil: 0 };
+    const registration: Registration = { nodeId: peer.nodeId, attributes: peer.attributes, allow, push, pendingDials: 0, unanswered: 0, suspendedUntil: 0 };
     const others = (this.registrations.get(key) ?? []).filter((r) => r.nodeId !== peer.nodeId);
     this.registrations.set(key, [...others, registration]);
     return () => {
@@ -106,8 +115,15 @@ export class Relay {
     };
   }
 
-  /** Pairs an inlet with one of the relay's outlets that allows it: that outlet is told to dial in. */
-  connect(peer: PeerIdentity, relay: string): SpliceGrant {
+  /**
+   * Pairs an inlet with one of the relay's outlets that allows it and carries `allow`, the attribute the
+   * inlet requires of its outlet: that outlet is told to dial in. An outlet the inlet would refuse gets
+   * no splice of it.
+   */
+  connect(peer: PeerIdentity, relay: string, allow: string): SpliceGrant {
+    if (allow === '') {
+      throw new InputError('ALLOW_MISSING', 'the splice request does not say which attribute the inlet allows', { hint: 'run the same Portal version on the relays and every node (portal --version)' });
+    }
     const key = `${peer.projectId}/${relay}`;
     const outlets = this.registrations.get(key) ?? [];
     if (outlets.length === 0) {
@@ -122,8 +138,15 @@ export class Relay {
         hint: "check that the outlet's allow equals this node's ticket attribute",
       });
     }
+    // The inlet's own refusal: not reported to the outlets, which refused nothing.
+    const allowed = allowing.filter((outlet) => pairs(peer, allow, outlet));
+    if (allowed.length === 0) {
+      throw new InputError('PEER_NOT_ALLOWED', `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows`, {
+        hint: `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`,
+      });
+    }
     const waiting = this.pendingByMember.get(peer.nodeId) ?? 0;
-    const outlet = this.choose(allowing);
+    const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
       this.counts.busy += 1;
       throw new RuntimeFailure('RELAY_BUSY', `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`, { hint: 'the node retries by itself' });
@@ -132,7 +155,7 @@ export class Relay {
     const secrets = { inlet: randomBytes(24).toString('base64url'), outlet: '' };
     const timer = setTimeout(() => this.expire(splice), this.limits.spliceTimeoutMs);
     timer.unref();
-    const entry: PendingSplice = { from: peer, key, outlet, tried: new Set(), secrets, sockets: {}, timer, dialTimer: undefined };
+    const entry: PendingSplice = { from: peer, allow, key, outlet, tried: new Set(), secrets, sockets: {}, timer, dialTimer: undefined };
     this.pending.set(splice, entry);
     this.pendingByMember.set(peer.nodeId, waiting + 1);
     this.dial(splice, entry, outlet);
@@ -150,12 +173,12 @@ export class Relay {
     outlet.push({ event: 'dial', splice, secret: entry.secrets.outlet, from: entry.from.nodeId });
   }
 
-  /** The dialled outlet did not join in time: it is marked, and another outlet that allows the inlet gets the splice. */
+  /** The dialled outlet did not join in time: it is marked, and another outlet the inlet and it both accept gets the splice. */
   private unanswered(splice: string, entry: PendingSplice): void {
     if (this.pending.get(splice) !== entry || entry.sockets.outlet) return;
     this.strike(entry.outlet);
     entry.outlet.pendingDials -= 1;
-    const others = (this.registrations.get(entry.key) ?? []).filter((r) => !entry.tried.has(r) && entry.from.attributes.includes(r.allow));
+    const others = (this.registrations.get(entry.key) ?? []).filter((r) => !entry.tried.has(r) && pairs(entry.from, entry.allow, r));
     const next = this.choose(others);
     if (next) this.dial(splice, entry, next);
     else entry.dialTimer = undefined;

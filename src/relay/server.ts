@@ -126,7 +126,7 @@ export class RelayServer {
         return {};
       }
       case 'connect':
-        return this.relay.connect(peer, request.body.relay);
+        return this.relay.connect(peer, request.body.relay, request.body.allow);
     }
   }
 

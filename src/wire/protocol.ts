@@ -148,8 +148,11 @@ export interface RelayOperations {
   ping: { request: Empty; answer: Empty };
   /** An outlet offers `relay` (its relay name) to inlets whose attribute is `allow`. */
   register: { request: { relay: string; allow: string }; answer: Empty };
-  /** An inlet asks for a splice to an outlet of `relay`. */
-  connect: { request: { relay: string }; answer: SpliceGrant };
+  /**
+   * An inlet asks for a splice to an outlet of `relay` that allows it and carries the attribute `allow`
+   * (the inlet's tcp-inlet.allow): the relay pairs it with no other.
+   */
+  connect: { request: { relay: string; allow: string }; answer: SpliceGrant };
 }
 
 export type Operations = ControllerOperations | RelayOperations;
@@ -222,7 +225,7 @@ export const controllerFields: Fields<ControllerOperations> = {
 export const relayFields: Fields<RelayOperations> = {
   ping: {},
   register: { relay: 'text', allow: 'text' },
-  connect: { relay: 'text' },
+  connect: { relay: 'text', allow: 'text' },
 };
 
 export type ParsedRequest<Ops> = { [K in keyof Ops]: { readonly id: number | null; readonly op: K; readonly body: RequestOf<Ops, K> } }[keyof Ops];

@@ -75,7 +75,7 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     const outletPid = outlet.child.pid as number;
     const baseline = await usageOf(outletPid);
     const clients = realClients(port);
-    const answers = await Promise.allSettled(Array.from({ length: 500 }, () => channel.request('connect', { relay: 'echo' }, 10_000)));
+    const answers = await Promise.allSettled(Array.from({ length: 500 }, () => channel.request('connect', { relay: 'echo', allow: attackers.outletAttribute }, 10_000)));
     channel.destroy();
     const granted = answers.filter((answer) => answer.status === 'fulfilled').length;
     const busy = answers.filter((answer) => answer.status === 'rejected' && (answer.reason as PortalError).code === 'RELAY_BUSY').length;

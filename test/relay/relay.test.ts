@@ -18,6 +18,17 @@ function codeOf(action: () => unknown): string | undefined {
   }
 }
 
+/** The error `action` throws, as code, message and hint. */
+function errorOf(action: () => unknown): { code?: string; message?: string; hint?: string } | undefined {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    const { code, message, hint } = error as { code?: string; message?: string; hint?: string };
+    return { code, message, hint };
+  }
+}
+
 describe('relay: what members may ask of it', () => {
   const relays: Relay[] = [];
   const newRelay = (options = {}) => {
@@ -32,7 +43,7 @@ describe('relay: what members may ask of it', () => {
     const events: RelayEvent[] = [];
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', (event) => events.push(event));
     const stranger = member('n-stranger', ['guest']);
-    for (let i = 0; i < 500; i += 1) assert.equal(codeOf(() => relay.connect(stranger, 'db')), 'PEER_NOT_ALLOWED');
+    for (let i = 0; i < 500; i += 1) assert.equal(codeOf(() => relay.connect(stranger, 'db', 'db-outlet')), 'PEER_NOT_ALLOWED');
     assert.equal(events.length, 0, 'no dial reached the outlet');
     await new Promise((resolve) => setTimeout(resolve, 1100));
     assert.deepEqual(events, [{ event: 'refused', from: 'n-stranger', attributes: ['guest'], count: 500 }]);
@@ -59,11 +70,11 @@ describe('relay: what members may ask of it', () => {
   it('holds a member to 16 pending splices and an outlet to 64 unanswered dials', () => {
     const relay = newRelay({ pendingPerMember: 16, pendingPerOutlet: 64 });
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
-    const codes = Array.from({ length: 40 }, () => codeOf(() => relay.connect(inlet, 'db')) ?? 'GRANTED');
+    const codes = Array.from({ length: 40 }, () => codeOf(() => relay.connect(inlet, 'db', 'db-outlet')) ?? 'GRANTED');
     assert.equal(codes.filter((code) => code === 'GRANTED').length, 16);
     assert.equal(codes.filter((code) => code === 'RELAY_BUSY').length, 24);
     const many = Array.from({ length: 8 }, (_, i) => member(`n-inlet-${i}`, ['db-inlet']));
-    const granted = many.flatMap((peer) => Array.from({ length: 16 }, () => codeOf(() => relay.connect(peer, 'db')) ?? 'GRANTED')).filter((code) => code === 'GRANTED');
+    const granted = many.flatMap((peer) => Array.from({ length: 16 }, () => codeOf(() => relay.connect(peer, 'db', 'db-outlet')) ?? 'GRANTED')).filter((code) => code === 'GRANTED');
     assert.equal(granted.length, 64 - 16, 'the outlet takes 64 dials in all');
     assert.equal(relay.stats().splicesPending, 64);
   });
@@ -82,17 +93,56 @@ describe('relay: what members may ask of it', () => {
     });
     const wait = () => new Promise((resolve) => setTimeout(resolve, 80));
     // The outlet with the fewest dials waiting is chosen: the silent one gets the first and the third.
-    const first = relay.connect(member('n-inlet-1', ['db-inlet']), 'db');
-    const second = relay.connect(member('n-inlet-2', ['db-inlet']), 'db');
+    const first = relay.connect(member('n-inlet-1', ['db-inlet']), 'db', 'db-outlet');
+    const second = relay.connect(member('n-inlet-2', ['db-inlet']), 'db', 'db-outlet');
     await wait();
-    const third = relay.connect(member('n-inlet-3', ['db-inlet']), 'db');
+    const third = relay.connect(member('n-inlet-3', ['db-inlet']), 'db', 'db-outlet');
     await wait();
     assert.deepEqual(dials.silent, [first.splice, third.splice]);
     assert.deepEqual(dials.good, [second.splice, first.splice, third.splice], 'each unanswered splice moved to the outlet that answers');
     // Two dials unanswered in a row: the silent outlet is out of the choice while the good one takes dials.
-    for (let i = 0; i < 5; i += 1) relay.connect(member(`n-later-${i}`, ['db-inlet']), 'db');
+    for (let i = 0; i < 5; i += 1) relay.connect(member(`n-later-${i}`, ['db-inlet']), 'db', 'db-outlet');
     assert.equal(dials.silent.length, 2);
     assert.equal(dials.good.length, 8);
     assert.ok(halves.every((half) => !half.destroyed), 'answered halves wait for their inlets');
+  });
+  it('pairs an inlet only with outlets carrying the attribute its allow names: 100 splices all go to the app outlet, none to a rogue granted the same relay name', async () => {
+    const relay = newRelay({ pendingPerMember: 1000, pendingPerOutlet: 1000, dialAnswerMs: 30 });
+    const dials: Record<'app' | 'rogue', string[]> = { app: [], rogue: [] };
+    relay.register(member('n-app', ['app-outlet'], ['app']), 'app', 'app-inlet', (event) => void (event.event === 'dial' && dials.app.push(event.splice)));
+    relay.register(member('n-rogue', ['rogue'], ['app']), 'app', 'app-inlet', (event) => void (event.event === 'dial' && dials.rogue.push(event.splice)));
+    const appInlet = member('n-app-inlet', ['app-inlet']);
+    const splices = Array.from({ length: 100 }, () => relay.connect(appInlet, 'app', 'app-outlet').splice);
+    assert.deepEqual(dials.app, splices, 'every splice dialled the app outlet, in order');
+    assert.deepEqual(dials.rogue, []);
+    // The app outlet answers none of them: no splice moves to the rogue either.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(dials.rogue, [], 'an unanswered splice is offered only to outlets the inlet accepts');
+    assert.equal(relay.stats().splicesPending, 100);
+  });
+
+  it('refuses a splice when no outlet carries the attribute the inlet allows, names it, and reports nothing to the outlets', async () => {
+    const relay = newRelay();
+    const events: RelayEvent[] = [];
+    relay.register(member('n-rogue', ['rogue'], ['app']), 'app', 'app-inlet', (event) => events.push(event));
+    const appInlet = member('n-app-inlet', ['app-inlet']);
+    assert.deepEqual(
+      errorOf(() => relay.connect(appInlet, 'app', 'app-outlet')),
+      {
+        code: 'PEER_NOT_ALLOWED',
+        message: 'no outlet of the relay "app" that allows this node carries the attribute "app-outlet" this inlet allows',
+        hint: 'check that the outlet\'s ticket attribute equals the inlet\'s allow ("app-outlet")',
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.deepEqual(events, [], 'the outlet refused nothing: it hears of neither a dial nor a refusal');
+    assert.deepEqual({ refused: relay.stats().refused, pending: relay.stats().splicesPending }, { refused: 0, pending: 0 });
+  });
+
+  it('refuses a splice request without allow', () => {
+    const relay = newRelay();
+    relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
+    assert.equal(codeOf(() => relay.connect(inlet, 'db', '')), 'ALLOW_MISSING');
+    assert.equal(relay.stats().splicesPending, 0);
   });
 });

@@ -87,7 +87,7 @@ export async function connectFlood(attackers: Attackers, name: string, attribute
   try {
     for (let sent = 0; sent < count; sent += 1000) {
       const batch = Math.min(1000, count - sent);
-      const answers = await Promise.allSettled(Array.from({ length: batch }, () => channel.request('connect', { relay: attackers.relay }, 30_000)));
+      const answers = await Promise.allSettled(Array.from({ length: batch }, () => channel.request('connect', { relay: attackers.relay, allow: attackers.outletAttribute }, 30_000)));
       for (const answer of answers) {
         const code = answer.status === 'fulfilled' ? 'GRANTED' : ((answer.reason as PortalError).code ?? 'ERROR');
         codes[code] = (codes[code] ?? 0) + 1;
@@ -142,7 +142,7 @@ export async function unopenedStreams(attackers: Attackers, name: string, count:
   let opened = 0;
   for (let i = 0; i < count; i += 1) {
     try {
-      const grant = await channel.request('connect', { relay: attackers.relay });
+      const grant = await channel.request('connect', { relay: attackers.relay, allow: attackers.outletAttribute });
       const raw = await dialSplice(identity.record.controller, grant.splice, 'inlet', grant.secret, true);
       sockets.push(raw);
       const { socket } = await openInletChannel(raw, credentials, attackers.outletAttribute, 'stream');

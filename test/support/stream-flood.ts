@@ -24,7 +24,7 @@ export interface StreamFlood {
 export async function floodStreams(identity: StoredIdentity, relayAddress: string, relayFingerprint: string, relay: string, allow: string, count: number, settleMs = 10_000): Promise<StreamFlood> {
   const channel = await ServiceChannel.open<RelayOperations>({ service: 'relay', address: relayAddress, fingerprint: relayFingerprint }, { key: identity.privateKey, certificate: identity.certificate });
   const credentials: SessionCredentials = { key: identity.privateKey, certificate: identity.certificate, authority: identity.authority, projectId: identity.record.projectId };
-  const grant = await channel.request('connect', { relay });
+  const grant = await channel.request('connect', { relay, allow });
   const raw = await dialSplice(relayAddress, grant.splice, 'inlet', grant.secret);
   const { socket } = await openInletChannel(raw, credentials, allow, 'session');
   let accepted = 0;

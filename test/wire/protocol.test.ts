@@ -5,7 +5,7 @@ import { createServerCertificate, fingerprintOf } from '../../src/pki/authority.
 import { parseHostPort } from '../../src/shared/address.ts';
 import { ServiceChannel } from '../../src/wire/control-channel.ts';
 import { readOneJsonLine } from '../../src/wire/json-lines.ts';
-import { protocolVersion, serviceAlpn, type ControllerOperations } from '../../src/wire/protocol.ts';
+import { controllerFields, parseRequest, protocolVersion, relayFields, serviceAlpn, type ControllerOperations } from '../../src/wire/protocol.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
 describe('protocol versions: the first line of every connection', () => {
@@ -68,5 +68,15 @@ describe('protocol versions: the first line of every connection', () => {
     } finally {
       old.close();
     }
+  });
+});
+
+describe('protocol: the attribute an inlet allows rides on its advert and its splice requests', () => {
+  it('reads allow on advertise and connect, as empty text when a peer leaves it out', () => {
+    const advert = { id: 1, op: 'advertise', via: 'app', addresses: ['127.0.0.1:1'], secret: 's'.repeat(32), warm: 1 };
+    assert.deepEqual(parseRequest(controllerFields, { ...advert, allow: 'app-outlet' })?.body, { via: 'app', allow: 'app-outlet', addresses: ['127.0.0.1:1'], secret: 's'.repeat(32), warm: 1 });
+    assert.equal((parseRequest(controllerFields, advert)?.body as { allow?: unknown }).allow, '');
+    assert.deepEqual(parseRequest(relayFields, { id: 2, op: 'connect', relay: 'app', allow: 'app-outlet' })?.body, { relay: 'app', allow: 'app-outlet' });
+    assert.deepEqual(parseRequest(relayFields, { id: 3, op: 'connect', relay: 'app', allow: 7 })?.body, { relay: 'app', allow: '' });
   });
 });
