@@ -125,19 +125,22 @@ export interface Channel {
 
 /** The inlet's side of the handshake and the verdicts. */
 export async function openInletChannel(raw: Socket, credentials: SessionCredentials, allow: string, mode: ChannelMode, timeoutMs = 10_000): Promise<Channel> {
+  // Half-open only after the handshake (see acceptTlsWith): a peer that leaves mid-handshake fails it at once.
+  raw.allowHalfOpen = false;
   const socket = connectTls({
     socket: raw,
     // Key, certificates, TLS 1.3 and the suites: built once per set of credentials.
     secureContext: clientContext(credentials),
     rejectUnauthorized: true,
     ALPNProtocols: e2eAlpn,
-    // A stream carries a client's half-close as the TLS close_notify, then keeps reading.
-    allowHalfOpen: mode === 'stream',
+    allowHalfOpen: false,
     // Names play no part: peers are identified by their project certificate's attributes, checked below.
     checkServerIdentity: () => undefined,
     // allowHalfOpen is a socket option TLSSocket passes on; @types/node does not list it here.
   } as ConnectionOptions);
   await settled(socket, 'secureConnect', timeoutMs);
+  // A stream carries a client's half-close as the TLS close_notify, then keeps reading.
+  socket.allowHalfOpen = mode === 'stream';
   const certificate = socket.getPeerX509Certificate();
   await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs);
   return { socket, peer: certificate ? identityOf(certificate) : undefined, mode };

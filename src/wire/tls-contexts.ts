@@ -96,6 +96,10 @@ class Acceptor {
       raw.destroy();
       return Promise.reject(new Error('the connection closed before the handshake'));
     }
+    // Half-open only once the handshake is done: a half-open TLS socket takes a peer's FIN during the
+    // handshake for a half-close and waits out the whole handshake timeout (10 s) for a peer that left.
+    const halfOpen = raw.allowHalfOpen;
+    raw.allowHalfOpen = false;
     return new Promise<TLSSocket>((resolve, reject) => {
       const onClose = () => {
         if (this.waiting.get(key) !== waiting) return;
@@ -105,6 +109,7 @@ class Acceptor {
       const waiting: Waiting = {
         resolve: (socket) => {
           raw.off('close', onClose);
+          socket.allowHalfOpen = halfOpen;
           // Errors after the handshake belong to whoever uses the socket next; until then, close quietly.
           socket.on('error', () => socket.destroy());
           resolve(socket);

@@ -6,7 +6,7 @@ import { generateKeyPair } from '../../src/pki/keys.ts';
 import { SessionFailed, acceptOutletChannel, openInletChannel, type SessionCredentials } from '../../src/wire/e2e-session.ts';
 import { dialSplice } from '../../src/wire/splice.ts';
 
-type Step = 'accept' | 'preamble' | 'handshake';
+type Step = 'accept' | 'preamble' | 'handshake' | 'handshake-fin';
 
 async function member(authority: Authority, nodeId: string, attribute: string): Promise<SessionCredentials> {
   const keys = generateKeyPair();
@@ -25,7 +25,9 @@ function resettingRelay(step: Step): Promise<{ server: Server; address: string; 
   let resets = 0;
   const reset = (socket: Socket) => {
     resets += 1;
-    socket.resetAndDestroy();
+    // A relay that goes away cleanly sends a FIN, not a reset: mid-handshake, that must fail as fast.
+    if (step === 'handshake-fin') socket.end();
+    else socket.resetAndDestroy();
   };
   const server = createServer((socket) => {
     socket.on('error', () => undefined);
@@ -60,7 +62,7 @@ describe('relay splices: a relay that resets at every step', () => {
     outlet = await member(authority, 'outlet', 'app-outlet');
   });
 
-  for (const step of ['accept', 'preamble', 'handshake'] as const) {
+  for (const step of ['accept', 'preamble', 'handshake', 'handshake-fin'] as const) {
     for (const role of ['inlet', 'outlet'] as const) {
       it(`fails the ${role}'s attempt with an error, and nothing else, when the relay resets after the ${step}`, async () => {
         const relay = await resettingRelay(step);
@@ -76,7 +78,10 @@ describe('relay splices: a relay that resets at every step', () => {
             const channel = role === 'inlet' ? openInletChannel(raw, inlet, 'app-outlet', 'session', 5000) : acceptOutletChannel(raw, outlet, 'app-inlet', 5000);
             await channel;
           });
+          const started = Date.now();
           const results = await Promise.allSettled(attempts);
+          // At once, not after the handshake's 10 s deadline: a half-open socket would wait for it.
+          assert.ok(Date.now() - started < 2000, `failed after ${Date.now() - started} ms`);
           for (const result of results) {
             assert.equal(result.status, 'rejected');
             const reason = (result as PromiseRejectedResult).reason as Error & { code?: string };
