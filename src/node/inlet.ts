@@ -31,6 +31,16 @@ import type { NodeControl } from './standing-channel.ts';
 /** How long a new session waits for the outlet to dial the direct path before it goes through a relay. */
 export const directBudgetMs = 300;
 
+/** How long one relay may take to give a session or warm stream while another relay could still be tried. */
+export const relayAttemptMs = 2000;
+/** The same for the last relay left to try: a slow path is better than none. */
+const lastRelayAttemptMs = 10_000;
+/** How long a renewed direct session waits for the outlet's new dial before the relay carries it. */
+const renewalDirectWaitMs = 2000;
+/** How long a relay that failed an attempt is tried after the others: doubling for failures in a row, up to the second bound. */
+const relayTroubleMs = 5000;
+const relayTroubleMaxMs = 60_000;
+
 export interface InletOptions extends PartContext {
   readonly from: string;
   readonly via: string;
@@ -97,6 +107,8 @@ export class Inlet {
   private readonly streaming = new Set<Socket>();
   private bound: AddressInfo | undefined;
   private readonly clientTls: ClientTls | undefined;
+  /** Relays that failed an attempt lately, by relay id: tried after the others until `until`. */
+  private readonly relayTrouble = new Map<string, { failures: number; until: number }>();
 
   constructor(private readonly options: InletOptions) {
     this.backoff = options.backoff ?? new Backoff();
@@ -149,6 +161,10 @@ export class Inlet {
   rotate(): void {
     this.warm.destroyAll();
     this.replacing = this.session;
+    // A direct session is renewed on the direct path: the outlet dials again once the warm streams it
+    // kept for this inlet are gone, and that connection becomes the session. The relay carries the
+    // renewed session only if no dial comes in time (or the inlet keeps no warm streams).
+    if (this.sessionPath === 'direct' && this.warm.wanted > 0) this.directDeadline = Math.max(this.directDeadline, Date.now() + renewalDirectWaitMs);
     this.ensureSession();
   }
 
@@ -190,24 +206,87 @@ export class Inlet {
   }
 
   /**
-   * A splice to an outlet of `via` through the first relay that grants one: the preferred relay first
-   * (the session's, for a warm stream), then the others that are up.
+   * Relays in the order they are tried: the preferred one (the last session's) first, then the others
+   * that are up, and last those that failed an attempt lately, the soonest forgiven first.
    */
-  private async splice(preferred: RelayLink | undefined, halfOpen: boolean): Promise<{ raw: Socket; link: RelayLink }> {
+  private relayOrder(preferred: RelayLink | undefined): RelayLink[] {
+    const now = Date.now();
+    const troubledUntil = (link: RelayLink) => this.relayTrouble.get(link.entry.id)?.until ?? 0;
     const up = this.options.relays.up();
-    const order = preferred && up.includes(preferred) ? [preferred, ...up.filter((link) => link !== preferred)] : up;
+    const healthy = up.filter((link) => troubledUntil(link) <= now);
+    const ordered = preferred && healthy.includes(preferred) ? [preferred, ...healthy.filter((link) => link !== preferred)] : healthy;
+    const troubled = up.filter((link) => troubledUntil(link) > now).sort((a, b) => troubledUntil(a) - troubledUntil(b));
+    return [...ordered, ...troubled];
+  }
+
+  /**
+   * A session or warm stream to an outlet of `via` through the first relay that gives one: each relay
+   * in `relayOrder`, with `relayAttemptMs` for the whole attempt (grant, dial, handshake, verdicts)
+   * while another could still be tried. A relay that grants splices and carries nothing, or stopped
+   * answering, costs that long once and is then tried last for a while; a refusal on one relay
+   * (PEER_NOT_ALLOWED, or the outlet's verdict) keeps the inlet from none of the others.
+   */
+  private async throughRelays<T>(preferred: RelayLink | undefined, halfOpen: boolean, open: (raw: Socket, timeoutMs: number) => Promise<T>, discard: (value: T) => void): Promise<{ value: T; link: RelayLink }> {
+    const order = this.relayOrder(preferred);
     let last: unknown = new RuntimeFailure('RELAY_UNREACHABLE', 'no relay of the project is reachable right now', { hint: 'check the relays; the node reconnects by itself' });
-    for (const link of order) {
+    for (const [index, link] of order.entries()) {
+      const budgetMs = index < order.length - 1 ? relayAttemptMs : lastRelayAttemptMs;
       try {
-        const grant = await link.channel.request('connect', { relay: this.options.via });
-        return { raw: await dialSplice(link.entry.address, grant.splice, 'inlet', grant.secret, halfOpen), link };
+        const value = await this.attempt(link, halfOpen, open, discard, budgetMs);
+        this.relayTrouble.delete(link.entry.id);
+        return { value, link };
       } catch (error) {
         last = error;
-        // A refusal on the outlet's behalf is the same on every relay.
-        if (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED') break;
+        const refused = error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED');
+        if (!refused) this.troubleWith(link);
       }
     }
     throw last;
+  }
+
+  /** One attempt through one relay, given up after `budgetMs`; whatever it made after that is discarded. */
+  private attempt<T>(link: RelayLink, halfOpen: boolean, open: (raw: Socket, timeoutMs: number) => Promise<T>, discard: (value: T) => void, budgetMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let raw: Socket | undefined;
+      let expired = false;
+      const timer = setTimeout(() => {
+        expired = true;
+        raw?.destroy();
+        reject(new RuntimeFailure('RELAY_STALLED', `relay ${link.entry.id} gave no session within ${budgetMs} ms`, { hint: 'the inlet tries the other relays first for a while' }));
+      }, budgetMs);
+      const run = async () => {
+        const grant = await link.channel.request('connect', { relay: this.options.via, allow: this.options.allow });
+        if (expired) return;
+        raw = await dialSplice(link.entry.address, grant.splice, 'inlet', grant.secret, halfOpen);
+        if (expired) {
+          raw.destroy();
+          return;
+        }
+        const value = await open(raw, budgetMs);
+        if (expired) {
+          discard(value);
+          return;
+        }
+        clearTimeout(timer);
+        resolve(value);
+      };
+      run().catch((error: unknown) => {
+        clearTimeout(timer);
+        reject(error as Error);
+      });
+    });
+  }
+
+  /** A relay failed an attempt (or a session through it died): tried after the others, for longer each time in a row. */
+  private troubleWith(link: RelayLink): void {
+    const failures = (this.relayTrouble.get(link.entry.id)?.failures ?? 0) + 1;
+    const forMs = Math.min(relayTroubleMaxMs, relayTroubleMs * 2 ** (failures - 1));
+    this.relayTrouble.set(link.entry.id, { failures, until: Date.now() + forMs });
+    // Bounded by the relays a node links (RelayLinks); forget those no longer up.
+    if (this.relayTrouble.size > 64) {
+      const up = new Set(this.options.relays.all().map((known) => known.entry.id));
+      for (const id of this.relayTrouble.keys()) if (!up.has(id)) this.relayTrouble.delete(id);
+    }
   }
 
   /** Tells the outlets of `via`, through the controller, where to dial this inlet directly. */
@@ -215,7 +294,7 @@ export class Inlet {
     // Expected soon after the advert reaches the outlets: a session opening meanwhile waits for it.
     this.directDeadline = Date.now() + 1000 + directBudgetMs;
     try {
-      await control.request('advertise', { via: this.options.via, addresses: direct.addresses(), secret: direct.secret, warm: this.warm.wanted });
+      await control.request('advertise', { via: this.options.via, allow: this.options.allow, addresses: direct.addresses(), secret: direct.secret, warm: this.warm.wanted });
       this.directDeadline = Math.min(this.directDeadline, Date.now() + directBudgetMs);
     } catch (error) {
       this.directDeadline = 0;
@@ -231,7 +310,8 @@ export class Inlet {
       return;
     }
     raw.on('error', () => raw.destroy());
-    if (this.sessionPath !== 'direct' && !this.directOpening) {
+    const directCurrent = this.sessionPath === 'direct' && this.hasCurrentSession();
+    if (!directCurrent && !this.directOpening) {
       this.directOpening = true;
       // A session's connection is not half-open (the listener's are, for streams): an outlet that goes
       // away ends it at once.
@@ -277,8 +357,12 @@ export class Inlet {
       if (this.stopped || this.hasCurrentSession()) return this.session;
     }
     try {
-      const { raw, link } = await this.splice(this.lastRelay, false);
-      const opened = await openInletSession(raw, this.options.credentials(), this.options.allow);
+      const { value: opened, link } = await this.throughRelays(
+        this.lastRelay,
+        false,
+        (raw, timeoutMs) => openInletSession(raw, this.options.credentials(), this.options.allow, timeoutMs),
+        (late) => late.session.destroy(),
+      );
       // A direct session may have come meanwhile: it is the better one.
       if (this.stopped || this.hasCurrentSession()) {
         opened.session.close();
@@ -343,6 +427,8 @@ export class Inlet {
       this.replacing = undefined;
       this.sessionPath = undefined;
       logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed; reopening`);
+      // Lost, not replaced: the relay it ran through goes to the back of the order for a while.
+      if (path !== 'direct') this.troubleWith(path);
       // At once when a relay can carry it: the clients of this moment wait for it.
       if (this.options.relays.up().some((other) => other !== path)) this.ensureSession();
       else this.later();
@@ -354,8 +440,14 @@ export class Inlet {
   /** One warm stream through a relay (the session's, when it has one). */
   private async openWarmStream(): Promise<TLSSocket | undefined> {
     try {
-      const { raw } = await this.splice(this.sessionPath === 'direct' ? this.lastRelay : this.sessionPath, true);
-      return (await openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream')).socket;
+      const preferred = this.sessionPath === 'direct' ? this.lastRelay : this.sessionPath;
+      const { value } = await this.throughRelays(
+        preferred,
+        true,
+        (raw, timeoutMs) => openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream', timeoutMs),
+        (late) => late.socket.destroy(),
+      );
+      return value.socket;
     } catch (error) {
       this.options.logger.debug(`inlet: no warm stream: ${(error as Error).message}`);
       return undefined;
