@@ -1,11 +1,11 @@
 /**
  * The inlet: listens on its `from` address and carries each client connection over end-to-end TLS made
  * ahead of time, so that a new connection costs one round trip rather than a handshake: a warm stream
- * when one is ready (unframed), else a stream of the session (src/wire/mux.ts). The session is
- * opened through any relay that has the outlet as soon as one is reachable, kept alive with heartbeats
- * (which also watch the warm streams), and re-opened with backoff when it drops, through another relay
- * when its own was lost; meanwhile the inlet keeps listening and refuses clients cleanly once a short
- * wait for a session runs out. With the direct path on, the inlet advertises its direct listener
+ * when one is ready (a session of its own for that one client), else a stream of the session
+ * (src/wire/mux.ts). The session is opened through any relay that has the outlet as soon as one is
+ * reachable, kept alive with heartbeats (which also watch the warm streams), and re-opened with
+ * backoff when it drops, through another relay when its own was lost; meanwhile the inlet keeps
+ * listening and resets clients once a short wait for a session runs out. With the direct path on, the inlet advertises its direct listener
  * through the controller and the outlet dials it: the session and the warm streams then come over
  * direct connections, and a relayed session gives way to a direct one whenever one arrives. The
  * controller plays no part in carrying anything.
@@ -16,10 +16,10 @@ import { parseHostPort } from '../shared/address.ts';
 import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
-import { ClientLeft } from '../wire/mux.ts';
+import { ClientLeft, MuxSession } from '../wire/mux.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
+import { keepAlive } from '../wire/tunnel-streams.ts';
 import { Backoff } from './backoff.ts';
 import { ClientTls } from './client-tls.ts';
 import type { PartContext, PartStatus } from './part.ts';
@@ -174,7 +174,8 @@ export class Inlet {
     this.session?.session.destroy();
     this.warm.destroyAll();
     for (const socket of this.streaming) socket.destroy();
-    for (const client of this.clients) client.destroy();
+    // Cut short by the stop: a reset, not an end.
+    for (const client of this.clients) resetSocket(client);
     const closing = this.options.direct?.close();
     return new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => closing);
   }
@@ -502,9 +503,14 @@ export class Inlet {
     if (taken) {
       const warm = taken.socket;
       this.streaming.add(warm);
-      // The outlet dials its target on this line; the client's first bytes may follow at once.
-      warm.write('{"open":true}\n');
-      await this.carry(socket, joinSockets(socket, warm), taken.path);
+      // A session of one stream: the outlet dials its target on its open, which leaves with the
+      // client's first bytes; its end is a frame, so a connection cut on the way is told from an end.
+      const single = new MuxSession(warm, 'inlet', { maxStreams: 1 });
+      const { answered, finished } = single.open(socket, 10_000);
+      single.close();
+      // A refusal or a cut resets the client already; it is counted as carried, as a session's stream is.
+      answered.catch(() => undefined);
+      await this.carry(socket, finished, taken.path);
       this.streaming.delete(warm);
       return;
     }

@@ -10,12 +10,10 @@ import { parseHostPort, type HostPort } from '../shared/address.ts';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { acceptOutletChannel, adoptOutletSession, PeerRefused, type Channel } from '../wire/e2e-session.ts';
-import type { IncomingStream } from '../wire/mux.ts';
-import { readOneJsonLine } from '../wire/json-lines.ts';
+import { MuxSession, type IncomingStream } from '../wire/mux.ts';
 import type { RelayEvent } from '../wire/protocol.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { resetSocket } from '../wire/socket-reset.ts';
-import { joinSockets, keepAlive } from '../wire/tunnel-streams.ts';
+import { keepAlive } from '../wire/tunnel-streams.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import { DirectDialer, outletDials } from './direct-dialer.ts';
@@ -263,10 +261,11 @@ export class Outlet {
   }
 
   /**
-   * A warm stream waits for its client: one line opens it, then the target is dialled and the bytes
-   * flow as they are. Bytes the client sent meanwhile wait in the TLS socket.
+   * A warm stream waits for its client, then carries it as a session of one stream: its open (with
+   * the client's first bytes) dials the target, and its ends and resets are frames, so a connection
+   * cut on the way (a relay killed) reaches the target, and the client, as a reset and never as an end.
    */
-  private async serveStream(channel: Channel, path: Path): Promise<void> {
+  private serveStream(channel: Channel, path: Path): void {
     const { socket, peer } = channel;
     const key = peer?.nodeId ?? '';
     // A warm stream waits for its client without a deadline, so a peer may keep only so many waiting.
@@ -296,34 +295,15 @@ export class Outlet {
       streams.delete(socket);
       if (streams.size === 0) this.streamsByPeer.delete(key);
     });
-    let opened = false;
-    socket.once('end', () => {
-      // The inlet gave up a warm stream it never used.
-      if (!opened) socket.destroy();
+    const single: MuxSession = new MuxSession(socket, 'outlet', {
+      maxStreams: 1,
+      onStream: (stream) => {
+        uncount();
+        this.onStream(stream, path, key);
+        // Its one stream carried, the session ends.
+        single.close();
+      },
     });
-    try {
-      const open = (await readOneJsonLine(socket, 0)) as { open?: unknown };
-      if (open?.open !== true) throw new Error('not an open request');
-      opened = true;
-      uncount();
-    } catch {
-      socket.destroy();
-      return;
-    }
-    const refusal = this.claimTarget(key);
-    if (refusal) {
-      resetSocket(socket);
-      return;
-    }
-    const { target, ready } = this.dialTarget(key);
-    // The inlet gave up while the target was still connecting.
-    socket.once('close', () => {
-      if (!ready.settled) target.destroy();
-    });
-    ready.promise.then(
-      () => this.carry(target, () => joinSockets(socket, target), path),
-      () => socket.destroy(),
-    );
   }
 
   /** Counts a connection to the target while `join` carries it, and its bytes once it is over. */

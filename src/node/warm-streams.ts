@@ -1,7 +1,7 @@
 /**
  * The inlet's warm streams: end-to-end TLS connections to the outlet made ahead of time, each ready
  * for one client, so that a new client costs no handshake. Idle, each is watched (its outlet sends
- * nothing before the client's open line, so anything that arrives, or its end, means it is broken).
+ * nothing before the client's open, so anything that arrives, or its end, means it is broken).
  * Used ones are replaced once new clients pause: a handshake costs CPU that the clients of a burst
  * should not queue behind; they ride the session meanwhile.
  */

@@ -139,8 +139,6 @@ export async function openInletChannel(raw: Socket, credentials: SessionCredenti
     // allowHalfOpen is a socket option TLSSocket passes on; @types/node does not list it here.
   } as ConnectionOptions);
   await settled(socket, 'secureConnect', timeoutMs);
-  // A stream carries a client's half-close as the TLS close_notify, then keeps reading.
-  socket.allowHalfOpen = mode === 'stream';
   const certificate = socket.getPeerX509Certificate();
   await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs);
   return { socket, peer: certificate ? identityOf(certificate) : undefined, mode };

@@ -37,6 +37,8 @@ export const muxLimits = {
 const headerSize = 9;
 /** The longest an outlet holds a stream's `accept` for a frame to go with (see MuxSession.sendAccept). */
 const acceptWaitMs = 100;
+/** How long a closing session's link, ended cleanly, waits for the peer's close before it is destroyed. */
+const closingLinkMs = 10_000;
 /** Stream ids are 32-bit and only grow. */
 const maxStreamId = 0xffff_ffff;
 
@@ -265,7 +267,18 @@ export class MuxSession extends EventEmitter {
   /** Takes no new streams, and ends the session once the last one is over. */
   close(): void {
     this.closing = true;
-    if (this.streams.size === 0) this.destroy();
+    if (this.streams.size === 0) this.endLink();
+  }
+
+  /**
+   * A closing session whose last stream is over ends its link cleanly: the frames still queued (the
+   * last bytes, the ends) leave before the FIN, which a destroy would drop. The peer closes its side
+   * on that FIN; one that does not is cut off after a while.
+   */
+  private endLink(): void {
+    if (this.ended || this.link.writableEnded) return;
+    this.link.end();
+    setTimeout(() => this.destroy(), closingLinkMs).unref();
   }
 
   /** Ends the session now; every stream's socket is destroyed (with `error`, when given). */
@@ -285,8 +298,8 @@ export class MuxSession extends EventEmitter {
       this.streams.delete(stream.id);
       this.settle(stream, () => new StreamRefused(error.message));
       // Cut short: the client (or target) hears a reset, never an end that looks like the whole stream.
-      if (stream.sentEnd && stream.gotEnd) stream.socket.destroy();
-      else resetSocket(stream.socket);
+      // One that ended both ways closes by itself once its last bytes are out.
+      if (!(stream.sentEnd && stream.gotEnd)) resetSocket(stream.socket);
     }
     // Pending pings are answered, not failed: a session's end is for its 'close' listeners to handle.
     for (const callback of this.pings.splice(0)) callback(null);
@@ -354,7 +367,7 @@ export class MuxSession extends EventEmitter {
     this.grown -= stream.window - muxLimits.initialWindow;
     this.streams.delete(stream.id);
     this.waitingForLink.delete(stream);
-    if (this.closing && this.streams.size === 0) this.destroy();
+    if (this.closing && this.streams.size === 0) this.endLink();
   }
 
   private reset(stream: Stream): void {

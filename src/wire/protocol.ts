@@ -39,9 +39,10 @@ export const versionHint = 'run the same Portal version on the controller, the r
  * The version of the end-to-end protocol between an inlet and an outlet, named in each side's verdict
  * (the first line inside their TLS). 1 carried client connections as HTTP/2 CONNECT streams and named
  * no version; 2 carries them on the multiplexer of src/wire/mux.ts with 4 MiB windows from the start;
- * 3 starts each stream's windows at 128 KiB and grows them as the stream's bytes leave.
+ * 3 starts each stream's windows at 128 KiB and grows them as the stream's bytes leave; 4 carries a
+ * warm stream as a session of one stream (no open line), so that its end is a frame.
  */
-export const e2eProtocolVersion = 3;
+export const e2eProtocolVersion = 4;
 
 /** The sentence both nodes log when their end-to-end versions differ. */
 export function e2eVersionMismatch(peer: number | undefined): string {

@@ -1,34 +1,4 @@
-/**
- * What the session's streams (src/wire/mux.ts) leave to their users: a warm stream's two sockets
- * joined both ways, and heartbeats that find a peer gone quiet.
- */
-import type { Socket } from 'node:net';
-import { pump } from './pump.ts';
-import { resetSocket } from './socket-reset.ts';
-
-/**
- * Joins two sockets both ways for a warm stream: a half-close passes through (the other side's end),
- * and an error on either side destroys both.
- */
-export function joinSockets(a: Socket, b: Socket): Promise<void> {
-  pump(a, b);
-  pump(b, a);
-  const closed = (socket: Socket) =>
-    new Promise<void>((resolve) =>
-      socket.once('close', (hadError: boolean) => {
-        // An abort on either side reaches the other as a reset, not as an end.
-        if (hadError) {
-          resetSocket(a);
-          resetSocket(b);
-        }
-        resolve();
-      }),
-    );
-  for (const socket of [a, b]) socket.on('error', () => socket.destroy());
-  // A side that closed cleanly has sent its end through the pipe; the other closes when its own peer
-  // ends. Destroying it here could drop bytes still queued for the kernel.
-  return Promise.all([closed(a), closed(b)]).then(() => undefined);
-}
+/** What the session's streams (src/wire/mux.ts) leave to their users: heartbeats that find a peer gone quiet. */
 
 /** A session that can be pinged: the multiplexer's. */
 export interface Pingable {
