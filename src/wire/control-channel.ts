@@ -68,6 +68,8 @@ export class ServiceChannel<Ops> extends EventEmitter {
   private constructor(
     private readonly socket: TLSSocket,
     private readonly target: ServiceTarget,
+    /** Requests that may wait for answers at once. @default maxPendingRequests */
+    private readonly maxPending: number,
   ) {
     super();
     readJsonLines(
@@ -92,7 +94,8 @@ export class ServiceChannel<Ops> extends EventEmitter {
   }
 
   /** Connects, checks the pinned certificate, and exchanges versions; rejects with one line saying why not. */
-  static open<Ops>(target: ServiceTarget, credentials?: ClientCredentials, timeoutMs = 5000): Promise<ServiceChannel<Ops>> {
+  /** `maxPending`: requests that may wait for answers at once (a peer that is no node, such as an attack test's, may raise it). */
+  static open<Ops>(target: ServiceTarget, credentials?: ClientCredentials, timeoutMs = 5000, maxPending = maxPendingRequests): Promise<ServiceChannel<Ops>> {
     const parsed = parseHostPort(target.address);
     const who = serverName(target.service);
     if (!parsed.ok) {
@@ -142,7 +145,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
             // Until the channel takes the socket (a microtask away), an error only closes it.
             socket.on('error', () => socket.destroy());
             // The reader stops here: the channel's own reader takes the bytes after the hello.
-            queueMicrotask(() => resolve(new ServiceChannel<Ops>(socket, target)));
+            queueMicrotask(() => resolve(new ServiceChannel<Ops>(socket, target, maxPending)));
             return false;
           },
           (error) => fail(unreachable(target, error.message)),
@@ -162,7 +165,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
    * sends nothing, while maxPendingRequests requests wait for their answers.
    */
   request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs = 10_000): Promise<AnswerOf<Ops, K>> {
-    if (this.waiting.size >= maxPendingRequests) return Promise.reject(new TooManyPending(this.target, op));
+    if (this.waiting.size >= this.maxPending) return Promise.reject(new TooManyPending(this.target, op, this.maxPending));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -245,9 +248,9 @@ class VersionMismatch extends RuntimeFailure {
 
 /** The server has left maxPendingRequests requests unanswered: a new one is not queued behind them. */
 export class TooManyPending extends RuntimeFailure {
-  constructor(target: ServiceTarget, op: string) {
+  constructor(target: ServiceTarget, op: string, bound: number) {
     const who = serverName(target.service);
-    super('TOO_MANY_PENDING_REQUESTS', `${maxPendingRequests} requests to the ${who} at ${target.address} wait for answers already; ${op} was not sent`, {
+    super('TOO_MANY_PENDING_REQUESTS', `${bound} requests to the ${who} at ${target.address} wait for answers already; ${op} was not sent`, {
       hint: `check the ${who}: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)`,
     });
   }

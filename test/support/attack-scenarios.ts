@@ -35,7 +35,8 @@ export async function enrolledAttacker(attackers: Attackers, name: string, flags
   const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(flags));
   // The relay in the controller's process, where registrations and splices are asked for.
   const relay = { service: 'relay' as const, address: identity.record.controller, fingerprint: identity.record.fingerprint };
-  const channel = await ServiceChannel.open<RelayOperations>(relay, { key: identity.privateKey, certificate: identity.certificate });
+  // An attacker does not hold itself to a node's bound on waiting requests: the relay's own bounds are what is tested.
+  const channel = await ServiceChannel.open<RelayOperations>(relay, { key: identity.privateKey, certificate: identity.certificate }, 5000, Number.POSITIVE_INFINITY);
   return { identity, channel };
 }
 
