@@ -1,26 +1,15 @@
 import assert from 'node:assert/strict';
-import { X509Certificate, createHash, createPrivateKey, randomBytes } from 'node:crypto';
+import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { startController, type ControllerOptions } from '../../src/controller/controller.ts';
 import { createServerCertificate, fingerprintOf } from '../../src/pki/authority.ts';
 import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
 import { RuntimeFailure } from '../../src/shared/errors.ts';
+import { servedFingerprint } from '../support/served-fingerprint.ts';
 
-/** The fingerprint of the certificate the controller actually presents on its port. */
-async function servedFingerprint(address: string): Promise<string> {
-  const [host, port] = address.split(':') as [string, string];
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port: Number(port), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-      resolve(createHash('sha256').update(socket.getPeerCertificate().raw).digest('hex'));
-      socket.destroy();
-    });
-    socket.on('error', reject);
-  });
-}
 
 /** Rejects with a RuntimeFailure of exit code 1; answers its code and its one line as the CLI prints it. */
 async function failure(start: Promise<unknown>): Promise<{ code: string; line: string }> {

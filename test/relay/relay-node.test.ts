@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { createLogger } from '../../src/node/logger.ts';
 import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
 import { relayDirectory, relaySealingKeyFile, startRelayNode } from '../../src/relay/relay-node.ts';
 import { callController } from '../../src/wire/control-channel.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+import { servedFingerprint } from '../support/served-fingerprint.ts';
 
-/** The fingerprint of the certificate presented on `address`. */
-async function servedFingerprint(address: string): Promise<string> {
-  const [host, port] = address.split(':') as [string, string];
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port: Number(port), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-      resolve(createHash('sha256').update(socket.getPeerCertificate().raw).digest('hex'));
-      socket.destroy();
-    });
-    socket.on('error', reject);
-  });
-}
 
 describe('relay node: its TLS key is sealed like its identity', function () {
   this.timeout(30_000);
