@@ -23,10 +23,11 @@ export interface EchoPortal {
 
 /**
  * Starts the echo target and both nodes (with `env`, such as PORTAL_HEARTBEAT) and waits until both are
- * set up; `inletKeys` adds keys to the inlet's tcp-inlet (such as direct: false).
+ * set up; `inletKeys` adds keys to the inlet's tcp-inlet (such as direct: false); `target` starts
+ * another echo server in place of startEchoServer.
  */
-export async function startEchoPortal(project: ProjectProcesses, env: NodeJS.ProcessEnv = {}, inletKeys: object = {}): Promise<EchoPortal> {
-  const echo = await startEchoServer();
+export async function startEchoPortal(project: ProjectProcesses, env: NodeJS.ProcessEnv = {}, inletKeys: object = {}, target: () => Promise<EchoPortal['echo']> = startEchoServer): Promise<EchoPortal> {
+  const echo = await target();
   const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
   const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
   const outletConfig = { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } };

@@ -21,6 +21,39 @@ export async function startEchoServer(): Promise<{ server: Server; port: number;
   };
 }
 
+/**
+ * An echo server that answers a request only once it has read the whole of it (to the client's
+ * half-close), and with `together`, only once that many requests are whole: every client has sent
+ * everything before a byte comes back, so what its socket says at the end is about the answer alone.
+ */
+export async function startStoreEchoServer(together = 1): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const waiting: (() => void)[] = [];
+  let whole = 0;
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.once('end', () => {
+      whole += 1;
+      waiting.push(() => socket.end(Buffer.concat(chunks)));
+      if (whole >= together) for (const answer of waiting.splice(0)) answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** Connects, writes `payload`, half-closes, and resolves with everything read until the peer ends. */
 export function roundTrip(port: number, payload: Buffer, host = '127.0.0.1'): Promise<Buffer> {
   return new Promise((resolve, reject) => {
