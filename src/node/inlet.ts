@@ -33,7 +33,7 @@ export const directBudgetMs = 300;
 
 /** How long one relay may take to give a session or warm stream while another relay could still be tried. */
 export const relayAttemptMs = 2000;
-/** The same for the last relay left to try: a slow path is better than none. */
+/** The most an attempt through the last relay left may take (see lastAttemptBudget). */
 const lastRelayAttemptMs = 10_000;
 /** How long a renewed direct session waits for the outlet's new dial before the relay carries it. */
 const renewalDirectWaitMs = 2000;
@@ -229,9 +229,10 @@ export class Inlet {
    */
   private async throughRelays<T>(preferred: RelayLink | undefined, halfOpen: boolean, open: (raw: Socket, timeoutMs: number) => Promise<T>, discard: (value: T) => void): Promise<{ value: T; link: RelayLink }> {
     const order = this.relayOrder(preferred);
+    const onlyRelay = this.options.relays.all().length <= 1;
     let last: unknown = new RuntimeFailure('RELAY_UNREACHABLE', 'no relay of the project is reachable right now', { hint: 'check the relays; the node reconnects by itself' });
     for (const [index, link] of order.entries()) {
-      const budgetMs = index < order.length - 1 ? relayAttemptMs : lastRelayAttemptMs;
+      const budgetMs = index < order.length - 1 ? relayAttemptMs : this.lastAttemptBudget(link, onlyRelay);
       try {
         const value = await this.attempt(link, halfOpen, open, discard, budgetMs);
         this.relayTrouble.delete(link.entry.id);
@@ -243,6 +244,16 @@ export class Inlet {
       }
     }
     throw last;
+  }
+
+  /**
+   * The budget of the last relay left in an attempt: all of it for the only relay the node knows (a
+   * slow path is better than none); otherwise 2 s, doubling while it keeps failing, so that a stalled
+   * relay does not hold the inlet while another one it knows is still connecting.
+   */
+  private lastAttemptBudget(link: RelayLink, onlyRelay: boolean): number {
+    if (onlyRelay) return lastRelayAttemptMs;
+    return Math.min(lastRelayAttemptMs, relayAttemptMs * 2 ** (this.relayTrouble.get(link.entry.id)?.failures ?? 0));
   }
 
   /** One attempt through one relay, given up after `budgetMs`; whatever it made after that is discarded. */
@@ -421,13 +432,13 @@ export class Inlet {
       for (const socket of this.streaming) socket.destroy(lost);
     };
     if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
-    opened.session.once('close', () => {
+    opened.session.once('close', (why?: Error) => {
       metrics.sessions.dec({ part: 'inlet', path: pathLabel });
       if (this.session !== opened) return;
       this.session = undefined;
       this.replacing = undefined;
       this.sessionPath = undefined;
-      logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed; reopening`);
+      logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed (${why?.message ?? 'no reason given'}); reopening`);
       // Lost, not replaced: the relay it ran through goes to the back of the order for a while.
       if (path !== 'direct') this.troubleWith(path);
       // At once when a relay can carry it: the clients of this moment wait for it.

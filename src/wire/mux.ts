@@ -108,7 +108,7 @@ export interface MuxOptions {
   readonly grownWindows?: number;
 }
 
-/** One end of a session; it emits 'close' once, when the session is over. */
+/** One end of a session; it emits 'close' once, when the session is over, with why. */
 export class MuxSession extends EventEmitter {
   private readonly streams = new Map<number, Stream>();
   private nextId = 1;
@@ -303,7 +303,7 @@ export class MuxSession extends EventEmitter {
     }
     // Pending pings are answered, not failed: a session's end is for its 'close' listeners to handle.
     for (const callback of this.pings.splice(0)) callback(null);
-    this.emit('close');
+    this.emit('close', error);
   }
 
   /** Wires a stream's socket to the session both ways. */
