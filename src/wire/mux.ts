@@ -116,6 +116,8 @@ export class MuxSession extends EventEmitter {
   private closing = false;
   private ended = false;
   private readonly pings: ((error: Error | null) => void)[] = [];
+  /** When the peer was last heard from, by any frame: a heartbeat's proof of life (src/wire/tunnel-streams.ts). */
+  lastHeardAt = Date.now();
   /** Answers written and not yet taken by the link. */
   private unreadAnswers = 0;
   /** Sockets paused because the link's buffer is full; resumed on its drain. */
@@ -498,6 +500,7 @@ export class MuxSession extends EventEmitter {
   }
 
   private read(chunk: Buffer): void {
+    this.lastHeardAt = Date.now();
     let offset = 0;
     while (offset < chunk.length && !this.ended) {
       if (this.bodyLeft === 0 && this.headerFill < headerSize) {

@@ -4,14 +4,16 @@
 export interface Pingable {
   readonly destroyed: boolean;
   readonly closed: boolean;
+  /** When the peer was last heard from (Date.now()), by any frame. */
+  readonly lastHeardAt: number;
   ping(callback: (error: Error | null) => void): boolean;
   destroy(error?: Error): void;
   once(event: 'close', listener: () => void): unknown;
 }
 
 /**
- * Pings the session every `intervalMs`; a ping unanswered within `timeoutMs` means the peer (or the
- * path to it) is gone: `onLost` runs (to close the peer's warm streams too) and the session is
+ * Pings the session every `intervalMs`; a ping unanswered within `timeoutMs`, with nothing else heard
+ * from the peer meanwhile, means the peer (or the path to it) is gone: `onLost` runs (to close the peer's warm streams too) and the session is
  * destroyed so that its streams and their sockets close.
  */
 export function keepAlive(session: Pingable, intervalMs: number, timeoutMs: number, onLost: () => void = () => undefined): void {
@@ -21,7 +23,12 @@ export function keepAlive(session: Pingable, intervalMs: number, timeoutMs: numb
   };
   const timer = setInterval(() => {
     if (session.destroyed || session.closed) return;
-    const deadline = setTimeout(() => lost(new Error('heartbeat lost')), timeoutMs);
+    const sentAt = Date.now();
+    // A peer whose frames keep arriving is alive, however late its answer: under load the pong waits
+    // behind the data it is sending. Only silence for the whole timeout means it is gone.
+    const deadline = setTimeout(() => {
+      if (session.lastHeardAt < sentAt) lost(new Error('heartbeat lost'));
+    }, timeoutMs);
     const sent = session.ping((error) => {
       clearTimeout(deadline);
       if (error) lost(error);
