@@ -1,68 +1,135 @@
 /**
- * `npm run soak`: a bounded load test on loopback. A real portal (controller with its relay, outlet,
- * inlet, each its own process) carries real clients while the attacks of the hardening review run
- * against it one after another; then it rests a minute. Prints the resident memory and descriptors
- * of every Portal process before, during and after, and the real clients' errors and p99 latency
- * during each attack. Exits 1 when a target is missed: a process died, a real client saw an error
- * during attacks 1, 4, 5 or 6, or a process is not back within 10 % of its baseline memory.
+ * `npm run soak`: a bounded load test on loopback. A project of separate processes (a controller, a
+ * relay of its own, and three portals) carries real clients while the attacks of the hardening reviews
+ * run against it one after another; then it rests. Prints the resident memory and descriptors of every
+ * Portal process before, during and after, the real clients' errors and p99 latency during each
+ * attack, and each attack's own figures.
+ *
+ * The portals: `app` (the attacks' target; its clients ride the direct path, as by default), `other`
+ * (another relay name, outlet and inlet, on the direct path: its clients must see no error during any
+ * attack), and `bulk` (relays only, direct path off: the portal the data-plane attacks cut, stall or
+ * starve of relays). The controller runs no relay (--no-relay), so that the project's relays are the
+ * relay processes and a rogue one can be listed first; the attacks on relays hit the standalone relay,
+ * which is reached through a gate in this process (test/support/gate-proxy.ts) so that one attack can
+ * have the bulk inlet link it a moment after the rogue.
+ *
+ * Exits 1 when a target is missed: a process died, a client of `app` or `other` saw an error during an
+ * attack, a process is not back within 10 % of its baseline memory, the flooding member held more
+ * target connections than its bound, the bulk inlet took 5 s or more to a session past the rogue
+ * relay, a relay restarted behind 20 unreachable ones was not linked again, or a client of a relay
+ * killed mid-transfer saw an end of stream with bytes missing.
  *
  * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectFlood, pingFlood, rogueOutlet, slowloris, type Attackers } from '../test/support/attack-scenarios.ts';
+import { announceUnreachableRelays, connectFlood, memberStreamFlood, pingFlood, rogueOutlet, slowloris, type Attackers } from '../test/support/attack-scenarios.ts';
 import { realClients, usageOf, watchUsage, type ClientLoad, type Usage } from '../test/support/attackers.ts';
-import { inletPort } from '../test/support/processes.ts';
+import { countOutcomes, cutTransfers } from '../test/support/cut-transfers.ts';
+import { timeUntilWorking } from '../test/support/echo-portal.ts';
+import { startGateProxy } from '../test/support/gate-proxy.ts';
+import { statusFromStart } from '../test/support/node-checks.ts';
+import { freePort, inletPort, start, statusWhen, type Running } from '../test/support/processes.ts';
 import { startProject } from '../test/support/project-processes.ts';
+import { restartRelay, splicesHeld, startRelay, startRogueRelay, type RelayProcess } from '../test/support/relay-processes.ts';
 import { startEchoServer } from '../test/support/tcp.ts';
+import { projectRoot } from '../test/support/usecases.ts';
 
 const restSeconds = Number(process.env.SOAK_REST_SECONDS ?? 60);
 const ready = /Portal node setup completed successfully/;
+const MiB = 1024 * 1024;
+/** What an outlet holds for one inlet node at most (src/node/connection-bounds.ts). */
+const perInletBound = 512;
 
 interface AttackRow {
   readonly name: string;
   readonly clients: ClientLoad;
+  readonly other: ClientLoad;
   readonly peaks: Record<string, Usage>;
   readonly detail: string;
 }
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function main(): Promise<number> {
   const step = (text: string) => process.stdout.write(`soak: ${text}\n`);
-  step('starting a controller, an outlet and an inlet (separate processes)');
+  step('starting a controller without a relay, a relay, and the portals app, other and bulk (separate processes)');
   const echo = await startEchoServer();
-  const project = await startProject();
+  const project = await startProject({ controllerFlags: ['--no-relay'] });
   const homes = await mkdtemp(join(tmpdir(), 'portal-soak-attackers-'));
+  const gate = await startGateProxy();
+  const extraRelays: RelayProcess[] = [];
+  let relay: RelayProcess | undefined;
+  let store: Running | undefined;
   try {
-    const outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'app', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'app-inlet' } }, await project.ticket(['--attribute', 'app-outlet', '--relay', 'app']));
-    const inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'app', allow: 'app-outlet' } }, await project.ticket(['--attribute', 'app-inlet']));
-    await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
-    const port = await inletPort(join(project.dir, 'inlet'));
-    const processes: Record<string, number> = {
-      controller: project.controller.process.child.pid as number,
-      outlet: outlet.child.pid as number,
-      inlet: inlet.child.pid as number,
+    // The bulk portal's target, in a process of its own: answers of 32 MiB must not starve the event
+    // loop of this one, where the real clients of app and other run. Requests of 1 MiB or more are
+    // answered 20 at a time (D6), smaller ones at once.
+    store = start(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/store-echo-server.ts'), '20', String(MiB)]);
+    const storePort = Number(/listening on (\d+)/.exec(await store.waitFor(/store echo listening on \d+/))?.[1]);
+    const relayPort = await freePort();
+    gate.target = { host: '127.0.0.1', port: relayPort };
+    relay = await startRelay(project, 'relay', { listen: `127.0.0.1:${relayPort}`, publicAddress: `127.0.0.1:${gate.port}` });
+    const node = async (name: string, config: object, flags: string[], env: NodeJS.ProcessEnv = {}) => project.startNode(name, { 'http-server-port': 0, ...config }, await project.ticket(flags), env);
+    const outlet = await node('outlet', { relay: 'app', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'app-inlet' } }, ['--attribute', 'app-outlet', '--relay', 'app']);
+    const inlet = await node('inlet', { 'tcp-inlet': { from: '127.0.0.1:0', via: 'app', allow: 'app-outlet' } }, ['--attribute', 'app-inlet']);
+    const otherOutlet = await node('other-outlet', { relay: 'other', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'other-inlet' } }, ['--attribute', 'other-outlet', '--relay', 'other']);
+    const otherInlet = await node('other-inlet', { 'tcp-inlet': { from: '127.0.0.1:0', via: 'other', allow: 'other-outlet' } }, ['--attribute', 'other-inlet']);
+    // The default heartbeat (5 s) on the bulk portal: at 500 ms, pings that wait behind 640 MiB of
+    // uploads on a starved machine miss their 1 s and end the session before the attack's cut.
+    const bulkOutlet = await node('bulk-outlet', { relay: 'bulk', 'tcp-outlet': { to: `127.0.0.1:${storePort}`, allow: 'bulk-inlet' } }, ['--attribute', 'bulk-outlet', '--relay', 'bulk']);
+    const bulkTicket = await project.ticket(['--attribute', 'bulk-inlet']);
+    await Promise.all([outlet, inlet, otherOutlet, otherInlet, bulkOutlet].map((started) => started.waitFor(ready)));
+    const home = (name: string) => join(project.dir, name);
+    const port = await inletPort(home('inlet'));
+    const otherPort = await inletPort(home('other-inlet'));
+    await Promise.all(['inlet', 'other-inlet'].map((name) => statusWhen(home(name), (shown) => shown.inlets[0]?.path === 'direct')));
+
+    const currentRelay = () => relay as RelayProcess;
+    // By name: a pid read at each use, since the relay is restarted by the data-plane attacks.
+    const pids: Record<string, () => number> = {
+      controller: () => project.controller.process.child.pid as number,
+      relay: () => currentRelay().process.child.pid as number,
+      outlet: () => outlet.child.pid as number,
+      inlet: () => inlet.child.pid as number,
+      'other outlet': () => otherOutlet.child.pid as number,
+      'other inlet': () => otherInlet.child.pid as number,
     };
-    const usageOfAll = async () => Object.fromEntries(await Promise.all(Object.entries(processes).map(async ([name, pid]) => [name, await usageOf(pid)] as const)));
-    const attackers: Attackers = { project, homes, relay: 'app', inletAttribute: 'app-inlet', outletAttribute: 'app-outlet' };
+    // Memory must come back for the processes that live through the whole soak.
+    const lasting = ['controller', 'outlet', 'inlet', 'other outlet', 'other inlet'];
+    const usageOfLasting = async () => Object.fromEntries(await Promise.all(lasting.map(async (name) => [name, await usageOf((pids[name] as () => number)())] as const)));
+    const attackers: Attackers = {
+      project,
+      homes,
+      relay: 'app',
+      inletAttribute: 'app-inlet',
+      outletAttribute: 'app-outlet',
+      relayTarget: { address: `127.0.0.1:${gate.port}`, fingerprint: relay.fingerprint },
+    };
 
     step('warming up with real clients (5 s)');
     await realClients(port, 5).stop();
     const warm = realClients(port, 5);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const otherWarm = realClients(otherPort, 5);
+    await pause(5000);
     const quiet = await warm.stop();
-    const before = await usageOfAll();
+    const otherQuiet = await otherWarm.stop();
+    const before = await usageOfLasting();
 
     const rows: AttackRow[] = [];
+    const failures: string[] = [];
     const attack = async (name: string, run: () => Promise<string>) => {
       step(`attack ${name}`);
-      const watchers = Object.fromEntries(Object.entries(processes).map(([process, pid]) => [process, watchUsage(pid)]));
+      const watchers = Object.fromEntries(Object.entries(pids).map(([process, pid]) => [process, watchUsage(pid())]));
       const clients = realClients(port, 10);
+      const other = realClients(otherPort, 10);
       const detail = await run();
-      const load = await clients.stop();
+      const [load, otherLoad] = await Promise.all([clients.stop(), other.stop()]);
       const peaks = Object.fromEntries(await Promise.all(Object.entries(watchers).map(async ([process, watcher]) => [process, await watcher.stop()] as const)));
-      rows.push({ name, clients: load, peaks, detail });
+      rows.push({ name, clients: load, other: otherLoad, peaks, detail });
     };
+
     await attack('1 ping flood without reading', async () => {
       const flood = await pingFlood(attackers, 10_000);
       return `anonymous ${flood.anonymous.connections} connections; admin answered in ${flood.adminLatencyMs} ms`;
@@ -73,7 +140,7 @@ async function main(): Promise<number> {
     });
     await attack('4 splice hoarding, allowed', async () => {
       const flood = await connectFlood(attackers, 'hoarder', 'app-inlet', 2000);
-      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      await pause(12_000);
       return `${JSON.stringify(flood.codes)}`;
     });
     await attack('5 slowloris', async () => {
@@ -82,43 +149,146 @@ async function main(): Promise<number> {
     });
     await attack('6 rogue registrations', async () => {
       const rogue = await rogueOutlet(attackers, 'rogue');
-      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      await pause(10_000);
       rogue.stop();
       return `rogue dialled ${rogue.dials} times`;
     });
 
+    await attack('D1 stream flood, allowed', async () => {
+      // 1,000 opens at a time, each batch once the last is answered: all at once, the outlet closes the
+      // session after 4,096 answers in one turn (muxLimits.unreadAnswers) and the flood ends early.
+      const flood = await memberStreamFlood(attackers, 'flooder', 20_000, 1000);
+      const burst = await memberStreamFlood(attackers, 'burster', 20_000);
+      if (flood.accepted > perInletBound) failures.push(`the flooding member held ${flood.accepted} target connections (bound ${perInletBound})`);
+      const outcome = (result: typeof flood) => `${result.accepted} accepted, ${result.refused} refused${result.closedEarly ? ', then the outlet closed the session' : ''}`;
+      return `${flood.opened} opens by 1,000: ${outcome(flood)} (${flood.reasons.join('; ')}); ${burst.opened} at once: ${outcome(burst)}`;
+    });
+
+    let bulkPort = 0;
+    let bulkInlet: Running | undefined;
+    await attack('D2 rogue relay joins', async () => {
+      const rogue = await startRogueRelay(project, 'rogue-relay');
+      extraRelays.push(rogue);
+      // A restart lists the healthy relay after the rogue, as any restart after the rogue joined would.
+      await currentRelay().process.stop();
+      relay = await restartRelay(currentRelay());
+      await statusWhen(home('bulk-outlet'), (shown) => [currentRelay().id, rogue.id].every((id) => shown.outlets[0]?.registered_on.includes(id)), 20_000);
+      // The bulk inlet starts now, and links the healthy relay a moment after the rogue (at most 3 s).
+      gate.hold();
+      const started = Date.now();
+      bulkInlet = await project.startNode('bulk-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'bulk', allow: 'bulk-outlet', direct: false } }, bulkTicket);
+      await rogue.process.waitFor(/rogue relay: holding splice/, 3000).catch(() => undefined);
+      gate.release();
+      const open = await statusFromStart(home('bulk-inlet'), (shown) => shown.inlets[0]?.session === 'open', 60_000);
+      const sessionMs = Date.now() - started;
+      bulkPort = await inletPort(home('bulk-inlet'));
+      const workingMs = sessionMs + (await timeUntilWorking(bulkPort, 30_000, 20));
+      const bulkClients = realClients(bulkPort, 20);
+      await pause(10_000);
+      const bulkLoad = await bulkClients.stop();
+      await rogue.process.stop();
+      if (sessionMs >= 5000) failures.push(`the bulk inlet had a session ${sessionMs} ms after it started past the rogue relay (target 5 s)`);
+      if (bulkLoad.errors > 0) failures.push(`bulk clients saw ${bulkLoad.errors} errors once the inlet had a session (rogue relay up)`);
+      const slow = bulkInlet.lines.find((line) => line.includes('gave no session within'));
+      return (
+        `relays listed by the bulk inlet: ${open.relays[0]?.id === rogue.id ? 'the rogue first' : 'the rogue NOT first'}; the rogue held ${splicesHeld(rogue)} splices; ` +
+        `session ${open.inlets[0]?.path} after ${sessionMs} ms, clients working after ${workingMs} ms; then ${bulkLoad.attempts} bulk clients, ${bulkLoad.errors} errors` +
+        (slow ? `; inlet: "${slow.replace(/^\S+ \S+ /, '')}"` : '')
+      );
+    });
+
+    await attack('D3 20 unreachable relays', async () => {
+      const phantoms = await announceUnreachableRelays(attackers, 'phantom', 20);
+      try {
+        const listed = await statusWhen(home('bulk-inlet'), (shown) => shown.relays.length >= 21, 20_000);
+        const slots = listed.relays.filter((known) => known.status !== 'waiting').length;
+        await currentRelay().process.stop();
+        const restarted = Date.now();
+        // Reached at its own address from here on: the gate was for D2, and D6's bytes need not cross this process.
+        relay = await restartRelay({ ...currentRelay(), publicAddress: undefined });
+        const id = currentRelay().id;
+        const linked = await statusWhen(home('bulk-inlet'), (shown) => shown.relays.some((known) => known.id === id && known.status === 'connected'), 90_000).then(
+          () => Date.now() - restarted,
+          () => undefined,
+        );
+        const registered = await statusWhen(home('bulk-outlet'), (shown) => shown.outlets[0]?.registered_on.includes(id) ?? false, 90_000).then(
+          () => Date.now() - restarted,
+          () => undefined,
+        );
+        const working = await timeUntilWorking(bulkPort, 90_000, 50).then(
+          () => Date.now() - restarted,
+          () => undefined,
+        );
+        if (linked === undefined) failures.push('the bulk inlet did not link the restarted relay again within 90 s (20 unreachable relays announced)');
+        return `the bulk inlet listed ${listed.relays.length} relays (20 unreachable), ${slots} in slots; relay restarted: linked by the bulk inlet after ${linked ?? 'never (90 s)'} ms, registered by the bulk outlet after ${registered ?? 'never (90 s)'} ms, bulk clients working after ${working ?? 'never (90 s)'} ms`;
+      } finally {
+        phantoms.withdraw();
+      }
+    });
+
+    await attack('D6 relay killed mid-transfer', async () => {
+      const id = currentRelay().id;
+      await statusWhen(home('bulk-inlet'), (shown) => shown.inlets[0]?.path === `relay ${id}` && shown.inlets[0]?.warm_streams === 2, 30_000);
+      const killed = currentRelay();
+      const logFrom = { inlet: bulkInlet?.lines.length ?? 0, outlet: bulkOutlet.lines.length, relay: killed.process.lines.length };
+      const logsSince = () =>
+        [`bulk inlet:`, ...(bulkInlet?.lines.slice(logFrom.inlet) ?? []), `bulk outlet:`, ...bulkOutlet.lines.slice(logFrom.outlet), `relay:`, ...killed.process.lines.slice(logFrom.relay)]
+          .filter((line) => !/ DEBUG /.test(line) || /session|heartbeat|closed|lost/i.test(line))
+          .slice(0, 60)
+          .join('\n');
+      const result = await cutTransfers(bulkPort, { clients: 20, bytes: 32 * MiB, cutAfter: 8 * MiB, cut: () => killed.process.kill() }).catch((error: Error) => {
+        throw new Error(`${error.message}\nwhat the bulk nodes and the relay logged meanwhile:\n${logsSince()}`);
+      });
+      relay = await restartRelay(killed);
+      const counts = countOutcomes(result.outcomes);
+      const short = result.outcomes.filter((outcome) => outcome.kind === 'truncated' || outcome.kind === 'other').map((outcome) => outcome.index);
+      if (counts.other > 0 || counts.whole === 20) console.log(`soak: D6 did not go as planned (${JSON.stringify(counts)}); logged meanwhile:\n${logsSince()}`);
+      if (short.length > 0) failures.push(`relay killed mid-transfer: ${counts.truncated} clients saw an end of stream with bytes missing, ${counts.other} something else (clients ${short.join(', ')}; 0 and 1 took the warm streams)`);
+      return `20 clients x 32 MiB through the bulk inlet, relay SIGKILLed once ${result.cutAt} bytes had come back: ${counts.whole} whole, ${counts.reset} reset, ${counts.truncated} truncated (end of stream, bytes missing)${counts.other ? `, ${counts.other} other` : ''}${short.length ? ` [clients ${short.join(', ')}; 0 and 1 took the warm streams]` : ''}`;
+    });
+
     step(`resting ${restSeconds} s`);
-    await new Promise((resolve) => setTimeout(resolve, restSeconds * 1000));
-    const after = await usageOfAll();
-    const children = { controller: project.controller.process.child, outlet: outlet.child, inlet: inlet.child };
+    await pause(restSeconds * 1000);
+    const after = await usageOfLasting();
+    const children: Record<string, Running['child']> = { controller: project.controller.process.child, outlet: outlet.child, inlet: inlet.child, 'other outlet': otherOutlet.child, 'other inlet': otherInlet.child };
     const alive = Object.fromEntries(Object.entries(children).map(([name, child]) => [name, child.exitCode === null && child.signalCode === null]));
 
+    const names = Object.keys(pids);
+    const widths = [30, 8, 7, 8, 7, ...names.map(() => 16)];
     console.log('');
-    console.log(`real clients before the attacks: ${quiet.attempts} round trips, ${quiet.errors} errors, p99 ${quiet.p99Ms} ms`);
+    console.log(`real clients before the attacks: app ${quiet.attempts} round trips, ${quiet.errors} errors, p99 ${quiet.p99Ms} ms; other ${otherQuiet.attempts} round trips, ${otherQuiet.errors} errors`);
     console.log('');
-    console.log(pad(['attack', 'clients', 'errors', 'p99 ms', ...Object.keys(processes).map((name) => `${name} peak RSS MB / fds`)], [32, 8, 7, 8, 26, 26, 26]));
+    console.log(pad(['attack', 'clients', 'errors', 'p99 ms', 'other', ...names], widths));
+    console.log(pad(['', '(app)', '(app)', '(app)', 'errors', ...names.map(() => 'RSS MB / fds')], widths));
     for (const row of rows) {
-      const peaks = Object.keys(processes).map((name) => `${row.peaks[name]?.rssMb} / ${row.peaks[name]?.fds}`);
-      console.log(pad([row.name, String(row.clients.attempts), String(row.clients.errors), String(row.clients.p99Ms), ...peaks], [32, 8, 7, 8, 26, 26, 26]));
+      const peaks = names.map((name) => `${row.peaks[name]?.rssMb} / ${row.peaks[name]?.fds}`);
+      console.log(pad([row.name, String(row.clients.attempts), String(row.clients.errors), String(row.clients.p99Ms), String(row.other.errors), ...peaks], widths));
       console.log(`    ${row.detail}`);
     }
     console.log('');
-    const failures: string[] = [];
-    for (const name of Object.keys(processes)) {
+    for (const name of lasting) {
       const start = before[name] as Usage;
       const end = after[name] as Usage;
       const ratio = end.rssMb / start.rssMb;
-      console.log(`${name.padEnd(11)} RSS ${start.rssMb} MB before, ${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`);
+      console.log(`${name.padEnd(13)} RSS ${start.rssMb} MB before, ${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`);
       if (!alive[name]) failures.push(`${name} died`);
       if (ratio > 1.1) failures.push(`${name} holds ${((ratio - 1) * 100).toFixed(1)} % more memory than before`);
     }
-    for (const row of rows) if (row.clients.errors > 0) failures.push(`real clients saw ${row.clients.errors} errors during attack ${row.name}`);
+    for (const row of rows) {
+      if (row.clients.errors > 0) failures.push(`app's real clients saw ${row.clients.errors} errors during attack ${row.name} (${JSON.stringify(row.clients.errorKinds)})`);
+      if (row.other.errors > 0) failures.push(`other's real clients saw ${row.other.errors} errors during attack ${row.name} (${JSON.stringify(row.other.errorKinds)})`);
+    }
     console.log('');
     console.log(failures.length === 0 ? 'soak: every target met' : `soak: targets missed: ${failures.join('; ')}`);
     return failures.length === 0 ? 0 : 1;
   } finally {
+    gate.release();
+    for (const extra of extraRelays) await extra.process.stop();
+    await relay?.process.stop();
     await project.close();
+    await gate.close();
     await echo.close();
+    await store?.stop();
     await rm(homes, { recursive: true, force: true });
   }
 }

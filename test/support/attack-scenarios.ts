@@ -7,11 +7,14 @@ import { loadAdministrator } from '../../src/cli/administrator.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
 import type { Socket } from 'node:net';
-import { ServiceChannel, openControlChannel } from '../../src/wire/control-channel.ts';
+import { randomBytes } from 'node:crypto';
+import { ServiceChannel, openControlChannel, type ControlChannel } from '../../src/wire/control-channel.ts';
 import type { RelayOperations } from '../../src/wire/protocol.ts';
 import { openInletChannel } from '../../src/wire/e2e-session.ts';
 import { dialSplice } from '../../src/wire/splice.ts';
 import { floodPings, slowSplices, type FloodResult } from './attackers.ts';
+import { freePort } from './processes.ts';
+import { floodStreams } from './stream-flood.ts';
 import type { ProjectProcesses } from './project-processes.ts';
 
 export interface Attackers {
@@ -22,6 +25,8 @@ export interface Attackers {
   readonly relay: string;
   readonly inletAttribute: string;
   readonly outletAttribute: string;
+  /** The relay where registrations and splices are asked for. @default the relay in the controller's process */
+  readonly relayTarget?: { readonly address: string; readonly fingerprint: string };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,8 +38,8 @@ async function adminCredentials(attackers: Attackers) {
 /** A node enrolled in the project with the given ticket flags, as an attacker would hold one. */
 export async function enrolledAttacker(attackers: Attackers, name: string, flags: string[]) {
   const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(flags));
-  // The relay in the controller's process, where registrations and splices are asked for.
-  const relay = { service: 'relay' as const, address: identity.record.controller, fingerprint: identity.record.fingerprint };
+  // Where registrations and splices are asked for: the relay in the controller's process unless told.
+  const relay = { service: 'relay' as const, ...(attackers.relayTarget ?? { address: identity.record.controller, fingerprint: identity.record.fingerprint }) };
   // An attacker does not hold itself to a node's bound on waiting requests: the relay's own bounds are what is tested.
   const channel = await ServiceChannel.open<RelayOperations>(relay, { key: identity.privateKey, certificate: identity.certificate }, 5000, Number.POSITIVE_INFINITY);
   return { identity, channel };
@@ -144,7 +149,7 @@ export async function unopenedStreams(attackers: Attackers, name: string, count:
   for (let i = 0; i < count; i += 1) {
     try {
       const grant = await channel.request('connect', { relay: attackers.relay, allow: attackers.outletAttribute });
-      const raw = await dialSplice(identity.record.controller, grant.splice, 'inlet', grant.secret, true);
+      const raw = await dialSplice(attackers.relayTarget?.address ?? identity.record.controller, grant.splice, 'inlet', grant.secret, true);
       sockets.push(raw);
       const { socket } = await openInletChannel(raw, credentials, attackers.outletAttribute, 'stream');
       socket.on('error', () => undefined);
@@ -183,5 +188,69 @@ export async function rogueOutlet(attackers: Attackers, name: string): Promise<R
       return dials;
     },
     stop: () => channel.destroy(),
+  };
+}
+
+export interface MemberStreamFlood {
+  readonly attacker: string;
+  readonly opened: number;
+  readonly accepted: number;
+  readonly refused: number;
+  readonly reasons: readonly string[];
+  /** The outlet closed the session before every open was answered. */
+  readonly closedEarly: boolean;
+}
+
+/**
+ * Data-plane attack 1: a member the outlet allows opens a session through the relay and `count`
+ * streams on it, `batch` at a time as fast as the answers come, reading every answer; each would make
+ * the outlet dial its target.
+ */
+export async function memberStreamFlood(attackers: Attackers, name: string, count: number, batch = count): Promise<MemberStreamFlood> {
+  const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(['--attribute', attackers.inletAttribute]));
+  const relay = attackers.relayTarget ?? { address: identity.record.controller, fingerprint: identity.record.fingerprint };
+  const flood = await floodStreams(identity, relay.address, relay.fingerprint, attackers.relay, attackers.outletAttribute, count, 10_000, batch);
+  flood.close();
+  return { attacker: identity.record.nodeId, opened: flood.opened, accepted: flood.accepted, refused: flood.refused, reasons: [...flood.reasons], closedEarly: flood.closedEarly };
+}
+
+export interface PhantomRelays {
+  /** The relay ids announced, and the addresses (where nothing listens). */
+  readonly ids: readonly string[];
+  readonly addresses: readonly string[];
+  /** Closes their connections: the controller withdraws them. */
+  withdraw(): void;
+}
+
+/**
+ * Data-plane attack 3: `count` relay identities, enrolled with one `--relay-node --usage-count`
+ * ticket, announce to the controller addresses where nothing listens (and fingerprints of no
+ * certificate), as a relay node does once it listens; they stay announced while their connections last.
+ */
+export async function announceUnreachableRelays(attackers: Attackers, name: string, count: number): Promise<PhantomRelays> {
+  const ticket = await attackers.project.ticket(['--relay-node', '--usage-count', String(count)]);
+  const channels: ControlChannel[] = [];
+  const ids: string[] = [];
+  const addresses: string[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const identity = await enrollWithTicket(join(attackers.homes, `${name}-${i}`, 'relay'), ticket);
+      const channel = await openControlChannel(identity.record, { key: identity.privateKey, certificate: identity.certificate });
+      channels.push(channel);
+      const address = `127.0.0.1:${await freePort()}`;
+      await channel.request('relay-announce', { address, fingerprint: randomBytes(32).toString('hex') });
+      ids.push(identity.record.nodeId);
+      addresses.push(address);
+    }
+  } catch (error) {
+    for (const channel of channels) channel.destroy();
+    throw error;
+  }
+  return {
+    ids,
+    addresses,
+    withdraw() {
+      for (const channel of channels) channel.destroy();
+    },
   };
 }

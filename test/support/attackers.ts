@@ -45,12 +45,19 @@ export interface ClientLoad {
   readonly attempts: number;
   readonly errors: number;
   readonly p99Ms: number;
+  /** Errors by what they were: an error code, `no answer within 5000 ms`, or `wrong answer`. */
+  readonly errorKinds: Readonly<Record<string, number>>;
 }
 
 /** Real clients through a portal: one echo round trip every `everyMs` until stopped. */
 export function realClients(port: number, everyMs = 50): { stop(): Promise<ClientLoad> } {
   const latencies: number[] = [];
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
+  const failed = (kind: string) => {
+    errors += 1;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  };
   let stopped = false;
   const loop = (async () => {
     for (let i = 0; !stopped; i += 1) {
@@ -58,9 +65,9 @@ export function realClients(port: number, everyMs = 50): { stop(): Promise<Clien
       const started = performance.now();
       try {
         const answer = await withTimeout(roundTrip(port, payload), 5000);
-        if (!answer.equals(payload)) errors += 1;
-      } catch {
-        errors += 1;
+        if (!answer.equals(payload)) failed('wrong answer');
+      } catch (error) {
+        failed((error as NodeJS.ErrnoException).code ?? (error as Error).message);
       }
       latencies.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, everyMs));
@@ -71,7 +78,7 @@ export function realClients(port: number, everyMs = 50): { stop(): Promise<Clien
       stopped = true;
       await loop;
       const sorted = [...latencies].sort((a, b) => a - b);
-      return { attempts: latencies.length, errors, p99Ms: Math.round((sorted[Math.floor(sorted.length * 0.99)] ?? 0) * 10) / 10 };
+      return { attempts: latencies.length, errors, p99Ms: Math.round((sorted[Math.floor(sorted.length * 0.99)] ?? 0) * 10) / 10, errorKinds };
     },
   };
 }

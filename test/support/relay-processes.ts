@@ -11,20 +11,24 @@ export interface RelayProcess {
   readonly process: Running;
   /** The relay's node id, as nodes show it. */
   readonly id: string;
-  /** host:port it listens on (and announces). */
+  /** host:port it listens on. */
   readonly listening: string;
+  /** The SHA-256 of its TLS certificate, which nodes pin. */
+  readonly fingerprint: string;
   /** Its PORTAL_HOME: its identity, to start it again without a ticket. */
   readonly home: string;
   readonly rogue: boolean;
+  /** The address it announces, when not its listening address. */
+  readonly publicAddress?: string;
 }
 
 /** The line a relay prints once it listens. */
-const listeningLine = /Portal relay (\S+) of project \S+ listening on (\S+),/;
+const listeningLine = /Portal relay (\S+) of project \S+ listening on (\S+), reached as \S+ \(certificate fingerprint ([0-9a-f]{64})\)/;
 
-async function relayStarted(process: Running, home: string, rogue: boolean): Promise<RelayProcess> {
+async function relayStarted(process: Running, home: string, rogue: boolean, publicAddress?: string): Promise<RelayProcess> {
   const line = await process.waitFor(listeningLine);
-  const [, id = '', listening = ''] = listeningLine.exec(line) ?? [];
-  return { process, id, listening, home, rogue };
+  const [, id = '', listening = '', fingerprint = ''] = listeningLine.exec(line) ?? [];
+  return { process, id, listening, fingerprint, home, rogue, ...(publicAddress ? { publicAddress } : {}) };
 }
 
 export interface RelayStartOptions {
@@ -41,7 +45,7 @@ export async function startRelay(project: ProjectProcesses, name: string, option
   const home = join(project.dir, name);
   const flags = ['--listen', options.listen ?? '127.0.0.1:0', ...(options.publicAddress ? ['--public-address', options.publicAddress] : [])];
   const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', ...flags], { env: { PORTAL_HOME: home, ENROLLMENT_TICKET: ticket, ...options.env } });
-  return relayStarted(process, home, false);
+  return relayStarted(process, home, false, options.publicAddress);
 }
 
 /**
@@ -50,8 +54,9 @@ export async function startRelay(project: ProjectProcesses, name: string, option
  */
 export async function restartRelay(relay: RelayProcess, env: NodeJS.ProcessEnv = {}): Promise<RelayProcess> {
   if (relay.rogue) return relayStarted(rogueProcess(relay.home, undefined, relay.listening, env), relay.home, true);
-  const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', '--listen', relay.listening], { env: { PORTAL_HOME: relay.home, ...env } });
-  return relayStarted(process, relay.home, false);
+  const flags = ['--listen', relay.listening, ...(relay.publicAddress ? ['--public-address', relay.publicAddress] : [])];
+  const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', ...flags], { env: { PORTAL_HOME: relay.home, ...env } });
+  return relayStarted(process, relay.home, false, relay.publicAddress);
 }
 
 function rogueProcess(home: string, ticket: string | undefined, listen: string, env: NodeJS.ProcessEnv): Running {

@@ -16,12 +16,18 @@ export interface StreamFlood {
   readonly accepted: number;
   readonly refused: number;
   readonly reasons: ReadonlySet<string>;
+  /** The outlet closed the session before every open was answered. */
+  readonly closedEarly: boolean;
   /** Closes the session and the relay channel. */
   close(): void;
 }
 
-/** `relayAddress`: the relay (or controller port) to ask; `relay`/`allow`: the relay name and the outlet attribute. */
-export async function floodStreams(identity: StoredIdentity, relayAddress: string, relayFingerprint: string, relay: string, allow: string, count: number, settleMs = 10_000): Promise<StreamFlood> {
+/**
+ * `relayAddress`: the relay (or controller port) to ask; `relay`/`allow`: the relay name and the outlet
+ * attribute. With `batch`, the opens go `batch` at a time, each batch once the one before is answered
+ * (or after 1 s): a flooder that keeps its session by never letting its answers pile up.
+ */
+export async function floodStreams(identity: StoredIdentity, relayAddress: string, relayFingerprint: string, relay: string, allow: string, count: number, settleMs = 10_000, batch = count): Promise<StreamFlood> {
   const channel = await ServiceChannel.open<RelayOperations>({ service: 'relay', address: relayAddress, fingerprint: relayFingerprint }, { key: identity.privateKey, certificate: identity.certificate });
   const credentials: SessionCredentials = { key: identity.privateKey, certificate: identity.certificate, authority: identity.authority, projectId: identity.record.projectId };
   const grant = await channel.request('connect', { relay, allow });
@@ -33,6 +39,8 @@ export async function floodStreams(identity: StoredIdentity, relayAddress: strin
   let pending = Buffer.alloc(0);
   let done: () => void = () => undefined;
   const answered = new Promise<void>((resolve) => (done = resolve));
+  let closed = false;
+  let progress: () => void = () => undefined;
   socket.on('data', (chunk: Buffer) => {
     pending = Buffer.concat([pending, chunk]);
     while (pending.length >= 9) {
@@ -46,18 +54,37 @@ export async function floodStreams(identity: StoredIdentity, relayAddress: strin
       }
       pending = pending.subarray(9 + length);
     }
+    progress();
     if (accepted + refused >= count) done();
   });
   socket.on('error', () => undefined);
-  socket.once('close', () => done());
+  socket.once('close', () => {
+    closed = true;
+    progress();
+    done();
+  });
   // The verdict's reader paused the socket: the frames after it flow from here.
   socket.resume();
   const header = Buffer.alloc(9);
-  for (let id = 1; id <= count; id += 1) {
-    header[0] = frame.open;
-    header.writeUInt32BE(id, 1);
-    header.writeUInt32BE(0, 5);
-    socket.write(Buffer.from(header));
+  for (let first = 1; first <= count && !closed; first += batch) {
+    const last = Math.min(count, first + batch - 1);
+    for (let id = first; id <= last; id += 1) {
+      header[0] = frame.open;
+      header.writeUInt32BE(id, 1);
+      header.writeUInt32BE(0, 5);
+      socket.write(Buffer.from(header));
+    }
+    if (last === count) break;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      progress = () => {
+        if (closed || accepted + refused >= last) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      progress();
+    });
   }
   await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, settleMs))]);
   return {
@@ -65,6 +92,7 @@ export async function floodStreams(identity: StoredIdentity, relayAddress: strin
     accepted,
     refused,
     reasons,
+    closedEarly: closed && accepted + refused < count,
     close() {
       socket.destroy();
       channel.destroy();

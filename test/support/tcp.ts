@@ -21,37 +21,52 @@ export async function startEchoServer(): Promise<{ server: Server; port: number;
   };
 }
 
+export interface StoreEchoServer {
+  readonly server: Server;
+  readonly port: number;
+  /** How many whole requests are answered together (the first ones wait for the last). */
+  together: number;
+  close(): Promise<void>;
+}
+
 /**
  * An echo server that answers a request only once it has read the whole of it (to the client's
- * half-close), and with `together`, only once that many requests are whole: every client has sent
- * everything before a byte comes back, so what its socket says at the end is about the answer alone.
+ * half-close), and with `together` above 1, only once that many requests are whole: every client has
+ * sent everything before a byte comes back, so what its socket says at the end is about the answer.
+ * Requests shorter than `togetherFrom` bytes are answered at once.
  */
-export async function startStoreEchoServer(together = 1): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startStoreEchoServer(together = 1, togetherFrom = 0): Promise<StoreEchoServer> {
   const sockets = new Set<Socket>();
   const waiting: (() => void)[] = [];
-  let whole = 0;
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let length = 0;
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+    });
     socket.once('end', () => {
-      whole += 1;
-      waiting.push(() => socket.end(Buffer.concat(chunks)));
-      if (whole >= together) for (const answer of waiting.splice(0)) answer();
+      const answer = () => socket.end(Buffer.concat(chunks));
+      if (length < togetherFrom) return answer();
+      waiting.push(answer);
+      if (waiting.length >= echo.together) for (const next of waiting.splice(0)) next();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const echo: StoreEchoServer = {
     server,
     port: (server.address() as AddressInfo).port,
+    together,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };
+  return echo;
 }
 
 /** Connects, writes `payload`, half-closes, and resolves with everything read until the peer ends. */
