@@ -249,9 +249,14 @@ export class Outlet {
       for (const socket of this.streamsByPeer.get(inlet) ?? []) socket.destroy(new Error('the inlet stopped answering'));
     };
     if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
-    session.once('close', () => {
+    session.once('close', (why?: Error) => {
       this.sessions.delete(session);
       metrics.sessions.dec({ part: 'outlet', path });
+      // A session closed for breaking the protocol (a flood of opens it does not read the answers to,
+      // bytes beyond a window) is a member misbehaving: said, a line per member every 10 s at most.
+      if (why?.message.startsWith('the peer broke the session protocol')) {
+        this.throttled.note(`protocol ${inlet}`, (count) => `outlet: closed ${count === 1 ? 'a session' : `${count} sessions`} of inlet ${inlet || '?'}: ${why.message}`);
+      }
       const held = this.directSessions.get(inlet);
       if (held?.delete(session)) {
         if (held.size === 0) this.directSessions.delete(inlet);

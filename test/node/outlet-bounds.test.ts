@@ -89,6 +89,16 @@ describe('outlet: target connections per inlet and in all (a member that opens s
     assert.deepEqual(await roundTrip(port, payload), payload);
   });
 
+  it('closes the session of a member whose burst of opens outruns its reading, and says so', async () => {
+    // More refusals in one turn than a session may leave unread (muxLimits.unreadAnswers, 4,096).
+    const burst = await floodStreams(await attacker('flooder-d'), world.controller.address, world.controller.fingerprint, 'app', 'app-outlet', 8000, 5000);
+    burst.close();
+    assert.ok(burst.closedEarly, 'the outlet closed the session');
+    await until(async () => (warnings.some((line) => /^outlet: closed a session of inlet \S+: the peer broke the session protocol: it reads none of the answers/.test(line)) ? true : undefined), 'the warning');
+    const payload = Buffer.from('after the burst');
+    assert.deepEqual(await roundTrip(port, payload), payload);
+  });
+
   it('holds the bounds under the descriptor limit, whatever was asked for', () => {
     assert.equal(descriptorLimitOf('Limit                     Soft Limit           Hard Limit           Units\nMax open files            20000                20000                files\n'), 20000);
     assert.equal(descriptorLimitOf('Max open files            unlimited            unlimited            files\n'), undefined);
