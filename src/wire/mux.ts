@@ -39,6 +39,8 @@ const headerSize = 9;
 const acceptWaitMs = 100;
 /** How long a closing session's link, ended cleanly, waits for the peer's close before it is destroyed. */
 const closingLinkMs = 10_000;
+/** Data pieces this large (a full TLS record) are gathered with the others of their turn. */
+const coalesceFrom = 16 * 1024;
 /** Stream ids are 32-bit and only grow. */
 const maxStreamId = 0xffff_ffff;
 
@@ -66,6 +68,8 @@ class Stream {
   flushed = 0;
   /** The part of a chunk the window did not admit; its socket is paused until credit comes. */
   held: Buffer | undefined;
+  /** The socket is corked until the end of this turn of the event loop (see onData). */
+  corked = false;
   /** The socket ended while bytes were held: `end` follows them. */
   endHeld = false;
   /** The socket closed cleanly with bytes still held: the stream stays until they and the end are sent. */
@@ -556,6 +560,16 @@ export class MuxSession extends EventEmitter {
       return;
     }
     const { length } = piece;
+    // A full TLS record's worth is likely one of several read at once: the stream's socket is corked
+    // until the end of this turn, so they leave in one system call (as src/wire/pump.ts does).
+    if (length >= coalesceFrom && !stream.corked) {
+      stream.corked = true;
+      stream.socket.cork();
+      setImmediate(() => {
+        stream.corked = false;
+        if (!stream.socket.destroyed) stream.socket.uncork();
+      });
+    }
     stream.socket.write(piece, (error) => {
       if (error) return;
       stream.flushed += length;
