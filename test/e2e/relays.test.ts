@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
 import { nodeStatus, statusWhen, startPortal, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
-import { roundTrip } from '../support/tcp.ts';
+import { newConnections } from '../support/node-checks.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -14,17 +14,6 @@ const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 interface RelayProcess {
   readonly process: Running;
   readonly id: string;
-}
-
-/** `count` new client connections one after another, each a round trip; how many failed. */
-async function newConnections(port: number, count: number): Promise<number> {
-  let failed = 0;
-  for (let i = 0; i < count; i += 1) {
-    const payload = Buffer.from(`client ${i}`);
-    const answer = await roundTrip(port, payload).catch(() => Buffer.alloc(0));
-    if (!answer.equals(payload)) failed += 1;
-  }
-  return failed;
 }
 
 describe('end to end: standalone relays, and the controller off the data path', function () {
