@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { startController, type ControllerOptions } from '../controller/controller.ts';
 import { RelayServer } from '../relay/server.ts';
 import { parseHostPort } from '../shared/address.ts';
+import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
@@ -70,6 +71,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   if (credentialLifetimeMs === undefined || credentialLifetimeMs < 2000) {
     throw new InputError('BAD_FLAG', `--credential-lifetime ${options.credentialLifetime} is not a duration of 2s or more`, { hint: 'give a duration such as 1h' });
   }
+  const drainMs = drainFromEnvironment(process.env);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
   const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
   const sealingKey = sealingKeyFrom(options, process.env);
@@ -105,12 +107,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     console.log(`one-time admin code (valid 24h): ${adminCode}`);
     console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  await running.close();
+  await stopOnSignal(running, { drainMs, log, name: 'the controller' });
 }
 
 const defaulted = (options: ControllerStartOptions, environment: NodeJS.ProcessEnv) =>

@@ -5,6 +5,7 @@ import { parseHostPort } from '../shared/address.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
+import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
@@ -70,6 +71,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   const warmStreams = warmStreamsFromEnvironment(process.env);
   const directAdvertise = directAdvertiseFromEnvironment(process.env);
   const connectionBounds = connectionBoundsFromEnvironment(process.env);
+  const drainMs = drainFromEnvironment(process.env);
   const node = await startNode({
     home: portalHome(),
     config,
@@ -80,15 +82,10 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     ...(directAdvertise ? { directAdvertise } : {}),
     connectionBounds,
   });
-  const stop = () => void node.stop();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  try {
-    await node.finished;
-  } catch (error) {
-    await node.stop();
-    throw error;
-  }
+  await stopOnSignal(
+    { stopAccepting: () => node.stopAccepting(), openConnections: () => node.openConnections(), whenIdle: () => node.whenIdle(), close: () => node.stop() },
+    { drainMs, log: (line) => logger.announce(line), name: 'the node', finished: node.finished },
+  );
 }
 
 /** PORTAL_HEARTBEAT (a duration, default 5s): how often peers are pinged; silence for twice that ends a session. */

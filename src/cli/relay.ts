@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import type { Command } from 'commander';
 import { parseHostPort } from '../shared/address.ts';
 import { InputError } from '../shared/errors.ts';
+import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
@@ -50,6 +51,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '')?.trim();
   const host = listen.address.host.replace(/^\[|\]$/g, '');
   const logger = loggerFromEnvironment(process.env);
+  const drainMs = drainFromEnvironment(process.env);
   const wildcard = host === '0.0.0.0' || host === '::';
   const publicAddress = options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);
   const relay = await startRelayNode({
@@ -62,11 +64,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     ...(options.controller ? { controller: options.controller } : {}),
   });
   logger.announce(`Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
-  await relay.stop();
+  await stopOnSignal({ ...relay, close: () => relay.stop() }, { drainMs, log: (line) => logger.announce(line), name: 'the relay' });
 }
 
 /** The first IPv4 address of this machine that is not loopback: where other machines likely reach it. */

@@ -3,23 +3,40 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { InputError } from '../shared/errors.ts';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
+import { runtimeFile } from '../node/node.ts';
+import { relayDirectory } from '../relay/relay-node.ts';
 import { readEmbeddedController, stopEmbeddedController } from './embedded-controller.ts';
 import { installationEntries, portalHome } from './home.ts';
+
+/** How long a node or relay told to stop may take: its drain (10 s by default) and then some. */
+const stopWaitMs = 30_000;
 
 export function registerReset(program: Command): void {
   program
     .command('reset')
-    .description('stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays)')
-    .option('--yes', 'do not ask for confirmation')
+    .description('stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays); with --yes, a node or relay running with this home is stopped first')
+    .option('--yes', 'do not ask for confirmation, and stop a node or relay that runs with this home')
     .action(async (options: { yes?: boolean }) => {
       const home = portalHome();
+      const running = await runningProcesses(home);
+      if (!options.yes && running.length > 0) {
+        const what = running.map(({ what, holder }) => `${what} (process ${holder.pid})`).join(' and ');
+        throw new InputError('HOME_IN_USE', `${what} runs with PORTAL_HOME=${home}: resetting would remove its identity while it carries traffic`, {
+          hint: 'stop it first, or run portal reset --yes to stop it and reset',
+        });
+      }
       if (!options.yes) {
         if (!process.stdin.isTTY) throw new InputError('CONFIRMATION_NEEDED', `portal reset removes the identities and projects under ${home}`, { hint: 'add --yes to confirm' });
         const prompt = createInterface({ input: process.stdin, output: process.stdout });
         const answer = await prompt.question(`Remove the Portal state under ${home}? [y/N] `);
         prompt.close();
         if (!/^y(es)?$/i.test(answer.trim())) return;
+      }
+      for (const { what, file, holder } of running) {
+        await stopProcess(holder, what, file);
+        console.log(`Stopped ${what} (process ${holder.pid}).`);
       }
       const controller = await readEmbeddedController(home);
       if (controller) await stopEmbeddedController(controller);
@@ -29,4 +46,40 @@ export function registerReset(program: Command): void {
       if (entries.every((entry) => !keep.has(entry))) await rm(home, { recursive: true, force: true });
       console.log(`Reset: removed the Portal state under ${home}.`);
     });
+}
+
+interface Running {
+  readonly what: string;
+  readonly file: string;
+  readonly holder: RuntimeRecord;
+}
+
+async function runningProcesses(home: string): Promise<Running[]> {
+  const found = await Promise.all(
+    [
+      { what: 'the node', file: runtimeFile(home) },
+      { what: 'the relay', file: join(relayDirectory(home), 'runtime.json') },
+    ].map(async ({ what, file }) => {
+      const holder = await runningHolder(file);
+      return holder ? { what, file, holder } : undefined;
+    }),
+  );
+  return found.filter((entry) => entry !== undefined);
+}
+
+/** SIGTERM, then waits until the process has let go of its home; one that does not stop in time is left running, and said. */
+async function stopProcess(holder: RuntimeRecord, what: string, file: string): Promise<void> {
+  try {
+    process.kill(holder.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + stopWaitMs;
+  while (Date.now() < deadline) {
+    if ((await runningHolder(file))?.pid !== holder.pid) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new RuntimeFailure('STOP_TIMED_OUT', `${what} (process ${holder.pid}) did not stop within ${stopWaitMs / 1000} s of SIGTERM; nothing was removed`, {
+    hint: `stop it (kill ${holder.pid}) and run portal reset --yes again`,
+  });
 }

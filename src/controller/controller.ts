@@ -63,6 +63,11 @@ export interface RunningController {
   readonly fingerprint: string;
   readonly service: ControllerService;
   readonly server: ControllerServer;
+  /** Takes no new connections; splices its embedded relay carries go on until close(). */
+  stopAccepting(): void;
+  /** Splices its embedded relay carries right now. */
+  openConnections(): number;
+  whenIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -128,6 +133,12 @@ export async function startController(options: ControllerOptions): Promise<Runni
     fingerprint,
     service,
     server,
+    stopAccepting() {
+      server.stopAccepting();
+      relay?.stopAccepting();
+    },
+    openConnections: () => relay?.openConnections() ?? 0,
+    whenIdle: async () => relay?.whenIdle(),
     async close() {
       await relay?.close();
       await server.close();

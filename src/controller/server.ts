@@ -109,6 +109,12 @@ export class ControllerServer {
     return this.port.listen(host, port);
   }
 
+  /** Takes no new connections and closes the members' control connections (they reconnect to whoever listens next). */
+  stopAccepting(): void {
+    this.port.stopAccepting();
+    for (const socket of this.connections) socket.destroy();
+  }
+
   async close(): Promise<void> {
     for (const socket of this.connections) socket.destroy();
     await this.port.close();

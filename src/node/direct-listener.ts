@@ -92,6 +92,11 @@ export class DirectListener {
     return { ...this.counts };
   }
 
+  /** Stops listening; the connections it accepted go on. */
+  stopAccepting(): void {
+    if (this.server.listening) this.server.close();
+  }
+
   /** Stops listening and closes every connection it accepted, handed over or not. */
   close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();

@@ -100,6 +100,9 @@ export class Inlet {
   private stopped = false;
   private lastRefusal = '';
   private readonly clients = new Set<Socket>();
+  /** Client connections accepted and not yet closed (their TCP sockets): what a stop waits for. */
+  private readonly connected = new Set<Socket>();
+  private idleWaiters: (() => void)[] = [];
   private connections = { total: 0, active: 0, refused: 0 };
   /** Warm end-to-end streams, each ready for one client; the session carries clients when none is. */
   private readonly warm: WarmStreamPool;
@@ -168,11 +171,34 @@ export class Inlet {
     this.ensureSession();
   }
 
-  stop(): Promise<void> {
+  /**
+   * Stops taking clients, opening sessions and keeping streams ready; the clients it carries go on,
+   * on their sessions and streams, until they finish or stop() cuts them.
+   */
+  stopAccepting(): void {
+    if (this.stopped) return;
     this.stopped = true;
     clearTimeout(this.retry);
-    this.session?.session.destroy();
     this.warm.destroyAll();
+    this.server.close();
+    this.options.direct?.stopAccepting();
+  }
+
+  /** Client connections open right now. */
+  openConnections(): number {
+    return this.connected.size;
+  }
+
+  /** Settles once no client connection is open. */
+  whenIdle(): Promise<void> {
+    if (this.connected.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  stop(): Promise<void> {
+    this.stopAccepting();
+    this.session?.session.destroy();
+    this.replacing?.session.destroy();
     for (const socket of this.streaming) socket.destroy();
     // Cut short by the stop: a reset, not an end.
     for (const client of this.clients) resetSocket(client);
@@ -488,7 +514,12 @@ export class Inlet {
 
   private async onConnection(raw: Socket): Promise<void> {
     this.clients.add(raw);
-    raw.once('close', () => this.clients.delete(raw));
+    this.connected.add(raw);
+    raw.once('close', () => {
+      this.clients.delete(raw);
+      this.connected.delete(raw);
+      if (this.connected.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    });
     raw.on('error', () => raw.destroy());
     if (!this.clientTls) {
       await this.onClient(raw);

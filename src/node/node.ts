@@ -3,7 +3,7 @@
  * to the controller, its outlet and/or inlet, the status server, and credential renewal.
  */
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Server as HttpServer } from 'node:http';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ import { RelayLinks } from './relay-links.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
 import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts';
 import { enrollWithTicket } from './enrollment.ts';
+import { claimHome, type HomeClaim } from './home-claim.ts';
+import { identityMisfit } from './ticket-fit.ts';
 import { Renewal } from './renewal.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
 import { DirectListener } from './direct-listener.ts';
@@ -54,6 +56,13 @@ export interface RunningNode {
   readonly identity: () => StoredIdentity;
   /** Settles when the node stops; rejects on a fatal error (such as a relay its ticket does not grant). */
   readonly finished: Promise<void>;
+  /** Takes no new clients, sessions or streams; the connections carried go on until stop(). */
+  stopAccepting(): void;
+  /** Client connections (inlet) and target connections (outlet) carried right now. */
+  openConnections(): number;
+  /** Settles once no connection is carried. */
+  whenIdle(): Promise<void>;
+  /** Closes everything at once: sessions, warm streams, connections, listeners. */
   stop(): Promise<void>;
 }
 
@@ -61,6 +70,16 @@ export const nodeDirectory = (home: string) => join(home, 'node');
 export const runtimeFile = (home: string) => join(home, 'node', 'runtime.json');
 
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
+  const claim = await claimHome({ file: runtimeFile(options.home), what: 'a node', home: options.home });
+  try {
+    return await startClaimed(options, claim);
+  } catch (error) {
+    await claim.release();
+    throw error;
+  }
+}
+
+async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<RunningNode> {
   const { config, logger } = options;
   const directory = nodeDirectory(options.home);
   const stored = await loadIdentity(directory, { warn: (line) => logger.warn(line) });
@@ -71,18 +90,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       hint: 'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config (the contents of the .ticket file)',
     });
   }
-  const relays = stored?.record.relays ?? (ticket?.grants ? (ticket.grants.relay ? [ticket.grants.relay] : []) : undefined);
-  if (config.relay && config['tcp-outlet'] && relays && !relays.includes(config.relay)) {
-    throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${config.relay}" (it grants ${relays.join(', ') || 'none'})`, {
-      hint: `issue the outlet ticket with --relay ${config.relay}, or set relay to the granted name`,
-    });
-  }
-  const tlsGranted = stored ? stored.record.tls : ticket?.grants ? ticket.grants.tls === true : undefined;
-  if (config['tcp-inlet']?.tls && tlsGranted === false) {
-    throw new InputError('TLS_NOT_GRANTED', "this inlet serves TLS (tcp-inlet.tls) but its ticket grants no TLS server certificate", {
-      hint: 'issue the inlet ticket with --tls, or remove tls from tcp-inlet',
-    });
-  }
+  const misfit = stored
+    ? identityMisfit(config, { relays: stored.record.relays, tls: stored.record.tls, relayNode: false }, { kind: 'enrolled', nodeId: stored.record.nodeId, projectId: stored.record.projectId, ticketGiven: options.ticket !== undefined })
+    : ticket?.grants
+      ? identityMisfit(config, { relays: ticket.grants.relay ? [ticket.grants.relay] : [], tls: ticket.grants.tls === true, relayNode: ticket.grants.relayNode === true }, { kind: 'ticket' })
+      : undefined;
+  if (misfit) throw misfit;
   const inletConfig = config['tcp-inlet'];
   const listener = inletConfig ? await bindInletListener(inletConfig.from) : undefined;
   const directAddress = inletConfig ? directListenAddress(inletConfig.direct) : undefined;
@@ -101,20 +114,24 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     void direct?.close();
     throw error;
   });
-  if (!current) {
-    try {
+  const closeEarly = () => {
+    listener?.close();
+    void direct?.close();
+    status.server.close();
+  };
+  try {
+    await claim.update({ statusPort: status.port });
+    if (!current) {
       current = await enrollWithTicket(directory, options.ticket as string);
-    } catch (error) {
-      listener?.close();
-      void direct?.close();
-      status.server.close();
-      throw error;
+      logger.info(`enrolled as ${current.record.nodeId} in project ${current.record.projectId} with attribute ${current.record.attributes.join(', ') || '(none)'}`);
+    } else if (options.ticket) {
+      logger.info(`already enrolled as ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
     }
-    logger.info(`enrolled as ${current.record.nodeId} in project ${current.record.projectId} with attribute ${current.record.attributes.join(', ') || '(none)'}`);
-  } else if (options.ticket) {
-    logger.info(`already enrolled as ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
+  } catch (error) {
+    closeEarly();
+    throw error;
   }
-  return runEnrolled(options, current, { listener, direct, status, metrics, startedAt, setShow: (next) => (show = next) });
+  return runEnrolled(options, current, { listener, direct, status, metrics, startedAt, claim, setShow: (next) => (show = next) });
 }
 
 interface Prepared {
@@ -123,6 +140,7 @@ interface Prepared {
   readonly status: { readonly server: HttpServer; readonly port: number };
   readonly metrics: ReturnType<typeof createMetrics>;
   readonly startedAt: number;
+  readonly claim: HomeClaim;
   readonly setShow: (show: () => NodeShow) => void;
 }
 
@@ -236,11 +254,9 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   });
 
   let announced = false;
+  let accepting = true;
   let stopped = false;
   inlet?.start();
-  await mkdir(directory, { recursive: true });
-  await writeFile(runtimeFile(options.home), `${JSON.stringify({ pid: process.pid, statusPort: status.port, startedAt: new Date(startedAt).toISOString() })}\n`);
-
   outlet?.start();
   control.start();
 
@@ -254,23 +270,38 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
 
   renewal.start();
 
+  // Stopping in two steps (graceful-stop.ts): nothing new is taken, then what is left is closed.
+  const stopAccepting = () => {
+    if (!accepting) return;
+    accepting = false;
+    clearInterval(watch);
+    renewal.stop();
+    control.stop();
+    // Without its relay connections the outlet is no longer registered: relays send it no new dials.
+    relays.stop();
+    outlet?.stopAccepting();
+    inlet?.stopAccepting();
+  };
+  const openConnections = () => (inlet?.openConnections() ?? 0) + (outlet?.openConnections() ?? 0);
   return {
     statusPort: status.port,
     identity: () => current,
     finished,
+    stopAccepting,
+    openConnections,
+    async whenIdle() {
+      await Promise.all([inlet?.whenIdle(), outlet?.whenIdle()]);
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(watch);
-      renewal.stop();
-      control.stop();
-      relays.stop();
+      stopAccepting();
       outlet?.stop();
       await inlet?.stop();
       const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));
       status.server.closeAllConnections();
       await closed;
-      await rm(runtimeFile(options.home), { force: true });
+      await prepared.claim.release();
       finish();
     },
   };

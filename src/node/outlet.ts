@@ -51,6 +51,10 @@ export class Outlet {
   private readonly target: HostPort;
   private readonly sessions = new Set<{ close(): void; destroy(): void }>();
   private readonly sockets = new Set<Socket>();
+  private idleWaiters: (() => void)[] = [];
+  /** Warm streams waiting for their client: closed when the outlet stops accepting. */
+  private readonly waitingStreams = new Set<Socket>();
+  private stopping = false;
   /** Warm streams by the inlet node they came from: closed with it when its session's heartbeat is lost. */
   private readonly streamsByPeer = new Map<string, Set<Socket>>();
   private connections = { total: 0, active: 0, failed: 0 };
@@ -124,9 +128,32 @@ export class Outlet {
     return outletDials(advert, this.options.relay, this.options.allow);
   }
 
-  stop(): void {
+  /**
+   * Stops taking sessions, warm streams and streams (a stream opened now is refused) and closes the
+   * warm streams no client uses; the connections it carries go on until they finish or stop() cuts them.
+   */
+  stopAccepting(): void {
+    this.stopping = true;
     this.dialer.stop();
+    for (const socket of this.waitingStreams) socket.destroy();
+  }
+
+  /** Target connections open right now. */
+  openConnections(): number {
+    return this.sockets.size;
+  }
+
+  /** Settles once no target connection is open. */
+  whenIdle(): Promise<void> {
+    if (this.sockets.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Closes everything: sessions, warm streams (used or waiting) and target connections. */
+  stop(): void {
+    this.stopAccepting();
     for (const session of this.sessions) session.destroy();
+    for (const streams of this.streamsByPeer.values()) for (const socket of streams) socket.destroy();
     for (const socket of this.sockets) socket.destroy();
   }
 
@@ -223,7 +250,15 @@ export class Outlet {
    */
   private async carryRaw(raw: Socket, path: Path): Promise<void> {
     const { logger, metrics } = this.options;
+    if (this.stopping) {
+      raw.destroy();
+      return;
+    }
     const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
+    if (this.stopping) {
+      channel.socket.destroy();
+      return;
+    }
     if (channel.mode === 'stream') {
       void this.serveStream(channel, path);
       return;
@@ -282,10 +317,12 @@ export class Outlet {
       return;
     }
     this.unopenedByPeer.set(key, waiting + 1);
+    this.waitingStreams.add(socket);
     let counted = true;
     const uncount = () => {
       if (!counted) return;
       counted = false;
+      this.waitingStreams.delete(socket);
       const left = (this.unopenedByPeer.get(key) ?? 1) - 1;
       if (left > 0) this.unopenedByPeer.set(key, left);
       else this.unopenedByPeer.delete(key);
@@ -338,6 +375,7 @@ export class Outlet {
     target.once('close', () => {
       this.sockets.delete(target);
       this.targets.release(inlet);
+      if (this.sockets.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     });
     const ready = { settled: false, promise: Promise.resolve() };
     ready.promise = new Promise<void>((resolve, reject) => {
@@ -386,6 +424,10 @@ export class Outlet {
 
   /** A stream of a session: its bytes wait in the target's socket until it connects, then it is accepted. */
   private onStream(stream: IncomingStream, path: Path, inlet: string): void {
+    if (this.stopping) {
+      stream.refuse('the outlet is stopping');
+      return;
+    }
     const refusal = this.claimTarget(inlet);
     if (refusal) {
       stream.refuse(refusal);

@@ -38,7 +38,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         new RuntimeFailure('ADDRESS_IN_USE', `the status server cannot listen on 127.0.0.1:${options.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`, {
-          hint: 'set http-server-port to a free port (another node on this machine may use it)',
+          hint: 'another node on this machine uses it (a node with this PORTAL_HOME runs already? see portal node show): set http-server-port to a free port',
           cause: error,
         }),
       ),

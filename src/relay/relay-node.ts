@@ -5,6 +5,7 @@
  * Only the announcement and the relay's own certificate renewal need the controller: splices go on
  * while it is away.
  */
+import { claimHome, type HomeClaim } from '../node/home-claim.ts';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { fingerprintOf } from '../pki/authority.ts';
@@ -47,6 +48,11 @@ export interface RunningRelayNode {
   readonly address: string;
   readonly fingerprint: string;
   readonly server: RelayServer;
+  /** Takes no new members or splices; the splices carried go on until stop(). */
+  stopAccepting(): void;
+  /** Splices carried right now. */
+  openConnections(): number;
+  whenIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +61,16 @@ export const relayDirectory = (home: string) => join(home, 'relay');
 export const relaySealingKeyFile = (home: string) => join(keysDirectory(home), 'relay-seal.key');
 
 export async function startRelayNode(options: RelayNodeOptions): Promise<RunningRelayNode> {
+  const claim = await claimHome({ file: join(relayDirectory(options.home), 'runtime.json'), what: 'a relay', home: options.home });
+  try {
+    return await startClaimed(options, claim);
+  } catch (error) {
+    await claim.release();
+    throw error;
+  }
+}
+
+async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promise<RunningRelayNode> {
   const directory = relayDirectory(options.home);
   const warn = (line: string) => options.logger.warn(line);
   const stored = await loadIdentity(directory, { warn });
@@ -129,10 +145,18 @@ export async function startRelayNode(options: RelayNodeOptions): Promise<Running
     address,
     fingerprint,
     server,
+    stopAccepting() {
+      renewal.stop();
+      control.stop();
+      server.stopAccepting();
+    },
+    openConnections: () => server.openConnections(),
+    whenIdle: () => server.whenIdle(),
     async stop() {
       renewal.stop();
       control.stop();
       await server.close();
+      await claim.release();
     },
   };
 }

@@ -78,6 +78,8 @@ export class Relay {
   private readonly pending = new Map<string, PendingSplice>();
   private readonly pendingByMember = new Map<string, number>();
   private readonly active = new Set<Socket>();
+  private idleWaiters: (() => void)[] = [];
+  private stopping = false;
   private readonly limits: typeof defaults;
   /** Refusals not yet reported to the outlets, by relay key and member. */
   private readonly refusals = new Map<string, Map<string, { attributes: readonly string[]; count: number }>>();
@@ -194,7 +196,7 @@ export class Relay {
    * a pending splice (and now the relay's), false when it was refused and destroyed.
    */
   join(socket: Socket, splice: string, role: SpliceRole, secret: string): boolean {
-    const entry = this.pending.get(splice);
+    const entry = this.stopping ? undefined : this.pending.get(splice);
     const expected = entry ? Buffer.from(entry.secrets[role]) : undefined;
     const given = Buffer.from(secret);
     if (!entry || !expected || expected.length !== given.length || !timingSafeEqual(expected, given) || entry.sockets[role]) {
@@ -225,7 +227,25 @@ export class Relay {
     return { registrations, splicesPending: this.pending.size, splicesActive: this.active.size / 2, ...this.counts };
   }
 
+  /** Splices carried right now. */
+  openSplices(): number {
+    return this.active.size / 2;
+  }
+
+  /** Settles once no splice is carried. */
+  whenIdle(): Promise<void> {
+    if (this.active.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Pairs no more halves: the splices still pending are given up, the ones carried go on. */
+  stopAccepting(): void {
+    this.stopping = true;
+    for (const splice of [...this.pending.keys()]) this.expire(splice);
+  }
+
   close(): void {
+    this.stopAccepting();
     clearInterval(this.reporter);
     for (const splice of [...this.pending.keys()]) this.expire(splice);
     for (const socket of this.active) socket.destroy();
@@ -260,6 +280,7 @@ export class Relay {
       // bytes still queued for it.
       from.once('close', (hadError: boolean) => {
         this.active.delete(from);
+        if (this.active.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
         if (hadError) resetSocket(to);
       });
     }

@@ -70,6 +70,21 @@ export class RelayServer {
     return { ...this.relay.stats(), members: this.members.total, ...(this.ownPort?.stats() ?? {}) };
   }
 
+  openConnections(): number {
+    return this.relay.openSplices();
+  }
+
+  whenIdle(): Promise<void> {
+    return this.relay.whenIdle();
+  }
+
+  /** Takes no new members or splices and closes member connections (their outlets are no longer registered); splices carried go on. */
+  stopAccepting(): void {
+    this.ownPort?.stopAccepting();
+    this.relay.stopAccepting();
+    for (const socket of this.connections) socket.destroy();
+  }
+
   async close(): Promise<void> {
     this.relay.close();
     for (const socket of this.connections) socket.destroy();

@@ -28,6 +28,11 @@ export interface PortHandlers {
 /** A data plane that can share a port: a relay inside the controller process. */
 export interface SharedDataPlane {
   readonly handlers: PortHandlers;
+  /** Takes nothing new; what it carries goes on. */
+  stopAccepting(): void;
+  /** Connections it carries right now. */
+  openConnections(): number;
+  whenIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +66,11 @@ export class PortalPort {
         resolve(this.server.address() as AddressInfo);
       });
     });
+  }
+
+  /** Stops listening; the connections it accepted go on. */
+  stopAccepting(): void {
+    if (this.server.listening) this.server.close();
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,114 @@
+/**
+ * One running process per identity directory (a node's <home>/node, a relay's <home>/relay): the first
+ * to start claims it with a runtime file created exclusively, naming its process; a second start is
+ * refused while that process lives. A file left by a process that died is taken over. No process ever
+ * removes a runtime file that names another process.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { InputError } from '../shared/errors.ts';
+
+/** What a runtime file says about the process that holds the directory. */
+export interface RuntimeRecord {
+  readonly pid: number;
+  /** The process's start time as the kernel counts it (Linux), so a reused pid is not taken for it. */
+  readonly processStart?: string;
+  readonly startedAt: string;
+  /** Known once the status server listens. */
+  readonly statusPort?: number;
+}
+
+export interface HomeClaim {
+  /** Adds what became known (the status port) to the runtime file. */
+  update(fields: Partial<Pick<RuntimeRecord, 'statusPort'>>): Promise<void>;
+  /** Removes the runtime file, if it still names this process. */
+  release(): Promise<void>;
+}
+
+export interface ClaimOptions {
+  /** The runtime file, e.g. <home>/node/runtime.json. */
+  readonly file: string;
+  /** What runs there, for the refusal: "a node", "a relay". */
+  readonly what: string;
+  /** The PORTAL_HOME the file belongs to, for the refusal. */
+  readonly home: string;
+}
+
+export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
+  const own: RuntimeRecord = { pid: process.pid, ...startOf(process.pid), startedAt: new Date().toISOString() };
+  await mkdir(options.file.slice(0, options.file.lastIndexOf('/')), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      await writeFile(options.file, `${JSON.stringify(own)}\n`, { flag: 'wx', mode: 0o600 });
+      return claimOf(options.file, own);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = await readRuntime(options.file);
+    if (holder && holderRuns(holder)) {
+      const port = holder.statusPort ? `, status on 127.0.0.1:${holder.statusPort}` : '';
+      throw new InputError('ALREADY_RUNNING', `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, started ${holder.startedAt}${port})`, {
+        hint: `one ${options.what.replace(/^an? /, '')} per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME`,
+      });
+    }
+    // Left by a process that is gone: taken over.
+    await rm(options.file, { force: true });
+  }
+  throw new InputError('ALREADY_RUNNING', `${options.what} is starting with PORTAL_HOME=${options.home} at this moment`, { hint: 'start one process per PORTAL_HOME' });
+}
+
+/** The record in a runtime file, if there is one that names a process still running. */
+export async function runningHolder(file: string): Promise<RuntimeRecord | undefined> {
+  const holder = await readRuntime(file);
+  return holder && holderRuns(holder) ? holder : undefined;
+}
+
+async function readRuntime(file: string): Promise<RuntimeRecord | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<RuntimeRecord>;
+    if (typeof parsed.pid !== 'number' || !Number.isInteger(parsed.pid) || parsed.pid <= 0) return undefined;
+    return { startedAt: '?', ...parsed, pid: parsed.pid };
+  } catch {
+    return undefined;
+  }
+}
+
+function claimOf(file: string, own: RuntimeRecord): HomeClaim {
+  let record = own;
+  const ours = async () => (await readRuntime(file))?.pid === own.pid;
+  return {
+    async update(fields) {
+      if (!(await ours())) return;
+      record = { ...record, ...fields };
+      await writeFile(`${file}.${own.pid}.tmp`, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+      await rename(`${file}.${own.pid}.tmp`, file);
+    },
+    async release() {
+      if (await ours()) await rm(file, { force: true });
+    },
+  };
+}
+
+/** Whether the process a record names still runs (and is the same process, where the kernel says). */
+function holderRuns(holder: RuntimeRecord): boolean {
+  if (holder.pid === process.pid) return false;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const now = startOf(holder.pid).processStart;
+  return holder.processStart === undefined || now === undefined || now === holder.processStart;
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot (Linux only). */
+function startOf(pid: number): { processStart?: string } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after its last ")".
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return start ? { processStart: start } : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * How every long-running Portal process (node, relay, controller) stops: on the first SIGINT or
+ * SIGTERM it stops accepting, lets the connections it carries finish for a bounded time, then closes
+ * everything and returns, so the process exits 0; a second signal closes everything at once. A service
+ * manager's stop (systemctl, docker stop) is therefore quick and clean, and nothing keeps being
+ * carried by a process that was told to stop.
+ */
+import type { EventEmitter } from 'node:events';
+import { parseDuration } from './duration.ts';
+import { InputError } from './errors.ts';
+
+/** What a process does to stop: the steps `stopOnSignal` takes, in order. */
+export interface Stoppable {
+  /** Stops taking new connections and sessions; what is carried goes on. */
+  stopAccepting(): Promise<void> | void;
+  /** Connections carried right now. */
+  openConnections(): number;
+  /** Settles once no connection is carried. */
+  whenIdle(): Promise<void>;
+  /** Closes everything that is left, at once. */
+  close(): Promise<void>;
+}
+
+export interface StopOptions {
+  /** How long carried connections may take to finish (PORTAL_DRAIN_TIMEOUT). @default defaultDrainMs */
+  readonly drainMs: number;
+  /** One line per event, for the process's log. */
+  readonly log: (line: string) => void;
+  /** What the log lines call this process. @default "the process" */
+  readonly name?: string;
+  /** Settles (or rejects, with a fatal error) when the process stops by itself. */
+  readonly finished?: Promise<void>;
+  /** Where signals come from. @default process */
+  readonly signals?: EventEmitter;
+}
+
+export const defaultDrainMs = 10_000;
+export const maxDrainMs = 10 * 60_000;
+
+let signalled = false;
+
+/** Whether this process stopped on a signal (its CLI then does not wait for stray handles to close). */
+export const stoppedOnSignal = (): boolean => signalled;
+
+/**
+ * Runs until a signal (or `finished`), then stops `target` as described above. Resolves once it is
+ * stopped; rejects with the error `finished` rejected with, after closing `target`.
+ */
+export async function stopOnSignal(target: Stoppable, options: StopOptions): Promise<void> {
+  const emitter = options.signals ?? process;
+  const name = options.name ?? 'the process';
+  const received: string[] = [];
+  let wake: () => void = () => undefined;
+  const onSignal = (signal: string) => {
+    received.push(signal);
+    wake();
+  };
+  const nextSignal = () => new Promise<void>((resolve) => (wake = resolve));
+  const listen = (signal: string) => emitter.on(signal, onSignal);
+  ['SIGINT', 'SIGTERM'].forEach(listen);
+  try {
+    const first = nextSignal();
+    await Promise.race([first, options.finished ?? new Promise<never>(() => undefined)]);
+  } catch (error) {
+    await target.close();
+    throw error;
+  } finally {
+    if (received.length === 0) ['SIGINT', 'SIGTERM'].forEach((signal) => emitter.off(signal, onSignal));
+  }
+  if (received.length === 0) {
+    await target.close();
+    return;
+  }
+  signalled = true;
+  const signal = received[0] as string;
+  const startedAt = Date.now();
+  const forced = nextSignal();
+  await target.stopAccepting();
+  const open = target.openConnections();
+  if (open > 0 && received.length === 1 && options.drainMs > 0) {
+    options.log(`${name} is stopping on ${signal}: it takes no new connections and gives the ${plural(open, 'open connection')} up to ${seconds(options.drainMs)} to finish (a second signal stops it at once)`);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([target.whenIdle(), forced, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.drainMs)))]);
+    clearTimeout(timer);
+  }
+  const cut = target.openConnections();
+  await target.close();
+  ['SIGINT', 'SIGTERM'].forEach((each) => emitter.off(each, onSignal));
+  const took = seconds(Date.now() - startedAt);
+  const tally = open > 0 ? `: ${open - cut} of ${plural(open, 'connection')} finished, ${cut} cut` : '';
+  options.log(`${name} stopped on ${signal} after ${took}${tally}`);
+}
+
+/** PORTAL_DRAIN_TIMEOUT: a duration from 0s (close at once) to 10m. @default 10s */
+export function drainFromEnvironment(environment: NodeJS.ProcessEnv): number {
+  const value = environment.PORTAL_DRAIN_TIMEOUT;
+  if (value === undefined || value === '') return defaultDrainMs;
+  const ms = /^0+(ms|s|m|h)?$/.test(value) ? 0 : parseDuration(value);
+  if (ms === undefined || ms > maxDrainMs) {
+    throw new InputError('BAD_ENVIRONMENT', `PORTAL_DRAIN_TIMEOUT=${value} is not a duration from 0s to 10m`, {
+      hint: 'give a whole number followed by ms, s or m, such as 10s (0s closes connections at once on stop)',
+    });
+  }
+  return ms;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 && ms % 1000 !== 0 ? 1 : 0)}s`;
