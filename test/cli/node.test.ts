@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NodeShowRunning } from '../../src/node/show.ts';
@@ -78,13 +79,68 @@ describe('portal node: what a user sees when something is wrong', function () {
     const config = (relay: string) => JSON.stringify({ 'http-server-port': 0, relay, 'tcp-outlet': { to: '127.0.0.1:1', allow: 'x' } });
     const run = await portal(home('wrong-relay'), ['node', 'create', '--foreground', '--configuration', config('other')], { ENROLLMENT_TICKET: ticket });
     assert.equal(run.code, 2);
-    assert.equal(run.stderr, `portal: this node's ticket does not grant the relay "other" (it grants granted); issue the outlet ticket with --relay other, or set relay to the granted name\n`);
+    assert.equal(run.stderr, `portal: this ticket grants the relay "granted", but this configuration's outlet is for "other"; it was not used; set relay to "granted", or issue the outlet's ticket with --relay other\n`);
     const fixed = startPortal(home('wrong-relay'), ['node', 'create', '--foreground', '--configuration', config('granted')], { ENROLLMENT_TICKET: ticket });
     try {
       await fixed.waitFor(/Portal node setup completed successfully/);
     } finally {
       await fixed.stop();
     }
+  });
+
+  it("refuses an outlet's ticket for an inlet configuration, without spending it", async () => {
+    const ticket = await world.ticket({ attribute: 'swapped-outlet', relay: 'swapped' });
+    const run = await portal(home('swapped'), ['node', 'create', '--foreground', '--configuration', inletConfig], { ENROLLMENT_TICKET: ticket });
+    assert.equal(run.code, 2);
+    assert.equal(
+      run.stderr,
+      'portal: this ticket was issued for an outlet (it grants the relay "swapped"), but this configuration has no tcp-outlet; it was not used; give this inlet its own ticket (portal project ticket --attribute NAME, with --tls for a TLS inlet), and the outlet this one\n',
+    );
+    assert.equal(existsSync(join(home('swapped'), 'node', 'identity.json')), false);
+    const outlet = startPortal(home('swapped'), ['node', 'create', '--foreground', '--configuration', JSON.stringify({ 'http-server-port': 0, relay: 'swapped', 'tcp-outlet': { to: '127.0.0.1:1', allow: 'x' } })], { ENROLLMENT_TICKET: ticket });
+    try {
+      await outlet.waitFor(/enrolled as \S+ in project/);
+    } finally {
+      await outlet.stop();
+    }
+  });
+
+  it('runs one node per PORTAL_HOME, blames an enrolled identity and not a new ticket, and resets only after stopping the node', async () => {
+    const config = JSON.stringify({ 'http-server-port': 0, relay: 'one', 'tcp-outlet': { to: '127.0.0.1:1', allow: 'x' } });
+    const first = startPortal(home('one'), ['node', 'create', '--foreground', '--configuration', config], { ENROLLMENT_TICKET: await world.ticket({ attribute: 'one-outlet', relay: 'one' }) });
+    let firstExit: number | null | undefined;
+    try {
+      await first.waitFor(/enrolled as (\S+) in project/);
+      const runtime = await readFile(join(home('one'), 'node', 'runtime.json'), 'utf8');
+      const second = await portal(home('one'), ['node', 'create', '--foreground', '--configuration', config]);
+      assert.equal(second.code, 2);
+      assert.match(second.stderr, new RegExp(`^portal: a node runs already with PORTAL_HOME=${home('one')} \\(process ${first.child.pid}, started \\S+, status on 127\\.0\\.0\\.1:\\d+\\); one node per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME\n$`));
+      assert.equal(await readFile(join(home('one'), 'node', 'runtime.json'), 'utf8'), runtime, "the second start leaves the first's runtime file alone");
+
+      const reset = await portal(home('one'), ['reset']);
+      assert.equal(reset.code, 2);
+      assert.equal(reset.stderr, `portal: the node (process ${first.child.pid}) runs with PORTAL_HOME=${home('one')}: resetting would remove its identity while it carries traffic; stop it first, or run portal reset --yes to stop it and reset\n`);
+      assert.equal(existsSync(join(home('one'), 'node', 'identity.json')), true);
+
+      const resetYes = await portal(home('one'), ['reset', '--yes']);
+      assert.equal(resetYes.code, 0, resetYes.stderr);
+      assert.equal(resetYes.stdout, `Stopped the node (process ${first.child.pid}).\nReset: removed the Portal state under ${home('one')}.\n`);
+      firstExit = await first.stop();
+      assert.equal(firstExit, 0);
+    } finally {
+      await first.stop();
+    }
+    // Enrolled again, then started with a configuration its identity does not fit and a new ticket.
+    const again = startPortal(home('one'), ['node', 'create', '--foreground', '--configuration', config], { ENROLLMENT_TICKET: await world.ticket({ attribute: 'one-outlet', relay: 'one' }) });
+    await again.waitFor(/enrolled as \S+ in project/);
+    await again.stop();
+    const other = JSON.stringify({ 'http-server-port': 0, relay: 'two', 'tcp-outlet': { to: '127.0.0.1:1', allow: 'x' } });
+    const run = await portal(home('one'), ['node', 'create', '--foreground', '--configuration', other], { ENROLLMENT_TICKET: await world.ticket({ attribute: 'two-outlet', relay: 'two' }) });
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^portal: this home is enrolled already as node \S+ of project \S+, whose identity grants the relay "one", but this configuration's outlet is for "two"; the ticket given was not used, because an enrolled home keeps its identity; to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or set relay to "one"\n$/,
+    );
   });
 
   it('says when the inlet address is in use', async () => {
