@@ -30,6 +30,7 @@ const unitFiles = [
   'test/relay/relay.test.ts',
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
+  'test/shared/duration.test.ts',
   'test/shared/heap-tuning.test.ts',
   'test/shared/key-file-permissions.test.ts',
   'test/shared/memory-reducer.test.ts',

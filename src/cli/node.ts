@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseHostPort } from '../shared/address.ts';
-import { parseDuration } from '../shared/duration.ts';
+import { durationRanges } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
@@ -12,6 +12,7 @@ import { loggerFromEnvironment } from '../node/logger.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import type { NodeShow } from '../node/show.ts';
+import { durationVariable } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { readTicketFile } from './ticket-input.ts';
 
@@ -91,11 +92,10 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   }
 }
 
-/** PORTAL_HEARTBEAT (a duration, default 5s): how often peers are pinged; silence for twice that ends a session. */
+/** PORTAL_HEARTBEAT (a duration from 500ms to 5m, default 5s): how often peers are pinged; silence for twice that ends a session. */
 function heartbeatFromEnvironment(environment: NodeJS.ProcessEnv): { intervalMs: number; timeoutMs: number } | undefined {
   if (!environment.PORTAL_HEARTBEAT) return undefined;
-  const intervalMs = parseDuration(environment.PORTAL_HEARTBEAT);
-  if (intervalMs === undefined) throw new InputError('BAD_ENVIRONMENT', `PORTAL_HEARTBEAT=${environment.PORTAL_HEARTBEAT} is not a duration`, { hint: 'give a duration such as 5s' });
+  const intervalMs = durationVariable('PORTAL_HEARTBEAT', environment.PORTAL_HEARTBEAT, durationRanges.heartbeat);
   return { intervalMs, timeoutMs: 2 * intervalMs };
 }
 

@@ -32,6 +32,18 @@ describe('portal node: what a user sees when something is wrong', function () {
     assert.match(run.stderr, /^portal: 2 problems; fix the configuration and start the node again$/m);
   });
 
+  it('refuses a duration out of its bounds, naming the units and the bounds: PORTAL_HEARTBEAT, --credential-lifetime', async () => {
+    const heartbeat = await portal(home('heartbeat'), ['node', 'create', '--foreground', '--configuration', inletConfig], { PORTAL_HEARTBEAT: '100ms' });
+    assert.equal(heartbeat.code, 2);
+    assert.equal(heartbeat.stderr, 'portal: PORTAL_HEARTBEAT=100ms is shorter than 500ms; give a whole number followed by ms, s, m, h or d (such as 5s or 1m30s), from 500ms to 5m\n');
+    const lifetime = await portal(home('lifetime'), ['controller', 'start', '--listen', '127.0.0.1:0', '--credential-lifetime', '400d']);
+    assert.equal(lifetime.code, 2);
+    assert.equal(lifetime.stderr, 'portal: --credential-lifetime 400d is longer than 30d; give a whole number followed by ms, s, m, h or d (such as 1h or 12h), from 2s to 30d\n');
+    assert.equal(existsSync(home('lifetime')), false, 'nothing was written');
+    const help = await portal(home('help'), ['controller', 'start', '--help']);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /--credential-lifetime <duration> lifetime of node certificates, renewed at half of it: a whole number followed by ms, s, m, h or d \(such as 1h or 12h\), from 2s to 30d \(default: "1h"\)/);
+  });
+
   it('refuses a bad PORTAL_DIRECT_ADVERTISE, and a relay that would listen nowhere, with exit code 2', async () => {
     const run = await portal(home('bad-advertise'), ['node', 'create', '--foreground', '--configuration', inletConfig], { PORTAL_DIRECT_ADVERTISE: '203.0.113.7:4200,no-port' });
     assert.equal(run.code, 2);
