@@ -21,6 +21,7 @@ const unitFiles = [
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
   'test/node/direct-dialer.test.ts',
+  'test/node/logger.test.ts',
   'test/node/outlet-bounds.test.ts',
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',

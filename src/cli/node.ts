@@ -60,13 +60,14 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: 
 }
 
 async function runNode(options: NodeCreateOptions): Promise<void> {
+  // First: a wrong NODE_LOG_LEVEL or NODE_LOGGING is refused before anything is read, written or logged.
+  const logger = loggerFromEnvironment(process.env);
   if (!options.foreground) {
     throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', { hint: 'add --foreground, and use a service manager or a container to keep it running' });
   }
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const { config, ticket } = await loadConfiguration(options);
-  const logger = loggerFromEnvironment(process.env);
   const heartbeat = heartbeatFromEnvironment(process.env);
   const warmStreams = warmStreamsFromEnvironment(process.env);
   const directAdvertise = directAdvertiseFromEnvironment(process.env);

@@ -32,6 +32,25 @@ describe('portal node: what a user sees when something is wrong', function () {
     assert.match(run.stderr, /^portal: 2 problems; fix the configuration and start the node again$/m);
   });
 
+  it('refuses a NODE_LOG_LEVEL or NODE_LOGGING it does not know, in the node and the relay, before anything else', async () => {
+    const level = 'portal: NODE_LOG_LEVEL=verbose is not one of error, warn, info, debug, trace; set NODE_LOG_LEVEL to one of them, or leave it empty for info\n';
+    const logging = 'portal: NODE_LOGGING=yes is not one of true, false; set NODE_LOGGING to one of them, or leave it empty for true\n';
+    for (const [name, args] of [
+      ['log-node', ['node', 'create', '--foreground', '--configuration', inletConfig]],
+      ['log-relay', ['relay', 'start', '--listen', '127.0.0.1:0']],
+    ] as const) {
+      // A good ticket: without the check first, the node would enroll with it and start.
+      const ticket = name === 'log-node' ? { ENROLLMENT_TICKET: await world.ticket({ attribute: 'unspent' }) } : {};
+      const verbose = await portal(home(name), args, { ...ticket, NODE_LOG_LEVEL: 'verbose' });
+      assert.equal(verbose.code, 2, verbose.stderr);
+      assert.equal(verbose.stderr, level);
+      const chatty = await portal(home(name), args, { ...ticket, NODE_LOGGING: 'yes' });
+      assert.equal(chatty.code, 2, chatty.stderr);
+      assert.equal(chatty.stderr, logging);
+      assert.equal(existsSync(home(name)), false, `${name}: nothing was written, the ticket was not spent`);
+    }
+  });
+
   it('refuses a duration out of its bounds, naming the units and the bounds: PORTAL_HEARTBEAT, --credential-lifetime', async () => {
     const heartbeat = await portal(home('heartbeat'), ['node', 'create', '--foreground', '--configuration', inletConfig], { PORTAL_HEARTBEAT: '100ms' });
     assert.equal(heartbeat.code, 2);
