@@ -20,6 +20,7 @@ const unitFiles = [
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
+  'test/node/config.test.ts',
   'test/node/direct-dialer.test.ts',
   'test/node/logger.test.ts',
   'test/node/outlet-bounds.test.ts',

@@ -30,7 +30,7 @@ export function registerNode(program: Command): void {
     .command('create')
     .description('enroll (once, with a ticket) and run a node with the given configuration')
     .option('--foreground', 'run in the foreground (required: use a service manager or container to run it in the background)')
-    .option('--configuration <json-or-yaml>', 'node configuration: a JSON or YAML document, or a file holding one')
+    .option('--configuration <json-or-yaml>', 'node configuration: a JSON document (read strictly: no trailing comma) or a YAML one, or a file holding one')
     .option('--node-config <yaml>', 'node configuration that may carry the ticket under a ticket key')
     .option('--enrollment-ticket <ticket>', 'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: prefer --enrollment-ticket-file')
     .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NodeShowRunning } from '../../src/node/show.ts';
@@ -30,6 +31,18 @@ describe('portal node: what a user sees when something is wrong', function () {
     assert.match(run.stderr, /^--configuration:1:52: \/colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-inlet, http-server-port, ticket$/m);
     assert.match(run.stderr, /^--configuration:1:15: \/tcp-inlet: missing required key "allow"$/m);
     assert.match(run.stderr, /^portal: 2 problems; fix the configuration and start the node again$/m);
+  });
+
+  it('refuses a JSON mistake in JSON words, once, at its line and column, inline or in a file', async () => {
+    const inline = await portal(home('missing-comma'), ['node', 'create', '--foreground', '--configuration', '{"tcp-inlet": {"from": "127.0.0.1:1", "via": "x" "allow": "y"}}']);
+    assert.equal(inline.code, 2);
+    assert.equal(inline.stderr, "--configuration:1:50: /tcp-inlet/via: not valid JSON: expected ',' or '}' after a property value, found a string\nportal: 1 problem; fix the configuration and start the node again\n");
+    await mkdir(home('trailing-comma'), { recursive: true });
+    const file = join(home('trailing-comma'), 'node.json');
+    await writeFile(file, '{\n  "tcp-inlet": {"from": "127.0.0.1:1", "via": "x", "allow": "y"},\n}\n');
+    const fromFile = await portal(home('trailing-comma'), ['node', 'create', '--foreground', '--configuration', file]);
+    assert.equal(fromFile.code, 2);
+    assert.equal(fromFile.stderr, `${file}:2:65: /tcp-inlet: not valid JSON: a trailing comma before '}'; remove the comma\nportal: 1 problem; fix the configuration and start the node again\n`);
   });
 
   it('refuses a NODE_LOG_LEVEL or NODE_LOGGING it does not know, in the node and the relay, before anything else', async () => {
