@@ -6,12 +6,13 @@ import { startController, type ControllerOptions } from '../controller/controlle
 import { RelayServer } from '../relay/server.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
-import { parseDuration } from '../shared/duration.ts';
+import { durationRanges, durationSyntax } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
 import { keysDirectory, sealingKeyFileNames, sealingKeyVariables, type SealingKeySource } from '../shared/sealing-key.ts';
+import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
 
 export interface ControllerStartOptions {
@@ -48,7 +49,7 @@ export function registerController(program: Command): void {
     .option('--data-dir <dir>', 'where the controller keeps its keys and store (default: $PORTAL_HOME/controller)')
     .option('--store <url>', 'sqlite:PATH (default: controller.db in the data directory)')
     .option('--network-domain <domain>', 'domain of TLS inlet names <label>.<project_id>.<domain>', defaultNetworkDomain)
-    .option('--credential-lifetime <duration>', 'lifetime of node certificates; nodes renew at half of it', '1h')
+    .option('--credential-lifetime <duration>', `lifetime of node certificates, renewed at half of it: ${durationSyntax(durationRanges.credential)}`, '1h')
     .option('--ready-json', 'print one JSON line when listening (used by portal enroll)')
     .option('--runtime-file <path>', 'write pid and address here while running')
     .option(
@@ -67,10 +68,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {
     throw new InputError('BAD_FLAG', `--public-address ${options.publicAddress} is not host:port`, { hint: 'give the address nodes dial, such as controller.example.net:4000' });
   }
-  const credentialLifetimeMs = parseDuration(options.credentialLifetime);
-  if (credentialLifetimeMs === undefined || credentialLifetimeMs < 2000) {
-    throw new InputError('BAD_FLAG', `--credential-lifetime ${options.credentialLifetime} is not a duration of 2s or more`, { hint: 'give a duration such as 1h' });
-  }
+  const credentialLifetimeMs = durationFlag('--credential-lifetime', options.credentialLifetime, durationRanges.credential);
   const drainMs = drainFromEnvironment(process.env);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
   const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseHostPort } from '../shared/address.ts';
-import { parseDuration } from '../shared/duration.ts';
+import { durationRanges } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
@@ -13,6 +13,7 @@ import { loggerFromEnvironment } from '../node/logger.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import type { NodeShow } from '../node/show.ts';
+import { durationVariable } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { readTicketFile } from './ticket-input.ts';
 
@@ -30,7 +31,7 @@ export function registerNode(program: Command): void {
     .command('create')
     .description('enroll (once, with a ticket) and run a node with the given configuration')
     .option('--foreground', 'run in the foreground (required: use a service manager or container to run it in the background)')
-    .option('--configuration <json-or-yaml>', 'node configuration: a JSON or YAML document, or a file holding one')
+    .option('--configuration <json-or-yaml>', 'node configuration: a JSON document (read strictly: no trailing comma) or a YAML one, or a file holding one')
     .option('--node-config <yaml>', 'node configuration that may carry the ticket under a ticket key')
     .option('--enrollment-ticket <ticket>', 'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: prefer --enrollment-ticket-file')
     .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')
@@ -60,13 +61,14 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: 
 }
 
 async function runNode(options: NodeCreateOptions): Promise<void> {
+  // First: a wrong NODE_LOG_LEVEL or NODE_LOGGING is refused before anything is read, written or logged.
+  const logger = loggerFromEnvironment(process.env);
   if (!options.foreground) {
     throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', { hint: 'add --foreground, and use a service manager or a container to keep it running' });
   }
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const { config, ticket } = await loadConfiguration(options);
-  const logger = loggerFromEnvironment(process.env);
   const heartbeat = heartbeatFromEnvironment(process.env);
   const warmStreams = warmStreamsFromEnvironment(process.env);
   const directAdvertise = directAdvertiseFromEnvironment(process.env);
@@ -88,11 +90,10 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   );
 }
 
-/** PORTAL_HEARTBEAT (a duration, default 5s): how often peers are pinged; silence for twice that ends a session. */
+/** PORTAL_HEARTBEAT (a duration from 500ms to 5m, default 5s): how often peers are pinged; silence for twice that ends a session. */
 function heartbeatFromEnvironment(environment: NodeJS.ProcessEnv): { intervalMs: number; timeoutMs: number } | undefined {
   if (!environment.PORTAL_HEARTBEAT) return undefined;
-  const intervalMs = parseDuration(environment.PORTAL_HEARTBEAT);
-  if (intervalMs === undefined) throw new InputError('BAD_ENVIRONMENT', `PORTAL_HEARTBEAT=${environment.PORTAL_HEARTBEAT} is not a duration`, { hint: 'give a duration such as 5s' });
+  const intervalMs = durationVariable('PORTAL_HEARTBEAT', environment.PORTAL_HEARTBEAT, durationRanges.heartbeat);
   return { intervalMs, timeoutMs: 2 * intervalMs };
 }
 

@@ -1,8 +1,9 @@
 /** `portal project show | ticket | ca`: the administrator's view of the project. */
 import type { Command } from 'commander';
-import { parseDuration } from '../shared/duration.ts';
+import { durationRanges, durationSyntax } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import { adminRequest } from './administrator.ts';
+import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
 
@@ -30,15 +31,14 @@ export function registerProject(program: Command): void {
   project
     .command('ticket')
     .description('issue an enrollment ticket and print it')
-    .option('--expires-in <duration>', 'lifetime of the ticket', '10h')
+    .option('--expires-in <duration>', `lifetime of the ticket: ${durationSyntax(durationRanges.ticket)}`, '10h')
     .option('--usage-count <n>', 'how many enrollments it allows', '1')
     .option('--attribute <name>', 'attribute given to the enrolled node; peers match it with allow (required, except with --relay-node)')
     .option('--relay <name>', 'relay the enrolled node may register (outlet tickets)')
     .option('--tls', 'let the enrolled inlet obtain a TLS server certificate')
     .option('--relay-node', 'enroll a relay (portal relay start) instead of a node: no attribute, relay name or --tls')
     .action(async (options: TicketOptions) => {
-      const expiresInMs = parseDuration(options.expiresIn);
-      if (expiresInMs === undefined) throw new InputError('BAD_FLAG', `--expires-in ${options.expiresIn} is not a duration`, { hint: 'give a duration such as 10h or 30m' });
+      const expiresInMs = durationFlag('--expires-in', options.expiresIn, durationRanges.ticket);
       if (!/^[1-9][0-9]*$/.test(options.usageCount)) throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, { hint: 'give --usage-count 1 for a one-time ticket' });
       if (!options.relayNode && !options.attribute) throw new InputError('BAD_FLAG', 'no --attribute was given', { hint: 'give --attribute NAME (peers match it with allow), or --relay-node for a relay' });
       const answer = await adminRequest(portalHome(), 'ticket', {

@@ -34,6 +34,8 @@ export function registerRelay(program: Command): void {
 }
 
 async function runRelay(options: RelayStartOptions): Promise<void> {
+  // First: a wrong NODE_LOG_LEVEL or NODE_LOGGING is refused before anything is read, written or logged.
+  const logger = loggerFromEnvironment(process.env);
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
@@ -50,7 +52,6 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
   const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '')?.trim();
   const host = listen.address.host.replace(/^\[|\]$/g, '');
-  const logger = loggerFromEnvironment(process.env);
   const drainMs = drainFromEnvironment(process.env);
   const wildcard = host === '0.0.0.0' || host === '::';
   const publicAddress = options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);

@@ -3,6 +3,7 @@
  * that passed the schema in, violations (JSON pointer and message) out.
  */
 import { isPort, parseHostPort } from '../shared/address.ts';
+import { durationRanges, durationSyntax, readDuration } from '../shared/duration.ts';
 import { product } from '../shared/product.ts';
 import type { ContainerManifest, EndpointManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { builtInLogicalIds } from './stack/context.ts';
@@ -39,6 +40,15 @@ const attributesPair: Rule = ({ tickets, outlet, inlet }) => {
   }
   return found;
 };
+
+/** The schema checks the spelling of expires-in; its value must also be a ticket lifetime the CLI accepts. */
+const ticketLifetimes: Rule = ({ tickets }) =>
+  (['outlet', 'inlet'] as const).flatMap((role) => {
+    const text = tickets[role]['expires-in'];
+    const reading = readDuration(text, durationRanges.ticket);
+    if (reading.ok) return [];
+    return [{ pointer: `/tickets/${role}/expires-in`, message: `"${text}" ${reading.reason}; give ${durationSyntax(durationRanges.ticket)}` }];
+  });
 
 const relayNames: Rule = ({ tickets, outlet, inlet }) => {
   const found: RuleViolation[] = [];
@@ -202,7 +212,7 @@ function titleCase(word: string): string {
   return word.charAt(0) + word.slice(1).toLowerCase();
 }
 
-const rules: readonly Rule[] = [attributesPair, relayNames, tlsFlags, targetAddress, endpointSource, containerNetwork, distinctPorts, webhookTarget];
+const rules: readonly Rule[] = [attributesPair, ticketLifetimes, relayNames, tlsFlags, targetAddress, endpointSource, containerNetwork, distinctPorts, webhookTarget];
 
 export function checkRules(manifest: UseCaseManifest): RuleViolation[] {
   const found = rules.flatMap((rule) => rule(manifest));

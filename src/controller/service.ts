@@ -9,6 +9,7 @@ import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { seal, unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
 import { x509 } from '../pki/x509.ts';
+import { durationRanges, durationSyntax, rangeProblem } from '../shared/duration.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment, ProjectInfo, TicketBody as TicketRequest } from '../wire/protocol.ts';
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
@@ -125,7 +126,9 @@ export class ControllerService {
     }
     if (request.relay !== undefined && !namePattern.test(request.relay)) throw badFlag('--relay', 'a name of lower-case letters, digits and dashes, such as postgres');
     if (!Number.isInteger(request.usageCount) || request.usageCount < 1) throw badFlag('--usage-count', 'a whole number of 1 or more');
-    if (!(request.expiresInMs > 0)) throw badFlag('--expires-in', 'a duration such as 10h');
+    // The CLI checks the same bounds; a client of another version may not.
+    const lifetime = rangeProblem(request.expiresInMs, durationRanges.ticket);
+    if (lifetime !== undefined) throw new InputError('BAD_FLAG', `--expires-in ${lifetime}`, { hint: `give ${durationSyntax(durationRanges.ticket)}` });
     const ticketId = newId('t');
     const secret = newSecret();
     await this.store

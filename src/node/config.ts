@@ -1,16 +1,18 @@
 /**
  * The node's configuration as `portal node create` receives it: JSON or YAML, inline or in a file, from
- * --configuration or --node-config (which may carry the ticket). Checked against the node
- * configuration schema, with every problem located by line and JSON pointer.
+ * --configuration or --node-config (which may carry the ticket). Text that opens as a JSON object is
+ * read as strict JSON, anything else as YAML; either is checked against the node configuration schema,
+ * with every problem located by line and JSON pointer.
  */
 import { readFile } from 'node:fs/promises';
 import { InputError, ValidationError, type Problem } from '../shared/errors.ts';
 import { schemaProblems, validateNodeConfigShape } from '../shared/schema-check.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
+import { looksLikeJson, parseJsonSource } from '../shared/json-source.ts';
 import { parseYamlSource } from '../shared/yaml-source.ts';
 import { parseHostPort } from '../shared/address.ts';
 
-/** Inline text if it looks like a document, else a file path. JSON is YAML, so one parser reads both. */
+/** Inline text if it looks like a document, else a file path. */
 export async function readConfigurationArgument(value: string, flag: string): Promise<{ name: string; text: string }> {
   const trimmed = value.trim();
   if (trimmed.startsWith('{') || trimmed.includes('\n') || /^[A-Za-z-]+:\s/.test(trimmed)) return { name: flag, text: value };
@@ -26,7 +28,8 @@ export async function readConfigurationArgument(value: string, flag: string): Pr
 const invalid = (problems: readonly Problem[]) => new ValidationError(problems, 'fix the configuration and start the node again');
 
 export function parseNodeConfig(name: string, text: string): NodeConfig {
-  const source = parseYamlSource(name, text);
+  // JSON is YAML, but a YAML parser words a JSON mistake as a YAML one, or accepts it (a trailing comma).
+  const source = looksLikeJson(text) ? parseJsonSource(name, text) : parseYamlSource(name, text);
   if (source.syntaxProblems.length > 0) throw invalid(source.syntaxProblems);
   const problems = schemaProblems(validateNodeConfigShape, source, source.value);
   if (problems.length > 0) throw invalid(problems);

@@ -17,7 +17,7 @@ import { RuntimeFailure } from '../shared/errors.ts';
 import { warnIfKeyFileOpen, type Warn } from '../shared/key-file-permissions.ts';
 import { createSealingKeyFile, keysDirectory, legacySealingKeyFile, readSealingKey, refuseKeyBeside, sealingKeyVariables } from '../shared/sealing-key.ts';
 import type { ControllerPin } from '../wire/ticket.ts';
-import { loggerFromEnvironment } from './logger.ts';
+import { loggerFromEnvironmentOrDefault } from './logger.ts';
 
 export interface IdentityRecord extends ControllerPin {
   readonly projectId: string;
@@ -73,7 +73,7 @@ function keyLocation(directory: string, options: IdentityStoreOptions): KeyLocat
   return { path: named ?? join(keysDirectory(dirname(directory)), `${name}-seal.key`), named: named !== undefined, howToName };
 }
 
-const warnOf = (options: IdentityStoreOptions): Warn => options.warn ?? ((line) => loggerFromEnvironment(options.environment ?? process.env).warn(line));
+const warnOf = (options: IdentityStoreOptions): Warn => options.warn ?? ((line) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).warn(line));
 
 const readKey = (location: KeyLocation, options: IdentityStoreOptions) => readSealingKey({ kind: 'file', path: location.path }, warnOf(options));
 
@@ -184,7 +184,7 @@ async function openPrivateKey(directory: string, location: KeyLocation, sealed: 
     key ??= await createKey(location, options);
     await writeAtomically(sealedPath, seal(key, plain), 0o600);
     await rm(legacyPath, { force: true });
-    const log = options.log ?? ((line: string) => loggerFromEnvironment(options.environment ?? process.env).info(line));
+    const log = options.log ?? ((line: string) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).info(line));
     log(`moved the sealing key out of ${directory}: ${sealedPath} is now sealed under ${location.path}, and ${legacyPath} was removed`);
   }
   return plain.toString('utf8');

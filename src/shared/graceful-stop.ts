@@ -6,8 +6,8 @@
  * carried by a process that was told to stop.
  */
 import type { EventEmitter } from 'node:events';
-import { parseDuration } from './duration.ts';
-import { InputError } from './errors.ts';
+import { durationRanges, durationSyntax, readDuration } from './duration.ts';
+import { InputError, printable } from './errors.ts';
 
 /** What a process does to stop: the steps `stopOnSignal` takes, in order. */
 export interface Stoppable {
@@ -35,7 +35,6 @@ export interface StopOptions {
 }
 
 export const defaultDrainMs = 10_000;
-export const maxDrainMs = 10 * 60_000;
 
 let signalled = false;
 
@@ -91,17 +90,16 @@ export async function stopOnSignal(target: Stoppable, options: StopOptions): Pro
   options.log(`${name} stopped on ${signal} after ${took}${tally}`);
 }
 
-/** PORTAL_DRAIN_TIMEOUT: a duration from 0s (close at once) to 10m. @default 10s */
+/** PORTAL_DRAIN_TIMEOUT: a duration up to 10m, or 0s to close connections at once. @default 10s */
 export function drainFromEnvironment(environment: NodeJS.ProcessEnv): number {
   const value = environment.PORTAL_DRAIN_TIMEOUT;
   if (value === undefined || value === '') return defaultDrainMs;
-  const ms = /^0+(ms|s|m|h)?$/.test(value) ? 0 : parseDuration(value);
-  if (ms === undefined || ms > maxDrainMs) {
-    throw new InputError('BAD_ENVIRONMENT', `PORTAL_DRAIN_TIMEOUT=${value} is not a duration from 0s to 10m`, {
-      hint: 'give a whole number followed by ms, s or m, such as 10s (0s closes connections at once on stop)',
-    });
-  }
-  return ms;
+  if (/^0+(ms|s|m|h|d)$/.test(value)) return 0;
+  const reading = readDuration(value, durationRanges.drain);
+  if (reading.ok) return reading.ms;
+  throw new InputError('BAD_ENVIRONMENT', printable(`PORTAL_DRAIN_TIMEOUT=${value} ${reading.reason}`), {
+    hint: `give ${durationSyntax(durationRanges.drain)}, or 0s to close connections at once`,
+  });
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

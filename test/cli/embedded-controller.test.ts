@@ -78,7 +78,20 @@ describe('portal enroll with the embedded controller', function () {
   it('refuses a bad flag value with exit code 2', async () => {
     const run = await portal(home, ['project', 'ticket', '--attribute', 'x', '--expires-in', 'soon']);
     assert.equal(run.code, 2);
-    assert.equal(run.stderr, 'portal: --expires-in soon is not a duration; give a duration such as 10h or 30m\n');
+    const hint = 'give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d';
+    assert.equal(run.stderr, `portal: --expires-in soon is not a duration; ${hint}\n`);
+    for (const [value, reason] of [
+      ['0h', 'must be positive'],
+      ['10', 'has no unit'],
+      ['1w', 'has an unknown unit "w"'],
+      ['400d', 'is longer than 30d'],
+    ] as const) {
+      const refused = await portal(home, ['project', 'ticket', '--attribute', 'x', '--expires-in', value]);
+      assert.equal(refused.code, 2, value);
+      assert.equal(refused.stderr, `portal: --expires-in ${value} ${reason}; ${hint}\n`);
+    }
+    const help = await portal(home, ['project', 'ticket', '--help']);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /--expires-in <duration> lifetime of the ticket: a whole number followed by ms, s, m, h or d \(such as 10h or 1h30m\), at most 30d \(default: "10h"\)/);
     const bare = await portal(home, ['project', 'ticket']);
     assert.equal(bare.code, 2);
     assert.equal(bare.stderr, 'portal: no --attribute was given; give --attribute NAME (peers match it with allow), or --relay-node for a relay\n');

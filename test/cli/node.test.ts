@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { NodeShowRunning } from '../../src/node/show.ts';
@@ -31,6 +31,49 @@ describe('portal node: what a user sees when something is wrong', function () {
     assert.match(run.stderr, /^--configuration:1:52: \/colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-inlet, http-server-port, ticket$/m);
     assert.match(run.stderr, /^--configuration:1:15: \/tcp-inlet: missing required key "allow"$/m);
     assert.match(run.stderr, /^portal: 2 problems; fix the configuration and start the node again$/m);
+  });
+
+  it('refuses a JSON mistake in JSON words, once, at its line and column, inline or in a file', async () => {
+    const inline = await portal(home('missing-comma'), ['node', 'create', '--foreground', '--configuration', '{"tcp-inlet": {"from": "127.0.0.1:1", "via": "x" "allow": "y"}}']);
+    assert.equal(inline.code, 2);
+    assert.equal(inline.stderr, "--configuration:1:50: /tcp-inlet/via: not valid JSON: expected ',' or '}' after a property value, found a string\nportal: 1 problem; fix the configuration and start the node again\n");
+    await mkdir(home('trailing-comma'), { recursive: true });
+    const file = join(home('trailing-comma'), 'node.json');
+    await writeFile(file, '{\n  "tcp-inlet": {"from": "127.0.0.1:1", "via": "x", "allow": "y"},\n}\n');
+    const fromFile = await portal(home('trailing-comma'), ['node', 'create', '--foreground', '--configuration', file]);
+    assert.equal(fromFile.code, 2);
+    assert.equal(fromFile.stderr, `${file}:2:65: /tcp-inlet: not valid JSON: a trailing comma before '}'; remove the comma\nportal: 1 problem; fix the configuration and start the node again\n`);
+  });
+
+  it('refuses a NODE_LOG_LEVEL or NODE_LOGGING it does not know, in the node and the relay, before anything else', async () => {
+    const level = 'portal: NODE_LOG_LEVEL=verbose is not one of error, warn, info, debug, trace; set NODE_LOG_LEVEL to one of them, or leave it empty for info\n';
+    const logging = 'portal: NODE_LOGGING=yes is not one of true, false; set NODE_LOGGING to one of them, or leave it empty for true\n';
+    for (const [name, args] of [
+      ['log-node', ['node', 'create', '--foreground', '--configuration', inletConfig]],
+      ['log-relay', ['relay', 'start', '--listen', '127.0.0.1:0']],
+    ] as const) {
+      // A good ticket: without the check first, the node would enroll with it and start.
+      const ticket = name === 'log-node' ? { ENROLLMENT_TICKET: await world.ticket({ attribute: 'unspent' }) } : {};
+      const verbose = await portal(home(name), args, { ...ticket, NODE_LOG_LEVEL: 'verbose' });
+      assert.equal(verbose.code, 2, verbose.stderr);
+      assert.equal(verbose.stderr, level);
+      const chatty = await portal(home(name), args, { ...ticket, NODE_LOGGING: 'yes' });
+      assert.equal(chatty.code, 2, chatty.stderr);
+      assert.equal(chatty.stderr, logging);
+      assert.equal(existsSync(home(name)), false, `${name}: nothing was written, the ticket was not spent`);
+    }
+  });
+
+  it('refuses a duration out of its bounds, naming the units and the bounds: PORTAL_HEARTBEAT, --credential-lifetime', async () => {
+    const heartbeat = await portal(home('heartbeat'), ['node', 'create', '--foreground', '--configuration', inletConfig], { PORTAL_HEARTBEAT: '100ms' });
+    assert.equal(heartbeat.code, 2);
+    assert.equal(heartbeat.stderr, 'portal: PORTAL_HEARTBEAT=100ms is shorter than 500ms; give a whole number followed by ms, s, m, h or d (such as 5s or 1m30s), from 500ms to 5m\n');
+    const lifetime = await portal(home('lifetime'), ['controller', 'start', '--listen', '127.0.0.1:0', '--credential-lifetime', '400d']);
+    assert.equal(lifetime.code, 2);
+    assert.equal(lifetime.stderr, 'portal: --credential-lifetime 400d is longer than 30d; give a whole number followed by ms, s, m, h or d (such as 1h or 12h), from 2s to 30d\n');
+    assert.equal(existsSync(home('lifetime')), false, 'nothing was written');
+    const help = await portal(home('help'), ['controller', 'start', '--help']);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /--credential-lifetime <duration> lifetime of node certificates, renewed at half of it: a whole number followed by ms, s, m, h or d \(such as 1h or 12h\), from 2s to 30d \(default: "1h"\)/);
   });
 
   it('refuses a bad PORTAL_DIRECT_ADVERTISE, and a relay that would listen nowhere, with exit code 2', async () => {

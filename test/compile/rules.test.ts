@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { manifestProblems } from '../../src/compile/manifest.ts';
 import { checkRules } from '../../src/compile/rules.ts';
+import { formatProblem } from '../../src/shared/errors.ts';
 import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
-import { allUseCases, loadManifest } from '../support/usecases.ts';
+import { allUseCases, editedManifest, loadManifest } from '../support/usecases.ts';
 
 function variant(usecase: string, edit: (manifest: UseCaseManifest) => void): UseCaseManifest {
   const manifest = structuredClone(loadManifest(usecase));
@@ -78,5 +80,25 @@ describe('cross-field rules', () => {
       m.outlet.endpoint = loadManifest('postgres').outlet.endpoint;
     });
     assert.deepEqual(pointers(placeholder), ['/outlet/to']);
+  });
+
+  it('keep each ticket lifetime within what portal project ticket --expires-in accepts: positive, at most 30d', () => {
+    const hint = 'give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d';
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.inlet['expires-in'] = '400d'))), [{ pointer: '/tickets/inlet/expires-in', message: `"400d" is longer than 30d; ${hint}` }]);
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '0h'))), [{ pointer: '/tickets/outlet/expires-in', message: `"0h" must be positive; ${hint}` }]);
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '1h30m'))), [], 'the CLI takes combined units');
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '30d'))), []);
+  });
+
+  it('locate an out-of-range expires-in in the manifest by file, line, column and pointer', () => {
+    const text = editedManifest('webhook', [[['tickets', 'inlet', 'expires-in'], '400d']]);
+    const line = text.split('\n').findIndex((row) => row.includes('expires-in: 400d')) + 1;
+    const column = (text.split('\n')[line - 1] ?? '').indexOf('400d') + 1;
+    const { problems } = manifestProblems('webhook.yaml', text);
+    assert.deepEqual(problems.map(formatProblem), [
+      `webhook.yaml:${line}:${column}: /tickets/inlet/expires-in: "400d" is longer than 30d; give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d`,
+    ]);
+    const unknownUnit = manifestProblems('webhook.yaml', editedManifest('webhook', [[['tickets', 'inlet', 'expires-in'], '1w']])).problems.map((p) => p.message);
+    assert.deepEqual(unknownUnit, ['expected a duration: a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), got "1w"']);
   });
 });

@@ -85,6 +85,23 @@ describe('controller: projects and tickets', () => {
     await rejectsWith(enrollWithTicket(join(work, 'late'), ticket), 'TICKET_EXPIRED', /expired at/);
   });
 
+  it('refuses a ticket lifetime outside the bounds the CLI checks, whatever client asks', async () => {
+    const hint = 'give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d';
+    for (const [expiresInMs, reason] of [
+      [0, 'must be positive'],
+      [31 * 86_400_000, 'is longer than 30d'],
+      [1.5, 'is not a whole number of milliseconds'],
+    ] as const) {
+      await assert.rejects(issue({ attribute: 'bounded', expiresInMs }), (error: unknown) => {
+        assert.ok(error instanceof PortalError, String(error));
+        assert.equal(error.code, 'BAD_FLAG');
+        assert.equal(`${error.message}; ${error.hint}`, `--expires-in ${reason}; ${hint}`);
+        return true;
+      });
+    }
+    assert.match(await issue({ attribute: 'bounded', expiresInMs: 30 * 86_400_000 }), /^pt1\./);
+  });
+
   it('refuses malformed tickets, altered secrets and tickets of another controller', async () => {
     await rejectsWith(enrollWithTicket(join(work, 'x'), 'pt1.garbage!'), 'TICKET_MALFORMED');
     await rejectsWith(enrollWithTicket(join(work, 'x'), 'not a ticket at all'), 'TICKET_MALFORMED');
