@@ -74,7 +74,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   const directAdvertise = directAdvertiseFromEnvironment(process.env);
   const connectionBounds = connectionBoundsFromEnvironment(process.env);
   const drainMs = drainFromEnvironment(process.env);
-  const node = await startNode({
+  const starting = startNode({
     home: portalHome(),
     config,
     logger,
@@ -84,9 +84,10 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     ...(directAdvertise ? { directAdvertise } : {}),
     connectionBounds,
   });
+  // Listening from the start: a signal while the node enrolls or binds stops it once it has started.
   await stopOnSignal(
-    { stopAccepting: () => node.stopAccepting(), openConnections: () => node.openConnections(), whenIdle: () => node.whenIdle(), close: () => node.stop() },
-    { drainMs, log: (line) => logger.announce(line), name: 'the node', finished: node.finished },
+    starting.then((node) => ({ stopAccepting: () => node.stopAccepting(), openConnections: () => node.openConnections(), whenIdle: () => node.whenIdle(), close: () => node.stop() })),
+    { drainMs, log: (line) => logger.announce(line), name: 'the node', finished: starting.then((node) => node.finished) },
   );
 }
 

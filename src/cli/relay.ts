@@ -55,7 +55,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   const drainMs = drainFromEnvironment(process.env);
   const wildcard = host === '0.0.0.0' || host === '::';
   const publicAddress = options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);
-  const relay = await startRelayNode({
+  const starting = startRelayNode({
     home: portalHome(),
     listen: { host, port: listen.address.port },
     logger,
@@ -64,8 +64,12 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     ...(publicAddress && listen.address.port !== 0 ? { publicAddress } : {}),
     ...(options.controller ? { controller: options.controller } : {}),
   });
-  logger.announce(`Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`);
-  await stopOnSignal({ ...relay, close: () => relay.stop() }, { drainMs, log: (line) => logger.announce(line), name: 'the relay' });
+  const announced = starting.then((relay) => {
+    logger.announce(`Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`);
+    return { ...relay, close: () => relay.stop() };
+  });
+  // Listening from the start: a signal while the relay enrolls stops it once it has started.
+  await stopOnSignal(announced, { drainMs, log: (line) => logger.announce(line), name: 'the relay' });
 }
 
 /** The first IPv4 address of this machine that is not loopback: where other machines likely reach it. */

@@ -42,38 +42,50 @@ let signalled = false;
 export const stoppedOnSignal = (): boolean => signalled;
 
 /**
- * Runs until a signal (or `finished`), then stops `target` as described above. Resolves once it is
- * stopped; rejects with the error `finished` rejected with, after closing `target`.
+ * Runs until a signal (or `finished`), then stops the target as described above. Resolves once it is
+ * stopped; rejects with the error `finished` rejected with, after closing the target. Given the
+ * target's start (a promise), it listens from this call on: a signal during the start stops the
+ * target as soon as it has started, rather than killing the process half-way.
  */
-export async function stopOnSignal(target: Stoppable, options: StopOptions): Promise<void> {
+export async function stopOnSignal(starting: Stoppable | Promise<Stoppable>, options: StopOptions): Promise<void> {
   const emitter = options.signals ?? process;
   const name = options.name ?? 'the process';
+  // Handled here whatever happens first: a start that fails rejects `finished` too, unawaited.
+  options.finished?.catch(() => undefined);
   const received: string[] = [];
   let wake: () => void = () => undefined;
+  let next = new Promise<void>((resolve) => (wake = resolve));
   const onSignal = (signal: string) => {
     received.push(signal);
     wake();
+    next = new Promise<void>((resolve) => (wake = resolve));
   };
-  const nextSignal = () => new Promise<void>((resolve) => (wake = resolve));
-  const listen = (signal: string) => emitter.on(signal, onSignal);
-  ['SIGINT', 'SIGTERM'].forEach(listen);
+  const signals = ['SIGINT', 'SIGTERM'];
+  signals.forEach((signal) => emitter.on(signal, onSignal));
+  const unlisten = () => signals.forEach((signal) => emitter.off(signal, onSignal));
+  let target: Stoppable;
   try {
-    const first = nextSignal();
-    await Promise.race([first, options.finished ?? new Promise<never>(() => undefined)]);
+    target = await starting;
   } catch (error) {
+    unlisten();
+    throw error;
+  }
+  try {
+    if (received.length === 0) await Promise.race([next, options.finished ?? new Promise<never>(() => undefined)]);
+  } catch (error) {
+    unlisten();
     await target.close();
     throw error;
-  } finally {
-    if (received.length === 0) ['SIGINT', 'SIGTERM'].forEach((signal) => emitter.off(signal, onSignal));
   }
   if (received.length === 0) {
+    unlisten();
     await target.close();
     return;
   }
   signalled = true;
   const signal = received[0] as string;
   const startedAt = Date.now();
-  const forced = nextSignal();
+  const forced = next;
   await target.stopAccepting();
   const open = target.openConnections();
   if (open > 0 && received.length === 1 && options.drainMs > 0) {
@@ -84,7 +96,7 @@ export async function stopOnSignal(target: Stoppable, options: StopOptions): Pro
   }
   const cut = target.openConnections();
   await target.close();
-  ['SIGINT', 'SIGTERM'].forEach((each) => emitter.off(each, onSignal));
+  unlisten();
   const took = seconds(Date.now() - startedAt);
   const tally = open > 0 ? `: ${open - cut} of ${plural(open, 'connection')} finished, ${cut} cut` : '';
   options.log(`${name} stopped on ${signal} after ${took}${tally}`);

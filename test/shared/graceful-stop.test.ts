@@ -71,6 +71,27 @@ describe('stopping on a signal', () => {
     assert.deepEqual(forced.steps, ['stop accepting', 'close with 1 open']);
   });
 
+  it('hears a signal that comes while the process starts, and stops it once started', async () => {
+    const signals = new EventEmitter();
+    const { target, steps } = fakeProcess(0);
+    let started: (value: typeof target) => void = () => undefined;
+    const stopped = stopOnSignal(new Promise((resolve) => (started = resolve)), { drainMs: 1000, log: () => undefined, signals });
+    signals.emit('SIGTERM', 'SIGTERM');
+    await tick();
+    assert.deepEqual(steps, []);
+    started(target);
+    await stopped;
+    assert.deepEqual(steps, ['stop accepting', 'close with 0 open']);
+  });
+
+  it('passes on a failed start, listening no more', async () => {
+    const signals = new EventEmitter();
+    const failed = new Error('address in use');
+    const starting = Promise.reject(failed);
+    await assert.rejects(stopOnSignal(starting, { drainMs: 1000, log: () => undefined, signals, finished: starting.then(() => undefined) }), failed);
+    assert.equal(signals.listenerCount('SIGTERM'), 0);
+  });
+
   it('closes and passes on a fatal error the process stopped with', async () => {
     const { target, steps } = fakeProcess(0);
     const fatal = new Error('relay not granted');
