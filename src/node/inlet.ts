@@ -414,6 +414,7 @@ export class Inlet {
     if (path !== 'direct') this.lastRelay = path;
     const pathLabel = path === 'direct' ? 'direct' : 'relay';
     metrics.sessions.inc({ part: 'inlet', path: pathLabel });
+    metrics.sessionsOpen.inc({ part: 'inlet', path: pathLabel });
     const described = describePath(path);
     if (previous) {
       logger.info(`inlet: session to relay name "${this.options.via}" now ${described}; the earlier one closes once its streams end`);
@@ -433,7 +434,7 @@ export class Inlet {
     };
     if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
     opened.session.once('close', (why?: Error) => {
-      metrics.sessions.dec({ part: 'inlet', path: pathLabel });
+      metrics.sessionsOpen.dec({ part: 'inlet', path: pathLabel });
       if (this.session !== opened) return;
       this.session = undefined;
       this.replacing = undefined;
@@ -551,8 +552,10 @@ export class Inlet {
     this.connections.active += 1;
     this.byPath[path] += 1;
     metrics.connections.inc({ part: 'inlet', path });
+    metrics.connectionsOpen.inc({ part: 'inlet', path });
     await joined;
     this.connections.active -= 1;
+    metrics.connectionsOpen.dec({ part: 'inlet', path });
     metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);
     metrics.bytes.inc({ part: 'inlet', direction: 'to_client' }, socket.bytesWritten);
   }

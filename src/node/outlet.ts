@@ -239,6 +239,7 @@ export class Outlet {
     const { session } = adoptOutletSession(channel, { onStream });
     this.sessions.add(session);
     metrics.sessions.inc({ part: 'outlet', path });
+    metrics.sessionsOpen.inc({ part: 'outlet', path });
     logger.debug(`outlet: session from inlet ${inlet || '?'}, ${path === 'direct' ? 'direct' : 'through a relay'}`);
     if (path === 'direct') {
       const held = this.directSessions.get(inlet) ?? new Set();
@@ -251,7 +252,7 @@ export class Outlet {
     if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
     session.once('close', (why?: Error) => {
       this.sessions.delete(session);
-      metrics.sessions.dec({ part: 'outlet', path });
+      metrics.sessionsOpen.dec({ part: 'outlet', path });
       // A session closed for breaking the protocol (a flood of opens it does not read the answers to,
       // bytes beyond a window) is a member misbehaving: said, a line per member every 10 s at most.
       if (why?.message.startsWith('the peer broke the session protocol')) {
@@ -317,8 +318,10 @@ export class Outlet {
     this.connections.total += 1;
     this.connections.active += 1;
     metrics.connections.inc({ part: 'outlet', path });
+    metrics.connectionsOpen.inc({ part: 'outlet', path });
     void join().then(() => {
       this.connections.active -= 1;
+      metrics.connectionsOpen.dec({ part: 'outlet', path });
       metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
       metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
     });
