@@ -28,6 +28,7 @@ import { createMetrics } from './metrics.ts';
 import { Outlet } from './outlet.ts';
 import type { PartContext } from './part.ts';
 import { problemsOf, type NodeShow } from './show.ts';
+import { listeningLine } from './listening.ts';
 import { startStatusServer } from './status-server.ts';
 import { version } from './version.ts';
 
@@ -244,6 +245,7 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   outlet?.start();
   control.start();
 
+  logger.info(listeningLine({ nodeId: current.record.nodeId, inlet: inlet?.address, direct: direct?.listening, status: status.port }));
   const watch = setInterval(() => {
     if (!announced && ready()) {
       announced = true;
