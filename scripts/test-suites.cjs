@@ -10,6 +10,7 @@ const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
 
 const unitFiles = [
+  'test/cli/node-show.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
   'test/compile/limits.test.ts',
@@ -28,6 +29,7 @@ const unitFiles = [
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/ticket-fit.test.ts',
+  'test/node/show.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
   'test/relay/relay-node.test.ts',

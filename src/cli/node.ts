@@ -1,5 +1,4 @@
 /** `portal node create --foreground` runs a node; `portal node show` reports whether it is UP. */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseHostPort } from '../shared/address.ts';
 import { durationRanges } from '../shared/duration.ts';
@@ -11,8 +10,11 @@ import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
+import { runningHolder } from '../node/home-claim.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
-import type { NodeShow } from '../node/show.ts';
+import type { NodeShow, NodeShowRunning } from '../node/show.ts';
+import { plural } from '../shared/plural.ts';
+import { product } from '../shared/product.ts';
 import { durationVariable } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { readTicketFile } from './ticket-input.ts';
@@ -138,34 +140,50 @@ function directAdvertiseFromEnvironment(environment: NodeJS.ProcessEnv): string[
 
 async function showNode(): Promise<void> {
   const home = portalHome();
-  let statusPort: number;
-  try {
-    statusPort = (JSON.parse(await readFile(runtimeFile(home), 'utf8')) as { statusPort: number }).statusPort;
-  } catch {
-    throw down(`no node runs with PORTAL_HOME=${home}`);
-  }
+  // A runtime file left by a process that is gone (a crash, a kill -9) says nothing runs.
+  const runtime = await runningHolder(runtimeFile(home));
+  if (!runtime) throw down(`no node runs with PORTAL_HOME=${home}`, notRunning);
+  if (runtime.statusPort === undefined) throw down(`it is starting (pid ${runtime.pid}) and its status server does not listen yet`, 'run portal node show again in a moment, or check its log');
   let shown: NodeShow;
   try {
-    const response = await fetch(`http://127.0.0.1:${statusPort}/show`, { signal: AbortSignal.timeout(5000) });
+    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, { signal: AbortSignal.timeout(5000) });
     shown = (await response.json()) as NodeShow;
   } catch {
-    throw down(`its status server on 127.0.0.1:${statusPort} does not answer`);
+    throw down(`its status server on 127.0.0.1:${runtime.statusPort} does not answer (pid ${runtime.pid})`, 'check its log; a node that hangs can be stopped with kill');
   }
+  // The node runs: what it says is the reason, and its log has the details.
+  const running = `the node runs (pid ${runtime.pid}); its log says more about each problem`;
   if (shown.status !== 'up' || !('name' in shown)) {
     const problems = shown.problems.join('; ');
-    throw down(shown.status === 'down' ? problems : `it is ${shown.status}${problems ? `: ${problems}` : ''}`);
+    if (shown.status === 'down') throw down(problems, running);
+    // Never up since it started: say so beside why, not instead of it.
+    const since = 'name' in shown ? `not up yet, ${shown.uptime_seconds} s after its start` : `it is ${shown.status}`;
+    throw down(problems ? `${problems} (${since})` : since, running);
   }
-  const lines = [
-    'The node is UP',
-    `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
-    `  certificate valid until ${shown.identity.valid_until}`,
-    ...shown.outlets.map((o) => `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, registered on ${o.registered_on.length} relays, ${o.sessions} sessions (${o.sessions_direct} direct), ${o.connections_total} connections`),
-    ...shown.relays.map((r) => `  relay ${r.id} at ${r.address}: ${r.status}`),
-    ...shown.inlets.map((i) => `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}${i.path ? ` (${i.path})` : ''}, ${i.connections_total} connections (${i.connections_direct} direct, ${i.connections_relayed} relayed)`),
-  ];
-  console.log(lines.join('\n'));
+  console.log(describeNode(shown).join('\n'));
 }
 
-function down(reason: string): RuntimeFailure {
-  return new RuntimeFailure('NODE_DOWN', `The node is DOWN: ${reason}`, { hint: 'start it with portal node create --foreground, or check its log' });
+/** The lines of `node show` for a node that is up: which figures are totals since its start, which are open now. */
+export function describeNode(shown: NodeShowRunning): string[] {
+  return [
+    product.nodeUpLine,
+    `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
+    `  certificate valid until ${shown.identity.valid_until}`,
+    ...shown.outlets.map(
+      (o) =>
+        `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, registered on ${plural(o.registered_on.length, 'relay')}, ${plural(o.sessions, 'session')} open (${o.sessions_direct} direct), ${plural(o.connections_total, 'connection')} so far, ${o.connections_active} open now`,
+    ),
+    ...shown.relays.map((r) => `  relay ${r.id} at ${r.address}: ${r.status}`),
+    ...shown.inlets.map(
+      (i) =>
+        `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}${i.path ? ` (${i.path})` : ''}, ${plural(i.connections_total, 'connection')} so far (${i.connections_direct} direct, ${i.connections_relayed} relayed), ${i.connections_active} open now, ${i.connections_refused} refused`,
+    ),
+    ...(shown.warnings ?? []).map((warning) => `  warning: ${warning}`),
+  ];
+}
+
+const notRunning = 'start it with portal node create --foreground, or check its log';
+
+function down(reason: string, hint: string): RuntimeFailure {
+  return new RuntimeFailure('NODE_DOWN', `The node is DOWN: ${reason}`, { hint });
 }

@@ -50,6 +50,8 @@ interface InletState {
   /** A refill waiting for the inlet's clients to pause. */
   quiet: NodeJS.Timeout | undefined;
   failures: number;
+  /** The failures in a row began with a dial right after the inlet's session ended. */
+  afterLoss: boolean;
 }
 
 export class DirectDialer {
@@ -67,7 +69,7 @@ export class DirectDialer {
       clearTimeout(known.timer);
       known.timer = undefined;
     }
-    const state = known ?? { advert, dialing: false, backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }), timer: undefined, quiet: undefined, failures: 0 };
+    const state = known ?? { advert, dialing: false, backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }), timer: undefined, quiet: undefined, failures: 0, afterLoss: false };
     this.inlets.set(advert.inlet, state);
     this.maintain(state);
   }
@@ -96,6 +98,7 @@ export class DirectDialer {
     clearTimeout(state.quiet);
     state.quiet = undefined;
     if (at === 'now') {
+      if (state.failures === 0) state.afterLoss = true;
       this.maintain(state);
       return;
     }
@@ -128,14 +131,29 @@ export class DirectDialer {
       () => {
         state.dialing = false;
         state.failures = 0;
+        state.afterLoss = false;
         state.backoff.reset();
         this.maintain(state);
       },
       (error: Error) => {
         state.dialing = false;
+        // With a direct session held, the path works: the inlet declined one more stream (it had enough).
+        if (this.options.holding(state.advert.inlet).session) {
+          this.options.logger.debug(`outlet: inlet ${state.advert.inlet} declined a direct stream (${error.message})`);
+          state.timer = setTimeout(() => {
+            state.timer = undefined;
+            this.maintain(state);
+          }, state.backoff.next());
+          state.timer.unref();
+          return;
+        }
         state.failures += 1;
-        // The first failure and every tenth: the relay carries the inlet meanwhile.
-        if (state.failures % 10 === 1) this.options.logger.info(`outlet: no direct path to inlet ${state.advert.inlet} (${error.message}); the relay carries it, and the direct path is tried again later`);
+        // The first failure and every tenth: the relay carries the inlet meanwhile. A dial right after
+        // the inlet's session ended mostly finds the inlet stopping: said only when the next one fails too.
+        const counted = state.afterLoss ? state.failures - 1 : state.failures;
+        const line = `outlet: no direct path to inlet ${state.advert.inlet} (${error.message}); the relay carries it, and the direct path is tried again later`;
+        if (counted % 10 === 1) this.options.logger.info(line);
+        else if (counted === 0) this.options.logger.debug(`${line} (its session just ended: the inlet may have stopped)`);
         state.timer = setTimeout(() => {
           state.timer = undefined;
           this.maintain(state);

@@ -13,9 +13,9 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { parseHostPort } from '../shared/address.ts';
-import { PortalError, RuntimeFailure } from '../shared/errors.ts';
+import { PortalError, RuntimeFailure, printable } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { PeerRefused, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
+import { PeerRefused, SessionFailed, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
 import { ClientLeft, MuxSession } from '../wire/mux.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import { dialSplice } from '../wire/splice.ts';
@@ -27,6 +27,9 @@ import type { RelayLink } from './relay-links.ts';
 import { WarmStreamPool, type Path } from './warm-streams.ts';
 import type { DirectListener } from './direct-listener.ts';
 import type { NodeControl } from './standing-channel.ts';
+import { FailureStreak } from './failure-streak.ts';
+import type { FailureReason } from './metrics.ts';
+import type { RefusalShow } from './refusals.ts';
 
 /** How long a new session waits for the outlet to dial the direct path before it goes through a relay. */
 export const directBudgetMs = 300;
@@ -40,6 +43,16 @@ const renewalDirectWaitMs = 2000;
 /** How long a relay that failed an attempt is tried after the others: doubling for failures in a row, up to the second bound. */
 const relayTroubleMs = 5000;
 const relayTroubleMaxMs = 60_000;
+
+/** Why the inlet's last attempt at a session failed, as /show gives it. */
+export interface SessionFailureShow {
+  readonly reason: FailureReason;
+  /** The error, in words: the relay's answer, the verdict, the TLS failure. */
+  readonly message: string;
+  /** An allow refusal by the end-to-end verdicts: whose, and what it saw. */
+  readonly refusal: Omit<RefusalShow, 'count' | 'last_at'> | null;
+  readonly at: string;
+}
 
 export interface InletOptions extends PartContext {
   readonly from: string;
@@ -111,7 +124,11 @@ export class Inlet {
   private bound: AddressInfo | undefined;
   private readonly clientTls: ClientTls | undefined;
   /** Relays that failed an attempt lately, by relay id: tried after the others until `until`. */
-  private readonly relayTrouble = new Map<string, { failures: number; until: number }>();
+  private readonly relayTrouble = new Map<string, { failures: number; until: number; reason: string }>();
+  /** Why the last attempt at a session failed, until one opens. */
+  private sessionFailure: SessionFailureShow | undefined;
+  /** Clients the outlet refused (its target unreachable, its bounds) since it last accepted one. */
+  private readonly outletRefusals = new FailureStreak();
 
   constructor(private readonly options: InletOptions) {
     this.backoff = options.backoff ?? new Backoff();
@@ -222,6 +239,14 @@ export class Inlet {
       connections_refused: this.connections.refused,
       connections_direct: this.byPath.direct,
       connections_relayed: this.byPath.relay,
+      /** Why the last attempt at a session failed, while there is none. */
+      session_failure: this.session ? null : (this.sessionFailure ?? null),
+      /** Clients the outlet refused since it last accepted one. */
+      refused_by_outlet: this.outletRefusals.describe(),
+      /** Relays that failed an attempt lately, tried after the others until `until`. */
+      relays_failed: [...this.relayTrouble.entries()]
+        .filter(([, trouble]) => trouble.until > Date.now())
+        .map(([id, trouble]) => ({ id, failures: trouble.failures, reason: trouble.reason, until: new Date(trouble.until).toISOString() })),
     };
   }
 
@@ -266,7 +291,7 @@ export class Inlet {
       } catch (error) {
         last = error;
         const refused = error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED');
-        if (!refused) this.troubleWith(link);
+        if (!refused) this.troubleWith(link, (error as Error).message);
       }
     }
     throw last;
@@ -316,10 +341,10 @@ export class Inlet {
   }
 
   /** A relay failed an attempt (or a session through it died): tried after the others, for longer each time in a row. */
-  private troubleWith(link: RelayLink): void {
+  private troubleWith(link: RelayLink, reason: string): void {
     const failures = (this.relayTrouble.get(link.entry.id)?.failures ?? 0) + 1;
     const forMs = Math.min(relayTroubleMaxMs, relayTroubleMs * 2 ** (failures - 1));
-    this.relayTrouble.set(link.entry.id, { failures, until: Date.now() + forMs });
+    this.relayTrouble.set(link.entry.id, { failures, until: Date.now() + forMs, reason: printable(reason.slice(0, 300)) });
     // Bounded by the relays a node links (RelayLinks); forget those no longer up.
     if (this.relayTrouble.size > 64) {
       const up = new Set(this.options.relays.all().map((known) => known.entry.id));
@@ -410,6 +435,7 @@ export class Inlet {
       return opened;
     } catch (error) {
       const message = (error as Error).message;
+      this.noteSessionFailure(error);
       // Refused by the outlet's verdict, or by the relay on the outlet's behalf.
       if (error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED')) {
         if (message !== this.lastRefusal) logger.warn(`inlet: ${message}`);
@@ -420,6 +446,29 @@ export class Inlet {
       this.later();
       return undefined;
     }
+  }
+
+  /** Remembers why an attempt at a session failed, for /show, and counts it by reason. */
+  private noteSessionFailure(error: unknown): void {
+    const message = printable(((error as Error).message ?? String(error)).slice(0, 300));
+    const code = error instanceof PortalError ? error.code : '';
+    let refusal: SessionFailureShow['refusal'] = null;
+    let reason: FailureReason = 'relay_failed';
+    if (error instanceof PeerRefused) {
+      reason = 'peer_refused';
+      const { ours, theirs } = error.verdicts;
+      const mine = ours?.accept === false;
+      const verdict = mine ? ours : theirs;
+      refusal = { by: mine ? 'this node' : 'the peer', told_by: 'verdict', peer: null, saw: verdict?.saw ?? [], allow: verdict?.want ?? '?' };
+    } else if (code === 'PEER_NOT_ALLOWED') {
+      reason = 'peer_refused';
+    } else if (code === 'RELAY_UNAVAILABLE') {
+      reason = 'no_outlet';
+    } else if (error instanceof SessionFailed) {
+      reason = 'session_failed';
+    }
+    this.sessionFailure = { reason, message, refusal, at: new Date().toISOString() };
+    this.options.metrics.failures.inc({ reason });
   }
 
   /** Whether a session made with the current credentials carries new clients. */
@@ -439,7 +488,9 @@ export class Inlet {
     this.sessionPath = path;
     if (path !== 'direct') this.lastRelay = path;
     const pathLabel = path === 'direct' ? 'direct' : 'relay';
+    this.sessionFailure = undefined;
     metrics.sessions.inc({ part: 'inlet', path: pathLabel });
+    metrics.sessionsOpen.inc({ part: 'inlet', path: pathLabel });
     const described = describePath(path);
     if (previous) {
       logger.info(`inlet: session to relay name "${this.options.via}" now ${described}; the earlier one closes once its streams end`);
@@ -459,14 +510,17 @@ export class Inlet {
     };
     if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
     opened.session.once('close', (why?: Error) => {
-      metrics.sessions.dec({ part: 'inlet', path: pathLabel });
+      metrics.sessionsOpen.dec({ part: 'inlet', path: pathLabel });
       if (this.session !== opened) return;
       this.session = undefined;
       this.replacing = undefined;
       this.sessionPath = undefined;
+      // Closed by the node's own stop: nothing to reopen, nothing to say.
+      if (this.stopped) return;
       logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed (${why?.message ?? 'no reason given'}); reopening`);
+      metrics.failures.inc({ reason: 'session_failed' });
       // Lost, not replaced: the relay it ran through goes to the back of the order for a while.
-      if (path !== 'direct') this.troubleWith(path);
+      if (path !== 'direct') this.troubleWith(path, `the session through it closed (${why?.message ?? 'no reason given'})`);
       // At once when a relay can carry it: the clients of this moment wait for it.
       if (this.options.relays.up().some((other) => other !== path)) this.ensureSession();
       else this.later();
@@ -550,9 +604,19 @@ export class Inlet {
       const single = new MuxSession(warm, 'inlet', { maxStreams: 1 });
       const { answered, finished } = single.open(socket, 10_000);
       single.close();
-      // A refusal or a cut resets the client already; it is counted as carried, as a session's stream is.
-      answered.catch(() => undefined);
-      await this.carry(socket, finished, taken.path);
+      // Counted once the outlet answers, as a session's stream is: carried, or refused (the client
+      // reset already); a client that left first is neither.
+      try {
+        await answered;
+        this.outletRefusals.succeed();
+        await this.carry(socket, finished, taken.path);
+      } catch (error) {
+        if (!(error instanceof ClientLeft)) {
+          this.outletRefused(error as Error);
+          this.refuse(socket, (error as Error).message);
+        }
+        await finished;
+      }
       this.streaming.delete(warm);
       return;
     }
@@ -569,9 +633,13 @@ export class Inlet {
       await answered;
     } catch (error) {
       // A client that left first is no refusal: its close cancelled the stream.
-      if (!(error instanceof ClientLeft)) this.refuse(socket, (error as Error).message);
+      if (!(error instanceof ClientLeft)) {
+        this.outletRefused(error as Error);
+        this.refuse(socket, (error as Error).message);
+      }
       return;
     }
+    this.outletRefusals.succeed();
     await this.carry(socket, finished, path);
   }
 
@@ -582,17 +650,26 @@ export class Inlet {
     this.connections.active += 1;
     this.byPath[path] += 1;
     metrics.connections.inc({ part: 'inlet', path });
+    metrics.connectionsOpen.inc({ part: 'inlet', path });
     await joined;
     this.connections.active -= 1;
+    metrics.connectionsOpen.dec({ part: 'inlet', path });
     metrics.bytes.inc({ part: 'inlet', direction: 'from_client' }, socket.bytesRead);
     metrics.bytes.inc({ part: 'inlet', direction: 'to_client' }, socket.bytesWritten);
+  }
+
+  /** The outlet did not take a client's stream (its target unreachable, a bound): one more in a row. */
+  private outletRefused(error: Error): void {
+    if (error instanceof ClientLeft) return;
+    this.outletRefusals.fail(printable(error.message.slice(0, 300)));
   }
 
   private refuse(socket: Socket, reason: string): void {
     this.connections.refused += 1;
     this.options.metrics.refusals.inc({ part: 'inlet' });
     if (this.connections.refused === 1 || this.connections.refused % 100 === 0) {
-      this.options.logger.warn(`inlet: refused a client on ${this.options.from}: ${reason} (${this.connections.refused} so far)`);
+      const on = this.bound ? `${this.bound.address}:${this.bound.port}` : this.options.from;
+      this.options.logger.warn(`inlet: refused a client on ${on}: ${reason} (${this.connections.refused} so far)`);
     }
     // A reset, not a clean close with no bytes: the client knows it was not served.
     resetSocket(socket);

@@ -29,7 +29,8 @@ import type { Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { Outlet } from './outlet.ts';
 import type { PartContext } from './part.ts';
-import { problemsOf, type NodeShow } from './show.ts';
+import { assessNode, type NodeFacts, type NodeShow } from './show.ts';
+import { listeningLine } from './listening.ts';
 import { startStatusServer } from './status-server.ts';
 import { version } from './version.ts';
 
@@ -123,7 +124,7 @@ async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<Run
     await claim.update({ statusPort: status.port });
     if (!current) {
       current = await enrollWithTicket(directory, options.ticket as string);
-      logger.info(`enrolled as ${current.record.nodeId} in project ${current.record.projectId} with attribute ${current.record.attributes.join(', ') || '(none)'}`);
+      logger.info(`enrolled as ${current.record.nodeId} in project ${current.record.projectId} with ${current.record.attributes.length === 1 ? 'attribute' : 'attributes'} ${current.record.attributes.join(', ') || '(none)'}`);
     } else if (options.ticket) {
       logger.info(`already enrolled as ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
     }
@@ -215,27 +216,32 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
     logger,
     holder: 'this node',
   });
-  // Ready: every part started (announced once). Up, in /show: able to carry traffic right now.
-  const ready = () => relays.up().length > 0 && (!outlet || outlet.status === 'up') && (!inlet || inlet.status === 'up');
-  prepared.setShow(() => {
-    const now = Date.now();
-    const validUntil = Date.parse(new X509Certificate(current.certificate).validTo);
-    const outlets = outlet ? [outlet.describe()] : [];
-    const inlets = inlet ? [inlet.describe()] : [];
-    const problems = problemsOf({
-      now,
-      validUntil,
+  relays.on('down', () => metrics.failures.inc({ reason: 'relay_lost' }));
+  let validity = { certificate: '', until: 0 };
+  const facts = (): NodeFacts => {
+    if (validity.certificate !== current.certificate) validity = { certificate: current.certificate, until: Date.parse(new X509Certificate(current.certificate).validTo) };
+    return {
+      now: Date.now(),
+      validUntil: validity.until,
       renewalError: renewal.error,
       controller: current.record.controller,
       controllerConnected: control.connected,
       relays: relays.describe(),
-      outlet: outlets[0],
-      inlet: inlets[0],
-    });
+      outlet: outlet?.describe(),
+      inlet: inlet?.describe(),
+    };
+  };
+  // Up: able to carry traffic right now (the inlet has a session; the outlet is registered on a relay
+  // or has inlets on the direct path), with nothing else in the way. Announced the first time.
+  prepared.setShow(() => {
+    const known = facts();
+    const { now, validUntil } = known;
+    const { problems, warnings } = assessNode(known);
     return {
       name: current.record.nodeId,
       status: problems.length === 0 ? 'up' : announced ? 'down' : 'starting',
       problems,
+      warnings,
       version,
       uptime_seconds: Math.round((now - startedAt) / 1000),
       identity: {
@@ -247,9 +253,9 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
       },
       project: { id: current.record.projectId, controller: current.record.controller, network_domain: current.record.networkDomain },
       controller: control.connected ? 'connected' : 'reconnecting',
-      outlets,
-      inlets,
-      relays: relays.describe(),
+      outlets: known.outlet ? [known.outlet] : [],
+      inlets: known.inlet ? [known.inlet] : [],
+      relays: known.relays,
     };
   });
 
@@ -260,8 +266,9 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   outlet?.start();
   control.start();
 
+  logger.info(listeningLine({ nodeId: current.record.nodeId, inlet: inlet?.address, direct: direct?.listening, status: status.port }));
   const watch = setInterval(() => {
-    if (!announced && ready()) {
+    if (!announced && assessNode(facts()).problems.length === 0) {
       announced = true;
       logger.announce(product.setupCompletedLine);
       clearInterval(watch);

@@ -23,6 +23,8 @@ import type { ControllerEvent, InletAdvert } from '../wire/protocol.ts';
 import { connectTargetTls } from './target-tls.ts';
 import { ConnectionCounter, defaultConnectionBounds, type ConnectionBounds } from './connection-bounds.ts';
 import { LogThrottle } from './log-throttle.ts';
+import { FailureStreak } from './failure-streak.ts';
+import { RecentRefusals } from './refusals.ts';
 
 /** What dials may cost an outlet at once. */
 export const outletLimits = {
@@ -31,6 +33,9 @@ export const outletLimits = {
   /** Warm streams a peer may keep waiting for their first client: twice the most an inlet keeps (PORTAL_WARM_STREAMS, 16). */
   unopenedPerMember: 32,
 } as const;
+
+/** How long a connection to the target may take before it counts as failed (the inlet's client waits as long). */
+export const targetConnectTimeoutMs = 10_000;
 
 export interface OutletOptions extends PartContext {
   readonly relay: string;
@@ -78,6 +83,10 @@ export class Outlet {
   private readonly throttled: LogThrottle;
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
   private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
+  /** Connections to the target that failed since the last one that connected. */
+  private readonly targetFailures = new FailureStreak();
+  /** Allow refusals lately, this outlet's (or the relay's on its behalf) and its peers'. */
+  private readonly refusals = new RecentRefusals();
 
   constructor(private readonly options: OutletOptions) {
     const parsed = parseHostPort(options.to);
@@ -87,7 +96,12 @@ export class Outlet {
     this.throttled = new LogThrottle((line) => options.logger.warn(line));
     this.dialer = new DirectDialer({
       logger: options.logger,
-      carry: (raw) => this.carryRaw(raw, 'direct'),
+      carry: (raw, inlet) =>
+        this.carryRaw(raw, 'direct').catch((error: unknown) => {
+          // Other failures on the direct path leave the inlet on the relay; the dialer says so.
+          if (error instanceof PeerRefused) this.noteSessionFailure(error, inlet);
+          throw error;
+        }),
       holding: (inlet) => ({ session: (this.directSessions.get(inlet)?.size ?? 0) > 0, waiting: this.unopenedByPeer.get(inlet) ?? 0 }),
     });
   }
@@ -105,6 +119,12 @@ export class Outlet {
       if (event.event === 'refused' && typeof event.count === 'number') {
         const attributes = Array.isArray(event.attributes) ? event.attributes.filter((a): a is string => typeof a === 'string').slice(0, 8) : [];
         this.noteRefused(from, attributes, event.count, 'the relay refused');
+        // The relay's word, bounded: a count a relay made up costs nothing but a wrong figure.
+        const count = Number.isFinite(event.count) ? Math.max(0, Math.min(Math.floor(event.count), 1_000_000)) : 0;
+        if (count > 0) {
+          this.refusals.note({ by: 'this node', told_by: 'relay', peer: from, saw: attributes, allow: this.options.allow }, count);
+          this.options.metrics.failures.inc({ reason: 'peer_refused' }, count);
+        }
       }
     });
     for (const link of relays.up()) void this.register(link);
@@ -170,6 +190,9 @@ export class Outlet {
       connections_total: this.connections.total,
       connections_active: this.connections.active,
       connections_failed: this.connections.failed,
+      /** Connections to the target that failed since the last one that connected. */
+      target_failures: this.targetFailures.describe(),
+      refusals: this.refusals.describe(),
       connections_over_bound: this.overBound,
       handshakes_pending: this.handshakesTotal,
       dials_declined: this.dialsDeclined,
@@ -191,7 +214,7 @@ export class Outlet {
     }
     this.handshakes.set(from, mine + 1);
     this.handshakesTotal += 1;
-    void this.answerDial(link.entry.address, splice, secret).finally(() => {
+    void this.answerDial(link.entry.address, splice, secret, from).finally(() => {
       this.handshakesTotal -= 1;
       const left = (this.handshakes.get(from) ?? 1) - 1;
       if (left > 0) this.handshakes.set(from, left);
@@ -235,13 +258,27 @@ export class Outlet {
     }
   }
 
-  private async answerDial(relay: string, splice: string, secret: string): Promise<void> {
+  private async answerDial(relay: string, splice: string, secret: string, from: string): Promise<void> {
     try {
       await this.carryRaw(await dialSplice(relay, splice, 'outlet', secret, true), 'relay');
     } catch (error) {
+      this.noteSessionFailure(error, from);
       if (error instanceof PeerRefused) this.logRefusal(error.message);
       else this.options.logger.debug(`outlet: session failed: ${(error as Error).message}`);
     }
+  }
+
+  /** A session or warm stream with `peer` that failed: an allow refusal is remembered with what each side saw. */
+  private noteSessionFailure(error: unknown, peer: string): void {
+    if (!(error instanceof PeerRefused)) {
+      this.options.metrics.failures.inc({ reason: 'session_failed' });
+      return;
+    }
+    this.options.metrics.failures.inc({ reason: 'peer_refused' });
+    const { ours, theirs } = error.verdicts;
+    const mine = ours?.accept === false;
+    const verdict = mine ? ours : theirs;
+    this.refusals.note({ by: mine ? 'this node' : 'the peer', told_by: 'verdict', peer: peer || null, saw: verdict?.saw ?? [], allow: verdict?.want ?? '?' });
   }
 
   /**
@@ -274,6 +311,7 @@ export class Outlet {
     const { session } = adoptOutletSession(channel, { onStream });
     this.sessions.add(session);
     metrics.sessions.inc({ part: 'outlet', path });
+    metrics.sessionsOpen.inc({ part: 'outlet', path });
     logger.debug(`outlet: session from inlet ${inlet || '?'}, ${path === 'direct' ? 'direct' : 'through a relay'}`);
     if (path === 'direct') {
       const held = this.directSessions.get(inlet) ?? new Set();
@@ -286,7 +324,7 @@ export class Outlet {
     if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
     session.once('close', (why?: Error) => {
       this.sessions.delete(session);
-      metrics.sessions.dec({ part: 'outlet', path });
+      metrics.sessionsOpen.dec({ part: 'outlet', path });
       // A session closed for breaking the protocol (a flood of opens it does not read the answers to,
       // bytes beyond a window) is a member misbehaving: said, a line per member every 10 s at most.
       if (why?.message.startsWith('the peer broke the session protocol')) {
@@ -354,8 +392,10 @@ export class Outlet {
     this.connections.total += 1;
     this.connections.active += 1;
     metrics.connections.inc({ part: 'outlet', path });
+    metrics.connectionsOpen.inc({ part: 'outlet', path });
     void join().then(() => {
       this.connections.active -= 1;
+      metrics.connectionsOpen.dec({ part: 'outlet', path });
       metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);
       metrics.bytes.inc({ part: 'outlet', direction: 'from_target' }, target.bytesRead);
     });
@@ -379,9 +419,16 @@ export class Outlet {
     });
     const ready = { settled: false, promise: Promise.resolve() };
     ready.promise = new Promise<void>((resolve, reject) => {
+      // A target that never answers (a dropped SYN) fails as one that refuses, only later.
+      const timer = setTimeout(() => target.destroy(Object.assign(new Error(`no connection within ${targetConnectTimeoutMs} ms`), { code: 'ETIMEDOUT' })), targetConnectTimeoutMs);
+      timer.unref();
+      target.once('close', () => clearTimeout(timer));
       const onError = (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
         ready.settled = true;
         this.connections.failed += 1;
+        this.targetFailures.fail(error.code ?? error.message);
+        this.options.metrics.failures.inc({ reason: 'target_unreachable' });
         const why = describeTargetFailure(this.options.to, error);
         this.throttled.note(`target ${error.code ?? why}`, (count) => `outlet: ${why}${count > 1 ? ` (${count} times since the last report)` : ''}`);
         target.destroy();
@@ -389,7 +436,9 @@ export class Outlet {
       };
       target.once('error', onError);
       target.once(this.options.tls ? 'secureConnect' : 'connect', () => {
+        clearTimeout(timer);
         ready.settled = true;
+        this.targetFailures.succeed();
         target.off('error', onError);
         // Never without a listener: whoever carries the connection next hears of an error by its close.
         target.on('error', () => target.destroy());

@@ -1,10 +1,14 @@
 /**
  * The node as GET /show gives it: one shape, produced by the running node and read by `node show` and
  * the status loop. `status` is "up" only when the node can carry traffic; otherwise `problems` says,
- * one line each, what stops it. Which problems there are is decided here, from facts, with no I/O.
+ * one line each, what stops it; `warnings` says what went wrong lately without stopping it. Which
+ * problems and warnings there are is decided here, from facts, with no I/O.
  */
-import type { Inlet } from './inlet.ts';
+import { plural } from '../shared/plural.ts';
+import type { StreakShow } from './failure-streak.ts';
+import type { Inlet, SessionFailureShow } from './inlet.ts';
 import type { Outlet } from './outlet.ts';
+import type { RefusalShow } from './refusals.ts';
 
 export type InletShow = ReturnType<Inlet['describe']>;
 export type OutletShow = ReturnType<Outlet['describe']>;
@@ -20,6 +24,8 @@ export interface NodeShowRunning {
   /** "starting" until the node has first been up; "down" when it was up and no longer can carry traffic. */
   readonly status: 'starting' | 'up' | 'down';
   readonly problems: readonly string[];
+  /** What went wrong lately but does not stop the node carrying traffic (a relay that failed while another carries it). */
+  readonly warnings: readonly string[];
   readonly name: string;
   readonly version: string;
   readonly uptime_seconds: number;
@@ -60,27 +66,125 @@ export interface NodeFacts {
   readonly inlet: InletShow | undefined;
 }
 
+/**
+ * How long a streak of failed connections, or a refusal, counts after it last happened: a target that
+ * refused and was not tried since, or a member refused once, stops being reported after this.
+ */
+export const recentMs = 60_000;
+
 /** What stops the node from carrying traffic, one line each; none when it can. */
 export function problemsOf(facts: NodeFacts): string[] {
+  return assessNode(facts).problems;
+}
+
+/**
+ * `problems`: what stops the node from carrying traffic (it is "up" when there is none); `warnings`:
+ * what went wrong lately without stopping it. One line each.
+ */
+export function assessNode(facts: NodeFacts): { problems: string[]; warnings: string[] } {
   const problems: string[] = [];
-  if (facts.now >= facts.validUntil) {
+  const warnings: string[] = [];
+  const { now, outlet, inlet } = facts;
+  const expired = now >= facts.validUntil;
+  if (expired) {
     const why = facts.renewalError ? ` (${facts.renewalError})` : '';
     problems.push(`its certificate expired at ${new Date(facts.validUntil).toISOString()} and has not been renewed yet${why}`);
   }
-  const expired = facts.now >= facts.validUntil;
   // The controller is off the data path: while the node's certificate is valid and a relay is known,
   // traffic flows without it. It matters when the certificate must be re-issued, or no relay is known.
   if (!facts.controllerConnected && (expired || facts.relays.length === 0)) problems.push(`the controller ${facts.controller} is unreachable`);
   if (facts.relays.length === 0 && facts.controllerConnected) problems.push('the controller knows no relay of the project: start one with portal relay start');
-  if (facts.relays.length > 0 && !facts.relays.some((relay) => relay.status === 'connected')) {
-    problems.push(`no relay of the project is reachable (${facts.relays.map((relay) => relay.address).join(', ')})`);
+  // A part that carries its traffic on the direct path needs no relay for it.
+  const outletDirect = (outlet?.sessions_direct ?? 0) > 0;
+  const allDirect = (inlet !== undefined || outlet !== undefined) && (!inlet || (inlet.session === 'open' && inlet.path === 'direct')) && (!outlet || outletDirect);
+  const connected = facts.relays.filter((relay) => relay.status === 'connected');
+  if (facts.relays.length > 0 && connected.length === 0) {
+    (allDirect ? warnings : problems).push(`no relay of the project is reachable (${facts.relays.map((relay) => relay.address).join(', ')})`);
   }
-  if (facts.outlet && facts.outlet.status !== 'up') {
-    problems.push(`its outlet is not registered on any relay as "${facts.outlet.relay}"${facts.outlet.status === 'failed' ? ' (the relay refused it)' : ''}`);
+  if (connected.length > 0) {
+    for (const relay of facts.relays) if (relay.status === 'reconnecting') warnings.push(`relay ${relay.id} at ${relay.address} is unreachable (reconnecting); the others carry the node`);
   }
-  if (facts.inlet && facts.inlet.session !== 'open') {
-    const state = facts.inlet.session === 'opening' ? 'opening one' : 'retrying';
-    problems.push(`its inlet on ${facts.inlet.listening ?? facts.inlet.from} has no session to relay "${facts.inlet.via}" (${state})`);
+  if (outlet) assessOutlet(outlet, now, outletDirect, problems, warnings);
+  if (inlet) assessInlet(inlet, now, problems, warnings);
+  return { problems, warnings };
+}
+
+function assessOutlet(outlet: OutletShow, now: number, direct: boolean, problems: string[], warnings: string[]): void {
+  if (outlet.status !== 'up') {
+    const line = `its outlet is not registered on any relay as "${outlet.relay}"${outlet.status === 'failed' ? ' (the relay refused it)' : ''}`;
+    // Inlets that reach it directly are served; others, which need a relay to find it, are not.
+    if (direct) warnings.push(`${line}; inlets reach it on the direct path only`);
+    else problems.push(line);
   }
-  return problems;
+  const failures = recent(outlet.target_failures, now);
+  if (failures) problems.push(`the ${targetFailure(outlet.to, failures.count, failures.reason)}, last ${ago(now, failures.last_at)}`);
+  // Refused members stop the portal when nobody is served; beside open sessions they are strangers.
+  for (const refusal of outlet.refusals) {
+    if (!recent(refusal, now)) continue;
+    (outlet.sessions === 0 ? problems : warnings).push(describeRefusal(refusal, now));
+  }
+}
+
+function assessInlet(inlet: InletShow, now: number, problems: string[], warnings: string[]): void {
+  const where = inlet.listening ?? inlet.from;
+  if (inlet.session !== 'open') {
+    const state = inlet.session === 'opening' && !inlet.session_failure ? 'opening one' : 'retrying';
+    const why = inlet.session_failure ? `: ${sessionFailure(inlet.session_failure, inlet.via)}` : '';
+    problems.push(`its inlet on ${where} has no session to relay "${inlet.via}" (${state})${why}`);
+  }
+  const refused = recent(inlet.refused_by_outlet, now);
+  if (refused) {
+    const clients = refused.count === 1 ? 'last client' : `last ${refused.count} clients`;
+    problems.push(`the outlet refused its inlet's ${clients} (${refused.reason}), last ${ago(now, refused.last_at)}`);
+  }
+  for (const relay of inlet.relays_failed) {
+    const left = Math.max(1, Math.round((Date.parse(relay.until) - now) / 1000));
+    warnings.push(`relay ${relay.id} failed the inlet ${relay.failures === 1 ? 'once' : `${relay.failures} times in a row`} (${relay.reason}); it is tried after the others for ${left} s more`);
+  }
+}
+
+/** A streak or refusal still recent at `now`, or undefined. */
+function recent<T extends StreakShow | RefusalShow>(fact: T | null, now: number): T | undefined {
+  return fact && now - Date.parse(fact.last_at) < recentMs ? fact : undefined;
+}
+
+/** "target 127.0.0.1:28080 refused its last 3 connections (ECONNREFUSED)", worded by the error code. */
+function targetFailure(to: string, count: number, code: string): string {
+  const last = count === 1 ? 'its last connection' : `its last ${count} connections`;
+  if (code === 'ECONNREFUSED') return `target ${to} refused ${last} (${code})`;
+  if (code === 'ETIMEDOUT') return `target ${to} did not answer ${last} (${code})`;
+  if (code.startsWith('ERR_TLS_CERT') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code)) return `TLS certificate of target ${to} did not verify on ${last} (${code})`;
+  return `target ${to} could not be reached on ${last} (${code})`;
+}
+
+function sessionFailure(failure: SessionFailureShow, via: string): string {
+  const { refusal } = failure;
+  if (refusal?.by === 'this node') return `its allow refused the outlet: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}"`;
+  if (refusal) return `the outlet refused it: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}"`;
+  switch (failure.reason) {
+    case 'peer_refused':
+      return `the relay refused it: ${failure.message}`;
+    case 'no_outlet':
+      return `${failure.message}; check that the outlet runs and that via "${via}" is its relay name`;
+    case 'session_failed':
+      return `the end-to-end session failed: ${failure.message}`;
+    default:
+      return failure.message;
+  }
+}
+
+function describeRefusal(refusal: RefusalShow, now: number): string {
+  const peer = refusal.peer ? `inlet node ${refusal.peer}` : 'an inlet';
+  const when = `${plural(refusal.count, 'time')}, last ${ago(now, refusal.last_at)}`;
+  if (refusal.by === 'the peer') return `${peer} refused its outlet: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}" (${when})`;
+  const teller = refusal.told_by === 'relay' ? ', at the relay' : '';
+  return `its outlet refused ${peer}: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}" (${when}${teller})`;
+}
+
+const attributes = (seen: readonly string[]) => (seen.length === 0 ? 'no attribute' : seen.map((attribute) => `"${attribute}"`).join(', '));
+
+function ago(now: number, at: string): string {
+  const seconds = Math.round((now - Date.parse(at)) / 1000);
+  if (seconds < 1) return 'less than 1 s ago';
+  return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
 }

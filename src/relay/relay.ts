@@ -143,7 +143,9 @@ export class Relay {
     // The inlet's own refusal: not reported to the outlets, which refused nothing.
     const allowed = allowing.filter((outlet) => pairs(peer, allow, outlet));
     if (allowed.length === 0) {
-      throw new InputError('PEER_NOT_ALLOWED', `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows`, {
+      // These outlets allow this node, which would see their certificates anyway: naming what they carry is no leak.
+      const carried = [...new Set(allowing.flatMap((outlet) => outlet.attributes))].slice(0, 8).map((attribute) => `"${attribute}"`);
+      throw new InputError('PEER_NOT_ALLOWED', `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows (they carry ${carried.join(', ') || 'no attribute'})`, {
         hint: `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`,
       });
     }

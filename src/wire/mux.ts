@@ -354,7 +354,8 @@ export class MuxSession extends EventEmitter {
     }
     // A target that went away after it connected: the inlet hears of the accept before the reset.
     if (!(stream.sentEnd && stream.gotEnd)) this.sendAccept(stream);
-    this.remove(stream);
+    // The answer leaves before the stream is removed: a closing session (a warm stream's) ends its
+    // link with its last stream, and a frame written after that end would never reach the inlet.
     if (!stream.accepted && this.role === 'outlet') {
       // The target's socket closed before it connected: the outlet cannot reach its target.
       this.answer(frameType.refuse, stream.id, Buffer.from('the outlet cannot reach its target'));
@@ -362,6 +363,7 @@ export class MuxSession extends EventEmitter {
       // A stream the outlet never heard of needs no reset.
       this.send(frameType.reset, stream.id);
     }
+    this.remove(stream);
     this.settle(stream, () => new ClientLeft('the connection closed before the outlet answered'));
   }
 

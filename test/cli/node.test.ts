@@ -3,10 +3,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { NodeShowRunning } from '../../src/node/show.ts';
 import { encodeTicket } from '../../src/wire/ticket.ts';
 import { portal, startPortal } from '../support/processes.ts';
+import { statusFromStart } from '../support/node-checks.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+
+/** `text` as a regular expression that matches it literally. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('portal node: what a user sees when something is wrong', function () {
   this.timeout(30_000);
@@ -204,7 +207,7 @@ describe('portal node: what a user sees when something is wrong', function () {
   it('reports a node that is not running as DOWN, with exit code 1', async () => {
     const run = await portal(home('nothing'), ['node', 'show']);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /^portal: The node is DOWN: no node runs with PORTAL_HOME=/);
+    assert.match(run.stderr, /^portal: The node is DOWN: no node runs with PORTAL_HOME=.*; start it with portal node create --foreground, or check its log\n$/);
   });
 
   it('takes the ticket from --node-config, and serves HEAD /, GET /show and GET /metrics', async () => {
@@ -212,24 +215,36 @@ describe('portal node: what a user sees when something is wrong', function () {
     const nodeConfig = `ticket: "${ticket}"\nhttp-server-port: 0\ntcp-inlet:\n  from: 127.0.0.1:0\n  via: nowhere\n  allow: nobody\n`;
     const node = startPortal(home('yaml'), ['node', 'create', '--foreground', '--node-config', nodeConfig]);
     try {
-      await node.waitFor(/Portal node setup completed successfully/);
+      // Never set up: no outlet is registered as "nowhere". It says where it listens, and /show says why.
+      await node.waitFor(/ listens on /);
       const { statusPort } = JSON.parse(await (await import('node:fs/promises')).readFile(join(home('yaml'), 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
       const base = `http://127.0.0.1:${statusPort}`;
       assert.equal((await fetch(base, { method: 'HEAD' })).status, 200);
-      const shown = (await (await fetch(`${base}/show`)).json()) as NodeShowRunning;
+      const shown = await statusFromStart(home('yaml'), (status) => status.problems.some((problem) => problem.includes('no outlet is registered')), 10_000);
       // Nothing answers on relay "nowhere": the node runs, but cannot carry traffic, and says why.
-      assert.equal(shown.status, 'down');
+      assert.equal(shown.status, 'starting');
       assert.equal(shown.problems.length, 1);
-      assert.match(shown.problems[0] ?? '', /^its inlet on 127\.0\.0\.1:\d+ has no session to relay "nowhere" \((retrying|opening one)\)$/);
+      const why = 'no outlet is registered for the relay "nowhere" right now; check that the outlet runs and that via "nowhere" is its relay name';
+      assert.match(shown.problems[0] ?? '', new RegExp(`^its inlet on 127\\.0\\.0\\.1:\\d+ has no session to relay "nowhere" \\(retrying\\): ${escape(why)}$`));
+      assert.ok(!node.lines.some((line) => line.includes('setup completed')), 'no setup completed without a session');
       assert.deepEqual(shown.identity.attributes, ['yaml-inlet']);
       assert.equal(shown.identity.expired, false);
       assert.match(shown.version, /^\d+\.\d+\.\d+$/);
       const show = await portal(home('yaml'), ['node', 'show']);
       assert.equal(show.code, 1);
       assert.equal(show.stdout, '');
-      assert.match(show.stderr, /^portal: The node is DOWN: its inlet on 127\.0\.0\.1:\d+ has no session to relay "nowhere" \((retrying|opening one)\); start it with portal node create --foreground, or check its log\n$/);
+      assert.match(show.stderr, new RegExp(`^portal: The node is DOWN: its inlet on 127\\.0\\.0\\.1:\\d+ has no session to relay "nowhere" \\(retrying\\): ${escape(why)} \\(not up yet, \\d+ s after its start\\); the node runs \\(pid \\d+\\); its log says more about each problem\n$`));
       const metrics = await (await fetch(`${base}/metrics`)).text();
-      assert.match(metrics, /^# TYPE portal_connections_total counter$/m);
+      for (const [name, type] of [
+        ['portal_connections_total', 'counter'],
+        ['portal_connections_open', 'gauge'],
+        ['portal_sessions_total', 'counter'],
+        ['portal_sessions_open', 'gauge'],
+        ['portal_failures_total', 'counter'],
+      ]) {
+        assert.match(metrics, new RegExp(`^# TYPE ${name} ${type}$`, 'm'));
+      }
+      assert.match(metrics, /^portal_failures_total\{reason="no_outlet"\} [1-9]\d*$/m);
       assert.equal((await fetch(`${base}/nope`)).status, 404);
     } finally {
       assert.equal(await node.stop(), 0, 'stops cleanly on SIGTERM');

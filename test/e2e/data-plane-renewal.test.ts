@@ -46,8 +46,8 @@ describe('end to end: renewal keeps the direct path', function () {
     const until = Date.now() + 60_000;
     while (Date.now() < until) {
       const [metrics, shown] = await Promise.all([metricsOf(inletHome()), nodeStatus(inletHome())]);
-      const relayed = sample(metrics, 'portal_sessions', 'part="inlet",path="relay"');
-      const direct = sample(metrics, 'portal_sessions', 'part="inlet",path="direct"');
+      const relayed = sample(metrics, 'portal_sessions_open', 'part="inlet",path="relay"');
+      const direct = sample(metrics, 'portal_sessions_open', 'part="inlet",path="direct"');
       peakDirect = Math.max(peakDirect, direct);
       samples += 1;
       if (relayed !== 0 || direct < 1 || shown.inlets[0]?.path !== 'direct') {

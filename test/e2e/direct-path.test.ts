@@ -51,7 +51,7 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     assert.equal(after.inlets[0]?.connections_relayed, 0);
     const metrics = await metricsOf(join(project.dir, 'inlet'));
     assert.match(metrics, /^portal_connections_total\{part="inlet",path="direct"\} (\d+)$/m);
-    assert.match(metrics, /^portal_sessions\{part="inlet",path="direct"\} 1$/m);
+    assert.match(metrics, /^portal_sessions_open\{part="inlet",path="direct"\} 1$/m);
   });
 
   it(`carries ${mebibytes} MiB each way intact on the direct path, by sha256 at both ends`, async () => {

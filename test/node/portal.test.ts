@@ -94,8 +94,11 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     );
     const show = await showOf(outlet);
     assert.equal(show.outlets[0]?.connections_failed, 4);
-    // The outlet's refusals reach the inlet on the session (a warm stream is only closed).
-    assert.equal((await showOf(inlet)).inlets[0]?.connections_refused, 2);
+    // The outlet's refusals reach the inlet, with why, on a warm stream as on the session.
+    const inletShown = (await showOf(inlet)).inlets[0];
+    assert.equal(inletShown?.connections_refused, 4);
+    assert.equal(inletShown?.connections_total, 0, 'none was carried');
+    assert.deepEqual({ ...inletShown?.refused_by_outlet, last_at: undefined }, { count: 4, reason: 'the outlet cannot reach its target', last_at: undefined });
   });
 
   it('gives no byte of the target to an inlet whose attribute the outlet does not allow', async () => {

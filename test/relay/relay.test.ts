@@ -130,7 +130,7 @@ describe('relay: what members may ask of it', () => {
       errorOf(() => relay.connect(appInlet, 'app', 'app-outlet')),
       {
         code: 'PEER_NOT_ALLOWED',
-        message: 'no outlet of the relay "app" that allows this node carries the attribute "app-outlet" this inlet allows',
+        message: 'no outlet of the relay "app" that allows this node carries the attribute "app-outlet" this inlet allows (they carry "rogue")',
         hint: 'check that the outlet\'s ticket attribute equals the inlet\'s allow ("app-outlet")',
       },
     );
