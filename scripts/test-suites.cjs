@@ -10,6 +10,7 @@ const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
 
 const unitFiles = [
+  'test/cli/controller-sealing-key.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
   'test/compile/limits.test.ts',
