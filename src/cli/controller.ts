@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { startController, type ControllerOptions } from '../controller/controller.ts';
 import { RelayServer } from '../relay/server.ts';
 import { parseHostPort } from '../shared/address.ts';
+import { BoundedLogFile, redirectStandardError } from '../shared/bounded-log.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
@@ -26,6 +27,8 @@ export interface ControllerStartOptions {
   readonly credentialLifetime: string;
   readonly readyJson?: boolean;
   readonly runtimeFile?: string;
+  /** Log to this file, kept under 10 MiB (the lines before go to <file>.1), instead of standard error. */
+  readonly logFile?: string;
   /** @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else the systemd credential controller-seal.key, else $PORTAL_HOME/keys/controller-seal.key with a warning */
   readonly sealingKeyFile?: string;
   /** false with --no-relay: relay nodes carry every portal. @default true */
@@ -50,6 +53,7 @@ export function registerController(program: Command): void {
     .option('--credential-lifetime <duration>', 'lifetime of node certificates; nodes renew at half of it', '1h')
     .option('--ready-json', 'print one JSON line when listening (used by portal enroll)')
     .option('--runtime-file <path>', 'write pid and address here while running')
+    .option('--log-file <path>', 'log to this file instead of standard error, rotated to <path>.1 at 10 MiB (used by portal enroll)')
     .option(
       '--sealing-key-file <path>',
       `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, the key itself in ${sealingKeyVariables.controllerMaterial}, or the systemd credential controller-seal.key)`,
@@ -59,6 +63,7 @@ export function registerController(program: Command): void {
 }
 
 async function runController(options: ControllerStartOptions): Promise<void> {
+  if (options.logFile) redirectStandardError(new BoundedLogFile(options.logFile));
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
