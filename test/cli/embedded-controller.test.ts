@@ -30,7 +30,10 @@ describe('portal enroll with the embedded controller', function () {
     const enrolled = await portal(home, ['enroll']);
     assert.equal(enrolled.code, 0, enrolled.stderr);
     assert.match(enrolled.stdout, /^Enrolled: administrator of project p[0-9a-f]{16} on controller 127\.0\.0\.1:\d+\.$/m);
+    const log = join(home, 'controller', 'controller.log');
+    assert.match(enrolled.stdout, new RegExp(`^The embedded controller runs in the background \\(pid \\d+, listening on 127\\.0\\.0\\.1:\\d+\\); it logs to ${log}\\.$`, 'm'));
     const again = await portal(home, ['enroll']);
+    assert.equal(again.code, 0);
     assert.match(again.stdout, /^Already enrolled: administrator of project/);
     const shown = await portal(home, ['project', 'show', '--jq', '.network_domain']);
     assert.equal(shown.stdout, 'portal.example.net\n');
@@ -45,6 +48,27 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(existsSync(join(home, 'controller', 'seal.key')), false);
     assert.equal(existsSync(join(home, 'admin', 'seal.key')), false);
     assert.doesNotMatch(await readFile(join(home, 'controller', 'controller.log'), 'utf8'), / WARN /);
+  });
+
+  it('refuses, in an enrolled home, options it would ignore, naming what the home administers and what to do', async () => {
+    const project = (await portal(home, ['project', 'show', '--jq', '.id'])).stdout.trim();
+    const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
+    const second = await portal(home, ['enroll', '--project', 'second']);
+    assert.deepEqual([second.code, second.stdout], [2, '']);
+    assert.equal(
+      second.stderr,
+      `portal: ${home} already holds the administrator of project ${project} on controller ${controller}, so --project second would be ignored; ` +
+        `run portal reset --yes first (it removes that project's state under ${home}), or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment\n`,
+    );
+    const elsewhere = await portal(home, ['enroll', '--controller', 'controller.example.net:4000', '--code', 'pa1.x']);
+    assert.equal(elsewhere.code, 2);
+    assert.match(elsewhere.stderr, /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/);
+  });
+
+  it('keeps its log in a bounded file under $PORTAL_HOME/controller', async () => {
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
+    const command = (await readFile(`/proc/${runtime.pid}/cmdline`, 'utf8')).split('\0');
+    assert.equal(command[command.indexOf('--log-file') + 1], join(home, 'controller', 'controller.log'));
   });
 
   it('starts the controller again, on the same address, when it died', async () => {
