@@ -31,6 +31,7 @@ const unitFiles = [
   'test/relay/relay.test.ts',
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
+  'test/shared/address.test.ts',
   'test/shared/bounded-log.test.ts',
   'test/shared/heap-tuning.test.ts',
   'test/shared/key-file-permissions.test.ts',

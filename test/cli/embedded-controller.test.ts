@@ -65,6 +65,19 @@ describe('portal enroll with the embedded controller', function () {
     assert.match(elsewhere.stderr, /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/);
   });
 
+  it('prints a ticket on a loopback address unchanged, and warns in one line on stderr that only this machine can use it', async () => {
+    const run = await portal(home, ['project', 'ticket', '--attribute', 'db-inlet']);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /^pt1\.[A-Za-z0-9_-]+\n$/);
+    const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
+    assert.equal(
+      run.stderr,
+      `portal: warning: this ticket names the controller at ${controller}, a loopback address, so only nodes on this machine can use it; ` +
+        'for nodes on other machines, run the controller where they reach it: portal enroll --listen 0.0.0.0:PORT --public-address HOST:PORT ' +
+        '(in a new PORTAL_HOME, or after portal reset --yes), or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT\n',
+    );
+  });
+
   it('keeps its log in a bounded file under $PORTAL_HOME/controller', async () => {
     const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
     const command = (await readFile(`/proc/${runtime.pid}/cmdline`, 'utf8')).split('\0');
