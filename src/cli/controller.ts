@@ -11,6 +11,8 @@ import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
 import { describeSealingKey, sealingKeyVariables } from '../shared/sealing-key.ts';
+import { registerControllerBackup } from './controller-backup.ts';
+import { registerControllerRestore } from './controller-restore.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
 
@@ -60,6 +62,8 @@ export function registerController(program: Command): void {
     )
     .option('--no-relay', 'serve no relay in this process: portals then need relay nodes (portal relay start)')
     .action(async (options: ControllerStartOptions) => runController(options));
+  registerControllerBackup(controller);
+  registerControllerRestore(controller);
 }
 
 async function runController(options: ControllerStartOptions): Promise<void> {

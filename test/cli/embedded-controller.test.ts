@@ -84,6 +84,19 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(command[command.indexOf('--log-file') + 1], join(home, 'controller', 'controller.log'));
   });
 
+  it('backs up while it runs, without its sealing key, which it names', async () => {
+    const output = join(home, 'controller-backup.tar');
+    const run = await portal(home, ['controller', 'backup', '--output', output]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      `Backed up the controller data in ${join(home, 'controller')} (1 project, 1 member) to ${output} (mode 0600).\n` +
+        `The sealing key is not in the backup: it is ${join(home, 'keys', 'controller-seal.key')}, which opens it; keep a copy of it apart from the backup (restoring needs both).\n`,
+    );
+    assert.equal((await stat(output)).mode & 0o777, 0o600);
+    await rm(output);
+  });
+
   it('starts the controller again, on the same address, when it died', async () => {
     const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number; address: string };
     process.kill(runtime.pid, 'SIGKILL');
