@@ -32,6 +32,7 @@ const unitFiles = [
   'test/relay/relay.test.ts',
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
+  'test/service/systemd-unit.test.ts',
   'test/shared/address.test.ts',
   'test/shared/bounded-log.test.ts',
   'test/shared/heap-tuning.test.ts',
