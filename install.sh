@@ -49,8 +49,13 @@ main() {
     fail "Portal needs Node.js 20.19 or later, and $node_path is $("$node_path" --version); upgrade Node.js, then run this again"
   command -v tar >/dev/null 2>&1 || fail "tar is needed to unpack the release; install it, then run this again"
 
+  # A new folder is this user's alone (it will hold keys beside the program); an existing one keeps its
+  # mode, such as the 755 of a system-wide install whose services run as another user.
+  if [ ! -d "$INSTALL_DIR" ]; then
+    mkdir -p "$INSTALL_DIR"
+    chmod 700 "$INSTALL_DIR"
+  fi
   mkdir -p "$INSTALL_DIR/lib" "$INSTALL_DIR/bin"
-  chmod 700 "$INSTALL_DIR"
   INSTALL_DIR=$(cd "$INSTALL_DIR" && pwd)
   staging=$(mktemp -d "$INSTALL_DIR/lib/.install.XXXXXX")
   trap cleanup EXIT

@@ -4,6 +4,9 @@
  * starts the compiled webhook receiver, the outlet and the inlet, posts a webhook through the inlet,
  * shows the nodes, and stops everything. Ports are chosen by the system; nothing outside a temporary
  * directory is touched.
+ *
+ * `npm start -- --keep` also prints each command as a user would type it (with the environment it
+ * sets), and keeps the directory, with everything enrolled in it, after stopping the processes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,15 +14,27 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync 
 import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { shellQuote } from '../src/compile/quote.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const bundle = join(root, 'dist/portal.mjs');
 const work = mkdtempSync(join(tmpdir(), 'portal-demo-'));
 const children: ChildProcess[] = [];
 const tty = process.stdout.isTTY;
+const keep = process.argv.slice(2).includes('--keep');
 
-/** One step of the list: a spinner while it runs on a terminal, then ✔ or ✖ with what it found. */
-async function step<T>(title: string, run: () => Promise<T> | T, done: (value: T) => string = () => title): Promise<T> {
+/**
+ * A command as a user would type it: the variables it sets, then its words. A variable given as
+ * `{ file }` is written as "$(cat FILE)", as one passes a secret from a file without showing it.
+ */
+function typed(environment: Record<string, string | { file: string }>, words: readonly string[], cwd?: string): string {
+  const variables = Object.entries(environment).map(([name, value]) => `${name}=${typeof value === 'string' ? shellQuote(value) : `"$(cat ${shellQuote(value.file)})"`}`);
+  const command = [...variables, ...words.map(shellQuote)].join(' ');
+  return cwd ? `cd ${shellQuote(cwd)} && ${command}` : command;
+}
+
+/** One step of the list: a spinner while it runs on a terminal, then ✔ or ✖ with what it found, and with --keep the commands it ran. */
+async function step<T>(title: string, run: () => Promise<T> | T, done: (value: T) => string = () => title, commands: readonly string[] = []): Promise<T> {
   const frames = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
   let frame = 0;
   const spinner = tty ? setInterval(() => process.stdout.write(`\r  ${frames[frame++ % frames.length]} ${title}…`), 80) : undefined;
@@ -28,6 +43,7 @@ async function step<T>(title: string, run: () => Promise<T> | T, done: (value: T
     const value = await run();
     clearInterval(spinner);
     process.stdout.write(`${tty ? '\r\x1b[2K' : ''}  ✔ ${done(value)}\n`);
+    if (keep) for (const command of commands) process.stdout.write(`      $ ${command}\n`);
     return value;
   } catch (error) {
     clearInterval(spinner);
@@ -69,13 +85,17 @@ async function main(): Promise<void> {
   console.log('Portal demo: the generic webhook use case, on this machine\n');
   const adminHome = join(work, 'admin');
   const out = join(work, 'out');
-
-  await step('compile usecases/webhook.yaml', () => portal(adminHome, ['compile', join(root, 'usecases/webhook.yaml'), '--out', out]), () => `compiled usecases/webhook.yaml into ${join(out, 'webhook')}`);
-
   const bin = join(work, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'portal'), `#!/bin/sh\nexec '${process.execPath}' '${bundle}' "$@"\n`);
   chmodSync(join(bin, 'portal'), 0o755);
+  if (keep) console.log(`Each step shows the commands it ran; portal is ${join(bin, 'portal')} (it runs ${bundle}): to type them yourself, first\n      $ export PATH=${shellQuote(bin)}:"$PATH"\n`);
+
+  const compileArgs = ['compile', join(root, 'usecases/webhook.yaml'), '--out', out];
+  await step('compile usecases/webhook.yaml', () => portal(adminHome, compileArgs), () => `compiled usecases/webhook.yaml into ${join(out, 'webhook')}`, [
+    typed({ PORTAL_HOME: adminHome }, ['portal', ...compileArgs]),
+  ]);
+
   await step(
     'enroll with the embedded controller and issue the two tickets (tickets.sh)',
     () => {
@@ -84,12 +104,15 @@ async function main(): Promise<void> {
       return JSON.parse(portal(adminHome, ['project', 'show'])) as { id: string; controller: string };
     },
     (project) => `enrolled: project ${project.id} on the embedded controller ${project.controller}; wrote outlet.ticket and inlet.ticket`,
+    [typed({ PORTAL_HOME: adminHome }, ['bash', join(out, 'webhook/tickets.sh')], work), typed({ PORTAL_HOME: adminHome }, ['portal', 'project', 'show'])],
   );
 
+  const receiverArgs = [join(out, 'webhook/webhook_receiver.py'), '--port', '0'];
   const receiver = await step(
     'start the compiled webhook receiver',
-    () => startUntil('python3', [join(out, 'webhook/webhook_receiver.py'), '--port', '0'], {}, /listening on/),
+    () => startUntil('python3', receiverArgs, {}, /listening on/),
     (started) => `webhook receiver: ${started.line}`,
+    [typed({}, ['python3', ...receiverArgs])],
   );
   const receiverPort = Number(/:(\d+)$/.exec(receiver.line)?.[1]);
 
@@ -103,28 +126,33 @@ async function main(): Promise<void> {
   const setup = /Portal node setup completed successfully/;
   for (const [role, value] of [['outlet', outletConfig], ['inlet', inletConfig]] as const) {
     writeFileSync(join(work, `${role}.json`), JSON.stringify(value));
+    const nodeArgs = ['node', 'create', '--foreground', '--configuration', join(work, `${role}.json`)];
     await step(`start the ${role} node`, () =>
-      startUntil(process.execPath, [bundle, 'node', 'create', '--foreground', '--configuration', join(work, `${role}.json`)], {
+      startUntil(process.execPath, [bundle, ...nodeArgs], {
         PORTAL_HOME: join(work, role),
         ENROLLMENT_TICKET: readFileSync(join(work, `${role}.ticket`), 'utf8').trim(),
       }, setup),
       () => (role === 'outlet' ? `outlet node up: relay "webhook" → the receiver on localhost:${receiverPort}` : 'inlet node up'),
+      [typed({ PORTAL_HOME: join(work, role), ENROLLMENT_TICKET: { file: join(work, `${role}.ticket`) } }, ['portal', ...nodeArgs])],
     );
   }
   const runtime = JSON.parse(readFileSync(join(work, 'inlet/node/runtime.json'), 'utf8')) as { statusPort: number };
   const shown = (await (await fetch(`http://127.0.0.1:${runtime.statusPort}/show`)).json()) as { inlets: { listening: string }[] };
   const inletAddress = shown.inlets[0]?.listening ?? '';
 
+  const body = JSON.stringify({ from: hostname() });
   const answer = await step(`POST a webhook to the inlet at http://${inletAddress}/webhook`, async () => {
-    const response = await fetch(`http://${inletAddress}/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: hostname() }) });
+    const response = await fetch(`http://${inletAddress}/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     return `${response.status} ${await response.text()}`;
-  }, (text) => `POST http://${inletAddress}/webhook → ${text}`);
+  }, (text) => `POST http://${inletAddress}/webhook → ${text}`, [typed({}, ['curl', '-sS', '-X', 'POST', '-H', 'Content-Type: application/json', '-d', body, `http://${inletAddress}/webhook`])]);
   if (!answer.startsWith('200 Webhook received')) throw new Error(`unexpected answer: ${answer}`);
   await new Promise((resolve) => setTimeout(resolve, 100));
   console.log(`\nThe receiver on the outlet side logged:\n${receiver.lines.slice(1).map((line) => `  ${line}`).join('\n')}`);
   for (const role of ['outlet', 'inlet']) {
-    console.log(`\nportal node show (${role}):\n${portal(join(work, role), ['node', 'show']).trimEnd().split('\n').map((line) => `  ${line}`).join('\n')}`);
+    const heading = keep ? `$ ${typed({ PORTAL_HOME: join(work, role) }, ['portal', 'node', 'show'])}` : `portal node show (${role}):`;
+    console.log(`\n${heading}\n${portal(join(work, role), ['node', 'show']).trimEnd().split('\n').map((line) => `  ${line}`).join('\n')}`);
   }
+
   console.log('');
 }
 
@@ -135,8 +163,28 @@ async function cleanup(): Promise<void> {
       await once(child, 'exit');
     }
   }
+  if (keep) return stopEmbeddedController();
   spawnSync(process.execPath, [bundle, 'reset', '--yes'], { env: { ...process.env, PORTAL_HOME: join(work, 'admin') } });
   rmSync(work, { recursive: true, force: true });
+}
+
+/** With --keep: the embedded controller stops, its state stays (the next portal project command starts it again). */
+async function stopEmbeddedController(): Promise<void> {
+  let pid: number;
+  try {
+    pid = (JSON.parse(readFileSync(join(work, 'admin/controller/runtime.json'), 'utf8')) as { pid: number }).pid;
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 let failed = false;
@@ -145,6 +193,10 @@ try {
 } catch {
   failed = true;
 } finally {
-  await step('stop the nodes, the receiver and the embedded controller', cleanup, () => 'stopped everything and removed the demo directory');
+  await step('stop the nodes, the receiver and the embedded controller', cleanup, () => (keep ? `stopped everything and kept ${work}` : 'stopped everything and removed the demo directory'));
+  if (keep) {
+    console.log(`\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again without a new ticket.`);
+    console.log(`Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} && rm -rf ${shellQuote(work)}`);
+  }
 }
 process.exitCode = failed ? 1 : 0;

@@ -48,6 +48,7 @@ check() {
   want shellcheck shellcheck            # the shell scripts Portal ships
   want openssl openssl                  # `openssl rand`, which the hints give for sealing keys
   want tar tar                          # release tarballs
+  want systemd-analyze systemd          # checks the units portal service install writes
   if [ "$toolchain" = yes ]; then
     want make make                      # node-gyp builds better-sqlite3 when npm ci finds no prebuilt module
     want g++ g++

@@ -1,6 +1,7 @@
 /**
  * Requests made as this machine's administrator. When the project lives on the embedded controller and
- * that is not running (after a reboot, say), it is started again on its old port first.
+ * that is not running (after a reboot, say), it is started again first, listening where it did and
+ * with the same public address.
  */
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
 import { callController } from '../wire/control-channel.ts';
 import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
-import { readEmbeddedController, startEmbeddedController } from './embedded-controller.ts';
+import { readEmbeddedController, readEmbeddedControllerSettings, startEmbeddedController } from './embedded-controller.ts';
 import { adminDirectory, embeddedControllerDirectory } from './home.ts';
 
 export async function loadAdministrator(home: string): Promise<StoredIdentity> {
@@ -37,9 +38,10 @@ export async function adminRequest<K extends keyof ControllerOperations & string
   } catch (error) {
     const embedded = existsSync(embeddedControllerDirectory(home));
     if (!(error instanceof PortalError) || error.code !== 'CONTROLLER_UNREACHABLE' || !embedded || (await readEmbeddedController(home))) throw error;
-    const admin = await loadAdministrator(home);
-    const port = Number(admin.record.controller.split(':').at(-1));
-    await startEmbeddedController(home, port);
+    // Its settings as it last started; a home from before they were kept: loopback, on its old port.
+    const kept = await readEmbeddedControllerSettings(home);
+    const port = Number((await loadAdministrator(home)).record.controller.split(':').at(-1));
+    await startEmbeddedController(home, kept ?? { listen: `127.0.0.1:${port}` });
     return attempt();
   }
 }

@@ -1,17 +1,20 @@
 /** `portal controller start`: a controller in the foreground, for self-hosting (and for `portal enroll`). */
 import { rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { startController, type ControllerOptions } from '../controller/controller.ts';
 import { RelayServer } from '../relay/server.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { durationRanges, durationSyntax } from '../shared/duration.ts';
+import { BoundedLogFile, redirectStandardError } from '../shared/bounded-log.ts';
 import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
-import { keysDirectory, sealingKeyFileNames, sealingKeyVariables, type SealingKeySource } from '../shared/sealing-key.ts';
+import { describeSealingKey, sealingKeyVariables } from '../shared/sealing-key.ts';
+import { registerControllerBackup } from './controller-backup.ts';
+import { registerControllerRestore } from './controller-restore.ts';
+import { controllerSealingKey } from './controller-sealing-key.ts';
 import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
 
@@ -28,7 +31,9 @@ export interface ControllerStartOptions {
   readonly credentialLifetime: string;
   readonly readyJson?: boolean;
   readonly runtimeFile?: string;
-  /** @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else $PORTAL_HOME/keys/controller-seal.key with a warning */
+  /** Log to this file, kept under 10 MiB (the lines before go to <file>.1), instead of standard error. */
+  readonly logFile?: string;
+  /** @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else the systemd credential controller-seal.key, else $PORTAL_HOME/keys/controller-seal.key with a warning */
   readonly sealingKeyFile?: string;
   /** false with --no-relay: relay nodes carry every portal. @default true */
   readonly relay: boolean;
@@ -52,15 +57,19 @@ export function registerController(program: Command): void {
     .option('--credential-lifetime <duration>', `lifetime of node certificates, renewed at half of it: ${durationSyntax(durationRanges.credential)}`, '1h')
     .option('--ready-json', 'print one JSON line when listening (used by portal enroll)')
     .option('--runtime-file <path>', 'write pid and address here while running')
+    .option('--log-file <path>', 'log to this file instead of standard error, rotated to <path>.1 at 10 MiB (used by portal enroll)')
     .option(
       '--sealing-key-file <path>',
-      `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, or the key itself in ${sealingKeyVariables.controllerMaterial})`,
+      `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, the key itself in ${sealingKeyVariables.controllerMaterial}, or the systemd credential controller-seal.key)`,
     )
     .option('--no-relay', 'serve no relay in this process: portals then need relay nodes (portal relay start)')
     .action(async (options: ControllerStartOptions) => runController(options));
+  registerControllerBackup(controller);
+  registerControllerRestore(controller);
 }
 
 async function runController(options: ControllerStartOptions): Promise<void> {
+  if (options.logFile) redirectStandardError(new BoundedLogFile(options.logFile));
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
@@ -72,7 +81,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   const drainMs = drainFromEnvironment(process.env);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
   const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
-  const sealingKey = sealingKeyFrom(options, process.env);
+  const { source: sealingKey, defaulted } = controllerSealingKey(options.sealingKeyFile, process.env);
   const running = await startController({
     dataDir,
     sealingKey,
@@ -85,8 +94,8 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     ...(options.relay ? { relay: embeddedRelay(log) } : {}),
     log,
   });
-  if (defaulted(options, process.env)) {
-    const path = describe(sealingKey);
+  if (defaulted) {
+    const path = describeSealingKey(sealingKey);
     process.stderr.write(
       `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ${sealingKeyVariables.controllerFile}\n`,
     );
@@ -106,29 +115,4 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
   }
   await stopOnSignal(running, { drainMs, log, name: 'the controller' });
-}
-
-const defaulted = (options: ControllerStartOptions, environment: NodeJS.ProcessEnv) =>
-  !options.sealingKeyFile && !environment[sealingKeyVariables.controllerMaterial] && !environment[sealingKeyVariables.controllerFile];
-
-const describe = (source: SealingKeySource) => (source.kind === 'file' ? source.path : source.name);
-
-/**
- * The sealing key: --sealing-key-file, else one of the two variables (not both), else a file under
- * $PORTAL_HOME/keys (never inside the data directory). Material read from the environment is removed
- * from it, so nothing this process starts inherits it.
- */
-function sealingKeyFrom(options: ControllerStartOptions, environment: NodeJS.ProcessEnv): SealingKeySource {
-  const material = environment[sealingKeyVariables.controllerMaterial];
-  const file = environment[sealingKeyVariables.controllerFile];
-  delete environment[sealingKeyVariables.controllerMaterial];
-  if (options.sealingKeyFile) return { kind: 'file', path: options.sealingKeyFile };
-  if (material && file) {
-    throw new InputError('BAD_ENVIRONMENT', `both ${sealingKeyVariables.controllerMaterial} and ${sealingKeyVariables.controllerFile} are set`, {
-      hint: 'give the sealing key one way',
-    });
-  }
-  if (material) return { kind: 'material', name: sealingKeyVariables.controllerMaterial, material };
-  if (file) return { kind: 'file', path: file };
-  return { kind: 'file', path: join(keysDirectory(portalHome(environment)), sealingKeyFileNames.controller) };
 }

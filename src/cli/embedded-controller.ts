@@ -1,23 +1,46 @@
 /**
  * The embedded default controller: `portal enroll` with no --controller starts one in the background,
  * with its state under $PORTAL_HOME/controller and its sealing key under $PORTAL_HOME/keys (no setup:
- * the key is made on first start), listening on loopback; `portal reset` stops it.
+ * the key is made on first start), listening on loopback unless `portal enroll --listen` says otherwise;
+ * its log goes to $PORTAL_HOME/controller/controller.log (bounded); `portal reset` stops it.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { rotateIfFull } from '../shared/bounded-log.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
-import { embeddedControllerDirectory, embeddedControllerRuntime, embeddedControllerSealingKey } from './home.ts';
+import { embeddedControllerDirectory, embeddedControllerLog, embeddedControllerRuntime, embeddedControllerSealingKey, embeddedControllerSettings } from './home.ts';
 
 export interface EmbeddedController {
   readonly pid: number;
+  /** The public address: what tickets carry. */
   readonly address: string;
   readonly fingerprint: string;
+  /** Where it listens (only from a controller this call started). */
+  readonly listening?: string;
   /** A fresh one-time admin code (only from a controller this call started). */
   readonly adminCode?: string;
+}
+
+/** Where the embedded controller listens and what address tickets carry; kept in embedded.json for restarts. */
+export interface EmbeddedControllerSettings {
+  /** host:port; port 0 lets the system choose (the chosen port is kept for later starts). @default "127.0.0.1:0" */
+  readonly listen: string;
+  /** host:port nodes dial, written into tickets. @default the listening address */
+  readonly publicAddress?: string;
+}
+
+/** The settings the embedded controller last started with, if it ever started with this version. */
+export async function readEmbeddedControllerSettings(home: string): Promise<EmbeddedControllerSettings | undefined> {
+  try {
+    const settings = JSON.parse(await readFile(embeddedControllerSettings(home), 'utf8')) as Partial<EmbeddedControllerSettings>;
+    if (typeof settings.listen !== 'string') return undefined;
+    return { listen: settings.listen, ...(typeof settings.publicAddress === 'string' ? { publicAddress: settings.publicAddress } : {}) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Argument vector that runs this same CLI again (source through tsx, or the bundle). */
@@ -55,11 +78,16 @@ function accepts(address: string): Promise<boolean> {
   });
 }
 
-/** Starts the embedded controller in the background and waits until it listens. */
-export async function startEmbeddedController(home: string, port = 0): Promise<EmbeddedController> {
+/**
+ * Starts the embedded controller in the background and waits until it listens. Its standard error
+ * goes to its log file from the first byte (so a failure to start is found there), and the controller
+ * itself keeps that file bounded (--log-file).
+ */
+export async function startEmbeddedController(home: string, settings: EmbeddedControllerSettings = { listen: '127.0.0.1:0' }): Promise<EmbeddedController> {
   const directory = embeddedControllerDirectory(home);
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  const logPath = join(directory, 'controller.log');
+  const logPath = embeddedControllerLog(home);
+  rotateIfFull(logPath);
   const log = openSync(logPath, 'a', 0o600);
   const logStart = fstatSync(log).size;
   const { command, args } = selfCommand();
@@ -74,10 +102,13 @@ export async function startEmbeddedController(home: string, port = 0): Promise<E
       '--sealing-key-file',
       embeddedControllerSealingKey(home),
       '--listen',
-      `127.0.0.1:${port}`,
+      settings.listen,
+      ...(settings.publicAddress ? ['--public-address', settings.publicAddress] : []),
       '--ready-json',
       '--runtime-file',
       embeddedControllerRuntime(home),
+      '--log-file',
+      logPath,
     ],
     { detached: true, stdio: ['ignore', 'pipe', log] },
   );
@@ -100,7 +131,13 @@ export async function startEmbeddedController(home: string, port = 0): Promise<E
     });
     stdout.destroy();
     child.unref();
-    return JSON.parse(line) as EmbeddedController;
+    const started = JSON.parse(line) as EmbeddedController & { listening: string };
+    // The port the system chose is kept, so a restart (after a reboot) keeps the address tickets carry.
+    const kept: EmbeddedControllerSettings = { listen: started.listening, ...(settings.publicAddress ? { publicAddress: settings.publicAddress } : {}) };
+    const path = embeddedControllerSettings(home);
+    await writeFile(`${path}.tmp`, `${JSON.stringify(kept)}\n`, { mode: 0o600 });
+    await rename(`${path}.tmp`, path);
+    return started;
   } catch (error) {
     child.kill();
     const reason = (await failureLine(logPath, logStart)) ?? (error as Error).message;

@@ -10,6 +10,10 @@ export function portalHome(environment: NodeJS.ProcessEnv = process.env): string
 export const adminDirectory = (home: string) => join(home, 'admin');
 export const embeddedControllerDirectory = (home: string) => join(home, 'controller');
 export const embeddedControllerRuntime = (home: string) => join(home, 'controller', 'runtime.json');
+/** Where the embedded controller listens and what tickets name: kept so that a restart keeps them. */
+export const embeddedControllerSettings = (home: string) => join(home, 'controller', 'embedded.json');
+/** The embedded controller's log (it runs in the background, so nobody reads its standard error). */
+export const embeddedControllerLog = (home: string) => join(home, 'controller', 'controller.log');
 /** The embedded controller's sealing key: under $PORTAL_HOME/keys, never in its data directory. */
 export const embeddedControllerSealingKey = (home: string) => join(keysDirectory(home), sealingKeyFileNames.controller);
 

@@ -8,6 +8,7 @@ import { registerNode } from './node.ts';
 import { registerProject } from './project.ts';
 import { registerRelay } from './relay.ts';
 import { registerReset } from './reset.ts';
+import { registerService } from './service.ts';
 import { reportFailure } from './report.ts';
 import { stoppedOnSignal } from '../shared/graceful-stop.ts';
 import { tuneHeapForDataPath } from '../shared/heap-tuning.ts';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerController(program);
   registerRelay(program);
   registerReset(program);
+  registerService(program);
   const exitOverride = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(exitOverride);

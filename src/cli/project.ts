@@ -1,7 +1,9 @@
 /** `portal project show | ticket | ca`: the administrator's view of the project. */
 import type { Command } from 'commander';
+import { isLoopbackHost, parseHostPort } from '../shared/address.ts';
 import { durationRanges, durationSyntax } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
+import { decodeTicket } from '../wire/ticket.ts';
 import { adminRequest } from './administrator.ts';
 import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
@@ -50,6 +52,8 @@ export function registerProject(program: Command): void {
         relayNode: options.relayNode === true,
       });
       console.log(String(answer.ticket));
+      const warning = loopbackWarning(String(answer.ticket));
+      if (warning) console.error(warning);
     });
   project
     .command('ca')
@@ -58,4 +62,19 @@ export function registerProject(program: Command): void {
       const answer = await adminRequest(portalHome(), 'ca', {});
       process.stdout.write(String(answer.certificate));
     });
+}
+
+/**
+ * One line for standard error when the ticket names the controller by a loopback address: it enrolls
+ * nodes on this machine only, which is fine for a try-out and a surprise on the second machine.
+ */
+export function loopbackWarning(ticket: string): string | undefined {
+  const { controller } = decodeTicket(ticket);
+  const parsed = parseHostPort(controller);
+  if (!parsed.ok || !isLoopbackHost(parsed.address.host)) return undefined;
+  return (
+    `portal: warning: this ticket names the controller at ${controller}, a loopback address, so only nodes on this machine can use it; ` +
+    'for nodes on other machines, run the controller where they reach it: portal enroll --listen 0.0.0.0:PORT --public-address HOST:PORT ' +
+    '(in a new PORTAL_HOME, or after portal reset --yes), or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT'
+  );
 }

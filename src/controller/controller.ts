@@ -77,7 +77,7 @@ export function defaultControllerSealingKeyFile(dataDir: string): string {
   return join(keysDirectory(dirname(directory)), `${basename(directory)}-seal.key`);
 }
 
-const howToGiveKey = `give it with --sealing-key-file, ${sealingKeyVariables.controllerFile} or ${sealingKeyVariables.controllerMaterial}`;
+const howToGiveKey = `give it with --sealing-key-file, ${sealingKeyVariables.controllerFile}, ${sealingKeyVariables.controllerMaterial} or the systemd credential controller-seal.key`;
 
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });

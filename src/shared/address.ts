@@ -31,3 +31,12 @@ export function isPort(value: number): boolean {
 export function formatHostPort({ host, port }: HostPort): string {
   return `${host}:${port}`;
 }
+
+/**
+ * Whether `host` (a name or an address, IPv6 in brackets or not) is this machine's loopback: an address
+ * only processes on the same machine reach.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return bare === 'localhost' || bare.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === '::1' || bare === '0:0:0:0:0:0:0:1';
+}

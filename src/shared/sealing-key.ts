@@ -6,6 +6,7 @@
  * prints); the 32-byte key is derived from it (see sealingKeyFromMaterial).
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { sealingKeyFromMaterial } from '../pki/seal.ts';
@@ -31,6 +32,20 @@ export const sealingKeyVariables = {
   /** A file holding the controller's key material. */
   controllerFile: 'PORTAL_CONTROLLER_SEALING_KEY_FILE',
 } as const;
+
+/**
+ * The directory where systemd hands a service the credentials its unit loads (`LoadCredential=`), one
+ * file per credential, readable by the service alone and never on disk (systemd.exec(5), "Credentials").
+ */
+export const credentialsDirectoryVariable = 'CREDENTIALS_DIRECTORY';
+
+/** The file of the credential `name` when the service manager handed this process one, else undefined. */
+export function credentialFile(environment: NodeJS.ProcessEnv, name: string): string | undefined {
+  const directory = environment[credentialsDirectoryVariable];
+  if (!directory) return undefined;
+  const path = join(directory, name);
+  return existsSync(path) ? path : undefined;
+}
 
 export type SealingKeySource =
   | { readonly kind: 'file'; readonly path: string }

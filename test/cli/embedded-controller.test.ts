@@ -30,7 +30,10 @@ describe('portal enroll with the embedded controller', function () {
     const enrolled = await portal(home, ['enroll']);
     assert.equal(enrolled.code, 0, enrolled.stderr);
     assert.match(enrolled.stdout, /^Enrolled: administrator of project p[0-9a-f]{16} on controller 127\.0\.0\.1:\d+\.$/m);
+    const log = join(home, 'controller', 'controller.log');
+    assert.match(enrolled.stdout, new RegExp(`^The embedded controller runs in the background \\(pid \\d+, listening on 127\\.0\\.0\\.1:\\d+\\); it logs to ${log}\\.$`, 'm'));
     const again = await portal(home, ['enroll']);
+    assert.equal(again.code, 0);
     assert.match(again.stdout, /^Already enrolled: administrator of project/);
     const shown = await portal(home, ['project', 'show', '--jq', '.network_domain']);
     assert.equal(shown.stdout, 'portal.example.net\n');
@@ -45,6 +48,53 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(existsSync(join(home, 'controller', 'seal.key')), false);
     assert.equal(existsSync(join(home, 'admin', 'seal.key')), false);
     assert.doesNotMatch(await readFile(join(home, 'controller', 'controller.log'), 'utf8'), / WARN /);
+  });
+
+  it('refuses, in an enrolled home, options it would ignore, naming what the home administers and what to do', async () => {
+    const project = (await portal(home, ['project', 'show', '--jq', '.id'])).stdout.trim();
+    const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
+    const second = await portal(home, ['enroll', '--project', 'second']);
+    assert.deepEqual([second.code, second.stdout], [2, '']);
+    assert.equal(
+      second.stderr,
+      `portal: ${home} already holds the administrator of project ${project} on controller ${controller}, so --project second would be ignored; ` +
+        `run portal reset --yes first (it removes that project's state under ${home}), or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment\n`,
+    );
+    const elsewhere = await portal(home, ['enroll', '--controller', 'controller.example.net:4000', '--code', 'pa1.x']);
+    assert.equal(elsewhere.code, 2);
+    assert.match(elsewhere.stderr, /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/);
+  });
+
+  it('prints a ticket on a loopback address unchanged, and warns in one line on stderr that only this machine can use it', async () => {
+    const run = await portal(home, ['project', 'ticket', '--attribute', 'db-inlet']);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /^pt1\.[A-Za-z0-9_-]+\n$/);
+    const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
+    assert.equal(
+      run.stderr,
+      `portal: warning: this ticket names the controller at ${controller}, a loopback address, so only nodes on this machine can use it; ` +
+        'for nodes on other machines, run the controller where they reach it: portal enroll --listen 0.0.0.0:PORT --public-address HOST:PORT ' +
+        '(in a new PORTAL_HOME, or after portal reset --yes), or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT\n',
+    );
+  });
+
+  it('keeps its log in a bounded file under $PORTAL_HOME/controller', async () => {
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
+    const command = (await readFile(`/proc/${runtime.pid}/cmdline`, 'utf8')).split('\0');
+    assert.equal(command[command.indexOf('--log-file') + 1], join(home, 'controller', 'controller.log'));
+  });
+
+  it('backs up while it runs, without its sealing key, which it names', async () => {
+    const output = join(home, 'controller-backup.tar');
+    const run = await portal(home, ['controller', 'backup', '--output', output]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      `Backed up the controller data in ${join(home, 'controller')} (1 project, 1 member) to ${output} (mode 0600).\n` +
+        `The sealing key is not in the backup: it is ${join(home, 'keys', 'controller-seal.key')}, which opens it; keep a copy of it apart from the backup (restoring needs both).\n`,
+    );
+    assert.equal((await stat(output)).mode & 0o777, 0o600);
+    await rm(output);
   });
 
   it('starts the controller again, on the same address, when it died', async () => {

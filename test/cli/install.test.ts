@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startReleaseHost, version, type ReleaseHost } from '../support/release-host.ts';
@@ -72,6 +72,9 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
 
   it('is safe to run twice: the program is replaced, the state beside it and the env file stay as they were', async () => {
     assert.equal((await shell(guideInstall('true'))).status, 0);
+    assert.equal((await stat(join(home, '.portal'))).mode & 0o777, 0o700, "a new folder is the user's alone");
+    // Opened for services that run as another user (docs/operating.md): an upgrade keeps it open.
+    await chmod(join(home, '.portal'), 0o755);
     const env = await readFile(join(home, '.portal/env'), 'utf8');
     await mkdir(join(home, '.portal/node'));
     await writeFile(join(home, '.portal/node/identity.json'), '{"kept":true}');
@@ -83,6 +86,7 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
     assert.equal(await readFile(join(home, '.portal/env'), 'utf8'), env);
     assert.equal(await readFile(join(home, '.portal/node/identity.json'), 'utf8'), '{"kept":true}');
     assert.deepEqual(await readdir(join(home, '.portal/lib')), ['portal'], 'no staging folder or previous release is left behind');
+    assert.equal((await stat(join(home, '.portal'))).mode & 0o777, 0o755, 'the mode the operator gave it');
   });
 
   it("installs from a local tarball (the first argument) and the installed portal runs the administrator's workflow", async () => {

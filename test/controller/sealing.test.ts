@@ -122,7 +122,7 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
-      `portal: the project CA keys in sqlite:${join(stolen, 'controller', 'controller.db')} are sealed, but the sealing key file ${join(home, 'keys', 'controller-seal.key')} does not exist; give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY (the key that sealed them: a new one cannot open them)\n`,
+      `portal: the project CA keys in sqlite:${join(stolen, 'controller', 'controller.db')} are sealed, but the sealing key file ${join(home, 'keys', 'controller-seal.key')} does not exist; give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or the systemd credential controller-seal.key (the key that sealed them: a new one cannot open them)\n`,
     );
     assert.equal(run.stdout, '');
     assert.equal(existsSync(join(home, 'keys')), false, 'no silent new key');
@@ -180,7 +180,7 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
-      `portal: the sealing key in ${wrong} does not open the project CA keys in ${database} (sealed under another key); give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY: the one that sealed them\n`,
+      `portal: the sealing key in ${wrong} does not open the project CA keys in ${database} (sealed under another key); give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or the systemd credential controller-seal.key: the one that sealed them\n`,
     );
     const secret = randomBytes(32).toString('base64');
     const byVariable = await portal(join(work, 'wrong-home'), ['controller', 'start', '--data-dir', join(stolen, 'controller'), '--listen', '127.0.0.1:0'], {
@@ -203,7 +203,7 @@ describe('sealing: a stolen copy of the controller data directory or node state 
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
-      `portal: the sealing key in ${wrong} does not open the TLS key in ${join(dataDir, 'tls.key.sealed')} (sealed under another key); give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY: the one that sealed it (a new TLS key would change the fingerprint every ticket and node pins)\n`,
+      `portal: the sealing key in ${wrong} does not open the TLS key in ${join(dataDir, 'tls.key.sealed')} (sealed under another key); give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or the systemd credential controller-seal.key: the one that sealed it (a new TLS key would change the fingerprint every ticket and node pins)\n`,
     );
     assert.equal(run.stdout, '');
     assert.deepEqual(await readFile(join(dataDir, 'tls.key.sealed')), sealed, 'no new key');

@@ -77,7 +77,7 @@ describe('controller TLS key: sealed at rest, so a copy of the data directory ca
       code: 'SEALING_KEY_WRONG',
       line:
         `the sealing key in ${wrongFile} does not open the TLS key in ${join(dataDir, 'tls.key.sealed')} (sealed under another key); ` +
-        'give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY: the one that sealed it ' +
+        'give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or the systemd credential controller-seal.key: the one that sealed it ' +
         '(a new TLS key would change the fingerprint every ticket and node pins)',
     });
     const secret = randomBytes(32).toString('base64');
@@ -100,7 +100,7 @@ describe('controller TLS key: sealed at rest, so a copy of the data directory ca
       code: 'SEALING_KEY_MISSING',
       line:
         `the TLS key in ${join(copy, 'tls.key.sealed')} is sealed, but the sealing key file ${missing} does not exist; ` +
-        'give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY (the key that sealed it: a new one cannot open it)',
+        'give it with --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or the systemd credential controller-seal.key (the key that sealed it: a new one cannot open it)',
     });
     assert.equal(existsSync(join(work, 'copy', 'keys')), false, 'no silent new sealing key');
   });

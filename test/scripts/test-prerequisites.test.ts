@@ -7,7 +7,7 @@ import { projectRoot } from '../support/usecases.ts';
 
 const script = join(projectRoot, 'scripts/test-prerequisites.sh');
 /** Every command the script looks for on PATH (the PostgreSQL server it finds under /usr/lib/postgresql). */
-const wanted = ['python3', 'hostname', 'psql', 'runuser', 'unshare', 'ip', 'docker-compose', 'curl', 'shellcheck', 'openssl', 'tar'];
+const wanted = ['python3', 'hostname', 'psql', 'runuser', 'unshare', 'ip', 'docker-compose', 'curl', 'shellcheck', 'openssl', 'tar', 'systemd-analyze'];
 /** Wanted with --toolchain only: a machine that found a prebuilt SQLite module may lack them. */
 const toolchain = ['make', 'g++'];
 

@@ -12,6 +12,10 @@ export interface ControllerProcess {
   readonly address: string;
   readonly listening: string;
   readonly adminCode: string;
+  /** SHA-256 of its TLS certificate, which tickets and nodes pin. */
+  readonly fingerprint: string;
+  /** Where it keeps its store and TLS key. */
+  readonly dataDir: string;
 }
 
 export interface ProjectProcesses {
@@ -22,15 +26,16 @@ export interface ProjectProcesses {
   /** Kills the controller (SIGKILL) and starts it again on the same address. */
   restartController(): Promise<void>;
   killController(): Promise<void>;
-  startController(): Promise<void>;
+  /** Starts the controller again on its address; from another data directory (a restored backup) when given. */
+  startController(dataDir?: string): Promise<void>;
   close(): Promise<void>;
 }
 
-async function launchController(dir: string, listen: string, extra: string[]): Promise<ControllerProcess> {
-  const process = startPortal(join(dir, 'controller-home'), ['controller', 'start', '--data-dir', join(dir, 'controller'), '--listen', listen, '--ready-json', ...extra]);
+async function launchController(dir: string, listen: string, extra: string[], dataDir = join(dir, 'controller')): Promise<ControllerProcess> {
+  const process = startPortal(join(dir, 'controller-home'), ['controller', 'start', '--data-dir', dataDir, '--listen', listen, '--ready-json', ...extra]);
   const line = await process.waitFor(/^\{"pid"/);
-  const ready = JSON.parse(line) as { address: string; listening: string; adminCode: string };
-  return { process, address: ready.address, listening: ready.listening, adminCode: ready.adminCode };
+  const ready = JSON.parse(line) as { address: string; listening: string; adminCode: string; fingerprint: string };
+  return { process, address: ready.address, listening: ready.listening, adminCode: ready.adminCode, fingerprint: ready.fingerprint, dataDir };
 }
 
 export async function startProject(options: { controllerFlags?: string[] } = {}): Promise<ProjectProcesses> {
@@ -56,8 +61,8 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
     async killController() {
       await project.controller.process.kill();
     },
-    async startController() {
-      project.controller = await launchController(dir, project.controller.listening, flags);
+    async startController(dataDir) {
+      project.controller = await launchController(dir, project.controller.listening, flags, dataDir ?? project.controller.dataDir);
     },
     async restartController() {
       await project.killController();

@@ -25,9 +25,17 @@ export class KeptSqlite {
     keptAlive.push(database, this.#statements);
   }
 
-  static async open(path: string, options: { readonly?: boolean } = {}): Promise<KeptSqlite> {
+  static async open(path: string, options: { readonly?: boolean; fileMustExist?: boolean } = {}): Promise<KeptSqlite> {
     const { default: Database } = await import('better-sqlite3');
-    return new KeptSqlite(new Database(path, { readonly: options.readonly ?? false }));
+    return new KeptSqlite(new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.fileMustExist ?? false }));
+  }
+
+  /**
+   * A consistent copy of the whole database at `destination` (SQLite's online backup): other
+   * connections, such as a running controller's, go on reading and writing meanwhile.
+   */
+  async backup(destination: string): Promise<void> {
+    await this.#database.backup(destination);
   }
 
   /** A cached prepared statement; the shape Kysely's SqliteDialect asks of a database. */

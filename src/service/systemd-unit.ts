@@ -1,0 +1,146 @@
+/**
+ * systemd units for Portal's long-running processes (a node, a relay, a controller), as typed data
+ * rendered last. Pure: `portal service install` (src/cli/service.ts) decides what goes in and writes the
+ * file. Each unit runs one foreground command as a dedicated user, with PORTAL_HOME in a state
+ * directory, the hardening a network daemon that only needs its own state can take, secrets (the
+ * controller's sealing key, an enrollment ticket) as credentials that systemd reads as root and hands
+ * to the process alone, and a stop timeout above the time Portal drains its connections.
+ */
+
+export type ServiceRole = 'node' | 'relay' | 'controller';
+
+/** A credential the unit loads (`LoadCredential=ID:PATH`); the process reads it at `%d/ID`. */
+export interface Credential {
+  readonly id: string;
+  /** Absolute path of the file systemd reads (as root) when the service starts. */
+  readonly path: string;
+}
+
+/** A word of ExecStart or an Environment value: literal text, or the path of a credential (`%d/ID`). */
+export type Word = string | { readonly credential: string };
+
+export interface ServiceUnit {
+  readonly role: ServiceRole;
+  /** The unit's name without `.service`, such as "portal-node". */
+  readonly name: string;
+  /** The dedicated user it runs as. */
+  readonly user: string;
+  /** PORTAL_HOME: the process's state, the only place it may write. */
+  readonly home: string;
+  /** The program: Node.js and the portal script, absolute paths. */
+  readonly program: readonly string[];
+  /** The arguments after the program: the foreground command. */
+  readonly arguments: readonly Word[];
+  readonly credentials: readonly Credential[];
+  /** Environment besides PORTAL_HOME, in the order given. */
+  readonly environment: readonly (readonly [string, Word])[];
+  /** Listens on a port below 1024: granted CAP_NET_BIND_SERVICE, and nothing else. */
+  readonly privilegedPort: boolean;
+  /** Written into the unit's first comment. */
+  readonly portalVersion: string;
+}
+
+/**
+ * Seconds systemd waits after SIGTERM before it kills the process: above the time Portal drains
+ * connections on the first SIGTERM (10 s by default, configurable), so a stop is never a kill.
+ */
+export const stopTimeoutSeconds = 30;
+/** Open files: a relay or an outlet holds two descriptors for every connection it carries. */
+export const openFilesLimit = 65536;
+/** Where StateDirectory= puts a relative state directory. */
+export const stateRoot = '/var/lib/';
+
+const descriptions: Record<ServiceRole, string> = {
+  node: 'Portal node (inlet or outlet)',
+  relay: 'Portal relay',
+  controller: 'Portal controller',
+};
+
+/** The unit file's text. */
+export function renderUnit(unit: ServiceUnit): string {
+  const lines: string[] = [
+    `# ${unit.name}.service: ${descriptions[unit.role]}, written by portal service install ${unit.role} (Portal ${unit.portalVersion}).`,
+    `# Its log is in the journal: journalctl -u ${unit.name}. See docs/operating.md in Portal's repository.`,
+    '',
+    '[Unit]',
+    `Description=${descriptions[unit.role]}`,
+    'Wants=network-online.target',
+    'After=network-online.target',
+    '',
+    '[Service]',
+    'Type=exec',
+    `User=${unit.user}`,
+    `Environment=${environmentValue('PORTAL_HOME', unit.home)}`,
+    ...unit.environment.map(([name, value]) => `Environment=${environmentValue(name, value)}`),
+    ...unit.credentials.map((credential) => `LoadCredential=${credential.id}:${escapeSpecifiers(credential.path)}`),
+    `ExecStart=${[...unit.program, ...unit.arguments].map(execWord).join(' ')}`,
+    'Restart=on-failure',
+    'RestartSec=5s',
+    '# Portal drains its connections after the first SIGTERM for a bounded time (10 s by default), then exits.',
+    'KillSignal=SIGTERM',
+    `TimeoutStopSec=${stopTimeoutSeconds}s`,
+    `LimitNOFILE=${openFilesLimit}`,
+    'UMask=0077',
+    ...stateDirectory(unit.home),
+    `ReadWritePaths=${escapeSpecifiers(unit.home)}`,
+    'NoNewPrivileges=yes',
+    'ProtectSystem=strict',
+    'ProtectHome=yes',
+    'PrivateTmp=yes',
+    'PrivateDevices=yes',
+    'ProtectKernelTunables=yes',
+    'ProtectKernelModules=yes',
+    'ProtectKernelLogs=yes',
+    'ProtectControlGroups=yes',
+    'ProtectClock=yes',
+    'ProtectHostname=yes',
+    'RestrictSUIDSGID=yes',
+    'RestrictRealtime=yes',
+    'RestrictNamespaces=yes',
+    'LockPersonality=yes',
+    'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK',
+    'SystemCallArchitectures=native',
+    ...(unit.privilegedPort ? ['CapabilityBoundingSet=CAP_NET_BIND_SERVICE', 'AmbientCapabilities=CAP_NET_BIND_SERVICE'] : ['CapabilityBoundingSet=']),
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** StateDirectory= makes the home (owned by the user, 0700) when it lies under /var/lib. */
+function stateDirectory(home: string): string[] {
+  if (!home.startsWith(stateRoot) || home.length <= stateRoot.length) return [];
+  return [`StateDirectory=${escapeSpecifiers(home.slice(stateRoot.length))}`, 'StateDirectoryMode=0700'];
+}
+
+const render = (word: Word, escape: (text: string) => string) => (typeof word === 'string' ? escape(word) : `%d/${word.credential}`);
+
+/** `%` starts a specifier in every unit setting: a literal one is written twice. */
+function escapeSpecifiers(text: string): string {
+  return text.replace(/%/g, '%%');
+}
+
+/**
+ * One word of ExecStart: specifiers and variables ($) escaped, and double-quoted with C escapes when it
+ * holds whitespace, quotes or backslashes (systemd.service(5), "Command lines").
+ */
+function execWord(word: Word): string {
+  return render(word, (text) => {
+    const escaped = escapeSpecifiers(text).replace(/\$/g, '$$$$');
+    if (escaped !== '' && !/[\s"'\\;]/.test(escaped)) return escaped;
+    return `"${escaped.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  });
+}
+
+/** NAME=value for Environment=, quoted when the value holds whitespace or quotes. */
+function environmentValue(name: string, value: Word): string {
+  const text = `${name}=${render(value, escapeSpecifiers)}`;
+  return /[\s"'\\]/.test(text) ? `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : text;
+}
+
+/** Control characters (a newline would start a new setting) have no place in a unit file. */
+export function hasControlCharacters(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(text);
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeTicket } from '../../src/wire/ticket.ts';
+import { freePort, portal, startPortal, type Running } from '../support/processes.ts';
+
+const accepts = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port }, () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+/** This machine's first IPv4 address that is not loopback: one other machines could dial. */
+function networkAddress(): string | undefined {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+  }
+  return undefined;
+}
+
+describe('portal enroll: the embedded controller for nodes on other machines', function () {
+  this.timeout(60_000);
+  let home: string;
+  const nodes: Running[] = [];
+
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'portal-enroll-'));
+  });
+
+  afterEach(async () => {
+    for (const node of nodes.splice(0)) await node.stop();
+    await portal(home, ['reset', '--yes']);
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('refuses, with exit code 2 and before starting anything, options that would give tickets a useless address or be ignored', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['--listen', '0.0.0.0:4000', '--controller', '127.0.0.1:4000', '--code', 'pa1.x'],
+        'portal: --listen is for the embedded controller, which --controller and --code replace; give --listen and --public-address to portal controller start on the controller machine, or leave out --controller and --code\n',
+      ],
+      [
+        ['--listen', '0.0.0.0:4000'],
+        'portal: --listen 0.0.0.0:4000 accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:4000, which only this machine reaches; add --public-address HOST:4000, the name or address other machines dial\n',
+      ],
+      [
+        ['--public-address', 'controller.example.net:4000'],
+        'portal: --public-address needs --listen with a fixed port: nodes dial controller.example.net:4000, which must lead to the port the embedded controller listens on; give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000\n',
+      ],
+      [
+        ['--listen', '0.0.0.0:0', '--public-address', 'controller.example.net:4000'],
+        'portal: --public-address needs --listen with a fixed port: nodes dial controller.example.net:4000, which must lead to the port the embedded controller listens on; give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000\n',
+      ],
+    ];
+    for (const [flags, stderr] of cases) {
+      const run = await portal(home, ['enroll', ...flags]);
+      assert.deepEqual([run.code, run.stderr, run.stdout], [2, stderr, ''], flags.join(' '));
+    }
+    assert.equal(existsSync(join(home, 'controller')), false, 'no controller was started');
+  });
+
+  it('listens where --listen says, writes --public-address into tickets without a warning, and keeps both when it starts again', async function () {
+    const address = networkAddress();
+    if (!address) this.skip();
+    const port = await freePort();
+    const enrolled = await portal(home, ['enroll', '--listen', `0.0.0.0:${port}`, '--public-address', `${address}:${port}`]);
+    assert.equal(enrolled.code, 0, enrolled.stderr);
+    const lines = enrolled.stdout.split('\n');
+    assert.match(lines[0] ?? '', new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`));
+    assert.match(lines[1] ?? '', new RegExp(`^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); it logs to ${join(home, 'controller', 'controller.log')}\\.$`));
+
+    const ticket = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
+    assert.deepEqual([ticket.code, ticket.stderr], [0, ''], 'no loopback warning');
+    assert.equal(decodeTicket(ticket.stdout).controller, `${address}:${port}`);
+    const ticketFile = join(home, 'far.ticket');
+    await writeFile(ticketFile, ticket.stdout);
+    const node = startPortal(join(home, 'far-node'), ['node', 'create', '--foreground', '--enrollment-ticket-file', ticketFile, '--configuration', '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}']);
+    nodes.push(node);
+    await node.waitFor(/enrolled as n[0-9a-f]+ in project/);
+
+    // After a crash (a reboot), the next command starts it again where it listened, with the same public address.
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
+    process.kill(runtime.pid, 'SIGKILL');
+    const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
+    assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
+    assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), { listen: `0.0.0.0:${port}`, publicAddress: `${address}:${port}` });
+    assert.equal(await accepts(address, port), true);
+    const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
+    assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
+  });
+});

@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, portal, portalBundle, start, type Running } from '../support/processes.ts';
+
+/** What systemd would run: the [Service] settings of a unit file, ExecStart split into its words. */
+interface ParsedUnit {
+  readonly execStart: string[];
+  readonly environment: Record<string, string>;
+  readonly credentials: { id: string; path: string }[];
+  readonly settings: Map<string, string[]>;
+}
+
+/** One value as systemd reads it: quotes and C escapes, %% and $$, and %d for the credentials directory. */
+function unescape(text: string, credentials: string): string {
+  return text.replace(/%%|%d|\$\$|\\(.)/g, (match, escaped: string | undefined) => (match === '%%' ? '%' : match === '%d' ? credentials : match === '$$' ? '$' : (escaped ?? '')));
+}
+
+function words(line: string, credentials: string): string[] {
+  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((match) => unescape(match[1] ?? match[2] ?? '', credentials));
+}
+
+async function parseUnit(path: string, credentials: string): Promise<ParsedUnit> {
+  const settings = new Map<string, string[]>();
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    const match = /^([A-Za-z]+)=(.*)$/.exec(line);
+    if (match) settings.set(match[1] as string, [...(settings.get(match[1] as string) ?? []), match[2] as string]);
+  }
+  const environment: Record<string, string> = {};
+  for (const value of settings.get('Environment') ?? []) {
+    const [assignment = ''] = words(value, credentials);
+    environment[assignment.slice(0, assignment.indexOf('='))] = assignment.slice(assignment.indexOf('=') + 1);
+  }
+  const credentialsOf = (settings.get('LoadCredential') ?? []).map((value) => ({ id: value.slice(0, value.indexOf(':')), path: unescape(value.slice(value.indexOf(':') + 1), credentials) }));
+  return { execStart: words(settings.get('ExecStart')?.[0] ?? '', credentials), environment, credentials: credentialsOf, settings };
+}
+
+/** Runs a unit's ExecStart as systemd would: its Environment, and its credentials copied into a fresh directory. */
+async function runUnit(path: string, scratch: string, replace: Record<string, string> = {}): Promise<Running> {
+  const credentials = await mkdtemp(join(scratch, 'credentials-'));
+  const unit = await parseUnit(path, credentials);
+  for (const { id, path: source } of unit.credentials) {
+    await copyFile(replace[id] ?? source, join(credentials, id));
+    await chmod(join(credentials, id), 0o400);
+  }
+  const [command = '', ...args] = unit.execStart;
+  return start(command, args, { isolated: true, env: { PATH: process.env.PATH, ...unit.environment, CREDENTIALS_DIRECTORY: credentials } });
+}
+
+const key = () => `${randomBytes(32).toString('base64')}\n`;
+
+describe('portal service install: systemd units', function () {
+  this.timeout(90_000);
+  let dir: string;
+  let units: string;
+  const running: Running[] = [];
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portal-service-'));
+    units = join(dir, 'units');
+    await mkdir(join(dir, 'etc'), { mode: 0o700 });
+    await writeFile(join(dir, 'etc', 'controller-seal.key'), key(), { mode: 0o600 });
+    await writeFile(join(dir, 'etc', 'node-seal.key'), key(), { mode: 0o600 });
+    await writeFile(join(dir, 'etc', 'node.yaml'), 'http-server-port: 0\ntcp-inlet:\n  from: 127.0.0.1:0\n  via: svc\n  allow: svc-outlet\n');
+    await writeFile(join(dir, 'etc', 'relay.ticket'), 'pt1.placeholder\n', { mode: 0o600 });
+  });
+
+  after(async () => {
+    for (const process of running) await process.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes units that systemd-analyze verify accepts without a word, and says how to start them', async () => {
+    const controllerPort = await freePort();
+    const installs: [string, string[]][] = [
+      ['controller', ['--listen', `127.0.0.1:${controllerPort}`, '--sealing-key-file', join(dir, 'etc', 'controller-seal.key'), '--home', join(dir, 'controller-home')]],
+      ['node', ['--configuration', join(dir, 'etc', 'node.yaml'), '--sealing-key-file', join(dir, 'etc', 'node-seal.key'), '--home', join(dir, 'node-home'), '--env', 'NODE_LOG_LEVEL=debug']],
+      ['relay', ['--listen', '0.0.0.0:443', '--public-address', 'relay.example.net:443', '--enrollment-ticket-file', join(dir, 'etc', 'relay.ticket')]],
+    ];
+    for (const [role, flags] of installs) {
+      const run = await portal(dir, ['service', 'install', role, '--output', units, ...flags]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stderr, '', 'no warning: Node.js and the bundle are readable by every user here');
+      assert.equal(
+        run.stdout,
+        `Wrote ${join(units, `portal-${role}.service`)}.\nTo start it, as root:\n` +
+          '  id -u portal >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin portal\n' +
+          (role === 'relay' ? '' : `  install -d -o portal -m 0700 ${join(dir, `${role}-home`)}\n`) +
+          `  systemctl daemon-reload\n  systemctl enable --now portal-${role}\n  journalctl -u portal-${role} -f    # its log\n`,
+      );
+      const verified = spawnSync('systemd-analyze', ['verify', join(units, `portal-${role}.service`)], { encoding: 'utf8' });
+      assert.deepEqual([verified.status, verified.stdout, verified.stderr], [0, '', ''], `systemd-analyze verify portal-${role}.service`);
+    }
+    assert.deepEqual((await readdir(units)).sort(), ['portal-controller.service', 'portal-node.service', 'portal-relay.service']);
+
+    const credentials = '/run/credentials/portal-node.service';
+    const node = await parseUnit(join(units, 'portal-node.service'), credentials);
+    assert.deepEqual(node.execStart, [process.execPath, portalBundle, 'node', 'create', '--foreground', '--configuration', `${credentials}/configuration`]);
+    assert.deepEqual(node.credentials, [
+      { id: 'configuration', path: join(dir, 'etc', 'node.yaml') },
+      { id: 'node-seal.key', path: join(dir, 'etc', 'node-seal.key') },
+    ]);
+    assert.deepEqual(node.environment, { PORTAL_HOME: join(dir, 'node-home'), NODE_LOG_LEVEL: 'debug', PORTAL_SEALING_KEY_FILE: `${credentials}/node-seal.key` });
+    const relay = await parseUnit(join(units, 'portal-relay.service'), credentials);
+    assert.deepEqual(relay.execStart.slice(2), ['relay', 'start', '--listen', '0.0.0.0:443', '--public-address', 'relay.example.net:443', '--enrollment-ticket-file', `${credentials}/enrollment.ticket`]);
+    assert.deepEqual(relay.environment, { PORTAL_HOME: '/var/lib/portal/relay' });
+    assert.deepEqual(relay.settings.get('StateDirectory'), ['portal/relay']);
+    assert.deepEqual(relay.settings.get('AmbientCapabilities'), ['CAP_NET_BIND_SERVICE'], 'port 443 needs the one capability');
+    for (const [setting, value] of [
+      ['User', 'portal'],
+      ['Restart', 'on-failure'],
+      ['KillSignal', 'SIGTERM'],
+      ['TimeoutStopSec', '30s'],
+      ['LimitNOFILE', '65536'],
+      ['NoNewPrivileges', 'yes'],
+      ['ProtectSystem', 'strict'],
+      ['ReadWritePaths', '/var/lib/portal/relay'],
+    ]) {
+      assert.deepEqual(relay.settings.get(setting as string), [value], setting);
+    }
+  });
+
+  it('runs a controller that reads its sealing key from the credential, and a node enrolled with the ticket credential', async () => {
+    const controllerUnit = join(units, 'portal-controller.service');
+    const controller = await runUnit(controllerUnit, dir);
+    running.push(controller);
+    const listening = await controller.waitFor(/^controller listening on /);
+    const code = /portal enroll --controller (\S+) --code (\S+)/.exec(await controller.waitFor(/^enroll an administrator with/));
+    assert.ok(code);
+    assert.equal(controller.lines.filter((line) => / WARN /.test(line)).length, 0, `no warning about the sealing key:\n${controller.lines.join('\n')}`);
+    assert.equal(existsSync(join(dir, 'controller-home', 'keys')), false, 'no key was made under PORTAL_HOME');
+    assert.match(listening, /^controller listening on 127\.0\.0\.1:\d+/);
+
+    const admin = join(dir, 'admin');
+    const enrolled = await portal(admin, ['enroll', '--controller', code[1] as string, '--code', code[2] as string]);
+    assert.equal(enrolled.code, 0, enrolled.stderr);
+    const ticket = await portal(admin, ['project', 'ticket', '--attribute', 'svc-inlet']);
+    await writeFile(join(dir, 'etc', 'node.ticket'), ticket.stdout, { mode: 0o600 });
+    const installed = await portal(dir, [
+      'service',
+      'install',
+      'node',
+      '--name',
+      'portal-node-2',
+      '--output',
+      units,
+      '--configuration',
+      join(dir, 'etc', 'node.yaml'),
+      '--enrollment-ticket-file',
+      join(dir, 'etc', 'node.ticket'),
+      '--sealing-key-file',
+      join(dir, 'etc', 'node-seal.key'),
+      '--home',
+      join(dir, 'node-2-home'),
+    ]);
+    assert.equal(installed.code, 0, installed.stderr);
+    const node = await runUnit(join(units, 'portal-node-2.service'), dir);
+    running.push(node);
+    await node.waitFor(/enrolled as n[0-9a-f]+ in project \S+ with attribute svc-inlet/);
+    await node.waitFor(/Portal node setup completed successfully/);
+    assert.equal(existsSync(join(dir, 'node-2-home', 'keys', 'node-seal.key')), false, 'the node sealed its identity with the credential');
+    await node.stop();
+    await controller.stop();
+
+    // Another key in the credential: the controller names the credential it read, and stops.
+    await writeFile(join(dir, 'other.key'), key(), { mode: 0o600 });
+    const refused = await runUnit(controllerUnit, dir, { 'controller-seal.key': join(dir, 'other.key') });
+    running.push(refused);
+    const [exit] = await once(refused.child, 'exit');
+    assert.equal(exit, 1);
+    assert.match(refused.lines.join('\n'), /^portal: the sealing key in \S+\/credentials-\w+\/controller-seal\.key does not open /m);
+  });
+
+  it('prints with --dry-run and writes nothing; refuses what would not run or would replace a unit', async () => {
+    const dry = join(dir, 'dry');
+    const printed = await portal(dir, ['service', 'install', 'relay', '--output', dry, '--dry-run']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /^# portal-relay\.service: Portal relay, written by portal service install relay/);
+    assert.match(printed.stdout, /\nExecStart=\S+ \S+ relay start --listen 0\.0\.0\.0:4100\n/);
+    assert.equal(existsSync(dry), false);
+    const refusals: [string[], RegExp][] = [
+      [['controller', '--listen', '0.0.0.0:4000', '--public-address', 'c.example.net:4000'], /^portal: portal service install controller needs --sealing-key-file; make the key once, readable by root alone: \(umask 077; openssl rand -base64 32 > \/etc\/portal\/controller-seal\.key\)/],
+      [['controller', '--listen', '0.0.0.0:4000', '--sealing-key-file', join(dir, 'etc', 'controller-seal.key')], /^portal: --listen 0\.0\.0\.0:4000 accepts nodes on every address, but without --public-address tickets would name 127\.0\.0\.1:4000/],
+      [['node'], /^portal: portal service install node needs --configuration/],
+      [['node', '--configuration', join(dir, 'etc', 'missing.yaml')], /^portal: --configuration \S+missing\.yaml does not exist; create the file first/],
+      [['relay', '--configuration', join(dir, 'etc', 'node.yaml')], /^portal: --configuration does not apply to a relay; leave it out; it is for node units/],
+      [['relay', '--user', 'root'], /^portal: --user root would run Portal with every privilege/],
+      [['relay', '--home', '/home/portal'], /^portal: --home \/home\/portal lies where the unit's ProtectHome=yes hides it/],
+      [['gateway'], /^portal: portal service install gateway: no such role; give node, relay or controller/],
+      [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units], /^portal: \S+portal-node\.service exists already; add --force to replace it, or give another --name/],
+    ];
+    for (const [args, message] of refusals) {
+      const run = await portal(dir, ['service', 'install', ...args, ...(args.includes('--output') ? [] : ['--output', dry])]);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+    }
+    const forced = await portal(dir, ['service', 'install', 'node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+  });
+
+  it('warns when the service user could not read the program it would run', async () => {
+    const hidden = join(dir, 'private');
+    await mkdir(hidden, { mode: 0o700 });
+    await copyFile(portalBundle, join(hidden, 'portal.mjs'));
+    const run = spawnSync(process.execPath, [join(hidden, 'portal.mjs'), 'service', 'install', 'relay', '--dry-run'], { encoding: 'utf8', env: { ...process.env, PORTAL_HOME: dir } });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      run.stderr,
+      `portal: warning: the service cannot run ${join(hidden, 'portal.mjs')} as portal: ${hidden} is mode 0700, which others may not enter; ` +
+        'install Node.js and Portal where every user can read them (PORTAL_HOME=/opt/portal sh install.sh, then chmod 755 /opt/portal), and run this again from there\n',
+    );
+  });
+});
