@@ -79,6 +79,7 @@ describe('end to end: every Portal process stops on the first signal', function 
       const { code, ms } = await signalled(portal.outlet, 'SIGTERM');
       assert.equal(code, 0, portal.outlet.lines.join('\n'));
       assert.ok(ms < 3000, `the outlet took ${ms} ms to stop`);
+      console.log(`      SIGTERM to exit: ${ms} ms`);
       assert.ok(portal.outlet.lines.some((line) => /INFO the node stopped on SIGTERM after [0-9.]+s$/.test(line)), portal.outlet.lines.join('\n'));
       // Nothing of the outlet carries traffic any more: no warm stream, no session.
       await expectRefusal(portal.port);
@@ -95,9 +96,11 @@ describe('end to end: every Portal process stops on the first signal', function 
     await portal.outlet.waitFor(/the node is stopping on SIGINT: it takes no new connections and gives the 1 open connection up to 10s to finish/);
     assert.equal(await client.say('two'), 'two', 'the open connection is still carried');
     await expectRefusal(portal.port);
+    const ended = Date.now();
     client.socket.end();
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0);
+    console.log(`      last connection closed to exit: ${Date.now() - ended} ms`);
     assert.ok(portal.outlet.lines.some((line) => /stopped on SIGINT after [0-9.]+s: 1 of 1 connection finished, 0 cut$/.test(line)), portal.outlet.lines.join('\n'));
   });
 
@@ -110,6 +113,7 @@ describe('end to end: every Portal process stops on the first signal', function 
     const { code, ms } = await signalled(portal.outlet, 'SIGTERM');
     assert.equal(code, 0);
     assert.ok(ms >= 1000 && ms < 4000, `stopped after ${ms} ms`);
+    console.log(`      SIGTERM to exit with PORTAL_DRAIN_TIMEOUT=1s and a connection held: ${ms} ms`);
     await closed;
     assert.ok(portal.outlet.lines.some((line) => /stopped on SIGTERM after [0-9.]+s: 0 of 1 connection finished, 1 cut$/.test(line)), portal.outlet.lines.join('\n'));
   });
@@ -127,6 +131,7 @@ describe('end to end: every Portal process stops on the first signal', function 
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0);
     assert.ok(Date.now() - second < 1500, `took ${Date.now() - second} ms after the second signal`);
+    console.log(`      second signal to exit: ${Date.now() - second} ms`);
     client.socket.destroy();
   });
 
@@ -177,6 +182,7 @@ describe('end to end: every Portal process stops on the first signal', function 
       const { code, ms } = await signalled(relayProject.controller.process, 'SIGTERM');
       assert.equal(code, 0);
       assert.ok(ms < 3000, `the controller took ${ms} ms`);
+      console.log(`      controller, SIGTERM to exit: ${ms} ms`);
       assert.equal(await exitWithin(relayProject.controller.process, 1), 0);
     } finally {
       await relayProject.close();
