@@ -10,7 +10,7 @@ import { registerRelay } from './relay.ts';
 import { registerReset } from './reset.ts';
 import { registerService } from './service.ts';
 import { reportFailure } from './report.ts';
-import { stoppedOnSignal } from '../shared/graceful-stop.ts';
+import { stoppedAtOnce, stoppedOnSignal } from '../shared/graceful-stop.ts';
 import { tuneHeapForDataPath } from '../shared/heap-tuning.ts';
 
 export function buildProgram(): Command {
@@ -54,4 +54,4 @@ export async function main(argv: readonly string[]): Promise<number> {
 process.exitCode = await main(process.argv.slice(2));
 // Stopped on a signal, everything is closed: a handle something left open must not keep the process
 // (and a service manager's stop) waiting.
-if (stoppedOnSignal()) setTimeout(() => process.exit(), 2000).unref();
+if (stoppedOnSignal()) setTimeout(() => process.exit(), stoppedAtOnce() ? 0 : 2000).unref();

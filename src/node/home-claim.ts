@@ -5,7 +5,9 @@
  * removes a runtime file that names another process.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { InputError } from '../shared/errors.ts';
 
 /** What a runtime file says about the process that holds the directory. */
@@ -14,6 +16,8 @@ export interface RuntimeRecord {
   /** The process's start time as the kernel counts it (Linux), so a reused pid is not taken for it. */
   readonly processStart?: string;
   readonly startedAt: string;
+  /** Random, per start: the claim's own, so that a process releases only its own record. */
+  readonly token?: string;
   /** Known once the status server listens. */
   readonly statusPort?: number;
 }
@@ -35,15 +39,10 @@ export interface ClaimOptions {
 }
 
 export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
-  const own: RuntimeRecord = { pid: process.pid, ...startOf(process.pid), startedAt: new Date().toISOString() };
-  await mkdir(options.file.slice(0, options.file.lastIndexOf('/')), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      await writeFile(options.file, `${JSON.stringify(own)}\n`, { flag: 'wx', mode: 0o600 });
-      return claimOf(options.file, own);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+  const own: RuntimeRecord = { pid: process.pid, ...startOf(process.pid), token: randomBytes(8).toString('hex'), startedAt: new Date().toISOString() };
+  await mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    if (await createExclusively(options.file, own)) return claimOf(options.file, own);
     const holder = await readRuntime(options.file);
     if (holder && holderRuns(holder)) {
       const port = holder.statusPort ? `, status on 127.0.0.1:${holder.statusPort}` : '';
@@ -51,10 +50,49 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
         hint: `one ${options.what.replace(/^an? /, '')} per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME`,
       });
     }
-    // Left by a process that is gone: taken over.
-    await rm(options.file, { force: true });
+    // Left by a process that is gone: taken over by one starter at a time, then created again.
+    if (!(await removeStale(options.file, holder))) await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new InputError('ALREADY_RUNNING', `${options.what} is starting with PORTAL_HOME=${options.home} at this moment`, { hint: 'start one process per PORTAL_HOME' });
+}
+
+/** Creates `file` holding `record`, whole, unless it exists: written aside, then linked into place. */
+async function createExclusively(file: string, record: RuntimeRecord): Promise<boolean> {
+  const aside = `${file}.${record.token}.tmp`;
+  await writeFile(aside, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  try {
+    await link(aside, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
+
+/**
+ * Removes the runtime file if it still holds `seen` (a record of a process that is gone), under a lock
+ * directory, so that of two starters that found the same stale file only one removes it; false when
+ * another starter holds the lock (a lock older than 10 s is left by one that died, and removed).
+ */
+async function removeStale(file: string, seen: RuntimeRecord | undefined): Promise<boolean> {
+  const lock = `${file}.lock`;
+  try {
+    await mkdir(lock);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if (age > 10_000) await rm(lock, { recursive: true, force: true });
+    return false;
+  }
+  try {
+    const now = await readRuntime(file);
+    if (now?.pid === seen?.pid && now?.token === seen?.token) await rm(file, { force: true });
+    return true;
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
 }
 
 /** The record in a runtime file, if there is one that names a process still running. */
@@ -75,13 +113,13 @@ async function readRuntime(file: string): Promise<RuntimeRecord | undefined> {
 
 function claimOf(file: string, own: RuntimeRecord): HomeClaim {
   let record = own;
-  const ours = async () => (await readRuntime(file))?.pid === own.pid;
+  const ours = async () => (await readRuntime(file))?.token === own.token;
   return {
     async update(fields) {
       if (!(await ours())) return;
       record = { ...record, ...fields };
-      await writeFile(`${file}.${own.pid}.tmp`, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-      await rename(`${file}.${own.pid}.tmp`, file);
+      await writeFile(`${file}.${own.token}.tmp`, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+      await rename(`${file}.${own.token}.tmp`, file);
     },
     async release() {
       if (await ours()) await rm(file, { force: true });

@@ -151,8 +151,11 @@ export class Inlet {
       this.status = 'up';
       this.ensureSession();
     });
-    relays.on('down', () => {
+    relays.on('down', (link: RelayLink) => {
       if (this.status === 'up' && relays.up().length === 0) this.status = 'waiting';
+      // The relay the session rides is stopping or lost: new clients go to a session through
+      // another relay while this one carries its streams to their end.
+      if (this.sessionPath === link && relays.up().some((other) => other !== link)) this.leaveSession(this.session);
     });
     if (relays.up().length > 0) {
       this.status = 'up';
@@ -185,6 +188,17 @@ export class Inlet {
     // kept for this inlet are gone, and that connection becomes the session. The relay carries the
     // renewed session only if no dial comes in time (or the inlet keeps no warm streams).
     if (this.sessionPath === 'direct' && this.warm.wanted > 0) this.directDeadline = Math.max(this.directDeadline, Date.now() + renewalDirectWaitMs);
+    this.ensureSession();
+  }
+
+  /**
+   * Opens a successor to `session`, which carries no new client once the successor is open and
+   * closes when its streams end, as a renewal does: for a session whose relay or outlet is going away.
+   */
+  private leaveSession(session: E2eSession | undefined): void {
+    if (!session || session !== this.session || this.replacing === session || this.stopped) return;
+    this.warm.destroyAll();
+    this.replacing = session;
     this.ensureSession();
   }
 
@@ -636,6 +650,8 @@ export class Inlet {
       if (!(error instanceof ClientLeft)) {
         this.outletRefused(error as Error);
         this.refuse(socket, (error as Error).message);
+        // An outlet that stops closes its sessions: the next clients wait for another.
+        if (outletLeaving.test((error as Error).message)) this.leaveSession(session);
       }
       return;
     }
@@ -675,6 +691,9 @@ export class Inlet {
     resetSocket(socket);
   }
 }
+
+/** The refusals of an outlet that is stopping, or closing the session they were asked on. */
+const outletLeaving = /^the outlet is (stopping|closing the session)/;
 
 function describePath(path: 'direct' | RelayLink | undefined): string | null {
   if (path === undefined) return null;

@@ -132,7 +132,12 @@ async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<Run
     closeEarly();
     throw error;
   }
-  return runEnrolled(options, current, { listener, direct, status, metrics, startedAt, claim, setShow: (next) => (show = next) });
+  try {
+    return await runEnrolled(options, current, { listener, direct, status, metrics, startedAt, claim, setShow: (next) => (show = next) });
+  } catch (error) {
+    closeEarly();
+    throw error;
+  }
 }
 
 interface Prepared {

@@ -156,6 +156,9 @@ export class Outlet {
     this.stopping = true;
     this.dialer.stop();
     for (const socket of this.waitingStreams) socket.destroy();
+    // Each session refuses new streams and ends with its last one (an idle one at once), so its
+    // inlet opens another, elsewhere if it can, while the streams it carries finish.
+    for (const session of this.sessions) session.close();
   }
 
   /** Target connections open right now. */
@@ -206,6 +209,7 @@ export class Outlet {
    * answer.
    */
   private onDial(link: RelayLink, splice: string, secret: string, from: string): void {
+    if (this.stopping) return;
     const mine = this.handshakes.get(from) ?? 0;
     if (mine >= outletLimits.handshakesPerMember || this.handshakesTotal >= outletLimits.handshakesTotal) {
       this.dialsDeclined += 1;
@@ -242,6 +246,7 @@ export class Outlet {
   }
 
   private async register(link: RelayLink): Promise<void> {
+    if (this.stopping) return;
     try {
       // The relay refuses on the outlet's behalf every inlet this allow would refuse.
       await link.channel.request('register', { relay: this.options.relay, allow: this.options.allow });

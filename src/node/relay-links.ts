@@ -78,8 +78,16 @@ export class RelayLinks extends EventEmitter {
 
   /** Starts from the list remembered from the last run, if any. */
   async restore(): Promise<void> {
+    // A list cut short or damaged is no list: the controller sends the project's again.
     const saved = await readFile(this.options.stateFile, 'utf8').then(
-      (text) => JSON.parse(text) as unknown,
+      (text) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          this.options.logger.warn(`${this.options.stateFile} is not a relay list; the controller's list replaces it`);
+          return undefined;
+        }
+      },
       () => undefined,
     );
     if (Array.isArray(saved) && this.candidates.size === 0) this.apply(saved.filter(isEntry), false);
@@ -111,7 +119,12 @@ export class RelayLinks extends EventEmitter {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    for (const candidate of this.candidates.values()) candidate.link?.channel.stop();
+    // Stopped on purpose: no 'down' for these links, which would read as relays lost.
+    for (const candidate of this.candidates.values()) {
+      const link = candidate.link;
+      candidate.link = undefined;
+      link?.channel.stop();
+    }
     this.candidates.clear();
   }
 

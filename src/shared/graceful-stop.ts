@@ -37,9 +37,13 @@ export interface StopOptions {
 export const defaultDrainMs = 10_000;
 
 let signalled = false;
+let atOnce = false;
 
 /** Whether this process stopped on a signal (its CLI then does not wait for stray handles to close). */
 export const stoppedOnSignal = (): boolean => signalled;
+
+/** Whether it stopped on a second signal before it had started: nothing to close, exit now. */
+export const stoppedAtOnce = (): boolean => atOnce;
 
 /**
  * Runs until a signal (or `finished`), then stops the target as described above. Resolves once it is
@@ -50,8 +54,10 @@ export const stoppedOnSignal = (): boolean => signalled;
 export async function stopOnSignal(starting: Stoppable | Promise<Stoppable>, options: StopOptions): Promise<void> {
   const emitter = options.signals ?? process;
   const name = options.name ?? 'the process';
-  // Handled here whatever happens first: a start that fails rejects `finished` too, unawaited.
+  // Handled here whatever happens first: a start that fails rejects `finished` too, unawaited, and a
+  // start given up on a second signal may still fail.
   options.finished?.catch(() => undefined);
+  Promise.resolve(starting).catch(() => undefined);
   const received: string[] = [];
   let wake: () => void = () => undefined;
   let next = new Promise<void>((resolve) => (wake = resolve));
@@ -65,7 +71,19 @@ export async function stopOnSignal(starting: Stoppable | Promise<Stoppable>, opt
   const unlisten = () => signals.forEach((signal) => emitter.off(signal, onSignal));
   let target: Stoppable;
   try {
-    target = await starting;
+    // A second signal while it starts stops the process at once (main() exits on stoppedAtOnce).
+    const twice = (async () => {
+      while (received.length < 2) await next;
+    })();
+    const first = await Promise.race([starting, twice.then(() => undefined)]);
+    if (!first) {
+      unlisten();
+      signalled = true;
+      atOnce = true;
+      options.log(`${name} stopped on ${received[1]} while it was starting`);
+      return;
+    }
+    target = first;
   } catch (error) {
     unlisten();
     throw error;

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
-import { statusWhen, type Running } from '../support/processes.ts';
+import { metricsOf, sample } from '../support/node-checks.ts';
+import { nodeStatus, statusWhen, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRelay } from '../support/relay-processes.ts';
 import { expectRefusal, roundTrip } from '../support/tcp.ts';
@@ -96,6 +97,8 @@ describe('end to end: every Portal process stops on the first signal', function 
     await portal.outlet.waitFor(/the node is stopping on SIGINT: it takes no new connections and gives the 1 open connection up to 10s to finish/);
     assert.equal(await client.say('two'), 'two', 'the open connection is still carried');
     await expectRefusal(portal.port);
+    // Its relay connections closed on purpose: no relay counts as lost.
+    assert.equal(sample(await metricsOf(join(project.dir, 'outlet')), 'portal_failures_total', 'reason="relay_lost"'), 0);
     const ended = Date.now();
     client.socket.end();
     const [code] = (await exited) as [number | null];
@@ -151,6 +154,44 @@ describe('end to end: every Portal process stops on the first signal', function 
     assert.equal(code, 0);
     // The outlet lost its inlet's session and streams, and carries nothing of it.
     await statusWhen(join(project.dir, 'outlet'), (shown) => shown.outlets[0]?.sessions === 0);
+  });
+
+  it('moves the inlet off a relay that stops: new clients ride another relay, and the relay exits once its last connection ends', async () => {
+    const relayProject = await startProject({ controllerFlags: ['--no-relay'] });
+    try {
+      const relays = [await startRelay(relayProject, 'relay-a'), await startRelay(relayProject, 'relay-b')];
+      const portal = await startEchoPortal(relayProject, heartbeat, { direct: false });
+      try {
+        const inletHome = join(relayProject.dir, 'inlet');
+        await statusWhen(inletHome, (shown) => shown.relays.filter((relay) => relay.status === 'connected').length === 2 && shown.inlets[0]?.warm_streams === 2);
+        const riding = (await nodeStatus(inletHome)).inlets[0]?.path?.replace('relay ', '');
+        const carrier = relays.find((relay) => relay.id === riding);
+        assert.ok(carrier, `the session rides one of the two relays (${riding})`);
+        const client = await heldClient(portal.port);
+        assert.equal(await client.say('held'), 'held');
+        const exited = once(carrier.process.child, 'exit');
+        const signalledAt = Date.now();
+        carrier.process.child.kill('SIGTERM');
+        await carrier.process.waitFor(/the relay is stopping on SIGTERM/);
+        const moved = await statusWhen(inletHome, (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0].path !== `relay ${carrier.id}`);
+        assert.match(String(moved.inlets[0]?.path), /^relay /);
+        for (let i = 0; i < 20; i += 1) assert.equal((await roundTrip(portal.port, Buffer.from(`new ${i}`))).toString(), `new ${i}`);
+        assert.equal(await client.say('still'), 'still', 'the held connection is still carried by the stopping relay');
+        client.socket.end();
+        const [code] = (await exited) as [number | null];
+        assert.equal(code, 0, carrier.process.lines.join('\n'));
+        const took = Date.now() - signalledAt;
+        assert.ok(took < 8000, `the relay took ${took} ms: it waited for the session it no longer carries`);
+        console.log(`      relay stopped ${took} ms after SIGTERM, once its last connection ended`);
+      } finally {
+        await portal.inlet.stop();
+        await portal.outlet.stop();
+        await portal.echo.close();
+        for (const relay of relays) await relay.process.stop();
+      }
+    } finally {
+      await relayProject.close();
+    }
   });
 
   it('stops a relay carrying a splice once the splice ends, and the controller at once; both exit 0', async () => {

@@ -58,8 +58,9 @@ describe('end to end: the generic webhook use case', function () {
   });
 
   it('comes back after a restart without a ticket: the identity is kept in PORTAL_HOME', async () => {
+    // One node per PORTAL_HOME: the first inlet stops (cleanly), then the same home starts again.
+    assert.deepEqual(await run.stopNodes('inlet'), [0]);
     const restarted = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')), { ENROLLMENT_TICKET: '' });
-    // The first inlet still holds nothing that stops a second one with the same identity from running.
     await restarted.waitFor(/Portal node setup completed successfully/);
     assert.ok(!restarted.lines.some((line) => line.includes('enrolled as')), 'no second enrollment');
     await restarted.stop();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { drainFromEnvironment, stopOnSignal, type Stoppable } from '../../src/shared/graceful-stop.ts';
+import { drainFromEnvironment, stopOnSignal, stoppedAtOnce, type Stoppable } from '../../src/shared/graceful-stop.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 
 /** A process carrying `open` connections; `finishOne` ends one. */
@@ -82,6 +82,19 @@ describe('stopping on a signal', () => {
     started(target);
     await stopped;
     assert.deepEqual(steps, ['stop accepting', 'close with 0 open']);
+  });
+
+  it('gives up a start on a second signal, at once', async () => {
+    const signals = new EventEmitter();
+    const lines: string[] = [];
+    const stopped = stopOnSignal(new Promise<never>(() => undefined), { drainMs: 1000, log: (line) => lines.push(line), name: 'the node', signals });
+    signals.emit('SIGTERM', 'SIGTERM');
+    await tick();
+    signals.emit('SIGINT', 'SIGINT');
+    await stopped;
+    assert.deepEqual(lines, ['the node stopped on SIGINT while it was starting']);
+    assert.equal(stoppedAtOnce(), true);
+    assert.equal(signals.listenerCount('SIGINT'), 0);
   });
 
   it('passes on a failed start, listening no more', async () => {

@@ -19,6 +19,8 @@ export interface UseCaseRun {
   readonly tickets: { outlet: string; inlet: string };
   compiledConfig(role: 'outlet' | 'inlet'): Promise<Record<string, unknown>>;
   startNode(role: 'outlet' | 'inlet', config: Record<string, unknown>, env?: NodeJS.ProcessEnv): Promise<Running>;
+  /** Stops (SIGTERM) every node of `role` started so far; resolves with their exit codes. */
+  stopNodes(role: 'outlet' | 'inlet'): Promise<(number | null)[]>;
   /** Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the endpoint); waits until it has set up. */
   startOutlet(retarget: (compiledTarget: string) => string, env?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string }>;
   /** startOutlet, then the compiled inlet; waits until both have set up. */
@@ -41,6 +43,7 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     inlet: (await readFile(join(dir, 'inlet.ticket'), 'utf8')).trim(),
   };
   const started: Running[] = [];
+  const byRole = new Map<Running, 'outlet' | 'inlet'>();
   const run: UseCaseRun = {
     dir,
     adminHome,
@@ -58,7 +61,11 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
         ...env,
       });
       started.push(node);
+      byRole.set(node, role);
       return node;
+    },
+    async stopNodes(role) {
+      return Promise.all(started.filter((node) => byRole.get(node) === role).map((node) => node.stop()));
     },
     async startOutlet(retarget, env = {}) {
       const outlet = await run.compiledConfig('outlet');
