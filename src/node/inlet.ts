@@ -531,7 +531,7 @@ export class Inlet {
       this.sessionPath = undefined;
       // Closed by the node's own stop: nothing to reopen, nothing to say.
       if (this.stopped) return;
-      logger.info(`inlet: session to relay name "${this.options.via}" ${described} closed (${why?.message ?? 'no reason given'}); reopening`);
+      logger.info(`inlet: session to relay name "${this.options.via}" (${described}) closed (${why?.message ?? 'no reason given'}); reopening`);
       metrics.failures.inc({ reason: 'session_failed' });
       // Lost, not replaced: the relay it ran through goes to the back of the order for a while.
       if (path !== 'direct') this.troubleWith(path, `the session through it closed (${why?.message ?? 'no reason given'})`);
