@@ -103,7 +103,8 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   }
   const adminCode = await running.service.createAdminCode(24 * 3600_000);
   if (options.runtimeFile) {
-    const runtime = { pid: process.pid, address: running.address, fingerprint: running.fingerprint };
+    // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
+    const runtime = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, drainMs };
     await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
     await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
   }
