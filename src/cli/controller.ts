@@ -1,5 +1,6 @@
 /** `portal controller start`: a controller in the foreground, for self-hosting (and for `portal enroll`). */
 import { rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startController, type ControllerOptions } from '../controller/controller.ts';
 import { RelayServer } from '../relay/server.ts';
@@ -7,7 +8,7 @@ import { parseHostPort } from '../shared/address.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { durationRanges, durationSyntax } from '../shared/duration.ts';
 import { BoundedLogFile, redirectStandardError } from '../shared/bounded-log.ts';
-import { InputError } from '../shared/errors.ts';
+import { InputError, printable } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
@@ -69,7 +70,7 @@ export function registerController(program: Command): void {
 }
 
 async function runController(options: ControllerStartOptions): Promise<void> {
-  if (options.logFile) redirectStandardError(new BoundedLogFile(options.logFile));
+  if (options.logFile) redirectStandardError(openLogFile(options.logFile));
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
@@ -102,7 +103,8 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   }
   const adminCode = await running.service.createAdminCode(24 * 3600_000);
   if (options.runtimeFile) {
-    const runtime = { pid: process.pid, address: running.address, fingerprint: running.fingerprint };
+    // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
+    const runtime = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, drainMs };
     await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
     await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
   }
@@ -115,4 +117,19 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
   }
   await stopOnSignal(running, { drainMs, log, name: 'the controller' });
+}
+
+/** The --log-file, opened before anything starts: a path it cannot write is a flag to fix, said on standard error. */
+function openLogFile(path: string): BoundedLogFile {
+  try {
+    return new BoundedLogFile(path);
+  } catch (error) {
+    const full = printable(resolve(path));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      const directory = dirname(full);
+      throw new InputError('BAD_FLAG', `--log-file ${full}: the directory ${directory} does not exist`, { hint: `create it first (mkdir -p ${directory}), or give a file in a directory that exists` });
+    }
+    throw new InputError('BAD_FLAG', `--log-file ${full} cannot be opened for writing (${code ?? (error as Error).message})`, { hint: 'give a file this user may create or append to', cause: error });
+  }
 }

@@ -5,12 +5,14 @@
  * its log goes to $PORTAL_HOME/controller/controller.log (bounded); `portal reset` stops it.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { rotateIfFull } from '../shared/bounded-log.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { drainFromEnvironment } from '../shared/graceful-stop.ts';
+import { stopWaitMs } from '../shared/stop-wait.ts';
 import { embeddedControllerDirectory, embeddedControllerLog, embeddedControllerRuntime, embeddedControllerSealingKey, embeddedControllerSettings } from './home.ts';
 
 export interface EmbeddedController {
@@ -18,8 +20,10 @@ export interface EmbeddedController {
   /** The public address: what tickets carry. */
   readonly address: string;
   readonly fingerprint: string;
-  /** Where it listens (only from a controller this call started). */
+  /** Where it listens (from a controller this call started, or the runtime file of one of this version). */
   readonly listening?: string;
+  /** How long it drains its connections when told to stop (from its runtime file, of this version). */
+  readonly drainMs?: number;
   /** A fresh one-time admin code (only from a controller this call started). */
   readonly adminCode?: string;
 }
@@ -50,7 +54,7 @@ function selfCommand(): { command: string; args: string[] } {
 
 /**
  * The embedded controller, if it is running: its runtime file names it and it accepts connections
- * (a pid alone can outlive its process as a zombie where nothing reaps orphans).
+ * where it listens (a pid alone can outlive its process as a zombie where nothing reaps orphans).
  */
 export async function readEmbeddedController(home: string): Promise<EmbeddedController | undefined> {
   let runtime: EmbeddedController;
@@ -59,7 +63,21 @@ export async function readEmbeddedController(home: string): Promise<EmbeddedCont
   } catch {
     return undefined;
   }
-  return (await accepts(runtime.address)) ? runtime : undefined;
+  // A runtime file from before it named where the controller listens: the settings it started with.
+  const listening = runtime.listening ?? (await readEmbeddedControllerSettings(home))?.listen ?? runtime.address;
+  return (await accepts(reachedFromHere(listening))) ? runtime : undefined;
+}
+
+/**
+ * Where this machine reaches a controller that listens on `listening`: that address, or loopback for
+ * every address. Never its public address, which may not lead back to this machine (a NAT, a name
+ * other machines resolve).
+ */
+function reachedFromHere(listening: string): string {
+  const at = listening.lastIndexOf(':');
+  const host = listening.slice(0, at);
+  const loopback: Record<string, string> = { '0.0.0.0': '127.0.0.1', '[::]': '[::1]' };
+  return `${loopback[host] ?? host}${listening.slice(at)}`;
 }
 
 function accepts(address: string): Promise<boolean> {
@@ -155,22 +173,60 @@ async function failureLine(logPath: string, from: number): Promise<string | unde
   return line?.slice('portal: '.length);
 }
 
-export function stopEmbeddedController(controller: EmbeddedController): Promise<void> {
-  try {
-    process.kill(controller.pid, 'SIGTERM');
-  } catch {
-    return Promise.resolve();
-  }
-  // Stopped once it no longer accepts connections (its pid may linger as a zombie).
-  return new Promise((resolve) => {
-    const deadline = Date.now() + 5000;
-    const check = async () => {
-      if (!(await accepts(controller.address))) return resolve();
-      if (Date.now() > deadline) {
-        process.kill(controller.pid, 'SIGKILL');
-        resolve();
-      } else setTimeout(() => void check(), 25);
-    };
-    void check();
+/**
+ * SIGTERM, then waits until the process has exited: it stops accepting at once but drains its
+ * connections first, and whoever called this may remove its data directory next. One that has not
+ * exited after its drain and a margin is killed.
+ */
+export async function stopEmbeddedController(controller: EmbeddedController): Promise<void> {
+  if (!signal(controller.pid, 'SIGTERM')) return;
+  const drainMs = controller.drainMs ?? drainFromEnvironment(process.env);
+  if (await exits(controller.pid, stopWaitMs(drainMs))) return;
+  if (!signal(controller.pid, 'SIGKILL')) return;
+  if (await exits(controller.pid, killWaitMs)) return;
+  throw new RuntimeFailure('STOP_TIMED_OUT', `the embedded controller (process ${controller.pid}) did not exit, even after SIGKILL; nothing was removed`, {
+    hint: `check it with ps -p ${controller.pid}, and run the command again once it is gone`,
   });
+}
+
+/** How long a process may take to go once SIGKILL was sent. */
+const killWaitMs = 5000;
+
+/** Sends `name` to `pid`; false if there is no such process. */
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw new RuntimeFailure('STOP_FAILED', `cannot stop the embedded controller (process ${pid}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      hint: `stop it as the user it runs as (kill ${pid}), then run the command again`,
+    });
+  }
+}
+
+/** Resolves true once `pid` has exited, or false after `limitMs`. */
+async function exits(pid: number, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    if (hasExited(pid)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** No such process, or a zombie: exited, but not reaped where nothing reaps orphans (Linux tells). */
+function hasExited(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which may hold spaces and parentheses.
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
 }

@@ -1,17 +1,17 @@
 /** `portal reset`: stops what `portal enroll` started and removes this machine's Portal state. */
+import { statSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { drainFromEnvironment } from '../shared/graceful-stop.ts';
+import { stopWaitMs } from '../shared/stop-wait.ts';
 import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
 import { runtimeFile } from '../node/node.ts';
 import { relayDirectory } from '../relay/relay-node.ts';
 import { readEmbeddedController, stopEmbeddedController } from './embedded-controller.ts';
 import { installationEntries, portalHome } from './home.ts';
-
-/** How long a node or relay told to stop may take: its drain (10 s by default) and then some. */
-const stopWaitMs = 30_000;
 
 export function registerReset(program: Command): void {
   program
@@ -20,6 +20,8 @@ export function registerReset(program: Command): void {
     .option('--yes', 'do not ask for confirmation, and stop a node or relay that runs with this home')
     .action(async (options: { yes?: boolean }) => {
       const home = portalHome();
+      // How long a node or relay told to stop may take: its drain, as this environment gives it, and a margin.
+      const waitMs = stopWaitMs(drainFromEnvironment(process.env));
       const running = await runningProcesses(home);
       if (!options.yes && running.length > 0) {
         const what = running.map(({ what, holder }) => `${what} (process ${holder.pid})`).join(' and ');
@@ -35,7 +37,7 @@ export function registerReset(program: Command): void {
         if (!/^y(es)?$/i.test(answer.trim())) return;
       }
       for (const { what, file, holder } of running) {
-        await stopProcess(holder, what, file);
+        await stopProcess(holder, what, file, waitMs);
         console.log(`Stopped ${what} (process ${holder.pid}).`);
       }
       const controller = await readEmbeddedController(home);
@@ -67,19 +69,37 @@ async function runningProcesses(home: string): Promise<Running[]> {
   return found.filter((entry) => entry !== undefined);
 }
 
-/** SIGTERM, then waits until the process has let go of its home; one that does not stop in time is left running, and said. */
-async function stopProcess(holder: RuntimeRecord, what: string, file: string): Promise<void> {
+/**
+ * SIGTERM, then waits until the process has let go of its home; one that does not stop in time is
+ * left running, and said. Only "no such process" means it is gone: one of another user (a node run
+ * by root) refuses the signal, and runs on.
+ */
+async function stopProcess(holder: RuntimeRecord, what: string, file: string, waitMs: number): Promise<void> {
   try {
     process.kill(holder.pid, 'SIGTERM');
-  } catch {
-    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return;
+    if (code !== 'EPERM') throw error;
+    throw new RuntimeFailure('NOT_PERMITTED', `${what} (process ${holder.pid}) belongs to another user${ownerOf(holder.pid)}, so portal reset may not stop it; nothing was removed`, {
+      hint: `stop it as that user or as root (kill ${holder.pid}), then run portal reset --yes again`,
+    });
   }
-  const deadline = Date.now() + stopWaitMs;
+  const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     if ((await runningHolder(file))?.pid !== holder.pid) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new RuntimeFailure('STOP_TIMED_OUT', `${what} (process ${holder.pid}) did not stop within ${stopWaitMs / 1000} s of SIGTERM; nothing was removed`, {
-    hint: `stop it (kill ${holder.pid}) and run portal reset --yes again`,
+  throw new RuntimeFailure('STOP_TIMED_OUT', `${what} (process ${holder.pid}) did not stop within ${waitMs / 1000} s of SIGTERM; nothing was removed`, {
+    hint: `stop it (kill ${holder.pid}) and run portal reset --yes again, with PORTAL_DRAIN_TIMEOUT as ${what} has it if it drains longer`,
   });
+}
+
+/** " (uid N)" for the user a process runs as, where the system tells (Linux); else nothing. */
+function ownerOf(pid: number): string {
+  try {
+    return ` (uid ${statSync(`/proc/${pid}`).uid})`;
+  } catch {
+    return '';
+  }
 }

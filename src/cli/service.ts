@@ -11,6 +11,7 @@ import { version } from '../node/version.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { InputError, RuntimeFailure, printable } from '../shared/errors.ts';
+import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { sealingKeyFileNames, sealingKeyVariables } from '../shared/sealing-key.ts';
 import { hasControlCharacters, renderUnit, stateRoot, type Credential, type ServiceRole, type ServiceUnit, type Word } from '../service/systemd-unit.ts';
 import { controllerKeyCredential } from './controller-sealing-key.ts';
@@ -55,7 +56,7 @@ export function registerService(program: Command): void {
     .option('--name <name>', 'the unit name (default: portal-<role>)')
     .option('--user <user>', 'the dedicated user it runs as (create it with useradd --system)', 'portal')
     .option('--home <dir>', "PORTAL_HOME, the service's state and the only place it writes (default: /var/lib/portal/<role>)")
-    .option('--env <name=value>', 'an environment variable for the process, such as NODE_LOG_LEVEL=debug (repeatable; the unit file is readable by all, so no secrets)', collect, [])
+    .option('--env <name=value>', 'an environment variable for the process, such as NODE_LOG_LEVEL=debug or PORTAL_DRAIN_TIMEOUT=1m (repeatable; the unit file is readable by all, so no secrets)', collect, [])
     .option('--configuration <file>', 'node: its configuration file (JSON or YAML), loaded as a credential at every start')
     .option('--enrollment-ticket-file <file>', 'node, relay: the enrollment ticket, loaded as a credential (needed for the first start only)')
     .option('--sealing-key-file <file>', 'controller (required), node: the sealing key, loaded as a credential so that it stays readable by root alone')
@@ -98,8 +99,10 @@ async function unitFor(role: ServiceRole, extra: readonly string[], options: Ser
   if (/^\/(home|root|run\/user)(\/|$)/.test(home)) {
     throw new InputError('BAD_FLAG', `--home ${home} lies where the unit's ProtectHome=yes hides it`, { hint: `give a directory under ${stateRoot}, such as ${stateRoot}portal/${role}` });
   }
+  const environment = options.env.map((text) => parseEnvironment(text, role));
+  const drainMs = drainOf(environment);
+  checkExtraArguments(extra, role);
   const parts = role === 'node' ? await nodeParts(options) : listenerParts(role, options);
-  for (const word of extra) if (hasControlCharacters(word)) throw new InputError('BAD_FLAG', `the argument ${printable(word)} holds a control character`, { hint: 'give each argument on one line' });
   return {
     role,
     name,
@@ -108,7 +111,8 @@ async function unitFor(role: ServiceRole, extra: readonly string[], options: Ser
     program: programWords(),
     arguments: [...parts.words, ...extra],
     credentials: parts.credentials,
-    environment: [...options.env.map(parseEnvironment), ...parts.environment],
+    environment: [...environment, ...parts.environment],
+    drainMs,
     privilegedPort: parts.privilegedPort,
     portalVersion: version,
   };
@@ -223,12 +227,38 @@ function absolute(path: string, flag: string): string {
   return full;
 }
 
-function parseEnvironment(text: string): readonly [string, string] {
+function parseEnvironment(text: string, role: ServiceRole): readonly [string, string] {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(text);
   if (!match || hasControlCharacters(text)) throw new InputError('BAD_FLAG', `--env ${printable(text)} is not NAME=VALUE on one line`, { hint: 'give --env NODE_LOG_LEVEL=debug, for example' });
   const [, name = '', value = ''] = match;
   if (name === 'PORTAL_HOME') throw new InputError('BAD_FLAG', '--env PORTAL_HOME=… would contradict --home', { hint: 'give --home' });
+  if (name === 'ENROLLMENT_TICKET') throw secretInUnit(`--env ${name}=…`, 'the enrollment ticket', ticketHint(role));
+  if (name === sealingKeyVariables.controllerMaterial) throw secretInUnit(`--env ${name}=…`, "the controller's sealing key", sealingKeyHint(role));
   return [name, value];
+}
+
+/** The drain the process reads from PORTAL_DRAIN_TIMEOUT (the last one given wins, as in systemd), refused as the process would refuse it. */
+function drainOf(environment: readonly (readonly [string, string])[]): number {
+  const given = environment.filter(([name]) => name === 'PORTAL_DRAIN_TIMEOUT').at(-1);
+  return drainFromEnvironment(given === undefined ? {} : { PORTAL_DRAIN_TIMEOUT: given[1] });
+}
+
+/** Arguments after `--` go into ExecStart, which every user can read: none may carry a secret. */
+function checkExtraArguments(extra: readonly string[], role: ServiceRole): void {
+  for (const word of extra) {
+    if (hasControlCharacters(word)) throw new InputError('BAD_FLAG', `the argument ${printable(word)} holds a control character`, { hint: 'give each argument on one line' });
+    const flag = word.split('=')[0];
+    if (flag === '--enrollment-ticket') throw secretInUnit(`the argument ${flag}`, 'the enrollment ticket', ticketHint(role));
+    if (flag === '--code') throw secretInUnit(`the argument ${flag}`, 'a one-time admin code', 'leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file');
+  }
+}
+
+const credentialNote = 'the unit loads it as a credential, which only root and the service can read';
+const sealingKeyHint = (role: ServiceRole) => (role === 'controller' ? `give --sealing-key-file FILE instead: ${credentialNote}` : 'leave it out: only a controller reads it');
+const ticketHint = (role: ServiceRole) => (role === 'controller' ? 'leave it out: a controller needs no ticket' : `give --enrollment-ticket-file FILE instead: ${credentialNote}`);
+
+function secretInUnit(what: string, secret: string, hint: string): InputError {
+  return new InputError('BAD_FLAG', `${what} would write ${secret} into the unit file, which every user can read`, { hint });
 }
 
 const belowPort1024 = (address: string | undefined) => {

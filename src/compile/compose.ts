@@ -6,7 +6,10 @@
  */
 import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { Document } from 'yaml';
+import { formatDuration } from '../shared/duration.ts';
+import { defaultDrainMs } from '../shared/graceful-stop.ts';
 import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
+import { stopWaitMs } from '../shared/stop-wait.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
 import { containerInletConfig } from './node-config.ts';
@@ -20,6 +23,8 @@ export interface ComposeService {
   readonly ports?: readonly string[];
   readonly depends_on?: readonly string[];
   readonly restart?: 'unless-stopped';
+  /** How long `docker stop` and `docker-compose down` wait after SIGTERM before they kill. */
+  readonly stop_grace_period?: string;
   readonly volumes?: readonly string[];
 }
 
@@ -33,6 +38,12 @@ export interface ComposeFile {
  * anonymous /var/lib/portal): a copy of the state alone cannot open the node's identity.
  */
 export const keysVolume = 'portal-keys';
+
+/**
+ * Docker waits 10 s after SIGTERM by default, exactly the node's default drain, so a node with a
+ * connection open would be killed (exit 137) as the drain ends: the drain and a margin to close.
+ */
+export const nodeStopGracePeriod = formatDuration(stopWaitMs(defaultDrainMs));
 
 /** How the compose file refers to the ticket; compose substitutes it from the shell, or stops if it is unset. */
 export const ticketVariable = '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}';
@@ -66,6 +77,7 @@ function nodeService(manifest: UseCaseManifest, container: ContainerManifest): C
     network_mode: container['network-mode'],
     // A portal outlives a reboot of the Docker host, as the stacks' node outlives its machine.
     restart: 'unless-stopped',
+    stop_grace_period: nodeStopGracePeriod,
     ...(bridge ? { ports: container.publish ?? [] } : {}),
     environment,
     volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],

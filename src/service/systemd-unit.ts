@@ -6,6 +6,8 @@
  * controller's sealing key, an enrollment ticket) as credentials that systemd reads as root and hands
  * to the process alone, and a stop timeout above the time Portal drains its connections.
  */
+import { formatDuration } from '../shared/duration.ts';
+import { stopWaitMs } from '../shared/stop-wait.ts';
 
 export type ServiceRole = 'node' | 'relay' | 'controller';
 
@@ -34,6 +36,8 @@ export interface ServiceUnit {
   readonly credentials: readonly Credential[];
   /** Environment besides PORTAL_HOME, in the order given. */
   readonly environment: readonly (readonly [string, Word])[];
+  /** How long the process drains its connections when it stops: PORTAL_DRAIN_TIMEOUT in its environment. */
+  readonly drainMs: number;
   /** Listens on a port below 1024: granted CAP_NET_BIND_SERVICE, and nothing else. */
   readonly privilegedPort: boolean;
   /** Written into the unit's first comment. */
@@ -41,10 +45,16 @@ export interface ServiceUnit {
 }
 
 /**
- * Seconds systemd waits after SIGTERM before it kills the process: above the time Portal drains
- * connections on the first SIGTERM (10 s by default, configurable), so a stop is never a kill.
+ * Seconds systemd waits after SIGTERM before it kills the process: above the time it drains
+ * connections on the first SIGTERM, so a stop is never a kill.
  */
-export const stopTimeoutSeconds = 30;
+export const stopTimeoutSeconds = (drainMs: number): number => Math.ceil(stopWaitMs(drainMs) / 1000);
+
+/**
+ * The exit code of a refusal (bad configuration, a used ticket): starting again would be refused
+ * again, so systemd does not restart the process.
+ */
+export const inputErrorExitCode = 2;
 /** Open files: a relay or an outlet holds two descriptors for every connection it carries. */
 export const openFilesLimit = 65536;
 /** Where StateDirectory= puts a relative state directory. */
@@ -76,9 +86,11 @@ export function renderUnit(unit: ServiceUnit): string {
     `ExecStart=${[...unit.program, ...unit.arguments].map(execWord).join(' ')}`,
     'Restart=on-failure',
     'RestartSec=5s',
-    '# Portal drains its connections after the first SIGTERM for a bounded time (10 s by default), then exits.',
+    `# Exit code ${inputErrorExitCode} is a refusal (bad configuration, a used ticket): a restart would be refused too.`,
+    `RestartPreventExitStatus=${inputErrorExitCode}`,
+    `# ${drainComment(unit.drainMs)}`,
     'KillSignal=SIGTERM',
-    `TimeoutStopSec=${stopTimeoutSeconds}s`,
+    `TimeoutStopSec=${stopTimeoutSeconds(unit.drainMs)}s`,
     `LimitNOFILE=${openFilesLimit}`,
     'UMask=0077',
     ...stateDirectory(unit.home),
@@ -106,6 +118,12 @@ export function renderUnit(unit: ServiceUnit): string {
     'WantedBy=multi-user.target',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** What the process does on SIGTERM, for the comment above TimeoutStopSec=. */
+function drainComment(drainMs: number): string {
+  const drain = drainMs === 0 ? 'closes its connections at once after SIGTERM' : `drains its connections after the first SIGTERM for up to ${formatDuration(drainMs)}`;
+  return `Portal ${drain} (PORTAL_DRAIN_TIMEOUT), then exits.`;
 }
 
 /** StateDirectory= makes the home (owned by the user, 0700) when it lies under /var/lib. */

@@ -37,9 +37,16 @@ export class BoundedLogFile {
   }
 
   #rotate(): void {
+    try {
+      renameSync(this.path, previousLogFile(this.path));
+    } catch (error) {
+      // Removed meanwhile (by hand, or a cleaner): there is nothing to keep, and a new file starts.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    // Opened before the old one is closed, so that a failure leaves this object as it was.
+    const fd = openSync(this.path, 'a', 0o600);
     closeSync(this.#fd);
-    renameSync(this.path, previousLogFile(this.path));
-    this.#fd = openSync(this.path, 'a', 0o600);
+    this.#fd = fd;
     this.#size = 0;
   }
 }
@@ -57,15 +64,28 @@ export function rotateIfFull(path: string, limitBytes = defaultLogLimitBytes): v
 
 /**
  * Sends everything this process writes to standard error (its log lines, warnings, the one-line
- * failure) to `log` instead.
+ * failure) to `log` instead. A write the file refuses (a full disk, a directory removed) does not
+ * throw into the code that logged, which may be a socket handler: from then on the lines go to the
+ * real standard error, after one line that says why.
  */
-export function redirectStandardError(log: BoundedLogFile): void {
+export function redirectStandardError(log: BoundedLogFile, stream: NodeJS.WritableStream = process.stderr): void {
+  const direct = stream.write;
   const write = (chunk: string | Uint8Array, encodingOrCallback?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean => {
     const encoding = typeof encodingOrCallback === 'string' ? encodingOrCallback : 'utf8';
-    log.write(typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : Buffer.from(chunk).toString('utf8'));
     const done = typeof encodingOrCallback === 'function' ? encodingOrCallback : callback;
+    const text = typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : Buffer.from(chunk).toString('utf8');
+    try {
+      log.write(text);
+    } catch (error) {
+      stream.write = direct;
+      // The real standard error may fail as well (the same full disk): that must not end the process either.
+      stream.on('error', () => undefined);
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      stream.write(`${new Date().toISOString()} WARN cannot write the log file ${log.path} (${reason}): logging to standard error from now on\n`);
+      return done ? stream.write(text, done) : stream.write(text);
+    }
     if (done) process.nextTick(done);
     return true;
   };
-  process.stderr.write = write as typeof process.stderr.write;
+  stream.write = write as typeof stream.write;
 }

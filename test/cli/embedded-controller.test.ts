@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,17 @@ const accepts = (address: string) =>
     const socket = connect({ host, port: Number(port) }, () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
+
+/** Whether `pid` has exited: no such process, or a zombie nothing reaped. */
+function exited(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+}
 
 describe('portal enroll with the embedded controller', function () {
   this.timeout(60_000);
@@ -150,14 +161,16 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(mixed.stderr, 'portal: --relay-node is not valid; give it alone: a relay node has no attribute, relay name or TLS certificate\n');
   });
 
-  it('reset stops the controller and removes the state, keeping an installation', async () => {
-    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { address: string };
+  it('reset stops the controller, waiting for it to exit, and removes the state, keeping an installation', async () => {
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number; address: string; listening: string; drainMs: number };
+    assert.deepEqual([runtime.listening, runtime.drainMs], [runtime.address, 10_000], 'where it listens and how long it drains, for whoever stops it');
     const run = await portal(home, ['reset']);
     assert.equal(run.code, 2, 'asks for --yes when nobody can answer a prompt');
     assert.match(run.stderr, /add --yes to confirm/);
     const done = await portal(home, ['reset', '--yes']);
     assert.equal(done.code, 0, done.stderr);
     assert.equal(await accepts(runtime.address), false, 'the controller is stopped');
+    assert.equal(exited(runtime.pid), true, 'the controller exited before its data was removed');
     assert.equal(existsSync(join(home, 'admin')), false);
     assert.equal(existsSync(join(home, 'keys')), false, 'the keys go with the state');
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeTicket } from '../../src/wire/ticket.ts';
@@ -12,6 +12,17 @@ const accepts = (host: string, port: number) =>
     const socket = connect({ host, port }, () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
+
+/** Whether `pid` has exited: no such process, or a zombie nothing reaped. */
+function exited(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+}
 
 /** This machine's first IPv4 address that is not loopback: one other machines could dial. */
 function networkAddress(): string | undefined {
@@ -90,5 +101,48 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     assert.equal(await accepts(address, port), true);
     const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
     assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
+  });
+
+  it('finds its controller where it listens, not at the public address, which may not lead back here: no second start, and reset stops it', async () => {
+    // The public address is a forwarder, as a port forwarded by a router would be: it leads to the
+    // controller while enroll runs, and nowhere once closed, while the controller keeps listening.
+    const port = await freePort();
+    const forwarded = new Set<Socket>();
+    const forwarder = createServer((client) => {
+      const upstream = connect(port, '127.0.0.1');
+      for (const socket of [client, upstream]) {
+        forwarded.add(socket);
+        socket.on('error', () => (client.destroy(), upstream.destroy()));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
+    const publicAddress = `127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
+    let runtime: { pid: number; address: string; listening?: string };
+    try {
+      const enrolled = await portal(home, ['enroll', '--listen', `127.0.0.1:${port}`, '--public-address', publicAddress]);
+      assert.equal(enrolled.code, 0, enrolled.stderr);
+      runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as typeof runtime;
+    } finally {
+      forwarded.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => forwarder.close(resolve));
+    }
+    assert.equal(runtime.address, publicAddress);
+
+    try {
+      const shown = await portal(home, ['project', 'show', '--jq', '.id']);
+      assert.equal(shown.code, 1);
+      assert.match(shown.stderr, new RegExp(`^portal: cannot reach the controller at ${publicAddress} \\(ECONNREFUSED\\)`), 'the running controller is found: no second one is started');
+      assert.equal(exited(runtime.pid), false);
+
+      const reset = await portal(home, ['reset', '--yes']);
+      assert.equal(reset.code, 0, reset.stderr);
+      assert.equal(exited(runtime.pid), true, 'the controller exited before its data was removed');
+      assert.equal(await accepts('127.0.0.1', port), false);
+      assert.equal(existsSync(join(home, 'controller')), false);
+    } finally {
+      if (!exited(runtime.pid)) process.kill(runtime.pid, 'SIGKILL');
+    }
+    assert.equal(runtime.listening, `127.0.0.1:${port}`, 'the runtime file names where it listens');
   });
 });

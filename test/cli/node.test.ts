@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { existsSync, statSync } from 'node:fs';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeTicket } from '../../src/wire/ticket.ts';
-import { portal, startPortal } from '../support/processes.ts';
+import { portal, portalBundle, start, startPortal } from '../support/processes.ts';
 import { statusFromStart } from '../support/node-checks.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+
+/** A home whose node/runtime.json names `pid`, as the runtime file of a running node does. */
+async function homeOfNode(home: string, pid: number): Promise<string> {
+  await mkdir(join(home, 'node'), { recursive: true });
+  await writeFile(join(home, 'node', 'runtime.json'), `${JSON.stringify({ pid, startedAt: new Date().toISOString() })}\n`);
+  return join(home, 'node', 'runtime.json');
+}
 
 /** `text` as a regular expression that matches it literally. */
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -189,6 +198,58 @@ describe('portal node: what a user sees when something is wrong', function () {
     );
   });
 
+
+  it('reset --yes refuses, and removes nothing, when the node runs as another user', async function () {
+    // As root, the node runs as root and reset as nobody; as another user, process 1 (root's) stands for the node.
+    const asRoot = process.getuid?.() === 0;
+    if (!asRoot && statSync('/proc/1').uid === process.getuid?.()) this.skip();
+    const other = asRoot ? start('sleep', ['60']) : undefined;
+    const pid = other?.child.pid ?? 1;
+    const dir = await mkdtemp(join(tmpdir(), 'portal-reset-other-'));
+    try {
+      const home = join(dir, 'home');
+      const runtime = await homeOfNode(home, pid);
+      if (asRoot) for (const path of [dir, home, join(home, 'node'), runtime]) await chown(path, 65534, 65534);
+      const reset = start(process.execPath, [portalBundle, 'reset', '--yes'], { env: { PORTAL_HOME: home }, ...(asRoot ? { user: { uid: 65534, gid: 65534 } } : {}) });
+      const [code] = (await once(reset.child, 'close')) as [number | null];
+      assert.equal(code, 1, reset.lines.join('\n'));
+      assert.deepEqual(reset.lines, [
+        `portal: the node (process ${pid}) belongs to another user (uid ${statSync(`/proc/${pid}`).uid}), so portal reset may not stop it; nothing was removed; ` +
+          `stop it as that user or as root (kill ${pid}), then run portal reset --yes again`,
+      ]);
+      assert.equal(existsSync(runtime), true, 'the home is kept');
+      if (other) assert.equal(other.child.exitCode, null, 'the node runs on');
+    } finally {
+      await other?.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reset --yes waits for a stopping node for PORTAL_DRAIN_TIMEOUT and 20 s more, and refuses a bad one as the node would', async function () {
+    this.timeout(60_000);
+    const bad = await portal(home('reset-drain'), ['reset', '--yes'], { PORTAL_DRAIN_TIMEOUT: 'soon' });
+    assert.deepEqual([bad.code, bad.stderr], [2, 'portal: PORTAL_DRAIN_TIMEOUT=soon is not a duration; give a whole number followed by ms, s, m, h or d (such as 10s or 1m), at most 10m, or 0s to close connections at once\n']);
+    // A node that does not stop on SIGTERM.
+    const stubborn = start(process.execPath, ['-e', "process.on('SIGTERM', () => console.log('SIGTERM')); setInterval(() => undefined, 1000); console.log('ready');"]);
+    try {
+      await stubborn.waitFor(/^ready$/);
+      const pid = stubborn.child.pid as number;
+      const runtime = await homeOfNode(home('reset-drain'), pid);
+      const started = Date.now();
+      const run = await portal(home('reset-drain'), ['reset', '--yes'], { PORTAL_DRAIN_TIMEOUT: '0s' });
+      const took = Date.now() - started;
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `portal: the node (process ${pid}) did not stop within 20 s of SIGTERM; nothing was removed; stop it (kill ${pid}) and run portal reset --yes again, with PORTAL_DRAIN_TIMEOUT as the node has it if it drains longer\n`,
+      );
+      assert.ok(took >= 20_000 && took < 26_000, `waited ${took} ms`);
+      await stubborn.waitFor(/^SIGTERM$/);
+      assert.equal(existsSync(runtime), true, 'the home is kept');
+    } finally {
+      await stubborn.kill();
+    }
+  });
   it('says when the inlet address is in use', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

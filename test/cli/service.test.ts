@@ -79,7 +79,7 @@ describe('portal service install: systemd units', function () {
     const controllerPort = await freePort();
     const installs: [string, string[]][] = [
       ['controller', ['--listen', `127.0.0.1:${controllerPort}`, '--sealing-key-file', join(dir, 'etc', 'controller-seal.key'), '--home', join(dir, 'controller-home')]],
-      ['node', ['--configuration', join(dir, 'etc', 'node.yaml'), '--sealing-key-file', join(dir, 'etc', 'node-seal.key'), '--home', join(dir, 'node-home'), '--env', 'NODE_LOG_LEVEL=debug']],
+      ['node', ['--configuration', join(dir, 'etc', 'node.yaml'), '--sealing-key-file', join(dir, 'etc', 'node-seal.key'), '--home', join(dir, 'node-home'), '--env', 'NODE_LOG_LEVEL=debug', '--env', 'PORTAL_DRAIN_TIMEOUT=1m']],
       ['relay', ['--listen', '0.0.0.0:443', '--public-address', 'relay.example.net:443', '--enrollment-ticket-file', join(dir, 'etc', 'relay.ticket')]],
     ];
     for (const [role, flags] of installs) {
@@ -105,7 +105,8 @@ describe('portal service install: systemd units', function () {
       { id: 'configuration', path: join(dir, 'etc', 'node.yaml') },
       { id: 'node-seal.key', path: join(dir, 'etc', 'node-seal.key') },
     ]);
-    assert.deepEqual(node.environment, { PORTAL_HOME: join(dir, 'node-home'), NODE_LOG_LEVEL: 'debug', PORTAL_SEALING_KEY_FILE: `${credentials}/node-seal.key` });
+    assert.deepEqual(node.environment, { PORTAL_HOME: join(dir, 'node-home'), NODE_LOG_LEVEL: 'debug', PORTAL_DRAIN_TIMEOUT: '1m', PORTAL_SEALING_KEY_FILE: `${credentials}/node-seal.key` });
+    assert.deepEqual(node.settings.get('TimeoutStopSec'), ['80s'], 'systemd waits for the drain of 1m the node is given, and 20 s more');
     const relay = await parseUnit(join(units, 'portal-relay.service'), credentials);
     assert.deepEqual(relay.execStart.slice(2), ['relay', 'start', '--listen', '0.0.0.0:443', '--public-address', 'relay.example.net:443', '--enrollment-ticket-file', `${credentials}/enrollment.ticket`]);
     assert.deepEqual(relay.environment, { PORTAL_HOME: '/var/lib/portal/relay' });
@@ -114,6 +115,7 @@ describe('portal service install: systemd units', function () {
     for (const [setting, value] of [
       ['User', 'portal'],
       ['Restart', 'on-failure'],
+      ['RestartPreventExitStatus', '2'],
       ['KillSignal', 'SIGTERM'],
       ['TimeoutStopSec', '30s'],
       ['LimitNOFILE', '65536'],
@@ -194,12 +196,23 @@ describe('portal service install: systemd units', function () {
       [['relay', '--home', '/home/portal'], /^portal: --home \/home\/portal lies where the unit's ProtectHome=yes hides it/],
       [['gateway'], /^portal: portal service install gateway: no such role; give node, relay or controller/],
       [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units], /^portal: \S+portal-node\.service exists already; add --force to replace it, or give another --name/],
+      // What the process would refuse at its start, refused in the same words.
+      [['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=soon'], /^portal: PORTAL_DRAIN_TIMEOUT=soon is not a duration; give a whole number followed by ms, s, m, h or d \(such as 10s or 1m\), at most 10m, or 0s to close connections at once\n$/],
+      [['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=1h'], /^portal: PORTAL_DRAIN_TIMEOUT=1h is longer than 10m; give a whole number/],
+      // Secrets, which the unit file would show to every user.
+      [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--env', 'ENROLLMENT_TICKET=pt1.secret'], /^portal: --env ENROLLMENT_TICKET=… would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead: the unit loads it as a credential, which only root and the service can read\n$/],
+      [['controller', '--listen', '127.0.0.1:4000', '--env', 'PORTAL_CONTROLLER_SEALING_KEY=pt1.secret'], /^portal: --env PORTAL_CONTROLLER_SEALING_KEY=… would write the controller's sealing key into the unit file, which every user can read; give --sealing-key-file FILE instead/],
+      [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--', '--enrollment-ticket', 'pt1.secret'], /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead/],
+      [['relay', '--', '--enrollment-ticket=pt1.secret'], /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file/],
+      [['relay', '--', '--code', 'pt1.secret'], /^portal: the argument --code would write a one-time admin code into the unit file, which every user can read; leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file\n$/],
     ];
     for (const [args, message] of refusals) {
-      const run = await portal(dir, ['service', 'install', ...args, ...(args.includes('--output') ? [] : ['--output', dry])]);
+      const run = await portal(dir, ['service', 'install', ...(args.includes('--output') ? [] : ['--output', dry]), ...args]);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stderr, /pt1\.secret/, 'the secret is not repeated');
     }
+    assert.equal(existsSync(dry), false, 'nothing was written');
     const forced = await portal(dir, ['service', 'install', 'node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units, '--force']);
     assert.equal(forced.code, 0, forced.stderr);
   });

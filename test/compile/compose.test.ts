@@ -25,6 +25,7 @@ interface Service {
   ports?: string[];
   depends_on?: string[];
   restart?: string;
+  stop_grace_period?: string;
 }
 
 function compose(usecase: string): { services: Record<string, Service> } {
@@ -63,6 +64,7 @@ describe('compose files (spec 2.5)', () => {
       assert.equal(node.environment?.ENROLLMENT_TICKET, '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}');
       assert.equal(node.environment?.NODE_LOGGING, 'true');
       assert.equal(node.restart, 'unless-stopped', 'the inlet comes back with the Docker host');
+      assert.equal(node.stop_grace_period, '30s', "docker stop waits for the node's drain (10 s by default) and 20 s more, rather than the 10 s that would kill it mid-drain");
     }
     const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
     assert.deepEqual(levels, ['debug', 'info', 'info']);

@@ -10,6 +10,7 @@ const base: ServiceUnit = {
   arguments: ['controller', 'start', '--listen', '0.0.0.0:4000'],
   credentials: [{ id: 'controller-seal.key', path: '/etc/portal/controller-seal.key' }],
   environment: [],
+  drainMs: 10_000,
   privilegedPort: false,
   portalVersion: '0.1.0',
 };
@@ -26,7 +27,8 @@ describe('systemd units', () => {
     assert.deepEqual(settings(text, 'StateDirectory'), ['portal/controller']);
     assert.deepEqual(settings(text, 'ReadWritePaths'), ['/var/lib/portal/controller']);
     assert.deepEqual(settings(text, 'KillSignal'), ['SIGTERM']);
-    assert.ok(Number(settings(text, 'TimeoutStopSec')[0]?.replace(/s$/, '')) > 10);
+    assert.deepEqual(settings(text, 'TimeoutStopSec'), ['30s'], 'the default drain of 10 s, and 20 s to close and exit');
+    assert.deepEqual(settings(text, 'RestartPreventExitStatus'), ['2'], 'a refusal (exit 2) would be refused again: no restart');
     assert.deepEqual(settings(text, 'CapabilityBoundingSet'), ['']);
     assert.equal(settings(text, 'AmbientCapabilities').length, 0);
   });
@@ -50,5 +52,17 @@ describe('systemd units', () => {
     assert.deepEqual(settings(text, 'StateDirectory'), [], 'a home outside /var/lib is not a state directory');
     assert.deepEqual(settings(text, 'CapabilityBoundingSet'), ['CAP_NET_BIND_SERVICE']);
     assert.deepEqual(settings(text, 'AmbientCapabilities'), ['CAP_NET_BIND_SERVICE']);
+  });
+
+  it('waits the drain the process is given and 20 s more before it kills it', () => {
+    for (const [drainMs, timeout, comment] of [
+      [60_000, '80s', '# Portal drains its connections after the first SIGTERM for up to 1m (PORTAL_DRAIN_TIMEOUT), then exits.'],
+      [1500, '22s', '# Portal drains its connections after the first SIGTERM for up to 1500ms (PORTAL_DRAIN_TIMEOUT), then exits.'],
+      [0, '20s', '# Portal closes its connections at once after SIGTERM (PORTAL_DRAIN_TIMEOUT), then exits.'],
+    ] as const) {
+      const text = renderUnit({ ...base, drainMs });
+      assert.deepEqual(settings(text, 'TimeoutStopSec'), [timeout], `${drainMs} ms`);
+      assert.ok(text.split('\n').includes(comment), comment);
+    }
   });
 });

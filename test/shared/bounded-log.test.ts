@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BoundedLogFile, rotateIfFull } from '../../src/shared/bounded-log.ts';
+import { Writable } from 'node:stream';
+import { BoundedLogFile, redirectStandardError, rotateIfFull } from '../../src/shared/bounded-log.ts';
 
 describe('bounded log files', () => {
   let dir: string;
@@ -39,5 +40,48 @@ describe('bounded log files', () => {
     assert.equal(await readFile(`${path}.1`, 'utf8'), 'earlier\nlater\n');
     assert.equal(existsSync(path), false);
     rotateIfFull(join(dir, 'missing.log'));
+  });
+
+  it('starts a new file when the current one was removed, instead of failing to rotate it', async () => {
+    const path = join(dir, 'controller.log');
+    const log = new BoundedLogFile(path, 100);
+    log.write(`${'a'.repeat(60)}\n`);
+    await rm(path);
+    log.write(`${'b'.repeat(60)}\n`);
+    log.close();
+    assert.equal(await readFile(path, 'utf8'), `${'b'.repeat(60)}\n`);
+    assert.equal(existsSync(`${path}.1`), false);
+  });
+
+  it('sends standard error to the file, and to the real standard error, once it says why, when the file refuses a write', async () => {
+    const written: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written.push(chunk.toString());
+        done();
+      },
+    });
+    const path = join(dir, 'controller.log');
+    redirectStandardError(new BoundedLogFile(path), stream);
+    stream.write('into the file\n');
+    assert.equal(written.length, 0, 'nothing on the stream');
+    assert.equal(await readFile(path, 'utf8'), 'into the file\n');
+
+    // /dev/full refuses every write with ENOSPC, as a full disk does.
+    const full = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written.push(chunk.toString());
+        done();
+      },
+    });
+    redirectStandardError(new BoundedLogFile('/dev/full'), full);
+    assert.doesNotThrow(() => full.write('first\n'));
+    let called = false;
+    full.write(Buffer.from('second\n'), () => (called = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(written.length, 3, written.join(''));
+    assert.match(written[0] ?? '', /^\S+ WARN cannot write the log file \/dev\/full \(ENOSPC\): logging to standard error from now on\n$/);
+    assert.deepEqual(written.slice(1), ['first\n', 'second\n']);
+    assert.equal(called, true, 'the callback is called');
   });
 });
