@@ -83,40 +83,44 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
   const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
   const { source: sealingKey, defaulted } = controllerSealingKey(options.sealingKeyFile, process.env);
-  const running = await startController({
-    dataDir,
-    sealingKey,
-    host: listen.address.host.replace(/^\[|\]$/g, ''),
-    port: listen.address.port,
-    ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
-    ...(options.store ? { store: options.store } : {}),
-    networkDomain: options.networkDomain,
-    credentialLifetimeMs,
-    ...(options.relay ? { relay: embeddedRelay(log) } : {}),
-    log,
-  });
-  if (defaulted) {
-    const path = describeSealingKey(sealingKey);
-    process.stderr.write(
-      `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ${sealingKeyVariables.controllerFile}\n`,
-    );
-  }
-  const adminCode = await running.service.createAdminCode(24 * 3600_000);
-  if (options.runtimeFile) {
-    // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
-    const runtime = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, drainMs };
-    await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
-    await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
-  }
-  if (options.readyJson) {
-    const ready = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, adminCode };
-    process.stdout.write(`${JSON.stringify(ready)}\n`);
-  } else {
-    console.log(`controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`);
-    console.log(`one-time admin code (valid 24h): ${adminCode}`);
-    console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
-  }
-  await stopOnSignal(running, { drainMs, log, name: 'the controller' });
+  // Listening from the start: a signal while the controller opens its store or binds stops it once started.
+  const starting = (async () => {
+    const running = await startController({
+      dataDir,
+      sealingKey,
+      host: listen.address.host.replace(/^\[|\]$/g, ''),
+      port: listen.address.port,
+      ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
+      ...(options.store ? { store: options.store } : {}),
+      networkDomain: options.networkDomain,
+      credentialLifetimeMs,
+      ...(options.relay ? { relay: embeddedRelay(log) } : {}),
+      log,
+    });
+    if (defaulted) {
+      const path = describeSealingKey(sealingKey);
+      process.stderr.write(
+        `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ${sealingKeyVariables.controllerFile}\n`,
+      );
+    }
+    const adminCode = await running.service.createAdminCode(24 * 3600_000);
+    if (options.runtimeFile) {
+      // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
+      const runtime = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, drainMs };
+      await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
+      await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
+    }
+    if (options.readyJson) {
+      const ready = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, adminCode };
+      process.stdout.write(`${JSON.stringify(ready)}\n`);
+    } else {
+      console.log(`controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`);
+      console.log(`one-time admin code (valid 24h): ${adminCode}`);
+      console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
+    }
+    return running;
+  })();
+  await stopOnSignal(starting, { drainMs, log, name: 'the controller' });
 }
 
 /** The --log-file, opened before anything starts: a path it cannot write is a flag to fix, said on standard error. */
