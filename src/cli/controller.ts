@@ -38,6 +38,8 @@ export interface ControllerStartOptions {
   readonly sealingKeyFile?: string;
   /** false with --no-relay: relay nodes carry every portal. @default true */
   readonly relay: boolean;
+  /** Print a one-time admin code although the controller hosts projects already. */
+  readonly adminCode?: boolean;
 }
 
 /** The relay inside the controller process, on its port: the default, so one process carries a project. */
@@ -64,6 +66,7 @@ export function registerController(program: Command): void {
       `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, the key itself in ${sealingKeyVariables.controllerMaterial}, or the systemd credential controller-seal.key)`,
     )
     .option('--no-relay', 'serve no relay in this process: portals then need relay nodes (portal relay start)')
+    .option('--admin-code', 'print a one-time admin code for another project although this controller hosts projects already (by default only a controller with none prints one, so that no code sits in a service log)')
     .action(async (options: ControllerStartOptions) => runController(options));
   registerControllerBackup(controller);
   registerControllerRestore(controller);
@@ -103,7 +106,10 @@ async function runController(options: ControllerStartOptions): Promise<void> {
         `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ${sealingKeyVariables.controllerFile}\n`,
       );
     }
-    const adminCode = await running.service.createAdminCode(24 * 3600_000);
+    // A code is a secret valid for a day: printed to a log (a service's journal) only when it is
+    // needed, for the first project, or asked for.
+    const projects = await running.service.projectCount();
+    const adminCode = options.readyJson || options.adminCode || projects === 0 ? await running.service.createAdminCode(24 * 3600_000) : undefined;
     if (options.runtimeFile) {
       // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
       const runtime = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, drainMs };
@@ -115,8 +121,12 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     } else {
       console.log(`controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`);
-      console.log(`one-time admin code (valid 24h): ${adminCode}`);
-      console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
+      if (adminCode) {
+        console.log(`one-time admin code (valid 24h): ${adminCode}`);
+        console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
+      } else {
+        console.log(`it hosts ${projects === 1 ? '1 project' : `${projects} projects`}; for another project's administrator, start it once with --admin-code to print a one-time code`);
+      }
     }
     return running;
   })();

@@ -72,6 +72,12 @@ export class ControllerService {
     this.settingsNow = { ...this.settingsNow, publicAddress };
   }
 
+  /** How many projects the controller hosts. */
+  async projectCount(): Promise<number> {
+    const row = await this.store.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
   /** A one-time code that lets its holder create a project and become its administrator. */
   async createAdminCode(lifetimeMs: number, now = Date.now()): Promise<string> {
     const code = newSecret();
