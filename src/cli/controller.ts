@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startController, type ControllerOptions } from '../controller/controller.ts';
 import { RelayServer } from '../relay/server.ts';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { durationRanges, durationSyntax } from '../shared/duration.ts';
 import { BoundedLogFile, redirectStandardError } from '../shared/bounded-log.ts';
@@ -91,7 +91,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     const running = await startController({
       dataDir,
       sealingKey,
-      host: listen.address.host.replace(/^\[|\]$/g, ''),
+      host: socketHost(listen.address.host),
       port: listen.address.port,
       ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
       ...(options.store ? { store: options.store } : {}),

@@ -9,6 +9,7 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
+import { socketHost } from '../shared/address.ts';
 import { rotateIfFull } from '../shared/bounded-log.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
@@ -82,7 +83,7 @@ function reachedFromHere(listening: string): string {
 
 function accepts(address: string): Promise<boolean> {
   const port = Number(address.split(':').at(-1));
-  const host = address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  const host = socketHost(address.slice(0, address.lastIndexOf(':')));
   return new Promise((resolve) => {
     const socket = connect({ host, port }, () => {
       socket.destroy();

@@ -1,7 +1,7 @@
 /** `portal relay start`: a relay of one project as its own process, apart from the controller. */
 import { networkInterfaces } from 'node:os';
 import type { Command } from 'commander';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { InputError } from '../shared/errors.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
@@ -51,7 +51,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   }
   const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
   const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '')?.trim();
-  const host = listen.address.host.replace(/^\[|\]$/g, '');
+  const host = socketHost(listen.address.host);
   const drainMs = drainFromEnvironment(process.env);
   const wildcard = host === '0.0.0.0' || host === '::';
   const publicAddress = options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);

@@ -5,7 +5,7 @@
  * the relay, and is tried again later, less and less often.
  */
 import { connect, type NetConnectOpts, type Socket } from 'node:net';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
@@ -192,7 +192,7 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
         continue;
       }
       // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-      const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: true, highWaterMark: dataPathHighWaterMark };
+      const options = { host: socketHost(parsed.address.host), port: parsed.address.port, noDelay: true, allowHalfOpen: true, highWaterMark: dataPathHighWaterMark };
       const socket = connect(options as NetConnectOpts);
       sockets.push(socket);
       socket.once('connect', () => {

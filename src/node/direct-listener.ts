@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
@@ -57,7 +57,7 @@ export class DirectListener {
           }),
         ),
       );
-      listener.server.listen(parsed.address.port, parsed.address.host.replace(/^\[|\]$/g, ''), () => resolve());
+      listener.server.listen(parsed.address.port, socketHost(parsed.address.host), () => resolve());
     });
     listener.bound = listener.server.address() as AddressInfo;
     listener.advertised = advertise;

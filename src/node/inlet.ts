@@ -12,7 +12,7 @@
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { PortalError, RuntimeFailure, printable } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { PeerRefused, SessionFailed, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
@@ -87,7 +87,7 @@ export async function bindInletListener(from: string): Promise<Server> {
         }),
       ),
     );
-    server.listen(parsed.address.port, parsed.address.host.replace(/^\[|\]$/g, ''), () => resolve());
+    server.listen(parsed.address.port, socketHost(parsed.address.host), () => resolve());
   });
   return server;
 }

@@ -6,7 +6,7 @@
  * then run on those connections, with the same mutual TLS and allow checks.
  */
 import { connect as connectTcp, type NetConnectOpts, type Socket } from 'node:net';
-import { parseHostPort, type HostPort } from '../shared/address.ts';
+import { parseHostPort, type HostPort, socketHost } from '../shared/address.ts';
 import { PortalError } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { acceptOutletChannel, adoptOutletSession, PeerRefused, type Channel } from '../wire/e2e-session.ts';
@@ -411,7 +411,7 @@ export class Outlet {
    * connection (and its handshake) is complete, and a failure has been counted and logged.
    */
   private dialTarget(inlet: string): { target: Socket; ready: { promise: Promise<void>; settled: boolean } } {
-    const host = this.target.host.replace(/^\[|\]$/g, '');
+    const host = socketHost(this.target.host);
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
     const target = this.options.tls
       ? connectTargetTls(host, this.target.port, dataPathHighWaterMark)

@@ -28,6 +28,11 @@ export function isPort(value: number): boolean {
   return Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
+/** The host as sockets take it: an IPv6 address without the brackets an address text writes it in. */
+export function socketHost(host: string): string {
+  return host.replace(/^\[|\]$/g, '');
+}
+
 export function formatHostPort({ host, port }: HostPort): string {
   return `${host}:${port}`;
 }
@@ -37,6 +42,6 @@ export function formatHostPort({ host, port }: HostPort): string {
  * only processes on the same machine reach.
  */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const bare = socketHost(host).replace(/\.$/, '').toLowerCase();
   return bare === 'localhost' || bare.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === '::1' || bare === '0:0:0:0:0:0:0:1';
 }

@@ -8,7 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { connect, type TLSSocket } from 'node:tls';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { InputError, PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { readJsonLines, writeJsonLine } from './json-lines.ts';
 import {
@@ -103,7 +103,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
     }
     return new Promise((resolve, reject) => {
       const socket = connect({
-        host: parsed.address.host.replace(/^\[|\]$/g, ''),
+        host: socketHost(parsed.address.host),
         port: parsed.address.port,
         // The chain is not checked against public CAs: the server's certificate is pinned instead.
         rejectUnauthorized: false,

@@ -3,7 +3,7 @@
  * secret in one line, after which it carries the two nodes' end-to-end TLS untouched.
  */
 import { connect, type NetConnectOpts, type Socket } from 'node:net';
-import { parseHostPort } from '../shared/address.ts';
+import { parseHostPort, socketHost } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { splicePreambleOf, type SpliceRole } from './protocol.ts';
@@ -23,7 +23,7 @@ export function dialSplice(relay: string, splice: string, role: SpliceRole, secr
   if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
   return new Promise((resolve, reject) => {
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-    const options = { host: parsed.address.host.replace(/^\[|\]$/g, ''), port: parsed.address.port, noDelay: true, allowHalfOpen: halfOpen, highWaterMark: dataPathHighWaterMark };
+    const options = { host: socketHost(parsed.address.host), port: parsed.address.port, noDelay: true, allowHalfOpen: halfOpen, highWaterMark: dataPathHighWaterMark };
     const socket = connect(options as NetConnectOpts);
     let connected = false;
     const timer = setTimeout(() => socket.destroy(new Error(`no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`)), spliceDialTimeoutMs);
