@@ -5,7 +5,7 @@
  * its log goes to $PORTAL_HOME/controller/controller.log (bounded); `portal reset` stops it.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -13,6 +13,7 @@ import { socketHost } from '../shared/address.ts';
 import { rotateIfFull } from '../shared/bounded-log.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
+import { processGone } from '../shared/process-state.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import { embeddedControllerDirectory, embeddedControllerLog, embeddedControllerRuntime, embeddedControllerSealingKey, embeddedControllerSettings } from './home.ts';
 
@@ -210,24 +211,8 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
 async function exits(pid: number, limitMs: number): Promise<boolean> {
   const deadline = Date.now() + limitMs;
   for (;;) {
-    if (hasExited(pid)) return true;
+    if (processGone(pid)) return true;
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** No such process, or a zombie: exited, but not reaped where nothing reaps orphans (Linux tells). */
-function hasExited(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The state follows the command name, which may hold spaces and parentheses.
-    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
   }
 }

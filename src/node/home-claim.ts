@@ -4,11 +4,11 @@
  * refused while that process lives. A file left by a process that died is taken over. No process ever
  * removes a runtime file that names another process.
  */
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError } from '../shared/errors.ts';
+import { processStart } from '../shared/process-state.ts';
 
 /** What a runtime file says about the process that holds the directory. */
 export interface RuntimeRecord {
@@ -39,7 +39,8 @@ export interface ClaimOptions {
 }
 
 export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
-  const own: RuntimeRecord = { pid: process.pid, ...startOf(process.pid), token: randomBytes(8).toString('hex'), startedAt: new Date().toISOString() };
+  const start = processStart(process.pid);
+  const own: RuntimeRecord = { pid: process.pid, ...(start ? { processStart: start } : {}), token: randomBytes(8).toString('hex'), startedAt: new Date().toISOString() };
   await mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 100; attempt += 1) {
     if (await createExclusively(options.file, own)) return claimOf(options.file, own);
@@ -135,18 +136,6 @@ function holderRuns(holder: RuntimeRecord): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  const now = startOf(holder.pid).processStart;
+  const now = processStart(holder.pid);
   return holder.processStart === undefined || now === undefined || now === holder.processStart;
-}
-
-/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot (Linux only). */
-function startOf(pid: number): { processStart?: string } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after its last ")".
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return start ? { processStart: start } : {};
-  } catch {
-    return {};
-  }
 }

@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processGone } from '../../src/shared/process-state.ts';
 import { portal } from '../support/processes.ts';
+import { acceptsConnections } from '../support/tcp.ts';
 
-const accepts = (address: string) =>
-  new Promise<boolean>((resolve) => {
-    const [host, port] = address.split(':') as [string, string];
-    const socket = connect({ host, port: Number(port) }, () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-
-/** Whether `pid` has exited: no such process, or a zombie nothing reaped. */
-function exited(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-}
+const hostAndPort = (address: string): [string, number] => [address.slice(0, address.lastIndexOf(':')), Number(address.split(':').at(-1))];
 
 describe('portal enroll with the embedded controller', function () {
   this.timeout(60_000);
@@ -169,8 +154,8 @@ describe('portal enroll with the embedded controller', function () {
     assert.match(run.stderr, /add --yes to confirm/);
     const done = await portal(home, ['reset', '--yes']);
     assert.equal(done.code, 0, done.stderr);
-    assert.equal(await accepts(runtime.address), false, 'the controller is stopped');
-    assert.equal(exited(runtime.pid), true, 'the controller exited before its data was removed');
+    assert.equal(await acceptsConnections(...hostAndPort(runtime.address)), false, 'the controller is stopped');
+    assert.equal(processGone(runtime.pid), true, 'the controller exited before its data was removed');
     assert.equal(existsSync(join(home, 'admin')), false);
     assert.equal(existsSync(join(home, 'keys')), false, 'the keys go with the state');
   });

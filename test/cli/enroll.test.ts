@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeTicket } from '../../src/wire/ticket.ts';
+import { processGone } from '../../src/shared/process-state.ts';
 import { freePort, portal, startPortal, type Running } from '../support/processes.ts';
-
-const accepts = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host, port }, () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-
-/** Whether `pid` has exited: no such process, or a zombie nothing reaped. */
-function exited(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-}
+import { acceptsConnections } from '../support/tcp.ts';
 
 /** This machine's first IPv4 address that is not loopback: one other machines could dial. */
 function networkAddress(): string | undefined {
@@ -98,7 +83,7 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
     assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
     assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), { listen: `0.0.0.0:${port}`, publicAddress: `${address}:${port}` });
-    assert.equal(await accepts(address, port), true);
+    assert.equal(await acceptsConnections(address, port), true);
     const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
     assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
   });
@@ -133,15 +118,15 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
       const shown = await portal(home, ['project', 'show', '--jq', '.id']);
       assert.equal(shown.code, 1);
       assert.match(shown.stderr, new RegExp(`^portal: cannot reach the controller at ${publicAddress} \\(ECONNREFUSED\\)`), 'the running controller is found: no second one is started');
-      assert.equal(exited(runtime.pid), false);
+      assert.equal(processGone(runtime.pid), false);
 
       const reset = await portal(home, ['reset', '--yes']);
       assert.equal(reset.code, 0, reset.stderr);
-      assert.equal(exited(runtime.pid), true, 'the controller exited before its data was removed');
-      assert.equal(await accepts('127.0.0.1', port), false);
+      assert.equal(processGone(runtime.pid), true, 'the controller exited before its data was removed');
+      assert.equal(await acceptsConnections('127.0.0.1', port), false);
       assert.equal(existsSync(join(home, 'controller')), false);
     } finally {
-      if (!exited(runtime.pid)) process.kill(runtime.pid, 'SIGKILL');
+      if (!processGone(runtime.pid)) process.kill(runtime.pid, 'SIGKILL');
     }
     assert.equal(runtime.listening, `127.0.0.1:${port}`, 'the runtime file names where it listens');
   });

@@ -94,3 +94,11 @@ export function expectRefusal(port: number, host = '127.0.0.1'): Promise<{ bytes
     socket.once('close', () => resolve({ bytes }));
   });
 }
+
+/** Whether something accepts TCP connections on host:port right now. */
+export function acceptsConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port }, () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
