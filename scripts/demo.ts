@@ -28,16 +28,26 @@ const keep = process.argv.slice(2).includes('--keep');
  * `{ file }` is written as "$(cat FILE)", as one passes a secret from a file without showing it.
  */
 function typed(environment: Record<string, string | { file: string }>, words: readonly string[], cwd?: string): string {
-  const variables = Object.entries(environment).map(([name, value]) => `${name}=${typeof value === 'string' ? shellQuote(value) : `"$(cat ${shellQuote(value.file)})"`}`);
+  const variables = Object.entries(environment).map(
+    ([name, value]) =>
+      `${name}=${typeof value === 'string' ? shellQuote(value) : `"$(cat ${shellQuote(value.file)})"`}`,
+  );
   const command = [...variables, ...words.map(shellQuote)].join(' ');
   return cwd ? `cd ${shellQuote(cwd)} && ${command}` : command;
 }
 
 /** One step of the list: a spinner while it runs on a terminal, then ✔ or ✖ with what it found, and with --keep the commands it ran. */
-async function step<T>(title: string, run: () => Promise<T> | T, done: (value: T) => string = () => title, commands: readonly string[] = []): Promise<T> {
+async function step<T>(
+  title: string,
+  run: () => Promise<T> | T,
+  done: (value: T) => string = () => title,
+  commands: readonly string[] = [],
+): Promise<T> {
   const frames = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
   let frame = 0;
-  const spinner = tty ? setInterval(() => process.stdout.write(`\r  ${frames[frame++ % frames.length]} ${title}…`), 80) : undefined;
+  const spinner = tty
+    ? setInterval(() => process.stdout.write(`\r  ${frames[frame++ % frames.length]} ${title}…`), 80)
+    : undefined;
   if (!tty) process.stdout.write(`  … ${title}\n`);
   try {
     const value = await run();
@@ -53,13 +63,21 @@ async function step<T>(title: string, run: () => Promise<T> | T, done: (value: T
 }
 
 function portal(home: string, args: string[]): string {
-  const result = spawnSync(process.execPath, [bundle, ...args], { env: { ...process.env, PORTAL_HOME: home }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [bundle, ...args], {
+    env: { ...process.env, PORTAL_HOME: home },
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(result.stderr.trim() || `portal ${args.join(' ')} failed`);
   return result.stdout;
 }
 
 /** Starts a process and resolves with the first output line matching `ready`. */
-function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; line: string; lines: string[] }> {
+function startUntil(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; line: string; lines: string[] }> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines: string[] = [];
@@ -89,22 +107,36 @@ async function main(): Promise<void> {
   mkdirSync(bin);
   writeFileSync(join(bin, 'portal'), `#!/bin/sh\nexec '${process.execPath}' '${bundle}' "$@"\n`);
   chmodSync(join(bin, 'portal'), 0o755);
-  if (keep) console.log(`Each step shows the commands it ran; portal is ${join(bin, 'portal')} (it runs ${bundle}): to type them yourself, first\n      $ export PATH=${shellQuote(bin)}:"$PATH"\n`);
+  if (keep)
+    console.log(
+      `Each step shows the commands it ran; portal is ${join(bin, 'portal')} (it runs ${bundle}): to type them yourself, first\n      $ export PATH=${shellQuote(bin)}:"$PATH"\n`,
+    );
 
   const compileArgs = ['compile', join(root, 'usecases/webhook.yaml'), '--out', out];
-  await step('compile usecases/webhook.yaml', () => portal(adminHome, compileArgs), () => `compiled usecases/webhook.yaml into ${join(out, 'webhook')}`, [
-    typed({ PORTAL_HOME: adminHome }, ['portal', ...compileArgs]),
-  ]);
+  await step(
+    'compile usecases/webhook.yaml',
+    () => portal(adminHome, compileArgs),
+    () => `compiled usecases/webhook.yaml into ${join(out, 'webhook')}`,
+    [typed({ PORTAL_HOME: adminHome }, ['portal', ...compileArgs])],
+  );
 
   await step(
     'enroll with the embedded controller and issue the two tickets (tickets.sh)',
     () => {
-      const result = spawnSync('bash', [join(out, 'webhook/tickets.sh')], { cwd: work, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORTAL_HOME: adminHome }, encoding: 'utf8' });
+      const result = spawnSync('bash', [join(out, 'webhook/tickets.sh')], {
+        cwd: work,
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORTAL_HOME: adminHome },
+        encoding: 'utf8',
+      });
       if (result.status !== 0) throw new Error(result.stderr.trim());
       return JSON.parse(portal(adminHome, ['project', 'show'])) as { id: string; controller: string };
     },
-    (project) => `enrolled: project ${project.id} on the embedded controller ${project.controller}; wrote outlet.ticket and inlet.ticket`,
-    [typed({ PORTAL_HOME: adminHome }, ['bash', join(out, 'webhook/tickets.sh')], work), typed({ PORTAL_HOME: adminHome }, ['portal', 'project', 'show'])],
+    (project) =>
+      `enrolled: project ${project.id} on the embedded controller ${project.controller}; wrote outlet.ticket and inlet.ticket`,
+    [
+      typed({ PORTAL_HOME: adminHome }, ['bash', join(out, 'webhook/tickets.sh')], work),
+      typed({ PORTAL_HOME: adminHome }, ['portal', 'project', 'show']),
+    ],
   );
 
   const receiverArgs = [join(out, 'webhook/webhook_receiver.py'), '--port', '0'];
@@ -124,33 +156,87 @@ async function main(): Promise<void> {
   inletConfig['http-server-port'] = 0;
   inletConfig['tcp-inlet'].from = '127.0.0.1:0';
   const setup = /Portal node setup completed successfully/;
-  for (const [role, value] of [['outlet', outletConfig], ['inlet', inletConfig]] as const) {
+  for (const [role, value] of [
+    ['outlet', outletConfig],
+    ['inlet', inletConfig],
+  ] as const) {
     writeFileSync(join(work, `${role}.json`), JSON.stringify(value));
     const nodeArgs = ['node', 'create', '--foreground', '--configuration', join(work, `${role}.json`)];
-    await step(`start the ${role} node`, () =>
-      startUntil(process.execPath, [bundle, ...nodeArgs], {
-        PORTAL_HOME: join(work, role),
-        ENROLLMENT_TICKET: readFileSync(join(work, `${role}.ticket`), 'utf8').trim(),
-      }, setup),
-      () => (role === 'outlet' ? `outlet node up: relay "webhook" → the receiver on localhost:${receiverPort}` : 'inlet node up'),
-      [typed({ PORTAL_HOME: join(work, role), ENROLLMENT_TICKET: { file: join(work, `${role}.ticket`) } }, ['portal', ...nodeArgs])],
+    await step(
+      `start the ${role} node`,
+      () =>
+        startUntil(
+          process.execPath,
+          [bundle, ...nodeArgs],
+          {
+            PORTAL_HOME: join(work, role),
+            ENROLLMENT_TICKET: readFileSync(join(work, `${role}.ticket`), 'utf8').trim(),
+          },
+          setup,
+        ),
+      () =>
+        role === 'outlet'
+          ? `outlet node up: relay "webhook" → the receiver on localhost:${receiverPort}`
+          : 'inlet node up',
+      [
+        typed({ PORTAL_HOME: join(work, role), ENROLLMENT_TICKET: { file: join(work, `${role}.ticket`) } }, [
+          'portal',
+          ...nodeArgs,
+        ]),
+      ],
     );
   }
   const runtime = JSON.parse(readFileSync(join(work, 'inlet/node/runtime.json'), 'utf8')) as { statusPort: number };
-  const shown = (await (await fetch(`http://127.0.0.1:${runtime.statusPort}/show`)).json()) as { inlets: { listening: string }[] };
+  const shown = (await (await fetch(`http://127.0.0.1:${runtime.statusPort}/show`)).json()) as {
+    inlets: { listening: string }[];
+  };
   const inletAddress = shown.inlets[0]?.listening ?? '';
 
   const body = JSON.stringify({ from: hostname() });
-  const answer = await step(`POST a webhook to the inlet at http://${inletAddress}/webhook`, async () => {
-    const response = await fetch(`http://${inletAddress}/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-    return `${response.status} ${await response.text()}`;
-  }, (text) => `POST http://${inletAddress}/webhook → ${text}`, [typed({}, ['curl', '-sS', '-X', 'POST', '-H', 'Content-Type: application/json', '-d', body, `http://${inletAddress}/webhook`])]);
+  const answer = await step(
+    `POST a webhook to the inlet at http://${inletAddress}/webhook`,
+    async () => {
+      const response = await fetch(`http://${inletAddress}/webhook`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      return `${response.status} ${await response.text()}`;
+    },
+    (text) => `POST http://${inletAddress}/webhook → ${text}`,
+    [
+      typed({}, [
+        'curl',
+        '-sS',
+        '-X',
+        'POST',
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        body,
+        `http://${inletAddress}/webhook`,
+      ]),
+    ],
+  );
   if (!answer.startsWith('200 Webhook received')) throw new Error(`unexpected answer: ${answer}`);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  console.log(`\nThe receiver on the outlet side logged:\n${receiver.lines.slice(1).map((line) => `  ${line}`).join('\n')}`);
+  console.log(
+    `\nThe receiver on the outlet side logged:\n${receiver.lines
+      .slice(1)
+      .map((line) => `  ${line}`)
+      .join('\n')}`,
+  );
   for (const role of ['outlet', 'inlet']) {
-    const heading = keep ? `$ ${typed({ PORTAL_HOME: join(work, role) }, ['portal', 'node', 'show'])}` : `portal node show (${role}):`;
-    console.log(`\n${heading}\n${portal(join(work, role), ['node', 'show']).trimEnd().split('\n').map((line) => `  ${line}`).join('\n')}`);
+    const heading = keep
+      ? `$ ${typed({ PORTAL_HOME: join(work, role) }, ['portal', 'node', 'show'])}`
+      : `portal node show (${role}):`;
+    console.log(
+      `\n${heading}\n${portal(join(work, role), ['node', 'show'])
+        .trimEnd()
+        .split('\n')
+        .map((line) => `  ${line}`)
+        .join('\n')}`,
+    );
   }
 
   console.log('');
@@ -164,7 +250,9 @@ async function cleanup(): Promise<void> {
     }
   }
   if (keep) return stopEmbeddedController();
-  spawnSync(process.execPath, [bundle, 'reset', '--yes'], { env: { ...process.env, PORTAL_HOME: join(work, 'admin') } });
+  spawnSync(process.execPath, [bundle, 'reset', '--yes'], {
+    env: { ...process.env, PORTAL_HOME: join(work, 'admin') },
+  });
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -193,10 +281,16 @@ try {
 } catch {
   failed = true;
 } finally {
-  await step('stop the nodes, the receiver and the embedded controller', cleanup, () => (keep ? `stopped everything and kept ${work}` : 'stopped everything and removed the demo directory'));
+  await step('stop the nodes, the receiver and the embedded controller', cleanup, () =>
+    keep ? `stopped everything and kept ${work}` : 'stopped everything and removed the demo directory',
+  );
   if (keep) {
-    console.log(`\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again without a new ticket.`);
-    console.log(`Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} && rm -rf ${shellQuote(work)}`);
+    console.log(
+      `\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again without a new ticket.`,
+    );
+    console.log(
+      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} && rm -rf ${shellQuote(work)}`,
+    );
   }
 }
 process.exitCode = failed ? 1 : 0;

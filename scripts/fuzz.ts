@@ -17,7 +17,8 @@ const root = new URL('../', import.meta.url).pathname;
 const folder = join(root, 'test/fuzz');
 const defaultSeconds = 30;
 
-if (!process.env.PORTAL_FUZZ_SECONDS && !process.env.PORTAL_FUZZ_RUNS) process.env.PORTAL_FUZZ_SECONDS = String(defaultSeconds);
+if (!process.env.PORTAL_FUZZ_SECONDS && !process.env.PORTAL_FUZZ_RUNS)
+  process.env.PORTAL_FUZZ_SECONDS = String(defaultSeconds);
 // Read after the budget is set: the harness decides at load whether this is a long run.
 const { figures } = await import('../test/fuzz/fuzz.ts');
 
@@ -30,7 +31,9 @@ if (files.length === 0) {
   process.exit(2);
 }
 
-const budget = process.env.PORTAL_FUZZ_RUNS ? `${process.env.PORTAL_FUZZ_RUNS} runs` : `${process.env.PORTAL_FUZZ_SECONDS} s`;
+const budget = process.env.PORTAL_FUZZ_RUNS
+  ? `${process.env.PORTAL_FUZZ_RUNS} runs`
+  : `${process.env.PORTAL_FUZZ_SECONDS} s`;
 console.log(`fuzz: ${files.length} files, ${budget} per property`);
 
 // Node.js prints every process warning; a long run may raise the same one thousands of times (the
@@ -50,7 +53,9 @@ const width = Math.max(...figures.map((figure) => figure.target.length), 'target
 console.log(`\n${'target'.padEnd(width)}  ${'runs'.padStart(10)}  ${'seconds'.padStart(8)}  ${'runs/s'.padStart(9)}`);
 for (const { target, runs, seconds, failed } of figures) {
   const rate = seconds > 0 ? (runs / seconds).toFixed(1) : '-';
-  console.log(`${target.padEnd(width)}  ${String(runs).padStart(10)}  ${seconds.toFixed(1).padStart(8)}  ${rate.padStart(9)}${failed ? '  FAILED' : ''}`);
+  console.log(
+    `${target.padEnd(width)}  ${String(runs).padStart(10)}  ${seconds.toFixed(1).padStart(8)}  ${rate.padStart(9)}${failed ? '  FAILED' : ''}`,
+  );
 }
 for (const [text, count] of warnings) console.log(`warning, ${count} times: ${text}`);
 process.exitCode = failures > 0 ? 1 : 0;

@@ -27,16 +27,21 @@ execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inhe
 
 const stage = mkdtempSync(join(tmpdir(), 'portal-release-'));
 try {
-  for (const path of ['dist/portal.mjs', 'templates', 'schemas', 'install.sh', 'README.md']) cpSync(join(root, path), join(stage, path), { recursive: true });
+  for (const path of ['dist/portal.mjs', 'templates', 'schemas', 'install.sh', 'README.md'])
+    cpSync(join(root, path), join(stage, path), { recursive: true });
   const versions = {};
   for (const name of nativeModules) {
     const from = join(root, 'node_modules', name);
     versions[name] = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')).version;
-    for (const path of runtimeFiles[name]) cpSync(join(from, path), join(stage, 'node_modules', name, path), { recursive: true });
+    for (const path of runtimeFiles[name])
+      cpSync(join(from, path), join(stage, 'node_modules', name, path), { recursive: true });
     // npm packs a bundled module's own `files`; the built addon is not among better-sqlite3's.
     const staged = join(stage, 'node_modules', name, 'package.json');
     const { scripts: _scripts, devDependencies: _dev, ...module } = JSON.parse(readFileSync(staged, 'utf8'));
-    writeFileSync(staged, `${JSON.stringify({ ...module, files: runtimeFiles[name].filter((path) => path !== 'package.json') }, null, 2)}\n`);
+    writeFileSync(
+      staged,
+      `${JSON.stringify({ ...module, files: runtimeFiles[name].filter((path) => path !== 'package.json') }, null, 2)}\n`,
+    );
   }
   // The bundle carries every other dependency; none is installed beside it.
   writeFileSync(
@@ -58,7 +63,13 @@ try {
     )}\n`,
   );
   mkdirSync(destination, { recursive: true });
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', destination], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
+      cwd: stage,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  );
   const name = `${manifest.name}-${manifest.version}-${process.platform}-${process.arch}.tgz`;
   renameSync(join(destination, packed.filename), join(destination, name));
   process.stdout.write(`${join(destination, name)}\n`);

@@ -54,7 +54,15 @@ interface RunFigures {
 async function credentials(authority: Authority, nodeId: string): Promise<Credentials> {
   const keys = generateKeyPair();
   const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = { projectId: 'compare', nodeId, attributes: [], relays: [], admin: false, tls: false, relayNode: false };
+  const identity = {
+    projectId: 'compare',
+    nodeId,
+    attributes: [],
+    relays: [],
+    admin: false,
+    tls: false,
+    relayNode: false,
+  };
   const cert = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: ['localhost'] });
   return { ca: authority.certificate, key: keys.privateKey, cert };
 }
@@ -80,7 +88,16 @@ async function receive(): Promise<void> {
   const [message] = (await once(process, 'message')) as [{ readonly credentials: Credentials; readonly suite: string }];
   const { ca, key, cert } = message.credentials;
   const server = createServer(
-    { ca, key, cert, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.3', ciphers: message.suite, highWaterMark: dataPathHighWaterMark } satisfies TlsOptions & SocketTuning,
+    {
+      ca,
+      key,
+      cert,
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.3',
+      ciphers: message.suite,
+      highWaterMark: dataPathHighWaterMark,
+    } satisfies TlsOptions & SocketTuning,
     (socket) => {
       socket.setNoDelay(true);
       let header = Buffer.alloc(0);
@@ -119,17 +136,31 @@ async function receive(): Promise<void> {
 }
 
 async function open(port: number, own: Credentials, suite: string): Promise<TLSSocket> {
-  const options: ConnectionOptions & SocketTuning = { host: '127.0.0.1', port, servername: 'localhost', ca: own.ca, key: own.key, cert: own.cert, minVersion: 'TLSv1.3', ciphers: suite, highWaterMark: dataPathHighWaterMark };
+  const options: ConnectionOptions & SocketTuning = {
+    host: '127.0.0.1',
+    port,
+    servername: 'localhost',
+    ca: own.ca,
+    key: own.key,
+    cert: own.cert,
+    minVersion: 'TLSv1.3',
+    ciphers: suite,
+    highWaterMark: dataPathHighWaterMark,
+  };
   const socket = connect(options);
   await once(socket, 'secureConnect');
   socket.setNoDelay(true);
-  if (socket.getCipher().standardName !== suite) throw new Error(`negotiated ${socket.getCipher().standardName}, not ${suite}`);
+  if (socket.getCipher().standardName !== suite)
+    throw new Error(`negotiated ${socket.getCipher().standardName}, not ${suite}`);
   return socket;
 }
 
 async function measureSuite(suite: string, client: Credentials, server: Credentials): Promise<SuiteFigures> {
   // Its own session: with autogroup scheduling, processes of one session share one CPU slice.
-  const receiver: ChildProcess = spawn(process.execPath, [...process.execArgv, script, '--receive'], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const receiver: ChildProcess = spawn(process.execPath, [...process.execArgv, script, '--receive'], {
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     receiver.send({ credentials: server, suite });
     const [{ port }] = (await once(receiver, 'message')) as [{ readonly port: number }];
@@ -200,7 +231,9 @@ async function measure(): Promise<void> {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Each version through with-node.sh, the versions interleaved so that a busy moment hits them alike. */
@@ -208,14 +241,22 @@ function compare(versions: readonly string[]): void {
   const runs = new Map<string, RunFigures[]>(versions.map((version) => [version, []]));
   for (let repeat = 0; repeat < repeats; repeat += 1) {
     for (const version of versions) {
-      const output = execFileSync('bash', [join(root, 'scripts/with-node.sh'), version, 'node', '--import', 'tsx', script], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const output = execFileSync(
+        'bash',
+        [join(root, 'scripts/with-node.sh'), version, 'node', '--import', 'tsx', script],
+        { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       const run = JSON.parse(output.trim().split('\n').at(-1) as string) as RunFigures;
       runs.get(version)?.push(run);
       process.stderr.write(`runtime-compare: ${run.node} run ${repeat + 1} of ${repeats} done\n`);
     }
   }
-  console.log(`mutual TLS 1.3 over loopback, two processes: ${gib} GiB one way, ${roundTrips} round trips of 64 bytes; median of ${repeats} runs`);
-  console.log('node      openssl    suite                          Gbit/s (min-max)    CPU s/GiB (sender)  RTT p50 µs  RTT p99 µs');
+  console.log(
+    `mutual TLS 1.3 over loopback, two processes: ${gib} GiB one way, ${roundTrips} round trips of 64 bytes; median of ${repeats} runs`,
+  );
+  console.log(
+    'node      openssl    suite                          Gbit/s (min-max)    CPU s/GiB (sender)  RTT p50 µs  RTT p99 µs',
+  );
   for (const [version, list] of runs) {
     for (const suite of suites) {
       const of = list.map((run) => run.suites.find((figures) => figures.suite === suite) as SuiteFigures);
@@ -225,12 +266,22 @@ function compare(versions: readonly string[]): void {
           first.node.padEnd(9),
           first.openssl.padEnd(10),
           suite.padEnd(30),
-          median(of.map((f) => f.gbitPerSecond)).toFixed(2).padStart(6),
-          `(${Math.min(...of.map((f) => f.gbitPerSecond)).toFixed(1)}-${Math.max(...of.map((f) => f.gbitPerSecond)).toFixed(1)})`.padEnd(11),
-          median(of.map((f) => f.cpuSecondsPerGib)).toFixed(2).padStart(10),
+          median(of.map((f) => f.gbitPerSecond))
+            .toFixed(2)
+            .padStart(6),
+          `(${Math.min(...of.map((f) => f.gbitPerSecond)).toFixed(1)}-${Math.max(...of.map((f) => f.gbitPerSecond)).toFixed(1)})`.padEnd(
+            11,
+          ),
+          median(of.map((f) => f.cpuSecondsPerGib))
+            .toFixed(2)
+            .padStart(10),
           `(${median(of.map((f) => f.senderCpuSecondsPerGib)).toFixed(2)})`.padEnd(8),
-          median(of.map((f) => f.roundTripP50Us)).toFixed(0).padStart(11),
-          median(of.map((f) => f.roundTripP99Us)).toFixed(0).padStart(11),
+          median(of.map((f) => f.roundTripP50Us))
+            .toFixed(0)
+            .padStart(11),
+          median(of.map((f) => f.roundTripP99Us))
+            .toFixed(0)
+            .padStart(11),
         ].join(' '),
       );
     }

@@ -24,7 +24,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { announceUnreachableRelays, connectFlood, memberStreamFlood, pingFlood, rogueOutlet, slowloris, type Attackers } from '../test/support/attack-scenarios.ts';
+import {
+  announceUnreachableRelays,
+  connectFlood,
+  memberStreamFlood,
+  pingFlood,
+  rogueOutlet,
+  slowloris,
+  type Attackers,
+} from '../test/support/attack-scenarios.ts';
 import { realClients, usageOf, watchUsage, type ClientLoad, type Usage } from '../test/support/attackers.ts';
 import { countOutcomes, cutTransfers } from '../test/support/cut-transfers.ts';
 import { timeUntilWorking } from '../test/support/echo-portal.ts';
@@ -32,7 +40,13 @@ import { startGateProxy } from '../test/support/gate-proxy.ts';
 import { statusFromStart } from '../test/support/node-checks.ts';
 import { freePort, inletPort, start, statusWhen, type Running } from '../test/support/processes.ts';
 import { startProject } from '../test/support/project-processes.ts';
-import { restartRelay, splicesHeld, startRelay, startRogueRelay, type RelayProcess } from '../test/support/relay-processes.ts';
+import {
+  restartRelay,
+  splicesHeld,
+  startRelay,
+  startRogueRelay,
+  type RelayProcess,
+} from '../test/support/relay-processes.ts';
 import { startEchoServer } from '../test/support/tcp.ts';
 import { projectRoot } from '../test/support/usecases.ts';
 
@@ -66,25 +80,56 @@ async function main(): Promise<number> {
     // The bulk portal's target, in a process of its own: answers of 32 MiB must not starve the event
     // loop of this one, where the real clients of app and other run. Requests of 1 MiB or more are
     // answered 20 at a time (D6), smaller ones at once.
-    store = start(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/store-echo-server.ts'), '20', String(MiB)]);
+    store = start(process.execPath, [
+      '--import',
+      'tsx',
+      join(projectRoot, 'test/support/store-echo-server.ts'),
+      '20',
+      String(MiB),
+    ]);
     const storePort = Number(/listening on (\d+)/.exec(await store.waitFor(/store echo listening on \d+/))?.[1]);
     const relayPort = await freePort();
     gate.target = { host: '127.0.0.1', port: relayPort };
-    relay = await startRelay(project, 'relay', { listen: `127.0.0.1:${relayPort}`, publicAddress: `127.0.0.1:${gate.port}` });
-    const node = async (name: string, config: object, flags: string[], env: NodeJS.ProcessEnv = {}) => project.startNode(name, { 'http-server-port': 0, ...config }, await project.ticket(flags), env);
-    const outlet = await node('outlet', { relay: 'app', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'app-inlet' } }, ['--attribute', 'app-outlet', '--relay', 'app']);
-    const inlet = await node('inlet', { 'tcp-inlet': { from: '127.0.0.1:0', via: 'app', allow: 'app-outlet' } }, ['--attribute', 'app-inlet']);
-    const otherOutlet = await node('other-outlet', { relay: 'other', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'other-inlet' } }, ['--attribute', 'other-outlet', '--relay', 'other']);
-    const otherInlet = await node('other-inlet', { 'tcp-inlet': { from: '127.0.0.1:0', via: 'other', allow: 'other-outlet' } }, ['--attribute', 'other-inlet']);
+    relay = await startRelay(project, 'relay', {
+      listen: `127.0.0.1:${relayPort}`,
+      publicAddress: `127.0.0.1:${gate.port}`,
+    });
+    const node = async (name: string, config: object, flags: string[], env: NodeJS.ProcessEnv = {}) =>
+      project.startNode(name, { 'http-server-port': 0, ...config }, await project.ticket(flags), env);
+    const outlet = await node(
+      'outlet',
+      { relay: 'app', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'app-inlet' } },
+      ['--attribute', 'app-outlet', '--relay', 'app'],
+    );
+    const inlet = await node('inlet', { 'tcp-inlet': { from: '127.0.0.1:0', via: 'app', allow: 'app-outlet' } }, [
+      '--attribute',
+      'app-inlet',
+    ]);
+    const otherOutlet = await node(
+      'other-outlet',
+      { relay: 'other', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'other-inlet' } },
+      ['--attribute', 'other-outlet', '--relay', 'other'],
+    );
+    const otherInlet = await node(
+      'other-inlet',
+      { 'tcp-inlet': { from: '127.0.0.1:0', via: 'other', allow: 'other-outlet' } },
+      ['--attribute', 'other-inlet'],
+    );
     // The default heartbeat (5 s) on the bulk portal: at 500 ms, pings that wait behind 640 MiB of
     // uploads on a starved machine miss their 1 s and end the session before the attack's cut.
-    const bulkOutlet = await node('bulk-outlet', { relay: 'bulk', 'tcp-outlet': { to: `127.0.0.1:${storePort}`, allow: 'bulk-inlet' } }, ['--attribute', 'bulk-outlet', '--relay', 'bulk']);
+    const bulkOutlet = await node(
+      'bulk-outlet',
+      { relay: 'bulk', 'tcp-outlet': { to: `127.0.0.1:${storePort}`, allow: 'bulk-inlet' } },
+      ['--attribute', 'bulk-outlet', '--relay', 'bulk'],
+    );
     const bulkTicket = await project.ticket(['--attribute', 'bulk-inlet']);
     await Promise.all([outlet, inlet, otherOutlet, otherInlet, bulkOutlet].map((started) => started.waitFor(ready)));
     const home = (name: string) => join(project.dir, name);
     const port = await inletPort(home('inlet'));
     const otherPort = await inletPort(home('other-inlet'));
-    await Promise.all(['inlet', 'other-inlet'].map((name) => statusWhen(home(name), (shown) => shown.inlets[0]?.path === 'direct')));
+    await Promise.all(
+      ['inlet', 'other-inlet'].map((name) => statusWhen(home(name), (shown) => shown.inlets[0]?.path === 'direct')),
+    );
 
     const currentRelay = () => relay as RelayProcess;
     // By name: a pid read at each use, since the relay is restarted by the data-plane attacks.
@@ -98,7 +143,10 @@ async function main(): Promise<number> {
     };
     // Memory must come back for the processes that live through the whole soak.
     const lasting = ['controller', 'outlet', 'inlet', 'other outlet', 'other inlet'];
-    const usageOfLasting = async () => Object.fromEntries(await Promise.all(lasting.map(async (name) => [name, await usageOf((pids[name] as () => number)())] as const)));
+    const usageOfLasting = async () =>
+      Object.fromEntries(
+        await Promise.all(lasting.map(async (name) => [name, await usageOf((pids[name] as () => number)())] as const)),
+      );
     const attackers: Attackers = {
       project,
       homes,
@@ -126,7 +174,11 @@ async function main(): Promise<number> {
       const other = realClients(otherPort, 10);
       const detail = await run();
       const [load, otherLoad] = await Promise.all([clients.stop(), other.stop()]);
-      const peaks = Object.fromEntries(await Promise.all(Object.entries(watchers).map(async ([process, watcher]) => [process, await watcher.stop()] as const)));
+      const peaks = Object.fromEntries(
+        await Promise.all(
+          Object.entries(watchers).map(async ([process, watcher]) => [process, await watcher.stop()] as const),
+        ),
+      );
       rows.push({ name, clients: load, other: otherLoad, peaks, detail });
     };
 
@@ -159,8 +211,10 @@ async function main(): Promise<number> {
       // session after 4,096 answers in one turn (muxLimits.unreadAnswers) and the flood ends early.
       const flood = await memberStreamFlood(attackers, 'flooder', 20_000, 1000);
       const burst = await memberStreamFlood(attackers, 'burster', 20_000);
-      if (flood.accepted > perInletBound) failures.push(`the flooding member held ${flood.accepted} target connections (bound ${perInletBound})`);
-      const outcome = (result: typeof flood) => `${result.accepted} accepted, ${result.refused} refused${result.closedEarly ? ', then the outlet closed the session' : ''}`;
+      if (flood.accepted > perInletBound)
+        failures.push(`the flooding member held ${flood.accepted} target connections (bound ${perInletBound})`);
+      const outcome = (result: typeof flood) =>
+        `${result.accepted} accepted, ${result.refused} refused${result.closedEarly ? ', then the outlet closed the session' : ''}`;
       return `${flood.opened} opens by 1,000: ${outcome(flood)} (${flood.reasons.join('; ')}); ${burst.opened} at once: ${outcome(burst)}`;
     });
 
@@ -172,11 +226,22 @@ async function main(): Promise<number> {
       // A restart lists the healthy relay after the rogue, as any restart after the rogue joined would.
       await currentRelay().process.stop();
       relay = await restartRelay(currentRelay());
-      await statusWhen(home('bulk-outlet'), (shown) => [currentRelay().id, rogue.id].every((id) => shown.outlets[0]?.registered_on.includes(id)), 20_000);
+      await statusWhen(
+        home('bulk-outlet'),
+        (shown) => [currentRelay().id, rogue.id].every((id) => shown.outlets[0]?.registered_on.includes(id)),
+        20_000,
+      );
       // The bulk inlet starts now, and links the healthy relay a moment after the rogue (at most 3 s).
       gate.hold();
       const started = Date.now();
-      bulkInlet = await project.startNode('bulk-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'bulk', allow: 'bulk-outlet', direct: false } }, bulkTicket);
+      bulkInlet = await project.startNode(
+        'bulk-inlet',
+        {
+          'http-server-port': 0,
+          'tcp-inlet': { from: '127.0.0.1:0', via: 'bulk', allow: 'bulk-outlet', direct: false },
+        },
+        bulkTicket,
+      );
       await rogue.process.waitFor(/rogue relay: holding splice/, 3000).catch(() => undefined);
       gate.release();
       const open = await statusFromStart(home('bulk-inlet'), (shown) => shown.inlets[0]?.session === 'open', 60_000);
@@ -187,8 +252,12 @@ async function main(): Promise<number> {
       await pause(10_000);
       const bulkLoad = await bulkClients.stop();
       await rogue.process.stop();
-      if (sessionMs >= 5000) failures.push(`the bulk inlet had a session ${sessionMs} ms after it started past the rogue relay (target 5 s)`);
-      if (bulkLoad.errors > 0) failures.push(`bulk clients saw ${bulkLoad.errors} errors once the inlet had a session (rogue relay up)`);
+      if (sessionMs >= 5000)
+        failures.push(
+          `the bulk inlet had a session ${sessionMs} ms after it started past the rogue relay (target 5 s)`,
+        );
+      if (bulkLoad.errors > 0)
+        failures.push(`bulk clients saw ${bulkLoad.errors} errors once the inlet had a session (rogue relay up)`);
       const slow = bulkInlet.lines.find((line) => line.includes('gave no session within'));
       return (
         `relays listed by the bulk inlet: ${open.relays[0]?.id === rogue.id ? 'the rogue first' : 'the rogue NOT first'}; the rogue held ${splicesHeld(rogue)} splices; ` +
@@ -207,11 +276,19 @@ async function main(): Promise<number> {
         // Reached at its own address from here on: the gate was for D2, and D6's bytes need not cross this process.
         relay = await restartRelay({ ...currentRelay(), publicAddress: undefined });
         const id = currentRelay().id;
-        const linked = await statusWhen(home('bulk-inlet'), (shown) => shown.relays.some((known) => known.id === id && known.status === 'connected'), 90_000).then(
+        const linked = await statusWhen(
+          home('bulk-inlet'),
+          (shown) => shown.relays.some((known) => known.id === id && known.status === 'connected'),
+          90_000,
+        ).then(
           () => Date.now() - restarted,
           () => undefined,
         );
-        const registered = await statusWhen(home('bulk-outlet'), (shown) => shown.outlets[0]?.registered_on.includes(id) ?? false, 90_000).then(
+        const registered = await statusWhen(
+          home('bulk-outlet'),
+          (shown) => shown.outlets[0]?.registered_on.includes(id) ?? false,
+          90_000,
+        ).then(
           () => Date.now() - restarted,
           () => undefined,
         );
@@ -219,7 +296,10 @@ async function main(): Promise<number> {
           () => Date.now() - restarted,
           () => undefined,
         );
-        if (linked === undefined) failures.push('the bulk inlet did not link the restarted relay again within 90 s (20 unreachable relays announced)');
+        if (linked === undefined)
+          failures.push(
+            'the bulk inlet did not link the restarted relay again within 90 s (20 unreachable relays announced)',
+          );
         return `the bulk inlet listed ${listed.relays.length} relays (20 unreachable), ${slots} in slots; relay restarted: linked by the bulk inlet after ${linked ?? 'never (90 s)'} ms, registered by the bulk outlet after ${registered ?? 'never (90 s)'} ms, bulk clients working after ${working ?? 'never (90 s)'} ms`;
       } finally {
         phantoms.withdraw();
@@ -228,41 +308,89 @@ async function main(): Promise<number> {
 
     await attack('D6 relay killed mid-transfer', async () => {
       const id = currentRelay().id;
-      await statusWhen(home('bulk-inlet'), (shown) => shown.inlets[0]?.path === `relay ${id}` && shown.inlets[0]?.warm_streams === 2, 30_000);
+      await statusWhen(
+        home('bulk-inlet'),
+        (shown) => shown.inlets[0]?.path === `relay ${id}` && shown.inlets[0]?.warm_streams === 2,
+        30_000,
+      );
       const killed = currentRelay();
-      const logFrom = { inlet: bulkInlet?.lines.length ?? 0, outlet: bulkOutlet.lines.length, relay: killed.process.lines.length };
+      const logFrom = {
+        inlet: bulkInlet?.lines.length ?? 0,
+        outlet: bulkOutlet.lines.length,
+        relay: killed.process.lines.length,
+      };
       const logsSince = () =>
-        [`bulk inlet:`, ...(bulkInlet?.lines.slice(logFrom.inlet) ?? []), `bulk outlet:`, ...bulkOutlet.lines.slice(logFrom.outlet), `relay:`, ...killed.process.lines.slice(logFrom.relay)]
+        [
+          `bulk inlet:`,
+          ...(bulkInlet?.lines.slice(logFrom.inlet) ?? []),
+          `bulk outlet:`,
+          ...bulkOutlet.lines.slice(logFrom.outlet),
+          `relay:`,
+          ...killed.process.lines.slice(logFrom.relay),
+        ]
           .filter((line) => !/ DEBUG /.test(line) || /session|heartbeat|closed|lost/i.test(line))
           .slice(0, 60)
           .join('\n');
-      const result = await cutTransfers(bulkPort, { clients: 20, bytes: 32 * MiB, cutAfter: 8 * MiB, cut: () => killed.process.kill() }).catch((error: Error) => {
+      const result = await cutTransfers(bulkPort, {
+        clients: 20,
+        bytes: 32 * MiB,
+        cutAfter: 8 * MiB,
+        cut: () => killed.process.kill(),
+      }).catch((error: Error) => {
         throw new Error(`${error.message}\nwhat the bulk nodes and the relay logged meanwhile:\n${logsSince()}`);
       });
       relay = await restartRelay(killed);
       const counts = countOutcomes(result.outcomes);
-      const short = result.outcomes.filter((outcome) => outcome.kind === 'truncated' || outcome.kind === 'other').map((outcome) => outcome.index);
-      if (counts.other > 0 || counts.whole === 20) console.log(`soak: D6 did not go as planned (${JSON.stringify(counts)}); logged meanwhile:\n${logsSince()}`);
-      if (short.length > 0) failures.push(`relay killed mid-transfer: ${counts.truncated} clients saw an end of stream with bytes missing, ${counts.other} something else (clients ${short.join(', ')}; 0 and 1 took the warm streams)`);
+      const short = result.outcomes
+        .filter((outcome) => outcome.kind === 'truncated' || outcome.kind === 'other')
+        .map((outcome) => outcome.index);
+      if (counts.other > 0 || counts.whole === 20)
+        console.log(`soak: D6 did not go as planned (${JSON.stringify(counts)}); logged meanwhile:\n${logsSince()}`);
+      if (short.length > 0)
+        failures.push(
+          `relay killed mid-transfer: ${counts.truncated} clients saw an end of stream with bytes missing, ${counts.other} something else (clients ${short.join(', ')}; 0 and 1 took the warm streams)`,
+        );
       return `20 clients x 32 MiB through the bulk inlet, relay SIGKILLed once ${result.cutAt} bytes had come back: ${counts.whole} whole, ${counts.reset} reset, ${counts.truncated} truncated (end of stream, bytes missing)${counts.other ? `, ${counts.other} other` : ''}${short.length ? ` [clients ${short.join(', ')}; 0 and 1 took the warm streams]` : ''}`;
     });
 
     step(`resting ${restSeconds} s`);
     await pause(restSeconds * 1000);
     const after = await usageOfLasting();
-    const children: Record<string, Running['child']> = { controller: project.controller.process.child, outlet: outlet.child, inlet: inlet.child, 'other outlet': otherOutlet.child, 'other inlet': otherInlet.child };
-    const alive = Object.fromEntries(Object.entries(children).map(([name, child]) => [name, child.exitCode === null && child.signalCode === null]));
+    const children: Record<string, Running['child']> = {
+      controller: project.controller.process.child,
+      outlet: outlet.child,
+      inlet: inlet.child,
+      'other outlet': otherOutlet.child,
+      'other inlet': otherInlet.child,
+    };
+    const alive = Object.fromEntries(
+      Object.entries(children).map(([name, child]) => [name, child.exitCode === null && child.signalCode === null]),
+    );
 
     const names = Object.keys(pids);
     const widths = [30, 8, 7, 8, 7, ...names.map(() => 16)];
     console.log('');
-    console.log(`real clients before the attacks: app ${quiet.attempts} round trips, ${quiet.errors} errors, p99 ${quiet.p99Ms} ms; other ${otherQuiet.attempts} round trips, ${otherQuiet.errors} errors`);
+    console.log(
+      `real clients before the attacks: app ${quiet.attempts} round trips, ${quiet.errors} errors, p99 ${quiet.p99Ms} ms; other ${otherQuiet.attempts} round trips, ${otherQuiet.errors} errors`,
+    );
     console.log('');
     console.log(pad(['attack', 'clients', 'errors', 'p99 ms', 'other', ...names], widths));
     console.log(pad(['', '(app)', '(app)', '(app)', 'errors', ...names.map(() => 'RSS MB / fds')], widths));
     for (const row of rows) {
       const peaks = names.map((name) => `${row.peaks[name]?.rssMb} / ${row.peaks[name]?.fds}`);
-      console.log(pad([row.name, String(row.clients.attempts), String(row.clients.errors), String(row.clients.p99Ms), String(row.other.errors), ...peaks], widths));
+      console.log(
+        pad(
+          [
+            row.name,
+            String(row.clients.attempts),
+            String(row.clients.errors),
+            String(row.clients.p99Ms),
+            String(row.other.errors),
+            ...peaks,
+          ],
+          widths,
+        ),
+      );
       console.log(`    ${row.detail}`);
     }
     console.log('');
@@ -270,13 +398,21 @@ async function main(): Promise<number> {
       const start = before[name] as Usage;
       const end = after[name] as Usage;
       const ratio = end.rssMb / start.rssMb;
-      console.log(`${name.padEnd(13)} RSS ${start.rssMb} MB before, ${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`);
+      console.log(
+        `${name.padEnd(13)} RSS ${start.rssMb} MB before, ${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`,
+      );
       if (!alive[name]) failures.push(`${name} died`);
       if (ratio > 1.1) failures.push(`${name} holds ${((ratio - 1) * 100).toFixed(1)} % more memory than before`);
     }
     for (const row of rows) {
-      if (row.clients.errors > 0) failures.push(`app's real clients saw ${row.clients.errors} errors during attack ${row.name} (${JSON.stringify(row.clients.errorKinds)})`);
-      if (row.other.errors > 0) failures.push(`other's real clients saw ${row.other.errors} errors during attack ${row.name} (${JSON.stringify(row.other.errorKinds)})`);
+      if (row.clients.errors > 0)
+        failures.push(
+          `app's real clients saw ${row.clients.errors} errors during attack ${row.name} (${JSON.stringify(row.clients.errorKinds)})`,
+        );
+      if (row.other.errors > 0)
+        failures.push(
+          `other's real clients saw ${row.other.errors} errors during attack ${row.name} (${JSON.stringify(row.other.errorKinds)})`,
+        );
     }
     console.log('');
     console.log(failures.length === 0 ? 'soak: every target met' : `soak: targets missed: ${failures.join('; ')}`);

@@ -5,7 +5,9 @@ const { syncBuiltinESMExports } = require('node:module');
 
 for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
   childProcess[name] = () => {
-    throw new Error(`a unit test called child_process.${name}: unit tests start no program; it belongs to the integration suite (scripts/test-suites.cjs)`);
+    throw new Error(
+      `a unit test called child_process.${name}: unit tests start no program; it belongs to the integration suite (scripts/test-suites.cjs)`,
+    );
   };
 }
 // ES modules import node:child_process by name: let them see the replacements too.

@@ -70,7 +70,8 @@ function allTestFiles() {
 /** A listed unit file that was renamed or removed would silently leave the suite: say so instead. */
 function checkListed(files) {
   const missing = unitFiles.filter((path) => !files.includes(path));
-  if (missing.length > 0) throw new Error(`scripts/test-suites.cjs lists unit test files that do not exist: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`scripts/test-suites.cjs lists unit test files that do not exist: ${missing.join(', ')}`);
   return files;
 }
 
@@ -92,13 +93,21 @@ function unitConfig() {
 
 /** Integration tests: they run the bundled CLI, so it is built fresh first. */
 function integrationConfig() {
-  return { ...shared, spec: allTestFiles().filter((path) => !isUnit(path)), require: ['./test/support/build-bundle.ts'] };
+  return {
+    ...shared,
+    spec: allTestFiles().filter((path) => !isUnit(path)),
+    require: ['./test/support/build-bundle.ts'],
+  };
 }
 
 /** Both in one run (one closing line for CI): the unit tests first, so a broken basic fails early in the log. */
 function allConfig() {
   const files = allTestFiles();
-  return { ...shared, spec: [...files.filter(isUnit), ...files.filter((path) => !isUnit(path))], require: ['./test/support/build-bundle.ts'] };
+  return {
+    ...shared,
+    spec: [...files.filter(isUnit), ...files.filter((path) => !isUnit(path))],
+    require: ['./test/support/build-bundle.ts'],
+  };
 }
 
 module.exports = { unitConfig, integrationConfig, allConfig, allTestFiles, isUnit };

@@ -6,5 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 
 const server = createServer({ noDelay: true }, (socket) => socket.pipe(socket).on('error', () => socket.destroy()));
 server.maxConnections = Number.MAX_SAFE_INTEGER;
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(`echo listening ${(server.address() as AddressInfo).port}`));
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () =>
+  console.log(`echo listening ${(server.address() as AddressInfo).port}`),
+);
 process.on('SIGTERM', () => process.exit(0));

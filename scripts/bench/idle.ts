@@ -70,10 +70,16 @@ const rssOf = (pids: readonly number[]) => pids.reduce((sum, pid) => sum + rssKi
  * `roles` names the processes whose memory counts, as functions because a role's processes may
  * change while connections open (sshd forks no new child per channel, but a relay might).
  */
-export async function idleConnections(port: number, roles: Readonly<Record<string, () => number[]>>, log: (text: string) => void): Promise<IdleResult> {
+export async function idleConnections(
+  port: number,
+  roles: Readonly<Record<string, () => number[]>>,
+  log: (text: string) => void,
+): Promise<IdleResult> {
   const count = settings.idleConnections;
   const before = Object.fromEntries(Object.entries(roles).map(([role, pids]) => [role, rssOf(pids())]));
-  const sockets = (await inBatches(count, settings.idleBatch, () => openOne(port))).filter((socket): socket is Socket => socket !== undefined);
+  const sockets = (await inBatches(count, settings.idleBatch, () => openOne(port))).filter(
+    (socket): socket is Socket => socket !== undefined,
+  );
   log(`${sockets.length} of ${count} open and echoed; idle for ${settings.idleSeconds} s`);
   await new Promise((resolve) => setTimeout(resolve, settings.idleSeconds * 1000));
   const during = Object.fromEntries(Object.entries(roles).map(([role, pids]) => [role, rssOf(pids())]));
@@ -83,6 +89,11 @@ export async function idleConnections(port: number, roles: Readonly<Record<strin
   // keeps their teardown out of the next target's baseline.
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const answered = answers.filter(Boolean).length;
-  const kibPerConnection = Object.fromEntries(Object.keys(roles).map((role) => [role, sockets.length > 0 ? ((during[role] as number) - (before[role] as number)) / sockets.length : Number.NaN]));
+  const kibPerConnection = Object.fromEntries(
+    Object.keys(roles).map((role) => [
+      role,
+      sockets.length > 0 ? ((during[role] as number) - (before[role] as number)) / sockets.length : Number.NaN,
+    ]),
+  );
   return { wanted: count, opened: sockets.length, answered, kibPerConnection };
 }

@@ -15,5 +15,7 @@ const server = createServer({ noDelay: true }, (client) => {
   upstream.on('error', () => client.destroy());
 });
 server.maxConnections = Number.MAX_SAFE_INTEGER;
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(`proxy listening ${(server.address() as AddressInfo).port}`));
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () =>
+  console.log(`proxy listening ${(server.address() as AddressInfo).port}`),
+);
 process.on('SIGTERM', () => process.exit(0));

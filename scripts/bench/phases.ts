@@ -41,7 +41,8 @@ export async function throughputPhase(targets: readonly Target[], figures: Figur
   const runs = new Map<Target, number[]>(targets.map((target) => [target, []]));
   for (let round = 1; round <= settings.repeats; round += 1) {
     log(`iperf3 round ${round} of ${settings.repeats}…`);
-    for (const target of targets) runs.get(target)?.push((await iperf(target.iperf.port, { seconds: settings.seconds })).bitsPerSecond / 1e9);
+    for (const target of targets)
+      runs.get(target)?.push((await iperf(target.iperf.port, { seconds: settings.seconds })).bitsPerSecond / 1e9);
   }
   for (const target of targets) {
     const values = runs.get(target) as number[];
@@ -68,10 +69,23 @@ export async function latencyPhase(targets: readonly Target[], figures: Figures)
   for (const target of targets) {
     const measured = rounds.get(target) as Latency[];
     const median = (pick: (one: Latency) => number) => percentile(measured.map(pick), 50);
-    put(figures, 'rtt', target.column, median((one) => one.rttP50));
-    put(figures, 'connect', target.column, median((one) => one.connectP50));
-    const each = (pick: (one: Latency) => number, digits: number) => measured.map((one) => pick(one).toFixed(digits)).join(', ');
-    log(`${target.label}: rtt p50 ${each((one) => one.rttP50, 0)} µs (p99 ${each((one) => one.rttP99, 0)}); new connection p50 ${each((one) => one.connectP50, 2)} ms (p99 ${each((one) => one.connectP99, 2)})`);
+    put(
+      figures,
+      'rtt',
+      target.column,
+      median((one) => one.rttP50),
+    );
+    put(
+      figures,
+      'connect',
+      target.column,
+      median((one) => one.connectP50),
+    );
+    const each = (pick: (one: Latency) => number, digits: number) =>
+      measured.map((one) => pick(one).toFixed(digits)).join(', ');
+    log(
+      `${target.label}: rtt p50 ${each((one) => one.rttP50, 0)} µs (p99 ${each((one) => one.rttP99, 0)}); new connection p50 ${each((one) => one.connectP50, 2)} ms (p99 ${each((one) => one.connectP99, 2)})`,
+    );
   }
 }
 
@@ -83,12 +97,17 @@ export async function cpuPhase(targets: readonly Target[], figures: Figures): Pr
     const before = new Map(roles.flatMap(([, pids]) => pids()).map((pid) => [pid, totalCpuSeconds([pid])]));
     const carried = await iperf(target.iperf.port, { bytes: settings.cpuBytes });
     // Processes forked during the run (an sshd child) count from zero.
-    const byRole = roles.map(([role, pids]) => [role, pids().reduce((sum, pid) => sum + totalCpuSeconds([pid]) - (before.get(pid) ?? 0), 0)] as const);
+    const byRole = roles.map(
+      ([role, pids]) =>
+        [role, pids().reduce((sum, pid) => sum + totalCpuSeconds([pid]) - (before.get(pid) ?? 0), 0)] as const,
+    );
     const used = byRole.reduce((sum, [, seconds]) => sum + seconds, 0);
     const gib = carried.bytes / 1024 ** 3;
     put(figures, 'cpu', target.column, used / gib);
     const parts = byRole.map(([role, seconds]) => `${role} ${seconds.toFixed(2)}`).join(', ');
-    log(`CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`);
+    log(
+      `CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`,
+    );
   }
 }
 
@@ -113,7 +132,9 @@ export async function pgbenchPhase(targets: readonly Target[], figures: Figures)
       }
     }
   }
-  for (const row of pgbenchRows) for (const target of targets) put(figures, row.key, target.column, best.get(`${row.key} ${target.label}`) as number);
+  for (const row of pgbenchRows)
+    for (const target of targets)
+      put(figures, row.key, target.column, best.get(`${row.key} ${target.label}`) as number);
 }
 
 const rssRows: Record<Role, RowKey> = { inlet: 'rssInlet', outlet: 'rssOutlet', relay: 'rssRelay' };
@@ -129,10 +150,14 @@ export async function idlePhase(targets: readonly Target[], figures: Figures): P
     const growth = Object.entries(result.kibPerConnection).map(([role, kib]) => `${role} ${kib.toFixed(1)} KiB`);
     log(`  ${result.answered} of ${result.opened} answered after the idle time; per connection: ${growth.join(', ')}`);
     if (result.opened < result.wanted || result.answered < result.opened) {
-      problems.push(`${target.label}: ${result.opened} of ${result.wanted} idle connections opened, ${result.answered} answered after ${settings.idleSeconds} s`);
+      problems.push(
+        `${target.label}: ${result.opened} of ${result.wanted} idle connections opened, ${result.answered} answered after ${settings.idleSeconds} s`,
+      );
     }
     put(figures, 'idleAnswered', target.column, result.answered);
-    if (result.opened > 0) for (const [role, kib] of Object.entries(result.kibPerConnection)) put(figures, rssRows[role as Role], target.column, kib);
+    if (result.opened > 0)
+      for (const [role, kib] of Object.entries(result.kibPerConnection))
+        put(figures, rssRows[role as Role], target.column, kib);
   }
   return problems;
 }

@@ -28,11 +28,22 @@ export interface PortalPath {
 export function portalPaths(schemas = join(settings.root, 'schemas')): { paths: PortalPath[]; note?: string } {
   const files = readdirSync(schemas).filter((file) => /^node-config.*\.json$/.test(file));
   const knowsDirect = files.some((file) => {
-    const schema = JSON.parse(readFileSync(join(schemas, file), 'utf8')) as { properties?: Record<string, { properties?: Record<string, unknown> }> };
+    const schema = JSON.parse(readFileSync(join(schemas, file), 'utf8')) as {
+      properties?: Record<string, { properties?: Record<string, unknown> }>;
+    };
     return schema.properties?.['tcp-inlet']?.properties?.direct !== undefined;
   });
-  if (knowsDirect) return { paths: [{ name: 'relayed', inlet: { direct: false } }, { name: 'direct', inlet: {} }] };
-  return { paths: [{ name: 'relayed', inlet: {} }], note: 'the direct path is not in this build (no node configuration schema knows tcp-inlet.direct): Portal is measured on the relayed path only' };
+  if (knowsDirect)
+    return {
+      paths: [
+        { name: 'relayed', inlet: { direct: false } },
+        { name: 'direct', inlet: {} },
+      ],
+    };
+  return {
+    paths: [{ name: 'relayed', inlet: {} }],
+    note: 'the direct path is not in this build (no node configuration schema knows tcp-inlet.direct): Portal is measured on the relayed path only',
+  };
 }
 
 export interface Project {
@@ -43,7 +54,10 @@ export interface Project {
 }
 
 function portal(home: string, args: readonly string[]): string {
-  return execFileSync(process.execPath, [settings.bundle, ...args], { env: { ...process.env, PORTAL_HOME: home }, encoding: 'utf8' }).trim();
+  return execFileSync(process.execPath, [settings.bundle, ...args], {
+    env: { ...process.env, PORTAL_HOME: home },
+    encoding: 'utf8',
+  }).trim();
 }
 
 /**
@@ -53,19 +67,37 @@ function portal(home: string, args: readonly string[]): string {
  * one end of each idle connection twice.
  */
 export async function startProject(work: string, openFiles: number): Promise<Project> {
-  const controller = await start(process.execPath, [settings.bundle, 'controller', 'start', '--data-dir', join(work, 'controller'), '--listen', '127.0.0.1:0', '--no-relay', '--ready-json'], {
-    env: { PORTAL_HOME: join(work, 'controller-home') },
-    ready: /^\{"pid"/,
-  });
+  const controller = await start(
+    process.execPath,
+    [
+      settings.bundle,
+      'controller',
+      'start',
+      '--data-dir',
+      join(work, 'controller'),
+      '--listen',
+      '127.0.0.1:0',
+      '--no-relay',
+      '--ready-json',
+    ],
+    {
+      env: { PORTAL_HOME: join(work, 'controller-home') },
+      ready: /^\{"pid"/,
+    },
+  );
   const { listening: address, adminCode } = JSON.parse(controller.line) as { listening: string; adminCode: string };
   const home = join(work, 'admin');
   portal(home, ['enroll', '--controller', address, '--code', adminCode]);
   const ticket = portal(home, ['project', 'ticket', '--relay-node']);
-  const relay = await start(settings.nodeBinary, [...settings.nodeArgs, settings.bundle, 'relay', 'start', '--listen', '127.0.0.1:0'], {
-    env: { PORTAL_HOME: join(work, 'relay'), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
-    ready: / Portal relay \S+ of project \S+ listening on /,
-    openFiles,
-  });
+  const relay = await start(
+    settings.nodeBinary,
+    [...settings.nodeArgs, settings.bundle, 'relay', 'start', '--listen', '127.0.0.1:0'],
+    {
+      env: { PORTAL_HOME: join(work, 'relay'), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
+      ready: / Portal relay \S+ of project \S+ listening on /,
+      openFiles,
+    },
+  );
   return { home, relayPids: () => tree(relay.pid) };
 }
 
@@ -76,7 +108,8 @@ export interface NodeConfigs {
 
 /** The compiled node configurations of a bundled use case (out/<usecase>/*.json). */
 export function compiledConfigs(usecase: string): NodeConfigs {
-  const read = (role: string) => JSON.parse(readFileSync(join(settings.root, 'out', usecase, `${role}.json`), 'utf8')) as Record<string, unknown>;
+  const read = (role: string) =>
+    JSON.parse(readFileSync(join(settings.root, 'out', usecase, `${role}.json`), 'utf8')) as Record<string, unknown>;
   return { outlet: read('outlet'), inlet: read('inlet') };
 }
 
@@ -103,7 +136,9 @@ export interface InletFacts {
 
 export async function inletFacts(inletHome: string): Promise<InletFacts | undefined> {
   try {
-    const { statusPort } = JSON.parse(readFileSync(join(inletHome, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+    const { statusPort } = JSON.parse(readFileSync(join(inletHome, 'node', 'runtime.json'), 'utf8')) as {
+      statusPort: number;
+    };
     const response = await fetch(`http://127.0.0.1:${statusPort}/show`);
     const show = (await response.json()) as { inlets?: InletFacts[] };
     return show.inlets?.[0];
@@ -114,7 +149,9 @@ export async function inletFacts(inletHome: string): Promise<InletFacts | undefi
 
 /** Whether the inlet's session runs on `path` ("relay …" for the relayed one); true where the build does not say. */
 const onPath = (facts: InletFacts | undefined, path: PortalPath['name']) =>
-  facts?.session === 'open' && (facts.path === undefined || (path === 'direct' ? facts.path === 'direct' : facts.path?.startsWith('relay') === true));
+  facts?.session === 'open' &&
+  (facts.path === undefined ||
+    (path === 'direct' ? facts.path === 'direct' : facts.path?.startsWith('relay') === true));
 
 /**
  * Waits until the inlet's session runs on its path: a direct session arrives after the outlet has
@@ -129,7 +166,9 @@ async function waitForPath(inletHome: string, path: PortalPath['name']): Promise
     if (onPath(facts, path)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`the inlet's session is not on the ${path} path after 15 s (session ${facts?.session ?? 'unknown'}, path ${facts?.path ?? 'none'})`);
+  throw new Error(
+    `the inlet's session is not on the ${path} path after 15 s (session ${facts?.session ?? 'unknown'}, path ${facts?.path ?? 'none'})`,
+  );
 }
 
 /**
@@ -137,21 +176,67 @@ async function waitForPath(inletHome: string, path: PortalPath['name']): Promise
  * adjusted to this machine: loopback ports chosen now, a status server on a free port, and names
  * suffixed with the path so that two paths to one target can run side by side in the project.
  */
-export async function startPortal(work: string, project: Project, target: { name: string; port: number }, path: PortalPath, base: NodeConfigs, openFiles: number): Promise<RunningPortal> {
+export async function startPortal(
+  work: string,
+  project: Project,
+  target: { name: string; port: number },
+  path: PortalPath,
+  base: NodeConfigs,
+  openFiles: number,
+): Promise<RunningPortal> {
   const name = `${target.name}-${path.name}`;
-  const outletTicket = portal(project.home, ['project', 'ticket', '--expires-in', '10h', '--usage-count', '1', '--attribute', `${name}-outlet`, '--relay', name]);
-  const inletTicket = portal(project.home, ['project', 'ticket', '--expires-in', '10h', '--usage-count', '1', '--attribute', `${name}-inlet`]);
+  const outletTicket = portal(project.home, [
+    'project',
+    'ticket',
+    '--expires-in',
+    '10h',
+    '--usage-count',
+    '1',
+    '--attribute',
+    `${name}-outlet`,
+    '--relay',
+    name,
+  ]);
+  const inletTicket = portal(project.home, [
+    'project',
+    'ticket',
+    '--expires-in',
+    '10h',
+    '--usage-count',
+    '1',
+    '--attribute',
+    `${name}-inlet`,
+  ]);
   const inletPort = await freePort();
-  const outletConfig = { ...base.outlet, 'http-server-port': 0, relay: name, 'tcp-outlet': { ...(base.outlet['tcp-outlet'] as object), to: `127.0.0.1:${target.port}`, allow: `${name}-inlet` } };
-  const inletConfig = { ...base.inlet, 'http-server-port': 0, 'tcp-inlet': { ...(base.inlet['tcp-inlet'] as object), from: `127.0.0.1:${inletPort}`, via: name, allow: `${name}-outlet`, ...path.inlet } };
+  const outletConfig = {
+    ...base.outlet,
+    'http-server-port': 0,
+    relay: name,
+    'tcp-outlet': { ...(base.outlet['tcp-outlet'] as object), to: `127.0.0.1:${target.port}`, allow: `${name}-inlet` },
+  };
+  const inletConfig = {
+    ...base.inlet,
+    'http-server-port': 0,
+    'tcp-inlet': {
+      ...(base.inlet['tcp-inlet'] as object),
+      from: `127.0.0.1:${inletPort}`,
+      via: name,
+      allow: `${name}-outlet`,
+      ...path.inlet,
+    },
+  };
   const node = (role: string, config: object, ticket: string) => {
     const file = join(work, `${name}-${role}.json`);
     writeFileSync(file, JSON.stringify(config));
-    return start(settings.nodeBinary, [...settings.nodeArgs, settings.bundle, 'node', 'create', '--foreground', '--configuration', file], {
-      env: { PORTAL_HOME: join(work, `${name}-${role}`), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
-      ready: /setup completed/,
-      openFiles,
-    });
+    return start(
+      settings.nodeBinary,
+      [...settings.nodeArgs, settings.bundle, 'node', 'create', '--foreground', '--configuration', file],
+      {
+        env: { PORTAL_HOME: join(work, `${name}-${role}`), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
+        ready: /setup completed/,
+        openFiles,
+      },
+    );
   };
   const outlet = await node('outlet', outletConfig, outletTicket);
   const inlet = await node('inlet', inletConfig, inletTicket);

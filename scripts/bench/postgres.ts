@@ -36,19 +36,55 @@ export async function startPostgres(directory: string): Promise<Postgres> {
   chownSync(directory, uid, gid);
   chownSync(sockets, uid, gid);
   const bin = (name: string) => join(settings.postgresBin, name);
-  execFileSync(bin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { uid, gid, cwd: directory, stdio: 'ignore' });
+  execFileSync(bin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
+    uid,
+    gid,
+    cwd: directory,
+    stdio: 'ignore',
+  });
   const port = await freePort();
   // Commits do not wait for the WAL flush: the benchmark compares tunnels, and on a shared disk the
   // fsync of every TPC-B commit would swamp what a tunnel adds.
-  await start(bin('postgres'), ['-D', data, '-p', String(port), '-k', sockets, '-c', 'listen_addresses=127.0.0.1', '-c', 'synchronous_commit=off', '-c', 'max_connections=100'], {
-    uid,
-    gid,
-    ready: /database system is ready to accept connections/,
-    // Fast shutdown: backends are ended and the server stops without waiting for clients.
-    stopSignal: 'SIGINT',
+  await start(
+    bin('postgres'),
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      sockets,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'max_connections=100',
+    ],
+    {
+      uid,
+      gid,
+      ready: /database system is ready to accept connections/,
+      // Fast shutdown: backends are ended and the server stops without waiting for clients.
+      stopSignal: 'SIGINT',
+    },
+  );
+  execFileSync(bin('createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], {
+    stdio: 'ignore',
   });
-  execFileSync(bin('createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], { stdio: 'ignore' });
-  await run(bin('pgbench'), ['-i', '-q', '-s', String(settings.pgbenchScale), '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database]);
+  await run(bin('pgbench'), [
+    '-i',
+    '-q',
+    '-s',
+    String(settings.pgbenchScale),
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'postgres',
+    database,
+  ]);
   return { port };
 }
 
@@ -59,7 +95,22 @@ export interface PgbenchRun {
 
 /** One pgbench run against `port` for the configured seconds; its TPS without connection time. */
 export async function pgbench(port: number, how: PgbenchRun): Promise<number> {
-  const args = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-c', String(how.clients), '-j', String(Math.min(2, how.clients)), '-T', String(settings.pgbenchSeconds), ...(how.selectOnly ? ['-S'] : []), database];
+  const args = [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'postgres',
+    '-c',
+    String(how.clients),
+    '-j',
+    String(Math.min(2, how.clients)),
+    '-T',
+    String(settings.pgbenchSeconds),
+    ...(how.selectOnly ? ['-S'] : []),
+    database,
+  ];
   const { stdout } = await run(join(settings.postgresBin, 'pgbench'), args, { encoding: 'utf8' });
   const match = /^tps = ([\d.]+)/m.exec(stdout);
   if (!match) throw new Error(`pgbench printed no tps:\n${stdout}`);

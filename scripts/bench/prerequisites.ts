@@ -5,7 +5,9 @@ import { RuntimeFailure } from '../../src/shared/errors.ts';
 import { settings } from './settings.ts';
 
 function found(program: string): boolean {
-  const candidates = program.includes('/') ? [program] : (process.env.PATH ?? '').split(delimiter).map((directory) => join(directory, program));
+  const candidates = program.includes('/')
+    ? [program]
+    : (process.env.PATH ?? '').split(delimiter).map((directory) => join(directory, program));
   return candidates.some((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -23,7 +25,10 @@ export function checkPrerequisites(): void {
     { program: 'ssh', from: 'openssh-client' },
     { program: 'ssh-keygen', from: 'openssh-client' },
     { program: 'getconf', from: 'libc-bin' },
-    ...['initdb', 'postgres', 'createdb', 'pgbench'].map((name) => ({ program: join(settings.postgresBin, name), from: 'postgresql-15 (or set BENCH_POSTGRES_BIN)' })),
+    ...['initdb', 'postgres', 'createdb', 'pgbench'].map((name) => ({
+      program: join(settings.postgresBin, name),
+      from: 'postgresql-15 (or set BENCH_POSTGRES_BIN)',
+    })),
   ];
   const missing = needed.filter(({ program }) => !found(program));
   if (missing.length > 0) {
@@ -31,5 +36,8 @@ export function checkPrerequisites(): void {
       hint: `install ${[...new Set(missing.map(({ from }) => from))].join(', ')}`,
     });
   }
-  if (!found(settings.bundle)) throw new RuntimeFailure('PREREQUISITE_MISSING', `no bundle at ${settings.bundle}`, { hint: 'run npm run build (npm run bench builds it first)' });
+  if (!found(settings.bundle))
+    throw new RuntimeFailure('PREREQUISITE_MISSING', `no bundle at ${settings.bundle}`, {
+      hint: 'run npm run build (npm run bench builds it first)',
+    });
 }

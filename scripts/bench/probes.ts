@@ -15,8 +15,12 @@ export interface IperfResult {
 /** One iperf3 client run, for `seconds` or until `bytes` are sent (iperf3 reads 1G as 2^30). */
 export async function iperf(port: number, limit: { seconds: number } | { bytes: number }): Promise<IperfResult> {
   const length = 'seconds' in limit ? ['-t', String(limit.seconds)] : ['-n', String(limit.bytes)];
-  const { stdout } = await run('iperf3', ['-c', '127.0.0.1', '-p', String(port), ...length, '-J'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const received = (JSON.parse(stdout) as { end: { sum_received: { bits_per_second: number; bytes: number } } }).end.sum_received;
+  const { stdout } = await run('iperf3', ['-c', '127.0.0.1', '-p', String(port), ...length, '-J'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const received = (JSON.parse(stdout) as { end: { sum_received: { bits_per_second: number; bytes: number } } }).end
+    .sum_received;
   return { bitsPerSecond: received.bits_per_second, bytes: received.bytes };
 }
 
@@ -78,5 +82,10 @@ export async function warmUp(echoPort: number): Promise<void> {
 export async function latency(echoPort: number): Promise<Latency> {
   const rtt = await pingPong(echoPort, settings.roundTrips);
   const connects = await firstByte(echoPort, settings.newConnections);
-  return { rttP50: percentile(rtt, 50), rttP99: percentile(rtt, 99), connectP50: percentile(connects, 50), connectP99: percentile(connects, 99) };
+  return {
+    rttP50: percentile(rtt, 50),
+    rttP99: percentile(rtt, 99),
+    connectP50: percentile(connects, 50),
+    connectP99: percentile(connects, 99),
+  };
 }

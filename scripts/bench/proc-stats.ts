@@ -62,6 +62,7 @@ export const tree = (pid: number): number[] => [pid, ...descendants(pid)];
 /** This process's limit on open files (Node can read it, not raise it). */
 export function openFilesLimit(): { soft: number; hard: number } {
   const match = /^Max open files\s+(\S+)\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-  const value = (text: string | undefined) => (text === undefined || text === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(text));
+  const value = (text: string | undefined) =>
+    text === undefined || text === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(text);
   return { soft: value(match?.[1]), hard: value(match?.[2]) };
 }

@@ -56,7 +56,8 @@ export function start(command: string, args: readonly string[], options: StartOp
   started.push({ child, stopSignal: options.stopSignal ?? 'SIGTERM' });
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
-    const fail = (reason: string) => reject(new Error(`${command}: ${reason}${lines.length > 0 ? `:\n${lines.slice(-20).join('\n')}` : ''}`));
+    const fail = (reason: string) =>
+      reject(new Error(`${command}: ${reason}${lines.length > 0 ? `:\n${lines.slice(-20).join('\n')}` : ''}`));
     child.once('error', (error) => fail(error.message));
     child.once('exit', (code, signal) => fail(`exited ${signal ?? code}`));
     if (!ready) {
@@ -83,7 +84,9 @@ export function start(command: string, args: readonly string[], options: StartOp
 export function withOpenFiles(command: string, args: readonly string[], openFiles: number): [string, string[]] {
   const limit = openFilesLimit();
   const wanted = Math.min(openFiles, limit.hard);
-  return wanted > limit.soft ? ['bash', ['-c', `ulimit -n ${wanted} && exec "$0" "$@"`, command, ...args]] : [command, [...args]];
+  return wanted > limit.soft
+    ? ['bash', ['-c', `ulimit -n ${wanted} && exec "$0" "$@"`, command, ...args]]
+    : [command, [...args]];
 }
 
 function signal(pid: number, name: NodeJS.Signals | 0): boolean {

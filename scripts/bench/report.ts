@@ -5,7 +5,19 @@ export type PathName = 'relayed' | 'direct';
 /** A table column: no tunnel, ssh -L, a Portal path, or the runtime floor of a path (bare Node.js proxies). */
 export type Column = 'none' | 'ssh' | PathName | { readonly floor: PathName };
 
-export type RowKey = 'pgSelect8' | 'pgTpcb8' | 'pgSelect1' | 'pgTpcb1' | 'iperf' | 'rtt' | 'connect' | 'cpu' | 'idleAnswered' | 'rssInlet' | 'rssOutlet' | 'rssRelay';
+export type RowKey =
+  | 'pgSelect8'
+  | 'pgTpcb8'
+  | 'pgSelect1'
+  | 'pgTpcb1'
+  | 'iperf'
+  | 'rtt'
+  | 'connect'
+  | 'cpu'
+  | 'idleAnswered'
+  | 'rssInlet'
+  | 'rssOutlet'
+  | 'rssRelay';
 
 /** A bound on a path's ratio to ssh -L, or on its own figure (memory). */
 export interface Target {
@@ -32,13 +44,43 @@ export const rows: readonly RowSpec[] = [
   { key: 'pgTpcb8', label: 'pgbench TPC-B 8c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
   { key: 'pgSelect1', label: 'pgbench select-only 1c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
   { key: 'pgTpcb1', label: 'pgbench TPC-B 1c (TPS)', better: 'higher', digits: 0, targets: pgbenchTargets },
-  { key: 'iperf', label: 'iperf3 (Gbit/s)', better: 'higher', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(0.8) } },
-  { key: 'rtt', label: 'rtt p50, 64 B (µs)', better: 'lower', digits: 0, targets: { direct: ratio(1.2), relayed: ratio(1.5) } },
-  { key: 'connect', label: 'new conn p50 (ms)', better: 'lower', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(1.5) } },
-  { key: 'cpu', label: 'CPU (s/GiB)', better: 'lower', digits: 2, targets: { direct: ratio(1.0), relayed: ratio(1.5) } },
+  {
+    key: 'iperf',
+    label: 'iperf3 (Gbit/s)',
+    better: 'higher',
+    digits: 2,
+    targets: { direct: ratio(1.0), relayed: ratio(0.8) },
+  },
+  {
+    key: 'rtt',
+    label: 'rtt p50, 64 B (µs)',
+    better: 'lower',
+    digits: 0,
+    targets: { direct: ratio(1.2), relayed: ratio(1.5) },
+  },
+  {
+    key: 'connect',
+    label: 'new conn p50 (ms)',
+    better: 'lower',
+    digits: 2,
+    targets: { direct: ratio(1.0), relayed: ratio(1.5) },
+  },
+  {
+    key: 'cpu',
+    label: 'CPU (s/GiB)',
+    better: 'lower',
+    digits: 2,
+    targets: { direct: ratio(1.0), relayed: ratio(1.5) },
+  },
   { key: 'idleAnswered', label: 'idle conns still answering', better: 'higher', digits: 0, targets: {}, ratio: false },
   { key: 'rssInlet', label: 'RSS/idle conn inlet|ssh (KiB)', better: 'lower', digits: 1, targets: { direct: kib(16) } },
-  { key: 'rssOutlet', label: 'RSS/idle conn outlet|sshd (KiB)', better: 'lower', digits: 1, targets: { direct: kib(16) } },
+  {
+    key: 'rssOutlet',
+    label: 'RSS/idle conn outlet|sshd (KiB)',
+    better: 'lower',
+    digits: 1,
+    targets: { direct: kib(16) },
+  },
   { key: 'rssRelay', label: 'RSS/idle conn relay (KiB)', better: 'lower', digits: 1, targets: { relayed: kib(4) } },
 ];
 
@@ -53,9 +95,14 @@ export interface Figure {
 
 export type Figures = Partial<Record<RowKey, Figure>>;
 
-const shown = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+const shown = (value: number | undefined, digits: number) =>
+  value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
 
-export function ratioToSsh(figure: Figure | undefined, path: PathName, of: 'portal' | 'floor' = 'portal'): number | undefined {
+export function ratioToSsh(
+  figure: Figure | undefined,
+  path: PathName,
+  of: 'portal' | 'floor' = 'portal',
+): number | undefined {
   const value = figure?.[of][path];
   if (value === undefined || figure?.ssh === undefined || !(figure.ssh > 0)) return undefined;
   return value / figure.ssh;
@@ -75,7 +122,14 @@ export function verdict(spec: RowSpec, figure: Figure | undefined, path: PathNam
 
 /** The table as lines: figure | direct (no tunnel) | ssh -L | portal per path | ratio per path | target per path. */
 export function table(figures: Figures, paths: readonly PathName[]): string[] {
-  const header = ['figure', 'direct (no tunnel)', 'ssh -L', ...paths.map((path) => `portal ${path}`), ...paths.map((path) => `${path} ÷ ssh`), ...paths.map((path) => `target ${path}`)];
+  const header = [
+    'figure',
+    'direct (no tunnel)',
+    'ssh -L',
+    ...paths.map((path) => `portal ${path}`),
+    ...paths.map((path) => `${path} ÷ ssh`),
+    ...paths.map((path) => `target ${path}`),
+  ];
   const body = rows.map((spec) => {
     const figure = figures[spec.key];
     return [
@@ -98,9 +152,15 @@ export function table(figures: Figures, paths: readonly PathName[]): string[] {
  * the path has, and their ratios to ssh -L; only the rows measured through a floor.
  */
 export function floorTable(figures: Figures, paths: readonly PathName[]): string[] {
-  const measured = rows.filter((spec) => spec.ratio !== false && paths.some((path) => figures[spec.key]?.floor[path] !== undefined));
+  const measured = rows.filter(
+    (spec) => spec.ratio !== false && paths.some((path) => figures[spec.key]?.floor[path] !== undefined),
+  );
   if (measured.length === 0) return [];
-  const header = ['figure', 'ssh -L', ...paths.flatMap((path) => [`${path}: Node.js floor`, `floor ÷ ssh`, `portal ${path}`])];
+  const header = [
+    'figure',
+    'ssh -L',
+    ...paths.flatMap((path) => [`${path}: Node.js floor`, `floor ÷ ssh`, `portal ${path}`]),
+  ];
   const body = measured.map((spec) => {
     const figure = figures[spec.key];
     return [
@@ -108,7 +168,11 @@ export function floorTable(figures: Figures, paths: readonly PathName[]): string
       shown(figure?.ssh, spec.digits),
       ...paths.flatMap((path) => {
         const ratio = ratioToSsh(figure, path, 'floor');
-        return [shown(figure?.floor[path], spec.digits), ratio === undefined ? '—' : `${ratio.toFixed(2)}x`, shown(figure?.portal[path], spec.digits)];
+        return [
+          shown(figure?.floor[path], spec.digits),
+          ratio === undefined ? '—' : `${ratio.toFixed(2)}x`,
+          shown(figure?.portal[path], spec.digits),
+        ];
       }),
     ];
   });
@@ -116,7 +180,14 @@ export function floorTable(figures: Figures, paths: readonly PathName[]): string
 }
 
 function aligned(header: readonly string[], body: readonly (readonly string[])[]): string[] {
-  const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => (cells[column] as string).length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join(' | ');
+  const widths = header.map((_, column) =>
+    Math.max(...[header, ...body].map((cells) => (cells[column] as string).length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number),
+      )
+      .join(' | ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...body.map(line)];
 }

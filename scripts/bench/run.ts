@@ -3,8 +3,24 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuPhase, idlePhase, latencyPhase, pgbenchPhase, throughputPhase, type Endpoint, type Target } from './phases.ts';
-import { compiledConfigs, inletFacts, plainConfigs, portalPaths, startPortal, startProject, type PortalPath } from './portal.ts';
+import {
+  cpuPhase,
+  idlePhase,
+  latencyPhase,
+  pgbenchPhase,
+  throughputPhase,
+  type Endpoint,
+  type Target,
+} from './phases.ts';
+import {
+  compiledConfigs,
+  inletFacts,
+  plainConfigs,
+  portalPaths,
+  startPortal,
+  startProject,
+  type PortalPath,
+} from './portal.ts';
 import { checkPrerequisites } from './prerequisites.ts';
 import { postgresDirectory, startPostgres } from './postgres.ts';
 import { freePort, listening, start, stopStarted } from './processes.ts';
@@ -49,7 +65,14 @@ export async function main(): Promise<void> {
   const iperfPort = await freePort();
   await start('iperf3', ['-s', '-B', '127.0.0.1', '-p', String(iperfPort)]);
   await listening(iperfPort);
-  const echoPort = Number((await start(process.execPath, ['--import', 'tsx', join(settings.root, 'scripts/bench/echo-server.ts')], { ready: /^echo listening \d+/, openFiles })).line.split(' ')[2]);
+  const echoPort = Number(
+    (
+      await start(process.execPath, ['--import', 'tsx', join(settings.root, 'scripts/bench/echo-server.ts')], {
+        ready: /^echo listening \d+/,
+        openFiles,
+      })
+    ).line.split(' ')[2],
+  );
   const pgDirectory = postgresDirectory();
   scratch.push(pgDirectory);
   const postgres = await startPostgres(pgDirectory);
@@ -63,21 +86,43 @@ export async function main(): Promise<void> {
   const project = await startProject(work, openFiles);
   const relay = project.relayPids;
   const targets: Target[] = [
-    { column: 'none', label: 'direct (no tunnel)', iperf: { port: iperfPort, roles: {} }, echo: { port: echoPort, roles: {} }, postgres: { port: postgres.port, roles: {} } },
-    { column: 'ssh', label: 'ssh -L (aes128-gcm)', iperf: sshEndpoint(0), echo: sshEndpoint(1), postgres: sshEndpoint(2) },
+    {
+      column: 'none',
+      label: 'direct (no tunnel)',
+      iperf: { port: iperfPort, roles: {} },
+      echo: { port: echoPort, roles: {} },
+      postgres: { port: postgres.port, roles: {} },
+    },
+    {
+      column: 'ssh',
+      label: 'ssh -L (aes128-gcm)',
+      iperf: sshEndpoint(0),
+      echo: sshEndpoint(1),
+      postgres: sshEndpoint(2),
+    },
   ];
   const measured: PortalPath[] = [];
   const notes = note ? [note] : [];
   const inlets: { label: string; path: PortalPath['name']; home: string }[] = [];
   for (const path of paths) {
-    const label = path.name === 'relayed' ? 'portal relayed (inlet → relay → outlet)' : 'portal direct (outlet dials inlet)';
+    const label =
+      path.name === 'relayed' ? 'portal relayed (inlet → relay → outlet)' : 'portal direct (outlet dials inlet)';
     const endpoint = async (name: string, port: number, base = plainConfigs): Promise<Endpoint> => {
       const running = await startPortal(work, project, { name, port }, path, base, openFiles);
       inlets.push({ label: `${label}, ${name}`, path: path.name, home: running.inletHome });
-      return { port: running.port, roles: { inlet: () => [running.inletPid], outlet: () => [running.outletPid], relay } };
+      return {
+        port: running.port,
+        roles: { inlet: () => [running.inletPid], outlet: () => [running.outletPid], relay },
+      };
     };
     try {
-      targets.push({ column: path.name, label, iperf: await endpoint('iperf', iperfPort), echo: await endpoint('echo', echoPort), postgres: await endpoint('postgres', postgres.port, compiledConfigs('postgres')) });
+      targets.push({
+        column: path.name,
+        label,
+        iperf: await endpoint('iperf', iperfPort),
+        echo: await endpoint('echo', echoPort),
+        postgres: await endpoint('postgres', postgres.port, compiledConfigs('postgres')),
+      });
       measured.push(path);
     } catch (error) {
       notes.push(`the ${path.name} path is left out: ${(error as Error).message.split('\n')[0]}`);
@@ -90,7 +135,13 @@ export async function main(): Promise<void> {
     log('starting the runtime floor: chains of bare Node.js TCP proxies…');
     for (const path of measured) {
       const label = `Node.js floor for ${path.name} (${floorRoles[path.name].length} bare proxies)`;
-      floors.push({ column: { floor: path.name }, label, iperf: await startFloor(iperfPort, path.name, openFiles), echo: await startFloor(echoPort, path.name, openFiles), postgres: await startFloor(postgres.port, path.name, openFiles) });
+      floors.push({
+        column: { floor: path.name },
+        label,
+        iperf: await startFloor(iperfPort, path.name, openFiles),
+        echo: await startFloor(echoPort, path.name, openFiles),
+        postgres: await startFloor(postgres.port, path.name, openFiles),
+      });
     }
   }
   const measuredTargets = [...targets, ...floors];
@@ -105,11 +156,20 @@ export async function main(): Promise<void> {
 
   notes.push(...(await pathCheck(inlets)), ...idleProblems.map((problem) => `idle connections: ${problem}`));
   console.log('');
-  for (const line of table(figures, measured.map((path) => path.name))) console.log(line);
-  const floorLines = floorTable(figures, measured.map((path) => path.name));
+  for (const line of table(
+    figures,
+    measured.map((path) => path.name),
+  ))
+    console.log(line);
+  const floorLines = floorTable(
+    figures,
+    measured.map((path) => path.name),
+  );
   if (floorLines.length > 0) {
     console.log('');
-    console.log('The runtime floor: the same figures through bare Node.js TCP proxies (no TLS, no Portal code), as many processes as each path has:');
+    console.log(
+      'The runtime floor: the same figures through bare Node.js TCP proxies (no TLS, no Portal code), as many processes as each path has:',
+    );
     for (const line of floorLines) console.log(line);
   }
   if (notes.length > 0) console.log('');
@@ -120,14 +180,19 @@ export async function main(): Promise<void> {
  * Which path each Portal inlet's connections took, from its /show counters: a warning for every
  * connection that took another path than the one its figures are reported under.
  */
-async function pathCheck(inlets: readonly { label: string; path: PortalPath['name']; home: string }[]): Promise<string[]> {
+async function pathCheck(
+  inlets: readonly { label: string; path: PortalPath['name']; home: string }[],
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const inlet of inlets) {
     const facts = await inletFacts(inlet.home);
     if (facts?.connections_direct === undefined || facts.connections_relayed === undefined) continue;
     const astray = inlet.path === 'direct' ? facts.connections_relayed : facts.connections_direct;
-    process.stdout.write(`  ${inlet.label}: ${facts.connections_direct} connections direct, ${facts.connections_relayed} relayed\n`);
-    if (astray > 0) warnings.push(`WARNING: ${inlet.label}: ${astray} connections took the other path; its figures mix both`);
+    process.stdout.write(
+      `  ${inlet.label}: ${facts.connections_direct} connections direct, ${facts.connections_relayed} relayed\n`,
+    );
+    if (astray > 0)
+      warnings.push(`WARNING: ${inlet.label}: ${astray} connections took the other path; its figures mix both`);
   }
   return warnings;
 }

@@ -8,7 +8,10 @@ export function count(name: string, fallback: number): number {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new InputError('BAD_SETTING', `${name}=${text} is not a positive number`, { hint: `give a value such as ${fallback}, or leave it unset` });
+  if (!Number.isFinite(value) || value <= 0)
+    throw new InputError('BAD_SETTING', `${name}=${text} is not a positive number`, {
+      hint: `give a value such as ${fallback}, or leave it unset`,
+    });
   return value;
 }
 
@@ -17,7 +20,9 @@ export function flag(name: string, fallback: boolean): boolean {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   if (text === '1' || text === '0') return text === '1';
-  throw new InputError('BAD_SETTING', `${name}=${text} is neither 1 nor 0`, { hint: `give 1 or 0, or leave it unset (${fallback ? 1 : 0})` });
+  throw new InputError('BAD_SETTING', `${name}=${text} is neither 1 nor 0`, {
+    hint: `give 1 or 0, or leave it unset (${fallback ? 1 : 0})`,
+  });
 }
 
 export const phaseNames = ['throughput', 'latency', 'cpu', 'pgbench', 'idle'] as const;
@@ -27,7 +32,10 @@ function phases(text: string | undefined): ReadonlySet<PhaseName> {
   if (!text) return new Set(phaseNames);
   const names = text.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !(phaseNames as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new InputError('BAD_SETTING', `BENCH_PHASES=${text} names no phase ${unknown.join(', ')}`, { hint: `give some of ${phaseNames.join(', ')}, comma-separated, or leave it unset` });
+  if (unknown.length > 0)
+    throw new InputError('BAD_SETTING', `BENCH_PHASES=${text} names no phase ${unknown.join(', ')}`, {
+      hint: `give some of ${phaseNames.join(', ')}, comma-separated, or leave it unset`,
+    });
   return new Set(names as PhaseName[]);
 }
 

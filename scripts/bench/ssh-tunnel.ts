@@ -13,7 +13,11 @@ export interface SshTunnel {
   sshdPids(): number[];
 }
 
-export async function startSshTunnel(work: string, targetPorts: readonly number[], openFiles: number): Promise<SshTunnel> {
+export async function startSshTunnel(
+  work: string,
+  targetPorts: readonly number[],
+  openFiles: number,
+): Promise<SshTunnel> {
   const sshDir = join(work, 'ssh');
   mkdirSync(sshDir, { mode: 0o700 });
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshDir, 'host')]);
@@ -24,7 +28,18 @@ export async function startSshTunnel(work: string, targetPorts: readonly number[
   const config = join(sshDir, 'sshd_config');
   writeFileSync(
     config,
-    [`Port ${sshdPort}`, 'ListenAddress 127.0.0.1', `HostKey ${join(sshDir, 'host')}`, `AuthorizedKeysFile ${join(sshDir, 'authorized_keys')}`, 'PermitRootLogin yes', 'UsePAM no', 'StrictModes no', `PidFile ${join(sshDir, 'sshd.pid')}`, 'AllowTcpForwarding yes', ''].join('\n'),
+    [
+      `Port ${sshdPort}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(sshDir, 'host')}`,
+      `AuthorizedKeysFile ${join(sshDir, 'authorized_keys')}`,
+      'PermitRootLogin yes',
+      'UsePAM no',
+      'StrictModes no',
+      `PidFile ${join(sshDir, 'sshd.pid')}`,
+      'AllowTcpForwarding yes',
+      '',
+    ].join('\n'),
   );
   mkdirSync('/run/sshd', { recursive: true });
   const sshd = await start('/usr/sbin/sshd', ['-D', '-e', '-f', config], { ready: /Server listening/, openFiles });
@@ -34,7 +49,24 @@ export async function startSshTunnel(work: string, targetPorts: readonly number[
   const user = process.env.USER ?? 'root';
   const ssh = await start(
     'ssh',
-    ['-N', '-T', '-i', join(sshDir, 'client'), '-p', String(sshdPort), '-c', 'aes128-gcm@openssh.com', '-o', 'StrictHostKeyChecking=no', '-o', `UserKnownHostsFile=${join(sshDir, 'known_hosts')}`, '-o', 'BatchMode=yes', ...forwards, `${user}@127.0.0.1`],
+    [
+      '-N',
+      '-T',
+      '-i',
+      join(sshDir, 'client'),
+      '-p',
+      String(sshdPort),
+      '-c',
+      'aes128-gcm@openssh.com',
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      `UserKnownHostsFile=${join(sshDir, 'known_hosts')}`,
+      '-o',
+      'BatchMode=yes',
+      ...forwards,
+      `${user}@127.0.0.1`,
+    ],
     { openFiles },
   );
   for (const port of localPorts) await listening(port);

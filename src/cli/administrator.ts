@@ -10,15 +10,23 @@ import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
 import { callController } from '../wire/control-channel.ts';
 import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
-import { readEmbeddedController, readEmbeddedControllerSettings, startEmbeddedController } from './embedded-controller.ts';
+import {
+  readEmbeddedController,
+  readEmbeddedControllerSettings,
+  startEmbeddedController,
+} from './embedded-controller.ts';
 import { adminDirectory, embeddedControllerDirectory } from './home.ts';
 
 export async function loadAdministrator(home: string): Promise<StoredIdentity> {
   const identity = await loadIdentity(adminDirectory(home));
   if (!identity) {
-    throw new InputError('NOT_ENROLLED', `this machine is not the administrator of a project (nothing in ${adminDirectory(home)})`, {
-      hint: 'run portal enroll first, or set PORTAL_HOME to where you did',
-    });
+    throw new InputError(
+      'NOT_ENROLLED',
+      `this machine is not the administrator of a project (nothing in ${adminDirectory(home)})`,
+      {
+        hint: 'run portal enroll first, or set PORTAL_HOME to where you did',
+      },
+    );
   }
   return identity;
 }
@@ -28,7 +36,11 @@ export async function loadAdministrator(home: string): Promise<StoredIdentity> {
  * past half of its life it is renewed first, and once expired it is re-issued on proof of the enrolled
  * key; either way the new one is stored, so the next command starts from it.
  */
-export async function adminRequest<K extends keyof ControllerOperations & string>(home: string, op: K, body: RequestOf<ControllerOperations, K>): Promise<AnswerOf<ControllerOperations, K>> {
+export async function adminRequest<K extends keyof ControllerOperations & string>(
+  home: string,
+  op: K,
+  body: RequestOf<ControllerOperations, K>,
+): Promise<AnswerOf<ControllerOperations, K>> {
   const attempt = async () => {
     const admin = await freshAdministrator(home, await loadAdministrator(home));
     return callController(admin.record, op, body, { key: admin.privateKey, certificate: admin.certificate });
@@ -37,7 +49,13 @@ export async function adminRequest<K extends keyof ControllerOperations & string
     return await attempt();
   } catch (error) {
     const embedded = existsSync(embeddedControllerDirectory(home));
-    if (!(error instanceof PortalError) || error.code !== 'CONTROLLER_UNREACHABLE' || !embedded || (await readEmbeddedController(home))) throw error;
+    if (
+      !(error instanceof PortalError) ||
+      error.code !== 'CONTROLLER_UNREACHABLE' ||
+      !embedded ||
+      (await readEmbeddedController(home))
+    )
+      throw error;
     // Its settings as it last started; a home from before they were kept: loopback, on its old port.
     const kept = await readEmbeddedControllerSettings(home);
     const port = Number((await loadAdministrator(home)).record.controller.split(':').at(-1));

@@ -3,7 +3,13 @@
  * without its sealing key, which it checks and names instead (see src/controller/backup.ts).
  */
 import type { Command } from 'commander';
-import { backupController, checkSealingKey, counted, readSealedKey, type SealingKeyCheck } from '../controller/backup.ts';
+import {
+  backupController,
+  checkSealingKey,
+  counted,
+  readSealedKey,
+  type SealingKeyCheck,
+} from '../controller/backup.ts';
 import { describeSealingKey } from '../shared/sealing-key.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
@@ -21,13 +27,25 @@ export function registerControllerBackup(controller: Command): void {
     .command('backup')
     .description("back up a controller's data directory (running or not) to one file, without its sealing key")
     .requiredOption('--output <file>', 'the backup to write (mode 0600; replaced whole if it exists)')
-    .option('--data-dir <dir>', 'the data directory the controller runs with (default: $PORTAL_HOME/controller, the embedded one)')
+    .option(
+      '--data-dir <dir>',
+      'the data directory the controller runs with (default: $PORTAL_HOME/controller, the embedded one)',
+    )
     .option('--store <url>', 'sqlite:PATH, when the controller was given --store')
-    .option('--sealing-key-file <path>', 'the sealing key the controller runs with, to check that it opens the backup (found as portal controller start finds it)')
+    .option(
+      '--sealing-key-file <path>',
+      'the sealing key the controller runs with, to check that it opens the backup (found as portal controller start finds it)',
+    )
     .action(async (options: ControllerBackupOptions) => {
       const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
-      const manifest = await backupController({ dataDir, output: options.output, ...(options.store ? { store: options.store } : {}) });
-      console.log(`Backed up the controller data in ${manifest.data_dir} (${counted(manifest)}) to ${options.output} (mode 0600).`);
+      const manifest = await backupController({
+        dataDir,
+        output: options.output,
+        ...(options.store ? { store: options.store } : {}),
+      });
+      console.log(
+        `Backed up the controller data in ${manifest.data_dir} (${counted(manifest)}) to ${options.output} (mode 0600).`,
+      );
       const { source } = controllerSealingKey(options.sealingKeyFile, process.env);
       const check = await checkSealingKey(source, await readSealedKey(dataDir));
       console.log(sealingKeyLine(describeSealingKey(source), check));
@@ -36,7 +54,10 @@ export function registerControllerBackup(controller: Command): void {
 
 /** What the operator must keep besides the backup: the sealing key, never inside it. */
 export function sealingKeyLine(where: string, check: SealingKeyCheck): string {
-  if (check === 'opens') return `The sealing key is not in the backup: it is ${where}, which opens it; keep a copy of it apart from the backup (restoring needs both).`;
-  const why = { missing: 'does not exist', unreadable: 'cannot be read by this user', wrong: 'does not open it' }[check];
+  if (check === 'opens')
+    return `The sealing key is not in the backup: it is ${where}, which opens it; keep a copy of it apart from the backup (restoring needs both).`;
+  const why = { missing: 'does not exist', unreadable: 'cannot be read by this user', wrong: 'does not open it' }[
+    check
+  ];
   return `The sealing key is not in the backup, and ${where} ${why}: keep the key this controller runs with (its --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or systemd credential) apart from the backup (restoring needs both).`;
 }

@@ -22,8 +22,14 @@ export function registerControllerRestore(controller: Command): void {
     .command('restore')
     .description('restore a backup from portal controller backup into a new, empty data directory')
     .requiredOption('--input <file>', 'the backup portal controller backup wrote')
-    .option('--data-dir <dir>', 'the data directory to create (default: $PORTAL_HOME/controller); refused if it holds anything')
-    .option('--sealing-key-file <path>', 'the sealing key the restored controller will run with, to check that it opens the backup (found as portal controller start finds it)')
+    .option(
+      '--data-dir <dir>',
+      'the data directory to create (default: $PORTAL_HOME/controller); refused if it holds anything',
+    )
+    .option(
+      '--sealing-key-file <path>',
+      'the sealing key the restored controller will run with, to check that it opens the backup (found as portal controller start finds it)',
+    )
     .action(async (options: ControllerRestoreOptions) => {
       const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
       const restored = await restoreController({ input: options.input, dataDir });
@@ -40,9 +46,13 @@ export function registerControllerRestore(controller: Command): void {
           : `The sealing key is not in the backup, and ${where} ${check === 'wrong' ? 'does not open it' : check === 'missing' ? 'does not exist' : 'cannot be read by this user'}: start the controller with the key that sealed it (--sealing-key-file, ${sealingKeyVariables.controllerFile}, ${sealingKeyVariables.controllerMaterial} or the systemd credential controller-seal.key).`,
       );
       if (restored.embeddedSettings && resolve(dataDir) === resolve(embeddedControllerDirectory(portalHome()))) {
-        console.log(`It is the embedded controller of ${portalHome()}: once ${adminDirectory(portalHome())} holds its administrator identity again, the next portal project command starts it where it listened.`);
+        console.log(
+          `It is the embedded controller of ${portalHome()}: once ${adminDirectory(portalHome())} holds its administrator identity again, the next portal project command starts it where it listened.`,
+        );
       } else {
-        console.log(`Start it at the address it had, which every ticket and node names: ${startCommand(dataDir, restored.embeddedSettings)}`);
+        console.log(
+          `Start it at the address it had, which every ticket and node names: ${startCommand(dataDir, restored.embeddedSettings)}`,
+        );
       }
     });
 }

@@ -10,7 +10,13 @@
  */
 import { join } from 'node:path';
 import { InputError } from '../shared/errors.ts';
-import { credentialFile, keysDirectory, sealingKeyFileNames, sealingKeyVariables, type SealingKeySource } from '../shared/sealing-key.ts';
+import {
+  credentialFile,
+  keysDirectory,
+  sealingKeyFileNames,
+  sealingKeyVariables,
+  type SealingKeySource,
+} from '../shared/sealing-key.ts';
 import { portalHome } from './home.ts';
 
 export interface ControllerSealingKey {
@@ -32,13 +38,21 @@ export function controllerSealingKey(flag: string | undefined, environment: Node
   delete environment[sealingKeyVariables.controllerMaterial];
   if (flag) return { source: { kind: 'file', path: flag }, defaulted: false };
   if (material && file) {
-    throw new InputError('BAD_ENVIRONMENT', `both ${sealingKeyVariables.controllerMaterial} and ${sealingKeyVariables.controllerFile} are set`, {
-      hint: 'give the sealing key one way',
-    });
+    throw new InputError(
+      'BAD_ENVIRONMENT',
+      `both ${sealingKeyVariables.controllerMaterial} and ${sealingKeyVariables.controllerFile} are set`,
+      {
+        hint: 'give the sealing key one way',
+      },
+    );
   }
-  if (material) return { source: { kind: 'material', name: sealingKeyVariables.controllerMaterial, material }, defaulted: false };
+  if (material)
+    return { source: { kind: 'material', name: sealingKeyVariables.controllerMaterial, material }, defaulted: false };
   if (file) return { source: { kind: 'file', path: file }, defaulted: false };
   const credential = credentialFile(environment, controllerKeyCredential);
   if (credential) return { source: { kind: 'file', path: credential }, defaulted: false };
-  return { source: { kind: 'file', path: join(keysDirectory(portalHome(environment)), sealingKeyFileNames.controller) }, defaulted: true };
+  return {
+    source: { kind: 'file', path: join(keysDirectory(portalHome(environment)), sealingKeyFileNames.controller) },
+    defaulted: true,
+  };
 }

@@ -48,7 +48,9 @@ export function embeddedRelay(log?: (line: string) => void): NonNullable<Control
 }
 
 export function registerController(program: Command): void {
-  const controller = program.command('controller').description('run a controller (the coordination service that hosts projects)');
+  const controller = program
+    .command('controller')
+    .description('run a controller (the coordination service that hosts projects)');
   controller
     .command('start')
     .description('run a controller in the foreground and print a one-time admin code')
@@ -56,17 +58,31 @@ export function registerController(program: Command): void {
     .option('--public-address <host:port>', 'address nodes dial, written into tickets (default: the listen address)')
     .option('--data-dir <dir>', 'where the controller keeps its keys and store (default: $PORTAL_HOME/controller)')
     .option('--store <url>', 'sqlite:PATH (default: controller.db in the data directory)')
-    .option('--network-domain <domain>', 'domain of TLS inlet names <label>.<project_id>.<domain>', defaultNetworkDomain)
-    .option('--credential-lifetime <duration>', `lifetime of node certificates, renewed at half of it: ${durationSyntax(durationRanges.credential)}`, '1h')
+    .option(
+      '--network-domain <domain>',
+      'domain of TLS inlet names <label>.<project_id>.<domain>',
+      defaultNetworkDomain,
+    )
+    .option(
+      '--credential-lifetime <duration>',
+      `lifetime of node certificates, renewed at half of it: ${durationSyntax(durationRanges.credential)}`,
+      '1h',
+    )
     .option('--ready-json', 'print one JSON line when listening (used by portal enroll)')
     .option('--runtime-file <path>', 'write pid and address here while running')
-    .option('--log-file <path>', 'log to this file instead of standard error, rotated to <path>.1 at 10 MiB (used by portal enroll)')
+    .option(
+      '--log-file <path>',
+      'log to this file instead of standard error, rotated to <path>.1 at 10 MiB (used by portal enroll)',
+    )
     .option(
       '--sealing-key-file <path>',
       `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, the key itself in ${sealingKeyVariables.controllerMaterial}, or the systemd credential controller-seal.key)`,
     )
     .option('--no-relay', 'serve no relay in this process: portals then need relay nodes (portal relay start)')
-    .option('--admin-code', 'print a one-time admin code for another project although this controller hosts projects already (by default only a controller with none prints one, so that no code sits in a service log)')
+    .option(
+      '--admin-code',
+      'print a one-time admin code for another project although this controller hosts projects already (by default only a controller with none prints one, so that no code sits in a service log)',
+    )
     .action(async (options: ControllerStartOptions) => runController(options));
   registerControllerBackup(controller);
   registerControllerRestore(controller);
@@ -77,11 +93,20 @@ async function runController(options: ControllerStartOptions): Promise<void> {
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
-  if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4000, for example' });
+  if (!listen.ok)
+    throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, {
+      hint: 'give --listen 0.0.0.0:4000, for example',
+    });
   if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {
-    throw new InputError('BAD_FLAG', `--public-address ${options.publicAddress} is not host:port`, { hint: 'give the address nodes dial, such as controller.example.net:4000' });
+    throw new InputError('BAD_FLAG', `--public-address ${options.publicAddress} is not host:port`, {
+      hint: 'give the address nodes dial, such as controller.example.net:4000',
+    });
   }
-  const credentialLifetimeMs = durationFlag('--credential-lifetime', options.credentialLifetime, durationRanges.credential);
+  const credentialLifetimeMs = durationFlag(
+    '--credential-lifetime',
+    options.credentialLifetime,
+    durationRanges.credential,
+  );
   const drainMs = drainFromEnvironment(process.env);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
   const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
@@ -109,23 +134,42 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     // A code is a secret valid for a day: printed to a log (a service's journal) only when it is
     // needed, for the first project, or asked for.
     const projects = await running.service.projectCount();
-    const adminCode = options.readyJson || options.adminCode || projects === 0 ? await running.service.createAdminCode(24 * 3600_000) : undefined;
+    const adminCode =
+      options.readyJson || options.adminCode || projects === 0
+        ? await running.service.createAdminCode(24 * 3600_000)
+        : undefined;
     if (options.runtimeFile) {
       // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
-      const runtime = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, drainMs };
+      const runtime = {
+        pid: process.pid,
+        address: running.address,
+        listening: running.listening,
+        fingerprint: running.fingerprint,
+        drainMs,
+      };
       await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
       await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
     }
     if (options.readyJson) {
-      const ready = { pid: process.pid, address: running.address, listening: running.listening, fingerprint: running.fingerprint, adminCode };
+      const ready = {
+        pid: process.pid,
+        address: running.address,
+        listening: running.listening,
+        fingerprint: running.fingerprint,
+        adminCode,
+      };
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     } else {
-      console.log(`controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`);
+      console.log(
+        `controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`,
+      );
       if (adminCode) {
         console.log(`one-time admin code (valid 24h): ${adminCode}`);
         console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
       } else {
-        console.log(`it hosts ${projects === 1 ? '1 project' : `${projects} projects`}; for another project's administrator, start it once with --admin-code to print a one-time code`);
+        console.log(
+          `it hosts ${projects === 1 ? '1 project' : `${projects} projects`}; for another project's administrator, start it once with --admin-code to print a one-time code`,
+        );
       }
     }
     return running;
@@ -142,8 +186,14 @@ function openLogFile(path: string): BoundedLogFile {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       const directory = dirname(full);
-      throw new InputError('BAD_FLAG', `--log-file ${full}: the directory ${directory} does not exist`, { hint: `create it first (mkdir -p ${directory}), or give a file in a directory that exists` });
+      throw new InputError('BAD_FLAG', `--log-file ${full}: the directory ${directory} does not exist`, {
+        hint: `create it first (mkdir -p ${directory}), or give a file in a directory that exists`,
+      });
     }
-    throw new InputError('BAD_FLAG', `--log-file ${full} cannot be opened for writing (${code ?? (error as Error).message})`, { hint: 'give a file this user may create or append to', cause: error });
+    throw new InputError(
+      'BAD_FLAG',
+      `--log-file ${full} cannot be opened for writing (${code ?? (error as Error).message})`,
+      { hint: 'give a file this user may create or append to', cause: error },
+    );
   }
 }

@@ -15,7 +15,13 @@ import { RuntimeFailure } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { processGone } from '../shared/process-state.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
-import { embeddedControllerDirectory, embeddedControllerLog, embeddedControllerRuntime, embeddedControllerSealingKey, embeddedControllerSettings } from './home.ts';
+import {
+  embeddedControllerDirectory,
+  embeddedControllerLog,
+  embeddedControllerRuntime,
+  embeddedControllerSealingKey,
+  embeddedControllerSettings,
+} from './home.ts';
 
 export interface EmbeddedController {
   readonly pid: number;
@@ -41,9 +47,14 @@ export interface EmbeddedControllerSettings {
 /** The settings the embedded controller last started with, if it ever started with this version. */
 export async function readEmbeddedControllerSettings(home: string): Promise<EmbeddedControllerSettings | undefined> {
   try {
-    const settings = JSON.parse(await readFile(embeddedControllerSettings(home), 'utf8')) as Partial<EmbeddedControllerSettings>;
+    const settings = JSON.parse(
+      await readFile(embeddedControllerSettings(home), 'utf8'),
+    ) as Partial<EmbeddedControllerSettings>;
     if (typeof settings.listen !== 'string') return undefined;
-    return { listen: settings.listen, ...(typeof settings.publicAddress === 'string' ? { publicAddress: settings.publicAddress } : {}) };
+    return {
+      listen: settings.listen,
+      ...(typeof settings.publicAddress === 'string' ? { publicAddress: settings.publicAddress } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -103,7 +114,10 @@ function accepts(address: string): Promise<boolean> {
  * goes to its log file from the first byte (so a failure to start is found there), and the controller
  * itself keeps that file bounded (--log-file).
  */
-export async function startEmbeddedController(home: string, settings: EmbeddedControllerSettings = { listen: '127.0.0.1:0' }): Promise<EmbeddedController> {
+export async function startEmbeddedController(
+  home: string,
+  settings: EmbeddedControllerSettings = { listen: '127.0.0.1:0' },
+): Promise<EmbeddedController> {
   const directory = embeddedControllerDirectory(home);
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const logPath = embeddedControllerLog(home);
@@ -153,7 +167,10 @@ export async function startEmbeddedController(home: string, settings: EmbeddedCo
     child.unref();
     const started = JSON.parse(line) as EmbeddedController & { listening: string };
     // The port the system chose is kept, so a restart (after a reboot) keeps the address tickets carry.
-    const kept: EmbeddedControllerSettings = { listen: started.listening, ...(settings.publicAddress ? { publicAddress: settings.publicAddress } : {}) };
+    const kept: EmbeddedControllerSettings = {
+      listen: started.listening,
+      ...(settings.publicAddress ? { publicAddress: settings.publicAddress } : {}),
+    };
     const path = embeddedControllerSettings(home);
     await writeFile(`${path}.tmp`, `${JSON.stringify(kept)}\n`, { mode: 0o600 });
     await rename(`${path}.tmp`, path);
@@ -161,13 +178,18 @@ export async function startEmbeddedController(home: string, settings: EmbeddedCo
   } catch (error) {
     child.kill();
     const reason = (await failureLine(logPath, logStart)) ?? (error as Error).message;
-    throw new RuntimeFailure('CONTROLLER_START_FAILED', `cannot start the embedded controller: ${reason}`, { hint: `see ${logPath}` });
+    throw new RuntimeFailure('CONTROLLER_START_FAILED', `cannot start the embedded controller: ${reason}`, {
+      hint: `see ${logPath}`,
+    });
   }
 }
 
 /** The one-line failure the controller wrote to its log in this run, without the "portal: " prefix. */
 async function failureLine(logPath: string, from: number): Promise<string | undefined> {
-  const text = await readFile(logPath).then((bytes) => bytes.subarray(from).toString('utf8'), () => '');
+  const text = await readFile(logPath).then(
+    (bytes) => bytes.subarray(from).toString('utf8'),
+    () => '',
+  );
   const line = text
     .split('\n')
     .filter((candidate) => candidate.startsWith('portal: '))
@@ -186,9 +208,13 @@ export async function stopEmbeddedController(controller: EmbeddedController): Pr
   if (await exits(controller.pid, stopWaitMs(drainMs))) return;
   if (!signal(controller.pid, 'SIGKILL')) return;
   if (await exits(controller.pid, killWaitMs)) return;
-  throw new RuntimeFailure('STOP_TIMED_OUT', `the embedded controller (process ${controller.pid}) did not exit, even after SIGKILL; nothing was removed`, {
-    hint: `check it with ps -p ${controller.pid}, and run the command again once it is gone`,
-  });
+  throw new RuntimeFailure(
+    'STOP_TIMED_OUT',
+    `the embedded controller (process ${controller.pid}) did not exit, even after SIGKILL; nothing was removed`,
+    {
+      hint: `check it with ps -p ${controller.pid}, and run the command again once it is gone`,
+    },
+  );
 }
 
 /** How long a process may take to go once SIGKILL was sent. */
@@ -201,9 +227,13 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw new RuntimeFailure('STOP_FAILED', `cannot stop the embedded controller (process ${pid}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      hint: `stop it as the user it runs as (kill ${pid}), then run the command again`,
-    });
+    throw new RuntimeFailure(
+      'STOP_FAILED',
+      `cannot stop the embedded controller (process ${pid}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        hint: `stop it as the user it runs as (kill ${pid}), then run the command again`,
+      },
+    );
   }
 }
 

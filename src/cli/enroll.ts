@@ -41,8 +41,14 @@ export function registerEnroll(program: Command): void {
     .option('--controller <host:port>', 'a self-hosted controller (default: start the embedded one)')
     .option('--code <code>', 'the one-time admin code that portal controller start printed')
     .option('--project <name>', 'a name for the project (default: default)')
-    .option('--listen <host:port>', 'where the embedded controller listens (default: 127.0.0.1 on a free port; 0.0.0.0:4000 with --public-address for nodes on other machines)')
-    .option('--public-address <host:port>', 'the address nodes dial to reach the embedded controller, written into tickets (default: the listening address)')
+    .option(
+      '--listen <host:port>',
+      'where the embedded controller listens (default: 127.0.0.1 on a free port; 0.0.0.0:4000 with --public-address for nodes on other machines)',
+    )
+    .option(
+      '--public-address <host:port>',
+      'the address nodes dial to reach the embedded controller, written into tickets (default: the listening address)',
+    )
     .action(async (options: EnrollOptions) => {
       const home = portalHome();
       const existing = await loadIdentity(adminDirectory(home));
@@ -50,9 +56,13 @@ export function registerEnroll(program: Command): void {
       checkFlags(options);
       const { code, embedded } = await adminCode(home, options);
       const identity = await enrollAdministrator(adminDirectory(home), code, options.project ?? 'default');
-      console.log(`Enrolled: administrator of project ${identity.record.projectId} on controller ${identity.record.controller}.`);
+      console.log(
+        `Enrolled: administrator of project ${identity.record.projectId} on controller ${identity.record.controller}.`,
+      );
       if (embedded) {
-        console.log(`The embedded controller runs in the background (pid ${embedded.pid}, listening on ${embedded.listening ?? embedded.address}); it logs to ${embeddedControllerLog(home)}.`);
+        console.log(
+          `The embedded controller runs in the background (pid ${embedded.pid}, listening on ${embedded.listening ?? embedded.address}); it logs to ${embeddedControllerLog(home)}.`,
+        );
       }
     });
 }
@@ -60,60 +70,102 @@ export function registerEnroll(program: Command): void {
 /** With no options, a friendly confirmation; any option would be ignored, so it is refused. */
 function alreadyEnrolled(home: string, existing: StoredIdentity, options: EnrollOptions): void {
   const { projectId, controller } = existing.record;
-  const given = flags.filter(([key]) => options[key] !== undefined).map(([key, flag]) => `${flag} ${printable(String(options[key]))}`);
+  const given = flags
+    .filter(([key]) => options[key] !== undefined)
+    .map(([key, flag]) => `${flag} ${printable(String(options[key]))}`);
   if (given.length === 0) {
     console.log(`Already enrolled: administrator of project ${projectId} on ${controller}.`);
     return;
   }
-  throw new InputError('ALREADY_ENROLLED', `${home} already holds the administrator of project ${projectId} on controller ${controller}, so ${given.join(' ')} would be ignored`, {
-    hint: `run portal reset --yes first (it removes that project's state under ${home}), or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment`,
-  });
+  throw new InputError(
+    'ALREADY_ENROLLED',
+    `${home} already holds the administrator of project ${projectId} on controller ${controller}, so ${given.join(' ')} would be ignored`,
+    {
+      hint: `run portal reset --yes first (it removes that project's state under ${home}), or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment`,
+    },
+  );
 }
 
 /** Refuses options that contradict each other or would give tickets an address other machines cannot use. */
 function checkFlags(options: EnrollOptions): void {
-  const embeddedFlags = [options.listen === undefined ? '' : '--listen', options.publicAddress === undefined ? '' : '--public-address'].filter(Boolean).join(' and ');
+  const embeddedFlags = [
+    options.listen === undefined ? '' : '--listen',
+    options.publicAddress === undefined ? '' : '--public-address',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   if (embeddedFlags && (options.controller !== undefined || options.code !== undefined)) {
-    throw new InputError('BAD_FLAG', `${embeddedFlags} ${embeddedFlags.includes(" and ") ? "are" : "is"} for the embedded controller, which --controller and --code replace`, {
-      hint: 'give --listen and --public-address to portal controller start on the controller machine, or leave out --controller and --code',
-    });
+    throw new InputError(
+      'BAD_FLAG',
+      `${embeddedFlags} ${embeddedFlags.includes(' and ') ? 'are' : 'is'} for the embedded controller, which --controller and --code replace`,
+      {
+        hint: 'give --listen and --public-address to portal controller start on the controller machine, or leave out --controller and --code',
+      },
+    );
   }
   if (options.listen !== undefined) {
     const listen = parseHostPort(options.listen, true);
-    if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${printable(options.listen)}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4000, for example' });
+    if (!listen.ok)
+      throw new InputError(
+        'BAD_FLAG',
+        `--listen ${printable(options.listen)}: expected host:port, but ${listen.reason}`,
+        { hint: 'give --listen 0.0.0.0:4000, for example' },
+      );
     const wildcard = ['0.0.0.0', '[::]'].includes(listen.address.host);
     if (wildcard && options.publicAddress === undefined) {
-      throw new InputError('BAD_FLAG', `--listen ${options.listen} accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:${listen.address.port}, which only this machine reaches`, {
-        hint: `add --public-address HOST:${listen.address.port || 'PORT'}, the name or address other machines dial`,
-      });
+      throw new InputError(
+        'BAD_FLAG',
+        `--listen ${options.listen} accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:${listen.address.port}, which only this machine reaches`,
+        {
+          hint: `add --public-address HOST:${listen.address.port || 'PORT'}, the name or address other machines dial`,
+        },
+      );
     }
   }
   if (options.publicAddress !== undefined) {
     if (!parseHostPort(options.publicAddress).ok) {
-      throw new InputError('BAD_FLAG', `--public-address ${printable(options.publicAddress)} is not host:port`, { hint: 'give the address nodes dial, such as controller.example.net:4000' });
+      throw new InputError('BAD_FLAG', `--public-address ${printable(options.publicAddress)} is not host:port`, {
+        hint: 'give the address nodes dial, such as controller.example.net:4000',
+      });
     }
     const listen = options.listen === undefined ? undefined : parseHostPort(options.listen, true);
     if (!listen?.ok || listen.address.port === 0) {
-      throw new InputError('BAD_FLAG', `--public-address needs --listen with a fixed port: nodes dial ${options.publicAddress}, which must lead to the port the embedded controller listens on`, {
-        hint: 'give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000',
-      });
+      throw new InputError(
+        'BAD_FLAG',
+        `--public-address needs --listen with a fixed port: nodes dial ${options.publicAddress}, which must lead to the port the embedded controller listens on`,
+        {
+          hint: 'give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000',
+        },
+      );
     }
   }
 }
 
-async function adminCode(home: string, options: EnrollOptions): Promise<{ code: string; embedded?: EmbeddedController }> {
+async function adminCode(
+  home: string,
+  options: EnrollOptions,
+): Promise<{ code: string; embedded?: EmbeddedController }> {
   if (options.controller || options.code) {
     if (!options.controller || !options.code) {
-      throw new InputError('BAD_FLAG', '--controller and --code go together', { hint: 'give both, as portal controller start printed them, or neither for the embedded controller' });
+      throw new InputError('BAD_FLAG', '--controller and --code go together', {
+        hint: 'give both, as portal controller start printed them, or neither for the embedded controller',
+      });
     }
-    if (!parseHostPort(options.controller).ok) throw new InputError('BAD_FLAG', `--controller ${options.controller} is not host:port`, { hint: 'give the address the controller printed' });
+    if (!parseHostPort(options.controller).ok)
+      throw new InputError('BAD_FLAG', `--controller ${options.controller} is not host:port`, {
+        hint: 'give the address the controller printed',
+      });
     // The code pins the controller's certificate; --controller says where to reach it from here.
     return { code: encodeAdminCode({ ...decodeAdminCode(options.code), controller: options.controller }) };
   }
   if (await readEmbeddedController(home)) {
-    throw new InputError('ALREADY_RUNNING', 'the embedded controller runs already but this machine holds no administrator identity', {
-      hint: 'run portal reset --yes to start over',
-    });
+    throw new InputError(
+      'ALREADY_RUNNING',
+      'the embedded controller runs already but this machine holds no administrator identity',
+      {
+        hint: 'run portal reset --yes to start over',
+      },
+    );
   }
   const started = await startEmbeddedController(home, {
     listen: options.listen ?? '127.0.0.1:0',

@@ -3,7 +3,9 @@ import { InputError } from '../shared/errors.ts';
 
 export function selectPath(value: unknown, path: string): unknown {
   if (!/^\.(([A-Za-z_][A-Za-z0-9_]*)|\[\d+\])?((\.[A-Za-z_][A-Za-z0-9_]*)|\[\d+\])*$/.test(path)) {
-    throw new InputError('BAD_JQ_PATH', `--jq takes a path such as .id or .inlets[0].from, not "${path}"`, { hint: 'use .key, .key.key or .key[0]' });
+    throw new InputError('BAD_JQ_PATH', `--jq takes a path such as .id or .inlets[0].from, not "${path}"`, {
+      hint: 'use .key, .key.key or .key[0]',
+    });
   }
   let current: unknown = value;
   for (const [, key, index] of path.matchAll(/\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]/g)) {

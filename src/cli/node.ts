@@ -32,10 +32,19 @@ export function registerNode(program: Command): void {
   node
     .command('create')
     .description('enroll (once, with a ticket) and run a node with the given configuration')
-    .option('--foreground', 'run in the foreground (required: use a service manager or container to run it in the background)')
-    .option('--configuration <json-or-yaml>', 'node configuration: a JSON document (read strictly: no trailing comma) or a YAML one, or a file holding one')
+    .option(
+      '--foreground',
+      'run in the foreground (required: use a service manager or container to run it in the background)',
+    )
+    .option(
+      '--configuration <json-or-yaml>',
+      'node configuration: a JSON document (read strictly: no trailing comma) or a YAML one, or a file holding one',
+    )
     .option('--node-config <yaml>', 'node configuration that may carry the ticket under a ticket key')
-    .option('--enrollment-ticket <ticket>', 'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: prefer --enrollment-ticket-file')
+    .option(
+      '--enrollment-ticket <ticket>',
+      'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: prefer --enrollment-ticket-file',
+    )
     .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')
     .action(async (options: NodeCreateOptions) => runNode(options));
   node
@@ -46,18 +55,29 @@ export function registerNode(program: Command): void {
 
 async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: NodeConfig; ticket?: string }> {
   if (options.configuration && options.nodeConfig) {
-    throw new InputError('BAD_FLAG', '--configuration and --node-config are two ways to say the same thing', { hint: 'give one of them' });
+    throw new InputError('BAD_FLAG', '--configuration and --node-config are two ways to say the same thing', {
+      hint: 'give one of them',
+    });
   }
   const value = options.configuration ?? options.nodeConfig;
   const flag = options.configuration ? '--configuration' : '--node-config';
-  if (!value) throw new InputError('BAD_FLAG', 'no node configuration was given', { hint: 'give --configuration (JSON or YAML, inline or a file) or --node-config' });
+  if (!value)
+    throw new InputError('BAD_FLAG', 'no node configuration was given', {
+      hint: 'give --configuration (JSON or YAML, inline or a file) or --node-config',
+    });
   const { name, text } = await readConfigurationArgument(value, flag);
   const config = parseNodeConfig(name, text);
   if (options.enrollmentTicket && options.enrollmentTicketFile) {
-    throw new InputError('BAD_FLAG', '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket', { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' });
+    throw new InputError(
+      'BAD_FLAG',
+      '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket',
+      { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' },
+    );
   }
   const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
-  const ticket = [options.enrollmentTicket, fromFile, config.ticket, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '');
+  const ticket = [options.enrollmentTicket, fromFile, config.ticket, process.env.ENROLLMENT_TICKET].find(
+    (candidate) => candidate && candidate.trim() !== '',
+  );
   const { ticket: _ticket, ...rest } = config;
   return ticket ? { config: rest, ticket: ticket.trim() } : { config: rest };
 }
@@ -66,7 +86,9 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   // First: a wrong NODE_LOG_LEVEL or NODE_LOGGING is refused before anything is read, written or logged.
   const logger = loggerFromEnvironment(process.env);
   if (!options.foreground) {
-    throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', { hint: 'add --foreground, and use a service manager or a container to keep it running' });
+    throw new InputError('BAD_FLAG', 'portal node create runs in the foreground only', {
+      hint: 'add --foreground, and use a service manager or a container to keep it running',
+    });
   }
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
@@ -88,13 +110,25 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   });
   // Listening from the start: a signal while the node enrolls or binds stops it once it has started.
   await stopOnSignal(
-    starting.then((node) => ({ stopAccepting: () => node.stopAccepting(), openConnections: () => node.openConnections(), whenIdle: () => node.whenIdle(), close: () => node.stop() })),
-    { drainMs, log: (line) => logger.announce(line), name: 'the node', finished: starting.then((node) => node.finished) },
+    starting.then((node) => ({
+      stopAccepting: () => node.stopAccepting(),
+      openConnections: () => node.openConnections(),
+      whenIdle: () => node.whenIdle(),
+      close: () => node.stop(),
+    })),
+    {
+      drainMs,
+      log: (line) => logger.announce(line),
+      name: 'the node',
+      finished: starting.then((node) => node.finished),
+    },
   );
 }
 
 /** PORTAL_HEARTBEAT (a duration from 500ms to 5m, default 5s): how often peers are pinged; silence for twice that ends a session. */
-function heartbeatFromEnvironment(environment: NodeJS.ProcessEnv): { intervalMs: number; timeoutMs: number } | undefined {
+function heartbeatFromEnvironment(
+  environment: NodeJS.ProcessEnv,
+): { intervalMs: number; timeoutMs: number } | undefined {
   if (!environment.PORTAL_HEARTBEAT) return undefined;
   const intervalMs = durationVariable('PORTAL_HEARTBEAT', environment.PORTAL_HEARTBEAT, durationRanges.heartbeat);
   return { intervalMs, timeoutMs: 2 * intervalMs };
@@ -105,7 +139,10 @@ function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | un
   const value = environment.PORTAL_WARM_STREAMS;
   if (value === undefined || value === '') return undefined;
   // An outlet keeps at most outletLimits.unopenedPerMember streams of one inlet waiting (twice this bound).
-  if (!/^[0-9]{1,2}$/.test(value) || Number(value) > 16) throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 16`, { hint: 'give 2, or 0 to carry every client on the session' });
+  if (!/^[0-9]{1,2}$/.test(value) || Number(value) > 16)
+    throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 16`, {
+      hint: 'give 2, or 0 to carry every client on the session',
+    });
   return Number(value);
 }
 
@@ -117,11 +154,17 @@ function connectionBoundsFromEnvironment(environment: NodeJS.ProcessEnv): Connec
   const read = (name: string, fallback: number): number => {
     const value = environment[name];
     if (value === undefined || value === '') return fallback;
-    if (!/^[0-9]{1,7}$/.test(value) || Number(value) < 1) throw new InputError('BAD_ENVIRONMENT', `${name}=${value} is not a whole number of connections from 1`, { hint: `give a number such as ${fallback}` });
+    if (!/^[0-9]{1,7}$/.test(value) || Number(value) < 1)
+      throw new InputError('BAD_ENVIRONMENT', `${name}=${value} is not a whole number of connections from 1`, {
+        hint: `give a number such as ${fallback}`,
+      });
     return Number(value);
   };
   const total = read('PORTAL_OUTLET_CONNECTIONS', defaultConnectionBounds.total);
-  return { total, perInlet: Math.min(total, read('PORTAL_OUTLET_CONNECTIONS_PER_INLET', defaultConnectionBounds.perInlet)) };
+  return {
+    total,
+    perInlet: Math.min(total, read('PORTAL_OUTLET_CONNECTIONS_PER_INLET', defaultConnectionBounds.perInlet)),
+  };
 }
 
 /** PORTAL_DIRECT_ADVERTISE: host:port addresses (comma-separated) where outlets reach the inlet's direct path, behind NAT or in a container. */
@@ -131,9 +174,13 @@ function directAdvertiseFromEnvironment(environment: NodeJS.ProcessEnv): string[
   const addresses = value.split(',').map((address) => address.trim());
   const bad = addresses.find((address) => !parseHostPort(address).ok || address.length > 300);
   if (bad !== undefined || addresses.length > 16) {
-    throw new InputError('BAD_ENVIRONMENT', `PORTAL_DIRECT_ADVERTISE=${value} is not a list of host:port addresses${bad === undefined ? ' of at most 16' : ` (${JSON.stringify(bad)})`}`, {
-      hint: 'give the addresses outlets dial, such as 203.0.113.7:4200',
-    });
+    throw new InputError(
+      'BAD_ENVIRONMENT',
+      `PORTAL_DIRECT_ADVERTISE=${value} is not a list of host:port addresses${bad === undefined ? ' of at most 16' : ` (${JSON.stringify(bad)})`}`,
+      {
+        hint: 'give the addresses outlets dial, such as 203.0.113.7:4200',
+      },
+    );
   }
   return addresses;
 }
@@ -143,13 +190,20 @@ async function showNode(): Promise<void> {
   // A runtime file left by a process that is gone (a crash, a kill -9) says nothing runs.
   const runtime = await runningHolder(runtimeFile(home));
   if (!runtime) throw down(`no node runs with PORTAL_HOME=${home}`, notRunning);
-  if (runtime.statusPort === undefined) throw down(`it is starting (pid ${runtime.pid}) and its status server does not listen yet`, 'run portal node show again in a moment, or check its log');
+  if (runtime.statusPort === undefined)
+    throw down(
+      `it is starting (pid ${runtime.pid}) and its status server does not listen yet`,
+      'run portal node show again in a moment, or check its log',
+    );
   let shown: NodeShow;
   try {
     const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, { signal: AbortSignal.timeout(5000) });
     shown = (await response.json()) as NodeShow;
   } catch {
-    throw down(`its status server on 127.0.0.1:${runtime.statusPort} does not answer (pid ${runtime.pid})`, 'check its log; a node that hangs can be stopped with kill');
+    throw down(
+      `its status server on 127.0.0.1:${runtime.statusPort} does not answer (pid ${runtime.pid})`,
+      'check its log; a node that hangs can be stopped with kill',
+    );
   }
   // The node runs: what it says is the reason, and its log has the details.
   const running = `the node runs (pid ${runtime.pid}); its log says more about each problem`;

@@ -28,21 +28,32 @@ export function registerProject(program: Command): void {
     .option('--jq <path>', 'print only this field, such as .id')
     .action(async (options: { jq?: string }) => {
       const answer = await adminRequest(portalHome(), 'project', {});
-      console.log(options.jq ? printable(selectPath(answer.project, options.jq)) : JSON.stringify(answer.project, null, 2));
+      console.log(
+        options.jq ? printable(selectPath(answer.project, options.jq)) : JSON.stringify(answer.project, null, 2),
+      );
     });
   project
     .command('ticket')
     .description('issue an enrollment ticket and print it')
     .option('--expires-in <duration>', `lifetime of the ticket: ${durationSyntax(durationRanges.ticket)}`, '10h')
     .option('--usage-count <n>', 'how many enrollments it allows', '1')
-    .option('--attribute <name>', 'attribute given to the enrolled node; peers match it with allow (required, except with --relay-node)')
+    .option(
+      '--attribute <name>',
+      'attribute given to the enrolled node; peers match it with allow (required, except with --relay-node)',
+    )
     .option('--relay <name>', 'relay the enrolled node may register (outlet tickets)')
     .option('--tls', 'let the enrolled inlet obtain a TLS server certificate')
     .option('--relay-node', 'enroll a relay (portal relay start) instead of a node: no attribute, relay name or --tls')
     .action(async (options: TicketOptions) => {
       const expiresInMs = durationFlag('--expires-in', options.expiresIn, durationRanges.ticket);
-      if (!/^[1-9][0-9]*$/.test(options.usageCount)) throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, { hint: 'give --usage-count 1 for a one-time ticket' });
-      if (!options.relayNode && !options.attribute) throw new InputError('BAD_FLAG', 'no --attribute was given', { hint: 'give --attribute NAME (peers match it with allow), or --relay-node for a relay' });
+      if (!/^[1-9][0-9]*$/.test(options.usageCount))
+        throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, {
+          hint: 'give --usage-count 1 for a one-time ticket',
+        });
+      if (!options.relayNode && !options.attribute)
+        throw new InputError('BAD_FLAG', 'no --attribute was given', {
+          hint: 'give --attribute NAME (peers match it with allow), or --relay-node for a relay',
+        });
       const answer = await adminRequest(portalHome(), 'ticket', {
         expiresInMs,
         usageCount: Number(options.usageCount),

@@ -21,15 +21,26 @@ export interface RelayStartOptions {
 }
 
 export function registerRelay(program: Command): void {
-  const relay = program.command('relay').description('run a relay: the process that carries portals between nodes that cannot reach each other');
+  const relay = program
+    .command('relay')
+    .description('run a relay: the process that carries portals between nodes that cannot reach each other');
   relay
     .command('start')
     .description('enroll (once, with a --relay-node ticket) and run a relay of the project in the foreground')
-    .option('--controller <host:port>', "the controller's address, when this machine reaches it by another than the ticket's")
-    .option('--enrollment-ticket <ticket>', 'enrollment ticket from portal project ticket --relay-node (also ENROLLMENT_TICKET); needed only the first time')
+    .option(
+      '--controller <host:port>',
+      "the controller's address, when this machine reaches it by another than the ticket's",
+    )
+    .option(
+      '--enrollment-ticket <ticket>',
+      'enrollment ticket from portal project ticket --relay-node (also ENROLLMENT_TICKET); needed only the first time',
+    )
     .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')
     .option('--listen <host:port>', 'address to listen on for nodes (port 0 picks a free one)', '0.0.0.0:4100')
-    .option('--public-address <host:port>', 'address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, this machine\'s first network address)')
+    .option(
+      '--public-address <host:port>',
+      "address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, this machine's first network address)",
+    )
     .action(async (options: RelayStartOptions) => runRelay(options));
 }
 
@@ -39,22 +50,33 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
   const listen = parseHostPort(options.listen, true);
-  if (!listen.ok) throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, { hint: 'give --listen 0.0.0.0:4100, for example' });
+  if (!listen.ok)
+    throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, {
+      hint: 'give --listen 0.0.0.0:4100, for example',
+    });
   for (const [flag, value] of [
     ['--public-address', options.publicAddress],
     ['--controller', options.controller],
   ] as const) {
-    if (value !== undefined && !parseHostPort(value).ok) throw new InputError('BAD_FLAG', `${flag} ${value} is not host:port`, { hint: `give ${flag} HOST:PORT` });
+    if (value !== undefined && !parseHostPort(value).ok)
+      throw new InputError('BAD_FLAG', `${flag} ${value} is not host:port`, { hint: `give ${flag} HOST:PORT` });
   }
   if (options.enrollmentTicket && options.enrollmentTicketFile) {
-    throw new InputError('BAD_FLAG', '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket', { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' });
+    throw new InputError(
+      'BAD_FLAG',
+      '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket',
+      { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' },
+    );
   }
   const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
-  const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET].find((candidate) => candidate && candidate.trim() !== '')?.trim();
+  const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET]
+    .find((candidate) => candidate && candidate.trim() !== '')
+    ?.trim();
   const host = socketHost(listen.address.host);
   const drainMs = drainFromEnvironment(process.env);
   const wildcard = host === '0.0.0.0' || host === '::';
-  const publicAddress = options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);
+  const publicAddress =
+    options.publicAddress ?? (wildcard ? `${firstNetworkAddress()}:${listen.address.port}` : undefined);
   const starting = startRelayNode({
     home: portalHome(),
     listen: { host, port: listen.address.port },
@@ -65,7 +87,9 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     ...(options.controller ? { controller: options.controller } : {}),
   });
   const announced = starting.then((relay) => {
-    logger.announce(`Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`);
+    logger.announce(
+      `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`,
+    );
     return { ...relay, close: () => relay.stop() };
   });
   // Listening from the start: a signal while the relay enrolls stops it once it has started.

@@ -16,7 +16,9 @@ import { installationEntries, portalHome } from './home.ts';
 export function registerReset(program: Command): void {
   program
     .command('reset')
-    .description('stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays); with --yes, a node or relay running with this home is stopped first')
+    .description(
+      'stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays); with --yes, a node or relay running with this home is stopped first',
+    )
     .option('--yes', 'do not ask for confirmation, and stop a node or relay that runs with this home')
     .action(async (options: { yes?: boolean }) => {
       const home = portalHome();
@@ -25,12 +27,21 @@ export function registerReset(program: Command): void {
       const running = await runningProcesses(home);
       if (!options.yes && running.length > 0) {
         const what = running.map(({ what, holder }) => `${what} (process ${holder.pid})`).join(' and ');
-        throw new InputError('HOME_IN_USE', `${what} runs with PORTAL_HOME=${home}: resetting would remove its identity while it carries traffic`, {
-          hint: 'stop it first, or run portal reset --yes to stop it and reset',
-        });
+        throw new InputError(
+          'HOME_IN_USE',
+          `${what} runs with PORTAL_HOME=${home}: resetting would remove its identity while it carries traffic`,
+          {
+            hint: 'stop it first, or run portal reset --yes to stop it and reset',
+          },
+        );
       }
       if (!options.yes) {
-        if (!process.stdin.isTTY) throw new InputError('CONFIRMATION_NEEDED', `portal reset removes the identities and projects under ${home}`, { hint: 'add --yes to confirm' });
+        if (!process.stdin.isTTY)
+          throw new InputError(
+            'CONFIRMATION_NEEDED',
+            `portal reset removes the identities and projects under ${home}`,
+            { hint: 'add --yes to confirm' },
+          );
         const prompt = createInterface({ input: process.stdin, output: process.stdout });
         const answer = await prompt.question(`Remove the Portal state under ${home}? [y/N] `);
         prompt.close();
@@ -44,7 +55,11 @@ export function registerReset(program: Command): void {
       if (controller) await stopEmbeddedController(controller);
       const entries = await readdir(home).catch(() => [] as string[]);
       const keep = new Set<string>(installationEntries);
-      await Promise.all(entries.filter((entry) => !keep.has(entry)).map((entry) => rm(join(home, entry), { recursive: true, force: true })));
+      await Promise.all(
+        entries
+          .filter((entry) => !keep.has(entry))
+          .map((entry) => rm(join(home, entry), { recursive: true, force: true })),
+      );
       if (entries.every((entry) => !keep.has(entry))) await rm(home, { recursive: true, force: true });
       console.log(`Reset: removed the Portal state under ${home}.`);
     });
@@ -81,18 +96,26 @@ async function stopProcess(holder: RuntimeRecord, what: string, file: string, wa
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return;
     if (code !== 'EPERM') throw error;
-    throw new RuntimeFailure('NOT_PERMITTED', `${what} (process ${holder.pid}) belongs to another user${ownerOf(holder.pid)}, so portal reset may not stop it; nothing was removed`, {
-      hint: `stop it as that user or as root (kill ${holder.pid}), then run portal reset --yes again`,
-    });
+    throw new RuntimeFailure(
+      'NOT_PERMITTED',
+      `${what} (process ${holder.pid}) belongs to another user${ownerOf(holder.pid)}, so portal reset may not stop it; nothing was removed`,
+      {
+        hint: `stop it as that user or as root (kill ${holder.pid}), then run portal reset --yes again`,
+      },
+    );
   }
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     if ((await runningHolder(file))?.pid !== holder.pid) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new RuntimeFailure('STOP_TIMED_OUT', `${what} (process ${holder.pid}) did not stop within ${waitMs / 1000} s of SIGTERM; nothing was removed`, {
-    hint: `stop it (kill ${holder.pid}) and run portal reset --yes again, with PORTAL_DRAIN_TIMEOUT as ${what} has it if it drains longer`,
-  });
+  throw new RuntimeFailure(
+    'STOP_TIMED_OUT',
+    `${what} (process ${holder.pid}) did not stop within ${waitMs / 1000} s of SIGTERM; nothing was removed`,
+    {
+      hint: `stop it (kill ${holder.pid}) and run portal reset --yes again, with PORTAL_DRAIN_TIMEOUT as ${what} has it if it drains longer`,
+    },
+  );
 }
 
 /** " (uid N)" for the user a process runs as, where the system tells (Linux); else nothing. */

@@ -13,7 +13,15 @@ import { parseHostPort } from '../shared/address.ts';
 import { InputError, RuntimeFailure, printable } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { sealingKeyFileNames, sealingKeyVariables } from '../shared/sealing-key.ts';
-import { hasControlCharacters, renderUnit, stateRoot, type Credential, type ServiceRole, type ServiceUnit, type Word } from '../service/systemd-unit.ts';
+import {
+  hasControlCharacters,
+  renderUnit,
+  stateRoot,
+  type Credential,
+  type ServiceRole,
+  type ServiceUnit,
+  type Word,
+} from '../service/systemd-unit.ts';
 import { controllerKeyCredential } from './controller-sealing-key.ts';
 import { programReadableByAll } from './program-location.ts';
 
@@ -41,13 +49,18 @@ export interface ServiceInstallOptions {
 const roles: readonly ServiceRole[] = ['node', 'relay', 'controller'];
 const ticketCredential = 'enrollment.ticket';
 const configurationCredential = 'configuration';
-const defaultListen: Record<Exclude<ServiceRole, 'node'>, string> = { relay: '0.0.0.0:4100', controller: '0.0.0.0:4000' };
+const defaultListen: Record<Exclude<ServiceRole, 'node'>, string> = {
+  relay: '0.0.0.0:4100',
+  controller: '0.0.0.0:4000',
+};
 
 export function registerService(program: Command): void {
   const service = program.command('service').description('run Portal as a systemd service');
   service
     .command('install')
-    .description('write a systemd unit that runs a node, a relay or a controller (arguments after -- go to its command)')
+    .description(
+      'write a systemd unit that runs a node, a relay or a controller (arguments after -- go to its command)',
+    )
     .argument('<role>', 'node, relay or controller')
     .argument('[arguments...]', 'more arguments for the command the unit runs, after --')
     .option('--output <dir>', 'where to write <name>.service', '/etc/systemd/system')
@@ -55,14 +68,34 @@ export function registerService(program: Command): void {
     .option('--force', 'replace a unit file of the same name')
     .option('--name <name>', 'the unit name (default: portal-<role>)')
     .option('--user <user>', 'the dedicated user it runs as (create it with useradd --system)', 'portal')
-    .option('--home <dir>', "PORTAL_HOME, the service's state and the only place it writes (default: /var/lib/portal/<role>)")
-    .option('--env <name=value>', 'an environment variable for the process, such as NODE_LOG_LEVEL=debug or PORTAL_DRAIN_TIMEOUT=1m (repeatable; the unit file is readable by all, so no secrets)', collect, [])
-    .option('--configuration <file>', 'node: its configuration file (JSON or YAML), loaded as a credential at every start')
-    .option('--enrollment-ticket-file <file>', 'node, relay: the enrollment ticket, loaded as a credential (needed for the first start only)')
-    .option('--sealing-key-file <file>', 'controller (required), node: the sealing key, loaded as a credential so that it stays readable by root alone')
+    .option(
+      '--home <dir>',
+      "PORTAL_HOME, the service's state and the only place it writes (default: /var/lib/portal/<role>)",
+    )
+    .option(
+      '--env <name=value>',
+      'an environment variable for the process, such as NODE_LOG_LEVEL=debug or PORTAL_DRAIN_TIMEOUT=1m (repeatable; the unit file is readable by all, so no secrets)',
+      collect,
+      [],
+    )
+    .option(
+      '--configuration <file>',
+      'node: its configuration file (JSON or YAML), loaded as a credential at every start',
+    )
+    .option(
+      '--enrollment-ticket-file <file>',
+      'node, relay: the enrollment ticket, loaded as a credential (needed for the first start only)',
+    )
+    .option(
+      '--sealing-key-file <file>',
+      'controller (required), node: the sealing key, loaded as a credential so that it stays readable by root alone',
+    )
     .option('--listen <host:port>', 'relay (default 0.0.0.0:4100), controller (default 0.0.0.0:4000): where it listens')
     .option('--public-address <host:port>', 'relay, controller: the address nodes dial')
-    .option('--controller <host:port>', "relay: the controller's address, when this machine reaches it by another than the ticket's")
+    .option(
+      '--controller <host:port>',
+      "relay: the controller's address, when this machine reaches it by another than the ticket's",
+    )
     .action(async (role: string, extra: string[], options: ServiceInstallOptions) => install(role, extra, options));
 }
 
@@ -72,12 +105,15 @@ function collect(value: string, previous: readonly string[]): string[] {
 
 async function install(roleText: string, extra: readonly string[], options: ServiceInstallOptions): Promise<void> {
   if (!(roles as readonly string[]).includes(roleText)) {
-    throw new InputError('BAD_FLAG', `portal service install ${printable(roleText)}: no such role`, { hint: 'give node, relay or controller' });
+    throw new InputError('BAD_FLAG', `portal service install ${printable(roleText)}: no such role`, {
+      hint: 'give node, relay or controller',
+    });
   }
   const role = roleText as ServiceRole;
   const unit = await unitFor(role, extra, options);
   const text = renderUnit(unit);
-  for (const warning of await programReadableByAll(unit.program, unit.user)) console.error(`portal: warning: ${warning}`);
+  for (const warning of await programReadableByAll(unit.program, unit.user))
+    console.error(`portal: warning: ${warning}`);
   if (options.dryRun) {
     process.stdout.write(text);
     return;
@@ -89,15 +125,30 @@ async function install(roleText: string, extra: readonly string[], options: Serv
   for (const line of nextSteps(unit)) console.log(`  ${line}`);
 }
 
-async function unitFor(role: ServiceRole, extra: readonly string[], options: ServiceInstallOptions): Promise<ServiceUnit> {
+async function unitFor(
+  role: ServiceRole,
+  extra: readonly string[],
+  options: ServiceInstallOptions,
+): Promise<ServiceUnit> {
   checkRoleFlags(role, options);
   const name = options.name?.replace(/\.service$/, '') ?? `portal-${role}`;
-  if (!/^[A-Za-z0-9][A-Za-z0-9:_.@-]*$/.test(name)) throw new InputError('BAD_FLAG', `--name ${printable(name)} is not a unit name`, { hint: 'give letters, digits and -_.:@, such as portal-node' });
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(options.user)) throw new InputError('BAD_FLAG', `--user ${printable(options.user)} is not a user name`, { hint: 'give a name such as portal' });
-  if (options.user === 'root') throw new InputError('BAD_FLAG', '--user root would run Portal with every privilege', { hint: 'give a dedicated user such as portal (useradd --system portal)' });
+  if (!/^[A-Za-z0-9][A-Za-z0-9:_.@-]*$/.test(name))
+    throw new InputError('BAD_FLAG', `--name ${printable(name)} is not a unit name`, {
+      hint: 'give letters, digits and -_.:@, such as portal-node',
+    });
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(options.user))
+    throw new InputError('BAD_FLAG', `--user ${printable(options.user)} is not a user name`, {
+      hint: 'give a name such as portal',
+    });
+  if (options.user === 'root')
+    throw new InputError('BAD_FLAG', '--user root would run Portal with every privilege', {
+      hint: 'give a dedicated user such as portal (useradd --system portal)',
+    });
   const home = absolute(options.home ?? `${stateRoot}portal/${role}`, '--home');
   if (/^\/(home|root|run\/user)(\/|$)/.test(home)) {
-    throw new InputError('BAD_FLAG', `--home ${home} lies where the unit's ProtectHome=yes hides it`, { hint: `give a directory under ${stateRoot}, such as ${stateRoot}portal/${role}` });
+    throw new InputError('BAD_FLAG', `--home ${home} lies where the unit's ProtectHome=yes hides it`, {
+      hint: `give a directory under ${stateRoot}, such as ${stateRoot}portal/${role}`,
+    });
   }
   const environment = options.env.map((text) => parseEnvironment(text, role));
   const drainMs = drainOf(environment);
@@ -129,13 +180,19 @@ interface RoleParts {
 /** The ticket as a credential, and the flag that names it. */
 function ticketParts(options: ServiceInstallOptions, parts: RoleParts): void {
   if (!options.enrollmentTicketFile) return;
-  parts.credentials.push({ id: ticketCredential, path: existing(options.enrollmentTicketFile, '--enrollment-ticket-file') });
+  parts.credentials.push({
+    id: ticketCredential,
+    path: existing(options.enrollmentTicketFile, '--enrollment-ticket-file'),
+  });
   parts.words.push('--enrollment-ticket-file', { credential: ticketCredential });
 }
 
 /** `portal node create --foreground`, its configuration (checked now) and ticket as credentials, and its sealing key when given. */
 async function nodeParts(options: ServiceInstallOptions): Promise<RoleParts> {
-  if (!options.configuration) throw new InputError('BAD_FLAG', 'portal service install node needs --configuration', { hint: 'give the node configuration file (JSON or YAML) the service runs with' });
+  if (!options.configuration)
+    throw new InputError('BAD_FLAG', 'portal service install node needs --configuration', {
+      hint: 'give the node configuration file (JSON or YAML) the service runs with',
+    });
   const configuration = existing(options.configuration, '--configuration');
   const { name: source, text } = await readConfigurationArgument(configuration, '--configuration');
   const config = parseNodeConfig(source, text);
@@ -149,7 +206,10 @@ async function nodeParts(options: ServiceInstallOptions): Promise<RoleParts> {
   };
   ticketParts(options, parts);
   if (options.sealingKeyFile) {
-    parts.credentials.push({ id: sealingKeyFileNames.node, path: existing(options.sealingKeyFile, '--sealing-key-file') });
+    parts.credentials.push({
+      id: sealingKeyFileNames.node,
+      path: existing(options.sealingKeyFile, '--sealing-key-file'),
+    });
     parts.environment.push([sealingKeyVariables.node, { credential: sealingKeyFileNames.node }]);
   }
   return parts;
@@ -159,12 +219,27 @@ async function nodeParts(options: ServiceInstallOptions): Promise<RoleParts> {
 function listenerParts(role: Exclude<ServiceRole, 'node'>, options: ServiceInstallOptions): RoleParts {
   const listen = options.listen ?? defaultListen[role];
   const parsed = parseHostPort(listen);
-  if (!parsed.ok) throw new InputError('BAD_FLAG', `--listen ${printable(listen)}: expected host:port, but ${parsed.reason}`, { hint: `give --listen ${defaultListen[role]}, for example` });
-  for (const [flag, value] of [['--public-address', options.publicAddress], ['--controller', options.controller]] as const) {
-    if (value !== undefined && !parseHostPort(value).ok) throw new InputError('BAD_FLAG', `${flag} ${printable(value)} is not host:port`, { hint: `give ${flag} HOST:PORT` });
+  if (!parsed.ok)
+    throw new InputError('BAD_FLAG', `--listen ${printable(listen)}: expected host:port, but ${parsed.reason}`, {
+      hint: `give --listen ${defaultListen[role]}, for example`,
+    });
+  for (const [flag, value] of [
+    ['--public-address', options.publicAddress],
+    ['--controller', options.controller],
+  ] as const) {
+    if (value !== undefined && !parseHostPort(value).ok)
+      throw new InputError('BAD_FLAG', `${flag} ${printable(value)} is not host:port`, {
+        hint: `give ${flag} HOST:PORT`,
+      });
   }
   const parts: RoleParts = {
-    words: [role, 'start', '--listen', listen, ...(options.publicAddress ? ['--public-address', options.publicAddress] : [])],
+    words: [
+      role,
+      'start',
+      '--listen',
+      listen,
+      ...(options.publicAddress ? ['--public-address', options.publicAddress] : []),
+    ],
     credentials: [],
     environment: [],
     privilegedPort: parsed.address.port < 1024,
@@ -175,9 +250,13 @@ function listenerParts(role: Exclude<ServiceRole, 'node'>, options: ServiceInsta
     return parts;
   }
   if (['0.0.0.0', '[::]'].includes(parsed.address.host) && !options.publicAddress) {
-    throw new InputError('BAD_FLAG', `--listen ${listen} accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:${parsed.address.port}, which only this machine reaches`, {
-      hint: `add --public-address HOST:${parsed.address.port}, the name or address nodes dial`,
-    });
+    throw new InputError(
+      'BAD_FLAG',
+      `--listen ${listen} accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:${parsed.address.port}, which only this machine reaches`,
+      {
+        hint: `add --public-address HOST:${parsed.address.port}, the name or address nodes dial`,
+      },
+    );
   }
   if (!options.sealingKeyFile) {
     throw new InputError('BAD_FLAG', 'portal service install controller needs --sealing-key-file', {
@@ -208,7 +287,9 @@ function checkRoleFlags(role: ServiceRole, options: ServiceInstallOptions): void
   };
   for (const [flag, roles] of Object.entries(allowed)) {
     if (given[flag] !== undefined && !roles.includes(role)) {
-      throw new InputError('BAD_FLAG', `${flag} does not apply to a ${role}`, { hint: `leave it out; it is for ${roles.join(' and ')} units` });
+      throw new InputError('BAD_FLAG', `${flag} does not apply to a ${role}`, {
+        hint: `leave it out; it is for ${roles.join(' and ')} units`,
+      });
     }
   }
 }
@@ -216,24 +297,36 @@ function checkRoleFlags(role: ServiceRole, options: ServiceInstallOptions): void
 /** The absolute path of a file that must exist now (systemd would otherwise fail the unit at its start). */
 function existing(path: string, flag: string): string {
   const full = absolute(path, flag);
-  if (!existsSync(full)) throw new InputError('BAD_FLAG', `${flag} ${full} does not exist`, { hint: 'create the file first: the unit names it, and systemd reads it at every start' });
+  if (!existsSync(full))
+    throw new InputError('BAD_FLAG', `${flag} ${full} does not exist`, {
+      hint: 'create the file first: the unit names it, and systemd reads it at every start',
+    });
   return full;
 }
 
 function absolute(path: string, flag: string): string {
-  if (hasControlCharacters(path)) throw new InputError('BAD_FLAG', `${flag} ${printable(path)} holds a control character`, { hint: 'give a plain path' });
+  if (hasControlCharacters(path))
+    throw new InputError('BAD_FLAG', `${flag} ${printable(path)} holds a control character`, {
+      hint: 'give a plain path',
+    });
   const full = resolve(path);
-  if (/\s/.test(full)) throw new InputError('BAD_FLAG', `${flag} ${full} holds whitespace`, { hint: 'give a path without spaces' });
+  if (/\s/.test(full))
+    throw new InputError('BAD_FLAG', `${flag} ${full} holds whitespace`, { hint: 'give a path without spaces' });
   return full;
 }
 
 function parseEnvironment(text: string, role: ServiceRole): readonly [string, string] {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(text);
-  if (!match || hasControlCharacters(text)) throw new InputError('BAD_FLAG', `--env ${printable(text)} is not NAME=VALUE on one line`, { hint: 'give --env NODE_LOG_LEVEL=debug, for example' });
+  if (!match || hasControlCharacters(text))
+    throw new InputError('BAD_FLAG', `--env ${printable(text)} is not NAME=VALUE on one line`, {
+      hint: 'give --env NODE_LOG_LEVEL=debug, for example',
+    });
   const [, name = '', value = ''] = match;
-  if (name === 'PORTAL_HOME') throw new InputError('BAD_FLAG', '--env PORTAL_HOME=… would contradict --home', { hint: 'give --home' });
+  if (name === 'PORTAL_HOME')
+    throw new InputError('BAD_FLAG', '--env PORTAL_HOME=… would contradict --home', { hint: 'give --home' });
   if (name === 'ENROLLMENT_TICKET') throw secretInUnit(`--env ${name}=…`, 'the enrollment ticket', ticketHint(role));
-  if (name === sealingKeyVariables.controllerMaterial) throw secretInUnit(`--env ${name}=…`, "the controller's sealing key", sealingKeyHint(role));
+  if (name === sealingKeyVariables.controllerMaterial)
+    throw secretInUnit(`--env ${name}=…`, "the controller's sealing key", sealingKeyHint(role));
   return [name, value];
 }
 
@@ -246,19 +339,36 @@ function drainOf(environment: readonly (readonly [string, string])[]): number {
 /** Arguments after `--` go into ExecStart, which every user can read: none may carry a secret. */
 function checkExtraArguments(extra: readonly string[], role: ServiceRole): void {
   for (const word of extra) {
-    if (hasControlCharacters(word)) throw new InputError('BAD_FLAG', `the argument ${printable(word)} holds a control character`, { hint: 'give each argument on one line' });
+    if (hasControlCharacters(word))
+      throw new InputError('BAD_FLAG', `the argument ${printable(word)} holds a control character`, {
+        hint: 'give each argument on one line',
+      });
     const flag = word.split('=')[0];
-    if (flag === '--enrollment-ticket') throw secretInUnit(`the argument ${flag}`, 'the enrollment ticket', ticketHint(role));
-    if (flag === '--code') throw secretInUnit(`the argument ${flag}`, 'a one-time admin code', 'leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file');
+    if (flag === '--enrollment-ticket')
+      throw secretInUnit(`the argument ${flag}`, 'the enrollment ticket', ticketHint(role));
+    if (flag === '--code')
+      throw secretInUnit(
+        `the argument ${flag}`,
+        'a one-time admin code',
+        'leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file',
+      );
   }
 }
 
 const credentialNote = 'the unit loads it as a credential, which only root and the service can read';
-const sealingKeyHint = (role: ServiceRole) => (role === 'controller' ? `give --sealing-key-file FILE instead: ${credentialNote}` : 'leave it out: only a controller reads it');
-const ticketHint = (role: ServiceRole) => (role === 'controller' ? 'leave it out: a controller needs no ticket' : `give --enrollment-ticket-file FILE instead: ${credentialNote}`);
+const sealingKeyHint = (role: ServiceRole) =>
+  role === 'controller'
+    ? `give --sealing-key-file FILE instead: ${credentialNote}`
+    : 'leave it out: only a controller reads it';
+const ticketHint = (role: ServiceRole) =>
+  role === 'controller'
+    ? 'leave it out: a controller needs no ticket'
+    : `give --enrollment-ticket-file FILE instead: ${credentialNote}`;
 
 function secretInUnit(what: string, secret: string, hint: string): InputError {
-  return new InputError('BAD_FLAG', `${what} would write ${secret} into the unit file, which every user can read`, { hint });
+  return new InputError('BAD_FLAG', `${what} would write ${secret} into the unit file, which every user can read`, {
+    hint,
+  });
 }
 
 const belowPort1024 = (address: string | undefined) => {
@@ -270,13 +380,18 @@ const belowPort1024 = (address: string | undefined) => {
 /** Node.js and the script this command runs from: the unit runs the same Portal. */
 function programWords(): string[] {
   const script = process.argv[1];
-  if (!script) throw new RuntimeFailure('PROGRAM_UNKNOWN', 'cannot tell which portal program runs this command', { hint: 'run portal by its path' });
+  if (!script)
+    throw new RuntimeFailure('PROGRAM_UNKNOWN', 'cannot tell which portal program runs this command', {
+      hint: 'run portal by its path',
+    });
   return [process.execPath, ...process.execArgv, isAbsolute(script) ? script : resolve(script)];
 }
 
 async function writeUnit(path: string, text: string, force: boolean): Promise<void> {
   if (existsSync(path) && !force) {
-    throw new InputError('UNIT_EXISTS', `${path} exists already`, { hint: 'add --force to replace it, or give another --name' });
+    throw new InputError('UNIT_EXISTS', `${path} exists already`, {
+      hint: 'add --force to replace it, or give another --name',
+    });
   }
   const temporary = `${path}.${process.pid}.tmp`;
   try {
@@ -290,9 +405,13 @@ async function writeUnit(path: string, text: string, force: boolean): Promise<vo
     }
     await rename(temporary, path);
   } catch (error) {
-    throw new RuntimeFailure('UNIT_UNWRITABLE', `cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
-      hint: 'run it as root, or give --output a directory you may write (and --dry-run prints the unit)',
-    });
+    throw new RuntimeFailure(
+      'UNIT_UNWRITABLE',
+      `cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      {
+        hint: 'run it as root, or give --output a directory you may write (and --dry-run prints the unit)',
+      },
+    );
   }
 }
 

@@ -8,12 +8,18 @@ export async function readTicketFile(path: string): Promise<string> {
   try {
     text = path === '-' ? await readStandardInput(16 * 1024) : await readFile(path, 'utf8');
   } catch (error) {
-    throw new InputError('TICKET_UNREADABLE', `cannot read the enrollment ticket from ${path === '-' ? 'standard input' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      hint: 'give the path of the .ticket file that portal project ticket wrote',
-    });
+    throw new InputError(
+      'TICKET_UNREADABLE',
+      `cannot read the enrollment ticket from ${path === '-' ? 'standard input' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        hint: 'give the path of the .ticket file that portal project ticket wrote',
+      },
+    );
   }
   if (text.trim() === '') {
-    throw new InputError('TICKET_EMPTY', `${path === '-' ? 'standard input' : path} holds no enrollment ticket`, { hint: 'write the ticket with portal project ticket ... > inlet.ticket' });
+    throw new InputError('TICKET_EMPTY', `${path === '-' ? 'standard input' : path} holds no enrollment ticket`, {
+      hint: 'write the ticket with portal project ticket ... > inlet.ticket',
+    });
   }
   return text.trim();
 }

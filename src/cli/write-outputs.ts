@@ -16,10 +16,14 @@ export interface OutputSet {
 export async function writeOutputs(outDir: string, sets: readonly OutputSet[]): Promise<string[]> {
   const root = resolve(outDir);
   await mkdir(root, { recursive: true }).catch((error: unknown) => {
-    throw new RuntimeFailure('OUTPUT_NOT_WRITABLE', `cannot create the output folder ${outDir}: ${(error as Error).message}`, {
-      hint: 'choose a writable folder with --out',
-      cause: error,
-    });
+    throw new RuntimeFailure(
+      'OUTPUT_NOT_WRITABLE',
+      `cannot create the output folder ${outDir}: ${(error as Error).message}`,
+      {
+        hint: 'choose a writable folder with --out',
+        cause: error,
+      },
+    );
   });
   const staged: { from: string; to: string }[] = [];
   try {
@@ -47,7 +51,10 @@ export async function writeOutputs(outDir: string, sets: readonly OutputSet[]): 
 
 async function swapInto(from: string, to: string): Promise<void> {
   const previous = `${from}.previous`;
-  const exists = await stat(to).then(() => true, () => false);
+  const exists = await stat(to).then(
+    () => true,
+    () => false,
+  );
   if (exists) await rename(to, previous);
   await rename(from, to);
   if (exists) await rm(previous, { recursive: true, force: true });

@@ -92,5 +92,7 @@ function configurationArguments(manifest: UseCaseManifest, container: ContainerM
 }
 
 function nodeConfigYaml(config: NodeConfig): string {
-  return new Document(sortKeys(config), { version: portableYamlOptions.version }).toString({ lineWidth: portableYamlOptions.lineWidth });
+  return new Document(sortKeys(config), { version: portableYamlOptions.version }).toString({
+    lineWidth: portableYamlOptions.lineWidth,
+  });
 }

@@ -15,10 +15,15 @@ import { stackDirectAddress, stackInletConfig } from './node-config.ts';
 /** The words of the `portal project ticket` command; templates quote each (shwords). */
 export function ticketCommand(ticket: TicketManifest): string[] {
   return [
-    'portal', 'project', 'ticket',
-    '--expires-in', ticket['expires-in'],
-    '--usage-count', String(ticket['usage-count']),
-    '--attribute', ticket.attribute,
+    'portal',
+    'project',
+    'ticket',
+    '--expires-in',
+    ticket['expires-in'],
+    '--usage-count',
+    String(ticket['usage-count']),
+    '--attribute',
+    ticket.attribute,
     ...(ticket.relay ? ['--relay', ticket.relay] : []),
     ...(ticket.tls ? ['--tls'] : []),
   ];
@@ -100,7 +105,12 @@ export function guideContext(manifest: UseCaseManifest) {
     },
     setupCompletedLine: product.setupCompletedLine,
     nodeUpLine: product.nodeUpLine,
-    alarm: { minutes: alarmMinutes, periodSeconds: alarmPeriodSeconds, threshold: alarmThreshold, metric: `${product.metricNamespace}/${nodeUpMetric}` },
+    alarm: {
+      minutes: alarmMinutes,
+      periodSeconds: alarmPeriodSeconds,
+      threshold: alarmThreshold,
+      metric: `${product.metricNamespace}/${nodeUpMetric}`,
+    },
     fileSystemWaitMinutes: (fileSystemWait.attempts * fileSystemWait.seconds) / 60,
     fileSystemWaitSeconds: fileSystemWait.seconds,
   };

@@ -36,7 +36,10 @@ export const stackDirectAddress = `${stackListenAddress}:${product.directPort}`;
  * OutletCidr parameter names, and otherwise the outlet's dial fails fast and the relay carries.
  */
 export function stackInletConfig(manifest: UseCaseManifest): NodeConfig {
-  return { 'http-server-port': manifest['status-port'], 'tcp-inlet': tcpInlet(manifest, stackListenAddress, stackDirectAddress) };
+  return {
+    'http-server-port': manifest['status-port'],
+    'tcp-inlet': tcpInlet(manifest, stackListenAddress, stackDirectAddress),
+  };
 }
 
 /**

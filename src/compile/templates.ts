@@ -6,11 +6,21 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
-import { markdownCode, markdownText, oneLine, pythonQuote, shellDoubleQuoted, shellQuote, sqlIdentifier } from './quote.ts';
+import {
+  markdownCode,
+  markdownText,
+  oneLine,
+  pythonQuote,
+  shellDoubleQuoted,
+  shellQuote,
+  sqlIdentifier,
+} from './quote.ts';
 
 const handlebars = Handlebars.create();
 handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-handlebars.registerHelper('join', (items: unknown[], separator: unknown) => items.join(typeof separator === 'string' ? separator : ', '));
+handlebars.registerHelper('join', (items: unknown[], separator: unknown) =>
+  items.join(typeof separator === 'string' ? separator : ', '),
+);
 // Quoting for the language a value lands in (src/compile/quote.ts). Templates render no manifest value
 // without one of these; test/compile/template-audit.test.ts holds them to it.
 const text = (value: unknown): string => {

@@ -24,7 +24,8 @@ function octal(value: number, width: number): string {
 function header(entry: ArchiveEntry, mtimeSeconds: number): Buffer {
   const bytes = Buffer.alloc(block);
   const put = (offset: number, text: string) => bytes.write(text, offset, 'latin1');
-  if (Buffer.byteLength(entry.name) > 100 || entry.name.includes('/')) throw new Error(`tar entry name ${entry.name} is not a plain name of 100 bytes or fewer`);
+  if (Buffer.byteLength(entry.name) > 100 || entry.name.includes('/'))
+    throw new Error(`tar entry name ${entry.name} is not a plain name of 100 bytes or fewer`);
   bytes.write(entry.name, 0, 'utf8');
   put(100, octal(entry.mode & 0o7777, 8));
   put(108, octal(0, 8));
@@ -51,20 +52,29 @@ const padding = (length: number) => Buffer.alloc((block - (length % block)) % bl
 /** The archive of `entries`, in their order, ending with the two zero blocks tar expects. */
 export function writeTar(entries: readonly ArchiveEntry[], mtime = new Date()): Buffer {
   const seconds = Math.floor(mtime.getTime() / 1000);
-  return Buffer.concat([...entries.flatMap((entry) => [header(entry, seconds), entry.content, padding(entry.content.length)]), Buffer.alloc(2 * block)]);
+  return Buffer.concat([
+    ...entries.flatMap((entry) => [header(entry, seconds), entry.content, padding(entry.content.length)]),
+    Buffer.alloc(2 * block),
+  ]);
 }
 
 /** The entries of an archive `writeTar` made; anything else in `where` is refused as not a backup. */
 export function readTar(bytes: Buffer, expected: ReadonlySet<string>, where: string): Map<string, ArchiveEntry> {
   const entries = new Map<string, ArchiveEntry>();
   const refuse = (why: string) =>
-    new InputError('BACKUP_INVALID', `${where} is not a Portal controller backup: ${why}`, { hint: 'give a file that portal controller backup wrote, whole' });
+    new InputError('BACKUP_INVALID', `${where} is not a Portal controller backup: ${why}`, {
+      hint: 'give a file that portal controller backup wrote, whole',
+    });
   let offset = 0;
   for (;;) {
     if (offset + block > bytes.length) throw refuse('it ends before its end marker (cut short?)');
     const head = bytes.subarray(offset, offset + block);
     if (head.every((byte) => byte === 0)) break;
-    const field = (start: number, length: number) => head.subarray(start, start + length).toString('latin1').replace(/[\0 ]+$/, '');
+    const field = (start: number, length: number) =>
+      head
+        .subarray(start, start + length)
+        .toString('latin1')
+        .replace(/[\0 ]+$/, '');
     if (!field(257, 6).startsWith('ustar')) throw refuse('it is not a tar archive');
     if (Number.parseInt(field(148, 8), 8) !== checksum(head)) throw refuse(`the header at byte ${offset} is damaged`);
     const name = head.subarray(0, 100).toString('utf8').replace(/\0.*$/s, '');
@@ -76,7 +86,11 @@ export function readTar(bytes: Buffer, expected: ReadonlySet<string>, where: str
     const size = /^[0-7]+$/.test(sizeText) ? Number.parseInt(sizeText, 8) : Number.NaN;
     const start = offset + block;
     if (!Number.isSafeInteger(size) || start + size > bytes.length) throw refuse(`${name} is cut short`);
-    entries.set(name, { name, mode: Number.parseInt(field(100, 8), 8) & 0o7777, content: Buffer.from(bytes.subarray(start, start + size)) });
+    entries.set(name, {
+      name,
+      mode: Number.parseInt(field(100, 8), 8) & 0o7777,
+      content: Buffer.from(bytes.subarray(start, start + size)),
+    });
     offset = start + Math.ceil(size / block) * block;
   }
   return entries;

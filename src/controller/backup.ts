@@ -81,7 +81,9 @@ export async function backupController(options: BackupOptions): Promise<BackupMa
     try {
       await source.backup(copy);
     } catch (error) {
-      throw new RuntimeFailure('BACKUP_FAILED', `cannot back up ${storePath}: ${(error as Error).message}`, { hint: 'check that this user may read the data directory, and try again' });
+      throw new RuntimeFailure('BACKUP_FAILED', `cannot back up ${storePath}: ${(error as Error).message}`, {
+        hint: 'check that this user may read the data directory, and try again',
+      });
     } finally {
       source.close();
     }
@@ -134,33 +136,50 @@ export async function restoreController(options: RestoreOptions): Promise<Restor
   const dataDir = resolve(options.dataDir);
   const present = await readdir(dataDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
-    throw new RuntimeFailure('DATA_DIR_UNREADABLE', `cannot read ${dataDir} (${error.code ?? error.message})`, { hint: 'give a directory this user may read and write' });
+    throw new RuntimeFailure('DATA_DIR_UNREADABLE', `cannot read ${dataDir} (${error.code ?? error.message})`, {
+      hint: 'give a directory this user may read and write',
+    });
   });
   if (present.length > 0) {
     present.sort();
-    throw new InputError('DATA_DIR_NOT_EMPTY', `${dataDir} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}): a restore never overwrites a controller's data`, {
-      hint: 'give --data-dir a new directory, or move this one away first',
-    });
+    throw new InputError(
+      'DATA_DIR_NOT_EMPTY',
+      `${dataDir} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}): a restore never overwrites a controller's data`,
+      {
+        hint: 'give --data-dir a new directory, or move this one away first',
+      },
+    );
   }
   let archive: Buffer;
   try {
     archive = await readFile(options.input);
   } catch (error) {
-    throw new InputError('BACKUP_UNREADABLE', `cannot read ${options.input} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
-      hint: 'give the file portal controller backup wrote',
-    });
+    throw new InputError(
+      'BACKUP_UNREADABLE',
+      `cannot read ${options.input} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      {
+        hint: 'give the file portal controller backup wrote',
+      },
+    );
   }
   const entries = readTar(archive, new Set<string>(Object.values(backupFiles)), options.input);
   const manifest = checkedManifest(entries, options.input);
-  const [store, certificate, sealedKey] = [backupFiles.store, backupFiles.certificate, backupFiles.sealedKey].map((name) => {
-    const entry = entries.get(name);
-    if (!entry) throw new InputError('BACKUP_INVALID', `${options.input} lacks ${name}`, { hint: 'give a file that portal controller backup wrote, whole' });
-    return entry;
-  }) as [ArchiveEntry, ArchiveEntry, ArchiveEntry];
+  const [store, certificate, sealedKey] = [backupFiles.store, backupFiles.certificate, backupFiles.sealedKey].map(
+    (name) => {
+      const entry = entries.get(name);
+      if (!entry)
+        throw new InputError('BACKUP_INVALID', `${options.input} lacks ${name}`, {
+          hint: 'give a file that portal controller backup wrote, whole',
+        });
+      return entry;
+    },
+  ) as [ArchiveEntry, ArchiveEntry, ArchiveEntry];
   try {
     new X509Certificate(certificate.content);
   } catch {
-    throw new InputError('BACKUP_INVALID', `${options.input}: its ${certificate.name} is not a certificate`, { hint: 'give a file that portal controller backup wrote, whole' });
+    throw new InputError('BACKUP_INVALID', `${options.input}: its ${certificate.name} is not a certificate`, {
+      hint: 'give a file that portal controller backup wrote, whole',
+    });
   }
   const staging = await mkdir(dirname(dataDir), { recursive: true })
     .then(() => mkdtemp(join(dirname(dataDir), `.${basename(dataDir)}.restoring-`)))
@@ -170,14 +189,23 @@ export async function restoreController(options: RestoreOptions): Promise<Restor
   try {
     const embedded = entries.get(backupFiles.embeddedSettings);
     for (const entry of [store, certificate, sealedKey, ...(embedded ? [embedded] : [])]) {
-      await writeAtomically(join(staging, entry.name), entry.content, staging, entry.name === backupFiles.certificate ? 0o644 : 0o600);
+      await writeAtomically(
+        join(staging, entry.name),
+        entry.content,
+        staging,
+        entry.name === backupFiles.certificate ? 0o644 : 0o600,
+      );
     }
     await checkStore(join(staging, backupFiles.store), options.input);
     await giveToOwnerOfParent(staging, dirname(dataDir));
     // Empty (checked above), so rmdir removes nothing else; then the whole directory appears at once.
     if (existsSync(dataDir)) await rmdir(dataDir);
     await rename(staging, dataDir);
-    return { manifest, sealedKey: sealedKey.content, ...(embedded ? { embeddedSettings: embedded.content.toString('utf8') } : {}) };
+    return {
+      manifest,
+      sealedKey: sealedKey.content,
+      ...(embedded ? { embeddedSettings: embedded.content.toString('utf8') } : {}),
+    };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -225,11 +253,16 @@ async function giveToOwnerOfParent(directory: string, parent: string): Promise<v
 }
 
 function unwritable(path: string, error: NodeJS.ErrnoException): RuntimeFailure {
-  return new RuntimeFailure('BACKUP_UNWRITABLE', `cannot write ${path} (${error.code ?? error.message})`, { hint: 'give a path in a directory this user may write' });
+  return new RuntimeFailure('BACKUP_UNWRITABLE', `cannot write ${path} (${error.code ?? error.message})`, {
+    hint: 'give a path in a directory this user may write',
+  });
 }
 
 function sqlitePath(store: string): string {
-  if (!store.startsWith('sqlite:')) throw new InputError('STORE_UNSUPPORTED', `only SQLite stores can be backed up, and ${store} is not one`, { hint: 'give --store sqlite:PATH' });
+  if (!store.startsWith('sqlite:'))
+    throw new InputError('STORE_UNSUPPORTED', `only SQLite stores can be backed up, and ${store} is not one`, {
+      hint: 'give --store sqlite:PATH',
+    });
   return store.slice('sqlite:'.length);
 }
 
@@ -239,11 +272,19 @@ async function requiredFile(dataDir: string, name: string): Promise<Buffer> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new InputError('NO_CONTROLLER_DATA', `${dataDir} holds no ${name}: it is not the data directory of a controller that has started`, {
-        hint: 'give --data-dir the directory the controller was started with (default: $PORTAL_HOME/controller)',
-      });
+      throw new InputError(
+        'NO_CONTROLLER_DATA',
+        `${dataDir} holds no ${name}: it is not the data directory of a controller that has started`,
+        {
+          hint: 'give --data-dir the directory the controller was started with (default: $PORTAL_HOME/controller)',
+        },
+      );
     }
-    throw new RuntimeFailure('BACKUP_FAILED', `cannot read ${join(dataDir, name)} (${code ?? (error as Error).message})`, { hint: 'run the backup as the user the controller runs as, or as root' });
+    throw new RuntimeFailure(
+      'BACKUP_FAILED',
+      `cannot read ${join(dataDir, name)} (${code ?? (error as Error).message})`,
+      { hint: 'run the backup as the user the controller runs as, or as root' },
+    );
   }
 }
 
@@ -259,7 +300,9 @@ async function selfContained(path: string, shownAs: string): Promise<{ projects:
     const count = (table: string) => database.all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)[0]?.n ?? 0;
     return { projects: count('projects'), members: count('members') };
   } catch (error) {
-    throw new InputError('NO_CONTROLLER_DATA', `${shownAs} is not a controller's store (${(error as Error).message})`, { hint: 'give --data-dir the directory the controller was started with' });
+    throw new InputError('NO_CONTROLLER_DATA', `${shownAs} is not a controller's store (${(error as Error).message})`, {
+      hint: 'give --data-dir the directory the controller was started with',
+    });
   } finally {
     database.close();
   }
@@ -269,18 +312,28 @@ async function checkStore(path: string, input: string): Promise<void> {
   const database = await KeptSqlite.open(path, { readonly: true, fileMustExist: true });
   try {
     const verdict = database.all<{ integrity_check: string }>('PRAGMA integrity_check')[0]?.integrity_check;
-    if (verdict !== 'ok') throw new InputError('BACKUP_INVALID', `the store in ${input} is damaged: ${verdict}`, { hint: 'restore an earlier backup' });
+    if (verdict !== 'ok')
+      throw new InputError('BACKUP_INVALID', `the store in ${input} is damaged: ${verdict}`, {
+        hint: 'restore an earlier backup',
+      });
     database.all('SELECT count(*) FROM projects');
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw new InputError('BACKUP_INVALID', `the store in ${input} is not a controller's store (${(error as Error).message})`, { hint: 'give a file that portal controller backup wrote, whole' });
+    throw new InputError(
+      'BACKUP_INVALID',
+      `the store in ${input} is not a controller's store (${(error as Error).message})`,
+      { hint: 'give a file that portal controller backup wrote, whole' },
+    );
   } finally {
     database.close();
   }
 }
 
 function checkedManifest(entries: ReadonlyMap<string, ArchiveEntry>, input: string): BackupManifest {
-  const refuse = (why: string) => new InputError('BACKUP_INVALID', `${input} is not a Portal controller backup: ${why}`, { hint: 'give a file that portal controller backup wrote, whole' });
+  const refuse = (why: string) =>
+    new InputError('BACKUP_INVALID', `${input} is not a Portal controller backup: ${why}`, {
+      hint: 'give a file that portal controller backup wrote, whole',
+    });
   const text = entries.get(backupFiles.manifest)?.content.toString('utf8');
   if (text === undefined) throw refuse(`it holds no ${backupFiles.manifest}`);
   let manifest: Partial<BackupManifest>;
@@ -291,9 +344,13 @@ function checkedManifest(entries: ReadonlyMap<string, ArchiveEntry>, input: stri
   }
   if (manifest.format !== backupFormat) throw refuse(`its ${backupFiles.manifest} names no ${backupFormat}`);
   if (manifest.version !== backupFormatVersion) {
-    throw new InputError('BACKUP_VERSION', `${input} is a backup of format ${String(manifest.version)}, and this Portal (${version}) reads format ${backupFormatVersion}`, {
-      hint: `restore it with the Portal version that wrote it (${String(manifest.portal)}) or a later one`,
-    });
+    throw new InputError(
+      'BACKUP_VERSION',
+      `${input} is a backup of format ${String(manifest.version)}, and this Portal (${version}) reads format ${backupFormatVersion}`,
+      {
+        hint: `restore it with the Portal version that wrote it (${String(manifest.portal)}) or a later one`,
+      },
+    );
   }
   return manifest as BackupManifest;
 }

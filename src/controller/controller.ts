@@ -12,7 +12,12 @@ import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import type { SharedDataPlane } from '../wire/portal-port.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
-import { hasSealedServerKey, loadServerCertificate, serverCertificateFiles, type ServerCertificate } from '../shared/sealed-server-certificate.ts';
+import {
+  hasSealedServerKey,
+  loadServerCertificate,
+  serverCertificateFiles,
+  type ServerCertificate,
+} from '../shared/sealed-server-certificate.ts';
 import {
   createSealingKeyFile,
   describeSealingKey,
@@ -51,7 +56,9 @@ export interface ControllerOptions {
    * A relay to serve on the controller's port, made once the service can verify members: it serves
    * every project, and members are told of it as the relay "controller".
    */
-  readonly relay?: (verifyPeer: (certificate: X509Certificate | undefined) => Promise<PeerIdentity | undefined>) => SharedDataPlane;
+  readonly relay?: (
+    verifyPeer: (certificate: X509Certificate | undefined) => Promise<PeerIdentity | undefined>,
+  ) => SharedDataPlane;
   readonly log?: (line: string) => void;
 }
 
@@ -82,10 +89,14 @@ const howToGiveKey = `give it with --sealing-key-file, ${sealingKeyVariables.con
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const storeUrl = options.store ?? `sqlite:${join(options.dataDir, 'controller.db')}`;
-  const keySource: SealingKeySource = options.sealingKey ?? { kind: 'file', path: defaultControllerSealingKeyFile(options.dataDir) };
+  const keySource: SealingKeySource = options.sealingKey ?? {
+    kind: 'file',
+    path: defaultControllerSealingKeyFile(options.dataDir),
+  };
   const beside = `keep the sealing key on other storage (a secret store); ${howToGiveKey}`;
   refuseKeyBeside(keySource, options.dataDir, beside);
-  if (storeUrl.startsWith('sqlite:')) refuseKeyBeside(keySource, dirname(resolve(storeUrl.slice('sqlite:'.length))), beside);
+  if (storeUrl.startsWith('sqlite:'))
+    refuseKeyBeside(keySource, dirname(resolve(storeUrl.slice('sqlite:'.length))), beside);
   const store: Store = await openStore(storeUrl);
   let sealingKey: Buffer;
   let tls: ServerCertificate;
@@ -114,7 +125,12 @@ export async function startController(options: ControllerOptions): Promise<Runni
   };
   const service = new ControllerService(store, settings);
   const relay = options.relay?.((peer) => service.verifyPeer(peer));
-  const server = new ControllerServer({ service, tls: { key, certificate }, ...(relay ? { sharedWith: relay.handlers } : {}), ...(options.log ? { log: options.log } : {}) });
+  const server = new ControllerServer({
+    service,
+    tls: { key, certificate },
+    ...(relay ? { sharedWith: relay.handlers } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
   let bound;
   try {
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
@@ -153,7 +169,12 @@ export async function startController(options: ControllerOptions): Promise<Runni
  * (a CA key, or the TLS key) exists. State from an earlier version (its key in <dataDir>/seal.key) is
  * re-sealed under the key once, in one transaction, and the old key removed.
  */
-async function openSealedStore(store: Store, storeUrl: string, source: SealingKeySource, options: ControllerOptions): Promise<Buffer> {
+async function openSealedStore(
+  store: Store,
+  storeUrl: string,
+  source: SealingKeySource,
+  options: ControllerOptions,
+): Promise<Buffer> {
   const rows = await store.selectFrom('projects').select(['id', 'ca_private_key']).execute();
   const legacyPath = join(options.dataDir, legacySealingKeyFile);
   const legacy = await readFile(legacyPath).catch(() => undefined);
@@ -161,15 +182,23 @@ async function openSealedStore(store: Store, storeUrl: string, source: SealingKe
   let key = await readSealingKey(source);
   if (!key) {
     if (rows.length > 0 && !legacy) {
-      throw new RuntimeFailure('SEALING_KEY_MISSING', `the project CA keys in ${storeUrl} are sealed, but the sealing key file ${where} does not exist`, {
-        hint: `${howToGiveKey} (the key that sealed them: a new one cannot open them)`,
-      });
+      throw new RuntimeFailure(
+        'SEALING_KEY_MISSING',
+        `the project CA keys in ${storeUrl} are sealed, but the sealing key file ${where} does not exist`,
+        {
+          hint: `${howToGiveKey} (the key that sealed them: a new one cannot open them)`,
+        },
+      );
     }
     if (hasSealedServerKey(options.dataDir)) {
       const sealedTlsKey = join(options.dataDir, serverCertificateFiles.sealedKey);
-      throw new RuntimeFailure('SEALING_KEY_MISSING', `the TLS key in ${sealedTlsKey} is sealed, but the sealing key file ${where} does not exist`, {
-        hint: `${howToGiveKey} (the key that sealed it: a new one cannot open it)`,
-      });
+      throw new RuntimeFailure(
+        'SEALING_KEY_MISSING',
+        `the TLS key in ${sealedTlsKey} is sealed, but the sealing key file ${where} does not exist`,
+        {
+          hint: `${howToGiveKey} (the key that sealed it: a new one cannot open it)`,
+        },
+      );
     }
     key = await createSealingKeyFile(describeSealingKey(source));
   }
@@ -192,23 +221,34 @@ async function openSealedStore(store: Store, storeUrl: string, source: SealingKe
   }
   if (resealed.length > 0) {
     await store.transaction().execute(async (trx) => {
-      for (const row of resealed) await trx.updateTable('projects').set({ ca_private_key: row.sealed }).where('id', '=', row.id).execute();
+      for (const row of resealed)
+        await trx.updateTable('projects').set({ ca_private_key: row.sealed }).where('id', '=', row.id).execute();
     });
   }
   if (legacy) {
     await rm(legacyPath, { force: true });
-    options.log?.(`moved the sealing key out of ${options.dataDir}: ${resealed.length} project CA keys re-sealed under ${where}, and ${legacyPath} was removed`);
+    options.log?.(
+      `moved the sealing key out of ${options.dataDir}: ${resealed.length} project CA keys re-sealed under ${where}, and ${legacyPath} was removed`,
+    );
   }
   return key;
 }
 
 function unsealFailure(error: UnsealError, where: string, storeUrl: string, projectId: string): RuntimeFailure {
   if (error.reason === 'damaged' || error.reason === 'not-sealed') {
-    return new RuntimeFailure('STORE_DAMAGED', `the sealed CA key of project ${projectId} in ${storeUrl} is ${error.message}`, {
-      hint: 'restore the store from a backup',
-    });
+    return new RuntimeFailure(
+      'STORE_DAMAGED',
+      `the sealed CA key of project ${projectId} in ${storeUrl} is ${error.message}`,
+      {
+        hint: 'restore the store from a backup',
+      },
+    );
   }
-  return new RuntimeFailure('SEALING_KEY_WRONG', `the sealing key in ${where} does not open the project CA keys in ${storeUrl} (${error.message})`, {
-    hint: `${howToGiveKey}: the one that sealed them`,
-  });
+  return new RuntimeFailure(
+    'SEALING_KEY_WRONG',
+    `the sealing key in ${where} does not open the project CA keys in ${storeUrl} (${error.message})`,
+    {
+      hint: `${howToGiveKey}: the one that sealed them`,
+    },
+  );
 }

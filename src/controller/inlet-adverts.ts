@@ -51,6 +51,8 @@ export class InletAdverts {
 
   /** The adverts `member` hears of: see hearsOf. */
   forMember(member: PeerIdentity): InletAdvert[] {
-    return [...(this.byProject.get(member.projectId)?.values() ?? [])].filter((entry) => hearsOf(member, entry)).map((entry) => entry.advert);
+    return [...(this.byProject.get(member.projectId)?.values() ?? [])]
+      .filter((entry) => hearsOf(member, entry))
+      .map((entry) => entry.advert);
   }
 }

@@ -28,7 +28,8 @@ export class ChallengeBook {
   issue(now: number): string {
     const challenge = randomBytes(24).toString('base64url');
     this.outstanding.set(challenge, now + reissueLimits.challengeLifetimeMs);
-    if (this.outstanding.size > reissueLimits.challengesOutstanding) this.outstanding.delete(this.outstanding.keys().next().value as string);
+    if (this.outstanding.size > reissueLimits.challengesOutstanding)
+      this.outstanding.delete(this.outstanding.keys().next().value as string);
     return challenge;
   }
 

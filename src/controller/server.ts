@@ -16,7 +16,12 @@ import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import { sourceKeyOf } from '../wire/source-key.ts';
-import { controllerFields, type ControllerEvent, type ControllerOperations, type ParsedRequest } from '../wire/protocol.ts';
+import {
+  controllerFields,
+  type ControllerEvent,
+  type ControllerOperations,
+  type ParsedRequest,
+} from '../wire/protocol.ts';
 import { MemberConnections, serveService } from '../wire/service-connection.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
@@ -100,7 +105,10 @@ export class ControllerServer {
     this.port = new PortalPort({
       tls: options.tls,
       admission: options.admission ?? defaultAdmissionLimits,
-      handlers: { ...shared, secure: { ...shared?.secure, control: (socket, release) => void this.control(socket, release) } },
+      handlers: {
+        ...shared,
+        secure: { ...shared?.secure, control: (socket, release) => void this.control(socket, release) },
+      },
     });
     this.relays.onChange((projectId) => this.announceRelays(projectId));
   }
@@ -128,14 +136,21 @@ export class ControllerServer {
     const peer = await this.options.service.verifyPeer(socket.getPeerX509Certificate()).catch(() => undefined);
     if (socket.destroyed) return;
     if (peer && !this.members.admit(peer.nodeId, socket)) {
-      this.options.log?.(`controller: refused a control connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`);
+      this.options.log?.(
+        `controller: refused a control connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`,
+      );
       socket.destroy();
       return;
     }
     // A member may hold its channel open indefinitely; an anonymous peer only until its deadline.
     if (peer) release();
     this.connections.add(socket);
-    const connection: Connection = { peer, source: sourceKeyOf(socket.remoteAddress), withdraw: undefined, withdrawAdvert: undefined };
+    const connection: Connection = {
+      peer,
+      source: sourceKeyOf(socket.remoteAddress),
+      withdraw: undefined,
+      withdrawAdvert: undefined,
+    };
     let requests = 0;
     // Events are sent only after serveService has returned: `channel` is set by then.
     const subscriber = peer ? { peer, push: (event: ControllerEvent) => channel.send(event) } : undefined;
@@ -177,7 +192,8 @@ export class ControllerServer {
   /** Tells the members of `projectId` (of every project when undefined) which relays serve it now. */
   private announceRelays(projectId: string | undefined): void {
     for (const project of this.subscribers.keys()) {
-      if (projectId === undefined || project === projectId) this.tell(project, { event: 'relays', relays: this.relays.relaysOf(project) });
+      if (projectId === undefined || project === projectId)
+        this.tell(project, { event: 'relays', relays: this.relays.relaysOf(project) });
     }
   }
 
@@ -225,39 +241,86 @@ export class ControllerServer {
    * An inlet's direct path: the outlets it would accept (see hearsOf) hear of it now, and of its end
    * when this connection closes; no other member hears of it.
    */
-  private advertise(connection: Connection, peer: PeerIdentity, body: ControllerOperations['advertise']['request']): object {
+  private advertise(
+    connection: Connection,
+    peer: PeerIdentity,
+    body: ControllerOperations['advertise']['request'],
+  ): object {
     if (body.allow === '') {
-      throw new InputError('ALLOW_MISSING', 'the direct path advertised does not say which attribute the inlet allows', { hint: 'run the same Portal version on the controller and every node (portal --version)' });
+      throw new InputError(
+        'ALLOW_MISSING',
+        'the direct path advertised does not say which attribute the inlet allows',
+        { hint: 'run the same Portal version on the controller and every node (portal --version)' },
+      );
     }
     const name = /^[a-z0-9][a-z0-9-]{0,62}$/;
-    const valid = name.test(body.via) && name.test(body.allow) && /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) && Number.isInteger(body.warm) && body.warm >= 0 && body.warm <= 16;
+    const valid =
+      name.test(body.via) &&
+      name.test(body.allow) &&
+      /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) &&
+      Number.isInteger(body.warm) &&
+      body.warm >= 0 &&
+      body.warm <= 16;
     if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => hostPortText.test(address))) {
-      throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', { hint: 'check tcp-inlet.direct' });
+      throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', {
+        hint: 'check tcp-inlet.direct',
+      });
     }
-    const advert = { inlet: peer.nodeId, attributes: peer.attributes, via: body.via, addresses: body.addresses, secret: body.secret, warm: body.warm };
+    const advert = {
+      inlet: peer.nodeId,
+      attributes: peer.attributes,
+      via: body.via,
+      addresses: body.addresses,
+      secret: body.secret,
+      warm: body.warm,
+    };
     const entry: AdvertEntry = { advert, allow: body.allow };
     const earlier = this.adverts.get(peer.projectId, peer.nodeId);
-    if (!this.adverts.set(peer.projectId, entry)) throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', { hint: 'the inlet uses the relays' });
+    if (!this.adverts.set(peer.projectId, entry))
+      throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', {
+        hint: 'the inlet uses the relays',
+      });
     const hearers = (member: PeerIdentity) => hearsOf(member, entry);
     // An advert replaced by one with another relay name or allow is gone for those that hear only of the earlier.
-    if (earlier) this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, (member) => hearsOf(member, earlier) && !hearers(member));
+    if (earlier)
+      this.tell(
+        peer.projectId,
+        { event: 'inlet-gone', inlet: advert.inlet },
+        (member) => hearsOf(member, earlier) && !hearers(member),
+      );
     connection.withdrawAdvert = () => {
-      if (this.adverts.withdraw(peer.projectId, entry)) this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, hearers);
+      if (this.adverts.withdraw(peer.projectId, entry))
+        this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, hearers);
     };
     this.tell(peer.projectId, { event: 'inlet', advert }, hearers);
     return {};
   }
 
   /** A relay node serves its project from `address` while this connection lasts. */
-  private announce(connection: Connection, peer: PeerIdentity, body: ControllerOperations['relay-announce']['request']): object {
+  private announce(
+    connection: Connection,
+    peer: PeerIdentity,
+    body: ControllerOperations['relay-announce']['request'],
+  ): object {
     if (!peer.relayNode) {
-      throw new InputError('NOT_A_RELAY', 'this member is not a relay node', { hint: 'enroll relays with a ticket from portal project ticket --relay-node' });
+      throw new InputError('NOT_A_RELAY', 'this member is not a relay node', {
+        hint: 'enroll relays with a ticket from portal project ticket --relay-node',
+      });
     }
     if (!/^[0-9a-f]{64}$/.test(body.fingerprint) || !hostPortText.test(body.address)) {
-      throw new InputError('BAD_REQUEST', 'the relay announced an address or fingerprint that is not valid', { hint: 'give --public-address HOST:PORT' });
+      throw new InputError('BAD_REQUEST', 'the relay announced an address or fingerprint that is not valid', {
+        hint: 'give --public-address HOST:PORT',
+      });
     }
-    const withdraw = this.relays.announce(peer.projectId, { id: peer.nodeId, address: body.address, fingerprint: body.fingerprint });
-    if (!withdraw) throw new InputError('TOO_MANY_RELAYS', 'this project has as many relays as it may have', { hint: 'stop relays the project no longer needs' });
+    const withdraw = this.relays.announce(peer.projectId, {
+      id: peer.nodeId,
+      address: body.address,
+      fingerprint: body.fingerprint,
+    });
+    if (!withdraw)
+      throw new InputError('TOO_MANY_RELAYS', 'this project has as many relays as it may have', {
+        hint: 'stop relays the project no longer needs',
+      });
     connection.withdraw?.();
     connection.withdraw = withdraw;
     this.options.log?.(`controller: relay ${peer.nodeId} of project ${peer.projectId} serves at ${body.address}`);
@@ -273,8 +336,12 @@ function member(peer: PeerIdentity | undefined): PeerIdentity {
 class NotAuthenticated extends PortalError {
   readonly exitCode = 1 as const;
   constructor() {
-    super('NOT_AUTHENTICATED', 'the controller did not accept this node certificate (expired, or from another project)', {
-      hint: 'check that PORTAL_HOME holds an enrolled identity for this controller',
-    });
+    super(
+      'NOT_AUTHENTICATED',
+      'the controller did not accept this node certificate (expired, or from another project)',
+      {
+        hint: 'check that PORTAL_HOME holds an enrolled identity for this controller',
+      },
+    );
   }
 }

@@ -4,7 +4,14 @@
  * and their certificates.
  */
 import { X509Certificate, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { challengeOf, createAuthority, issueCertificate, publicKeyDigest, readCertificateRequest, type Authority } from '../pki/authority.ts';
+import {
+  challengeOf,
+  createAuthority,
+  issueCertificate,
+  publicKeyDigest,
+  readCertificateRequest,
+  type Authority,
+} from '../pki/authority.ts';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { seal, unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
@@ -52,7 +59,11 @@ export class ControllerService {
   private readonly authorities = new Map<string, Authority>();
   private readonly challenges = new ChallengeBook();
   // Timed by the `now` each call passes (Date.now() unless a test gives another).
-  private readonly challengesPerSource = new RateLimiter(reissueLimits.perSource.perSecond, reissueLimits.perSource.burst, reissueLimits.sourcesRemembered);
+  private readonly challengesPerSource = new RateLimiter(
+    reissueLimits.perSource.perSecond,
+    reissueLimits.perSource.burst,
+    reissueLimits.sourcesRemembered,
+  );
   private readonly challengesOverall = new RateLimiter(reissueLimits.overall.perSecond, reissueLimits.overall.burst);
   private settingsNow: ControllerSettings;
 
@@ -74,26 +85,51 @@ export class ControllerService {
 
   /** How many projects the controller hosts. */
   async projectCount(): Promise<number> {
-    const row = await this.store.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const row = await this.store
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
     return Number(row.count);
   }
 
   /** A one-time code that lets its holder create a project and become its administrator. */
   async createAdminCode(lifetimeMs: number, now = Date.now()): Promise<string> {
     const code = newSecret();
-    await this.store.insertInto('admin_codes').values({ code_hash: hash(code), expires_at: now + lifetimeMs, used_at: null }).execute();
+    await this.store
+      .insertInto('admin_codes')
+      .values({ code_hash: hash(code), expires_at: now + lifetimeMs, used_at: null })
+      .execute();
     return encodeAdminCode({ controller: this.settings.publicAddress, fingerprint: this.settings.fingerprint, code });
   }
 
-  async adminEnroll(code: string, request: string, projectName: string | undefined, now = Date.now()): Promise<Enrollment> {
+  async adminEnroll(
+    code: string,
+    request: string,
+    projectName: string | undefined,
+    now = Date.now(),
+  ): Promise<Enrollment> {
     // The code first (one hashed lookup), then the request's signature, then a key generation: a
     // wrong code costs the controller no public-key work. The transaction below decides.
-    const known = await this.store.selectFrom('admin_codes').select('code_hash').where('code_hash', '=', hash(code)).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+    const known = await this.store
+      .selectFrom('admin_codes')
+      .select('code_hash')
+      .where('code_hash', '=', hash(code))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
     if (!known) throw invalidAdminCode();
     const { keyDigest } = await this.checkRequest(request);
     const projectId = newId('p');
     const authority = await createAuthority(projectId, new Date(now));
-    const identity: PeerIdentity = { projectId, nodeId: newId('a'), attributes: [], relays: [], admin: true, tls: false, relayNode: false };
+    const identity: PeerIdentity = {
+      projectId,
+      nodeId: newId('a'),
+      attributes: [],
+      relays: [],
+      admin: true,
+      tls: false,
+      relayNode: false,
+    };
     await this.store.transaction().execute(async (trx) => {
       const used = await trx
         .updateTable('admin_codes')
@@ -116,7 +152,17 @@ export class ControllerService {
         .execute();
       await trx
         .insertInto('members')
-        .values({ node_id: identity.nodeId, project_id: projectId, attribute: null, relay: null, tls: 0, admin: 1, ticket_id: null, enrolled_at: now, public_key_sha256: keyDigest })
+        .values({
+          node_id: identity.nodeId,
+          project_id: projectId,
+          attribute: null,
+          relay: null,
+          tls: 0,
+          admin: 1,
+          ticket_id: null,
+          enrolled_at: now,
+          public_key_sha256: keyDigest,
+        })
         .execute();
     });
     this.authorities.set(projectId, authority);
@@ -126,15 +172,21 @@ export class ControllerService {
   async issueTicket(admin: PeerIdentity, request: TicketRequest, now = Date.now()): Promise<string> {
     this.requireAdmin(admin);
     if (request.relayNode) {
-      if (request.attribute || request.relay || request.tls) throw badFlag('--relay-node', 'it alone: a relay node has no attribute, relay name or TLS certificate');
+      if (request.attribute || request.relay || request.tls)
+        throw badFlag('--relay-node', 'it alone: a relay node has no attribute, relay name or TLS certificate');
     } else if (!namePattern.test(request.attribute)) {
       throw badFlag('--attribute', 'a name of lower-case letters, digits and dashes, such as postgres-inlet');
     }
-    if (request.relay !== undefined && !namePattern.test(request.relay)) throw badFlag('--relay', 'a name of lower-case letters, digits and dashes, such as postgres');
-    if (!Number.isInteger(request.usageCount) || request.usageCount < 1) throw badFlag('--usage-count', 'a whole number of 1 or more');
+    if (request.relay !== undefined && !namePattern.test(request.relay))
+      throw badFlag('--relay', 'a name of lower-case letters, digits and dashes, such as postgres');
+    if (!Number.isInteger(request.usageCount) || request.usageCount < 1)
+      throw badFlag('--usage-count', 'a whole number of 1 or more');
     // The CLI checks the same bounds; a client of another version may not.
     const lifetime = rangeProblem(request.expiresInMs, durationRanges.ticket);
-    if (lifetime !== undefined) throw new InputError('BAD_FLAG', `--expires-in ${lifetime}`, { hint: `give ${durationSyntax(durationRanges.ticket)}` });
+    if (lifetime !== undefined)
+      throw new InputError('BAD_FLAG', `--expires-in ${lifetime}`, {
+        hint: `give ${durationSyntax(durationRanges.ticket)}`,
+      });
     const ticketId = newId('t');
     const secret = newSecret();
     await this.store
@@ -174,7 +226,11 @@ export class ControllerService {
    * enrollments with a one-use ticket exactly one succeeds.
    */
   async enroll(ticketId: string, secret: string, request: string, now = Date.now()): Promise<Enrollment> {
-    const known = await this.store.selectFrom('tickets').select('secret_hash').where('id', '=', ticketId).executeTakeFirst();
+    const known = await this.store
+      .selectFrom('tickets')
+      .select('secret_hash')
+      .where('id', '=', ticketId)
+      .executeTakeFirst();
     if (!known || !sameHash(known.secret_hash, secret)) throw unknownTicket();
     const { keyDigest } = await this.checkRequest(request);
     const nodeId = newId('n');
@@ -244,7 +300,9 @@ export class ControllerService {
   /** A challenge for a re-issue request from `source` (an IPv4 address or an IPv6 /64, as sourceKeyOf gives it): its own allowance first, then everyone's. */
   reissueChallenge(source: string, now = Date.now()): { challenge: string } {
     if (!this.challengesPerSource.take(source, now) || !this.challengesOverall.take('', now)) {
-      throw new RuntimeFailure('RATE_LIMITED', 'too many re-issue requests; try again in a few seconds', { hint: 'the node retries by itself' });
+      throw new RuntimeFailure('RATE_LIMITED', 'too many re-issue requests; try again in a few seconds', {
+        hint: 'the node retries by itself',
+      });
     }
     return { challenge: this.challenges.issue(now) };
   }
@@ -267,15 +325,25 @@ export class ControllerService {
       throw reissueRefused('the expired certificate or the request cannot be read');
     }
     if (parsed.challenge === undefined || !this.challenges.redeem(parsed.challenge, now)) {
-      throw new RuntimeFailure('CHALLENGE_UNKNOWN', 'the re-issue request carries no fresh challenge from this controller', { hint: 'ask for a new challenge (the node does so by itself)' });
+      throw new RuntimeFailure(
+        'CHALLENGE_UNKNOWN',
+        'the re-issue request carries no fresh challenge from this controller',
+        { hint: 'ask for a new challenge (the node does so by itself)' },
+      );
     }
     const certificateKey = publicKeyDigest(parsed.certificate.publicKey.export({ type: 'spki', format: 'der' }));
-    const known = await this.store.selectFrom('members').select(['project_id', 'public_key_sha256']).where('node_id', '=', parsed.identity.nodeId).executeTakeFirst();
+    const known = await this.store
+      .selectFrom('members')
+      .select(['project_id', 'public_key_sha256'])
+      .where('node_id', '=', parsed.identity.nodeId)
+      .executeTakeFirst();
     if (!known || known.project_id !== parsed.identity.projectId) throw notAMember();
-    if (known.public_key_sha256 !== null && known.public_key_sha256 !== certificateKey) throw reissueRefused('the certificate is not for the key this member enrolled with');
+    if (known.public_key_sha256 !== null && known.public_key_sha256 !== certificateKey)
+      throw reissueRefused('the certificate is not for the key this member enrolled with');
     const authority = await this.authorityOf(parsed.identity.projectId).catch(() => undefined);
     const ca = authority ? new X509Certificate(authority.certificate) : undefined;
-    if (!ca || !parsed.certificate.checkIssued(ca) || !parsed.certificate.verify(ca.publicKey)) throw reissueRefused('the certificate was not issued by the project');
+    if (!ca || !parsed.certificate.checkIssued(ca) || !parsed.certificate.verify(ca.publicKey))
+      throw reissueRefused('the certificate was not issued by the project');
     const { keyDigest } = await this.checkRequest(request);
     if (keyDigest !== certificateKey) throw reissueRefused('the request is for another key than the certificate');
     const member = await this.memberFor(parsed.identity.projectId, parsed.identity.nodeId, keyDigest);
@@ -284,7 +352,11 @@ export class ControllerService {
 
   async project(admin: PeerIdentity): Promise<ProjectInfo> {
     this.requireAdmin(admin);
-    const row = await this.store.selectFrom('projects').selectAll().where('id', '=', admin.projectId).executeTakeFirstOrThrow();
+    const row = await this.store
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', admin.projectId)
+      .executeTakeFirstOrThrow();
     return {
       id: row.id,
       name: row.name,
@@ -309,8 +381,15 @@ export class ControllerService {
   async authorityOf(projectId: string): Promise<Authority> {
     const cached = this.authorities.get(projectId);
     if (cached) return cached;
-    const row = await this.store.selectFrom('projects').select(['ca_certificate', 'ca_private_key']).where('id', '=', projectId).executeTakeFirst();
-    if (!row) throw new InputError('PROJECT_UNKNOWN', `no project ${projectId} on this controller`, { hint: 'check the controller address' });
+    const row = await this.store
+      .selectFrom('projects')
+      .select(['ca_certificate', 'ca_private_key'])
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    if (!row)
+      throw new InputError('PROJECT_UNKNOWN', `no project ${projectId} on this controller`, {
+        hint: 'check the controller address',
+      });
     const authority = {
       certificate: row.ca_certificate,
       privateKey: unseal(this.settings.sealingKey, Buffer.from(row.ca_private_key, 'base64')).toString(),
@@ -323,12 +402,23 @@ export class ControllerService {
     const authority = await this.authorityOf(identity.projectId);
     // A --tls inlet serves <label>.<project>.<domain> with its own key: the same request, one more name.
     const dnsNames = identity.tls ? [`*.${identity.projectId}.${await this.networkDomainOf(identity.projectId)}`] : [];
-    const certificate = await issueCertificate({ authority, request, identity, dnsNames, lifetimeMs: this.settings.credentialLifetimeMs, now: new Date(now) });
+    const certificate = await issueCertificate({
+      authority,
+      request,
+      identity,
+      dnsNames,
+      lifetimeMs: this.settings.credentialLifetimeMs,
+      now: new Date(now),
+    });
     return { identity, certificate, authority: authority.certificate, networkDomain: this.settings.networkDomain };
   }
 
   private async networkDomainOf(projectId: string): Promise<string> {
-    const row = await this.store.selectFrom('projects').select('network_domain').where('id', '=', projectId).executeTakeFirst();
+    const row = await this.store
+      .selectFrom('projects')
+      .select('network_domain')
+      .where('id', '=', projectId)
+      .executeTakeFirst();
     return row?.network_domain ?? this.settings.networkDomain;
   }
 
@@ -337,7 +427,9 @@ export class ControllerService {
       const parsed = await readCertificateRequest(request);
       return { keyDigest: publicKeyDigest(parsed.publicKey.rawData), challenge: challengeOf(parsed) };
     } catch (error) {
-      throw new InputError('REQUEST_INVALID', (error as Error).message, { hint: 'this is a bug in the client: report it' });
+      throw new InputError('REQUEST_INVALID', (error as Error).message, {
+        hint: 'this is a bug in the client: report it',
+      });
     }
   }
 
@@ -349,7 +441,12 @@ export class ControllerService {
     const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
     if (!member || member.project_id !== projectId) throw notAMember();
     if (member.public_key_sha256 === null) {
-      await this.store.updateTable('members').set({ public_key_sha256: keyDigest }).where('node_id', '=', nodeId).where('public_key_sha256', 'is', null).execute();
+      await this.store
+        .updateTable('members')
+        .set({ public_key_sha256: keyDigest })
+        .where('node_id', '=', nodeId)
+        .where('public_key_sha256', 'is', null)
+        .execute();
     } else if (member.public_key_sha256 !== keyDigest) {
       throw reissueRefused('the request is for another key than the one this member enrolled with');
     }
@@ -366,7 +463,9 @@ export class ControllerService {
 
   private requireAdmin(peer: PeerIdentity): void {
     if (!peer.admin) {
-      throw new InputError('NOT_ADMIN', 'only the project administrator may do this', { hint: 'run the command where portal enroll was run' });
+      throw new InputError('NOT_ADMIN', 'only the project administrator may do this', {
+        hint: 'run the command where portal enroll was run',
+      });
     }
   }
 }
@@ -376,11 +475,15 @@ function challengeFromPem(request: string): string | undefined {
 }
 
 function notAMember(): InputError {
-  return new InputError('NOT_A_MEMBER', 'this node is not a member of the project any more', { hint: 'enroll it again with a new ticket' });
+  return new InputError('NOT_A_MEMBER', 'this node is not a member of the project any more', {
+    hint: 'enroll it again with a new ticket',
+  });
 }
 
 function reissueRefused(reason: string): InputError {
-  return new InputError('REISSUE_REFUSED', `no new certificate: ${reason}`, { hint: 'enroll the node again with a new ticket' });
+  return new InputError('REISSUE_REFUSED', `no new certificate: ${reason}`, {
+    hint: 'enroll the node again with a new ticket',
+  });
 }
 
 function unknownTicket(): InputError {

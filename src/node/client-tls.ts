@@ -15,7 +15,11 @@ export class ClientTls {
 
   /** Completes the handshake with a client; rejects when it fails or takes longer than `timeoutMs`. */
   accept(raw: Socket, timeoutMs = 10_000): Promise<TLSSocket> {
-    const socket = new TLSSocket(raw, { isServer: true, secureContext: this.secureContext(), ALPNProtocols: ['http/1.1'] });
+    const socket = new TLSSocket(raw, {
+      isServer: true,
+      secureContext: this.secureContext(),
+      ALPNProtocols: ['http/1.1'],
+    });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error('the client did not finish the TLS handshake in time')), timeoutMs);
       const onClose = () => fail(new Error('the client left during the TLS handshake'));

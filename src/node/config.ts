@@ -15,17 +15,23 @@ import { parseHostPort } from '../shared/address.ts';
 /** Inline text if it looks like a document, else a file path. */
 export async function readConfigurationArgument(value: string, flag: string): Promise<{ name: string; text: string }> {
   const trimmed = value.trim();
-  if (trimmed.startsWith('{') || trimmed.includes('\n') || /^[A-Za-z-]+:\s/.test(trimmed)) return { name: flag, text: value };
+  if (trimmed.startsWith('{') || trimmed.includes('\n') || /^[A-Za-z-]+:\s/.test(trimmed))
+    return { name: flag, text: value };
   try {
     return { name: value, text: await readFile(value, 'utf8') };
   } catch (error) {
-    throw new InputError('CONFIGURATION_UNREADABLE', `cannot read the configuration file ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      hint: `give ${flag} a JSON or YAML document, or the path of a file holding one`,
-    });
+    throw new InputError(
+      'CONFIGURATION_UNREADABLE',
+      `cannot read the configuration file ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        hint: `give ${flag} a JSON or YAML document, or the path of a file holding one`,
+      },
+    );
   }
 }
 
-const invalid = (problems: readonly Problem[]) => new ValidationError(problems, 'fix the configuration and start the node again');
+const invalid = (problems: readonly Problem[]) =>
+  new ValidationError(problems, 'fix the configuration and start the node again');
 
 export function parseNodeConfig(name: string, text: string): NodeConfig {
   // JSON is YAML, but a YAML parser words a JSON mistake as a YAML one, or accepts it (a trailing comma).
@@ -37,11 +43,17 @@ export function parseNodeConfig(name: string, text: string): NodeConfig {
   const rules: { pointer: string; message: string }[] = [];
   const outlet = config['tcp-outlet'];
   const inlet = config['tcp-inlet'];
-  if (!outlet && !inlet) rules.push({ pointer: '', message: 'the configuration has neither tcp-outlet nor tcp-inlet; give at least one' });
-  if (outlet && !config.relay) rules.push({ pointer: '/tcp-outlet', message: 'an outlet needs relay: <name> (the relay its ticket grants)' });
+  if (!outlet && !inlet)
+    rules.push({ pointer: '', message: 'the configuration has neither tcp-outlet nor tcp-inlet; give at least one' });
+  if (outlet && !config.relay)
+    rules.push({ pointer: '/tcp-outlet', message: 'an outlet needs relay: <name> (the relay its ticket grants)' });
   if (outlet) {
     const target = parseHostPort(outlet.to);
-    if (!target.ok) rules.push({ pointer: '/tcp-outlet/to', message: `expected host:port, but ${target.reason}${outlet.to.includes('$') ? ' (an endpoint placeholder the stack did not replace?)' : ''}` });
+    if (!target.ok)
+      rules.push({
+        pointer: '/tcp-outlet/to',
+        message: `expected host:port, but ${target.reason}${outlet.to.includes('$') ? ' (an endpoint placeholder the stack did not replace?)' : ''}`,
+      });
   }
   if (inlet) {
     const from = parseHostPort(inlet.from, true);

@@ -22,7 +22,10 @@ export const reservedDescriptors = 1024;
  * reserve (an outlet's warm stream costs two descriptors, its raw connection and the target's).
  * `clamped` says the limit lowered them.
  */
-export function boundsWithin(requested: ConnectionBounds, descriptorLimit: number | undefined): { bounds: ConnectionBounds; clamped: boolean } {
+export function boundsWithin(
+  requested: ConnectionBounds,
+  descriptorLimit: number | undefined,
+): { bounds: ConnectionBounds; clamped: boolean } {
   if (descriptorLimit === undefined || !Number.isFinite(descriptorLimit)) return { bounds: requested, clamped: false };
   const room = Math.max(16, Math.floor((descriptorLimit - Math.min(reservedDescriptors, descriptorLimit / 2)) / 2));
   const total = Math.min(requested.total, room);

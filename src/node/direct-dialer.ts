@@ -69,7 +69,15 @@ export class DirectDialer {
       clearTimeout(known.timer);
       known.timer = undefined;
     }
-    const state = known ?? { advert, dialing: false, backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }), timer: undefined, quiet: undefined, failures: 0, afterLoss: false };
+    const state = known ?? {
+      advert,
+      dialing: false,
+      backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }),
+      timer: undefined,
+      quiet: undefined,
+      failures: 0,
+      afterLoss: false,
+    };
     this.inlets.set(advert.inlet, state);
     this.maintain(state);
   }
@@ -153,7 +161,8 @@ export class DirectDialer {
         const counted = state.afterLoss ? state.failures - 1 : state.failures;
         const line = `outlet: no direct path to inlet ${state.advert.inlet} (${error.message}); the relay carries it, and the direct path is tried again later`;
         if (counted % 10 === 1) this.options.logger.info(line);
-        else if (counted === 0) this.options.logger.debug(`${line} (its session just ended: the inlet may have stopped)`);
+        else if (counted === 0)
+          this.options.logger.debug(`${line} (its session just ended: the inlet may have stopped)`);
         state.timer = setTimeout(() => {
           state.timer = undefined;
           this.maintain(state);
@@ -176,7 +185,10 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
     const sockets: Socket[] = [];
     let failed = 0;
     let settled = false;
-    const timer = setTimeout(() => finish(new Error(`no answer within ${budgetMs} ms from ${addresses.join(', ')}`)), budgetMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no answer within ${budgetMs} ms from ${addresses.join(', ')}`)),
+      budgetMs,
+    );
     function finish(error: Error | undefined, winner?: Socket): void {
       if (settled) return;
       settled = true;
@@ -192,7 +204,13 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
         continue;
       }
       // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-      const options = { host: socketHost(parsed.address.host), port: parsed.address.port, noDelay: true, allowHalfOpen: true, highWaterMark: dataPathHighWaterMark };
+      const options = {
+        host: socketHost(parsed.address.host),
+        port: parsed.address.port,
+        noDelay: true,
+        allowHalfOpen: true,
+        highWaterMark: dataPathHighWaterMark,
+      };
       const socket = connect(options as NetConnectOpts);
       sockets.push(socket);
       socket.once('connect', () => {
@@ -202,7 +220,8 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
       });
       socket.once('error', (error: NodeJS.ErrnoException) => {
         failed += 1;
-        if (failed === addresses.length) finish(new Error(`${error.code ?? error.message} from ${addresses.join(', ')}`));
+        if (failed === addresses.length)
+          finish(new Error(`${error.code ?? error.message} from ${addresses.join(', ')}`));
       });
     }
     if (failed === addresses.length) finish(new Error('no address to dial'));

@@ -16,7 +16,12 @@ import { Admission, type AdmissionLimits } from '../wire/admission.ts';
 import { parseDirectPreamble } from '../wire/protocol.ts';
 
 /** A direct path waits this long for its first line: a dialling outlet sends it at once. */
-export const directAdmission: AdmissionLimits = { deadlineMs: 5000, perSource: 32, total: 256, handshakesPerSource: { perSecond: 50, burst: 100 } };
+export const directAdmission: AdmissionLimits = {
+  deadlineMs: 5000,
+  perSource: 32,
+  total: 256,
+  handshakesPerSource: { perSecond: 50, burst: 100 },
+};
 
 export interface DirectStats {
   readonly accepted: number;
@@ -37,24 +42,34 @@ export class DirectListener {
 
   private constructor(limits: AdmissionLimits) {
     this.admission = new Admission(limits);
-    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => this.accept(socket));
+    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) =>
+      this.accept(socket),
+    );
   }
 
   /**
    * Listens on `address` (host:port; port 0 lets the system choose); a taken address is a clear error.
    * `advertise`: the addresses outlets dial, when they reach this one by others (NAT, a container).
    */
-  static async bind(address: string, advertise?: readonly string[], limits: AdmissionLimits = directAdmission): Promise<DirectListener> {
+  static async bind(
+    address: string,
+    advertise?: readonly string[],
+    limits: AdmissionLimits = directAdmission,
+  ): Promise<DirectListener> {
     const parsed = parseHostPort(address, true);
     if (!parsed.ok) throw new Error(`direct path address ${address}: ${parsed.reason}`);
     const listener = new DirectListener(limits);
     await new Promise<void>((resolve, reject) => {
       listener.server.once('error', (error: NodeJS.ErrnoException) =>
         reject(
-          new RuntimeFailure('ADDRESS_IN_USE', `the inlet's direct path cannot listen on ${address}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`, {
-            hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
-            cause: error,
-          }),
+          new RuntimeFailure(
+            'ADDRESS_IN_USE',
+            `the inlet's direct path cannot listen on ${address}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`,
+            {
+              hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
+              cause: error,
+            },
+          ),
         ),
       );
       listener.server.listen(parsed.address.port, socketHost(parsed.address.host), () => resolve());
@@ -69,7 +84,8 @@ export class DirectListener {
     if (this.advertised) return [...this.advertised];
     const bound = this.bound as AddressInfo;
     const wildcard = bound.address === '0.0.0.0' || bound.address === '::';
-    if (!wildcard) return [bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`];
+    if (!wildcard)
+      return [bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`];
     const hosts: string[] = [];
     for (const list of Object.values(networkInterfaces())) {
       for (const entry of list ?? []) if (entry.family === 'IPv4' && !entry.internal) hosts.push(entry.address);

@@ -40,11 +40,19 @@ export async function enrollWithTicket(directory: string, ticketText: string): P
   return stored;
 }
 
-export async function enrollAdministrator(directory: string, codeText: string, projectName?: string): Promise<StoredIdentity> {
+export async function enrollAdministrator(
+  directory: string,
+  codeText: string,
+  projectName?: string,
+): Promise<StoredIdentity> {
   const code = decodeAdminCode(codeText);
   const keys = generateKeyPair();
   const request = await createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-admin');
-  const answer = await callController(code, 'admin-enroll', { code: code.code, request, ...(projectName ? { project: projectName } : {}) });
+  const answer = await callController(code, 'admin-enroll', {
+    code: code.code,
+    request,
+    ...(projectName ? { project: projectName } : {}),
+  });
   const stored = toStored(code, keys.privateKey, answer);
   await saveIdentity(directory, stored);
   return stored;
@@ -53,7 +61,12 @@ export async function enrollAdministrator(directory: string, codeText: string, p
 /** A fresh certificate for the same key, authenticated by the current certificate. */
 export async function renewCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
   const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
-  const answer = await callController(identity.record, 'renew', { request }, { key: identity.privateKey, certificate: identity.certificate });
+  const answer = await callController(
+    identity.record,
+    'renew',
+    { request },
+    { key: identity.privateKey, certificate: identity.certificate },
+  );
   return storeCertificate(directory, identity, answer.certificate);
 }
 
@@ -66,7 +79,12 @@ export async function reissueCertificate(directory: string, identity: StoredIden
   const channel = await openControlChannel(identity.record);
   try {
     const { challenge } = await channel.request('reissue-challenge', {});
-    const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node', challenge);
+    const request = await createCertificateRequest(
+      identity.privateKey,
+      publicKeyOf(identity.privateKey),
+      'portal-node',
+      challenge,
+    );
     const answer = await channel.request('reissue', { certificate: identity.certificate, request });
     return await storeCertificate(directory, identity, answer.certificate);
   } finally {
@@ -80,7 +98,11 @@ export type Refreshed = { readonly identity: StoredIdentity; readonly how: 'rene
  * A fresh certificate by whichever path the current one allows: renewal while it is valid, re-issue
  * once it has expired (or when the controller no longer accepts it for renewal, as when clocks differ).
  */
-export async function refreshCertificate(directory: string, identity: StoredIdentity, now = Date.now()): Promise<Refreshed> {
+export async function refreshCertificate(
+  directory: string,
+  identity: StoredIdentity,
+  now = Date.now(),
+): Promise<Refreshed> {
   if (now >= Date.parse(new X509Certificate(identity.certificate).validTo)) {
     return { identity: await reissueCertificate(directory, identity), how: 'reissued' };
   }
@@ -100,7 +122,11 @@ export function dueForRefresh(certificate: string, now = Date.now()): boolean {
   return now >= issued + (to - issued) / 2;
 }
 
-async function storeCertificate(directory: string, identity: StoredIdentity, certificate: string): Promise<StoredIdentity> {
+async function storeCertificate(
+  directory: string,
+  identity: StoredIdentity,
+  certificate: string,
+): Promise<StoredIdentity> {
   await saveCertificate(directory, certificate);
   return { ...identity, certificate };
 }

@@ -28,6 +28,8 @@ export class FailureStreak {
   }
 
   describe(): StreakShow | null {
-    return this.count === 0 ? null : { count: this.count, reason: this.reason, last_at: new Date(this.lastAt).toISOString() };
+    return this.count === 0
+      ? null
+      : { count: this.count, reason: this.reason, last_at: new Date(this.lastAt).toISOString() };
   }
 }

@@ -40,21 +40,34 @@ export interface ClaimOptions {
 
 export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
   const start = processStart(process.pid);
-  const own: RuntimeRecord = { pid: process.pid, ...(start ? { processStart: start } : {}), token: randomBytes(8).toString('hex'), startedAt: new Date().toISOString() };
+  const own: RuntimeRecord = {
+    pid: process.pid,
+    ...(start ? { processStart: start } : {}),
+    token: randomBytes(8).toString('hex'),
+    startedAt: new Date().toISOString(),
+  };
   await mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 100; attempt += 1) {
     if (await createExclusively(options.file, own)) return claimOf(options.file, own);
     const holder = await readRuntime(options.file);
     if (holder && holderRuns(holder)) {
       const port = holder.statusPort ? `, status on 127.0.0.1:${holder.statusPort}` : '';
-      throw new InputError('ALREADY_RUNNING', `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, started ${holder.startedAt}${port})`, {
-        hint: `one ${options.what.replace(/^an? /, '')} per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME`,
-      });
+      throw new InputError(
+        'ALREADY_RUNNING',
+        `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, started ${holder.startedAt}${port})`,
+        {
+          hint: `one ${options.what.replace(/^an? /, '')} per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME`,
+        },
+      );
     }
     // Left by a process that is gone: taken over by one starter at a time, then created again.
     if (!(await removeStale(options.file, holder))) await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new InputError('ALREADY_RUNNING', `${options.what} is starting with PORTAL_HOME=${options.home} at this moment`, { hint: 'start one process per PORTAL_HOME' });
+  throw new InputError(
+    'ALREADY_RUNNING',
+    `${options.what} is starting with PORTAL_HOME=${options.home} at this moment`,
+    { hint: 'start one process per PORTAL_HOME' },
+  );
 }
 
 /** Creates `file` holding `record`, whole, unless it exists: written aside, then linked into place. */

@@ -15,7 +15,14 @@ import { UnsealError, seal, unseal } from '../pki/seal.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { warnIfKeyFileOpen, type Warn } from '../shared/key-file-permissions.ts';
-import { createSealingKeyFile, keysDirectory, legacySealingKeyFile, readSealingKey, refuseKeyBeside, sealingKeyVariables } from '../shared/sealing-key.ts';
+import {
+  createSealingKeyFile,
+  keysDirectory,
+  legacySealingKeyFile,
+  readSealingKey,
+  refuseKeyBeside,
+  sealingKeyVariables,
+} from '../shared/sealing-key.ts';
 import type { ControllerPin } from '../wire/ticket.ts';
 import { loggerFromEnvironmentOrDefault } from './logger.ts';
 
@@ -70,17 +77,28 @@ function keyLocation(directory: string, options: IdentityStoreOptions): KeyLocat
   const fromEnvironment = name === 'node' ? environment[sealingKeyVariables.node] : undefined;
   const named = options.sealingKeyFile ?? (fromEnvironment || undefined);
   const howToName = name === 'node' ? `set ${sealingKeyVariables.node} to the file that holds it` : 'put the file back';
-  return { path: named ?? join(keysDirectory(dirname(directory)), `${name}-seal.key`), named: named !== undefined, howToName };
+  return {
+    path: named ?? join(keysDirectory(dirname(directory)), `${name}-seal.key`),
+    named: named !== undefined,
+    howToName,
+  };
 }
 
-const warnOf = (options: IdentityStoreOptions): Warn => options.warn ?? ((line) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).warn(line));
+const warnOf = (options: IdentityStoreOptions): Warn =>
+  options.warn ?? ((line) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).warn(line));
 
-const readKey = (location: KeyLocation, options: IdentityStoreOptions) => readSealingKey({ kind: 'file', path: location.path }, warnOf(options));
+const readKey = (location: KeyLocation, options: IdentityStoreOptions) =>
+  readSealingKey({ kind: 'file', path: location.path }, warnOf(options));
 
-const createKey = (location: KeyLocation, options: IdentityStoreOptions) => createSealingKeyFile(location.path, warnOf(options));
+const createKey = (location: KeyLocation, options: IdentityStoreOptions) =>
+  createSealingKeyFile(location.path, warnOf(options));
 
 function checkLocation(directory: string, location: KeyLocation): void {
-  refuseKeyBeside({ kind: 'file', path: location.path }, directory, `keep it on other storage (${sealingKeyVariables.node} names the file)`);
+  refuseKeyBeside(
+    { kind: 'file', path: location.path },
+    directory,
+    `keep it on other storage (${sealingKeyVariables.node} names the file)`,
+  );
 }
 
 /** Writes `content` next to `path` and renames it into place, so readers never see half a file. */
@@ -101,18 +119,26 @@ async function readStateFile(directory: string, path: string): Promise<Buffer> {
     return await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw damaged(directory, path, code === 'ENOENT' ? 'it is missing' : `it cannot be read (${code ?? (error as Error).message})`);
+    throw damaged(
+      directory,
+      path,
+      code === 'ENOENT' ? 'it is missing' : `it cannot be read (${code ?? (error as Error).message})`,
+    );
   }
 }
 
-export async function loadIdentity(directory: string, options: IdentityStoreOptions = {}): Promise<StoredIdentity | undefined> {
+export async function loadIdentity(
+  directory: string,
+  options: IdentityStoreOptions = {},
+): Promise<StoredIdentity | undefined> {
   const location = keyLocation(directory, options);
   const recordPath = join(directory, files.record);
   let recordText: string;
   try {
     recordText = await readFile(recordPath, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw damaged(directory, recordPath, `it cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw damaged(directory, recordPath, `it cannot be read (${(error as NodeJS.ErrnoException).code})`);
     // No identity yet. A key file the operator named is made now, so a path that cannot hold it
     // fails before a ticket is spent.
     checkLocation(directory, location);
@@ -133,7 +159,11 @@ export async function loadIdentity(directory: string, options: IdentityStoreOpti
   return identity;
 }
 
-export async function saveIdentity(directory: string, identity: StoredIdentity, options: IdentityStoreOptions = {}): Promise<void> {
+export async function saveIdentity(
+  directory: string,
+  identity: StoredIdentity,
+  options: IdentityStoreOptions = {},
+): Promise<void> {
   const location = keyLocation(directory, options);
   checkLocation(directory, location);
   await mkdir(directory, { recursive: true, mode: 0o700 });
@@ -155,7 +185,12 @@ export async function saveCertificate(directory: string, certificate: string): P
  * re-sealed under the key file once, and the old key removed; a run cut short in between finds the
  * state sealed under the new key and only removes the old one.
  */
-async function openPrivateKey(directory: string, location: KeyLocation, sealed: Buffer, options: IdentityStoreOptions): Promise<string> {
+async function openPrivateKey(
+  directory: string,
+  location: KeyLocation,
+  sealed: Buffer,
+  options: IdentityStoreOptions,
+): Promise<string> {
   const sealedPath = join(directory, files.key);
   const legacyPath = join(directory, legacySealingKeyFile);
   const legacy = await readFile(legacyPath).catch(() => undefined);
@@ -170,31 +205,51 @@ async function openPrivateKey(directory: string, location: KeyLocation, sealed: 
     }
     if (plain && legacy) await rm(legacyPath, { force: true });
   } else if (!legacy) {
-    throw new RuntimeFailure('SEALING_KEY_MISSING', `the node key in ${sealedPath} is sealed, but its sealing key file ${location.path} does not exist`, {
-      hint: `${location.howToName}; without it this identity cannot be used: remove ${directory} and enroll again with a new ticket`,
-    });
+    throw new RuntimeFailure(
+      'SEALING_KEY_MISSING',
+      `the node key in ${sealedPath} is sealed, but its sealing key file ${location.path} does not exist`,
+      {
+        hint: `${location.howToName}; without it this identity cannot be used: remove ${directory} and enroll again with a new ticket`,
+      },
+    );
   }
   if (!plain) {
     try {
       plain = unseal(legacy as Buffer, sealed);
     } catch (error) {
       if (!(error instanceof UnsealError)) throw error;
-      throw damaged(directory, sealedPath, `it does not open with the key of the earlier version in ${legacyPath} (${error.message})`);
+      throw damaged(
+        directory,
+        sealedPath,
+        `it does not open with the key of the earlier version in ${legacyPath} (${error.message})`,
+      );
     }
     key ??= await createKey(location, options);
     await writeAtomically(sealedPath, seal(key, plain), 0o600);
     await rm(legacyPath, { force: true });
-    const log = options.log ?? ((line: string) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).info(line));
-    log(`moved the sealing key out of ${directory}: ${sealedPath} is now sealed under ${location.path}, and ${legacyPath} was removed`);
+    const log =
+      options.log ?? ((line: string) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).info(line));
+    log(
+      `moved the sealing key out of ${directory}: ${sealedPath} is now sealed under ${location.path}, and ${legacyPath} was removed`,
+    );
   }
   return plain.toString('utf8');
 }
 
-function unsealFailure(directory: string, location: KeyLocation, sealedPath: string, error: UnsealError): RuntimeFailure {
+function unsealFailure(
+  directory: string,
+  location: KeyLocation,
+  sealedPath: string,
+  error: UnsealError,
+): RuntimeFailure {
   if (error.reason === 'damaged' || error.reason === 'not-sealed') return damaged(directory, sealedPath, error.message);
-  return new RuntimeFailure('SEALING_KEY_WRONG', `the sealing key in ${location.path} does not open ${sealedPath} (${error.message})`, {
-    hint: `give the key that sealed it (${location.howToName}), or remove ${directory} and enroll again with a new ticket`,
-  });
+  return new RuntimeFailure(
+    'SEALING_KEY_WRONG',
+    `the sealing key in ${location.path} does not open ${sealedPath} (${error.message})`,
+    {
+      hint: `give the key that sealed it (${location.howToName}), or remove ${directory} and enroll again with a new ticket`,
+    },
+  );
 }
 
 /** identity.json: every field present with its type; one line lists what is wrong. */
@@ -205,10 +260,12 @@ function parseRecord(text: string, directory: string, path: string): IdentityRec
   } catch {
     throw damaged(directory, path, text.trim() === '' ? 'it is empty' : 'it is not JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw damaged(directory, path, 'it is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw damaged(directory, path, 'it is not a JSON object');
   const record = value as Record<string, unknown>;
   const isText = (field: string) => typeof record[field] === 'string' && (record[field] as string) !== '';
-  const isTextList = (field: string) => Array.isArray(record[field]) && (record[field] as unknown[]).every((item) => typeof item === 'string');
+  const isTextList = (field: string) =>
+    Array.isArray(record[field]) && (record[field] as unknown[]).every((item) => typeof item === 'string');
   const checks: [string, boolean, string][] = [
     ['controller', isText('controller') && parseHostPort(record.controller as string).ok, 'host:port'],
     ['fingerprint', typeof record.fingerprint === 'string' && /^[0-9a-f]{64}$/.test(record.fingerprint), 'SHA-256 hex'],
@@ -240,7 +297,12 @@ function checkCredentials(directory: string, identity: StoredIdentity): void {
   const certificate = parseCertificate(directory, path(files.certificate), identity.certificate);
   const authority = parseCertificate(directory, path(files.authority), identity.authority);
   if (!authority.ca) throw damaged(directory, path(files.authority), 'it is not a CA certificate');
-  if (!certificate.checkPrivateKey(key)) throw damaged(directory, path(files.certificate), `it is not this node's certificate (its public key does not match the key in ${files.key})`);
+  if (!certificate.checkPrivateKey(key))
+    throw damaged(
+      directory,
+      path(files.certificate),
+      `it is not this node's certificate (its public key does not match the key in ${files.key})`,
+    );
   if (!certificate.checkIssued(authority) || !certificate.verify(authority.publicKey)) {
     throw damaged(directory, path(files.certificate), `it is not signed by the project CA in ${files.authority}`);
   }
@@ -251,7 +313,11 @@ function checkCredentials(directory: string, identity: StoredIdentity): void {
     holder = undefined;
   }
   if (!holder || holder.projectId !== identity.record.projectId || holder.nodeId !== identity.record.nodeId) {
-    throw damaged(directory, path(files.certificate), `it names another node than ${files.record} (${identity.record.nodeId} in project ${identity.record.projectId})`);
+    throw damaged(
+      directory,
+      path(files.certificate),
+      `it names another node than ${files.record} (${identity.record.nodeId} in project ${identity.record.projectId})`,
+    );
   }
 }
 

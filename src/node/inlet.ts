@@ -15,7 +15,13 @@ import type { TLSSocket } from 'node:tls';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { PortalError, RuntimeFailure, printable } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
-import { PeerRefused, SessionFailed, openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
+import {
+  PeerRefused,
+  SessionFailed,
+  openInletChannel,
+  openInletSession,
+  type E2eSession,
+} from '../wire/e2e-session.ts';
 import { ClientLeft, MuxSession } from '../wire/mux.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import { dialSplice } from '../wire/splice.ts';
@@ -81,10 +87,14 @@ export async function bindInletListener(from: string): Promise<Server> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new RuntimeFailure('ADDRESS_IN_USE', `the inlet cannot listen on ${from}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`, {
-          hint: 'stop whatever listens there, or change tcp-inlet.from',
-          cause: error,
-        }),
+        new RuntimeFailure(
+          'ADDRESS_IN_USE',
+          `the inlet cannot listen on ${from}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`,
+          {
+            hint: 'stop whatever listens there, or change tcp-inlet.from',
+            cause: error,
+          },
+        ),
       ),
     );
     server.listen(parsed.address.port, socketHost(parsed.address.host), () => resolve());
@@ -187,7 +197,8 @@ export class Inlet {
     // A direct session is renewed on the direct path: the outlet dials again once the warm streams it
     // kept for this inlet are gone, and that connection becomes the session. The relay carries the
     // renewed session only if no dial comes in time (or the inlet keeps no warm streams).
-    if (this.sessionPath === 'direct' && this.warm.wanted > 0) this.directDeadline = Math.max(this.directDeadline, Date.now() + renewalDirectWaitMs);
+    if (this.sessionPath === 'direct' && this.warm.wanted > 0)
+      this.directDeadline = Math.max(this.directDeadline, Date.now() + renewalDirectWaitMs);
     this.ensureSession();
   }
 
@@ -260,7 +271,12 @@ export class Inlet {
       /** Relays that failed an attempt lately, tried after the others until `until`. */
       relays_failed: [...this.relayTrouble.entries()]
         .filter(([, trouble]) => trouble.until > Date.now())
-        .map(([id, trouble]) => ({ id, failures: trouble.failures, reason: trouble.reason, until: new Date(trouble.until).toISOString() })),
+        .map(([id, trouble]) => ({
+          id,
+          failures: trouble.failures,
+          reason: trouble.reason,
+          until: new Date(trouble.until).toISOString(),
+        })),
     };
   }
 
@@ -280,7 +296,8 @@ export class Inlet {
     const troubledUntil = (link: RelayLink) => this.relayTrouble.get(link.entry.id)?.until ?? 0;
     const up = this.options.relays.up();
     const healthy = up.filter((link) => troubledUntil(link) <= now);
-    const ordered = preferred && healthy.includes(preferred) ? [preferred, ...healthy.filter((link) => link !== preferred)] : healthy;
+    const ordered =
+      preferred && healthy.includes(preferred) ? [preferred, ...healthy.filter((link) => link !== preferred)] : healthy;
     const troubled = up.filter((link) => troubledUntil(link) > now).sort((a, b) => troubledUntil(a) - troubledUntil(b));
     return [...ordered, ...troubled];
   }
@@ -292,10 +309,17 @@ export class Inlet {
    * answering, costs that long once and is then tried last for a while; a refusal on one relay
    * (PEER_NOT_ALLOWED, or the outlet's verdict) keeps the inlet from none of the others.
    */
-  private async throughRelays<T>(preferred: RelayLink | undefined, halfOpen: boolean, open: (raw: Socket, timeoutMs: number) => Promise<T>, discard: (value: T) => void): Promise<{ value: T; link: RelayLink }> {
+  private async throughRelays<T>(
+    preferred: RelayLink | undefined,
+    halfOpen: boolean,
+    open: (raw: Socket, timeoutMs: number) => Promise<T>,
+    discard: (value: T) => void,
+  ): Promise<{ value: T; link: RelayLink }> {
     const order = this.relayOrder(preferred);
     const onlyRelay = this.options.relays.all().length <= 1;
-    let last: unknown = new RuntimeFailure('RELAY_UNREACHABLE', 'no relay of the project is reachable right now', { hint: 'check the relays; the node reconnects by itself' });
+    let last: unknown = new RuntimeFailure('RELAY_UNREACHABLE', 'no relay of the project is reachable right now', {
+      hint: 'check the relays; the node reconnects by itself',
+    });
     for (const [index, link] of order.entries()) {
       const budgetMs = index < order.length - 1 ? relayAttemptMs : this.lastAttemptBudget(link, onlyRelay);
       try {
@@ -304,7 +328,8 @@ export class Inlet {
         return { value, link };
       } catch (error) {
         last = error;
-        const refused = error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED');
+        const refused =
+          error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED');
         if (!refused) this.troubleWith(link, (error as Error).message);
       }
     }
@@ -322,14 +347,24 @@ export class Inlet {
   }
 
   /** One attempt through one relay, given up after `budgetMs`; whatever it made after that is discarded. */
-  private attempt<T>(link: RelayLink, halfOpen: boolean, open: (raw: Socket, timeoutMs: number) => Promise<T>, discard: (value: T) => void, budgetMs: number): Promise<T> {
+  private attempt<T>(
+    link: RelayLink,
+    halfOpen: boolean,
+    open: (raw: Socket, timeoutMs: number) => Promise<T>,
+    discard: (value: T) => void,
+    budgetMs: number,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let raw: Socket | undefined;
       let expired = false;
       const timer = setTimeout(() => {
         expired = true;
         raw?.destroy();
-        reject(new RuntimeFailure('RELAY_STALLED', `relay ${link.entry.id} gave no session within ${budgetMs} ms`, { hint: 'the inlet tries the other relays first for a while' }));
+        reject(
+          new RuntimeFailure('RELAY_STALLED', `relay ${link.entry.id} gave no session within ${budgetMs} ms`, {
+            hint: 'the inlet tries the other relays first for a while',
+          }),
+        );
       }, budgetMs);
       const run = async () => {
         const grant = await link.channel.request('connect', { relay: this.options.via, allow: this.options.allow });
@@ -358,7 +393,11 @@ export class Inlet {
   private troubleWith(link: RelayLink, reason: string): void {
     const failures = (this.relayTrouble.get(link.entry.id)?.failures ?? 0) + 1;
     const forMs = Math.min(relayTroubleMaxMs, relayTroubleMs * 2 ** (failures - 1));
-    this.relayTrouble.set(link.entry.id, { failures, until: Date.now() + forMs, reason: printable(reason.slice(0, 300)) });
+    this.relayTrouble.set(link.entry.id, {
+      failures,
+      until: Date.now() + forMs,
+      reason: printable(reason.slice(0, 300)),
+    });
     // Bounded by the relays a node links (RelayLinks); forget those no longer up.
     if (this.relayTrouble.size > 64) {
       const up = new Set(this.options.relays.all().map((known) => known.entry.id));
@@ -371,7 +410,13 @@ export class Inlet {
     // Expected soon after the advert reaches the outlets: a session opening meanwhile waits for it.
     this.directDeadline = Date.now() + 1000 + directBudgetMs;
     try {
-      await control.request('advertise', { via: this.options.via, allow: this.options.allow, addresses: direct.addresses(), secret: direct.secret, warm: this.warm.wanted });
+      await control.request('advertise', {
+        via: this.options.via,
+        allow: this.options.allow,
+        addresses: direct.addresses(),
+        secret: direct.secret,
+        warm: this.warm.wanted,
+      });
       this.directDeadline = Math.min(this.directDeadline, Date.now() + directBudgetMs);
     } catch (error) {
       this.directDeadline = 0;
@@ -473,7 +518,13 @@ export class Inlet {
       const { ours, theirs } = error.verdicts;
       const mine = ours?.accept === false;
       const verdict = mine ? ours : theirs;
-      refusal = { by: mine ? 'this node' : 'the peer', told_by: 'verdict', peer: null, saw: verdict?.saw ?? [], allow: verdict?.want ?? '?' };
+      refusal = {
+        by: mine ? 'this node' : 'the peer',
+        told_by: 'verdict',
+        peer: null,
+        saw: verdict?.saw ?? [],
+        allow: verdict?.want ?? '?',
+      };
     } else if (code === 'PEER_NOT_ALLOWED') {
       reason = 'peer_refused';
     } else if (code === 'RELAY_UNAVAILABLE') {
@@ -507,7 +558,9 @@ export class Inlet {
     metrics.sessionsOpen.inc({ part: 'inlet', path: pathLabel });
     const described = describePath(path);
     if (previous) {
-      logger.info(`inlet: session to relay name "${this.options.via}" now ${described}; the earlier one closes once its streams end`);
+      logger.info(
+        `inlet: session to relay name "${this.options.via}" now ${described}; the earlier one closes once its streams end`,
+      );
       previous.session.close();
     } else if (this.backoff.failures > 0 || this.lastRefusal) {
       logger.info(`inlet: session to relay name "${this.options.via}" open again, ${described}`);
@@ -522,7 +575,8 @@ export class Inlet {
       this.warm.destroyAll(lost);
       for (const socket of this.streaming) socket.destroy(lost);
     };
-    if (this.options.heartbeat) keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
+    if (this.options.heartbeat)
+      keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
     opened.session.once('close', (why?: Error) => {
       metrics.sessionsOpen.dec({ part: 'inlet', path: pathLabel });
       if (this.session !== opened) return;
@@ -531,10 +585,13 @@ export class Inlet {
       this.sessionPath = undefined;
       // Closed by the node's own stop: nothing to reopen, nothing to say.
       if (this.stopped) return;
-      logger.info(`inlet: session to relay name "${this.options.via}" (${described}) closed (${why?.message ?? 'no reason given'}); reopening`);
+      logger.info(
+        `inlet: session to relay name "${this.options.via}" (${described}) closed (${why?.message ?? 'no reason given'}); reopening`,
+      );
       metrics.failures.inc({ reason: 'session_failed' });
       // Lost, not replaced: the relay it ran through goes to the back of the order for a while.
-      if (path !== 'direct') this.troubleWith(path, `the session through it closed (${why?.message ?? 'no reason given'})`);
+      if (path !== 'direct')
+        this.troubleWith(path, `the session through it closed (${why?.message ?? 'no reason given'})`);
       // At once when a relay can carry it: the clients of this moment wait for it.
       if (this.options.relays.up().some((other) => other !== path)) this.ensureSession();
       else this.later();
@@ -567,7 +624,8 @@ export class Inlet {
   }
 
   private waitForSession(timeoutMs: number): Promise<E2eSession | undefined> {
-    if (this.session && !this.session.session.closed && !this.session.session.destroyed) return Promise.resolve(this.session);
+    if (this.session && !this.session.session.closed && !this.session.session.destroyed)
+      return Promise.resolve(this.session);
     this.ensureSession();
     return new Promise((resolve) => {
       const wake = () => {

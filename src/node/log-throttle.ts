@@ -24,7 +24,8 @@ export class LogThrottle {
     }
     this.seen.set(key, entry);
     if (this.seen.size > this.maxKeys) {
-      for (const [stale, quiet] of this.seen) if (now - quiet.loggedAt >= this.intervalMs && quiet.count === 0) this.seen.delete(stale);
+      for (const [stale, quiet] of this.seen)
+        if (now - quiet.loggedAt >= this.intervalMs && quiet.count === 0) this.seen.delete(stale);
     }
   }
 }

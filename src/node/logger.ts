@@ -27,7 +27,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = order.indexOf(options.level ?? 'info');
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const at = (level: LogLevel) => (message: string) => {
-    if (enabled && order.indexOf(level) <= threshold) write(`${new Date().toISOString()} ${level.toUpperCase()} ${message}\n`);
+    if (enabled && order.indexOf(level) <= threshold)
+      write(`${new Date().toISOString()} ${level.toUpperCase()} ${message}\n`);
   };
   const announce = (message: string) => {
     if (enabled) write(`${new Date().toISOString()} INFO ${message}\n`);
@@ -40,7 +41,9 @@ export interface LogSettings {
   readonly level: LogLevel;
 }
 
-export type LogSettingsReading = { readonly ok: true; readonly settings: LogSettings } | { readonly ok: false; readonly variable: string; readonly value: string; readonly accepted: readonly string[] };
+export type LogSettingsReading =
+  | { readonly ok: true; readonly settings: LogSettings }
+  | { readonly ok: false; readonly variable: string; readonly value: string; readonly accepted: readonly string[] };
 
 const switches: readonly string[] = ['true', 'false'];
 
@@ -51,9 +54,11 @@ const switches: readonly string[] = ['true', 'false'];
  */
 export function readLogSettings(environment: NodeJS.ProcessEnv): LogSettingsReading {
   const logging = (environment.NODE_LOGGING ?? '').toLowerCase();
-  if (logging !== '' && !switches.includes(logging)) return { ok: false, variable: 'NODE_LOGGING', value: environment.NODE_LOGGING ?? '', accepted: switches };
+  if (logging !== '' && !switches.includes(logging))
+    return { ok: false, variable: 'NODE_LOGGING', value: environment.NODE_LOGGING ?? '', accepted: switches };
   const level = (environment.NODE_LOG_LEVEL ?? '').toLowerCase() || 'info';
-  if (!(order as readonly string[]).includes(level)) return { ok: false, variable: 'NODE_LOG_LEVEL', value: environment.NODE_LOG_LEVEL ?? '', accepted: order };
+  if (!(order as readonly string[]).includes(level))
+    return { ok: false, variable: 'NODE_LOG_LEVEL', value: environment.NODE_LOG_LEVEL ?? '', accepted: order };
   return { ok: true, settings: { enabled: logging !== 'false', level: level as LogLevel } };
 }
 
@@ -61,9 +66,13 @@ export function readLogSettings(environment: NodeJS.ProcessEnv): LogSettingsRead
 export function loggerFromEnvironment(environment: NodeJS.ProcessEnv): Logger {
   const reading = readLogSettings(environment);
   if (reading.ok) return createLogger(reading.settings);
-  throw new InputError('BAD_ENVIRONMENT', printable(`${reading.variable}=${reading.value} is not one of ${reading.accepted.join(', ')}`), {
-    hint: `set ${reading.variable} to one of them, or leave it empty for ${reading.variable === 'NODE_LOGGING' ? 'true' : 'info'}`,
-  });
+  throw new InputError(
+    'BAD_ENVIRONMENT',
+    printable(`${reading.variable}=${reading.value} is not one of ${reading.accepted.join(', ')}`),
+    {
+      hint: `set ${reading.variable} to one of them, or leave it empty for ${reading.variable === 'NODE_LOGGING' ? 'true' : 'info'}`,
+    },
+  );
 }
 
 /**

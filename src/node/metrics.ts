@@ -14,7 +14,8 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
  * - relay_failed: an attempt through a relay failed (stalled, busy, unreachable);
  * - relay_lost: a relay connection that was up dropped.
  */
-export type FailureReason = 'target_unreachable' | 'peer_refused' | 'no_outlet' | 'session_failed' | 'relay_failed' | 'relay_lost';
+export type FailureReason =
+  'target_unreachable' | 'peer_refused' | 'no_outlet' | 'session_failed' | 'relay_failed' | 'relay_lost';
 
 export interface NodeMetrics {
   readonly registry: Registry;
@@ -34,12 +35,47 @@ export function createMetrics(): NodeMetrics {
   const registers = [registry];
   return {
     registry,
-    connections: new Counter({ name: 'portal_connections_total', help: 'Client connections carried since the start, by path (direct or relay)', labelNames, registers }),
-    connectionsOpen: new Gauge({ name: 'portal_connections_open', help: 'Client connections open now, by path (direct or relay)', labelNames, registers }),
-    sessions: new Counter({ name: 'portal_sessions_total', help: 'End-to-end sessions opened since the start, by path (direct or relay)', labelNames, registers }),
-    sessionsOpen: new Gauge({ name: 'portal_sessions_open', help: 'End-to-end sessions open now, by path (direct or relay)', labelNames, registers }),
-    bytes: new Counter({ name: 'portal_bytes_total', help: 'Bytes carried, by direction', labelNames: ['part', 'direction'], registers }),
-    refusals: new Counter({ name: 'portal_refused_total', help: 'Clients refused: no session could be had, or the outlet refused their connection (its target unreachable, a bound)', labelNames: ['part'], registers }),
-    failures: new Counter({ name: 'portal_failures_total', help: 'Failures by reason: target_unreachable, peer_refused, no_outlet, session_failed, relay_failed, relay_lost', labelNames: ['reason'], registers }),
+    connections: new Counter({
+      name: 'portal_connections_total',
+      help: 'Client connections carried since the start, by path (direct or relay)',
+      labelNames,
+      registers,
+    }),
+    connectionsOpen: new Gauge({
+      name: 'portal_connections_open',
+      help: 'Client connections open now, by path (direct or relay)',
+      labelNames,
+      registers,
+    }),
+    sessions: new Counter({
+      name: 'portal_sessions_total',
+      help: 'End-to-end sessions opened since the start, by path (direct or relay)',
+      labelNames,
+      registers,
+    }),
+    sessionsOpen: new Gauge({
+      name: 'portal_sessions_open',
+      help: 'End-to-end sessions open now, by path (direct or relay)',
+      labelNames,
+      registers,
+    }),
+    bytes: new Counter({
+      name: 'portal_bytes_total',
+      help: 'Bytes carried, by direction',
+      labelNames: ['part', 'direction'],
+      registers,
+    }),
+    refusals: new Counter({
+      name: 'portal_refused_total',
+      help: 'Clients refused: no session could be had, or the outlet refused their connection (its target unreachable, a bound)',
+      labelNames: ['part'],
+      registers,
+    }),
+    failures: new Counter({
+      name: 'portal_failures_total',
+      help: 'Failures by reason: target_unreachable, peer_refused, no_outlet, session_failed, relay_failed, relay_lost',
+      labelNames: ['reason'],
+      registers,
+    }),
   };
 }

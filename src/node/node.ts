@@ -12,7 +12,12 @@ import { product } from '../shared/product.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import { Backoff } from './backoff.ts';
-import { boundsWithin, defaultConnectionBounds, descriptorLimitOf, type ConnectionBounds } from './connection-bounds.ts';
+import {
+  boundsWithin,
+  defaultConnectionBounds,
+  descriptorLimitOf,
+  type ConnectionBounds,
+} from './connection-bounds.ts';
 import { StandingChannel } from './standing-channel.ts';
 import { RelayLinks } from './relay-links.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
@@ -87,14 +92,35 @@ async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<Run
   // Everything that can be checked is checked before a ticket is used: a refused start spends nothing.
   const ticket = stored || !options.ticket ? undefined : decodeTicket(options.ticket);
   if (!stored && !ticket) {
-    throw new InputError('NO_IDENTITY', `this node has no identity in ${directory} yet, and no enrollment ticket was given`, {
-      hint: 'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config (the contents of the .ticket file)',
-    });
+    throw new InputError(
+      'NO_IDENTITY',
+      `this node has no identity in ${directory} yet, and no enrollment ticket was given`,
+      {
+        hint: 'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config (the contents of the .ticket file)',
+      },
+    );
   }
   const misfit = stored
-    ? identityMisfit(config, { relays: stored.record.relays, tls: stored.record.tls, relayNode: false }, { kind: 'enrolled', nodeId: stored.record.nodeId, projectId: stored.record.projectId, ticketGiven: options.ticket !== undefined })
+    ? identityMisfit(
+        config,
+        { relays: stored.record.relays, tls: stored.record.tls, relayNode: false },
+        {
+          kind: 'enrolled',
+          nodeId: stored.record.nodeId,
+          projectId: stored.record.projectId,
+          ticketGiven: options.ticket !== undefined,
+        },
+      )
     : ticket?.grants
-      ? identityMisfit(config, { relays: ticket.grants.relay ? [ticket.grants.relay] : [], tls: ticket.grants.tls === true, relayNode: ticket.grants.relayNode === true }, { kind: 'ticket' })
+      ? identityMisfit(
+          config,
+          {
+            relays: ticket.grants.relay ? [ticket.grants.relay] : [],
+            tls: ticket.grants.tls === true,
+            relayNode: ticket.grants.relayNode === true,
+          },
+          { kind: 'ticket' },
+        )
       : undefined;
   if (misfit) throw misfit;
   const inletConfig = config['tcp-inlet'];
@@ -110,7 +136,11 @@ async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<Run
   const startedAt = Date.now();
   let show: () => NodeShow = () => ({ status: current ? 'starting' : 'enrolling', version, problems: [] });
   const metrics = createMetrics();
-  const status = await startStatusServer({ port: config['http-server-port'] ?? product.statusPort, show: () => show(), registry: metrics.registry }).catch((error) => {
+  const status = await startStatusServer({
+    port: config['http-server-port'] ?? product.statusPort,
+    show: () => show(),
+    registry: metrics.registry,
+  }).catch((error) => {
     listener?.close();
     void direct?.close();
     throw error;
@@ -124,7 +154,9 @@ async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<Run
     await claim.update({ statusPort: status.port });
     if (!current) {
       current = await enrollWithTicket(directory, options.ticket as string);
-      logger.info(`enrolled as ${current.record.nodeId} in project ${current.record.projectId} with ${current.record.attributes.length === 1 ? 'attribute' : 'attributes'} ${current.record.attributes.join(', ') || '(none)'}`);
+      logger.info(
+        `enrolled as ${current.record.nodeId} in project ${current.record.projectId} with ${current.record.attributes.length === 1 ? 'attribute' : 'attributes'} ${current.record.attributes.join(', ') || '(none)'}`,
+      );
     } else if (options.ticket) {
       logger.info(`already enrolled as ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
     }
@@ -133,7 +165,15 @@ async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<Run
     throw error;
   }
   try {
-    return await runEnrolled(options, current, { listener, direct, status, metrics, startedAt, claim, setShow: (next) => (show = next) });
+    return await runEnrolled(options, current, {
+      listener,
+      direct,
+      status,
+      metrics,
+      startedAt,
+      claim,
+      setShow: (next) => (show = next),
+    });
   } catch (error) {
     closeEarly();
     throw error;
@@ -202,13 +242,37 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
 
   const part: PartContext = { relays, credentials, logger, metrics, heartbeat };
   const outletConfig = config['tcp-outlet'];
-  const connectionBounds = outletConfig ? await outletConnectionBounds(options.connectionBounds ?? defaultConnectionBounds, logger) : undefined;
+  const connectionBounds = outletConfig
+    ? await outletConnectionBounds(options.connectionBounds ?? defaultConnectionBounds, logger)
+    : undefined;
   const outlet = outletConfig
-    ? new Outlet({ ...part, relay: config.relay as string, to: outletConfig.to, allow: outletConfig.allow, tls: outletConfig.tls === true, control, onFatal: (error) => fail(error), ...(connectionBounds ? { connectionBounds } : {}) })
+    ? new Outlet({
+        ...part,
+        relay: config.relay as string,
+        to: outletConfig.to,
+        allow: outletConfig.allow,
+        tls: outletConfig.tls === true,
+        control,
+        onFatal: (error) => fail(error),
+        ...(connectionBounds ? { connectionBounds } : {}),
+      })
     : undefined;
   const inletConfig = config['tcp-inlet'];
   const inlet =
-    inletConfig && listener ? new Inlet({ ...part, listener, from: inletConfig.from, via: inletConfig.via, allow: inletConfig.allow, tls: inletConfig.tls === true, backoff: newBackoff(), control, ...(direct ? { direct } : {}), ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }) }) : undefined;
+    inletConfig && listener
+      ? new Inlet({
+          ...part,
+          listener,
+          from: inletConfig.from,
+          via: inletConfig.via,
+          allow: inletConfig.allow,
+          tls: inletConfig.tls === true,
+          backoff: newBackoff(),
+          control,
+          ...(direct ? { direct } : {}),
+          ...(options.warmStreams === undefined ? {} : { warmStreams: options.warmStreams }),
+        })
+      : undefined;
 
   const renewal = new Renewal({
     directory,
@@ -224,7 +288,11 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   relays.on('down', () => metrics.failures.inc({ reason: 'relay_lost' }));
   let validity = { certificate: '', until: 0 };
   const facts = (): NodeFacts => {
-    if (validity.certificate !== current.certificate) validity = { certificate: current.certificate, until: Date.parse(new X509Certificate(current.certificate).validTo) };
+    if (validity.certificate !== current.certificate)
+      validity = {
+        certificate: current.certificate,
+        until: Date.parse(new X509Certificate(current.certificate).validTo),
+      };
     return {
       now: Date.now(),
       validUntil: validity.until,
@@ -256,7 +324,11 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
         valid_until: new Date(validUntil).toISOString(),
         expired: now >= validUntil,
       },
-      project: { id: current.record.projectId, controller: current.record.controller, network_domain: current.record.networkDomain },
+      project: {
+        id: current.record.projectId,
+        controller: current.record.controller,
+        network_domain: current.record.networkDomain,
+      },
       controller: control.connected ? 'connected' : 'reconnecting',
       outlets: known.outlet ? [known.outlet] : [],
       inlets: known.inlet ? [known.inlet] : [],
@@ -271,7 +343,14 @@ async function runEnrolled(options: NodeOptions, identity: StoredIdentity, prepa
   outlet?.start();
   control.start();
 
-  logger.info(listeningLine({ nodeId: current.record.nodeId, inlet: inlet?.address, direct: direct?.listening, status: status.port }));
+  logger.info(
+    listeningLine({
+      nodeId: current.record.nodeId,
+      inlet: inlet?.address,
+      direct: direct?.listening,
+      status: status.port,
+    }),
+  );
   const watch = setInterval(() => {
     if (!announced && assessNode(facts()).problems.length === 0) {
       announced = true;
@@ -331,7 +410,9 @@ async function outletConnectionBounds(requested: ConnectionBounds, logger: Logge
   const limit = descriptorLimitOf(limits);
   const { bounds, clamped } = boundsWithin(requested, limit);
   if (clamped) {
-    logger.warn(`outlet: the descriptor limit of ${limit} allows ${bounds.total} target connections at once (${bounds.perInlet} per inlet), fewer than the ${requested.total} (${requested.perInlet}) asked for; raise it with ulimit -n or LimitNOFILE=`);
+    logger.warn(
+      `outlet: the descriptor limit of ${limit} allows ${bounds.total} target connections at once (${bounds.perInlet} per inlet), fewer than the ${requested.total} (${requested.perInlet}) asked for; raise it with ulimit -n or LimitNOFILE=`,
+    );
   }
   return bounds;
 }

@@ -82,7 +82,10 @@ export class Outlet {
   /** Warnings that a flood would repeat thousands of times a second. */
   private readonly throttled: LogThrottle;
   /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
-  private readonly refusedMembers = new Map<string, { count: number; attributes: readonly string[]; loggedAt: number }>();
+  private readonly refusedMembers = new Map<
+    string,
+    { count: number; attributes: readonly string[]; loggedAt: number }
+  >();
   /** Connections to the target that failed since the last one that connected. */
   private readonly targetFailures = new FailureStreak();
   /** Allow refusals lately, this outlet's (or the relay's on its behalf) and its peers'. */
@@ -102,7 +105,10 @@ export class Outlet {
           if (error instanceof PeerRefused) this.noteSessionFailure(error, inlet);
           throw error;
         }),
-      holding: (inlet) => ({ session: (this.directSessions.get(inlet)?.size ?? 0) > 0, waiting: this.unopenedByPeer.get(inlet) ?? 0 }),
+      holding: (inlet) => ({
+        session: (this.directSessions.get(inlet)?.size ?? 0) > 0,
+        waiting: this.unopenedByPeer.get(inlet) ?? 0,
+      }),
     });
   }
 
@@ -115,14 +121,20 @@ export class Outlet {
     });
     relays.on('event', (link: RelayLink, event: Partial<RelayEvent> & Record<string, unknown>) => {
       const from = typeof event.from === 'string' ? event.from.slice(0, 64) : '?';
-      if (event.event === 'dial' && typeof event.splice === 'string' && typeof event.secret === 'string') this.onDial(link, event.splice, event.secret, from);
+      if (event.event === 'dial' && typeof event.splice === 'string' && typeof event.secret === 'string')
+        this.onDial(link, event.splice, event.secret, from);
       if (event.event === 'refused' && typeof event.count === 'number') {
-        const attributes = Array.isArray(event.attributes) ? event.attributes.filter((a): a is string => typeof a === 'string').slice(0, 8) : [];
+        const attributes = Array.isArray(event.attributes)
+          ? event.attributes.filter((a): a is string => typeof a === 'string').slice(0, 8)
+          : [];
         this.noteRefused(from, attributes, event.count, 'the relay refused');
         // The relay's word, bounded: a count a relay made up costs nothing but a wrong figure.
         const count = Number.isFinite(event.count) ? Math.max(0, Math.min(Math.floor(event.count), 1_000_000)) : 0;
         if (count > 0) {
-          this.refusals.note({ by: 'this node', told_by: 'relay', peer: from, saw: attributes, allow: this.options.allow }, count);
+          this.refusals.note(
+            { by: 'this node', told_by: 'relay', peer: from, saw: attributes, allow: this.options.allow },
+            count,
+          );
           this.options.metrics.failures.inc({ reason: 'peer_refused' }, count);
         }
       }
@@ -133,7 +145,8 @@ export class Outlet {
       const fetchAdverts = () =>
         control.request('inlets', {}).then(
           ({ inlets }) => inlets.filter((advert) => this.wants(advert)).forEach((advert) => this.dialer.set(advert)),
-          (error: Error) => this.options.logger.debug(`outlet: no direct paths from the controller yet: ${error.message}`),
+          (error: Error) =>
+            this.options.logger.debug(`outlet: no direct paths from the controller yet: ${error.message}`),
         );
       control.on('up', () => void fetchAdverts());
       control.on('event', (event: ControllerEvent) => {
@@ -233,15 +246,21 @@ export class Outlet {
     const noted = this.refusedMembers.get(key) ?? { count: 0, attributes, loggedAt: 0 };
     noted.count += count;
     if (now - noted.loggedAt >= 60_000) {
-      const seen = noted.attributes.length > 0 ? ` (attribute ${noted.attributes.map((a) => `"${a}"`).join(', ')}; allow is "${this.options.allow}")` : '';
-      this.options.logger.warn(`outlet: ${what} node ${from}${seen}: ${noted.count} time${noted.count === 1 ? '' : 's'} since the last report`);
+      const seen =
+        noted.attributes.length > 0
+          ? ` (attribute ${noted.attributes.map((a) => `"${a}"`).join(', ')}; allow is "${this.options.allow}")`
+          : '';
+      this.options.logger.warn(
+        `outlet: ${what} node ${from}${seen}: ${noted.count} time${noted.count === 1 ? '' : 's'} since the last report`,
+      );
       noted.count = 0;
       noted.loggedAt = now;
     }
     this.refusedMembers.set(key, noted);
     // Forget members that went quiet, so a parade of node ids cannot grow this map without bound.
     if (this.refusedMembers.size > 1000) {
-      for (const [stale, entry] of this.refusedMembers) if (now - entry.loggedAt >= 60_000 && entry.count === 0) this.refusedMembers.delete(stale);
+      for (const [stale, entry] of this.refusedMembers)
+        if (now - entry.loggedAt >= 60_000 && entry.count === 0) this.refusedMembers.delete(stale);
     }
   }
 
@@ -252,7 +271,9 @@ export class Outlet {
       await link.channel.request('register', { relay: this.options.relay, allow: this.options.allow });
       if (!link.channel.connected) return;
       this.registeredOn.add(link.entry.id);
-      this.options.logger.info(`outlet: relay name "${this.options.relay}" registered on relay ${link.entry.id} (${link.entry.address}); forwarding to ${this.options.to}`);
+      this.options.logger.info(
+        `outlet: relay name "${this.options.relay}" registered on relay ${link.entry.id} (${link.entry.address}); forwarding to ${this.options.to}`,
+      );
       this.status = 'up';
     } catch (error) {
       if (error instanceof PortalError && error.code === 'RELAY_NOT_GRANTED') {
@@ -283,7 +304,13 @@ export class Outlet {
     const { ours, theirs } = error.verdicts;
     const mine = ours?.accept === false;
     const verdict = mine ? ours : theirs;
-    this.refusals.note({ by: mine ? 'this node' : 'the peer', told_by: 'verdict', peer: peer || null, saw: verdict?.saw ?? [], allow: verdict?.want ?? '?' });
+    this.refusals.note({
+      by: mine ? 'this node' : 'the peer',
+      told_by: 'verdict',
+      peer: peer || null,
+      saw: verdict?.saw ?? [],
+      allow: verdict?.want ?? '?',
+    });
   }
 
   /**
@@ -324,16 +351,22 @@ export class Outlet {
       this.directSessions.set(inlet, held);
     }
     const closePeerStreams = () => {
-      for (const socket of this.streamsByPeer.get(inlet) ?? []) socket.destroy(new Error('the inlet stopped answering'));
+      for (const socket of this.streamsByPeer.get(inlet) ?? [])
+        socket.destroy(new Error('the inlet stopped answering'));
     };
-    if (this.options.heartbeat) keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
+    if (this.options.heartbeat)
+      keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
     session.once('close', (why?: Error) => {
       this.sessions.delete(session);
       metrics.sessionsOpen.dec({ part: 'outlet', path });
       // A session closed for breaking the protocol (a flood of opens it does not read the answers to,
       // bytes beyond a window) is a member misbehaving: said, a line per member every 10 s at most.
       if (why?.message.startsWith('the peer broke the session protocol')) {
-        this.throttled.note(`protocol ${inlet}`, (count) => `outlet: closed ${count === 1 ? 'a session' : `${count} sessions`} of inlet ${inlet || '?'}: ${why.message}`);
+        this.throttled.note(
+          `protocol ${inlet}`,
+          (count) =>
+            `outlet: closed ${count === 1 ? 'a session' : `${count} sessions`} of inlet ${inlet || '?'}: ${why.message}`,
+        );
       }
       const held = this.directSessions.get(inlet);
       if (held?.delete(session)) {
@@ -415,7 +448,13 @@ export class Outlet {
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
     const target = this.options.tls
       ? connectTargetTls(host, this.target.port, dataPathHighWaterMark)
-      : connectTcp({ host, port: this.target.port, allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark } as NetConnectOpts);
+      : connectTcp({
+          host,
+          port: this.target.port,
+          allowHalfOpen: true,
+          noDelay: true,
+          highWaterMark: dataPathHighWaterMark,
+        } as NetConnectOpts);
     this.sockets.add(target);
     target.once('close', () => {
       this.sockets.delete(target);
@@ -425,7 +464,13 @@ export class Outlet {
     const ready = { settled: false, promise: Promise.resolve() };
     ready.promise = new Promise<void>((resolve, reject) => {
       // A target that never answers (a dropped SYN) fails as one that refuses, only later.
-      const timer = setTimeout(() => target.destroy(Object.assign(new Error(`no connection within ${targetConnectTimeoutMs} ms`), { code: 'ETIMEDOUT' })), targetConnectTimeoutMs);
+      const timer = setTimeout(
+        () =>
+          target.destroy(
+            Object.assign(new Error(`no connection within ${targetConnectTimeoutMs} ms`), { code: 'ETIMEDOUT' }),
+          ),
+        targetConnectTimeoutMs,
+      );
       timer.unref();
       target.once('close', () => clearTimeout(timer));
       const onError = (error: NodeJS.ErrnoException) => {
@@ -435,7 +480,10 @@ export class Outlet {
         this.targetFailures.fail(error.code ?? error.message);
         this.options.metrics.failures.inc({ reason: 'target_unreachable' });
         const why = describeTargetFailure(this.options.to, error);
-        this.throttled.note(`target ${error.code ?? why}`, (count) => `outlet: ${why}${count > 1 ? ` (${count} times since the last report)` : ''}`);
+        this.throttled.note(
+          `target ${error.code ?? why}`,
+          (count) => `outlet: ${why}${count > 1 ? ` (${count} times since the last report)` : ''}`,
+        );
         target.destroy();
         reject(error);
       };
@@ -463,8 +511,15 @@ export class Outlet {
     if (claimed === 'ok') return undefined;
     this.overBound += 1;
     const { perInlet, total } = this.targets.bounds;
-    const reason = claimed === 'inlet' ? `the outlet holds ${perInlet} connections of this inlet already` : `the outlet holds ${total} connections already`;
-    this.throttled.note(`bound ${claimed} ${inlet}`, (count) => `outlet: refused ${count} connection${count === 1 ? '' : 's'} of inlet ${inlet || '?'}: ${reason} (PORTAL_OUTLET_CONNECTIONS${claimed === 'inlet' ? '_PER_INLET' : ''} sets the bound)`);
+    const reason =
+      claimed === 'inlet'
+        ? `the outlet holds ${perInlet} connections of this inlet already`
+        : `the outlet holds ${total} connections already`;
+    this.throttled.note(
+      `bound ${claimed} ${inlet}`,
+      (count) =>
+        `outlet: refused ${count} connection${count === 1 ? '' : 's'} of inlet ${inlet || '?'}: ${reason} (PORTAL_OUTLET_CONNECTIONS${claimed === 'inlet' ? '_PER_INLET' : ''} sets the bound)`,
+    );
     return reason;
   }
 

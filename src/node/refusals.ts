@@ -26,10 +26,18 @@ export interface RefusalShow {
 const remembered = 16;
 
 export class RecentRefusals {
-  private readonly byKey = new Map<string, { show: Omit<RefusalShow, 'count' | 'last_at'>; count: number; lastAt: number }>();
+  private readonly byKey = new Map<
+    string,
+    { show: Omit<RefusalShow, 'count' | 'last_at'>; count: number; lastAt: number }
+  >();
 
   note(refusal: Omit<RefusalShow, 'count' | 'last_at'>, count = 1, now = Date.now()): void {
-    const show = { ...refusal, peer: refusal.peer === null ? null : printable(refusal.peer.slice(0, 64)), saw: refusal.saw.slice(0, 8).map((a) => printable(a.slice(0, 128))), allow: printable(refusal.allow.slice(0, 128)) };
+    const show = {
+      ...refusal,
+      peer: refusal.peer === null ? null : printable(refusal.peer.slice(0, 64)),
+      saw: refusal.saw.slice(0, 8).map((a) => printable(a.slice(0, 128))),
+      allow: printable(refusal.allow.slice(0, 128)),
+    };
     const key = JSON.stringify([show.by, show.told_by, show.peer, show.saw, show.allow]);
     const known = this.byKey.get(key);
     this.byKey.delete(key);
@@ -39,6 +47,8 @@ export class RecentRefusals {
 
   /** The latest first. */
   describe(): RefusalShow[] {
-    return [...this.byKey.values()].reverse().map(({ show, count, lastAt }) => ({ ...show, count, last_at: new Date(lastAt).toISOString() }));
+    return [...this.byKey.values()]
+      .reverse()
+      .map(({ show, count, lastAt }) => ({ ...show, count, last_at: new Date(lastAt).toISOString() }));
   }
 }

@@ -131,7 +131,9 @@ export class RelayLinks extends EventEmitter {
   private apply(entries: readonly RelayEntry[], remember: boolean): void {
     if (this.stopped) return;
     if (entries.length > maxRelayCandidates) {
-      this.options.logger.warn(`the project announces ${entries.length} relays; this node considers the first ${maxRelayCandidates}`);
+      this.options.logger.warn(
+        `the project announces ${entries.length} relays; this node considers the first ${maxRelayCandidates}`,
+      );
     }
     const bounded = entries.slice(0, maxRelayCandidates);
     const next = new Map<string, Candidate>();
@@ -141,7 +143,9 @@ export class RelayLinks extends EventEmitter {
     }
     for (const [id, candidate] of this.candidates) {
       if (next.has(id) || !candidate.link) continue;
-      this.options.logger.info(`relay ${candidate.entry.id} at ${candidate.entry.address} no longer serves the project`);
+      this.options.logger.info(
+        `relay ${candidate.entry.id} at ${candidate.entry.address} no longer serves the project`,
+      );
       this.release(candidate);
     }
     this.candidates = next;
@@ -150,7 +154,8 @@ export class RelayLinks extends EventEmitter {
   }
 
   private candidate(entry: RelayEntry): Candidate {
-    const requeue = this.options.requeueBackoff?.() ?? new Backoff({ initialMs: this.probeMs, maxMs: relayRequeueMaxMs });
+    const requeue =
+      this.options.requeueBackoff?.() ?? new Backoff({ initialMs: this.probeMs, maxMs: relayRequeueMaxMs });
     return { entry, link: undefined, downSince: undefined, triedAt: -Infinity, notBefore: -Infinity, requeue };
   }
 
@@ -173,18 +178,27 @@ export class RelayLinks extends EventEmitter {
     }
     const due = waiting.filter((candidate) => candidate.notBefore <= now);
     const stale = all
-      .filter((candidate) => candidate.link && candidate.downSince !== undefined && now - candidate.downSince >= this.probeMs)
+      .filter(
+        (candidate) => candidate.link && candidate.downSince !== undefined && now - candidate.downSince >= this.probeMs,
+      )
       .sort((a, b) => (a.downSince as number) - (b.downSince as number));
     for (let index = 0; index < Math.min(due.length, stale.length); index += 1) {
       const [leaving, coming] = [stale[index] as Candidate, due[index] as Candidate];
-      this.options.logger.debug(`relay ${leaving.entry.address} not reachable for ${this.probeMs} ms; its slot goes to relay ${coming.entry.address}`);
+      this.options.logger.debug(
+        `relay ${leaving.entry.address} not reachable for ${this.probeMs} ms; its slot goes to relay ${coming.entry.address}`,
+      );
       this.release(leaving, now);
       this.take(coming, now);
     }
     const stillWaiting = [...this.candidates.values()].filter((candidate) => !candidate.link);
-    const downSince = [...this.candidates.values()].flatMap((candidate) => (candidate.link && candidate.downSince !== undefined ? [candidate.downSince] : []));
+    const downSince = [...this.candidates.values()].flatMap((candidate) =>
+      candidate.link && candidate.downSince !== undefined ? [candidate.downSince] : [],
+    );
     if (stillWaiting.length === 0 || downSince.length === 0) return; // A 'down' or an update calls again.
-    const at = Math.max(Math.min(...stillWaiting.map((candidate) => candidate.notBefore)), Math.min(...downSince) + this.probeMs);
+    const at = Math.max(
+      Math.min(...stillWaiting.map((candidate) => candidate.notBefore)),
+      Math.min(...downSince) + this.probeMs,
+    );
     this.timer = setTimeout(() => this.rebalance(), Math.max(10, at - now));
     this.timer.unref();
   }
@@ -261,5 +275,10 @@ function quieter(logger: Logger): Logger {
 
 function isEntry(value: unknown): value is RelayEntry {
   const entry = value as Partial<RelayEntry> | null;
-  return typeof entry?.id === 'string' && typeof entry.address === 'string' && typeof entry.fingerprint === 'string' && /^[0-9a-f]{64}$/.test(entry.fingerprint);
+  return (
+    typeof entry?.id === 'string' &&
+    typeof entry.address === 'string' &&
+    typeof entry.fingerprint === 'string' &&
+    /^[0-9a-f]{64}$/.test(entry.fingerprint)
+  );
 }

@@ -64,7 +64,10 @@ export class Renewal {
       this.error = undefined;
       this.backoff.reset();
       const until = new X509Certificate(refreshed.identity.certificate).validTo;
-      if (refreshed.how === 'reissued') logger.info(`${holder}'s certificate had expired; the controller re-issued it on proof of the enrolled key; valid until ${until}`);
+      if (refreshed.how === 'reissued')
+        logger.info(
+          `${holder}'s certificate had expired; the controller re-issued it on proof of the enrolled key; valid until ${until}`,
+        );
       else logger.info(`renewed ${holder}'s certificate; valid until ${until}`);
       this.options.update(refreshed);
       // The controller authenticates a channel once, when it opens: a re-issued certificate needs a new one.
@@ -74,8 +77,12 @@ export class Renewal {
       this.error = (error as Error).message;
       // The first failure and then every tenth, not every attempt.
       if (this.backoff.failures % 10 === 0) {
-        const refused = error instanceof PortalError && (error.code === 'NOT_A_MEMBER' || error.code === 'REISSUE_REFUSED');
-        if (refused) logger.error(`the controller refuses ${holder} a certificate: ${this.error}; ${error.hint ?? 'enroll it again'}`);
+        const refused =
+          error instanceof PortalError && (error.code === 'NOT_A_MEMBER' || error.code === 'REISSUE_REFUSED');
+        if (refused)
+          logger.error(
+            `the controller refuses ${holder} a certificate: ${this.error}; ${error.hint ?? 'enroll it again'}`,
+          );
         else logger.warn(`cannot renew the certificate yet: ${this.error}`);
       }
       this.schedule(this.backoff.next());

@@ -88,21 +88,32 @@ export function assessNode(facts: NodeFacts): { problems: string[]; warnings: st
   const expired = now >= facts.validUntil;
   if (expired) {
     const why = facts.renewalError ? ` (${facts.renewalError})` : '';
-    problems.push(`its certificate expired at ${new Date(facts.validUntil).toISOString()} and has not been renewed yet${why}`);
+    problems.push(
+      `its certificate expired at ${new Date(facts.validUntil).toISOString()} and has not been renewed yet${why}`,
+    );
   }
   // The controller is off the data path: while the node's certificate is valid and a relay is known,
   // traffic flows without it. It matters when the certificate must be re-issued, or no relay is known.
-  if (!facts.controllerConnected && (expired || facts.relays.length === 0)) problems.push(`the controller ${facts.controller} is unreachable`);
-  if (facts.relays.length === 0 && facts.controllerConnected) problems.push('the controller knows no relay of the project: start one with portal relay start');
+  if (!facts.controllerConnected && (expired || facts.relays.length === 0))
+    problems.push(`the controller ${facts.controller} is unreachable`);
+  if (facts.relays.length === 0 && facts.controllerConnected)
+    problems.push('the controller knows no relay of the project: start one with portal relay start');
   // A part that carries its traffic on the direct path needs no relay for it.
   const outletDirect = (outlet?.sessions_direct ?? 0) > 0;
-  const allDirect = (inlet !== undefined || outlet !== undefined) && (!inlet || (inlet.session === 'open' && inlet.path === 'direct')) && (!outlet || outletDirect);
+  const allDirect =
+    (inlet !== undefined || outlet !== undefined) &&
+    (!inlet || (inlet.session === 'open' && inlet.path === 'direct')) &&
+    (!outlet || outletDirect);
   const connected = facts.relays.filter((relay) => relay.status === 'connected');
   if (facts.relays.length > 0 && connected.length === 0) {
-    (allDirect ? warnings : problems).push(`no relay of the project is reachable (${facts.relays.map((relay) => relay.address).join(', ')})`);
+    (allDirect ? warnings : problems).push(
+      `no relay of the project is reachable (${facts.relays.map((relay) => relay.address).join(', ')})`,
+    );
   }
   if (connected.length > 0) {
-    for (const relay of facts.relays) if (relay.status === 'reconnecting') warnings.push(`relay ${relay.id} at ${relay.address} is unreachable (reconnecting); the others carry the node`);
+    for (const relay of facts.relays)
+      if (relay.status === 'reconnecting')
+        warnings.push(`relay ${relay.id} at ${relay.address} is unreachable (reconnecting); the others carry the node`);
   }
   if (outlet) assessOutlet(outlet, now, outletDirect, problems, warnings);
   if (inlet) assessInlet(inlet, now, problems, warnings);
@@ -117,7 +128,10 @@ function assessOutlet(outlet: OutletShow, now: number, direct: boolean, problems
     else problems.push(line);
   }
   const failures = recent(outlet.target_failures, now);
-  if (failures) problems.push(`the ${targetFailure(outlet.to, failures.count, failures.reason)}, last ${ago(now, failures.last_at)}`);
+  if (failures)
+    problems.push(
+      `the ${targetFailure(outlet.to, failures.count, failures.reason)}, last ${ago(now, failures.last_at)}`,
+    );
   // Refused members stop the portal when nobody is served; beside open sessions they are strangers.
   for (const refusal of outlet.refusals) {
     if (!recent(refusal, now)) continue;
@@ -139,7 +153,9 @@ function assessInlet(inlet: InletShow, now: number, problems: string[], warnings
   }
   for (const relay of inlet.relays_failed) {
     const left = Math.max(1, Math.round((Date.parse(relay.until) - now) / 1000));
-    warnings.push(`relay ${relay.id} failed the inlet ${relay.failures === 1 ? 'once' : `${relay.failures} times in a row`} (${relay.reason}); it is tried after the others for ${left} s more`);
+    warnings.push(
+      `relay ${relay.id} failed the inlet ${relay.failures === 1 ? 'once' : `${relay.failures} times in a row`} (${relay.reason}); it is tried after the others for ${left} s more`,
+    );
   }
 }
 
@@ -153,13 +169,15 @@ function targetFailure(to: string, count: number, code: string): string {
   const last = count === 1 ? 'its last connection' : `its last ${count} connections`;
   if (code === 'ECONNREFUSED') return `target ${to} refused ${last} (${code})`;
   if (code === 'ETIMEDOUT') return `target ${to} did not answer ${last} (${code})`;
-  if (code.startsWith('ERR_TLS_CERT') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code)) return `TLS certificate of target ${to} did not verify on ${last} (${code})`;
+  if (code.startsWith('ERR_TLS_CERT') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code))
+    return `TLS certificate of target ${to} did not verify on ${last} (${code})`;
   return `target ${to} could not be reached on ${last} (${code})`;
 }
 
 function sessionFailure(failure: SessionFailureShow, via: string): string {
   const { refusal } = failure;
-  if (refusal?.by === 'this node') return `its allow refused the outlet: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}"`;
+  if (refusal?.by === 'this node')
+    return `its allow refused the outlet: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}"`;
   if (refusal) return `the outlet refused it: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}"`;
   switch (failure.reason) {
     case 'peer_refused':
@@ -176,12 +194,14 @@ function sessionFailure(failure: SessionFailureShow, via: string): string {
 function describeRefusal(refusal: RefusalShow, now: number): string {
   const peer = refusal.peer ? `inlet node ${refusal.peer}` : 'an inlet';
   const when = `${plural(refusal.count, 'time')}, last ${ago(now, refusal.last_at)}`;
-  if (refusal.by === 'the peer') return `${peer} refused its outlet: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}" (${when})`;
+  if (refusal.by === 'the peer')
+    return `${peer} refused its outlet: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}" (${when})`;
   const teller = refusal.told_by === 'relay' ? ', at the relay' : '';
   return `its outlet refused ${peer}: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}" (${when}${teller})`;
 }
 
-const attributes = (seen: readonly string[]) => (seen.length === 0 ? 'no attribute' : seen.map((attribute) => `"${attribute}"`).join(', '));
+const attributes = (seen: readonly string[]) =>
+  seen.length === 0 ? 'no attribute' : seen.map((attribute) => `"${attribute}"`).join(', ');
 
 function ago(now: number, at: string): string {
   const seconds = Math.round((now - Date.parse(at)) / 1000);

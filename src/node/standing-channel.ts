@@ -44,12 +44,20 @@ export class StandingChannel<Ops> extends EventEmitter {
     return this.options.target;
   }
 
-  async request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs?: number): Promise<AnswerOf<Ops, K>> {
+  async request<K extends keyof Ops & string>(
+    op: K,
+    body: RequestOf<Ops, K>,
+    timeoutMs?: number,
+  ): Promise<AnswerOf<Ops, K>> {
     if (!this.channel || this.channel.closed) {
       const who = this.options.target.service === 'control' ? 'controller' : 'relay';
-      throw new RuntimeFailure(`${who.toUpperCase()}_UNREACHABLE`, `the ${who} ${this.options.target.address} is not reachable right now`, {
-        hint: `the node reconnects by itself; check the ${who}`,
-      });
+      throw new RuntimeFailure(
+        `${who.toUpperCase()}_UNREACHABLE`,
+        `the ${who} ${this.options.target.address} is not reachable right now`,
+        {
+          hint: `the node reconnects by itself; check the ${who}`,
+        },
+      );
     }
     return this.channel.request(op, body, timeoutMs);
   }
@@ -98,7 +106,9 @@ export class StandingChannel<Ops> extends EventEmitter {
       channel.once('close', () => this.lost(channel));
       this.heartbeat = setInterval(() => {
         // Every service answers ping; its operations are not known to this generic class.
-        (channel as unknown as ServiceChannel<{ ping: { request: object; answer: object } }>).request('ping', {}, this.options.heartbeatMs ?? 5000).catch(() => channel.destroy());
+        (channel as unknown as ServiceChannel<{ ping: { request: object; answer: object } }>)
+          .request('ping', {}, this.options.heartbeatMs ?? 5000)
+          .catch(() => channel.destroy());
       }, this.options.heartbeatMs ?? 5000);
       this.heartbeat.unref();
       this.emit('up');

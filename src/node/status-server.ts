@@ -19,16 +19,22 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
   let port = options.port;
   const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
     if (!isLoopbackHost(request.headers.host, port)) {
-      response.writeHead(421, { 'content-type': 'text/plain', connection: 'close' }).end('misdirected request: this status server answers only for localhost, 127.0.0.1 or [::1]\n');
+      response
+        .writeHead(421, { 'content-type': 'text/plain', connection: 'close' })
+        .end('misdirected request: this status server answers only for localhost, 127.0.0.1 or [::1]\n');
       return;
     }
     const path = (request.url ?? '/').split('?')[0];
     if (request.method === 'HEAD' && path === '/') {
       response.writeHead(200).end();
     } else if (request.method === 'GET' && path === '/show') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(options.show(), null, 2)}\n`);
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(`${JSON.stringify(options.show(), null, 2)}\n`);
     } else if (request.method === 'GET' && path === '/metrics') {
-      void options.registry.metrics().then((text) => response.writeHead(200, { 'content-type': options.registry.contentType }).end(text));
+      void options.registry
+        .metrics()
+        .then((text) => response.writeHead(200, { 'content-type': options.registry.contentType }).end(text));
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try GET /show or GET /metrics\n');
     }
@@ -37,10 +43,14 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
   port = await new Promise<number>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new RuntimeFailure('ADDRESS_IN_USE', `the status server cannot listen on 127.0.0.1:${options.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`, {
-          hint: 'another node on this machine uses it (a node with this PORTAL_HOME runs already? see portal node show): set http-server-port to a free port',
-          cause: error,
-        }),
+        new RuntimeFailure(
+          'ADDRESS_IN_USE',
+          `the status server cannot listen on 127.0.0.1:${options.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
+          {
+            hint: 'another node on this machine uses it (a node with this PORTAL_HOME runs already? see portal node show): set http-server-port to a free port',
+            cause: error,
+          },
+        ),
       ),
     );
     server.listen(options.port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));

@@ -25,7 +25,9 @@ function readIfPresent(path: string | undefined): string | undefined {
 export function targetTrust(): string[] {
   const from = `${process.env.SSL_CERT_FILE ?? ''}|${process.env.NODE_EXTRA_CA_CERTS ?? ''}`;
   if (trust?.from !== from) {
-    const system = [process.env.SSL_CERT_FILE, ...systemBundles].map(readIfPresent).find((bundle) => bundle !== undefined);
+    const system = [process.env.SSL_CERT_FILE, ...systemBundles]
+      .map(readIfPresent)
+      .find((bundle) => bundle !== undefined);
     const extra = readIfPresent(process.env.NODE_EXTRA_CA_CERTS);
     trust = { from, anchors: [...rootCertificates, ...(system ? [system] : []), ...(extra ? [extra] : [])] };
   }

@@ -21,12 +21,21 @@ export type GrantsOrigin =
 export function identityMisfit(config: NodeConfig, grants: Grants, origin: GrantsOrigin): InputError | undefined {
   const misfit = misfitOf(config, grants, origin.kind === 'ticket');
   if (!misfit) return undefined;
-  if (origin.kind === 'ticket') return new InputError(misfit.code, `this ticket ${misfit.what}; it was not used`, { hint: misfit.fix });
-  const unused = origin.ticketGiven ? '; the ticket given was not used, because an enrolled home keeps its identity' : '';
-  const again = origin.ticketGiven ? 'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or ' : '';
-  return new InputError(misfit.code, `this home is enrolled already as node ${origin.nodeId} of project ${origin.projectId}, whose identity ${misfit.what.replace(/^was issued/, 'was enrolled')}${unused}`, {
-    hint: `${again}${misfit.keep}`,
-  });
+  if (origin.kind === 'ticket')
+    return new InputError(misfit.code, `this ticket ${misfit.what}; it was not used`, { hint: misfit.fix });
+  const unused = origin.ticketGiven
+    ? '; the ticket given was not used, because an enrolled home keeps its identity'
+    : '';
+  const again = origin.ticketGiven
+    ? 'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or '
+    : '';
+  return new InputError(
+    misfit.code,
+    `this home is enrolled already as node ${origin.nodeId} of project ${origin.projectId}, whose identity ${misfit.what.replace(/^was issued/, 'was enrolled')}${unused}`,
+    {
+      hint: `${again}${misfit.keep}`,
+    },
+  );
 }
 
 interface Misfit {
@@ -43,7 +52,12 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
   const outlet = config['tcp-outlet'];
   const inlet = config['tcp-inlet'];
   if (grants.relayNode) {
-    return { code: 'WRONG_TICKET', what: 'was issued for a relay (--relay-node), not for a node', fix: 'run it with portal relay start, or issue a node ticket with portal project ticket --attribute NAME', keep: 'run this home with portal relay start' };
+    return {
+      code: 'WRONG_TICKET',
+      what: 'was issued for a relay (--relay-node), not for a node',
+      fix: 'run it with portal relay start, or issue a node ticket with portal project ticket --attribute NAME',
+      keep: 'run this home with portal relay start',
+    };
   }
   if (outlet && config.relay && !grants.relays.includes(config.relay)) {
     const granted = grants.relays.map((relay) => `"${relay}"`).join(', ');
@@ -72,8 +86,8 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
   if (inlet?.tls && !grants.tls) {
     return {
       code: 'TLS_NOT_GRANTED',
-      what: 'grants no TLS server certificate, but this configuration\'s inlet serves TLS (tcp-inlet.tls)',
-      fix: 'issue the inlet\'s ticket with --tls, or remove tls from tcp-inlet',
+      what: "grants no TLS server certificate, but this configuration's inlet serves TLS (tcp-inlet.tls)",
+      fix: "issue the inlet's ticket with --tls, or remove tls from tcp-inlet",
       keep: 'remove tls from tcp-inlet',
     };
   }

@@ -54,7 +54,12 @@ export async function createAuthority(projectId: string, now = new Date()): Prom
  * A certificate request for `privateKey`, as the node sends it. A `challenge` from the controller goes
  * into the signed part (PKCS#9 challengePassword), so the request proves possession of the key now.
  */
-export async function createCertificateRequest(privateKey: string, publicKey: string, commonName: string, challenge?: string): Promise<string> {
+export async function createCertificateRequest(
+  privateKey: string,
+  publicKey: string,
+  commonName: string,
+  challenge?: string,
+): Promise<string> {
   const request = await x509.Pkcs10CertificateRequestGenerator.create({
     name: `CN=${commonName}`,
     keys: { privateKey: await importPrivateKey(privateKey), publicKey: await importPublicKey(publicKey) },
@@ -116,7 +121,10 @@ export async function issueCertificate(options: IssueOptions): Promise<string> {
 }
 
 /** A self-signed TLS certificate for the controller; clients pin it by fingerprint. */
-export async function createServerCertificate(commonName: string, now = new Date()): Promise<KeyPairPem & { certificate: string }> {
+export async function createServerCertificate(
+  commonName: string,
+  now = new Date(),
+): Promise<KeyPairPem & { certificate: string }> {
   const keys = generateKeyPair();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),

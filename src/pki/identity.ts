@@ -41,7 +41,9 @@ export function identityOf(certificate: X509Certificate | string): PeerIdentity 
   if (!node) return undefined;
   const projectId = node.host;
   const values = (kind: string) =>
-    uris.filter((uri) => uri.host === projectId && uri.pathname.startsWith(`/${kind}/`)).map((uri) => decodeURIComponent(uri.pathname.slice(kind.length + 2)));
+    uris
+      .filter((uri) => uri.host === projectId && uri.pathname.startsWith(`/${kind}/`))
+      .map((uri) => decodeURIComponent(uri.pathname.slice(kind.length + 2)));
   return {
     projectId,
     nodeId: node.pathname.slice('/node/'.length),

@@ -68,7 +68,8 @@ export function unseal(key: Uint8Array, data: Uint8Array): Buffer {
     const nonce = buffer.subarray(legacyMagic.length, legacyMagic.length + nonceLength);
     return open(key, nonce, legacyMagic, buffer.subarray(legacyMagic.length + nonceLength), 'wrong-key-or-damaged');
   }
-  if (!buffer.subarray(0, magic.length).equals(magic)) throw new UnsealError(buffer.length < magic.length ? 'damaged' : 'not-sealed');
+  if (!buffer.subarray(0, magic.length).equals(magic))
+    throw new UnsealError(buffer.length < magic.length ? 'damaged' : 'not-sealed');
   const headerLength = magic.length + keyIdLength;
   if (buffer.length < headerLength) throw new UnsealError('damaged');
   const header = buffer.subarray(0, headerLength);
@@ -78,7 +79,13 @@ export function unseal(key: Uint8Array, data: Uint8Array): Buffer {
   return open(key, nonce, header, buffer.subarray(headerLength + nonceLength), 'damaged');
 }
 
-function open(key: Uint8Array, nonce: Uint8Array, header: Uint8Array, ciphertext: Uint8Array, failure: UnsealFailure): Buffer {
+function open(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  header: Uint8Array,
+  ciphertext: Uint8Array,
+  failure: UnsealFailure,
+): Buffer {
   try {
     return Buffer.from(xchacha20poly1305(key, nonce, header).decrypt(ciphertext));
   } catch {

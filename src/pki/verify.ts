@@ -3,7 +3,11 @@ import { X509Certificate } from 'node:crypto';
 import { identityOf, type PeerIdentity } from './identity.ts';
 
 /** The member `certificate` proves, or undefined when it does not chain to `authority` or is not valid at `now`. */
-export function verifyMember(certificate: X509Certificate | undefined, authority: X509Certificate, now = Date.now()): PeerIdentity | undefined {
+export function verifyMember(
+  certificate: X509Certificate | undefined,
+  authority: X509Certificate,
+  now = Date.now(),
+): PeerIdentity | undefined {
   if (!certificate) return undefined;
   const identity = identityOf(certificate);
   if (!identity) return undefined;

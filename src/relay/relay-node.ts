@@ -61,7 +61,11 @@ export const relayDirectory = (home: string) => join(home, 'relay');
 export const relaySealingKeyFile = (home: string) => join(keysDirectory(home), 'relay-seal.key');
 
 export async function startRelayNode(options: RelayNodeOptions): Promise<RunningRelayNode> {
-  const claim = await claimHome({ file: join(relayDirectory(options.home), 'runtime.json'), what: 'a relay', home: options.home });
+  const claim = await claimHome({
+    file: join(relayDirectory(options.home), 'runtime.json'),
+    what: 'a relay',
+    home: options.home,
+  });
   try {
     return await startClaimed(options, claim);
   } catch (error) {
@@ -77,22 +81,33 @@ async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promis
   let current: StoredIdentity;
   if (stored) {
     current = stored;
-    if (options.ticket) options.logger.info(`already enrolled as relay ${current.record.nodeId}; the enrollment ticket is not needed and was not used`);
+    if (options.ticket)
+      options.logger.info(
+        `already enrolled as relay ${current.record.nodeId}; the enrollment ticket is not needed and was not used`,
+      );
   } else {
     if (!options.ticket) {
-      throw new InputError('NO_IDENTITY', `this relay has no identity in ${directory} yet, and no enrollment ticket was given`, {
-        hint: 'give --enrollment-ticket-file or ENROLLMENT_TICKET: a ticket from portal project ticket --relay-node',
-      });
+      throw new InputError(
+        'NO_IDENTITY',
+        `this relay has no identity in ${directory} yet, and no enrollment ticket was given`,
+        {
+          hint: 'give --enrollment-ticket-file or ENROLLMENT_TICKET: a ticket from portal project ticket --relay-node',
+        },
+      );
     }
     // Checked before the ticket is used: a refused start spends nothing.
     if (decodeTicket(options.ticket).grants?.relayNode !== true) {
-      throw new InputError('NOT_A_RELAY_TICKET', 'this enrollment ticket does not grant the relay role', { hint: 'issue one with portal project ticket --relay-node' });
+      throw new InputError('NOT_A_RELAY_TICKET', 'this enrollment ticket does not grant the relay role', {
+        hint: 'issue one with portal project ticket --relay-node',
+      });
     }
     current = await enrollWithTicket(directory, options.ticket);
     options.logger.info(`enrolled as relay ${current.record.nodeId} in project ${current.record.projectId}`);
   }
   if (!identityOf(current.certificate)?.relayNode) {
-    throw new InputError('NOT_A_RELAY', `the identity in ${directory} is not a relay node's`, { hint: 'enroll the relay with a ticket from portal project ticket --relay-node, under its own PORTAL_HOME' });
+    throw new InputError('NOT_A_RELAY', `the identity in ${directory} is not a relay node's`, {
+      hint: 'enroll the relay with a ticket from portal project ticket --relay-node, under its own PORTAL_HOME',
+    });
   }
   const tls = await serverCertificate(options.home, directory, options.logger);
   const fingerprint = fingerprintOf(tls.certificate);
@@ -107,10 +122,14 @@ async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promis
     },
     log,
   });
-  const { address: bound } = await server.listen(options.listen.host, options.listen.port, { key: tls.privateKey, certificate: tls.certificate });
+  const { address: bound } = await server.listen(options.listen.host, options.listen.port, {
+    key: tls.privateKey,
+    certificate: tls.certificate,
+  });
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   const listening = `${host}:${bound.port}`;
-  const address = options.publicAddress ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${bound.port}`;
+  const address =
+    options.publicAddress ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${bound.port}`;
 
   const pin = options.controller ? { ...current.record, controller: options.controller } : current.record;
   const control = new StandingChannel<ControllerOperations>({
@@ -122,7 +141,10 @@ async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promis
   });
   control.on('up', () => {
     control.request('relay-announce', { address, fingerprint }).then(
-      () => options.logger.info(`relay ${current.record.nodeId} announced at ${address} to the controller ${pin.controller}`),
+      () =>
+        options.logger.info(
+          `relay ${current.record.nodeId} announced at ${address} to the controller ${pin.controller}`,
+        ),
       (error: Error) => options.logger.warn(`the controller did not take the announcement: ${error.message}`),
     );
   });
@@ -170,9 +192,13 @@ async function serverCertificate(home: string, directory: string, logger: Logger
   const warn = (line: string) => logger.warn(line);
   const sealingKey = await readSealingKey({ kind: 'file', path: keyFile }, warn);
   if (!sealingKey) {
-    throw new RuntimeFailure('SEALING_KEY_MISSING', `the sealing key file ${keyFile} of the relay in ${directory} does not exist`, {
-      hint: `put the file back; without it this relay's identity cannot be used: remove ${directory} and enroll again with a new ticket`,
-    });
+    throw new RuntimeFailure(
+      'SEALING_KEY_MISSING',
+      `the sealing key file ${keyFile} of the relay in ${directory} does not exist`,
+      {
+        hint: `put the file back; without it this relay's identity cannot be used: remove ${directory} and enroll again with a new ticket`,
+      },
+    );
   }
   return loadServerCertificate({
     directory,

@@ -69,9 +69,17 @@ export interface RelayStats {
 }
 
 /** Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each carries the attribute the other allows. */
-const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean => inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
+const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean =>
+  inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
 
-const defaults = { spliceTimeoutMs: 10_000, pendingPerMember: 16, pendingPerOutlet: 64, dialAnswerMs: 2000, unansweredLimit: 2, suspendMs: 30_000 };
+const defaults = {
+  spliceTimeoutMs: 10_000,
+  pendingPerMember: 16,
+  pendingPerOutlet: 64,
+  dialAnswerMs: 2000,
+  unansweredLimit: 2,
+  suspendMs: 30_000,
+};
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
@@ -104,10 +112,20 @@ export class Relay {
       });
     }
     if (allow === '') {
-      throw new InputError('ALLOW_MISSING', 'the registration does not say which attribute the outlet allows', { hint: 'upgrade the outlet node to this controller version' });
+      throw new InputError('ALLOW_MISSING', 'the registration does not say which attribute the outlet allows', {
+        hint: 'upgrade the outlet node to this controller version',
+      });
     }
     const key = `${peer.projectId}/${relay}`;
-    const registration: Registration = { nodeId: peer.nodeId, attributes: peer.attributes, allow, push, pendingDials: 0, unanswered: 0, suspendedUntil: 0 };
+    const registration: Registration = {
+      nodeId: peer.nodeId,
+      attributes: peer.attributes,
+      allow,
+      push,
+      pendingDials: 0,
+      unanswered: 0,
+      suspendedUntil: 0,
+    };
     const others = (this.registrations.get(key) ?? []).filter((r) => r.nodeId !== peer.nodeId);
     this.registrations.set(key, [...others, registration]);
     return () => {
@@ -124,7 +142,9 @@ export class Relay {
    */
   connect(peer: PeerIdentity, relay: string, allow: string): SpliceGrant {
     if (allow === '') {
-      throw new InputError('ALLOW_MISSING', 'the splice request does not say which attribute the inlet allows', { hint: 'run the same Portal version on the relays and every node (portal --version)' });
+      throw new InputError('ALLOW_MISSING', 'the splice request does not say which attribute the inlet allows', {
+        hint: 'run the same Portal version on the relays and every node (portal --version)',
+      });
     }
     const key = `${peer.projectId}/${relay}`;
     const outlets = this.registrations.get(key) ?? [];
@@ -136,30 +156,54 @@ export class Relay {
     const allowing = outlets.filter((outlet) => peer.attributes.includes(outlet.allow));
     if (allowing.length === 0) {
       this.noteRefusal(key, peer);
-      throw new InputError('PEER_NOT_ALLOWED', `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`, {
-        hint: "check that the outlet's allow equals this node's ticket attribute",
-      });
+      throw new InputError(
+        'PEER_NOT_ALLOWED',
+        `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`,
+        {
+          hint: "check that the outlet's allow equals this node's ticket attribute",
+        },
+      );
     }
     // The inlet's own refusal: not reported to the outlets, which refused nothing.
     const allowed = allowing.filter((outlet) => pairs(peer, allow, outlet));
     if (allowed.length === 0) {
       // These outlets allow this node, which would see their certificates anyway: naming what they carry is no leak.
-      const carried = [...new Set(allowing.flatMap((outlet) => outlet.attributes))].slice(0, 8).map((attribute) => `"${attribute}"`);
-      throw new InputError('PEER_NOT_ALLOWED', `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows (they carry ${carried.join(', ') || 'no attribute'})`, {
-        hint: `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`,
-      });
+      const carried = [...new Set(allowing.flatMap((outlet) => outlet.attributes))]
+        .slice(0, 8)
+        .map((attribute) => `"${attribute}"`);
+      throw new InputError(
+        'PEER_NOT_ALLOWED',
+        `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows (they carry ${carried.join(', ') || 'no attribute'})`,
+        {
+          hint: `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`,
+        },
+      );
     }
     const waiting = this.pendingByMember.get(peer.nodeId) ?? 0;
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
       this.counts.busy += 1;
-      throw new RuntimeFailure('RELAY_BUSY', `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`, { hint: 'the node retries by itself' });
+      throw new RuntimeFailure(
+        'RELAY_BUSY',
+        `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`,
+        { hint: 'the node retries by itself' },
+      );
     }
     const splice = randomBytes(12).toString('hex');
     const secrets = { inlet: randomBytes(24).toString('base64url'), outlet: '' };
     const timer = setTimeout(() => this.expire(splice), this.limits.spliceTimeoutMs);
     timer.unref();
-    const entry: PendingSplice = { from: peer, allow, key, outlet, tried: new Set(), secrets, sockets: {}, timer, dialTimer: undefined };
+    const entry: PendingSplice = {
+      from: peer,
+      allow,
+      key,
+      outlet,
+      tried: new Set(),
+      secrets,
+      sockets: {},
+      timer,
+      dialTimer: undefined,
+    };
     this.pending.set(splice, entry);
     this.pendingByMember.set(peer.nodeId, waiting + 1);
     this.dial(splice, entry, outlet);
@@ -182,7 +226,9 @@ export class Relay {
     if (this.pending.get(splice) !== entry || entry.sockets.outlet) return;
     this.strike(entry.outlet);
     entry.outlet.pendingDials -= 1;
-    const others = (this.registrations.get(entry.key) ?? []).filter((r) => !entry.tried.has(r) && pairs(entry.from, entry.allow, r));
+    const others = (this.registrations.get(entry.key) ?? []).filter(
+      (r) => !entry.tried.has(r) && pairs(entry.from, entry.allow, r),
+    );
     const next = this.choose(others);
     if (next) this.dial(splice, entry, next);
     else entry.dialTimer = undefined;
@@ -201,7 +247,13 @@ export class Relay {
     const entry = this.stopping ? undefined : this.pending.get(splice);
     const expected = entry ? Buffer.from(entry.secrets[role]) : undefined;
     const given = Buffer.from(secret);
-    if (!entry || !expected || expected.length !== given.length || !timingSafeEqual(expected, given) || entry.sockets[role]) {
+    if (
+      !entry ||
+      !expected ||
+      expected.length !== given.length ||
+      !timingSafeEqual(expected, given) ||
+      entry.sockets[role]
+    ) {
       socket.destroy();
       return false;
     }
@@ -325,7 +377,8 @@ export class Relay {
   private reportRefusals(): void {
     for (const [key, byMember] of this.refusals) {
       for (const outlet of this.registrations.get(key) ?? []) {
-        for (const [from, { attributes, count }] of byMember) outlet.push({ event: 'refused', from, attributes, count });
+        for (const [from, { attributes, count }] of byMember)
+          outlet.push({ event: 'refused', from, attributes, count });
       }
     }
     this.refusals.clear();

@@ -24,7 +24,11 @@ export interface RelayServerLimits {
   readonly maxQueuedBytes: number;
 }
 
-export const defaultRelayServerLimits: RelayServerLimits = { memberInFlight: 32, memberConnections: 16, maxQueuedBytes: 1024 * 1024 };
+export const defaultRelayServerLimits: RelayServerLimits = {
+  memberInFlight: 32,
+  memberConnections: 16,
+  maxQueuedBytes: 1024 * 1024,
+};
 
 export interface RelayServerOptions {
   /** The member a client certificate proves (chains to its project's CA, valid now), or undefined. */
@@ -59,7 +63,12 @@ export class RelayServer {
   }
 
   /** Serves on a port of its own, with the relay's own TLS certificate (pinned by nodes through the controller). */
-  async listen(host: string, port: number, tls: { key: string; certificate: string }, admission?: AdmissionLimits): Promise<{ address: AddressInfo; port: PortalPort }> {
+  async listen(
+    host: string,
+    port: number,
+    tls: { key: string; certificate: string },
+    admission?: AdmissionLimits,
+  ): Promise<{ address: AddressInfo; port: PortalPort }> {
     const portalPort = new PortalPort({ tls, handlers: this.handlers, ...(admission ? { admission } : {}) });
     const address = await portalPort.listen(host, port);
     this.ownPort = portalPort;
@@ -100,11 +109,15 @@ export class RelayServer {
     if (socket.destroyed) return;
     // A relay serves members only: there is nothing an anonymous peer may ask of it.
     if (!peer) {
-      socket.end(`${JSON.stringify({ ...helloOf('relay'), refused: 'this relay serves members of its projects only, with a valid certificate' })}\n`);
+      socket.end(
+        `${JSON.stringify({ ...helloOf('relay'), refused: 'this relay serves members of its projects only, with a valid certificate' })}\n`,
+      );
       return;
     }
     if (!this.members.admit(peer.nodeId, socket)) {
-      this.options.log?.(`relay: refused a connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`);
+      this.options.log?.(
+        `relay: refused a connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`,
+      );
       socket.destroy();
       return;
     }
@@ -128,7 +141,12 @@ export class RelayServer {
     });
   }
 
-  private async handle(peer: PeerIdentity, request: ParsedRequest<RelayOperations>, registrations: Map<string, () => void>, push: (event: RelayEvent) => void): Promise<object> {
+  private async handle(
+    peer: PeerIdentity,
+    request: ParsedRequest<RelayOperations>,
+    registrations: Map<string, () => void>,
+    push: (event: RelayEvent) => void,
+  ): Promise<object> {
     switch (request.op) {
       case 'ping':
         return {};

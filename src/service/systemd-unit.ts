@@ -112,7 +112,9 @@ export function renderUnit(unit: ServiceUnit): string {
     'LockPersonality=yes',
     'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK',
     'SystemCallArchitectures=native',
-    ...(unit.privilegedPort ? ['CapabilityBoundingSet=CAP_NET_BIND_SERVICE', 'AmbientCapabilities=CAP_NET_BIND_SERVICE'] : ['CapabilityBoundingSet=']),
+    ...(unit.privilegedPort
+      ? ['CapabilityBoundingSet=CAP_NET_BIND_SERVICE', 'AmbientCapabilities=CAP_NET_BIND_SERVICE']
+      : ['CapabilityBoundingSet=']),
     '',
     '[Install]',
     'WantedBy=multi-user.target',
@@ -122,7 +124,10 @@ export function renderUnit(unit: ServiceUnit): string {
 
 /** What the process does on SIGTERM, for the comment above TimeoutStopSec=. */
 function drainComment(drainMs: number): string {
-  const drain = drainMs === 0 ? 'closes its connections at once after SIGTERM' : `drains its connections after the first SIGTERM for up to ${formatDuration(drainMs)}`;
+  const drain =
+    drainMs === 0
+      ? 'closes its connections at once after SIGTERM'
+      : `drains its connections after the first SIGTERM for up to ${formatDuration(drainMs)}`;
   return `Portal ${drain} (PORTAL_DRAIN_TIMEOUT), then exits.`;
 }
 
@@ -132,7 +137,8 @@ function stateDirectory(home: string): string[] {
   return [`StateDirectory=${escapeSpecifiers(home.slice(stateRoot.length))}`, 'StateDirectoryMode=0700'];
 }
 
-const render = (word: Word, escape: (text: string) => string) => (typeof word === 'string' ? escape(word) : `%d/${word.credential}`);
+const render = (word: Word, escape: (text: string) => string) =>
+  typeof word === 'string' ? escape(word) : `%d/${word.credential}`;
 
 /** `%` starts a specifier in every unit setting: a literal one is written twice. */
 function escapeSpecifiers(text: string): string {

@@ -4,7 +4,8 @@ export interface HostPort {
   readonly port: number;
 }
 
-export type ParsedAddress = { readonly ok: true; readonly address: HostPort } | { readonly ok: false; readonly reason: string };
+export type ParsedAddress =
+  { readonly ok: true; readonly address: HostPort } | { readonly ok: false; readonly reason: string };
 
 const HOST = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/;
 
@@ -20,7 +21,8 @@ export function parseHostPort(text: string, allowAnyPort = false): ParsedAddress
   if (!HOST.test(host)) return { ok: false, reason: `"${host}" is not a host name or address` };
   if (!/^[0-9]{1,5}$/.test(portText)) return { ok: false, reason: `"${portText}" is not a port number` };
   const port = Number(portText);
-  if (!isPort(port) && !(allowAnyPort && port === 0)) return { ok: false, reason: `port ${port} is out of range (1 to 65535)` };
+  if (!isPort(port) && !(allowAnyPort && port === 0))
+    return { ok: false, reason: `port ${port} is out of range (1 to 65535)` };
   return { ok: true, address: { host, port } };
 }
 
@@ -43,5 +45,11 @@ export function formatHostPort({ host, port }: HostPort): string {
  */
 export function isLoopbackHost(host: string): boolean {
   const bare = socketHost(host).replace(/\.$/, '').toLowerCase();
-  return bare === 'localhost' || bare.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === '::1' || bare === '0:0:0:0:0:0:0:1';
+  return (
+    bare === 'localhost' ||
+    bare.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) ||
+    bare === '::1' ||
+    bare === '0:0:0:0:0:0:0:1'
+  );
 }

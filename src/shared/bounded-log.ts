@@ -70,10 +70,15 @@ export function rotateIfFull(path: string, limitBytes = defaultLogLimitBytes): v
  */
 export function redirectStandardError(log: BoundedLogFile, stream: NodeJS.WritableStream = process.stderr): void {
   const direct = stream.write;
-  const write = (chunk: string | Uint8Array, encodingOrCallback?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean => {
+  const write = (
+    chunk: string | Uint8Array,
+    encodingOrCallback?: BufferEncoding | ((error?: Error | null) => void),
+    callback?: (error?: Error | null) => void,
+  ): boolean => {
     const encoding = typeof encodingOrCallback === 'string' ? encodingOrCallback : 'utf8';
     const done = typeof encodingOrCallback === 'function' ? encodingOrCallback : callback;
-    const text = typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : Buffer.from(chunk).toString('utf8');
+    const text =
+      typeof chunk === 'string' ? Buffer.from(chunk, encoding).toString('utf8') : Buffer.from(chunk).toString('utf8');
     try {
       log.write(text);
     } catch (error) {
@@ -81,7 +86,9 @@ export function redirectStandardError(log: BoundedLogFile, stream: NodeJS.Writab
       // The real standard error may fail as well (the same full disk): that must not end the process either.
       stream.on('error', () => undefined);
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      stream.write(`${new Date().toISOString()} WARN cannot write the log file ${log.path} (${reason}): logging to standard error from now on\n`);
+      stream.write(
+        `${new Date().toISOString()} WARN cannot write the log file ${log.path} (${reason}): logging to standard error from now on\n`,
+      );
       return done ? stream.write(text, done) : stream.write(text);
     }
     if (done) process.nextTick(done);

@@ -52,7 +52,8 @@ export const durationRanges = {
   drain: { minMs: 1, maxMs: 10 * minute, examples: '10s or 1m' },
 } as const satisfies Record<string, DurationRange>;
 
-export type DurationReading = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly reason: string };
+export type DurationReading =
+  { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly reason: string };
 
 /**
  * `text` read as a duration within `range`, or why not, worded to follow the text itself: "has no
@@ -62,14 +63,16 @@ export function readDuration(text: string, range: DurationRange): DurationReadin
   const reason = syntaxProblem(text);
   if (reason !== undefined) return { ok: false, reason };
   let ms = 0;
-  for (const [, amount, unit] of text.matchAll(/([0-9]+)([a-z]+)/g)) ms += Number(amount) * (units[unit as string] as number);
+  for (const [, amount, unit] of text.matchAll(/([0-9]+)([a-z]+)/g))
+    ms += Number(amount) * (units[unit as string] as number);
   const outOfRange = rangeProblem(ms, range);
   return outOfRange === undefined ? { ok: true, ms } : { ok: false, reason: outOfRange };
 }
 
 /** Why `ms` (a number from elsewhere: a request, a default) is not a duration within `range`, if it is not. */
 export function rangeProblem(ms: number, range: DurationRange): string | undefined {
-  if (Number.isNaN(ms) || ms < 0 || (Number.isFinite(ms) && !Number.isInteger(ms))) return 'is not a whole number of milliseconds';
+  if (Number.isNaN(ms) || ms < 0 || (Number.isFinite(ms) && !Number.isInteger(ms)))
+    return 'is not a whole number of milliseconds';
   if (ms === 0) return 'must be positive';
   if (ms < range.minMs) return `is shorter than ${formatDuration(range.minMs)}`;
   if (ms > range.maxMs) return `is longer than ${formatDuration(range.maxMs)}`;
@@ -78,7 +81,10 @@ export function rangeProblem(ms: number, range: DurationRange): string | undefin
 
 /** What a duration of `range` is, for --help and for the hint of an error: the units and the bounds. */
 export function durationSyntax(range: DurationRange): string {
-  const bounds = range.minMs > 1 ? `from ${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}` : `at most ${formatDuration(range.maxMs)}`;
+  const bounds =
+    range.minMs > 1
+      ? `from ${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}`
+      : `at most ${formatDuration(range.maxMs)}`;
   return `a whole number followed by ms, s, m, h or d (such as ${range.examples}), ${bounds}`;
 }
 
@@ -92,6 +98,10 @@ function syntaxProblem(text: string): string | undefined {
   if (text === '') return 'is empty';
   if (/^([0-9]+(ms|s|m|h|d))+$/.test(text)) return undefined;
   if (/^[0-9]+$/.test(text)) return 'has no unit';
-  const unknown = /^([0-9]+[A-Za-z]+)+$/.test(text) ? [...text.matchAll(/[0-9]+([A-Za-z]+)/g)].map(([, unit]) => unit).find((unit) => !Object.hasOwn(units, unit as string)) : undefined;
+  const unknown = /^([0-9]+[A-Za-z]+)+$/.test(text)
+    ? [...text.matchAll(/[0-9]+([A-Za-z]+)/g)]
+        .map(([, unit]) => unit)
+        .find((unit) => !Object.hasOwn(units, unit as string))
+    : undefined;
   return unknown === undefined ? 'is not a duration' : `has an unknown unit "${unknown}"`;
 }

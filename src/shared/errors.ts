@@ -57,14 +57,20 @@ const escapes: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' 
  */
 export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (character) => escapes[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (character) => escapes[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Every problem of one or more input files, reported together. */
 export class ValidationError extends InputError {
   readonly problems: readonly Problem[];
 
-  constructor(problems: readonly Problem[], hint = 'fix the lines above and run the command again; nothing was written') {
+  constructor(
+    problems: readonly Problem[],
+    hint = 'fix the lines above and run the command again; nothing was written',
+  ) {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     super('INVALID_INPUT', `${count}:\n${problems.map(formatProblem).join('\n')}`, { hint });
     this.problems = problems;

@@ -107,9 +107,15 @@ export async function stopOnSignal(starting: Stoppable | Promise<Stoppable>, opt
   await target.stopAccepting();
   const open = target.openConnections();
   if (open > 0 && received.length === 1 && options.drainMs > 0) {
-    options.log(`${name} is stopping on ${signal}: it takes no new connections and gives the ${plural(open, 'open connection')} up to ${seconds(options.drainMs)} to finish (a second signal stops it at once)`);
+    options.log(
+      `${name} is stopping on ${signal}: it takes no new connections and gives the ${plural(open, 'open connection')} up to ${seconds(options.drainMs)} to finish (a second signal stops it at once)`,
+    );
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([target.whenIdle(), forced, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.drainMs)))]);
+    await Promise.race([
+      target.whenIdle(),
+      forced,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, options.drainMs))),
+    ]);
     clearTimeout(timer);
   }
   const cut = target.openConnections();

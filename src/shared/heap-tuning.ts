@@ -10,8 +10,10 @@ import { setFlagsFromString } from 'node:v8';
 /** The first Node.js whose V8 has the flag; older ones would print an unknown-flag error. */
 const firstWithFlag = 24;
 
-export const countsExternalMemoryInHeapLimit = (nodeVersion: string): boolean => Number(nodeVersion.split('.')[0]) >= firstWithFlag;
+export const countsExternalMemoryInHeapLimit = (nodeVersion: string): boolean =>
+  Number(nodeVersion.split('.')[0]) >= firstWithFlag;
 
 export function tuneHeapForDataPath(): void {
-  if (countsExternalMemoryInHeapLimit(process.versions.node)) setFlagsFromString('--external-memory-accounted-in-global-limit');
+  if (countsExternalMemoryInHeapLimit(process.versions.node))
+    setFlagsFromString('--external-memory-accounted-in-global-limit');
 }

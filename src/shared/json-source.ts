@@ -46,7 +46,9 @@ export function parseJsonSource(file: string, text: string): YamlSource {
     const offset = at === 'key' && path === pointer && place?.key !== undefined ? place.key : (place?.value ?? 0);
     return positionAt(offset);
   };
-  const syntaxProblems = failure ? [{ file, ...positionAt(failure.offset), pointer: failure.pointer, message: `not valid JSON: ${failure.message}` }] : [];
+  const syntaxProblems = failure
+    ? [{ file, ...positionAt(failure.offset), pointer: failure.pointer, message: `not valid JSON: ${failure.message}` }]
+    : [];
   return {
     file,
     // The scanner accepted exactly JSON, so JSON.parse agrees and builds the value (a "__proto__" key
@@ -95,7 +97,8 @@ class Scanner {
     try {
       this.value('', undefined);
       this.space();
-      if (this.at < this.text.length) this.fail(`expected the end of the text after the document, found ${this.found()}`);
+      if (this.at < this.text.length)
+        this.fail(`expected the end of the text after the document, found ${this.found()}`);
       return undefined;
     } catch (error) {
       if (error instanceof Stop) return error.failure;
@@ -129,7 +132,11 @@ class Scanner {
     for (;;) {
       this.space();
       if (this.text[this.at] !== '"') {
-        this.fail(first ? `expected a property name in double quotes or '}', found ${this.found()}` : `expected a property name in double quotes after ',', found ${this.found()}`);
+        this.fail(
+          first
+            ? `expected a property name in double quotes or '}', found ${this.found()}`
+            : `expected a property name in double quotes after ',', found ${this.found()}`,
+        );
       }
       first = false;
       const keyAt = this.at;
@@ -179,7 +186,12 @@ class Scanner {
       if (code === 0x5c) {
         this.escape();
       } else {
-        if (code < 0x20) this.fail(code === 0x0a ? `a string may not span lines: close it with '"' on its line, or write \\n for a line break` : `a string may not hold the control character U+${code.toString(16).padStart(4, '0').toUpperCase()}; write it as \\u${code.toString(16).padStart(4, '0')}`);
+        if (code < 0x20)
+          this.fail(
+            code === 0x0a
+              ? `a string may not span lines: close it with '"' on its line, or write \\n for a line break`
+              : `a string may not hold the control character U+${code.toString(16).padStart(4, '0').toUpperCase()}; write it as \\u${code.toString(16).padStart(4, '0')}`,
+          );
         this.at += 1;
       }
     }
@@ -191,12 +203,15 @@ class Scanner {
     const letter = this.text[this.at + 1];
     if (letter === undefined) this.fail(`the string is not closed: expected '"' before the end of the text`);
     if (letter === 'u') {
-      if (!/^[0-9A-Fa-f]{4}$/.test(this.text.slice(this.at + 2, this.at + 6))) this.fail('expected four hexadecimal digits after \\u');
+      if (!/^[0-9A-Fa-f]{4}$/.test(this.text.slice(this.at + 2, this.at + 6)))
+        this.fail('expected four hexadecimal digits after \\u');
       this.at += 6;
     } else if (escapes.includes(letter as string)) {
       this.at += 2;
     } else {
-      this.fail(`\\${letter} is not an escape in JSON; use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hexadecimal digits`);
+      this.fail(
+        `\\${letter} is not an escape in JSON; use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hexadecimal digits`,
+      );
     }
   }
 
@@ -209,7 +224,8 @@ class Scanner {
     }
     this.at = number.lastIndex;
     const next = this.text[this.at];
-    if (next !== undefined && next >= '0' && next <= '9') this.fail('a number may not start with 0 followed by more digits', this.at - 1);
+    if (next !== undefined && next >= '0' && next <= '9')
+      this.fail('a number may not start with 0 followed by more digits', this.at - 1);
     if (next === '.' || next === 'e' || next === 'E') {
       this.at += 1;
       this.fail(`expected a digit after '${next}' in a number, found ${this.found()}`);
@@ -240,7 +256,7 @@ class Scanner {
     if (this.at >= this.text.length) return 'the end of the text';
     const next = this.text[this.at] as string;
     if (next === '"') return 'a string';
-    if (next === "'") return "a single quote (JSON strings take double quotes)";
+    if (next === "'") return 'a single quote (JSON strings take double quotes)';
     if (next === '-' || (next >= '0' && next <= '9')) return 'a number';
     const word = /[A-Za-z_$][\w$-]{0,31}/y;
     word.lastIndex = this.at;

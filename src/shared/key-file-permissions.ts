@@ -36,5 +36,9 @@ export async function warnIfKeyFileOpen(path: string, what: string, warn: Warn =
   if (mode === undefined || (mode & notOwnerBits) === 0) return;
   warned.add(absolute);
   const octal = mode.toString(8).padStart(4, '0');
-  warn(printable(`${what} ${path} may be read or changed by users other than its owner (mode ${octal}); run chmod 600 ${shellQuote(path)}`));
+  warn(
+    printable(
+      `${what} ${path} may be read or changed by users other than its owner (mode ${octal}); run chmod 600 ${shellQuote(path)}`,
+    ),
+  );
 }

@@ -11,7 +11,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** V8's forced full collection, called with the form that gives memory back on the running V8. */
-type Collect = (options?: { readonly type: 'major'; readonly execution: 'sync'; readonly flavor: 'last-resort' }) => void;
+type Collect = (options?: {
+  readonly type: 'major';
+  readonly execution: 'sync';
+  readonly flavor: 'last-resort';
+}) => void;
 
 /**
  * The first V8 whose collection takes options that work: 11 (Node.js 20) collects nothing at once when

@@ -16,7 +16,9 @@ export class RateLimiter {
   /** Takes one token for `key` at `now` (of the limiter's own clock unless given); false when its bucket is empty. */
   take(key: string, now = this.now()): boolean {
     const bucket = this.buckets.get(key);
-    const tokens = bucket ? Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond) : this.burst;
+    const tokens = bucket
+      ? Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond)
+      : this.burst;
     if (bucket && tokens < 1) {
       bucket.tokens = tokens;
       bucket.at = now;

@@ -50,19 +50,35 @@ function toProblem(error: ErrorObject, source: YamlSource): Problem {
     case 'additionalProperties': {
       const key = String(params.additionalProperty);
       const allowed = Object.keys(schema.properties ?? {}).join(', ');
-      return source.problem(`${pointer}/${escapeSegment(key)}`, `unknown key "${key}"; expected one of: ${allowed}`, 'key');
+      return source.problem(
+        `${pointer}/${escapeSegment(key)}`,
+        `unknown key "${key}"; expected one of: ${allowed}`,
+        'key',
+      );
     }
     case 'required':
       return source.problem(pointer, `missing required key "${String(params.missingProperty)}"`);
     case 'type':
-      return source.problem(pointer, `expected ${schema['x-expected'] ?? String(params.type)}, got ${describe(error.data)}`);
+      return source.problem(
+        pointer,
+        `expected ${schema['x-expected'] ?? String(params.type)}, got ${describe(error.data)}`,
+      );
     case 'pattern':
-      return source.problem(pointer, `expected ${schema['x-expected'] ?? `text matching ${String(params.pattern)}`}, got ${describe(error.data)}`);
+      return source.problem(
+        pointer,
+        `expected ${schema['x-expected'] ?? `text matching ${String(params.pattern)}`}, got ${describe(error.data)}`,
+      );
     case 'enum':
-      return source.problem(pointer, `expected one of: ${(params.allowedValues as unknown[]).join(', ')}; got ${describe(error.data)}`);
+      return source.problem(
+        pointer,
+        `expected one of: ${(params.allowedValues as unknown[]).join(', ')}; got ${describe(error.data)}`,
+      );
     case 'minimum':
     case 'maximum':
-      return source.problem(pointer, `${describe(error.data)} is out of range; expected a whole number from ${schema.minimum} to ${schema.maximum}`);
+      return source.problem(
+        pointer,
+        `${describe(error.data)} is out of range; expected a whole number from ${schema.minimum} to ${schema.maximum}`,
+      );
     case 'minLength':
       return source.problem(pointer, 'must not be empty');
     case 'maxLength':
@@ -74,7 +90,10 @@ function toProblem(error: ErrorObject, source: YamlSource): Problem {
       const present = typeof error.data === 'object' && error.data !== null && tag in error.data;
       return present
         ? source.problem(`${pointer}/${tag}`, discriminatorMessage(params, error.data, schema))
-        : source.problem(pointer, `missing required key "${tag}"; ${discriminatorMessage(params, error.data, schema).replace(/^.*?; /, '')}`);
+        : source.problem(
+            pointer,
+            `missing required key "${tag}"; ${discriminatorMessage(params, error.data, schema).replace(/^.*?; /, '')}`,
+          );
     }
     default:
       return source.problem(pointer, error.message ?? `fails the ${error.keyword} rule`);

@@ -64,16 +64,24 @@ export async function loadServerCertificate(options: ServerCertificateOptions): 
   ]);
   if (certificate === undefined && sealed === undefined && plain === undefined) return createPair(options, paths);
   const keyPath = sealed !== undefined ? paths.sealedKey : paths.legacyKey;
-  if (certificate === undefined) throw halfPair(`${paths.certificate} is missing, but its key ${keyPath} is there`, keyPath);
-  if (sealed === undefined && plain === undefined) throw halfPair(`${paths.sealedKey} is missing, but its certificate ${paths.certificate} is there`, paths.certificate);
+  if (certificate === undefined)
+    throw halfPair(`${paths.certificate} is missing, but its key ${keyPath} is there`, keyPath);
+  if (sealed === undefined && plain === undefined)
+    throw halfPair(
+      `${paths.sealedKey} is missing, but its certificate ${paths.certificate} is there`,
+      paths.certificate,
+    );
   if (sealed !== undefined) await warnIfKeyFileOpen(paths.sealedKey, 'the sealed TLS key file', options.warn);
   const privateKey = sealed !== undefined ? openSealed(options, paths.sealedKey, sealed) : (plain as string);
   checkPair(paths, privateKey, certificate, keyPath);
   if (plain !== undefined) {
     // Sealed before the plain file goes, so a start cut short in between finds the key sealed and only removes the copy.
-    if (sealed === undefined) await writeAtomically(paths.sealedKey, seal(options.sealingKey, Buffer.from(plain)), 0o600);
+    if (sealed === undefined)
+      await writeAtomically(paths.sealedKey, seal(options.sealingKey, Buffer.from(plain)), 0o600);
     await rm(paths.legacyKey, { force: true });
-    options.log?.(`sealed the TLS key of ${options.directory}: ${paths.sealedKey} under ${options.sealingKeyName}, and the unsealed ${paths.legacyKey} was removed`);
+    options.log?.(
+      `sealed the TLS key of ${options.directory}: ${paths.sealedKey} under ${options.sealingKeyName}, and the unsealed ${paths.legacyKey} was removed`,
+    );
   }
   return { privateKey, certificate };
 }
@@ -95,9 +103,13 @@ function openSealed(options: ServerCertificateOptions, path: string, sealed: Buf
   } catch (error) {
     if (!(error instanceof UnsealError)) throw error;
     if (error.reason === 'damaged' || error.reason === 'not-sealed') throw damaged(path, error.message);
-    throw new RuntimeFailure('SEALING_KEY_WRONG', `the sealing key in ${options.sealingKeyName} does not open the TLS key in ${path} (${error.message})`, {
-      hint: `${options.howToGiveKey}: the one that sealed it (a new TLS key would change the fingerprint every ticket and node pins)`,
-    });
+    throw new RuntimeFailure(
+      'SEALING_KEY_WRONG',
+      `the sealing key in ${options.sealingKeyName} does not open the TLS key in ${path} (${error.message})`,
+      {
+        hint: `${options.howToGiveKey}: the one that sealed it (a new TLS key would change the fingerprint every ticket and node pins)`,
+      },
+    );
   }
 }
 
@@ -115,7 +127,8 @@ function checkPair(paths: Paths, privateKey: string, certificate: string, keyPat
   } catch {
     throw damaged(keyPath, 'it does not hold a private key');
   }
-  if (!parsed.checkPrivateKey(key)) throw damaged(paths.certificate, `it is not the certificate of the key in ${keyPath}`);
+  if (!parsed.checkPrivateKey(key))
+    throw damaged(paths.certificate, `it is not the certificate of the key in ${keyPath}`);
 }
 
 function damaged(path: string, what: string): RuntimeFailure {
@@ -137,7 +150,9 @@ async function readIfPresent(path: string): Promise<Buffer | undefined> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new RuntimeFailure('TLS_KEY_UNREADABLE', `cannot read ${path} (${code ?? (error as Error).message})`, { hint: 'give this user read access to it' });
+    throw new RuntimeFailure('TLS_KEY_UNREADABLE', `cannot read ${path} (${code ?? (error as Error).message})`, {
+      hint: 'give this user read access to it',
+    });
   }
 }
 

@@ -18,7 +18,11 @@ export const minimumKeyMaterialLength = 32;
 
 /** Key files under $PORTAL_HOME/keys, one per sealed directory of $PORTAL_HOME. */
 export const keysDirectory = (home: string) => join(home, 'keys');
-export const sealingKeyFileNames = { node: 'node-seal.key', admin: 'admin-seal.key', controller: 'controller-seal.key' } as const;
+export const sealingKeyFileNames = {
+  node: 'node-seal.key',
+  admin: 'admin-seal.key',
+  controller: 'controller-seal.key',
+} as const;
 
 /** Where earlier versions kept the key: inside the directory it sealed. Moved out on first load. */
 export const legacySealingKeyFile = 'seal.key';
@@ -60,9 +64,13 @@ export function describeSealingKey(source: SealingKeySource): string {
 export function keyFromMaterial(text: string, where: string): Buffer {
   const material = text.trim();
   if (material.length < minimumKeyMaterialLength) {
-    throw new InputError('SEALING_KEY_TOO_SHORT', `the sealing key in ${where} has ${material.length} characters; at least ${minimumKeyMaterialLength} are needed`, {
-      hint: 'make one with openssl rand -base64 32',
-    });
+    throw new InputError(
+      'SEALING_KEY_TOO_SHORT',
+      `the sealing key in ${where} has ${material.length} characters; at least ${minimumKeyMaterialLength} are needed`,
+      {
+        hint: 'make one with openssl rand -base64 32',
+      },
+    );
   }
   return sealingKeyFromMaterial(material);
 }
@@ -80,9 +88,13 @@ export async function readSealingKey(source: SealingKeySource, warn?: Warn): Pro
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new RuntimeFailure('SEALING_KEY_UNREADABLE', `cannot read the sealing key file ${source.path} (${code ?? (error as Error).message})`, {
-      hint: 'give this user read access to it, or name another file',
-    });
+    throw new RuntimeFailure(
+      'SEALING_KEY_UNREADABLE',
+      `cannot read the sealing key file ${source.path} (${code ?? (error as Error).message})`,
+      {
+        hint: 'give this user read access to it, or name another file',
+      },
+    );
   }
   const key = keyFromMaterial(text, source.path);
   await warnIfKeyFileOpen(source.path, 'the sealing key file', warn);
@@ -97,13 +109,20 @@ export async function createSealingKeyFile(path: string, warn?: Warn): Promise<B
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST') {
-      throw new RuntimeFailure('SEALING_KEY_UNWRITABLE', `cannot create the sealing key file ${path} (${code ?? (error as Error).message})`, {
-        hint: 'name a file in a directory this user may write, or create the file yourself with openssl rand -base64 32',
-      });
+      throw new RuntimeFailure(
+        'SEALING_KEY_UNWRITABLE',
+        `cannot create the sealing key file ${path} (${code ?? (error as Error).message})`,
+        {
+          hint: 'name a file in a directory this user may write, or create the file yourself with openssl rand -base64 32',
+        },
+      );
     }
   }
   const key = await readSealingKey({ kind: 'file', path }, warn);
-  if (!key) throw new RuntimeFailure('SEALING_KEY_UNWRITABLE', `the sealing key file ${path} vanished as it was created`, { hint: 'run the command again' });
+  if (!key)
+    throw new RuntimeFailure('SEALING_KEY_UNWRITABLE', `the sealing key file ${path} vanished as it was created`, {
+      hint: 'run the command again',
+    });
   return key;
 }
 
@@ -116,6 +135,10 @@ export function isInside(path: string, directory: string): boolean {
 /** Refuses a key file kept inside the directory whose contents it seals. */
 export function refuseKeyBeside(source: SealingKeySource, directory: string, hint: string): void {
   if (source.kind === 'file' && isInside(source.path, directory)) {
-    throw new InputError('SEALING_KEY_BESIDE_STATE', `the sealing key file ${source.path} lies inside ${directory}, beside what it seals`, { hint });
+    throw new InputError(
+      'SEALING_KEY_BESIDE_STATE',
+      `the sealing key file ${source.path} lies inside ${directory}, beside what it seals`,
+      { hint },
+    );
   }
 }

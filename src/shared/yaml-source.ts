@@ -2,7 +2,18 @@
  * YAML source files with positions: parse once, then map any JSON pointer back to a line and column
  * so that every problem names the exact place in the file.
  */
-import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
+import {
+  LineCounter,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit,
+  type Document,
+  type Node,
+} from 'yaml';
 import type { Problem } from './errors.ts';
 
 export interface Position {
@@ -55,7 +66,12 @@ export function parseYamlSource(file: string, text: string): YamlSource {
   // nested braces) and unreadably; no Portal document has one, so it is refused where it stands.
   const complexKey = syntaxProblems.length === 0 ? firstComplexKey(doc) : undefined;
   if (complexKey) {
-    syntaxProblems.push({ file, ...positionAt(complexKey.offset), pointer: complexKey.pointer, message: 'a key must be plain text, not a map, a list, an alias or tagged data' });
+    syntaxProblems.push({
+      file,
+      ...positionAt(complexKey.offset),
+      pointer: complexKey.pointer,
+      message: 'a key must be plain text, not a map, a list, an alias or tagged data',
+    });
   }
 
   let value: unknown;

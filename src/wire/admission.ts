@@ -29,7 +29,12 @@ export interface AdmissionLimits {
   readonly handshakesPerSource: { readonly perSecond: number; readonly burst: number };
 }
 
-export const defaultAdmissionLimits: AdmissionLimits = { deadlineMs: 10_000, perSource: 64, total: 1024, handshakesPerSource: { perSecond: 50, burst: 100 } };
+export const defaultAdmissionLimits: AdmissionLimits = {
+  deadlineMs: 10_000,
+  perSource: 64,
+  total: 1024,
+  handshakesPerSource: { perSecond: 50, burst: 100 },
+};
 
 export interface AdmissionStats {
   readonly unauthenticated: number;

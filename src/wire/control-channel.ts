@@ -47,7 +47,11 @@ export interface ServiceTarget {
  */
 export const maxPendingRequests = 64;
 
-export const controllerTarget = (pin: ControllerPin): ServiceTarget => ({ service: 'control', address: pin.controller, fingerprint: pin.fingerprint });
+export const controllerTarget = (pin: ControllerPin): ServiceTarget => ({
+  service: 'control',
+  address: pin.controller,
+  fingerprint: pin.fingerprint,
+});
 
 interface Waiting {
   readonly resolve: (answer: Record<string, unknown>) => void;
@@ -81,9 +85,13 @@ export class ServiceChannel<Ops> extends EventEmitter {
     socket.once('close', () => {
       const error =
         this.closeReason ??
-        new RuntimeFailure(`${serverName(target.service).toUpperCase()}_LOST`, `the connection to the ${serverName(target.service)} closed`, {
-          hint: `check that the ${serverName(target.service)} is running`,
-        });
+        new RuntimeFailure(
+          `${serverName(target.service).toUpperCase()}_LOST`,
+          `the connection to the ${serverName(target.service)} closed`,
+          {
+            hint: `check that the ${serverName(target.service)} is running`,
+          },
+        );
       for (const [, waiting] of this.waiting) {
         clearTimeout(waiting.timer);
         waiting.reject(error);
@@ -95,11 +103,20 @@ export class ServiceChannel<Ops> extends EventEmitter {
 
   /** Connects, checks the pinned certificate, and exchanges versions; rejects with one line saying why not. */
   /** `maxPending`: requests that may wait for answers at once (a peer that is no node, such as an attack test's, may raise it). */
-  static open<Ops>(target: ServiceTarget, credentials?: ClientCredentials, timeoutMs = 5000, maxPending = maxPendingRequests): Promise<ServiceChannel<Ops>> {
+  static open<Ops>(
+    target: ServiceTarget,
+    credentials?: ClientCredentials,
+    timeoutMs = 5000,
+    maxPending = maxPendingRequests,
+  ): Promise<ServiceChannel<Ops>> {
     const parsed = parseHostPort(target.address);
     const who = serverName(target.service);
     if (!parsed.ok) {
-      return Promise.reject(new InputError(`${who.toUpperCase()}_ADDRESS`, `the ${who} address "${target.address}" is not host:port`, { hint: `give the ${who} as HOST:PORT` }));
+      return Promise.reject(
+        new InputError(`${who.toUpperCase()}_ADDRESS`, `the ${who} address "${target.address}" is not host:port`, {
+          hint: `give the ${who} as HOST:PORT`,
+        }),
+      );
     }
     return new Promise((resolve, reject) => {
       const socket = connect({
@@ -124,9 +141,16 @@ export class ServiceChannel<Ops> extends EventEmitter {
         const seen = socket.getPeerX509Certificate()?.fingerprint256;
         if (!seen || normalise(seen) !== normalise(target.fingerprint)) {
           fail(
-            new RuntimeFailure(`${who.toUpperCase()}_MISMATCH`, `the server at ${target.address} is not the ${who} ${target.service === 'control' ? 'the ticket names' : 'the controller named'} (its certificate differs)`, {
-              hint: target.service === 'control' ? 'check the address; if the controller was reinstalled, issue new tickets' : 'the node asks the controller for the relays again by itself',
-            }),
+            new RuntimeFailure(
+              `${who.toUpperCase()}_MISMATCH`,
+              `the server at ${target.address} is not the ${who} ${target.service === 'control' ? 'the ticket names' : 'the controller named'} (its certificate differs)`,
+              {
+                hint:
+                  target.service === 'control'
+                    ? 'check the address; if the controller was reinstalled, issue new tickets'
+                    : 'the node asks the controller for the relays again by itself',
+              },
+            ),
           );
           return;
         }
@@ -165,12 +189,19 @@ export class ServiceChannel<Ops> extends EventEmitter {
    * sends nothing, while maxPendingRequests requests wait for their answers.
    */
   request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs = 10_000): Promise<AnswerOf<Ops, K>> {
-    if (this.waiting.size >= this.maxPending) return Promise.reject(new TooManyPending(this.target, op, this.maxPending));
+    if (this.waiting.size >= this.maxPending)
+      return Promise.reject(new TooManyPending(this.target, op, this.maxPending));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(new RuntimeFailure(`${serverName(this.target.service).toUpperCase()}_TIMEOUT`, `the ${serverName(this.target.service)} did not answer ${op} within ${timeoutMs} ms`, { hint: `check the ${serverName(this.target.service)}` }));
+        reject(
+          new RuntimeFailure(
+            `${serverName(this.target.service).toUpperCase()}_TIMEOUT`,
+            `the ${serverName(this.target.service)} did not answer ${op} within ${timeoutMs} ms`,
+            { hint: `check the ${serverName(this.target.service)}` },
+          ),
+        );
       }, timeoutMs);
       this.waiting.set(id, { resolve: (answer) => resolve(answer as AnswerOf<Ops, K>), reject, timer });
       writeJsonLine(this.socket, { id, op, ...(body as object) });
@@ -207,7 +238,11 @@ export class ServiceChannel<Ops> extends EventEmitter {
 export type ControlChannel = ServiceChannel<ControllerOperations>;
 export type RelayChannel = ServiceChannel<RelayOperations>;
 
-export function openControlChannel(pin: ControllerPin, credentials?: ClientCredentials, timeoutMs?: number): Promise<ControlChannel> {
+export function openControlChannel(
+  pin: ControllerPin,
+  credentials?: ClientCredentials,
+  timeoutMs?: number,
+): Promise<ControlChannel> {
   return ServiceChannel.open<ControllerOperations>(controllerTarget(pin), credentials, timeoutMs);
 }
 
@@ -231,9 +266,13 @@ function helloRefusal(service: ServiceName, message: unknown): PortalError | und
   const hello = message as Partial<Hello> & { id?: unknown; code?: unknown };
   if (hello?.portal === service && hello.version === protocolVersion) {
     if (hello.refused === undefined) return undefined;
-    return new RuntimeFailure('NOT_AUTHENTICATED', `the ${serverName(service)} refused this client: ${String(hello.refused).slice(0, 200)}`, {
-      hint: 'check that PORTAL_HOME holds an enrolled identity whose certificate is valid',
-    });
+    return new RuntimeFailure(
+      'NOT_AUTHENTICATED',
+      `the ${serverName(service)} refused this client: ${String(hello.refused).slice(0, 200)}`,
+      {
+        hint: 'check that PORTAL_HOME holds an enrolled identity whose certificate is valid',
+      },
+    );
   }
   // A server of the unversioned protocol answers the hello as an unknown operation.
   const server = hello?.portal === service && typeof hello.version === 'number' ? hello.version : undefined;
@@ -250,9 +289,13 @@ class VersionMismatch extends RuntimeFailure {
 export class TooManyPending extends RuntimeFailure {
   constructor(target: ServiceTarget, op: string, bound: number) {
     const who = serverName(target.service);
-    super('TOO_MANY_PENDING_REQUESTS', `${bound} requests to the ${who} at ${target.address} wait for answers already; ${op} was not sent`, {
-      hint: `check the ${who}: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)`,
-    });
+    super(
+      'TOO_MANY_PENDING_REQUESTS',
+      `${bound} requests to the ${who} at ${target.address} wait for answers already; ${op} was not sent`,
+      {
+        hint: `check the ${who}: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)`,
+      },
+    );
   }
 }
 
@@ -268,7 +311,11 @@ function remoteError(message: Record<string, unknown>): PortalError {
 
 function unreachable(target: ServiceTarget, reason: string): RuntimeFailure {
   const who = serverName(target.service);
-  return new RuntimeFailure(`${who.toUpperCase()}_UNREACHABLE`, `cannot reach the ${who} at ${target.address} (${reason})`, {
-    hint: `check that the ${who} is running and that this machine can reach that address`,
-  });
+  return new RuntimeFailure(
+    `${who.toUpperCase()}_UNREACHABLE`,
+    `cannot reach the ${who} at ${target.address} (${reason})`,
+    {
+      hint: `check that the ${who} is running and that this machine can reach that address`,
+    },
+  );
 }

@@ -40,7 +40,9 @@ export class PeerRefused extends PortalError {
     message: string,
     readonly verdicts: { readonly ours?: Verdict; readonly theirs?: Verdict },
   ) {
-    super('PEER_NOT_ALLOWED', message, { hint: "check that each side's allow equals the other side's ticket attribute" });
+    super('PEER_NOT_ALLOWED', message, {
+      hint: "check that each side's allow equals the other side's ticket attribute",
+    });
   }
 }
 
@@ -51,7 +53,11 @@ export class SessionFailed extends PortalError {
   }
 }
 
-function judge(peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>, credentials: SessionCredentials, allow: string): Verdict {
+function judge(
+  peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>,
+  credentials: SessionCredentials,
+  allow: string,
+): Verdict {
   const peer = peerCertificate ? identityOf(peerCertificate) : undefined;
   const saw = peer?.attributes ?? [];
   const sameProject = peer?.projectId === credentials.projectId;
@@ -74,16 +80,23 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
   }
   if (!ours.accept) {
     socket.destroy();
-    throw new PeerRefused(`peer attribute not allowed: saw ${describe(ours.saw)}, allow is "${ours.want}"`, { ours, theirs });
+    throw new PeerRefused(`peer attribute not allowed: saw ${describe(ours.saw)}, allow is "${ours.want}"`, {
+      ours,
+      theirs,
+    });
   }
   if (theirs?.accept !== true) {
     socket.destroy();
-    throw new PeerRefused(`the peer does not allow this node: it saw ${describe(theirs?.saw ?? [])}, its allow is "${theirs?.want ?? '?'}"`, { ours, theirs });
+    throw new PeerRefused(
+      `the peer does not allow this node: it saw ${describe(theirs?.saw ?? [])}, its allow is "${theirs?.want ?? '?'}"`,
+      { ours, theirs },
+    );
   }
   return theirs;
 }
 
-const describe = (attributes: readonly string[]) => (attributes.length === 0 ? 'no attribute' : attributes.map((a) => `"${a}"`).join(', '));
+const describe = (attributes: readonly string[]) =>
+  attributes.length === 0 ? 'no attribute' : attributes.map((a) => `"${a}"`).join(', ');
 
 function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -124,7 +137,13 @@ export interface Channel {
 }
 
 /** The inlet's side of the handshake and the verdicts. */
-export async function openInletChannel(raw: Socket, credentials: SessionCredentials, allow: string, mode: ChannelMode, timeoutMs = 10_000): Promise<Channel> {
+export async function openInletChannel(
+  raw: Socket,
+  credentials: SessionCredentials,
+  allow: string,
+  mode: ChannelMode,
+  timeoutMs = 10_000,
+): Promise<Channel> {
   // Half-open only after the handshake (see acceptTlsWith): a peer that leaves mid-handshake fails it at once.
   raw.allowHalfOpen = false;
   const socket = connectTls({
@@ -150,19 +169,33 @@ export interface E2eSession {
 }
 
 /** The inlet's session: TLS client over the spliced socket, then the streams it opens. */
-export async function openInletSession(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<E2eSession> {
+export async function openInletSession(
+  raw: Socket,
+  credentials: SessionCredentials,
+  allow: string,
+  timeoutMs = 10_000,
+): Promise<E2eSession> {
   const { socket, peer } = await openInletChannel(raw, credentials, allow, 'session', timeoutMs);
   return { session: new MuxSession(socket, 'inlet'), peer };
 }
 
 /** The outlet's side of the handshake and the verdicts; the inlet's verdict says which mode follows. */
-export async function acceptOutletChannel(raw: Socket, credentials: SessionCredentials, allow: string, timeoutMs = 10_000): Promise<Channel> {
+export async function acceptOutletChannel(
+  raw: Socket,
+  credentials: SessionCredentials,
+  allow: string,
+  timeoutMs = 10_000,
+): Promise<Channel> {
   const socket = await acceptTlsWith(raw, credentials).catch((error: Error) => {
     throw new SessionFailed(`end-to-end TLS failed: ${error.message}`, error);
   });
   const certificate = socket.getPeerX509Certificate();
   const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
-  return { socket, peer: certificate ? identityOf(certificate) : undefined, mode: theirs.mode === 'stream' ? 'stream' : 'session' };
+  return {
+    socket,
+    peer: certificate ? identityOf(certificate) : undefined,
+    mode: theirs.mode === 'stream' ? 'stream' : 'session',
+  };
 }
 
 /** The outlet's session on a `session` channel: `options.onStream` serves each stream the inlet opens. */

@@ -30,7 +30,12 @@ interface LineReader {
  * The reader behind both functions: while `ready()` is false it hands over nothing and keeps the
  * stream paused, so a peer that sends faster than it is served fills its own buffers, not ours.
  */
-function lineReader(stream: Duplex, onMessage: (message: unknown) => boolean | void, onError: (error: Error) => void, ready: () => boolean): LineReader {
+function lineReader(
+  stream: Duplex,
+  onMessage: (message: unknown) => boolean | void,
+  onError: (error: Error) => void,
+  ready: () => boolean,
+): LineReader {
   let buffered: Buffer = Buffer.alloc(0);
   let stopped = false;
   const detach = () => {
@@ -121,7 +126,8 @@ export function serveJsonLines(
   const send = (message: unknown) => {
     if (stream.destroyed) return;
     writeJsonLine(stream, message);
-    if (stream.writableLength > maxQueuedBytes) stream.destroy(new Error(`the peer left more than ${maxQueuedBytes} bytes unread`));
+    if (stream.writableLength > maxQueuedBytes)
+      stream.destroy(new Error(`the peer left more than ${maxQueuedBytes} bytes unread`));
   };
   const reader = lineReader(
     stream,
@@ -161,7 +167,8 @@ export function readOneJsonLine(stream: Duplex, timeoutMs: number): Promise<unkn
       else resolve(message);
     };
     const onClose = () => finish(new Error('the connection closed before an answer'));
-    const timer = timeoutMs > 0 ? setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0 ? setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
     stream.once('close', onClose);
     stream.once('end', onClose);
     const release = readJsonLines(

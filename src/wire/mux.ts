@@ -47,7 +47,15 @@ const maxStreamId = 0xffff_ffff;
 const frameType = { open: 1, accept: 2, refuse: 3, data: 4, end: 5, reset: 6, credit: 7, ping: 8, pong: 9 } as const;
 
 /** Fixed body lengths of the control frames (refuse and data vary). */
-const controlLength: Record<number, number> = { [frameType.open]: 0, [frameType.accept]: 0, [frameType.end]: 0, [frameType.reset]: 0, [frameType.credit]: 4, [frameType.ping]: 8, [frameType.pong]: 8 };
+const controlLength: Record<number, number> = {
+  [frameType.open]: 0,
+  [frameType.accept]: 0,
+  [frameType.end]: 0,
+  [frameType.reset]: 0,
+  [frameType.credit]: 4,
+  [frameType.ping]: 8,
+  [frameType.pong]: 8,
+};
 
 export type MuxRole = 'inlet' | 'outlet';
 
@@ -189,7 +197,9 @@ export class MuxSession extends EventEmitter {
     if (this.role !== 'inlet') throw new Error('only the inlet opens streams');
     if (this.closed || this.streams.size >= this.maxStreams) {
       resetSocket(socket);
-      const refused = Promise.reject(new StreamRefused(this.closed ? 'the session is closing' : 'too many connections on one session'));
+      const refused = Promise.reject(
+        new StreamRefused(this.closed ? 'the session is closing' : 'too many connections on one session'),
+      );
       return { answered: refused, finished: Promise.resolve() };
     }
     const id = this.nextId;
@@ -409,7 +419,8 @@ export class MuxSession extends EventEmitter {
 
   private sendData(stream: Stream, body: Buffer): void {
     for (let offset = 0; offset < body.length; offset += muxLimits.frameBody) {
-      const piece = offset === 0 && body.length <= muxLimits.frameBody ? body : body.subarray(offset, offset + muxLimits.frameBody);
+      const piece =
+        offset === 0 && body.length <= muxLimits.frameBody ? body : body.subarray(offset, offset + muxLimits.frameBody);
       if (!this.send(frameType.data, stream.id, piece)) {
         stream.socket.pause();
         this.waitingForLink.add(stream);
@@ -529,7 +540,10 @@ export class MuxSession extends EventEmitter {
       const take = Math.min(this.bodyLeft, chunk.length - offset);
       // A small part of a larger chunk is copied: kept waiting for a slow reader, a slice would keep
       // the whole chunk, and the window would no longer bound what a stream holds.
-      const piece = take * 2 < chunk.length ? Buffer.from(chunk.subarray(offset, offset + take)) : chunk.subarray(offset, offset + take);
+      const piece =
+        take * 2 < chunk.length
+          ? Buffer.from(chunk.subarray(offset, offset + take))
+          : chunk.subarray(offset, offset + take);
       offset += take;
       this.bodyLeft -= take;
       if (this.type === frameType.data) this.onData(piece);
@@ -543,8 +557,10 @@ export class MuxSession extends EventEmitter {
     const fromInlet = type === frameType.open;
     const fromOutlet = type === frameType.accept || type === frameType.refuse;
     if (type < frameType.open || type > frameType.pong) return `unknown frame type ${type}`;
-    if ((fromInlet && this.role === 'inlet') || (fromOutlet && this.role === 'outlet')) return `frame type ${type} from the wrong side`;
-    if ((type === frameType.ping || type === frameType.pong) !== (id === 0)) return `frame type ${type} on stream ${id}`;
+    if ((fromInlet && this.role === 'inlet') || (fromOutlet && this.role === 'outlet'))
+      return `frame type ${type} from the wrong side`;
+    if ((type === frameType.ping || type === frameType.pong) !== (id === 0))
+      return `frame type ${type} on stream ${id}`;
     if (type === frameType.data) return bodyLeft > muxLimits.frameBody ? `a frame of ${bodyLeft} bytes` : undefined;
     if (type === frameType.refuse) return bodyLeft > muxLimits.reason ? `a refusal of ${bodyLeft} bytes` : undefined;
     if (bodyLeft !== controlLength[type]) return `frame type ${type} with ${bodyLeft} bytes`;
@@ -581,7 +597,8 @@ export class MuxSession extends EventEmitter {
 
   private frameDone(): void {
     const { type, id } = this;
-    const body = this.control.length === 0 ? undefined : this.control.length === 1 ? this.control[0] : Buffer.concat(this.control);
+    const body =
+      this.control.length === 0 ? undefined : this.control.length === 1 ? this.control[0] : Buffer.concat(this.control);
     this.control = [];
     this.headerFill = 0;
     if (type === frameType.data) return;
@@ -606,7 +623,10 @@ export class MuxSession extends EventEmitter {
         this.settle(stream);
         break;
       case frameType.refuse:
-        this.settle(stream, () => new StreamRefused(body ? body.toString('utf8') : 'the outlet refused the connection'));
+        this.settle(
+          stream,
+          () => new StreamRefused(body ? body.toString('utf8') : 'the outlet refused the connection'),
+        );
         this.remove(stream);
         this.reset(stream);
         break;
@@ -635,7 +655,13 @@ export class MuxSession extends EventEmitter {
   private onOpen(id: number): void {
     const { onStream } = this.options;
     if (this.closed || !onStream || this.streams.size >= this.maxStreams) {
-      this.answer(frameType.refuse, id, Buffer.from(this.closed ? 'the outlet is closing the session' : 'the outlet carries too many connections on this session'));
+      this.answer(
+        frameType.refuse,
+        id,
+        Buffer.from(
+          this.closed ? 'the outlet is closing the session' : 'the outlet carries too many connections on this session',
+        ),
+      );
       return;
     }
     let stream: Stream | undefined;

@@ -55,7 +55,9 @@ export class PortalPort {
     this.admission = new Admission(options.admission ?? defaultAdmissionLimits);
     this.context = createSecureContext({ key: options.tls.key, cert: options.tls.certificate, minVersion: 'TLSv1.3' });
     this.protocols = (Object.keys(options.handlers.secure) as ServiceName[]).map((service) => serviceAlpn[service]);
-    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) => this.accept(socket));
+    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) =>
+      this.accept(socket),
+    );
   }
 
   listen(host: string, port: number): Promise<AddressInfo> {
@@ -102,7 +104,8 @@ export class PortalPort {
       if (parsed.kind === 'incomplete') return;
       socket.off('data', onData);
       if (parsed.kind === 'invalid' || !this.options.handlers.splice) {
-        if (parsed.kind === 'invalid' && parsed.reason.includes('version')) this.options.handlers.invalidSplice?.(parsed.reason);
+        if (parsed.kind === 'invalid' && parsed.reason.includes('version'))
+          this.options.handlers.invalidSplice?.(parsed.reason);
         socket.destroy();
         return;
       }
@@ -128,7 +131,9 @@ export class PortalPort {
     socket.once('secure', () => {
       // A client that names no protocol is a control client of an earlier version: the control service
       // tells it which version it speaks.
-      const chosen = (Object.keys(serviceAlpn) as ServiceName[]).find((service) => serviceAlpn[service] === socket.alpnProtocol) ?? 'control';
+      const chosen =
+        (Object.keys(serviceAlpn) as ServiceName[]).find((service) => serviceAlpn[service] === socket.alpnProtocol) ??
+        'control';
       const serve = this.options.handlers.secure[chosen];
       if (!serve) {
         socket.destroy();

@@ -33,7 +33,8 @@ export function versionMismatch(service: ServiceName, server: number | undefined
   const version = (value: number | undefined) => (value === undefined ? '1 (no version line)' : String(value));
   return `the ${who} speaks Portal protocol ${version(server)} and this client protocol ${version(client)}`;
 }
-export const versionHint = 'run the same Portal version on the controller, the relays and every node (portal --version)';
+export const versionHint =
+  'run the same Portal version on the controller, the relays and every node (portal --version)';
 
 /**
  * The version of the end-to-end protocol between an inlet and an outlet, named in each side's verdict
@@ -135,7 +136,10 @@ export interface ControllerOperations {
    * the relay name `via` and carries the attribute `allow` (the inlet's tcp-inlet.allow): the outlets
    * the inlet would accept, and no other member.
    */
-  advertise: { request: { via: string; allow: string; addresses: readonly string[]; secret: string; warm: number }; answer: Empty };
+  advertise: {
+    request: { via: string; allow: string; addresses: readonly string[]; secret: string; warm: number };
+    answer: Empty;
+  };
   /** The direct paths of the inlets that want one of this member's relay names and allow one of its attributes. */
   inlets: { request: Empty; answer: { inlets: readonly InletAdvert[] } };
 }
@@ -214,7 +218,14 @@ export const controllerFields: Fields<ControllerOperations> = {
   renew: { request: 'text' },
   'reissue-challenge': {},
   reissue: { certificate: 'text', request: 'text' },
-  ticket: { expiresInMs: 'number', usageCount: 'number', attribute: 'text', relay: 'text?', tls: 'flag', relayNode: 'flag' },
+  ticket: {
+    expiresInMs: 'number',
+    usageCount: 'number',
+    attribute: 'text',
+    relay: 'text?',
+    tls: 'flag',
+    relayNode: 'flag',
+  },
   project: {},
   ca: {},
   relays: {},
@@ -229,13 +240,18 @@ export const relayFields: Fields<RelayOperations> = {
   connect: { relay: 'text', allow: 'text' },
 };
 
-export type ParsedRequest<Ops> = { [K in keyof Ops]: { readonly id: number | null; readonly op: K; readonly body: RequestOf<Ops, K> } }[keyof Ops];
+export type ParsedRequest<Ops> = {
+  [K in keyof Ops]: { readonly id: number | null; readonly op: K; readonly body: RequestOf<Ops, K> };
+}[keyof Ops];
 
 /**
  * A request as its operation's table reads it: texts are strings ('' when absent), numbers are numbers
  * (NaN when absent), flags are true only when true. Undefined for an operation the table does not know.
  */
-export function parseRequest<Ops>(fields: Fields<Ops>, message: Record<string, unknown>): ParsedRequest<Ops> | undefined {
+export function parseRequest<Ops>(
+  fields: Fields<Ops>,
+  message: Record<string, unknown>,
+): ParsedRequest<Ops> | undefined {
   const op = message.op;
   if (typeof op !== 'string' || !Object.hasOwn(fields, op)) return undefined;
   const body: Record<string, unknown> = {};
@@ -252,7 +268,9 @@ export function parseRequest<Ops>(fields: Fields<Ops>, message: Record<string, u
         body[name] = typeof value === 'number' ? value : Number.NaN;
         break;
       case 'texts':
-        body[name] = (Array.isArray(value) ? value.slice(0, maxTexts.items) : []).filter((item): item is string => typeof item === 'string' && item.length <= maxTexts.length);
+        body[name] = (Array.isArray(value) ? value.slice(0, maxTexts.items) : []).filter(
+          (item): item is string => typeof item === 'string' && item.length <= maxTexts.length,
+        );
         break;
       case 'flag':
         body[name] = value === true;
@@ -276,11 +294,18 @@ export type SpliceRole = 'inlet' | 'outlet';
 export type SplicePreamble =
   | { readonly kind: 'incomplete' }
   | { readonly kind: 'invalid'; readonly reason: string }
-  | { readonly kind: 'splice'; readonly splice: string; readonly role: SpliceRole; readonly secret: string; readonly rest: Buffer };
+  | {
+      readonly kind: 'splice';
+      readonly splice: string;
+      readonly role: SpliceRole;
+      readonly secret: string;
+      readonly rest: Buffer;
+    };
 
 const token = /^[A-Za-z0-9_-]{1,64}$/;
 
-export const splicePreambleOf = (splice: string, role: SpliceRole, secret: string) => `${spliceMagic} ${splice} ${role} ${secret}\n`;
+export const splicePreambleOf = (splice: string, role: SpliceRole, secret: string) =>
+  `${spliceMagic} ${splice} ${role} ${secret}\n`;
 
 /**
  * Reads `PORTAL-SPLICE/2 <splice> <role> <secret>\n` from the bytes received so far: `incomplete` while
@@ -289,15 +314,30 @@ export const splicePreambleOf = (splice: string, role: SpliceRole, secret: strin
  */
 export function parseSplicePreamble(received: Buffer): SplicePreamble {
   const newline = received.indexOf(0x0a);
-  const head = received.subarray(0, newline < 0 ? Math.min(received.length, spliceMagic.length) : newline).toString('latin1');
+  const head = received
+    .subarray(0, newline < 0 ? Math.min(received.length, spliceMagic.length) : newline)
+    .toString('latin1');
   if (!(newline < 0 ? spliceMagic.startsWith(head) : head.startsWith(`${spliceMagic} `))) {
     const other = head.startsWith(spliceFamily) && (newline >= 0 || head.length === spliceMagic.length);
-    return { kind: 'invalid', reason: other ? `a splice preamble of another protocol version than ${protocolVersion}` : 'not a splice preamble' };
+    return {
+      kind: 'invalid',
+      reason: other ? `a splice preamble of another protocol version than ${protocolVersion}` : 'not a splice preamble',
+    };
   }
-  if (newline < 0) return received.length > maxPreambleBytes ? { kind: 'invalid', reason: 'preamble too long' } : { kind: 'incomplete' };
+  if (newline < 0)
+    return received.length > maxPreambleBytes
+      ? { kind: 'invalid', reason: 'preamble too long' }
+      : { kind: 'incomplete' };
   if (newline > maxPreambleBytes) return { kind: 'invalid', reason: 'preamble too long' };
   const [, splice, role, secret, ...extra] = head.split(' ');
-  if (!splice || !secret || extra.length > 0 || !token.test(splice) || !token.test(secret) || (role !== 'inlet' && role !== 'outlet')) {
+  if (
+    !splice ||
+    !secret ||
+    extra.length > 0 ||
+    !token.test(splice) ||
+    !token.test(secret) ||
+    (role !== 'inlet' && role !== 'outlet')
+  ) {
     return { kind: 'invalid', reason: 'malformed splice preamble' };
   }
   return { kind: 'splice', splice, role, secret, rest: received.subarray(newline + 1) };
@@ -316,11 +356,18 @@ export type DirectPreamble =
 /** Reads `PORTAL-DIRECT/2 <secret>\n` as parseSplicePreamble reads a splice's line. */
 export function parseDirectPreamble(received: Buffer): DirectPreamble {
   const newline = received.indexOf(0x0a);
-  const head = received.subarray(0, newline < 0 ? Math.min(received.length, directMagic.length) : newline).toString('latin1');
-  if (!(newline < 0 ? directMagic.startsWith(head) : head.startsWith(`${directMagic} `))) return { kind: 'invalid', reason: 'not a direct preamble of this protocol version' };
-  if (newline < 0) return received.length > maxPreambleBytes ? { kind: 'invalid', reason: 'preamble too long' } : { kind: 'incomplete' };
+  const head = received
+    .subarray(0, newline < 0 ? Math.min(received.length, directMagic.length) : newline)
+    .toString('latin1');
+  if (!(newline < 0 ? directMagic.startsWith(head) : head.startsWith(`${directMagic} `)))
+    return { kind: 'invalid', reason: 'not a direct preamble of this protocol version' };
+  if (newline < 0)
+    return received.length > maxPreambleBytes
+      ? { kind: 'invalid', reason: 'preamble too long' }
+      : { kind: 'incomplete' };
   if (newline > maxPreambleBytes) return { kind: 'invalid', reason: 'preamble too long' };
   const [, secret, ...extra] = head.split(' ');
-  if (!secret || extra.length > 0 || !token.test(secret)) return { kind: 'invalid', reason: 'malformed direct preamble' };
+  if (!secret || extra.length > 0 || !token.test(secret))
+    return { kind: 'invalid', reason: 'malformed direct preamble' };
   return { kind: 'direct', secret, rest: received.subarray(newline + 1) };
 }

@@ -7,7 +7,15 @@
 import type { TLSSocket } from 'node:tls';
 import { PortalError } from '../shared/errors.ts';
 import { serveJsonLines, type JsonLinesService } from './json-lines.ts';
-import { checkHello, helloOf, parseRequest, versionHint, type Fields, type ParsedRequest, type ServiceName } from './protocol.ts';
+import {
+  checkHello,
+  helloOf,
+  parseRequest,
+  versionHint,
+  type Fields,
+  type ParsedRequest,
+  type ServiceName,
+} from './protocol.ts';
 
 export interface ServeOptions<Ops> {
   readonly service: ServiceName;
@@ -36,7 +44,10 @@ export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>)
         if (refused) {
           const old = message as { id?: unknown };
           // A client of the unversioned protocol reads only answers to its requests: it gets one.
-          const answer = typeof old.id === 'number' ? { id: old.id, ok: false, code: 'PROTOCOL_VERSION', message: refused, hint: versionHint, exit: 1 } : { ...helloOf(options.service), refused };
+          const answer =
+            typeof old.id === 'number'
+              ? { id: old.id, ok: false, code: 'PROTOCOL_VERSION', message: refused, hint: versionHint, exit: 1 }
+              : { ...helloOf(options.service), refused };
           socket.end(`${JSON.stringify(answer)}\n`);
           return undefined;
         }
@@ -60,14 +71,29 @@ async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, u
   const op = typeof message.op === 'string' ? message.op.slice(0, 40) : '?';
   if (!request) {
     const who = options.service === 'control' ? 'controller' : 'relay';
-    return { id, ok: false, code: 'UNKNOWN_OPERATION', message: `the ${who} does not know the operation "${op}"`, hint: versionHint, exit: 2 };
+    return {
+      id,
+      ok: false,
+      code: 'UNKNOWN_OPERATION',
+      message: `the ${who} does not know the operation "${op}"`,
+      hint: versionHint,
+      exit: 2,
+    };
   }
   try {
     return { id, ok: true, ...(await options.handle(request)) };
   } catch (error) {
-    if (error instanceof PortalError) return { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode };
+    if (error instanceof PortalError)
+      return { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode };
     options.log?.(`${options.service}: internal error on ${op}: ${(error as Error).message}`);
-    return { id, ok: false, code: 'INTERNAL', message: `the ${options.service === 'control' ? 'controller' : 'relay'} failed to answer`, hint: 'see its log', exit: 1 };
+    return {
+      id,
+      ok: false,
+      code: 'INTERNAL',
+      message: `the ${options.service === 'control' ? 'controller' : 'relay'} failed to answer`,
+      hint: 'see its log',
+      exit: 1,
+    };
   }
 }
 

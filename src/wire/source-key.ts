@@ -18,10 +18,14 @@ export function sourceKeyOf(address: string | undefined): string {
   if (!isIPv6(bare)) return address;
   const groups = hextets(bare);
   const [, , , , , mapped, high = 0, low = 0] = groups;
-  if (mapped === 0xffff && groups.slice(0, 5).every((group) => group === 0)) return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  if (mapped === 0xffff && groups.slice(0, 5).every((group) => group === 0))
+    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
   // A link-local /64 exists once per link: the zone names which.
   const zone = zoneAt === -1 ? '' : address.slice(zoneAt);
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64${zone}`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64${zone}`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, `::` expanded and a dotted IPv4 tail converted. */

@@ -18,15 +18,30 @@ export const spliceDialTimeoutMs = 5000;
  * The socket has an `error` listener from its first moment to its last: a relay that resets after
  * the connect, during the preamble or mid-handshake must not take the process down with it.
  */
-export function dialSplice(relay: string, splice: string, role: SpliceRole, secret: string, halfOpen = false): Promise<Socket> {
+export function dialSplice(
+  relay: string,
+  splice: string,
+  role: SpliceRole,
+  secret: string,
+  halfOpen = false,
+): Promise<Socket> {
   const parsed = parseHostPort(relay);
   if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
   return new Promise((resolve, reject) => {
     // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-    const options = { host: socketHost(parsed.address.host), port: parsed.address.port, noDelay: true, allowHalfOpen: halfOpen, highWaterMark: dataPathHighWaterMark };
+    const options = {
+      host: socketHost(parsed.address.host),
+      port: parsed.address.port,
+      noDelay: true,
+      allowHalfOpen: halfOpen,
+      highWaterMark: dataPathHighWaterMark,
+    };
     const socket = connect(options as NetConnectOpts);
     let connected = false;
-    const timer = setTimeout(() => socket.destroy(new Error(`no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`)), spliceDialTimeoutMs);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`)),
+      spliceDialTimeoutMs,
+    );
     socket.on('error', (error) => {
       clearTimeout(timer);
       if (!connected) reject(error);

@@ -18,7 +18,12 @@ export interface EnrollmentTicket extends ControllerPin {
   readonly ticketId: string;
   readonly secret: string;
   /** What the ticket grants, so a node can check its configuration before using it up (the controller decides). */
-  readonly grants?: { readonly attribute: string; readonly relay?: string; readonly tls?: boolean; readonly relayNode?: boolean };
+  readonly grants?: {
+    readonly attribute: string;
+    readonly relay?: string;
+    readonly tls?: boolean;
+    readonly relayNode?: boolean;
+  };
 }
 
 export interface AdminCode extends ControllerPin {
@@ -29,25 +34,62 @@ const ticketPrefix = 'pt1.';
 const codePrefix = 'pa1.';
 
 export function encodeTicket(ticket: EnrollmentTicket): string {
-  const grants = ticket.grants ? { a: ticket.grants.attribute, ...(ticket.grants.relay ? { r: ticket.grants.relay } : {}), ...(ticket.grants.tls ? { t: true } : {}), ...(ticket.grants.relayNode ? { n: true } : {}) } : {};
-  const body = { c: ticket.controller, f: ticket.fingerprint, p: ticket.projectId, k: ticket.ticketId, s: ticket.secret, ...grants };
+  const grants = ticket.grants
+    ? {
+        a: ticket.grants.attribute,
+        ...(ticket.grants.relay ? { r: ticket.grants.relay } : {}),
+        ...(ticket.grants.tls ? { t: true } : {}),
+        ...(ticket.grants.relayNode ? { n: true } : {}),
+      }
+    : {};
+  const body = {
+    c: ticket.controller,
+    f: ticket.fingerprint,
+    p: ticket.projectId,
+    k: ticket.ticketId,
+    s: ticket.secret,
+    ...grants,
+  };
   return ticketPrefix + Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
 export function encodeAdminCode(code: AdminCode): string {
-  return codePrefix + Buffer.from(JSON.stringify({ c: code.controller, f: code.fingerprint, s: code.code })).toString('base64url');
+  return (
+    codePrefix +
+    Buffer.from(JSON.stringify({ c: code.controller, f: code.fingerprint, s: code.code })).toString('base64url')
+  );
 }
 
 export function decodeTicket(text: string): EnrollmentTicket {
-  const body = decodeBody(text.trim(), ticketPrefix, 'enrollment ticket', 'give the contents of the .ticket file that portal project ticket wrote');
+  const body = decodeBody(
+    text.trim(),
+    ticketPrefix,
+    'enrollment ticket',
+    'give the contents of the .ticket file that portal project ticket wrote',
+  );
   const { c, f, p, k, s } = body;
-  if (![c, f, p, k, s].every((value) => typeof value === 'string' && value.length > 0) || !/^[0-9a-f]{64}$/.test(String(f))) {
+  if (
+    ![c, f, p, k, s].every((value) => typeof value === 'string' && value.length > 0) ||
+    !/^[0-9a-f]{64}$/.test(String(f))
+  ) {
     throw malformed('enrollment ticket', 'give the contents of the .ticket file that portal project ticket wrote');
   }
   const { a, r, t, n } = body;
-  const granted = { attribute: String(a), ...(typeof r === 'string' ? { relay: r } : {}), ...(t === true ? { tls: true } : {}), ...(n === true ? { relayNode: true } : {}) };
+  const granted = {
+    attribute: String(a),
+    ...(typeof r === 'string' ? { relay: r } : {}),
+    ...(t === true ? { tls: true } : {}),
+    ...(n === true ? { relayNode: true } : {}),
+  };
   const grants = typeof a === 'string' ? { grants: granted } : {};
-  return { controller: String(c), fingerprint: String(f), projectId: String(p), ticketId: String(k), secret: String(s), ...grants };
+  return {
+    controller: String(c),
+    fingerprint: String(f),
+    projectId: String(p),
+    ticketId: String(k),
+    secret: String(s),
+    ...grants,
+  };
 }
 
 export function decodeAdminCode(text: string): AdminCode {

@@ -28,7 +28,12 @@ class ContextCache<T> {
   ) {}
 
   get(credentials: ContextCredentials): T {
-    const found = this.entries.find(({ credentials: cached }) => cached.certificate === credentials.certificate && cached.key === credentials.key && cached.authority === credentials.authority);
+    const found = this.entries.find(
+      ({ credentials: cached }) =>
+        cached.certificate === credentials.certificate &&
+        cached.key === credentials.key &&
+        cached.authority === credentials.authority,
+    );
     if (found) return found.value;
     const value = this.build(credentials);
     this.entries.unshift({ credentials, value });
@@ -46,7 +51,9 @@ const contextOptions = (credentials: ContextCredentials) => ({
   ciphers: dataPathCipherSuites,
 });
 
-const clientContexts = new ContextCache<SecureContext>((credentials) => createSecureContext(contextOptions(credentials)));
+const clientContexts = new ContextCache<SecureContext>((credentials) =>
+  createSecureContext(contextOptions(credentials)),
+);
 
 /** The client end's context for these credentials. */
 export function clientContext(credentials: ContextCredentials): SecureContext {
@@ -62,7 +69,8 @@ interface Waiting {
 }
 
 /** A socket's two ends, which its TLSSocket reports as well: how a finished handshake finds its caller. */
-const endpoints = (socket: Socket) => `${socket.remoteAddress}:${socket.remotePort}>${socket.localAddress}:${socket.localPort}`;
+const endpoints = (socket: Socket) =>
+  `${socket.remoteAddress}:${socket.remotePort}>${socket.localAddress}:${socket.localPort}`;
 
 /** Server-side handshakes for one set of credentials, many at a time. */
 class Acceptor {

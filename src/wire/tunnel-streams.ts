@@ -16,7 +16,12 @@ export interface Pingable {
  * from the peer meanwhile, means the peer (or the path to it) is gone: `onLost` runs (to close the peer's warm streams too) and the session is
  * destroyed so that its streams and their sockets close.
  */
-export function keepAlive(session: Pingable, intervalMs: number, timeoutMs: number, onLost: () => void = () => undefined): void {
+export function keepAlive(
+  session: Pingable,
+  intervalMs: number,
+  timeoutMs: number,
+  onLost: () => void = () => undefined,
+): void {
   const lost = (error: Error) => {
     onLost();
     session.destroy(error);

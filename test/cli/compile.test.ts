@@ -40,12 +40,24 @@ describe('portal compile', () => {
   };
 
   it('compiles the bundled use cases and says where they went', async () => {
-    const run = await runPortal(['compile', join(projectRoot, 'usecases/postgres.yaml'), join(projectRoot, 'usecases/webhook.yaml'), '--out', out], { cwd: work });
+    const run = await runPortal(
+      [
+        'compile',
+        join(projectRoot, 'usecases/postgres.yaml'),
+        join(projectRoot, 'usecases/webhook.yaml'),
+        '--out',
+        out,
+      ],
+      { cwd: work },
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'compiled postgres: 7 files in out/postgres\ncompiled webhook: 7 files in out/webhook\n');
     assert.deepEqual((await readdir(out)).sort(), ['postgres', 'webhook']);
     const tickets = await readFile(join(out, 'postgres/tickets.sh'), 'utf8');
-    assert.match(tickets, /^ {2}portal project ticket --expires-in 10h --usage-count 1 --attribute postgres-outlet --relay postgres > outlet.ticket$/m);
+    assert.match(
+      tickets,
+      /^ {2}portal project ticket --expires-in 10h --usage-count 1 --attribute postgres-outlet --relay postgres > outlet.ticket$/m,
+    );
   });
 
   it('refuses a file that is not YAML, with its line and column', async () => {
@@ -79,9 +91,16 @@ describe('portal compile', () => {
 
   it('refuses a YAML alias bomb with its location instead of expanding it', async () => {
     const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
-    const bomb = levels.map((name, index) => `${name}: &${name} [${Array(9).fill(index === 0 ? '"lol"' : `*${levels[index - 1]}`).join(', ')}]`);
+    const bomb = levels.map(
+      (name, index) =>
+        `${name}: &${name} [${Array(9)
+          .fill(index === 0 ? '"lol"' : `*${levels[index - 1]}`)
+          .join(', ')}]`,
+    );
     const { lines } = await compileBad(`usecase: postgres\n${bomb.join('\n')}\n`, 1);
-    assert.deepEqual(lines, ['bad.yaml:3:8: /b/0: aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors']);
+    assert.deepEqual(lines, [
+      'bad.yaml:3:8: /b/0: aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors',
+    ]);
   });
 
   it('refuses a value of the wrong type', async () => {
@@ -103,9 +122,13 @@ describe('portal compile', () => {
   });
 
   it('refuses a warehouse endpoint that ends in /<database>', async () => {
-    const text = editedManifest('warehouse', [[['outlet', 'endpoint', 'example'], 'wh.c8xyz.us-east-1.redshift.amazonaws.com:5439/dev']]);
+    const text = editedManifest('warehouse', [
+      [['outlet', 'endpoint', 'example'], 'wh.c8xyz.us-east-1.redshift.amazonaws.com:5439/dev'],
+    ]);
     const { lines } = await compileBad(text, 1);
-    assert.deepEqual(lines, [`${at(text, 'wh.c8xyz')}: /outlet/endpoint/example: the endpoint must not end in /<database_name>; remove "/dev"`]);
+    assert.deepEqual(lines, [
+      `${at(text, 'wh.c8xyz')}: /outlet/endpoint/example: the endpoint must not end in /<database_name>; remove "/dev"`,
+    ]);
   });
 
   it('refuses attributes, relays and vias that disagree, listing every problem at once', async () => {
@@ -137,8 +160,14 @@ describe('portal compile', () => {
       [['tickets', 'inlet', 'tls'], undefined],
     ]);
     const { lines } = await compileBad(text, 2);
-    assert.match(lines[0] ?? '', /\/tickets\/inlet\/relay: only outlet tickets carry a relay; remove relay from the inlet ticket$/);
-    assert.match(lines[1] ?? '', /\/inlet\/tls: an inlet that serves TLS needs a ticket issued with --tls; set tickets.inlet.tls: true$/);
+    assert.match(
+      lines[0] ?? '',
+      /\/tickets\/inlet\/relay: only outlet tickets carry a relay; remove relay from the inlet ticket$/,
+    );
+    assert.match(
+      lines[1] ?? '',
+      /\/inlet\/tls: an inlet that serves TLS needs a ticket issued with --tls; set tickets.inlet.tls: true$/,
+    );
   });
 
   it('leaves earlier output untouched when a later compile fails', async () => {
@@ -146,7 +175,9 @@ describe('portal compile', () => {
     assert.equal(good.code, 0, good.stderr);
     const before = await readFile(join(out, 'postgres/outlet.json'), 'utf8');
     await writeFile(join(work, 'bad.yaml'), editedManifest('postgres', [[['outlet', 'allow'], 'nobody']]));
-    const bad = await runPortal(['compile', join(projectRoot, 'usecases/webhook.yaml'), 'bad.yaml', '--out', out], { cwd: work });
+    const bad = await runPortal(['compile', join(projectRoot, 'usecases/webhook.yaml'), 'bad.yaml', '--out', out], {
+      cwd: work,
+    });
     assert.equal(bad.code, 2);
     assert.deepEqual(await readdir(out), ['postgres'], 'no webhook output and no temporary folder');
     assert.equal(await readFile(join(out, 'postgres/outlet.json'), 'utf8'), before);
@@ -154,16 +185,24 @@ describe('portal compile', () => {
 
   it('refuses two manifests with the same use case name', async () => {
     await writeFile(join(work, 'copy.yaml'), manifestText('postgres'));
-    const run = await runPortal(['compile', join(projectRoot, 'usecases/postgres.yaml'), 'copy.yaml', '--out', out], { cwd: work });
+    const run = await runPortal(['compile', join(projectRoot, 'usecases/postgres.yaml'), 'copy.yaml', '--out', out], {
+      cwd: work,
+    });
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /^copy\.yaml:\d+:10: \/usecase: use case "postgres" is also defined by .*usecases\/postgres\.yaml; give each manifest its own usecase name$/m);
+    assert.match(
+      run.stderr,
+      /^copy\.yaml:\d+:10: \/usecase: use case "postgres" is also defined by .*usecases\/postgres\.yaml; give each manifest its own usecase name$/m,
+    );
     assert.equal(existsSync(out), false);
   });
 
   it('explains a missing manifest file and an unknown option with exit code 2', async () => {
     const missing = await runPortal(['compile', 'nowhere.yaml', '--out', out], { cwd: work });
     assert.equal(missing.code, 2);
-    assert.equal(missing.stderr, 'portal: cannot read nowhere.yaml: no such file; give the path of a use-case manifest, such as usecases/postgres.yaml\n');
+    assert.equal(
+      missing.stderr,
+      'portal: cannot read nowhere.yaml: no such file; give the path of a use-case manifest, such as usecases/postgres.yaml\n',
+    );
     const option = await runPortal(['compile', '--colour', 'x.yaml'], { cwd: work });
     assert.equal(option.code, 2);
     assert.match(option.stderr, /unknown option '--colour'/);
@@ -178,8 +217,14 @@ describe('portal compile', () => {
 
   it('runs the same from the single-file bundle in dist/', async () => {
     assert.ok(existsSync(join(projectRoot, 'dist/portal.mjs')), 'dist/portal.mjs is built (npm run build)');
-    const run = await runPortal(['compile', join(projectRoot, 'usecases/bedrock.yaml'), '--out', out], { cwd: work, bundled: true });
+    const run = await runPortal(['compile', join(projectRoot, 'usecases/bedrock.yaml'), '--out', out], {
+      cwd: work,
+      bundled: true,
+    });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(await readFile(join(out, 'bedrock/outlet.stack.yaml'), 'utf8'), await readFile(join(projectRoot, 'out/bedrock/outlet.stack.yaml'), 'utf8'));
+    assert.equal(
+      await readFile(join(out, 'bedrock/outlet.stack.yaml'), 'utf8'),
+      await readFile(join(projectRoot, 'out/bedrock/outlet.stack.yaml'), 'utf8'),
+    );
   });
 });

@@ -19,7 +19,15 @@ describe('portal controller start: an admin code only when one is needed', funct
 
   /** Starts the controller on `listen`, waits until it has said what it says at start, stops it (exit 0), and returns its lines. */
   async function startOnce(listen: string, extra: string[] = []): Promise<string[]> {
-    const controller = startPortal(join(dir, 'home'), ['controller', 'start', '--listen', listen, '--data-dir', join(dir, 'data'), ...extra]);
+    const controller = startPortal(join(dir, 'home'), [
+      'controller',
+      'start',
+      '--listen',
+      listen,
+      '--data-dir',
+      join(dir, 'data'),
+      ...extra,
+    ]);
     try {
       await controller.waitFor(/^(enroll an administrator with|it hosts)/);
     } finally {
@@ -34,7 +42,14 @@ describe('portal controller start: an admin code only when one is needed', funct
     const address = listening.exec(first.find((line) => listening.test(line)) ?? '')?.[1] ?? '';
     assert.ok(code, first.join('\n'));
     // Its port is known now: the next starts take the same one, as a service's would.
-    const second = startPortal(join(dir, 'home'), ['controller', 'start', '--listen', address, '--data-dir', join(dir, 'data')]);
+    const second = startPortal(join(dir, 'home'), [
+      'controller',
+      'start',
+      '--listen',
+      address,
+      '--data-dir',
+      join(dir, 'data'),
+    ]);
     try {
       await second.waitFor(/^it hosts|^enroll an administrator/);
       const enrolled = await portal(join(dir, 'admin'), ['enroll', '--controller', address, '--code', code]);
@@ -44,8 +59,16 @@ describe('portal controller start: an admin code only when one is needed', funct
     }
     const again = await startOnce(address);
     assert.ok(!again.some((line) => /admin code \(valid|pa1\./.test(line)), again.join('\n'));
-    assert.ok(again.includes("it hosts 1 project; for another project's administrator, start it once with --admin-code to print a one-time code"), again.join('\n'));
+    assert.ok(
+      again.includes(
+        "it hosts 1 project; for another project's administrator, start it once with --admin-code to print a one-time code",
+      ),
+      again.join('\n'),
+    );
     const asked = await startOnce(address, ['--admin-code']);
-    assert.ok(asked.some((line) => codeLine.test(line)), asked.join('\n'));
+    assert.ok(
+      asked.some((line) => codeLine.test(line)),
+      asked.join('\n'),
+    );
   });
 });

@@ -7,7 +7,10 @@ import { processGone } from '../../src/shared/process-state.ts';
 import { portal } from '../support/processes.ts';
 import { acceptsConnections } from '../support/tcp.ts';
 
-const hostAndPort = (address: string): [string, number] => [address.slice(0, address.lastIndexOf(':')), Number(address.split(':').at(-1))];
+const hostAndPort = (address: string): [string, number] => [
+  address.slice(0, address.lastIndexOf(':')),
+  Number(address.split(':').at(-1)),
+];
 
 describe('portal enroll with the embedded controller', function () {
   this.timeout(60_000);
@@ -25,9 +28,18 @@ describe('portal enroll with the embedded controller', function () {
   it('starts a controller in the background, on loopback, and enrolls this machine as administrator', async () => {
     const enrolled = await portal(home, ['enroll']);
     assert.equal(enrolled.code, 0, enrolled.stderr);
-    assert.match(enrolled.stdout, /^Enrolled: administrator of project p[0-9a-f]{16} on controller 127\.0\.0\.1:\d+\.$/m);
+    assert.match(
+      enrolled.stdout,
+      /^Enrolled: administrator of project p[0-9a-f]{16} on controller 127\.0\.0\.1:\d+\.$/m,
+    );
     const log = join(home, 'controller', 'controller.log');
-    assert.match(enrolled.stdout, new RegExp(`^The embedded controller runs in the background \\(pid \\d+, listening on 127\\.0\\.0\\.1:\\d+\\); it logs to ${log}\\.$`, 'm'));
+    assert.match(
+      enrolled.stdout,
+      new RegExp(
+        `^The embedded controller runs in the background \\(pid \\d+, listening on 127\\.0\\.0\\.1:\\d+\\); it logs to ${log}\\.$`,
+        'm',
+      ),
+    );
     const again = await portal(home, ['enroll']);
     assert.equal(again.code, 0);
     assert.match(again.stdout, /^Already enrolled: administrator of project/);
@@ -39,7 +51,8 @@ describe('portal enroll with the embedded controller', function () {
 
   it('keeps the sealing keys under $PORTAL_HOME/keys, never beside what they seal, with no setup and no warning', async () => {
     assert.deepEqual((await readdir(join(home, 'keys'))).sort(), ['admin-seal.key', 'controller-seal.key']);
-    for (const name of ['admin-seal.key', 'controller-seal.key']) assert.equal((await stat(join(home, 'keys', name))).mode & 0o777, 0o600, name);
+    for (const name of ['admin-seal.key', 'controller-seal.key'])
+      assert.equal((await stat(join(home, 'keys', name))).mode & 0o777, 0o600, name);
     assert.equal((await stat(join(home, 'keys'))).mode & 0o777, 0o700);
     assert.equal(existsSync(join(home, 'controller', 'seal.key')), false);
     assert.equal(existsSync(join(home, 'admin', 'seal.key')), false);
@@ -58,7 +71,10 @@ describe('portal enroll with the embedded controller', function () {
     );
     const elsewhere = await portal(home, ['enroll', '--controller', 'controller.example.net:4000', '--code', 'pa1.x']);
     assert.equal(elsewhere.code, 2);
-    assert.match(elsewhere.stderr, /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/);
+    assert.match(
+      elsewhere.stderr,
+      /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/,
+    );
   });
 
   it('prints a ticket on a loopback address unchanged, and warns in one line on stderr that only this machine can use it', async () => {
@@ -94,7 +110,10 @@ describe('portal enroll with the embedded controller', function () {
   });
 
   it('starts the controller again, on the same address, when it died', async () => {
-    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number; address: string };
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as {
+      pid: number;
+      address: string;
+    };
     process.kill(runtime.pid, 'SIGKILL');
     const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
     assert.equal(shown.code, 0, shown.stderr);
@@ -111,7 +130,9 @@ describe('portal enroll with the embedded controller', function () {
       assert.equal(shown.code, 1);
       assert.match(
         shown.stderr,
-        new RegExp(`^portal: cannot start the embedded controller: the project CA keys in sqlite:.*controller\\.db are sealed, but the sealing key file ${keyFile} does not exist; [^\\n]*; see .*controller\\.log\\n$`),
+        new RegExp(
+          `^portal: cannot start the embedded controller: the project CA keys in sqlite:.*controller\\.db are sealed, but the sealing key file ${keyFile} does not exist; [^\\n]*; see .*controller\\.log\\n$`,
+        ),
       );
       assert.equal(existsSync(keyFile), false, 'no silent new key');
     } finally {
@@ -137,18 +158,36 @@ describe('portal enroll with the embedded controller', function () {
       assert.equal(refused.stderr, `portal: --expires-in ${value} ${reason}; ${hint}\n`);
     }
     const help = await portal(home, ['project', 'ticket', '--help']);
-    assert.match(help.stdout.replace(/\s+/g, ' '), /--expires-in <duration> lifetime of the ticket: a whole number followed by ms, s, m, h or d \(such as 10h or 1h30m\), at most 30d \(default: "10h"\)/);
+    assert.match(
+      help.stdout.replace(/\s+/g, ' '),
+      /--expires-in <duration> lifetime of the ticket: a whole number followed by ms, s, m, h or d \(such as 10h or 1h30m\), at most 30d \(default: "10h"\)/,
+    );
     const bare = await portal(home, ['project', 'ticket']);
     assert.equal(bare.code, 2);
-    assert.equal(bare.stderr, 'portal: no --attribute was given; give --attribute NAME (peers match it with allow), or --relay-node for a relay\n');
+    assert.equal(
+      bare.stderr,
+      'portal: no --attribute was given; give --attribute NAME (peers match it with allow), or --relay-node for a relay\n',
+    );
     const mixed = await portal(home, ['project', 'ticket', '--relay-node', '--attribute', 'x']);
     assert.equal(mixed.code, 2);
-    assert.equal(mixed.stderr, 'portal: --relay-node is not valid; give it alone: a relay node has no attribute, relay name or TLS certificate\n');
+    assert.equal(
+      mixed.stderr,
+      'portal: --relay-node is not valid; give it alone: a relay node has no attribute, relay name or TLS certificate\n',
+    );
   });
 
   it('reset stops the controller, waiting for it to exit, and removes the state, keeping an installation', async () => {
-    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number; address: string; listening: string; drainMs: number };
-    assert.deepEqual([runtime.listening, runtime.drainMs], [runtime.address, 10_000], 'where it listens and how long it drains, for whoever stops it');
+    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as {
+      pid: number;
+      address: string;
+      listening: string;
+      drainMs: number;
+    };
+    assert.deepEqual(
+      [runtime.listening, runtime.drainMs],
+      [runtime.address, 10_000],
+      'where it listens and how long it drains, for whoever stops it',
+    );
     const run = await portal(home, ['reset']);
     assert.equal(run.code, 2, 'asks for --yes when nobody can answer a prompt');
     assert.match(run.stderr, /add --yes to confirm/);

@@ -62,18 +62,40 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     const address = networkAddress();
     if (!address) this.skip();
     const port = await freePort();
-    const enrolled = await portal(home, ['enroll', '--listen', `0.0.0.0:${port}`, '--public-address', `${address}:${port}`]);
+    const enrolled = await portal(home, [
+      'enroll',
+      '--listen',
+      `0.0.0.0:${port}`,
+      '--public-address',
+      `${address}:${port}`,
+    ]);
     assert.equal(enrolled.code, 0, enrolled.stderr);
     const lines = enrolled.stdout.split('\n');
-    assert.match(lines[0] ?? '', new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`));
-    assert.match(lines[1] ?? '', new RegExp(`^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); it logs to ${join(home, 'controller', 'controller.log')}\\.$`));
+    assert.match(
+      lines[0] ?? '',
+      new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`),
+    );
+    assert.match(
+      lines[1] ?? '',
+      new RegExp(
+        `^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); it logs to ${join(home, 'controller', 'controller.log')}\\.$`,
+      ),
+    );
 
     const ticket = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
     assert.deepEqual([ticket.code, ticket.stderr], [0, ''], 'no loopback warning');
     assert.equal(decodeTicket(ticket.stdout).controller, `${address}:${port}`);
     const ticketFile = join(home, 'far.ticket');
     await writeFile(ticketFile, ticket.stdout);
-    const node = startPortal(join(home, 'far-node'), ['node', 'create', '--foreground', '--enrollment-ticket-file', ticketFile, '--configuration', '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}']);
+    const node = startPortal(join(home, 'far-node'), [
+      'node',
+      'create',
+      '--foreground',
+      '--enrollment-ticket-file',
+      ticketFile,
+      '--configuration',
+      '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}',
+    ]);
     nodes.push(node);
     await node.waitFor(/enrolled as n[0-9a-f]+ in project/);
 
@@ -82,7 +104,10 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     process.kill(runtime.pid, 'SIGKILL');
     const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
     assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
-    assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), { listen: `0.0.0.0:${port}`, publicAddress: `${address}:${port}` });
+    assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), {
+      listen: `0.0.0.0:${port}`,
+      publicAddress: `${address}:${port}`,
+    });
     assert.equal(await acceptsConnections(address, port), true);
     const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
     assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
@@ -105,7 +130,13 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     const publicAddress = `127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
     let runtime: { pid: number; address: string; listening?: string };
     try {
-      const enrolled = await portal(home, ['enroll', '--listen', `127.0.0.1:${port}`, '--public-address', publicAddress]);
+      const enrolled = await portal(home, [
+        'enroll',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--public-address',
+        publicAddress,
+      ]);
       assert.equal(enrolled.code, 0, enrolled.stderr);
       runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as typeof runtime;
     } finally {
@@ -117,7 +148,11 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     try {
       const shown = await portal(home, ['project', 'show', '--jq', '.id']);
       assert.equal(shown.code, 1);
-      assert.match(shown.stderr, new RegExp(`^portal: cannot reach the controller at ${publicAddress} \\(ECONNREFUSED\\)`), 'the running controller is found: no second one is started');
+      assert.match(
+        shown.stderr,
+        new RegExp(`^portal: cannot reach the controller at ${publicAddress} \\(ECONNREFUSED\\)`),
+        'the running controller is found: no second one is started',
+      );
       assert.equal(processGone(runtime.pid), false);
 
       const reset = await portal(home, ['reset', '--yes']);

@@ -39,7 +39,10 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
    * Runs bash lines in a fresh login-like environment: HOME, a PATH without portal, curl trusting the
    * release host. Asynchronous: the release host answers from this process.
    */
-  function shell(lines: string, extra: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+  function shell(
+    lines: string,
+    extra: Record<string, string> = {},
+  ): Promise<{ status: number; stdout: string; stderr: string }> {
     const env = {
       HOME: home,
       PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
@@ -57,17 +60,30 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
   }
 
   /** The guide's lines, the compiled address replaced by the test host's, then whatever follows. */
-  const guideInstall = (then: string) => [...installLines().map((line) => line.replace('https://portal.example.net/install.sh', `${host.base}/install.sh`)), then].join('\n');
+  const guideInstall = (then: string) =>
+    [
+      ...installLines().map((line) => line.replace('https://portal.example.net/install.sh', `${host.base}/install.sh`)),
+      then,
+    ].join('\n');
 
   it("installs into $HOME/.portal with the guide's own curl | sh line; the env file puts portal on PATH", async () => {
-    assert.deepEqual(installLines(), ["curl --proto '=https' --tlsv1.2 -sSfL https://portal.example.net/install.sh | sh", 'source "$HOME/.portal/env"']);
+    assert.deepEqual(installLines(), [
+      "curl --proto '=https' --tlsv1.2 -sSfL https://portal.example.net/install.sh | sh",
+      'source "$HOME/.portal/env"',
+    ]);
     const run = await shell(guideInstall('portal --version && command -v portal'));
     assert.equal(run.status, 0, run.stderr);
     const lines = run.stdout.trim().split('\n');
     assert.deepEqual(lines.slice(-2), [version, join(home, '.portal/bin/portal')]);
     assert.ok(lines.includes(`portal-install: installed portal ${version} in ${join(home, '.portal')}`), run.stdout);
-    assert.ok(!run.stdout.includes('building the controller'), "the release's own SQLite module loads: nothing is built");
-    assert.deepEqual(host.served.slice(-2), ['/install.sh', `/releases/portal-latest-${process.platform}-${process.arch}.tgz`]);
+    assert.ok(
+      !run.stdout.includes('building the controller'),
+      "the release's own SQLite module loads: nothing is built",
+    );
+    assert.deepEqual(host.served.slice(-2), [
+      '/install.sh',
+      `/releases/portal-latest-${process.platform}-${process.arch}.tgz`,
+    ]);
   });
 
   it('is safe to run twice: the program is replaced, the state beside it and the env file stay as they were', async () => {
@@ -82,10 +98,18 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
     assert.equal(again.status, 0, again.stderr);
     const [printed, path] = again.stdout.trim().split('\n').slice(-2);
     assert.equal(printed, version);
-    assert.equal(path?.split(':').filter((entry) => entry === join(home, '.portal/bin')).length, 1, 'sourcing twice adds bin to PATH once');
+    assert.equal(
+      path?.split(':').filter((entry) => entry === join(home, '.portal/bin')).length,
+      1,
+      'sourcing twice adds bin to PATH once',
+    );
     assert.equal(await readFile(join(home, '.portal/env'), 'utf8'), env);
     assert.equal(await readFile(join(home, '.portal/node/identity.json'), 'utf8'), '{"kept":true}');
-    assert.deepEqual(await readdir(join(home, '.portal/lib')), ['portal'], 'no staging folder or previous release is left behind');
+    assert.deepEqual(
+      await readdir(join(home, '.portal/lib')),
+      ['portal'],
+      'no staging folder or previous release is left behind',
+    );
     assert.equal((await stat(join(home, '.portal'))).mode & 0o777, 0o755, 'the mode the operator gave it');
   });
 
@@ -103,21 +127,44 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
       { PORTAL_RELEASES_URL: 'https://release-host.invalid/releases' },
     );
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /^Enrolled: administrator of project p[0-9a-f]+ on controller 127\.0\.0\.1:\d+\.$/m, 'the embedded controller loads the SQLite module shipped in the release');
+    assert.match(
+      run.stdout,
+      /^Enrolled: administrator of project p[0-9a-f]+ on controller 127\.0\.0\.1:\d+\.$/m,
+      'the embedded controller loads the SQLite module shipped in the release',
+    );
     assert.ok((await readFile(join(home, 'inlet.ticket'), 'utf8')).trim().length > 100);
     assert.ok(!run.stdout.includes('building the controller'), run.stdout);
-    assert.deepEqual((await readdir(join(home, '.portal'))).sort(), ['bin', 'env', 'lib'], 'reset keeps the installed program');
+    assert.deepEqual(
+      (await readdir(join(home, '.portal'))).sort(),
+      ['bin', 'env', 'lib'],
+      'reset keeps the installed program',
+    );
   });
 
   it('refuses what is not a release, a plain-http address and a download that fails, and leaves the installed program as it was', async () => {
     assert.equal((await shell(guideInstall('true'))).status, 0);
     const installed = await readFile(join(home, '.portal/lib/portal/dist/portal.mjs'));
     const cases: [Record<string, string>, RegExp][] = [
-      [{ PORTAL_RELEASE: `${host.base}/releases/not-a-release.tgz` }, /portal-install: error: https:\/\/localhost:\d+\/releases\/not-a-release\.tgz cannot be unpacked \(gzip: stdin: not in gzip format\); give a Portal release/],
-      [{ PORTAL_RELEASE: 'http://localhost:1/portal.tgz' }, /portal-install: error: refusing http:\/\/localhost:1\/portal\.tgz: a release is downloaded over https:\/\/ only/],
-      [{ PORTAL_VERSION: '9.9.9' }, /portal-install: error: cannot download https:\/\/localhost:\d+\/releases\/portal-9\.9\.9-\w+-\w+\.tgz \(The requested URL returned error: 404\); check the address/],
-      [{ PORTAL_RELEASE: join(dir, 'missing.tgz') }, /portal-install: error: no release tarball at .*missing\.tgz; give a path or an https:\/\/ address/],
-      [{ PORTAL_NODE: '/nonexistent/node-22' }, /portal-install: error: Portal runs on Node\.js 20\.19 or later, and \/nonexistent\/node-22 is not there; install Node\.js/],
+      [
+        { PORTAL_RELEASE: `${host.base}/releases/not-a-release.tgz` },
+        /portal-install: error: https:\/\/localhost:\d+\/releases\/not-a-release\.tgz cannot be unpacked \(gzip: stdin: not in gzip format\); give a Portal release/,
+      ],
+      [
+        { PORTAL_RELEASE: 'http://localhost:1/portal.tgz' },
+        /portal-install: error: refusing http:\/\/localhost:1\/portal\.tgz: a release is downloaded over https:\/\/ only/,
+      ],
+      [
+        { PORTAL_VERSION: '9.9.9' },
+        /portal-install: error: cannot download https:\/\/localhost:\d+\/releases\/portal-9\.9\.9-\w+-\w+\.tgz \(The requested URL returned error: 404\); check the address/,
+      ],
+      [
+        { PORTAL_RELEASE: join(dir, 'missing.tgz') },
+        /portal-install: error: no release tarball at .*missing\.tgz; give a path or an https:\/\/ address/,
+      ],
+      [
+        { PORTAL_NODE: '/nonexistent/node-22' },
+        /portal-install: error: Portal runs on Node\.js 20\.19 or later, and \/nonexistent\/node-22 is not there; install Node\.js/,
+      ],
     ];
     for (const [extra, message] of cases) {
       const run = await shell(`curl --proto '=https' --tlsv1.2 -sSfL ${host.base}/install.sh | sh`, extra);
@@ -129,22 +176,33 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
     assert.deepEqual(await readdir(join(home, '.portal/lib')), ['portal']);
   });
 
-  it('still installs a node when the release\'s SQLite module cannot load or be rebuilt here, and says what enroll needs', async () => {
+  it("still installs a node when the release's SQLite module cannot load or be rebuilt here, and says what enroll needs", async () => {
     const [tarball] = await readdir(join(dir, 'packed'));
     const unpacked = join(home, 'unpacked');
     await mkdir(unpacked);
     execFileSync('tar', ['-xzf', join(dir, 'packed', tarball as string), '-C', unpacked]);
-    await writeFile(join(unpacked, 'package/node_modules/better-sqlite3/build/Release/better_sqlite3.node'), 'built for another platform');
+    await writeFile(
+      join(unpacked, 'package/node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+      'built for another platform',
+    );
     execFileSync('tar', ['-czf', join(home, 'foreign.tgz'), '-C', unpacked, 'package']);
     // An npm that cannot fetch the module's sources, as on a machine without network.
     const bin = join(home, 'offline-npm');
     await mkdir(bin);
     await writeFile(join(bin, 'npm'), '#!/bin/sh\necho "npm ERR! network unreachable" >&2\nexit 1\n');
     await chmod(join(bin, 'npm'), 0o755);
-    const run = await shell(`PATH=${bin}:$PATH sh ${join(projectRoot, 'install.sh')} ${join(home, 'foreign.tgz')} && . "$HOME/.portal/env" && portal --version`);
+    const run = await shell(
+      `PATH=${bin}:$PATH sh ${join(projectRoot, 'install.sh')} ${join(home, 'foreign.tgz')} && . "$HOME/.portal/env" && portal --version`,
+    );
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /^portal-install: building the controller's SQLite module for Node\.js v\d+\.\d+\.\d+ \(needs npm, python3, make and g\+\+\)$/m);
-    assert.match(run.stdout, /^portal-install: warning: the SQLite module could not be built: nodes work, but portal enroll \(the embedded controller\) will not; install npm, python3, make and g\+\+, then run this again$/m);
+    assert.match(
+      run.stdout,
+      /^portal-install: building the controller's SQLite module for Node\.js v\d+\.\d+\.\d+ \(needs npm, python3, make and g\+\+\)$/m,
+    );
+    assert.match(
+      run.stdout,
+      /^portal-install: warning: the SQLite module could not be built: nodes work, but portal enroll \(the embedded controller\) will not; install npm, python3, make and g\+\+, then run this again$/m,
+    );
     assert.equal(run.stdout.trim().split('\n').at(-1), version);
   });
 
@@ -155,7 +213,13 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
     await chmod(join(bin, 'node'), 0o755);
     const run = await shell(`curl --proto '=https' --tlsv1.2 -sSfL ${host.base}/install.sh | PATH=${bin}:$PATH sh`);
     assert.equal(run.status, 1);
-    assert.match(run.stderr, new RegExp(`^portal-install: error: Portal needs Node\\.js 20\\.19 or later, and ${bin}/node is v18\\.20\\.4; upgrade Node\\.js, then run this again$`, 'm'));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^portal-install: error: Portal needs Node\\.js 20\\.19 or later, and ${bin}/node is v18\\.20\\.4; upgrade Node\\.js, then run this again$`,
+        'm',
+      ),
+    );
     assert.equal(existsSync(join(home, '.portal/lib/portal')), false, 'nothing is installed');
   });
 });

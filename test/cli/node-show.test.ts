@@ -9,7 +9,13 @@ const shown: NodeShowRunning = {
   name: 'n1',
   version: '0.1.0',
   uptime_seconds: 60,
-  identity: { node_id: 'n1', attributes: ['db-outlet'], relays: ['db'], valid_until: '2026-11-21T11:00:00.000Z', expired: false },
+  identity: {
+    node_id: 'n1',
+    attributes: ['db-outlet'],
+    relays: ['db'],
+    valid_until: '2026-11-21T11:00:00.000Z',
+    expired: false,
+  },
   project: { id: 'p1', controller: '127.0.0.1:4000', network_domain: 'portal.example.net' },
   controller: 'connected',
   relays: [{ id: 'controller', address: '127.0.0.1:4000', status: 'connected' }],
@@ -46,7 +52,20 @@ describe('portal node show: the lines of a node that is up', () => {
       '  relay controller at 127.0.0.1:4000: connected',
       '  warning: relay r2 at 127.0.0.1:4100 is unreachable (reconnecting); the others carry the node',
     ]);
-    const busy = { ...shown, warnings: [], outlets: shown.outlets.map((outlet) => ({ ...outlet, registered_on: ['a', 'b'], sessions: 2, connections_total: 3, connections_active: 0 })) };
-    assert.equal(describeNode(busy)[3], '  outlet: relay db -> 127.0.0.1:5432, up, registered on 2 relays, 2 sessions open (1 direct), 3 connections so far, 0 open now');
+    const busy = {
+      ...shown,
+      warnings: [],
+      outlets: shown.outlets.map((outlet) => ({
+        ...outlet,
+        registered_on: ['a', 'b'],
+        sessions: 2,
+        connections_total: 3,
+        connections_active: 0,
+      })),
+    };
+    assert.equal(
+      describeNode(busy)[3],
+      '  outlet: relay db -> 127.0.0.1:5432, up, registered on 2 relays, 2 sessions open (1 direct), 3 connections so far, 0 open now',
+    );
   });
 });

@@ -18,11 +18,15 @@ interface ParsedUnit {
 
 /** One value as systemd reads it: quotes and C escapes, %% and $$, and %d for the credentials directory. */
 function unescape(text: string, credentials: string): string {
-  return text.replace(/%%|%d|\$\$|\\(.)/g, (match, escaped: string | undefined) => (match === '%%' ? '%' : match === '%d' ? credentials : match === '$$' ? '$' : (escaped ?? '')));
+  return text.replace(/%%|%d|\$\$|\\(.)/g, (match, escaped: string | undefined) =>
+    match === '%%' ? '%' : match === '%d' ? credentials : match === '$$' ? '$' : (escaped ?? ''),
+  );
 }
 
 function words(line: string, credentials: string): string[] {
-  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((match) => unescape(match[1] ?? match[2] ?? '', credentials));
+  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((match) =>
+    unescape(match[1] ?? match[2] ?? '', credentials),
+  );
 }
 
 async function parseUnit(path: string, credentials: string): Promise<ParsedUnit> {
@@ -36,8 +40,16 @@ async function parseUnit(path: string, credentials: string): Promise<ParsedUnit>
     const [assignment = ''] = words(value, credentials);
     environment[assignment.slice(0, assignment.indexOf('='))] = assignment.slice(assignment.indexOf('=') + 1);
   }
-  const credentialsOf = (settings.get('LoadCredential') ?? []).map((value) => ({ id: value.slice(0, value.indexOf(':')), path: unescape(value.slice(value.indexOf(':') + 1), credentials) }));
-  return { execStart: words(settings.get('ExecStart')?.[0] ?? '', credentials), environment, credentials: credentialsOf, settings };
+  const credentialsOf = (settings.get('LoadCredential') ?? []).map((value) => ({
+    id: value.slice(0, value.indexOf(':')),
+    path: unescape(value.slice(value.indexOf(':') + 1), credentials),
+  }));
+  return {
+    execStart: words(settings.get('ExecStart')?.[0] ?? '', credentials),
+    environment,
+    credentials: credentialsOf,
+    settings,
+  };
 }
 
 /** Runs a unit's ExecStart as systemd would: its Environment, and its credentials copied into a fresh directory. */
@@ -49,7 +61,10 @@ async function runUnit(path: string, scratch: string, replace: Record<string, st
     await chmod(join(credentials, id), 0o400);
   }
   const [command = '', ...args] = unit.execStart;
-  return start(command, args, { isolated: true, env: { PATH: process.env.PATH, ...unit.environment, CREDENTIALS_DIRECTORY: credentials } });
+  return start(command, args, {
+    isolated: true,
+    env: { PATH: process.env.PATH, ...unit.environment, CREDENTIALS_DIRECTORY: credentials },
+  });
 }
 
 const key = () => `${randomBytes(32).toString('base64')}\n`;
@@ -66,7 +81,10 @@ describe('portal service install: systemd units', function () {
     await mkdir(join(dir, 'etc'), { mode: 0o700 });
     await writeFile(join(dir, 'etc', 'controller-seal.key'), key(), { mode: 0o600 });
     await writeFile(join(dir, 'etc', 'node-seal.key'), key(), { mode: 0o600 });
-    await writeFile(join(dir, 'etc', 'node.yaml'), 'http-server-port: 0\ntcp-inlet:\n  from: 127.0.0.1:0\n  via: svc\n  allow: svc-outlet\n');
+    await writeFile(
+      join(dir, 'etc', 'node.yaml'),
+      'http-server-port: 0\ntcp-inlet:\n  from: 127.0.0.1:0\n  via: svc\n  allow: svc-outlet\n',
+    );
     await writeFile(join(dir, 'etc', 'relay.ticket'), 'pt1.placeholder\n', { mode: 0o600 });
   });
 
@@ -78,9 +96,43 @@ describe('portal service install: systemd units', function () {
   it('writes units that systemd-analyze verify accepts without a word, and says how to start them', async () => {
     const controllerPort = await freePort();
     const installs: [string, string[]][] = [
-      ['controller', ['--listen', `127.0.0.1:${controllerPort}`, '--sealing-key-file', join(dir, 'etc', 'controller-seal.key'), '--home', join(dir, 'controller-home')]],
-      ['node', ['--configuration', join(dir, 'etc', 'node.yaml'), '--sealing-key-file', join(dir, 'etc', 'node-seal.key'), '--home', join(dir, 'node-home'), '--env', 'NODE_LOG_LEVEL=debug', '--env', 'PORTAL_DRAIN_TIMEOUT=1m']],
-      ['relay', ['--listen', '0.0.0.0:443', '--public-address', 'relay.example.net:443', '--enrollment-ticket-file', join(dir, 'etc', 'relay.ticket')]],
+      [
+        'controller',
+        [
+          '--listen',
+          `127.0.0.1:${controllerPort}`,
+          '--sealing-key-file',
+          join(dir, 'etc', 'controller-seal.key'),
+          '--home',
+          join(dir, 'controller-home'),
+        ],
+      ],
+      [
+        'node',
+        [
+          '--configuration',
+          join(dir, 'etc', 'node.yaml'),
+          '--sealing-key-file',
+          join(dir, 'etc', 'node-seal.key'),
+          '--home',
+          join(dir, 'node-home'),
+          '--env',
+          'NODE_LOG_LEVEL=debug',
+          '--env',
+          'PORTAL_DRAIN_TIMEOUT=1m',
+        ],
+      ],
+      [
+        'relay',
+        [
+          '--listen',
+          '0.0.0.0:443',
+          '--public-address',
+          'relay.example.net:443',
+          '--enrollment-ticket-file',
+          join(dir, 'etc', 'relay.ticket'),
+        ],
+      ],
     ];
     for (const [role, flags] of installs) {
       const run = await portal(dir, ['service', 'install', role, '--output', units, ...flags]);
@@ -93,25 +145,65 @@ describe('portal service install: systemd units', function () {
           (role === 'relay' ? '' : `  install -d -o portal -m 0700 ${join(dir, `${role}-home`)}\n`) +
           `  systemctl daemon-reload\n  systemctl enable --now portal-${role}\n  journalctl -u portal-${role} -f    # its log\n`,
       );
-      const verified = spawnSync('systemd-analyze', ['verify', join(units, `portal-${role}.service`)], { encoding: 'utf8' });
-      assert.deepEqual([verified.status, verified.stdout, verified.stderr], [0, '', ''], `systemd-analyze verify portal-${role}.service`);
+      const verified = spawnSync('systemd-analyze', ['verify', join(units, `portal-${role}.service`)], {
+        encoding: 'utf8',
+      });
+      assert.deepEqual(
+        [verified.status, verified.stdout, verified.stderr],
+        [0, '', ''],
+        `systemd-analyze verify portal-${role}.service`,
+      );
     }
-    assert.deepEqual((await readdir(units)).sort(), ['portal-controller.service', 'portal-node.service', 'portal-relay.service']);
+    assert.deepEqual((await readdir(units)).sort(), [
+      'portal-controller.service',
+      'portal-node.service',
+      'portal-relay.service',
+    ]);
 
     const credentials = '/run/credentials/portal-node.service';
     const node = await parseUnit(join(units, 'portal-node.service'), credentials);
-    assert.deepEqual(node.execStart, [process.execPath, portalBundle, 'node', 'create', '--foreground', '--configuration', `${credentials}/configuration`]);
+    assert.deepEqual(node.execStart, [
+      process.execPath,
+      portalBundle,
+      'node',
+      'create',
+      '--foreground',
+      '--configuration',
+      `${credentials}/configuration`,
+    ]);
     assert.deepEqual(node.credentials, [
       { id: 'configuration', path: join(dir, 'etc', 'node.yaml') },
       { id: 'node-seal.key', path: join(dir, 'etc', 'node-seal.key') },
     ]);
-    assert.deepEqual(node.environment, { PORTAL_HOME: join(dir, 'node-home'), NODE_LOG_LEVEL: 'debug', PORTAL_DRAIN_TIMEOUT: '1m', PORTAL_SEALING_KEY_FILE: `${credentials}/node-seal.key` });
-    assert.deepEqual(node.settings.get('TimeoutStopSec'), ['80s'], 'systemd waits for the drain of 1m the node is given, and 20 s more');
+    assert.deepEqual(node.environment, {
+      PORTAL_HOME: join(dir, 'node-home'),
+      NODE_LOG_LEVEL: 'debug',
+      PORTAL_DRAIN_TIMEOUT: '1m',
+      PORTAL_SEALING_KEY_FILE: `${credentials}/node-seal.key`,
+    });
+    assert.deepEqual(
+      node.settings.get('TimeoutStopSec'),
+      ['80s'],
+      'systemd waits for the drain of 1m the node is given, and 20 s more',
+    );
     const relay = await parseUnit(join(units, 'portal-relay.service'), credentials);
-    assert.deepEqual(relay.execStart.slice(2), ['relay', 'start', '--listen', '0.0.0.0:443', '--public-address', 'relay.example.net:443', '--enrollment-ticket-file', `${credentials}/enrollment.ticket`]);
+    assert.deepEqual(relay.execStart.slice(2), [
+      'relay',
+      'start',
+      '--listen',
+      '0.0.0.0:443',
+      '--public-address',
+      'relay.example.net:443',
+      '--enrollment-ticket-file',
+      `${credentials}/enrollment.ticket`,
+    ]);
     assert.deepEqual(relay.environment, { PORTAL_HOME: '/var/lib/portal/relay' });
     assert.deepEqual(relay.settings.get('StateDirectory'), ['portal/relay']);
-    assert.deepEqual(relay.settings.get('AmbientCapabilities'), ['CAP_NET_BIND_SERVICE'], 'port 443 needs the one capability');
+    assert.deepEqual(
+      relay.settings.get('AmbientCapabilities'),
+      ['CAP_NET_BIND_SERVICE'],
+      'port 443 needs the one capability',
+    );
     for (const [setting, value] of [
       ['User', 'portal'],
       ['Restart', 'on-failure'],
@@ -132,9 +224,15 @@ describe('portal service install: systemd units', function () {
     const controller = await runUnit(controllerUnit, dir);
     running.push(controller);
     const listening = await controller.waitFor(/^controller listening on /);
-    const code = /portal enroll --controller (\S+) --code (\S+)/.exec(await controller.waitFor(/^enroll an administrator with/));
+    const code = /portal enroll --controller (\S+) --code (\S+)/.exec(
+      await controller.waitFor(/^enroll an administrator with/),
+    );
     assert.ok(code);
-    assert.equal(controller.lines.filter((line) => / WARN /.test(line)).length, 0, `no warning about the sealing key:\n${controller.lines.join('\n')}`);
+    assert.equal(
+      controller.lines.filter((line) => / WARN /.test(line)).length,
+      0,
+      `no warning about the sealing key:\n${controller.lines.join('\n')}`,
+    );
     assert.equal(existsSync(join(dir, 'controller-home', 'keys')), false, 'no key was made under PORTAL_HOME');
     assert.match(listening, /^controller listening on 127\.0\.0\.1:\d+/);
 
@@ -166,7 +264,11 @@ describe('portal service install: systemd units', function () {
     await node.waitFor(/enrolled as n[0-9a-f]+ in project \S+ with attribute svc-inlet/);
     // Running: its listeners are up (no outlet serves "svc", so it is not set up to carry traffic).
     await node.waitFor(/INFO node n[0-9a-f]+ listens on 127\.0\.0\.1:\d+ \(inlet clients\)/);
-    assert.equal(existsSync(join(dir, 'node-2-home', 'keys', 'node-seal.key')), false, 'the node sealed its identity with the credential');
+    assert.equal(
+      existsSync(join(dir, 'node-2-home', 'keys', 'node-seal.key')),
+      false,
+      'the node sealed its identity with the credential',
+    );
     await node.stop();
     await controller.stop();
 
@@ -176,7 +278,10 @@ describe('portal service install: systemd units', function () {
     running.push(refused);
     const [exit] = await once(refused.child, 'exit');
     assert.equal(exit, 1);
-    assert.match(refused.lines.join('\n'), /^portal: the sealing key in \S+\/credentials-\w+\/controller-seal\.key does not open /m);
+    assert.match(
+      refused.lines.join('\n'),
+      /^portal: the sealing key in \S+\/credentials-\w+\/controller-seal\.key does not open /m,
+    );
   });
 
   it('prints with --dry-run and writes nothing; refuses what would not run or would replace a unit', async () => {
@@ -187,33 +292,86 @@ describe('portal service install: systemd units', function () {
     assert.match(printed.stdout, /\nExecStart=\S+ \S+ relay start --listen 0\.0\.0\.0:4100\n/);
     assert.equal(existsSync(dry), false);
     const refusals: [string[], RegExp][] = [
-      [['controller', '--listen', '0.0.0.0:4000', '--public-address', 'c.example.net:4000'], /^portal: portal service install controller needs --sealing-key-file; make the key once, readable by root alone: \(umask 077; openssl rand -base64 32 > \/etc\/portal\/controller-seal\.key\)/],
-      [['controller', '--listen', '0.0.0.0:4000', '--sealing-key-file', join(dir, 'etc', 'controller-seal.key')], /^portal: --listen 0\.0\.0\.0:4000 accepts nodes on every address, but without --public-address tickets would name 127\.0\.0\.1:4000/],
+      [
+        ['controller', '--listen', '0.0.0.0:4000', '--public-address', 'c.example.net:4000'],
+        /^portal: portal service install controller needs --sealing-key-file; make the key once, readable by root alone: \(umask 077; openssl rand -base64 32 > \/etc\/portal\/controller-seal\.key\)/,
+      ],
+      [
+        ['controller', '--listen', '0.0.0.0:4000', '--sealing-key-file', join(dir, 'etc', 'controller-seal.key')],
+        /^portal: --listen 0\.0\.0\.0:4000 accepts nodes on every address, but without --public-address tickets would name 127\.0\.0\.1:4000/,
+      ],
       [['node'], /^portal: portal service install node needs --configuration/],
-      [['node', '--configuration', join(dir, 'etc', 'missing.yaml')], /^portal: --configuration \S+missing\.yaml does not exist; create the file first/],
-      [['relay', '--configuration', join(dir, 'etc', 'node.yaml')], /^portal: --configuration does not apply to a relay; leave it out; it is for node units/],
+      [
+        ['node', '--configuration', join(dir, 'etc', 'missing.yaml')],
+        /^portal: --configuration \S+missing\.yaml does not exist; create the file first/,
+      ],
+      [
+        ['relay', '--configuration', join(dir, 'etc', 'node.yaml')],
+        /^portal: --configuration does not apply to a relay; leave it out; it is for node units/,
+      ],
       [['relay', '--user', 'root'], /^portal: --user root would run Portal with every privilege/],
-      [['relay', '--home', '/home/portal'], /^portal: --home \/home\/portal lies where the unit's ProtectHome=yes hides it/],
+      [
+        ['relay', '--home', '/home/portal'],
+        /^portal: --home \/home\/portal lies where the unit's ProtectHome=yes hides it/,
+      ],
       [['gateway'], /^portal: portal service install gateway: no such role; give node, relay or controller/],
-      [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units], /^portal: \S+portal-node\.service exists already; add --force to replace it, or give another --name/],
+      [
+        ['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units],
+        /^portal: \S+portal-node\.service exists already; add --force to replace it, or give another --name/,
+      ],
       // What the process would refuse at its start, refused in the same words.
-      [['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=soon'], /^portal: PORTAL_DRAIN_TIMEOUT=soon is not a duration; give a whole number followed by ms, s, m, h or d \(such as 10s or 1m\), at most 10m, or 0s to close connections at once\n$/],
-      [['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=1h'], /^portal: PORTAL_DRAIN_TIMEOUT=1h is longer than 10m; give a whole number/],
+      [
+        ['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=soon'],
+        /^portal: PORTAL_DRAIN_TIMEOUT=soon is not a duration; give a whole number followed by ms, s, m, h or d \(such as 10s or 1m\), at most 10m, or 0s to close connections at once\n$/,
+      ],
+      [
+        ['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=1h'],
+        /^portal: PORTAL_DRAIN_TIMEOUT=1h is longer than 10m; give a whole number/,
+      ],
       // Secrets, which the unit file would show to every user.
-      [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--env', 'ENROLLMENT_TICKET=pt1.secret'], /^portal: --env ENROLLMENT_TICKET=… would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead: the unit loads it as a credential, which only root and the service can read\n$/],
-      [['controller', '--listen', '127.0.0.1:4000', '--env', 'PORTAL_CONTROLLER_SEALING_KEY=pt1.secret'], /^portal: --env PORTAL_CONTROLLER_SEALING_KEY=… would write the controller's sealing key into the unit file, which every user can read; give --sealing-key-file FILE instead/],
-      [['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--', '--enrollment-ticket', 'pt1.secret'], /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead/],
-      [['relay', '--', '--enrollment-ticket=pt1.secret'], /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file/],
-      [['relay', '--', '--code', 'pt1.secret'], /^portal: the argument --code would write a one-time admin code into the unit file, which every user can read; leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file\n$/],
+      [
+        ['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--env', 'ENROLLMENT_TICKET=pt1.secret'],
+        /^portal: --env ENROLLMENT_TICKET=… would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead: the unit loads it as a credential, which only root and the service can read\n$/,
+      ],
+      [
+        ['controller', '--listen', '127.0.0.1:4000', '--env', 'PORTAL_CONTROLLER_SEALING_KEY=pt1.secret'],
+        /^portal: --env PORTAL_CONTROLLER_SEALING_KEY=… would write the controller's sealing key into the unit file, which every user can read; give --sealing-key-file FILE instead/,
+      ],
+      [
+        ['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--', '--enrollment-ticket', 'pt1.secret'],
+        /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead/,
+      ],
+      [
+        ['relay', '--', '--enrollment-ticket=pt1.secret'],
+        /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file/,
+      ],
+      [
+        ['relay', '--', '--code', 'pt1.secret'],
+        /^portal: the argument --code would write a one-time admin code into the unit file, which every user can read; leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file\n$/,
+      ],
     ];
     for (const [args, message] of refusals) {
-      const run = await portal(dir, ['service', 'install', ...(args.includes('--output') ? [] : ['--output', dry]), ...args]);
+      const run = await portal(dir, [
+        'service',
+        'install',
+        ...(args.includes('--output') ? [] : ['--output', dry]),
+        ...args,
+      ]);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, message);
       assert.doesNotMatch(run.stderr, /pt1\.secret/, 'the secret is not repeated');
     }
     assert.equal(existsSync(dry), false, 'nothing was written');
-    const forced = await portal(dir, ['service', 'install', 'node', '--configuration', join(dir, 'etc', 'node.yaml'), '--output', units, '--force']);
+    const forced = await portal(dir, [
+      'service',
+      'install',
+      'node',
+      '--configuration',
+      join(dir, 'etc', 'node.yaml'),
+      '--output',
+      units,
+      '--force',
+    ]);
     assert.equal(forced.code, 0, forced.stderr);
   });
 
@@ -221,7 +379,10 @@ describe('portal service install: systemd units', function () {
     const hidden = join(dir, 'private');
     await mkdir(hidden, { mode: 0o700 });
     await copyFile(portalBundle, join(hidden, 'portal.mjs'));
-    const run = spawnSync(process.execPath, [join(hidden, 'portal.mjs'), 'service', 'install', 'relay', '--dry-run'], { encoding: 'utf8', env: { ...process.env, PORTAL_HOME: dir } });
+    const run = spawnSync(process.execPath, [join(hidden, 'portal.mjs'), 'service', 'install', 'relay', '--dry-run'], {
+      encoding: 'utf8',
+      env: { ...process.env, PORTAL_HOME: dir },
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(
       run.stderr,

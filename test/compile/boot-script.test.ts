@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileSystemHost, installUrl, renderedBootScript, sealingKeyMaterial, sealingKeySecret, secretsStandIn, stubNameLookups, ticket, ticketSecret } from '../support/boot-script.ts';
+import {
+  fileSystemHost,
+  installUrl,
+  renderedBootScript,
+  sealingKeyMaterial,
+  sealingKeySecret,
+  secretsStandIn,
+  stubNameLookups,
+  ticket,
+  ticketSecret,
+} from '../support/boot-script.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
 
@@ -13,9 +23,15 @@ interface BootRun {
 }
 
 /** Runs the script in the sandbox; name lookups fail `failedLookups` times before they succeed. */
-async function boot(sandbox: Sandbox, script: string, failedLookups: number, options: { portalOnPath?: boolean; aws?: string } = {}): Promise<BootRun> {
+async function boot(
+  sandbox: Sandbox,
+  script: string,
+  failedLookups: number,
+  options: { portalOnPath?: boolean; aws?: string } = {},
+): Promise<BootRun> {
   await stubNameLookups(sandbox, failedLookups);
-  for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal']) await sandbox.stub(command);
+  for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal'])
+    await sandbox.stub(command);
   await sandbox.stub('aws', options.aws ?? secretsStandIn());
   if (options.portalOnPath ?? true) {
     await sandbox.stub('curl', 'echo "curl must not be needed: portal is installed" >&2; exit 7');
@@ -59,31 +75,60 @@ describe('stack boot script (sandbox)', () => {
   }
 
   it('waits for the file system name, mounts it as the state directory and starts the node', async () => {
-    const run = await boot(sandbox, renderedBootScript('postgres', 'outlet', { PostgresEndpoint: 'db.internal.example' }), 3);
+    const run = await boot(
+      sandbox,
+      renderedBootScript('postgres', 'outlet', { PostgresEndpoint: 'db.internal.example' }),
+      3,
+    );
     assert.equal(run.code, 0, run.stderr);
     const lines = run.stdout.trimEnd().split('\n');
     assert.equal(lines.at(-1), 'Portal node setup completed successfully');
     const retries = lines.filter((line) => line.includes('does not resolve yet'));
-    assert.deepEqual(retries, [1, 2, 3].map((n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.01 s`));
+    assert.deepEqual(
+      retries,
+      [1, 2, 3].map(
+        (n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.01 s`,
+      ),
+    );
 
     const calls = await sandbox.calls();
     assert.equal(calls.filter((call) => call === `getent hosts ${fileSystemHost}`).length, 4);
     const stateDirectory = join(sandbox.root, 'var/lib/portal');
     assert.ok(
-      calls.includes(`mount -t nfs4 -o nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport ${fileSystemHost}:/ ${stateDirectory}`),
+      calls.includes(
+        `mount -t nfs4 -o nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport ${fileSystemHost}:/ ${stateDirectory}`,
+      ),
       calls.join('\n'),
     );
-    assert.ok(calls.indexOf(`getent hosts ${fileSystemHost}`) < calls.findIndex((call) => call.startsWith('mount ')), 'mounts only after the name resolves');
+    assert.ok(
+      calls.indexOf(`getent hosts ${fileSystemHost}`) < calls.findIndex((call) => call.startsWith('mount ')),
+      'mounts only after the name resolves',
+    );
     assert.ok(calls.includes('systemctl enable --now portal-node.service portal-status.service'));
-    assert.ok(calls.includes(`aws secretsmanager get-secret-value --secret-id ${ticketSecret} --region us-east-1 --query SecretString --output text`));
-    assert.equal(calls.at(-1), 'cfn-signal -e 0 --stack postgres-outlet --resource NodeAutoScalingGroup --region us-east-1', 'the stack hears of success');
+    assert.ok(
+      calls.includes(
+        `aws secretsmanager get-secret-value --secret-id ${ticketSecret} --region us-east-1 --query SecretString --output text`,
+      ),
+    );
+    assert.equal(
+      calls.at(-1),
+      'cfn-signal -e 0 --stack postgres-outlet --resource NodeAutoScalingGroup --region us-east-1',
+      'the stack hears of success',
+    );
     assert.ok(!calls.some((call) => call.startsWith('curl')), 'no installer when portal is present');
-    assert.match(await readFile(join(sandbox.root, 'etc/fstab'), 'utf8'), new RegExp(`^${fileSystemHost}:/ /var/lib/portal nfs4 .*_netdev 0 0$`, 'm'));
+    assert.match(
+      await readFile(join(sandbox.root, 'etc/fstab'), 'utf8'),
+      new RegExp(`^${fileSystemHost}:/ /var/lib/portal nfs4 .*_netdev 0 0$`, 'm'),
+    );
     assert.equal((await stat(stateDirectory)).mode & 0o777, 0o700);
   });
 
   it('substitutes the endpoint placeholder into the node configuration, kept private', async () => {
-    const run = await boot(sandbox, renderedBootScript('postgres', 'outlet', { PostgresEndpoint: 'db.internal.example' }), 0);
+    const run = await boot(
+      sandbox,
+      renderedBootScript('postgres', 'outlet', { PostgresEndpoint: 'db.internal.example' }),
+      0,
+    );
     assert.equal(run.code, 0, run.stderr);
     const configPath = join(sandbox.root, 'etc/portal/node.json');
     const config = JSON.parse(await readFile(configPath, 'utf8'));
@@ -96,9 +141,19 @@ describe('stack boot script (sandbox)', () => {
     const environment = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
     assert.match(environment, new RegExp(`^ENROLLMENT_TICKET='${ticket}'$`, 'm'));
     assert.match(environment, /^PORTAL_HOME=\/var\/lib\/portal$/m);
-    assert.equal((await stat(join(sandbox.root, 'etc/portal/node.env'))).mode & 0o777, 0o600, 'the ticket is readable by root only');
+    assert.equal(
+      (await stat(join(sandbox.root, 'etc/portal/node.env'))).mode & 0o777,
+      0o600,
+      'the ticket is readable by root only',
+    );
     const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
-    assert.match(unit, new RegExp(`^ExecStart=${sandbox.bin}/portal node create --foreground --configuration /etc/portal/node.json$`, 'm'));
+    assert.match(
+      unit,
+      new RegExp(
+        `^ExecStart=${sandbox.bin}/portal node create --foreground --configuration /etc/portal/node.json$`,
+        'm',
+      ),
+    );
     assert.match(unit, /^EnvironmentFile=\/etc\/portal\/node\.env$/m);
   });
 
@@ -110,13 +165,21 @@ describe('stack boot script (sandbox)', () => {
     assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
     assert.equal((await stat(join(sandbox.root, 'run/portal'))).mode & 0o777, 0o700);
     const calls = await sandbox.calls();
-    assert.ok(calls.includes(`aws secretsmanager get-secret-value --secret-id ${sealingKeySecret} --region us-east-1 --query SecretString --output text`));
+    assert.ok(
+      calls.includes(
+        `aws secretsmanager get-secret-value --secret-id ${sealingKeySecret} --region us-east-1 --query SecretString --output text`,
+      ),
+    );
     assert.ok(!calls.some((call) => call.includes(sealingKeyMaterial)), 'the key is on no command line');
     const environment = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
     assert.match(environment, /^PORTAL_SEALING_KEY_FILE=\/run\/portal\/seal\.key$/m);
     assert.ok(!environment.includes(sealingKeyMaterial));
     const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
-    assert.match(unit, /^ExecStartPre=\/usr\/local\/bin\/portal-sealing-key$/m, 'a reboot empties /run: each start fetches the key again');
+    assert.match(
+      unit,
+      /^ExecStartPre=\/usr\/local\/bin\/portal-sealing-key$/m,
+      'a reboot empties /run: each start fetches the key again',
+    );
     assert.match(run.stdout, /^portal-boot: reading the sealing key into \/run\/portal\/seal\.key$/m);
   });
 
@@ -124,12 +187,24 @@ describe('stack boot script (sandbox)', () => {
     const aws = secretsStandIn().replace(`'${sealingKeySecret}')`, "'another-secret')");
     const failed = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0, { aws });
     assert.equal(failed.code, 1);
-    assert.match(failed.stderr, new RegExp(`portal-boot: error: cannot read the sealing key from ${sealingKeySecret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check the machine role`));
-    assert.equal((await sandbox.calls()).at(-1), 'cfn-signal -e 1 --stack webhook-outlet --resource NodeAutoScalingGroup --region us-east-1');
+    assert.match(
+      failed.stderr,
+      new RegExp(
+        `portal-boot: error: cannot read the sealing key from ${sealingKeySecret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check the machine role`,
+      ),
+    );
+    assert.equal(
+      (await sandbox.calls()).at(-1),
+      'cfn-signal -e 1 --stack webhook-outlet --resource NodeAutoScalingGroup --region us-east-1',
+    );
   });
 
   it('fills in the warehouse endpoint (host:port) and the runtime private endpoint name', async () => {
-    const warehouse = await boot(sandbox, renderedBootScript('warehouse', 'outlet', { RedshiftEndpoint: 'wh.internal.example:5439' }), 0);
+    const warehouse = await boot(
+      sandbox,
+      renderedBootScript('warehouse', 'outlet', { RedshiftEndpoint: 'wh.internal.example:5439' }),
+      0,
+    );
     assert.equal(warehouse.code, 0, warehouse.stderr);
     const warehouseConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'));
     assert.equal(warehouseConfig['tcp-outlet'].to, 'wh.internal.example:5439');
@@ -137,24 +212,41 @@ describe('stack boot script (sandbox)', () => {
     const bedrock = await boot(sandbox, renderedBootScript('bedrock', 'outlet'), 0);
     assert.equal(bedrock.code, 0, bedrock.stderr);
     const bedrockConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'));
-    assert.deepEqual(bedrockConfig['tcp-outlet'], { allow: 'bedrock-inlet', tls: true, to: 'bedrock-runtime.us-east-1.amazonaws.com:443' });
+    assert.deepEqual(bedrockConfig['tcp-outlet'], {
+      allow: 'bedrock-inlet',
+      tls: true,
+      to: 'bedrock-runtime.us-east-1.amazonaws.com:443',
+    });
   });
 
   it('writes the inlet configuration unchanged', async () => {
     const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0);
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8')), JSON.parse(artifactText('webhook', 'inlet.json')));
+    assert.deepEqual(
+      JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8')),
+      JSON.parse(artifactText('webhook', 'inlet.json')),
+    );
   });
 
   it('ships the status log to <stack>-status-logs, one stream per instance', async () => {
     const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0);
     assert.equal(run.code, 0, run.stderr);
-    const agentConfig = JSON.parse(await readFile(join(sandbox.root, 'opt/aws/amazon-cloudwatch-agent/etc/portal-status.json'), 'utf8'));
+    const agentConfig = JSON.parse(
+      await readFile(join(sandbox.root, 'opt/aws/amazon-cloudwatch-agent/etc/portal-status.json'), 'utf8'),
+    );
     assert.deepEqual(agentConfig.logs.logs_collected.files.collect_list, [
-      { file_path: '/var/log/portal/status.log', log_group_name: 'webhook-outlet-status-logs', log_stream_name: '{instance_id}' },
+      {
+        file_path: '/var/log/portal/status.log',
+        log_group_name: 'webhook-outlet-status-logs',
+        log_stream_name: '{instance_id}',
+      },
     ]);
     const calls = await sandbox.calls();
-    assert.ok(calls.includes('amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c file:/opt/aws/amazon-cloudwatch-agent/etc/portal-status.json'));
+    assert.ok(
+      calls.includes(
+        'amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c file:/opt/aws/amazon-cloudwatch-agent/etc/portal-status.json',
+      ),
+    );
   });
 
   it('writes a status line per interval: UP while the node answers, DOWN when it does not', async () => {
@@ -164,7 +256,12 @@ describe('stack boot script (sandbox)', () => {
     const downMarker = join(sandbox.dir, 'node-is-down');
     await sandbox.stub('portal', `[ -e '${downMarker}' ] && exit 1; echo "The node is UP"; echo details`);
     const loop = spawn('bash', [join(sandbox.root, 'usr/local/bin/portal-status-loop')], {
-      env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, PORTAL_BIN: join(sandbox.bin, 'portal'), STATUS_LOG: statusLog, STATUS_INTERVAL: '0.02' },
+      env: {
+        PATH: `${sandbox.bin}:/usr/bin:/bin`,
+        PORTAL_BIN: join(sandbox.bin, 'portal'),
+        STATUS_LOG: statusLog,
+        STATUS_INTERVAL: '0.02',
+      },
       stdio: 'ignore',
     });
     try {
@@ -172,7 +269,10 @@ describe('stack boot script (sandbox)', () => {
       await writeFile(downMarker, '');
       const lines = await waitForLines(statusLog, (all) => all.at(-1)?.endsWith('The node is DOWN') ?? false);
       assert.match(lines[0] ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/);
-      assert.ok(lines.every((line) => /Z The node is (UP|DOWN)$/.test(line)), lines.join('\n'));
+      assert.ok(
+        lines.every((line) => /Z The node is (UP|DOWN)$/.test(line)),
+        lines.join('\n'),
+      );
     } finally {
       loop.kill();
     }
@@ -182,11 +282,20 @@ describe('stack boot script (sandbox)', () => {
     const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 1000);
     assert.equal(run.code, 1);
     assert.equal(run.stdout.split('\n').filter((line) => line.includes('does not resolve yet')).length, 19);
-    assert.match(run.stderr, new RegExp(`portal-boot: error: ${fileSystemHost} did not resolve after 20 attempts; check that the VPC has DNS resolution and DNS host names enabled`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `portal-boot: error: ${fileSystemHost} did not resolve after 20 attempts; check that the VPC has DNS resolution and DNS host names enabled`,
+      ),
+    );
     assert.ok(!run.stdout.includes('Portal node setup completed successfully'));
     const calls = await sandbox.calls();
     assert.ok(!calls.some((call) => call.startsWith('mount') || call.startsWith('systemctl')));
-    assert.equal(calls.at(-1), 'cfn-signal -e 1 --stack webhook-outlet --resource NodeAutoScalingGroup --region us-east-1', 'the stack hears of the failure');
+    assert.equal(
+      calls.at(-1),
+      'cfn-signal -e 1 --stack webhook-outlet --resource NodeAutoScalingGroup --region us-east-1',
+      'the stack hears of the failure',
+    );
   });
 
   it('installs portal from the InstallUrl parameter when the image has none', async () => {
@@ -194,16 +303,30 @@ describe('stack boot script (sandbox)', () => {
     const installer = join(sandbox.dir, 'install.sh');
     await writeFile(
       installer,
-      ['mkdir -p "$HOME/.portal/bin"', 'cat > "$HOME/.portal/bin/portal" <<\'PORTAL\'', '#!/bin/bash', '[ "$1 $2" = "node show" ] && echo "The node is UP"', 'PORTAL', 'chmod 755 "$HOME/.portal/bin/portal"', ''].join('\n'),
+      [
+        'mkdir -p "$HOME/.portal/bin"',
+        'cat > "$HOME/.portal/bin/portal" <<\'PORTAL\'',
+        '#!/bin/bash',
+        '[ "$1 $2" = "node show" ] && echo "The node is UP"',
+        'PORTAL',
+        'chmod 755 "$HOME/.portal/bin/portal"',
+        '',
+      ].join('\n'),
     );
     await sandbox.stub('curl', `cat '${installer}'`);
     const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0, { portalOnPath: false });
     assert.equal(run.code, 0, run.stderr);
     const calls = await sandbox.calls();
     assert.ok(calls.includes(`curl --proto =https --tlsv1.2 -sSfL ${installUrl}`));
-    assert.ok(calls.indexOf('dnf install -y nodejs24') < calls.findIndex((call) => call.startsWith('curl')), 'Node.js is installed before portal');
+    assert.ok(
+      calls.indexOf('dnf install -y nodejs24') < calls.findIndex((call) => call.startsWith('curl')),
+      'Node.js is installed before portal',
+    );
     const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
-    assert.match(unit, /^ExecStart=\/root\/\.portal\/bin\/portal node create --foreground --configuration \/etc\/portal\/node\.json$/m);
+    assert.match(
+      unit,
+      /^ExecStart=\/root\/\.portal\/bin\/portal node create --foreground --configuration \/etc\/portal\/node\.json$/m,
+    );
     assert.match(run.stdout, /Portal node setup completed successfully\n$/);
   });
 
@@ -211,7 +334,12 @@ describe('stack boot script (sandbox)', () => {
     await sandbox.stub('curl', 'echo "echo installer did nothing"');
     const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0, { portalOnPath: false });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, new RegExp(`portal-boot: error: the installer from ${installUrl.replace(/\./g, '\\.')} did not install /root/\\.portal/bin/portal; check the InstallUrl parameter`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `portal-boot: error: the installer from ${installUrl.replace(/\./g, '\\.')} did not install /root/\\.portal/bin/portal; check the InstallUrl parameter`,
+      ),
+    );
   });
 });
 

@@ -34,12 +34,15 @@ function compose(usecase: string): { services: Record<string, Service> } {
 
 /** What compose does with ${VAR}, ${VAR:-default} and ${VAR:?error} when the shell sets `variables`. */
 function interpolate(text: string, variables: Record<string, string>): string {
-  return text.replace(/\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g, (_, name: string, operator: string | undefined, word: string) => {
-    const value = variables[name];
-    if (value !== undefined && value !== '') return value;
-    if (operator === '?') throw new Error(word);
-    return operator === '-' ? word : '';
-  });
+  return text.replace(
+    /\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g,
+    (_, name: string, operator: string | undefined, word: string) => {
+      const value = variables[name];
+      if (value !== undefined && value !== '') return value;
+      if (operator === '?') throw new Error(word);
+      return operator === '-' ? word : '';
+    },
+  );
 }
 
 describe('compose files (spec 2.5)', () => {
@@ -61,10 +64,17 @@ describe('compose files (spec 2.5)', () => {
       assert.equal(node.container_name, `${usecase}-inlet`);
       assert.equal(node.image, 'portal-node');
       assert.deepEqual(node.command.slice(0, 3), ['node', 'create', '--foreground']);
-      assert.equal(node.environment?.ENROLLMENT_TICKET, '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}');
+      assert.equal(
+        node.environment?.ENROLLMENT_TICKET,
+        '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}',
+      );
       assert.equal(node.environment?.NODE_LOGGING, 'true');
       assert.equal(node.restart, 'unless-stopped', 'the inlet comes back with the Docker host');
-      assert.equal(node.stop_grace_period, '30s', "docker stop waits for the node's drain (10 s by default) and 20 s more, rather than the 10 s that would kill it mid-drain");
+      assert.equal(
+        node.stop_grace_period,
+        '30s',
+        "docker stop waits for the node's drain (10 s by default) and 20 s more, rather than the 10 s that would kill it mid-drain",
+      );
     }
     const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
     assert.deepEqual(levels, ['debug', 'info', 'info']);
@@ -76,7 +86,10 @@ describe('compose files (spec 2.5)', () => {
     const [stateVolume, keysVolume] = image.volumes;
     assert.equal(stateVolume, image.env.PORTAL_HOME);
     for (const usecase of containerUseCases) {
-      const file = compose(usecase) as { services: Record<string, Service & { volumes?: string[] }>; volumes?: Record<string, unknown> };
+      const file = compose(usecase) as {
+        services: Record<string, Service & { volumes?: string[] }>;
+        volumes?: Record<string, unknown>;
+      };
       const node = file.services.node;
       const keyFile = node?.environment?.PORTAL_SEALING_KEY_FILE ?? '';
       assert.equal(dirname(keyFile), keysVolume, `${usecase}: the key file lies on the image's keys volume`);
@@ -108,9 +121,27 @@ describe('compose files (spec 2.5)', () => {
 
   it('gives the configuration with --configuration (warehouse, foundation model) or --node-config (PostgreSQL)', () => {
     const expected = {
-      warehouse: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet', direct: false } }],
-      bedrock: ['--configuration', { 'http-server-port': 23345, 'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true, direct: false } }],
-      postgres: ['--node-config', { 'http-server-port': 23345, 'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet', direct: false } }],
+      warehouse: [
+        '--configuration',
+        {
+          'http-server-port': 23345,
+          'tcp-inlet': { from: '127.0.0.1:15439', via: 'warehouse', allow: 'warehouse-outlet', direct: false },
+        },
+      ],
+      bedrock: [
+        '--configuration',
+        {
+          'http-server-port': 23345,
+          'tcp-inlet': { from: '0.0.0.0:443', via: 'bedrock', allow: 'bedrock-outlet', tls: true, direct: false },
+        },
+      ],
+      postgres: [
+        '--node-config',
+        {
+          'http-server-port': 23345,
+          'tcp-inlet': { from: '127.0.0.1:15432', via: 'postgres', allow: 'postgres-outlet', direct: false },
+        },
+      ],
     } as const;
     for (const [usecase, [flag, configuration]] of Object.entries(expected)) {
       const command = compose(usecase).services.node?.command ?? [];
@@ -124,8 +155,16 @@ describe('compose files (spec 2.5)', () => {
     for (const usecase of containerUseCases) {
       const node = compose(usecase).services.node;
       const command = (node?.command ?? []).join('\n');
-      assert.ok(!command.includes('ENROLLMENT_TICKET') && !command.includes('--enrollment-ticket') && !/^ticket:/m.test(command), `${usecase}: ${command}`);
-      assert.equal(interpolate(node?.environment?.ENROLLMENT_TICKET ?? '', { ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }), 'pt1.aBc-123_xyz');
+      assert.ok(
+        !command.includes('ENROLLMENT_TICKET') &&
+          !command.includes('--enrollment-ticket') &&
+          !/^ticket:/m.test(command),
+        `${usecase}: ${command}`,
+      );
+      assert.equal(
+        interpolate(node?.environment?.ENROLLMENT_TICKET ?? '', { ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }),
+        'pt1.aBc-123_xyz',
+      );
     }
   });
 
@@ -133,9 +172,16 @@ describe('compose files (spec 2.5)', () => {
     it(`${usecase}: docker-compose config -q accepts it with a ticket and refuses it, naming the fix, without one`, () => {
       const file = join(projectRoot, 'out', usecase, 'inlet.compose.yaml');
       const check = (ticket: string | undefined) =>
-        spawnSync('docker-compose', ['-f', file, 'config', '-q'], { env: { PATH: process.env.PATH, ...(ticket === undefined ? {} : { ENROLLMENT_TICKET: ticket }) }, encoding: 'utf8' });
+        spawnSync('docker-compose', ['-f', file, 'config', '-q'], {
+          env: { PATH: process.env.PATH, ...(ticket === undefined ? {} : { ENROLLMENT_TICKET: ticket }) },
+          encoding: 'utf8',
+        });
       const accepted = check('pt1.aBc-123_xyz');
-      assert.equal(accepted.error, undefined, 'docker-compose is installed (Debian package docker-compose; .ci/run installs it)');
+      assert.equal(
+        accepted.error,
+        undefined,
+        'docker-compose is installed (Debian package docker-compose; .ci/run installs it)',
+      );
       assert.equal(accepted.status, 0, accepted.stderr);
       for (const missing of [undefined, '']) {
         const refused = check(missing);
@@ -149,9 +195,15 @@ describe('compose files (spec 2.5)', () => {
     it(`${usecase}: keeps the direct path off, and the guide's edits turn it on in a file compose and the node accept`, () => {
       const original = artifactText(usecase, 'inlet.compose.yaml');
       assert.equal(original.split('direct: false').length, 2, 'one place to change, as the guide says');
-      const file = parse(original.replace('direct: false', 'direct: 0.0.0.0:4200')) as { services: Record<string, Service> };
+      const file = parse(original.replace('direct: false', 'direct: 0.0.0.0:4200')) as {
+        services: Record<string, Service>;
+      };
       const node = file.services.node as Service;
-      assert.equal(node.environment?.PORTAL_DIRECT_ADVERTISE, undefined, 'nothing advertised until the operator says where');
+      assert.equal(
+        node.environment?.PORTAL_DIRECT_ADVERTISE,
+        undefined,
+        'nothing advertised until the operator says where',
+      );
       node.environment = { ...node.environment, PORTAL_DIRECT_ADVERTISE: '203.0.113.7:4200' };
       if (node.network_mode === 'bridge') node.ports = [...(node.ports ?? []), '4200:4200'];
       const configuration = parseNodeConfig(`${usecase} command`, node.command[4] ?? '');
@@ -160,7 +212,10 @@ describe('compose files (spec 2.5)', () => {
       try {
         const edited = join(dir, 'inlet.compose.yaml');
         writeFileSync(edited, stringify(file));
-        const check = spawnSync('docker-compose', ['-f', edited, 'config', '-q'], { env: { PATH: process.env.PATH, ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' }, encoding: 'utf8' });
+        const check = spawnSync('docker-compose', ['-f', edited, 'config', '-q'], {
+          env: { PATH: process.env.PATH, ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' },
+          encoding: 'utf8',
+        });
         assert.equal(check.status, 0, check.stderr);
         assert.equal(validateCompose(file), true, JSON.stringify(validateCompose.errors));
       } finally {
@@ -172,7 +227,11 @@ describe('compose files (spec 2.5)', () => {
   it('stops compose with a clear message when ENROLLMENT_TICKET is unset', () => {
     for (const usecase of containerUseCases) {
       const environment = JSON.stringify(compose(usecase).services.node?.environment ?? {});
-      assert.throws(() => interpolate(environment, {}), /set ENROLLMENT_TICKET to the contents of inlet\.ticket/, usecase);
+      assert.throws(
+        () => interpolate(environment, {}),
+        /set ENROLLMENT_TICKET to the contents of inlet\.ticket/,
+        usecase,
+      );
     }
   });
 });

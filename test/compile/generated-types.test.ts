@@ -10,7 +10,10 @@ describe('generated types', () => {
     ['schemas/node-config.schema.json', 'src/shared/types/node-config.ts'],
   ] as const) {
     it(`${output} is what ${schema} generates (npm run types)`, async () => {
-      const [committed, rendered] = await Promise.all([readFile(join(projectRoot, output), 'utf8'), renderTypes(join(projectRoot, schema))]);
+      const [committed, rendered] = await Promise.all([
+        readFile(join(projectRoot, output), 'utf8'),
+        renderTypes(join(projectRoot, schema)),
+      ]);
       assert.equal(committed, rendered, `${output} is stale: run npm run types and commit it`);
     });
   }

@@ -36,8 +36,14 @@ describe('golden output (out/)', () => {
 
   it('matches a fresh compile byte for byte, executable bits included', async () => {
     for (const path of await listTree(fresh)) {
-      const [expected, actual] = await Promise.all([readFile(join(goldenDirectory, path)), readFile(join(fresh, path))]);
-      assert.ok(expected.equals(actual), `out/${path} differs from a fresh compile; run UPDATE_GOLDEN=1 npm run test:unit and review the diff`);
+      const [expected, actual] = await Promise.all([
+        readFile(join(goldenDirectory, path)),
+        readFile(join(fresh, path)),
+      ]);
+      assert.ok(
+        expected.equals(actual),
+        `out/${path} differs from a fresh compile; run UPDATE_GOLDEN=1 npm run test:unit and review the diff`,
+      );
       const [goldenMode, freshMode] = await Promise.all([stat(join(goldenDirectory, path)), stat(join(fresh, path))]);
       assert.equal(goldenMode.mode & 0o111, freshMode.mode & 0o111, `out/${path} executable bit`);
     }

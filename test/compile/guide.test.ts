@@ -25,14 +25,30 @@ describe('the compiled guide (README.md)', () => {
     it(`${usecase}: explains the node-down alarm with the stack's own metric, period, threshold and minutes`, () => {
       const guide = artifactText(usecase, 'README.md');
       for (const role of ['outlet', 'inlet']) {
-        const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as { Resources: { NodeDownAlarm: { Properties: AlarmProperties } } };
+        const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as {
+          Resources: { NodeDownAlarm: { Properties: AlarmProperties } };
+        };
         const alarm = stack.Resources.NodeDownAlarm.Properties;
         assert.equal(alarm.ComparisonOperator, 'LessThanThreshold');
         assert.equal(alarm.DatapointsToAlarm, alarm.EvaluationPeriods, 'red only when every minute of the window is');
-        assert.ok(guide.includes(`| Metric | \`${alarm.Namespace}/${alarm.MetricName}\`, dimension \`StackName=<stack_name>\``), `${role}: the metric`);
-        assert.ok(guide.includes(`| Statistic | ${alarm.Statistic} over ${alarm.Period} seconds |`), `${role}: statistic and period`);
-        assert.ok(guide.includes(`at least ${alarm.Threshold} such line, within the last ${alarm.EvaluationPeriods} minutes`), `${role}: what turns it green`);
-        assert.ok(guide.includes(`none in ${alarm.EvaluationPeriods} consecutive minutes (each minute's sum below ${alarm.Threshold})`), `${role}: what turns it red`);
+        assert.ok(
+          guide.includes(`| Metric | \`${alarm.Namespace}/${alarm.MetricName}\`, dimension \`StackName=<stack_name>\``),
+          `${role}: the metric`,
+        );
+        assert.ok(
+          guide.includes(`| Statistic | ${alarm.Statistic} over ${alarm.Period} seconds |`),
+          `${role}: statistic and period`,
+        );
+        assert.ok(
+          guide.includes(`at least ${alarm.Threshold} such line, within the last ${alarm.EvaluationPeriods} minutes`),
+          `${role}: what turns it green`,
+        );
+        assert.ok(
+          guide.includes(
+            `none in ${alarm.EvaluationPeriods} consecutive minutes (each minute's sum below ${alarm.Threshold})`,
+          ),
+          `${role}: what turns it red`,
+        );
         assert.equal(alarm.TreatMissingData, 'breaching');
         assert.ok(guide.includes('a minute with no data counts as red'));
       }
@@ -42,7 +58,8 @@ describe('the compiled guide (README.md)', () => {
 
   for (const usecase of containerUseCases) {
     it(`${usecase}: names the image the compose file runs and how to build it`, () => {
-      const image = (parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: { node: { image: string } } }).services.node.image;
+      const image = (parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: { node: { image: string } } })
+        .services.node.image;
       const guide = artifactText(usecase, 'README.md').replace(/\s+/g, ' ');
       assert.ok(guide.includes(`The compose file runs the image \`${image}\``), guide);
       assert.ok(guide.includes('`docker build -t portal-node .`'));
@@ -54,18 +71,30 @@ describe('the compiled guide (README.md)', () => {
     const section = guide.slice(guide.indexOf('#### What a deleted stack keeps'));
     const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
     assert.ok(script, 'the section has its commands');
-    const kept = Object.entries((parseCfnYaml(artifactText('postgres', 'inlet.stack.yaml')) as { Resources: Record<string, { Type: string; DeletionPolicy?: string }> }).Resources)
+    const kept = Object.entries(
+      (
+        parseCfnYaml(artifactText('postgres', 'inlet.stack.yaml')) as {
+          Resources: Record<string, { Type: string; DeletionPolicy?: string }>;
+        }
+      ).Resources,
+    )
       .filter(([, resource]) => resource.DeletionPolicy === 'Retain')
       .map(([, resource]) => resource.Type);
     const sandbox = await createSandbox();
     try {
-      await sandbox.stub('aws', `if [ "$1 $2" = "cloudformation describe-stacks" ]; then
+      await sandbox.stub(
+        'aws',
+        `if [ "$1 $2" = "cloudformation describe-stacks" ]; then
   case "$6" in
     *StateFileSystemId*) echo "fs-of-$4" ;;
     *SealingKeySecretArn*) echo "arn:secret:sealing-key-of-$4" ;;
   esac
-fi`);
-      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+fi`,
+      );
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+        env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+        encoding: 'utf8',
+      });
       assert.equal(run.status, 0, run.stderr);
       const removals = (stack: string) => [
         `aws cloudformation describe-stacks --stack-name ${stack} --query Stacks[0].Outputs[?OutputKey=='StateFileSystemId'].OutputValue --output text`,
@@ -78,8 +107,13 @@ fi`);
       ];
       assert.deepEqual(await sandbox.calls(), [...removals('postgres-inlet'), ...removals('postgres-outlet')]);
       // One removal command per kind of resource the stack keeps.
-      const removes: Record<string, string> = { 'AWS::EFS::FileSystem': 'aws efs delete-file-system', 'AWS::Logs::LogGroup': 'aws logs delete-log-group', 'AWS::SecretsManager::Secret': 'aws secretsmanager delete-secret' };
-      for (const type of kept) assert.ok(script.includes(removes[type] ?? `no removal known for ${type}`), `${type} is removed`);
+      const removes: Record<string, string> = {
+        'AWS::EFS::FileSystem': 'aws efs delete-file-system',
+        'AWS::Logs::LogGroup': 'aws logs delete-log-group',
+        'AWS::SecretsManager::Secret': 'aws secretsmanager delete-secret',
+      };
+      for (const type of kept)
+        assert.ok(script.includes(removes[type] ?? `no removal known for ${type}`), `${type} is removed`);
     } finally {
       await sandbox.remove();
     }
@@ -97,19 +131,41 @@ fi`);
         await sandbox.stub('cat', 'exec /bin/cat "$@"');
         await writeFile(join(sandbox.dir, 'outlet.ticket'), 'pt1_outlet-ticket\n');
         await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
-        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: sandbox.dir, env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+          cwd: sandbox.dir,
+          env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+          encoding: 'utf8',
+        });
         assert.equal(run.status, 0, run.stderr);
         const calls = await sandbox.calls();
         assert.ok(!calls.some((call) => call.includes('pt1_')), calls.join('\n'));
-        assert.ok(calls.includes(`aws cloudformation create-stack --stack-name ${usecase}-outlet --template-body file://outlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://outlet.parameters.json`));
+        assert.ok(
+          calls.includes(
+            `aws cloudformation create-stack --stack-name ${usecase}-outlet --template-body file://outlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://outlet.parameters.json`,
+          ),
+        );
         for (const role of ['outlet', 'inlet']) {
           const file = join(sandbox.dir, `${role}.parameters.json`);
-          const parameters = JSON.parse(await readFile(file, 'utf8')) as { ParameterKey: string; ParameterValue: string }[];
-          assert.equal(parameters.find((parameter) => parameter.ParameterKey === 'EnrollmentTicket')?.ParameterValue, `pt1_${role}-ticket`);
+          const parameters = JSON.parse(await readFile(file, 'utf8')) as {
+            ParameterKey: string;
+            ParameterValue: string;
+          }[];
+          assert.equal(
+            parameters.find((parameter) => parameter.ParameterKey === 'EnrollmentTicket')?.ParameterValue,
+            `pt1_${role}-ticket`,
+          );
           assert.equal((await stat(file)).mode & 0o777, 0o600, 'readable by its owner only');
-          const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as { Parameters: Record<string, { Default?: string }> };
-          const required = Object.entries(stack.Parameters).filter(([, parameter]) => parameter.Default === undefined).map(([id]) => id);
-          assert.deepEqual(parameters.map((parameter) => parameter.ParameterKey).sort(), required.sort(), `${role}: every parameter without a default`);
+          const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as {
+            Parameters: Record<string, { Default?: string }>;
+          };
+          const required = Object.entries(stack.Parameters)
+            .filter(([, parameter]) => parameter.Default === undefined)
+            .map(([id]) => id);
+          assert.deepEqual(
+            parameters.map((parameter) => parameter.ParameterKey).sort(),
+            required.sort(),
+            `${role}: every parameter without a default`,
+          );
         }
       } finally {
         await sandbox.remove();
@@ -124,7 +180,10 @@ fi`);
       assert.ok(start > 0, `${usecase}: the guide has the section`);
       return guide.slice(start, guide.indexOf('#### The node-down alarm', start));
     };
-    type InletStack = { Parameters: Record<string, { Default?: string }>; Resources: Record<string, { Condition?: string; Properties: Record<string, unknown> }> };
+    type InletStack = {
+      Parameters: Record<string, { Default?: string }>;
+      Resources: Record<string, { Condition?: string; Properties: Record<string, unknown> }>;
+    };
     const inletStack = (usecase: string) => parseCfnYaml(artifactText(usecase, 'inlet.stack.yaml')) as InletStack;
 
     for (const usecase of allUseCases) {
@@ -133,15 +192,32 @@ fi`);
         const rule = inletStack(usecase).Resources.NodeDirectIngress;
         const port = Number(rule?.Properties.FromPort);
         assert.equal(port, 4200);
-        assert.ok(text.includes(`the inlet stack's node listens for it on TCP ${port} (\`"direct": "0.0.0.0:${port}"\` in \`inlet.json\`)`), text);
+        assert.ok(
+          text.includes(
+            `the inlet stack's node listens for it on TCP ${port} (\`"direct": "0.0.0.0:${port}"\` in \`inlet.json\`)`,
+          ),
+          text,
+        );
         assert.ok(text.includes('the outlet dials them, so it still needs only outbound network'));
         assert.ok(text.includes('If the dial does not connect within 250 ms, the relay carries the portal'));
-        assert.ok(text.includes(`The inlet stack opens TCP ${port} only to the network of its **Outlet network** parameter (\`OutletCidr\`)`));
+        assert.ok(
+          text.includes(
+            `The inlet stack opens TCP ${port} only to the network of its **Outlet network** parameter (\`OutletCidr\`)`,
+          ),
+        );
         assert.equal(rule?.Condition, 'HasOutletNetwork');
         assert.equal(inletStack(usecase).Parameters.OutletCidr?.Default, '');
-        assert.ok(text.includes('Left empty (the default), nothing is opened: the outlet\'s dials fail and everything works through the relay as before.'));
-        assert.ok(text.includes(`controller gives only to the outlets registered as \`${loadManifest(usecase).outlet.relay}\``));
-        assert.ok(text.includes('`portal node show` says `session open (direct)` or `session open (relay <relay_id>)`'));
+        assert.ok(
+          text.includes(
+            "Left empty (the default), nothing is opened: the outlet's dials fail and everything works through the relay as before.",
+          ),
+        );
+        assert.ok(
+          text.includes(`controller gives only to the outlets registered as \`${loadManifest(usecase).outlet.relay}\``),
+        );
+        assert.ok(
+          text.includes('`portal node show` says `session open (direct)` or `session open (relay <relay_id>)`'),
+        );
         assert.ok(text.includes(`curl -s http://localhost:23345/show | jq -r '.inlets[0].path'`));
         // The field the guide reads is the one /show gives (a type error here if it is renamed).
         const path: NodeShowRunning['inlets'][number]['path'] = 'direct';
@@ -163,13 +239,28 @@ fi`);
         await sandbox.stub('cat', 'exec /bin/cat "$@"');
         await writeFile(join(sandbox.dir, 'outlet.ticket'), 'pt1_outlet-ticket\n');
         await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
-        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: sandbox.dir, env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+          cwd: sandbox.dir,
+          env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+          encoding: 'utf8',
+        });
         assert.equal(run.status, 0, run.stderr);
-        const parameters = JSON.parse(await readFile(join(sandbox.dir, 'inlet.parameters.json'), 'utf8')) as { ParameterKey: string; ParameterValue: string }[];
-        assert.deepEqual(parameters.map((parameter) => parameter.ParameterKey), ['VpcId', 'SubnetId', 'OutletCidr', 'EnrollmentTicket']);
+        const parameters = JSON.parse(await readFile(join(sandbox.dir, 'inlet.parameters.json'), 'utf8')) as {
+          ParameterKey: string;
+          ParameterValue: string;
+        }[];
+        assert.deepEqual(
+          parameters.map((parameter) => parameter.ParameterKey),
+          ['VpcId', 'SubnetId', 'OutletCidr', 'EnrollmentTicket'],
+        );
         assert.equal(parameters[2]?.ParameterValue, '<outlet_cidr>');
-        for (const { ParameterKey } of parameters) assert.ok(ParameterKey in inletStack('postgres').Parameters, ParameterKey);
-        assert.ok((await sandbox.calls()).includes('aws cloudformation create-stack --stack-name postgres-inlet --template-body file://inlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://inlet.parameters.json'));
+        for (const { ParameterKey } of parameters)
+          assert.ok(ParameterKey in inletStack('postgres').Parameters, ParameterKey);
+        assert.ok(
+          (await sandbox.calls()).includes(
+            'aws cloudformation create-stack --stack-name postgres-inlet --template-body file://inlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://inlet.parameters.json',
+          ),
+        );
       } finally {
         await sandbox.remove();
       }
@@ -182,16 +273,36 @@ fi`);
         const sandbox = await createSandbox();
         try {
           await sandbox.stub('aws', `printf '%s\\n' "$@" > ${JSON.stringify(join(sandbox.dir, 'arguments'))}`);
-          const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: sandbox.dir, env: { PATH: `${sandbox.bin}:/usr/bin:/bin` }, encoding: 'utf8' });
+          const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+            cwd: sandbox.dir,
+            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            encoding: 'utf8',
+          });
           assert.equal(run.status, 0, run.stderr);
           assert.equal((await sandbox.calls()).length, 1);
           const words = (await readFile(join(sandbox.dir, 'arguments'), 'utf8')).split('\n').slice(0, -1);
           const parametersAt = words.indexOf('--parameters');
-          assert.deepEqual(words.slice(0, parametersAt), ['cloudformation', 'update-stack', '--stack-name', `${usecase}-inlet`, '--use-previous-template', '--capabilities', 'CAPABILITY_IAM']);
+          assert.deepEqual(words.slice(0, parametersAt), [
+            'cloudformation',
+            'update-stack',
+            '--stack-name',
+            `${usecase}-inlet`,
+            '--use-previous-template',
+            '--capabilities',
+            'CAPABILITY_IAM',
+          ]);
           const given = words.slice(parametersAt + 1);
-          assert.equal(given[0], 'ParameterKey=OutletCidr,ParameterValue=<outlet_cidr>', 'the one value that changes, passed as one word');
+          assert.equal(
+            given[0],
+            'ParameterKey=OutletCidr,ParameterValue=<outlet_cidr>',
+            'the one value that changes, passed as one word',
+          );
           const others = Object.keys(inletStack(usecase).Parameters).filter((id) => id !== 'OutletCidr');
-          assert.deepEqual(given.slice(1), others.map((id) => `ParameterKey=${id},UsePreviousValue=true`), 'update-stack would reset a parameter it is not told to keep');
+          assert.deepEqual(
+            given.slice(1),
+            others.map((id) => `ParameterKey=${id},UsePreviousValue=true`),
+            'update-stack would reset a parameter it is not told to keep',
+          );
         } finally {
           await sandbox.remove();
         }
@@ -201,10 +312,16 @@ fi`);
     for (const usecase of containerUseCases) {
       it(`${usecase}: says the container inlet's direct path is off, and how to turn it on`, () => {
         const text = artifactText(usecase, 'README.md').replace(/\s+/g, ' ');
-        const bridge = (parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: { node: { network_mode: string } } }).services.node.network_mode === 'bridge';
+        const bridge =
+          (parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: { node: { network_mode: string } } })
+            .services.node.network_mode === 'bridge';
         assert.ok(text.includes("The container inlet's direct path is off (`direct: false` in its configuration)"));
         assert.ok(text.includes('in `inlet.compose.yaml` change `direct: false` to `direct: 0.0.0.0:4200`'));
-        assert.equal(text.includes('add `"4200:4200"` to the node\'s `ports`'), bridge, 'only a bridge container publishes the port');
+        assert.equal(
+          text.includes('add `"4200:4200"` to the node\'s `ports`'),
+          bridge,
+          'only a bridge container publishes the port',
+        );
         assert.ok(text.includes('add `PORTAL_DIRECT_ADVERTISE: <host_address>:4200` to its `environment`'));
         assert.ok(text.includes("let TCP 4200 in from the outlet's network in the host's firewall"));
       });

@@ -49,13 +49,17 @@ function corpus(marker: string): ReadonlyArray<readonly [string, string]> {
 }
 
 /** Optional string fields no bundled manifest sets; each is tried where its parent exists. */
-const optionalStrings: readonly Path[] = [['container', 'image'], ['tickets', 'inlet', 'relay']];
+const optionalStrings: readonly Path[] = [
+  ['container', 'image'],
+  ['tickets', 'inlet', 'relay'],
+];
 
 /** Paths of every string in a manifest. */
 function stringPaths(value: unknown, path: Path = []): Path[] {
   if (typeof value === 'string') return [path];
   if (Array.isArray(value)) return value.flatMap((item, index) => stringPaths(item, [...path, index]));
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...path, key]));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...path, key]));
   return [];
 }
 
@@ -74,15 +78,24 @@ function allStrings(value: unknown): string[] {
   return [];
 }
 
-const byPath = (artifacts: readonly Artifact[]) => new Map(artifacts.map((artifact) => [artifact.path, artifact.content]));
+const byPath = (artifacts: readonly Artifact[]) =>
+  new Map(artifacts.map((artifact) => [artifact.path, artifact.content]));
 
 /** The texts a manifest value could change that run as code. */
 function scriptTexts(artifacts: Map<string, string>): string {
-  return ['tickets.sh', 'outlet.stack.yaml', 'inlet.stack.yaml', 'webhook_receiver.py'].map((path) => artifacts.get(path) ?? '').join('\0');
+  return ['tickets.sh', 'outlet.stack.yaml', 'inlet.stack.yaml', 'webhook_receiver.py']
+    .map((path) => artifacts.get(path) ?? '')
+    .join('\0');
 }
 
 /** Fields a value reaches in the stacks, so that it must come back out of their YAML unchanged. */
-const reachesStacks = new Set(['/title', '/outlet/instance-type/note', '/inlet/instance-type/note', '/outlet/endpoint/label', '/outlet/endpoint/example']);
+const reachesStacks = new Set([
+  '/title',
+  '/outlet/instance-type/note',
+  '/inlet/instance-type/note',
+  '/outlet/endpoint/label',
+  '/outlet/endpoint/example',
+]);
 
 const fakePortal = `case "$1 $2" in
   "project ticket") echo pt1_ticket ;;
@@ -96,14 +109,26 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
   const sandbox = await createSandbox();
   try {
     await stubNameLookups(sandbox, 0);
-    for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal', 'psql']) await sandbox.stub(command);
+    for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal', 'psql'])
+      await sandbox.stub(command);
     await sandbox.stub('portal', fakePortal);
     await sandbox.stub('aws', `${secretsStandIn()}\necho '{}' > output.json`);
     await sandbox.stub('curl', 'true');
     await writeFile(join(sandbox.dir, 'tickets.sh'), artifacts.get('tickets.sh') as string, { mode: 0o755 });
-    const env = { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.root, PGUSER: 'u', PGPASSWORD: 'p', PGDATABASE: 'd' };
+    const env = {
+      PATH: `${sandbox.bin}:/usr/bin:/bin`,
+      HOME: sandbox.root,
+      PGUSER: 'u',
+      PGPASSWORD: 'p',
+      PGDATABASE: 'd',
+    };
     for (const command of ['tickets', 'verify', 'cleanup']) {
-      const run = spawnSync('bash', ['tickets.sh', command], { cwd: sandbox.dir, env, encoding: 'utf8', timeout: 20_000 });
+      const run = spawnSync('bash', ['tickets.sh', command], {
+        cwd: sandbox.dir,
+        env,
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       assert.equal(run.status, 0, `tickets.sh ${command}: ${run.stderr}`);
     }
     for (const role of ['outlet', 'inlet'] as const) {
@@ -116,7 +141,12 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
       await writeFile(join(sandbox.dir, 'boot.sh'), script);
       const run = spawnSync('bash', [join(sandbox.dir, 'boot.sh')], {
         cwd: sandbox.dir,
-        env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, PORTAL_BOOT_ROOT: root, PORTAL_BOOT_RETRY_SECONDS: '0.01', PORTAL_BOOT_POLL_SECONDS: '0.01' },
+        env: {
+          PATH: `${sandbox.bin}:/usr/bin:/bin`,
+          PORTAL_BOOT_ROOT: root,
+          PORTAL_BOOT_RETRY_SECONDS: '0.01',
+          PORTAL_BOOT_POLL_SECONDS: '0.01',
+        },
         encoding: 'utf8',
         timeout: 20_000,
       });
@@ -137,23 +167,46 @@ async function checkReceiver(source: string, title: string, dir: string): Promis
   const env = { ...process.env, PYTHONIOENCODING: 'utf-8' };
   const help = spawnSync('python3', [file, '--help'], { encoding: 'utf8', env });
   assert.equal(help.status, 0, help.stderr);
-  const read = spawnSync('python3', ['-c', 'import json, runpy, sys; sys.stdout.write(json.dumps(runpy.run_path(sys.argv[1], run_name="check")["TITLE"]))', file], { encoding: 'utf8', env });
+  const read = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import json, runpy, sys; sys.stdout.write(json.dumps(runpy.run_path(sys.argv[1], run_name="check")["TITLE"]))',
+      file,
+    ],
+    { encoding: 'utf8', env },
+  );
   assert.equal(read.status, 0, read.stderr);
   assert.equal(JSON.parse(read.stdout), title);
 }
 
 /** Checks that hold for any compiled edit, without running anything. */
-function checkStructure(artifacts: Map<string, string>, baseline: Map<string, string>, manifest: UseCaseManifest, pointer: string, value: string): void {
+function checkStructure(
+  artifacts: Map<string, string>,
+  baseline: Map<string, string>,
+  manifest: UseCaseManifest,
+  pointer: string,
+  value: string,
+): void {
   const stacks = ['outlet.stack.yaml', 'inlet.stack.yaml'].map((path) => parseCfnYaml(artifacts.get(path) as string));
-  const compose = artifacts.has('inlet.compose.yaml') ? [parse(artifacts.get('inlet.compose.yaml') as string) as unknown] : [];
+  const compose = artifacts.has('inlet.compose.yaml')
+    ? [parse(artifacts.get('inlet.compose.yaml') as string) as unknown]
+    : [];
   const configs = ['outlet.json', 'inlet.json'].map((path) => JSON.parse(artifacts.get(path) as string) as unknown);
   const inParameter = manifest.outlet.endpoint?.source === 'parameter' || !pointer.startsWith('/outlet/endpoint/');
   if (reachesStacks.has(pointer) && inParameter) {
-    assert.ok(stacks.some((stack) => allStrings(stack).some((text) => text.includes(value))), `${pointer} comes back out of the stack YAML unchanged`);
+    assert.ok(
+      stacks.some((stack) => allStrings(stack).some((text) => text.includes(value))),
+      `${pointer} comes back out of the stack YAML unchanged`,
+    );
   }
   assert.ok([...stacks, ...compose, ...configs].every((tree) => tree !== null && typeof tree === 'object'));
   const readme = artifacts.get('README.md') as string;
-  assert.equal(readme.split('\n').length, (baseline.get('README.md') as string).split('\n').length, 'the guide keeps its lines');
+  assert.equal(
+    readme.split('\n').length,
+    (baseline.get('README.md') as string).split('\n').length,
+    'the guide keeps its lines',
+  );
   assert.match(readme.split('\n')[0] as string, /^# Portal: /);
   for (const [path, text] of artifacts) {
     if (path.endsWith('.sh') || path.endsWith('.py')) assert.ok(!text.includes('\u0000'), `${path} holds no NUL`);
@@ -184,7 +237,13 @@ describe('hostile manifest values (issue: command injection through a manifest)'
       const baseline = byPath(compileUseCase(original));
       const counts = { refused: 0, compiled: 0, ran: 0 };
       const present = parse(manifestText(usecase)) as Record<string, unknown>;
-      const optional = optionalStrings.filter((path) => path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !== undefined);
+      const optional = optionalStrings.filter(
+        (path) =>
+          path
+            .slice(0, -1)
+            .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !==
+          undefined,
+      );
       for (const path of [...stringPaths(present), ...optional]) {
         const pointer = encodePointer(path);
         for (const [name, value] of corpus(marker)) {
@@ -195,11 +254,16 @@ describe('hostile manifest values (issue: command injection through a manifest)'
           const { manifest, problems } = manifestProblems('hostile.yaml', text);
           if (!manifest) {
             counts.refused += 1;
-            const atField = problems.find((problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`));
+            const atField = problems.find(
+              (problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`),
+            );
             assert.ok(atField, `${what}: refused at the field itself, got ${JSON.stringify(problems)}`);
             const expected = parseYamlSource('hostile.yaml', text).locate(pointer);
             assert.deepEqual({ line: atField.line, column: atField.column }, expected, `${what}: located`);
-            assert.throws(() => parseManifest('hostile.yaml', text), (error: unknown) => error instanceof ValidationError && error.exitCode === 2);
+            assert.throws(
+              () => parseManifest('hostile.yaml', text),
+              (error: unknown) => error instanceof ValidationError && error.exitCode === 2,
+            );
             continue;
           }
           counts.compiled += 1;
@@ -208,13 +272,15 @@ describe('hostile manifest values (issue: command injection through a manifest)'
           if (scriptTexts(artifacts) !== scriptTexts(baseline)) {
             counts.ran += 1;
             await runScripts(artifacts, usecase);
-            if (artifacts.has('webhook_receiver.py')) await checkReceiver(artifacts.get('webhook_receiver.py') as string, manifest.title, dir);
+            if (artifacts.has('webhook_receiver.py'))
+              await checkReceiver(artifacts.get('webhook_receiver.py') as string, manifest.title, dir);
             assert.ok(!existsSync(marker), `${what}: nothing injected ran`);
           }
         }
       }
       assert.ok(counts.refused > 0 && counts.compiled > 0, JSON.stringify(counts));
-      if (usecase !== 'webhook') assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
+      if (usecase !== 'webhook')
+        assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
     });
   }
 
@@ -222,7 +288,11 @@ describe('hostile manifest values (issue: command injection through a manifest)'
     it(`${usecase}: without the schema, every hostile title, note and label is quoted by the templates`, async () => {
       const original = loadManifest(usecase);
       const baseline = byPath(compileUseCase(original));
-      const free: Path[] = [['title'], ['outlet', 'instance-type', 'note'], ...(original.outlet.endpoint ? [['outlet', 'endpoint', 'label']] : [])];
+      const free: Path[] = [
+        ['title'],
+        ['outlet', 'instance-type', 'note'],
+        ...(original.outlet.endpoint ? [['outlet', 'endpoint', 'label']] : []),
+      ];
       for (const path of free) {
         const pointer = encodePointer(path);
         for (const [name, value] of corpus(marker)) {
@@ -231,7 +301,8 @@ describe('hostile manifest values (issue: command injection through a manifest)'
           checkStructure(artifacts, baseline, manifest, pointer, value);
           if (path[0] === 'title') {
             await runScripts(artifacts, usecase);
-            if (artifacts.has('webhook_receiver.py')) await checkReceiver(artifacts.get('webhook_receiver.py') as string, value, dir);
+            if (artifacts.has('webhook_receiver.py'))
+              await checkReceiver(artifacts.get('webhook_receiver.py') as string, value, dir);
           }
           assert.ok(!existsSync(marker), `${pointer} = ${name}: nothing injected ran`);
         }

@@ -31,7 +31,14 @@ describe('limits a manifest can reach', () => {
     const elapsed = performance.now() - started;
     assert.equal(manifest, undefined);
     assert.deepEqual(problems, [
-      { file: 'bomb.yaml', line: 3, column: 8, pointer: '/b/0', message: 'aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors' },
+      {
+        file: 'bomb.yaml',
+        line: 3,
+        column: 8,
+        pointer: '/b/0',
+        message:
+          'aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors',
+      },
     ]);
     assert.ok(elapsed < 2_000, `refused in ${elapsed.toFixed(0)} ms`);
   });
@@ -47,7 +54,8 @@ describe('limits a manifest can reach', () => {
   });
 
   it('still reads a manifest that uses a few aliases', () => {
-    const machine = '  instance-type:\n    default: m6a.8xlarge\n    note: predictable network bandwidth of 12.5 Gbps\n';
+    const machine =
+      '  instance-type:\n    default: m6a.8xlarge\n    note: predictable network bandwidth of 12.5 Gbps\n';
     const text = manifestText('postgres')
       .replace(`${machine}inlet:`, `${machine.replace('instance-type:', 'instance-type: &machine')}inlet:`)
       .replace(`${machine}container:`, '  instance-type: *machine\ncontainer:');
@@ -58,7 +66,10 @@ describe('limits a manifest can reach', () => {
   it('refuses a 200 KB note by its length, at the note', () => {
     const text = editedManifest('postgres', [[['outlet', 'instance-type', 'note'], 'x'.repeat(200_000)]]);
     const { problems } = manifestProblems('long.yaml', text);
-    assert.deepEqual(problems.map((problem) => [problem.pointer, problem.message]), [['/outlet/instance-type/note', 'is too long; expected at most 200 characters']]);
+    assert.deepEqual(
+      problems.map((problem) => [problem.pointer, problem.message]),
+      [['/outlet/instance-type/note', 'is too long; expected at most 200 characters']],
+    );
   });
 
   it('refuses alternatives that would make the parameter description pass 4,000 characters, at the instance type', () => {
@@ -67,9 +78,15 @@ describe('limits a manifest can reach', () => {
     const { problems } = manifestProblems('many.yaml', text);
     assert.equal(problems.length, 1, JSON.stringify(problems));
     assert.equal(problems[0]?.pointer, '/inlet/instance-type');
-    assert.match(problems[0]?.message ?? '', /^the description of parameter InstanceType of the inlet stack would be 4\d{3} characters, over CloudFormation's limit of 4000; /);
+    assert.match(
+      problems[0]?.message ?? '',
+      /^the description of parameter InstanceType of the inlet stack would be 4\d{3} characters, over CloudFormation's limit of 4000; /,
+    );
     const inletLine = text.split('\n').findIndex((line) => line.startsWith('inlet:')) + 1;
-    assert.equal(problems[0]?.line, text.split('\n').findIndex((line, index) => index >= inletLine && line.startsWith('  instance-type:')) + 2);
+    assert.equal(
+      problems[0]?.line,
+      text.split('\n').findIndex((line, index) => index >= inletLine && line.startsWith('  instance-type:')) + 2,
+    );
   });
 
   it('names the field behind every limit a text can pass, even one the schema would have refused', () => {
@@ -84,7 +101,10 @@ describe('limits a manifest can reach', () => {
     it(`${usecase}: both stacks are within every limit, with room to spare`, () => {
       const manifest = loadManifest(usecase);
       assert.deepEqual(stackLimitViolations(manifest), []);
-      for (const [role, config] of [['outlet', outletConfig(manifest)], ['inlet', stackInletConfig(manifest)]] as const) {
+      for (const [role, config] of [
+        ['outlet', outletConfig(manifest)],
+        ['inlet', stackInletConfig(manifest)],
+      ] as const) {
         const template = nodeStack(manifest, role, config);
         const body = Buffer.byteLength(printCfnYaml(template));
         assert.ok(body < cfnLimits.templateBodyBytes / 2, `${role} template is ${body} bytes`);

@@ -11,7 +11,11 @@ describe('node configurations (spec 2.2)', () => {
   for (const usecase of allUseCases) {
     for (const role of ['outlet', 'inlet'] as const) {
       it(`${usecase} ${role}.json conforms to the node configuration schema`, () => {
-        assert.equal(validateNodeConfigShape(config(usecase, role)), true, JSON.stringify(validateNodeConfigShape.errors));
+        assert.equal(
+          validateNodeConfigShape(config(usecase, role)),
+          true,
+          JSON.stringify(validateNodeConfigShape.errors),
+        );
       });
     }
   }
@@ -24,7 +28,11 @@ describe('node configurations (spec 2.2)', () => {
     });
     assert.equal(config('warehouse', 'outlet')['tcp-outlet'].to, '$REDSHIFT_ENDPOINT');
     assert.equal(config('postgres', 'outlet')['tcp-outlet'].to, '$POSTGRES_ENDPOINT:5432');
-    assert.deepEqual(config('bedrock', 'outlet')['tcp-outlet'], { allow: 'bedrock-inlet', to: '$BEDROCK_RUNTIME_ENDPOINT:443', tls: true });
+    assert.deepEqual(config('bedrock', 'outlet')['tcp-outlet'], {
+      allow: 'bedrock-inlet',
+      to: '$BEDROCK_RUNTIME_ENDPOINT:443',
+      tls: true,
+    });
   });
 
   it('has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay, with the direct path on 0.0.0.0:4200', () => {
@@ -35,7 +43,7 @@ describe('node configurations (spec 2.2)', () => {
       warehouse: { allow: 'warehouse-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15439', via: 'warehouse' },
       webhook: { allow: 'webhook-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:17777', via: 'webhook' },
     });
-    assert.equal(product.directPort, 4200, 'the port the stacks\' OutletCidr rule opens');
+    assert.equal(product.directPort, 4200, "the port the stacks' OutletCidr rule opens");
   });
 
   it('gives the stack inlet a direct path the node itself reads as a fixed port on every interface', () => {
@@ -45,12 +53,18 @@ describe('node configurations (spec 2.2)', () => {
     }
   });
 
-  it('turns the container inlet\'s direct path off, and refuses a direct value that is not an address', () => {
+  it("turns the container inlet's direct path off, and refuses a direct value that is not an address", () => {
     for (const usecase of containerUseCases) {
       assert.equal(containerInletConfig(loadManifest(usecase))['tcp-inlet']?.direct, false, usecase);
     }
-    assert.equal(validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }), false);
-    assert.equal(validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 4200 } }), false);
+    assert.equal(
+      validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }),
+      false,
+    );
+    assert.equal(
+      validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 4200 } }),
+      false,
+    );
   });
 
   it('writes tls only where the spec has it, and the status port 23345 everywhere', () => {
@@ -71,7 +85,10 @@ describe('node configurations (spec 2.2)', () => {
   });
 
   it('is refused by the schema when a key is unknown or a port is out of range', () => {
-    assert.equal(validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', colour: 'red' } }), false);
+    assert.equal(
+      validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', colour: 'red' } }),
+      false,
+    );
     assert.equal(validateNodeConfigShape({ 'http-server-port': 70000 }), false);
   });
 });

@@ -1,7 +1,16 @@
 /** The quoting functions give every hostile value back unchanged when the target language reads it. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { markdownCode, markdownText, oneLine, pythonQuote, shellDoubleQuoted, shellQuote, sqlIdentifier, subLiteral } from '../../src/compile/quote.ts';
+import {
+  markdownCode,
+  markdownText,
+  oneLine,
+  pythonQuote,
+  shellDoubleQuoted,
+  shellQuote,
+  sqlIdentifier,
+  subLiteral,
+} from '../../src/compile/quote.ts';
 
 const hostile = [
   'plain',
@@ -24,7 +33,9 @@ const hostile = [
 describe('quoting by construction (src/compile/quote.ts)', () => {
   it('shellQuote: bash reads each value back as one word, unchanged', () => {
     const words = hostile.map(shellQuote);
-    const run = spawnSync('bash', ['-c', `for word in ${words.join(' ')}; do printf '%s\\0' "$word"; done`], { encoding: 'utf8' });
+    const run = spawnSync('bash', ['-c', `for word in ${words.join(' ')}; do printf '%s\\0' "$word"; done`], {
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(run.stdout.split('\0').slice(0, -1), hostile);
     assert.equal(shellQuote('postgres-outlet'), 'postgres-outlet', 'a plain word stays bare');
@@ -42,7 +53,11 @@ describe('quoting by construction (src/compile/quote.ts)', () => {
     const values = [...hostile, 'nul\u0000byte'];
     const literals = values.map(pythonQuote);
     for (const literal of literals) assert.match(literal, /^"[\x20-\x7e]*"$/);
-    const run = spawnSync('python3', ['-c', `import json, sys\nsys.stdout.write(json.dumps([${literals.join(', ')}]))`], { encoding: 'utf8' });
+    const run = spawnSync(
+      'python3',
+      ['-c', `import json, sys\nsys.stdout.write(json.dumps([${literals.join(', ')}]))`],
+      { encoding: 'utf8' },
+    );
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout), values);
   });
@@ -65,6 +80,7 @@ describe('quoting by construction (src/compile/quote.ts)', () => {
 
   it('sqlIdentifier: refuses anything but a plain identifier', () => {
     assert.equal(sqlIdentifier('portal_check'), 'portal_check');
-    for (const bad of ['x; DROP TABLE y', 'X', '1x', '"x"', '']) assert.throws(() => sqlIdentifier(bad), /not a plain SQL identifier/);
+    for (const bad of ['x; DROP TABLE y', 'X', '1x', '"x"', ''])
+      assert.throws(() => sqlIdentifier(bad), /not a plain SQL identifier/);
   });
 });

@@ -28,49 +28,103 @@ describe('cross-field rules', () => {
 
   it('keep --tls off the outlet ticket and require it for a TLS inlet', () => {
     assert.deepEqual(pointers(variant('bedrock', (m) => (m.tickets.outlet.tls = true))), ['/tickets/outlet/tls']);
-    assert.deepEqual(pointers(variant('bedrock', (m) => (m.inlet.tls = false))), ['/tickets/inlet/tls', '/verification/kind']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => (m.inlet.tls = false))), [
+      '/tickets/inlet/tls',
+      '/verification/kind',
+    ]);
   });
 
   it('tie the target placeholder to the endpoint that replaces it', () => {
     assert.deepEqual(pointers(variant('postgres', (m) => (m.outlet.to = '$REDSHIFT_ENDPOINT:5432'))), ['/outlet/to']);
     assert.deepEqual(pointers(variant('postgres', (m) => delete m.outlet.endpoint)), ['/outlet/to']);
-    assert.deepEqual(pointers(variant('webhook', (m) => (m.outlet.endpoint = loadManifest('postgres').outlet.endpoint))), ['/outlet/endpoint']);
-    assert.deepEqual(pointers(variant('warehouse', (m) => delete m.outlet.endpoint?.port)), ['/outlet/endpoint', '/outlet/endpoint/example']);
-    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.port = 5432))), ['/outlet/endpoint/port', '/outlet/endpoint/example']);
+    assert.deepEqual(
+      pointers(variant('webhook', (m) => (m.outlet.endpoint = loadManifest('postgres').outlet.endpoint))),
+      ['/outlet/endpoint'],
+    );
+    assert.deepEqual(pointers(variant('warehouse', (m) => delete m.outlet.endpoint?.port)), [
+      '/outlet/endpoint',
+      '/outlet/endpoint/example',
+    ]);
+    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.port = 5432))), [
+      '/outlet/endpoint/port',
+      '/outlet/endpoint/example',
+    ]);
   });
 
   it('match the endpoint source with its parameter or service', () => {
-    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && delete m.outlet.endpoint.parameter)), ['/outlet/endpoint']);
-    assert.deepEqual(pointers(variant('bedrock', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = 'RuntimeEndpoint'))), ['/outlet/endpoint/parameter']);
-    assert.deepEqual(pointers(variant('warehouse', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'wh.example:5440'))), ['/outlet/endpoint/example']);
-    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'db.example:5432'))), ['/outlet/endpoint/example']);
+    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && delete m.outlet.endpoint.parameter)), [
+      '/outlet/endpoint',
+    ]);
+    assert.deepEqual(
+      pointers(variant('bedrock', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = 'RuntimeEndpoint'))),
+      ['/outlet/endpoint/parameter'],
+    );
+    assert.deepEqual(
+      pointers(variant('warehouse', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'wh.example:5440'))),
+      ['/outlet/endpoint/example'],
+    );
+    assert.deepEqual(
+      pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'db.example:5432'))),
+      ['/outlet/endpoint/example'],
+    );
   });
 
   it('make a bridge container publish the inlet port on 0.0.0.0, and a host container publish nothing', () => {
-    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.publish = []))), ['/container/publish']);
-    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.listen = '127.0.0.1'))), ['/container/listen']);
-    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.publish = ['443:443', '99999:443']))), ['/container/publish/1']);
-    assert.deepEqual(pointers(variant('postgres', (m) => m.container && (m.container.publish = ['15432:15432']))), ['/container/publish']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.publish = []))), [
+      '/container/publish',
+    ]);
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.container && (m.container.listen = '127.0.0.1'))), [
+      '/container/listen',
+    ]);
+    assert.deepEqual(
+      pointers(variant('bedrock', (m) => m.container && (m.container.publish = ['443:443', '99999:443']))),
+      ['/container/publish/1'],
+    );
+    assert.deepEqual(pointers(variant('postgres', (m) => m.container && (m.container.publish = ['15432:15432']))), [
+      '/container/publish',
+    ]);
   });
 
   it('keep the status server off the inlet port and off a target on the same machine', () => {
     assert.deepEqual(pointers(variant('webhook', (m) => (m['status-port'] = 17777))), ['/status-port']);
     assert.deepEqual(pointers(variant('webhook', (m) => (m['status-port'] = 7777))), ['/status-port']);
-    assert.deepEqual(pointers(variant('postgres', (m) => (m['status-port'] = 5432))), [], 'a remote target may share the number');
+    assert.deepEqual(
+      pointers(variant('postgres', (m) => (m['status-port'] = 5432))),
+      [],
+      'a remote target may share the number',
+    );
   });
 
   it("keep the inlet and the status server off the stack inlet's direct port, 4200", () => {
     const inletOnIt = checkRules(variant('postgres', (m) => (m.inlet.port = 4200)));
-    assert.deepEqual(inletOnIt, [{ pointer: '/inlet/port', message: "the stack inlet's direct path listens on port 4200; choose another inlet port" }]);
+    assert.deepEqual(inletOnIt, [
+      {
+        pointer: '/inlet/port',
+        message: "the stack inlet's direct path listens on port 4200; choose another inlet port",
+      },
+    ]);
     assert.deepEqual(pointers(variant('postgres', (m) => (m['status-port'] = 4200))), ['/status-port']);
-    assert.deepEqual(pointers(variant('webhook', (m) => (m.outlet.to = 'localhost:4200'))), [], 'the outlet machine does not listen on it');
+    assert.deepEqual(
+      pointers(variant('webhook', (m) => (m.outlet.to = 'localhost:4200'))),
+      [],
+      'the outlet machine does not listen on it',
+    );
   });
 
   it('refuse an endpoint parameter named like something the stack already defines', () => {
     for (const taken of ['VpcId', 'StateFileSystem', 'NodeRole']) {
-      const violations = checkRules(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = taken)));
-      assert.deepEqual(violations.map((v) => v.pointer), ['/outlet/endpoint/parameter'], taken);
-      assert.match(violations[0]?.message ?? '', new RegExp(`^"${taken}" is already a name in the stack; choose another, such as PostgresEndpoint$`));
+      const violations = checkRules(
+        variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = taken)),
+      );
+      assert.deepEqual(
+        violations.map((v) => v.pointer),
+        ['/outlet/endpoint/parameter'],
+        taken,
+      );
+      assert.match(
+        violations[0]?.message ?? '',
+        new RegExp(`^"${taken}" is already a name in the stack; choose another, such as PostgresEndpoint$`),
+      );
     }
   });
 
@@ -84,9 +138,17 @@ describe('cross-field rules', () => {
 
   it('keep each ticket lifetime within what portal project ticket --expires-in accepts: positive, at most 30d', () => {
     const hint = 'give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d';
-    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.inlet['expires-in'] = '400d'))), [{ pointer: '/tickets/inlet/expires-in', message: `"400d" is longer than 30d; ${hint}` }]);
-    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '0h'))), [{ pointer: '/tickets/outlet/expires-in', message: `"0h" must be positive; ${hint}` }]);
-    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '1h30m'))), [], 'the CLI takes combined units');
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.inlet['expires-in'] = '400d'))), [
+      { pointer: '/tickets/inlet/expires-in', message: `"400d" is longer than 30d; ${hint}` },
+    ]);
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '0h'))), [
+      { pointer: '/tickets/outlet/expires-in', message: `"0h" must be positive; ${hint}` },
+    ]);
+    assert.deepEqual(
+      checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '1h30m'))),
+      [],
+      'the CLI takes combined units',
+    );
     assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '30d'))), []);
   });
 
@@ -98,7 +160,12 @@ describe('cross-field rules', () => {
     assert.deepEqual(problems.map(formatProblem), [
       `webhook.yaml:${line}:${column}: /tickets/inlet/expires-in: "400d" is longer than 30d; give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d`,
     ]);
-    const unknownUnit = manifestProblems('webhook.yaml', editedManifest('webhook', [[['tickets', 'inlet', 'expires-in'], '1w']])).problems.map((p) => p.message);
-    assert.deepEqual(unknownUnit, ['expected a duration: a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), got "1w"']);
+    const unknownUnit = manifestProblems(
+      'webhook.yaml',
+      editedManifest('webhook', [[['tickets', 'inlet', 'expires-in'], '1w']]),
+    ).problems.map((p) => p.message);
+    assert.deepEqual(unknownUnit, [
+      'expected a duration: a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), got "1w"',
+    ]);
   });
 });

@@ -7,7 +7,10 @@ import { allUseCases, artifactText, projectRoot } from '../support/usecases.ts';
 
 /** shellcheck's findings of warning level and above: empty when the script is clean. */
 function shellcheck(script: string, shell: 'sh' | 'bash'): string {
-  const result = spawnSync('shellcheck', ['--severity=warning', `--shell=${shell}`, '--format=gcc', '-'], { input: script, encoding: 'utf8' });
+  const result = spawnSync('shellcheck', ['--severity=warning', `--shell=${shell}`, '--format=gcc', '-'], {
+    input: script,
+    encoding: 'utf8',
+  });
   assert.equal(result.error, undefined, 'shellcheck is installed (Debian package shellcheck; .ci/run installs it)');
   return result.stdout.trim();
 }
@@ -28,7 +31,10 @@ describe('shell scripts Portal ships pass shellcheck (warnings and errors)', () 
     it(`${usecase}: tickets.sh, both boot scripts and the status loop and sealing-key script they write`, () => {
       assert.equal(shellcheck(artifactText(usecase, 'tickets.sh'), 'bash'), '');
       for (const role of ['outlet', 'inlet'] as const) {
-        const boot = renderedBootScript(usecase, role, { PostgresEndpoint: 'db.internal.example', RedshiftEndpoint: 'wh.internal.example:5439' });
+        const boot = renderedBootScript(usecase, role, {
+          PostgresEndpoint: 'db.internal.example',
+          RedshiftEndpoint: 'wh.internal.example:5439',
+        });
         assert.equal(shellcheck(boot, 'bash'), '', `${role} boot script`);
         assert.equal(shellcheck(hereDocument(boot, 'PORTAL_STATUS_LOOP'), 'bash'), '', `${role} status loop`);
         assert.equal(shellcheck(hereDocument(boot, 'PORTAL_SEALING_KEY'), 'bash'), '', `${role} sealing-key script`);

@@ -9,7 +9,16 @@ import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts'
 
 type Template = {
   Parameters: Record<string, Record<string, unknown>>;
-  Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+  Resources: Record<
+    string,
+    {
+      Type: string;
+      Properties: Record<string, unknown>;
+      DependsOn?: string[];
+      DeletionPolicy?: string;
+      UpdateReplacePolicy?: string;
+    }
+  >;
   Outputs: Record<string, { Description?: string; Value?: unknown }>;
   Metadata: Record<string, unknown>;
 };
@@ -44,9 +53,20 @@ describe('CloudFormation stacks', () => {
           assert.equal(Parameters.SubnetId?.Type, 'AWS::EC2::Subnet::Id');
           assert.equal(Parameters.EnrollmentTicket?.NoEcho, true);
           assert.equal(Parameters.EnrollmentTicket?.Default, undefined, 'a ticket is never defaulted');
-          assert.match(String(Parameters.EnrollmentTicket?.Description), new RegExp(`^Contents of ${role}\\.ticket`), 'each stack takes its own ticket');
-          assert.deepEqual(JSON.parse(String(Parameters.JSONNodeConfig?.Default)), JSON.parse(artifactText(usecase, `${role}.json`)));
-          const labels = (stack(usecase, role).Metadata['AWS::CloudFormation::Interface'] as { ParameterLabels: Record<string, { default: string }> }).ParameterLabels;
+          assert.match(
+            String(Parameters.EnrollmentTicket?.Description),
+            new RegExp(`^Contents of ${role}\\.ticket`),
+            'each stack takes its own ticket',
+          );
+          assert.deepEqual(
+            JSON.parse(String(Parameters.JSONNodeConfig?.Default)),
+            JSON.parse(artifactText(usecase, `${role}.json`)),
+          );
+          const labels = (
+            stack(usecase, role).Metadata['AWS::CloudFormation::Interface'] as {
+              ParameterLabels: Record<string, { default: string }>;
+            }
+          ).ParameterLabels;
           assert.equal(labels.JSONNodeConfig?.default, 'JSON Node Configuration');
           assert.equal(labels.InstanceType?.default, 'EC2 Instance Type');
         });
@@ -57,7 +77,10 @@ describe('CloudFormation stacks', () => {
           assert.ok(group, 'an autoscaling group');
           assert.equal(group.Properties.MinSize, '1');
           assert.deepEqual(group.Properties.VPCZoneIdentifier, [{ Ref: 'SubnetId' }]);
-          assert.ok(group.DependsOn?.includes('StateMountTarget'), 'the machine starts after its file system is mountable');
+          assert.ok(
+            group.DependsOn?.includes('StateMountTarget'),
+            'the machine starts after its file system is mountable',
+          );
           const [[, mountTarget] = []] = resourcesOfType(template, 'AWS::EFS::MountTarget');
           assert.deepEqual(mountTarget?.Properties.SubnetId, { Ref: 'SubnetId' });
           assert.equal(resourcesOfType(template, 'AWS::EFS::FileSystem').length, 1);
@@ -83,18 +106,37 @@ describe('CloudFormation stacks', () => {
         it('gives the machine session-manager access and egress to the internet', () => {
           const template = stack(usecase, role);
           const role_ = template.Resources.NodeRole;
-          assert.deepEqual(role_?.Properties.ManagedPolicyArns, [{ 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/AmazonSSMManagedInstanceCore' }]);
+          assert.deepEqual(role_?.Properties.ManagedPolicyArns, [
+            { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/AmazonSSMManagedInstanceCore' },
+          ]);
           const egress = template.Resources.NodeSecurityGroup?.Properties.SecurityGroupEgress;
-          assert.deepEqual(egress, [{ IpProtocol: '-1', CidrIp: '0.0.0.0/0', Description: 'The node dials out to the controller and its target' }]);
-          assert.equal(template.Resources.NodeSecurityGroup?.Properties.SecurityGroupIngress, undefined, 'nothing dials in');
+          assert.deepEqual(egress, [
+            {
+              IpProtocol: '-1',
+              CidrIp: '0.0.0.0/0',
+              Description: 'The node dials out to the controller and its target',
+            },
+          ]);
+          assert.equal(
+            template.Resources.NodeSecurityGroup?.Properties.SecurityGroupIngress,
+            undefined,
+            'nothing dials in',
+          );
         });
       });
     }
   }
 
   it('uses the default instance types of spec 8', () => {
-    const defaults = Object.fromEntries(allUseCases.map((usecase) => [usecase, stack(usecase, 'outlet').Parameters.InstanceType?.Default]));
-    assert.deepEqual(defaults, { bedrock: 'm6a.large', postgres: 'm6a.8xlarge', warehouse: 'm6a.large', webhook: 'm6a.8xlarge' });
+    const defaults = Object.fromEntries(
+      allUseCases.map((usecase) => [usecase, stack(usecase, 'outlet').Parameters.InstanceType?.Default]),
+    );
+    assert.deepEqual(defaults, {
+      bedrock: 'm6a.large',
+      postgres: 'm6a.8xlarge',
+      warehouse: 'm6a.large',
+      webhook: 'm6a.8xlarge',
+    });
     assert.equal(stack('postgres', 'inlet').Parameters.InstanceType?.Default, 'm6a.8xlarge');
     assert.match(String(stack('warehouse', 'outlet').Parameters.InstanceType?.Description), /m6a\.8xlarge, t3\.medium/);
   });
@@ -104,11 +146,19 @@ describe('CloudFormation stacks', () => {
     const postgres = stack('postgres', 'outlet').Parameters.PostgresEndpoint;
     const pattern = (parameter: Record<string, unknown> | undefined) => new RegExp(String(parameter?.AllowedPattern));
     assert.ok(pattern(warehouse).test('wh.abc.us-east-1.redshift.amazonaws.com:5439'));
-    assert.ok(!pattern(warehouse).test('wh.abc.us-east-1.redshift.amazonaws.com:5439/dev'), 'a trailing /<database_name> is refused');
+    assert.ok(
+      !pattern(warehouse).test('wh.abc.us-east-1.redshift.amazonaws.com:5439/dev'),
+      'a trailing /<database_name> is refused',
+    );
     assert.ok(pattern(postgres).test('db.abc.us-east-1.rds.amazonaws.com'));
-    assert.ok(!pattern(postgres).test('db.abc.us-east-1.rds.amazonaws.com:5432'), 'the port is appended by the configuration');
+    assert.ok(
+      !pattern(postgres).test('db.abc.us-east-1.rds.amazonaws.com:5432'),
+      'the port is appended by the configuration',
+    );
     for (const usecase of allUseCases) {
-      const endpointParameters = Object.keys(stack(usecase, 'inlet').Parameters).filter((id) => id.endsWith('Endpoint'));
+      const endpointParameters = Object.keys(stack(usecase, 'inlet').Parameters).filter((id) =>
+        id.endsWith('Endpoint'),
+      );
       assert.deepEqual(endpointParameters, [], `${usecase} inlet takes no endpoint`);
     }
   });
@@ -125,8 +175,14 @@ describe('CloudFormation stacks', () => {
       for (const role of ['outlet', 'inlet'] as const) {
         if (usecase === 'bedrock' && role === 'outlet') continue;
         assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::VPCEndpoint').length, 0, `${usecase} ${role}`);
-        const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(([logicalId]) => logicalId);
-        assert.deepEqual(ingress, role === 'inlet' ? ['NodeClientIngress', 'NodeDirectIngress'] : [], `${usecase} ${role}`);
+        const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(
+          ([logicalId]) => logicalId,
+        );
+        assert.deepEqual(
+          ingress,
+          role === 'inlet' ? ['NodeClientIngress', 'NodeDirectIngress'] : [],
+          `${usecase} ${role}`,
+        );
       }
     }
   });
@@ -144,21 +200,32 @@ describe('CloudFormation stacks', () => {
       CidrIp: { Ref: 'ClientCidr' },
       Description: 'Clients of the inlet',
     });
-    assert.deepEqual((inlet as unknown as { Conditions: Record<string, unknown> }).Conditions.HasClientNetwork, { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'ClientCidr' }, ''] }] });
+    assert.deepEqual((inlet as unknown as { Conditions: Record<string, unknown> }).Conditions.HasClientNetwork, {
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'ClientCidr' }, ''] }],
+    });
     assert.equal(stack('postgres', 'outlet').Parameters.ClientCidr, undefined);
   });
 
   it("opens the inlet's direct path, TCP 4200, only to an outlet network the administrator names", () => {
     for (const usecase of allUseCases) {
-      const inlet = stack(usecase, 'inlet') as Template & { Conditions: Record<string, unknown>; Resources: Record<string, { Condition?: string }> };
+      const inlet = stack(usecase, 'inlet') as Template & {
+        Conditions: Record<string, unknown>;
+        Resources: Record<string, { Condition?: string }>;
+      };
       const parameter = inlet.Parameters.OutletCidr;
       assert.equal(parameter?.Type, 'String');
       assert.equal(parameter?.Default, '', `${usecase}: closed unless named`);
-      assert.equal(parameter?.Description, "Network (CIDR) the outlet dials the inlet's direct path from, on TCP 4200. Empty: nothing is opened and the relay carries the portal.");
+      assert.equal(
+        parameter?.Description,
+        "Network (CIDR) the outlet dials the inlet's direct path from, on TCP 4200. Empty: nothing is opened and the relay carries the portal.",
+      );
       const pattern = new RegExp(String(parameter?.AllowedPattern));
       for (const good of ['', '10.0.0.0/16', '192.168.1.7/32']) assert.ok(pattern.test(good), good);
-      for (const bad of ['0.0.0.0', '10.0.0.0/16 ', 'sg-123', '10.0.0.0/16,10.1.0.0/16']) assert.ok(!pattern.test(bad), bad);
-      assert.deepEqual(inlet.Conditions.HasOutletNetwork, { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'OutletCidr' }, ''] }] });
+      for (const bad of ['0.0.0.0', '10.0.0.0/16 ', 'sg-123', '10.0.0.0/16,10.1.0.0/16'])
+        assert.ok(!pattern.test(bad), bad);
+      assert.deepEqual(inlet.Conditions.HasOutletNetwork, {
+        'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'OutletCidr' }, ''] }],
+      });
       const ingress = inlet.Resources.NodeDirectIngress;
       assert.equal(ingress?.Type, 'AWS::EC2::SecurityGroupIngress');
       assert.equal(ingress?.Condition, 'HasOutletNetwork', 'no rule at all when OutletCidr is empty');
@@ -171,10 +238,20 @@ describe('CloudFormation stacks', () => {
         Description: 'Outlets dialling the direct path of the inlet',
       });
       // The rule opens the very port the node configuration listens on.
-      const config = JSON.parse(String(inlet.Parameters.JSONNodeConfig?.Default)) as { 'tcp-inlet': { direct: string } };
+      const config = JSON.parse(String(inlet.Parameters.JSONNodeConfig?.Default)) as {
+        'tcp-inlet': { direct: string };
+      };
       assert.equal(config['tcp-inlet'].direct, `0.0.0.0:${String(ingress?.Properties.FromPort)}`);
-      const interfaceMetadata = inlet.Metadata['AWS::CloudFormation::Interface'] as { ParameterGroups: { Label: { default: string }; Parameters: string[] }[]; ParameterLabels: Record<string, { default: string }> };
-      assert.deepEqual(interfaceMetadata.ParameterGroups[0]?.Parameters, ['VpcId', 'SubnetId', 'ClientCidr', 'OutletCidr']);
+      const interfaceMetadata = inlet.Metadata['AWS::CloudFormation::Interface'] as {
+        ParameterGroups: { Label: { default: string }; Parameters: string[] }[];
+        ParameterLabels: Record<string, { default: string }>;
+      };
+      assert.deepEqual(interfaceMetadata.ParameterGroups[0]?.Parameters, [
+        'VpcId',
+        'SubnetId',
+        'ClientCidr',
+        'OutletCidr',
+      ]);
       assert.equal(interfaceMetadata.ParameterLabels.OutletCidr?.default, 'Outlet network');
       const outlet = stack(usecase, 'outlet') as Template & { Conditions?: Record<string, unknown> };
       assert.equal(outlet.Parameters.OutletCidr, undefined, `${usecase}: the outlet dials; nothing to open`);
@@ -195,8 +272,15 @@ describe('CloudFormation stacks', () => {
       assert.deepEqual(checkTemplate(JSON.parse(JSON.stringify(template))), [], String(direct));
     }
     const config = stackInletConfig(manifest);
-    const elsewhere = nodeStack(manifest, 'inlet', { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct: '10.0.0.5:9400' } } as NodeConfig);
-    assert.equal((elsewhere.Resources.NodeDirectIngress?.Properties as { FromPort: number }).FromPort, 9400, 'the rule follows the configured port');
+    const elsewhere = nodeStack(manifest, 'inlet', {
+      ...config,
+      'tcp-inlet': { ...config['tcp-inlet'], direct: '10.0.0.5:9400' },
+    } as NodeConfig);
+    assert.equal(
+      (elsewhere.Resources.NodeDirectIngress?.Properties as { FromPort: number }).FromPort,
+      9400,
+      'the rule follows the configured port',
+    );
   });
 
   it('completes only when the boot script signals that the node is up', () => {
@@ -209,9 +293,14 @@ describe('CloudFormation stacks', () => {
   it('hands the ticket to the machine through a secret only its role may read', () => {
     const template = stack('postgres', 'outlet');
     assert.deepEqual(template.Resources.EnrollmentTicketSecret?.Properties.SecretString, { Ref: 'EnrollmentTicket' });
-    const policies = template.Resources.NodeRole?.Properties.Policies as { PolicyName: string; PolicyDocument: { Statement: unknown[] } }[];
+    const policies = template.Resources.NodeRole?.Properties.Policies as {
+      PolicyName: string;
+      PolicyDocument: { Statement: unknown[] };
+    }[];
     const read = policies.find((policy) => policy.PolicyName === 'read-enrollment-ticket');
-    assert.deepEqual(read?.PolicyDocument.Statement, [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'EnrollmentTicketSecret' } }]);
+    assert.deepEqual(read?.PolicyDocument.Statement, [
+      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'EnrollmentTicketSecret' } },
+    ]);
   });
 
   it('lists every logical id it defines among the names an endpoint parameter may not take', () => {
@@ -219,8 +308,14 @@ describe('CloudFormation stacks', () => {
       for (const role of ['outlet', 'inlet'] as const) {
         const template = stack(usecase, role);
         const endpointParameter = loadManifest(usecase).outlet.endpoint?.parameter;
-        const defined = [...Object.keys(template.Parameters), ...Object.keys(template.Resources)].filter((id) => id !== endpointParameter);
-        assert.deepEqual(defined.filter((id) => !builtInLogicalIds.includes(id)), [], `${usecase} ${role}`);
+        const defined = [...Object.keys(template.Parameters), ...Object.keys(template.Resources)].filter(
+          (id) => id !== endpointParameter,
+        );
+        assert.deepEqual(
+          defined.filter((id) => !builtInLogicalIds.includes(id)),
+          [],
+          `${usecase} ${role}`,
+        );
       }
     }
   });
@@ -232,11 +327,15 @@ describe('CloudFormation stacks', () => {
         const kept = Object.entries(template.Resources)
           .filter(([, resource]) => resource.DeletionPolicy !== undefined || resource.UpdateReplacePolicy !== undefined)
           .map(([id, resource]) => [id, resource.DeletionPolicy, resource.UpdateReplacePolicy]);
-        assert.deepEqual(kept.sort(), [
-          ['SealingKeySecret', 'Retain', 'Retain'],
-          ['StateFileSystem', 'Retain', 'Retain'],
-          ['StatusLogGroup', 'Retain', 'Retain'],
-        ], `${usecase} ${role}`);
+        assert.deepEqual(
+          kept.sort(),
+          [
+            ['SealingKeySecret', 'Retain', 'Retain'],
+            ['StateFileSystem', 'Retain', 'Retain'],
+            ['StatusLogGroup', 'Retain', 'Retain'],
+          ],
+          `${usecase} ${role}`,
+        );
       }
     }
   });
@@ -246,29 +345,61 @@ describe('CloudFormation stacks', () => {
       const template = stack('postgres', role);
       const secret = template.Resources.SealingKeySecret;
       assert.equal(secret?.Type, 'AWS::SecretsManager::Secret');
-      const generated = secret?.Properties.GenerateSecretString as { PasswordLength: number; ExcludePunctuation: boolean };
+      const generated = secret?.Properties.GenerateSecretString as {
+        PasswordLength: number;
+        ExcludePunctuation: boolean;
+      };
       assert.ok(generated.PasswordLength >= 48, 'well over the 32 characters the node needs');
       assert.equal(generated.ExcludePunctuation, true, 'letters and digits: no quoting anywhere it is copied');
-      assert.equal(secret?.Properties.SecretString, undefined, 'generated by Secrets Manager, not written in the template');
-      const policies = template.Resources.NodeRole?.Properties.Policies as { PolicyName: string; PolicyDocument: { Statement: unknown[] } }[];
+      assert.equal(
+        secret?.Properties.SecretString,
+        undefined,
+        'generated by Secrets Manager, not written in the template',
+      );
+      const policies = template.Resources.NodeRole?.Properties.Policies as {
+        PolicyName: string;
+        PolicyDocument: { Statement: unknown[] };
+      }[];
       const read = policies.find((policy) => policy.PolicyName === 'read-sealing-key');
-      assert.deepEqual(read?.PolicyDocument.Statement, [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'SealingKeySecret' } }]);
-      assert.deepEqual((template.Outputs as Record<string, { Value: unknown }>).SealingKeySecretArn?.Value, { Ref: 'SealingKeySecret' });
+      assert.deepEqual(read?.PolicyDocument.Statement, [
+        { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'SealingKeySecret' } },
+      ]);
+      assert.deepEqual((template.Outputs as Record<string, { Value: unknown }>).SealingKeySecretArn?.Value, {
+        Ref: 'SealingKeySecret',
+      });
     }
   });
 
   it('is caught by the specification check when a template is wrong', () => {
     const template = structuredClone(stack('postgres', 'outlet')) as Template;
-    Object.assign(template.Resources.StatusLogGroup as object, { DeletionPolicy: 'Snapshot', UpdateReplacePolicy: 'Keep' });
-    (template.Resources.StateMountTarget as { Properties: Record<string, unknown> }).Properties = { FileSystemId: { Ref: 'Nowhere' }, Colour: 'blue' };
+    Object.assign(template.Resources.StatusLogGroup as object, {
+      DeletionPolicy: 'Snapshot',
+      UpdateReplacePolicy: 'Keep',
+    });
+    (template.Resources.StateMountTarget as { Properties: Record<string, unknown> }).Properties = {
+      FileSystemId: { Ref: 'Nowhere' },
+      Colour: 'blue',
+    };
     (template.Resources.NodeRole as { Properties: Record<string, unknown> }).Properties.Path = 7;
-    template.Outputs.Broken = { Description: 'x', Value: { 'Fn::Sub': '${NodeLaunchTemplate.Colour} ${Missing} ${!Escaped}' } };
+    template.Outputs.Broken = {
+      Description: 'x',
+      Value: { 'Fn::Sub': '${NodeLaunchTemplate.Colour} ${Missing} ${!Escaped}' },
+    };
     const problems = checkTemplate(template);
-    assert.ok(problems.includes('Resources.StateMountTarget.Properties: missing required property SubnetId'), problems.join('\n'));
-    assert.ok(problems.includes('Resources.StateMountTarget.Properties.Colour: unknown property of AWS::EFS::MountTarget'));
+    assert.ok(
+      problems.includes('Resources.StateMountTarget.Properties: missing required property SubnetId'),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.includes('Resources.StateMountTarget.Properties.Colour: unknown property of AWS::EFS::MountTarget'),
+    );
     assert.ok(problems.includes('Resources.StateMountTarget.Properties.FileSystemId: Ref to unknown Nowhere'));
     assert.ok(problems.includes('Resources.NodeRole.Properties.Path: expected String, got 7'));
-    assert.ok(problems.includes('Outputs.Broken.Value ${NodeLaunchTemplate.Colour}: AWS::EC2::LaunchTemplate has no attribute Colour'));
+    assert.ok(
+      problems.includes(
+        'Outputs.Broken.Value ${NodeLaunchTemplate.Colour}: AWS::EC2::LaunchTemplate has no attribute Colour',
+      ),
+    );
     assert.ok(problems.includes('Outputs.Broken.Value ${Missing}: Ref to unknown Missing'));
     assert.ok(problems.includes('Resources.StatusLogGroup.DeletionPolicy: AWS::Logs::LogGroup cannot be snapshot'));
     assert.ok(problems.includes('Resources.StatusLogGroup.UpdateReplacePolicy: unknown policy Keep'));

@@ -20,7 +20,11 @@ def client(name):
 
 /** The subscription filter's delivery: base64 of gzipped JSON with the matching log events. */
 function subscriptionEvent(messages: string[]): string {
-  const payload = { messageType: 'DATA_MESSAGE', logGroup: 'postgres-outlet-status-logs', logEvents: messages.map((message, id) => ({ id: String(id), timestamp: 0, message })) };
+  const payload = {
+    messageType: 'DATA_MESSAGE',
+    logGroup: 'postgres-outlet-status-logs',
+    logEvents: messages.map((message, id) => ({ id: String(id), timestamp: 0, message })),
+  };
   return JSON.stringify({ awslogs: { data: gzipSync(JSON.stringify(payload)).toString('base64') } });
 }
 
@@ -44,24 +48,42 @@ describe('node status metric function (subscription filter → NodeDownAlarm)', 
   });
 
   function invoke(messages: string[]) {
-    const result = spawnSync('python3', ['-c', 'import index, json, sys; print(json.dumps(index.handler(json.loads(sys.stdin.read()), None)))'], {
-      cwd: directory,
-      input: subscriptionEvent(messages),
-      env: { ...process.env, PYTHONPATH: directory, STACK_NAME: 'postgres-outlet', RECORD: record },
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      'python3',
+      ['-c', 'import index, json, sys; print(json.dumps(index.handler(json.loads(sys.stdin.read()), None)))'],
+      {
+        cwd: directory,
+        input: subscriptionEvent(messages),
+        env: { ...process.env, PYTHONPATH: directory, STACK_NAME: 'postgres-outlet', RECORD: record },
+        encoding: 'utf8',
+      },
+    );
     assert.equal(result.status, 0, result.stderr);
     return JSON.parse(result.stdout);
   }
 
   it('publishes one NodeUp count per delivery, with the stack as dimension', async () => {
-    const result = invoke(['2026-11-21T10:00:00Z The node is UP', '2026-11-21T10:01:00Z The node is DOWN', '2026-11-21T10:02:00Z The node is UP']);
+    const result = invoke([
+      '2026-11-21T10:00:00Z The node is UP',
+      '2026-11-21T10:01:00Z The node is DOWN',
+      '2026-11-21T10:02:00Z The node is UP',
+    ]);
     assert.deepEqual(result, { up: 2 });
-    const calls = (await readFile(record, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const calls = (await readFile(record, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.deepEqual(calls, [
       {
         Namespace: 'Portal',
-        MetricData: [{ MetricName: 'NodeUp', Dimensions: [{ Name: 'StackName', Value: 'postgres-outlet' }], Value: 2, Unit: 'Count' }],
+        MetricData: [
+          {
+            MetricName: 'NodeUp',
+            Dimensions: [{ Name: 'StackName', Value: 'postgres-outlet' }],
+            Value: 2,
+            Unit: 'Count',
+          },
+        ],
       },
     ]);
   });

@@ -27,7 +27,13 @@ describe('templates render no value unquoted', () => {
   const names = readdirSync(templatesDirectory()).filter((name) => name.endsWith('.hbs'));
 
   it('covers every template', () => {
-    assert.deepEqual(names.sort(), ['README.md.hbs', 'boot.sh.hbs', 'status-metric.py.hbs', 'tickets.sh.hbs', 'webhook_receiver.py.hbs']);
+    assert.deepEqual(names.sort(), [
+      'README.md.hbs',
+      'boot.sh.hbs',
+      'status-metric.py.hbs',
+      'tickets.sh.hbs',
+      'webhook_receiver.py.hbs',
+    ]);
   });
 
   for (const name of names) {

@@ -71,7 +71,7 @@ describe('tickets.sh (administrator workflow)', () => {
     });
     assert.equal(run.status, 0, run.stderr);
     const calls = await sandbox.calls();
-    assert.equal(calls[0], "curl --proto =https --tlsv1.2 -sSfL https://portal.example.net/install.sh");
+    assert.equal(calls[0], 'curl --proto =https --tlsv1.2 -sSfL https://portal.example.net/install.sh');
     assert.deepEqual(calls.slice(1), [
       'portal enroll',
       'portal project ticket --expires-in 10h --usage-count 1 --attribute webhook-outlet --relay webhook',
@@ -82,7 +82,11 @@ describe('tickets.sh (administrator workflow)', () => {
   it('verifies PostgreSQL through the inlet port with the spec statements', async () => {
     await install('postgres');
     await sandbox.stub('psql', 'echo "env $PGHOST:$PGPORT $PGUSER/$PGDATABASE" >> "$(dirname "$0")/../psql.env"');
-    const run = runTickets(sandbox, 'postgres', ['verify'], { PGUSER: 'app', PGPASSWORD: 'secret', PGDATABASE: 'appdb' });
+    const run = runTickets(sandbox, 'postgres', ['verify'], {
+      PGUSER: 'app',
+      PGPASSWORD: 'secret',
+      PGDATABASE: 'appdb',
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(await sandbox.calls(), [
       'psql -c \\dt',
@@ -113,19 +117,31 @@ describe('tickets.sh (administrator workflow)', () => {
     assert.equal(run.status, 0, run.stderr);
     const [call] = await sandbox.calls();
     const hostname = spawnSync('hostname', { encoding: 'utf8' }).stdout.trim();
-    assert.equal(call, `curl -sS --fail-with-body -X POST http://localhost:17777/webhook -H Content-Type: application/json -d {"from": "${hostname}"}`);
+    assert.equal(
+      call,
+      `curl -sS --fail-with-body -X POST http://localhost:17777/webhook -H Content-Type: application/json -d {"from": "${hostname}"}`,
+    );
     assert.equal(run.stdout, 'answer from the stand-in\n\n', 'the answer is shown');
   });
 
   it('invokes the model at https://<label>.<project_id>.<network_domain>', async () => {
     await install('bedrock');
-    await sandbox.stub('aws', 'echo "region=$AWS_REGION ca=$AWS_CA_BUNDLE" >> "$(dirname "$0")/../aws.env"; echo "{}" > output.json');
+    await sandbox.stub(
+      'aws',
+      'echo "region=$AWS_REGION ca=$AWS_CA_BUNDLE" >> "$(dirname "$0")/../aws.env"; echo "{}" > output.json',
+    );
     await sandbox.stub('getent', '[ "$2" = bedrock.p0123456789.tunnels.test ]');
     const run = runTickets(sandbox, 'bedrock', ['verify']);
     assert.equal(run.status, 0, run.stderr);
     const invoke = (await sandbox.calls()).find((call) => call.startsWith('aws '));
-    assert.match(invoke ?? '', /^aws bedrock-runtime invoke-model --endpoint-url https:\/\/bedrock\.p0123456789\.tunnels\.test --model-id amazon\.titan-text-express-v1 --body \{"inputText":"[^"]+","textGenerationConfig":\{"maxTokenCount":256,"temperature":0\.5,"topP":0\.9\}\} --cli-binary-format raw-in-base64-out output\.json$/);
-    assert.equal(await readFile(join(sandbox.dir, 'aws.env'), 'utf8'), `region=us-east-1 ca=${join(sandbox.dir, 'project-ca.pem')}\n`);
+    assert.match(
+      invoke ?? '',
+      /^aws bedrock-runtime invoke-model --endpoint-url https:\/\/bedrock\.p0123456789\.tunnels\.test --model-id amazon\.titan-text-express-v1 --body \{"inputText":"[^"]+","textGenerationConfig":\{"maxTokenCount":256,"temperature":0\.5,"topP":0\.9\}\} --cli-binary-format raw-in-base64-out output\.json$/,
+    );
+    assert.equal(
+      await readFile(join(sandbox.dir, 'aws.env'), 'utf8'),
+      `region=us-east-1 ca=${join(sandbox.dir, 'project-ca.pem')}\n`,
+    );
     assert.equal(await readFile(join(sandbox.dir, 'project-ca.pem'), 'utf8'), '-----BEGIN CERTIFICATE-----\n');
   });
 
@@ -135,7 +151,10 @@ describe('tickets.sh (administrator workflow)', () => {
     await sandbox.stub('getent', 'exit 2');
     const run = runTickets(sandbox, 'bedrock', ['verify']);
     assert.equal(run.status, 1);
-    assert.equal(run.stderr, 'bedrock.p0123456789.tunnels.test does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)\n');
+    assert.equal(
+      run.stderr,
+      'bedrock.p0123456789.tunnels.test does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)\n',
+    );
     assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('aws ')));
   });
 

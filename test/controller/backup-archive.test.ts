@@ -22,7 +22,10 @@ describe('the backup archive (ustar)', () => {
     const refused = (bytes: Buffer, expected = names) =>
       assert.throws(
         () => readTar(bytes, expected, 'b.tar'),
-        (error: unknown) => error instanceof InputError && error.code === 'BACKUP_INVALID' && error.message.startsWith('b.tar is not a Portal controller backup: '),
+        (error: unknown) =>
+          error instanceof InputError &&
+          error.code === 'BACKUP_INVALID' &&
+          error.message.startsWith('b.tar is not a Portal controller backup: '),
       );
     refused(archive, new Set(['backup.json', 'tls.crt']));
     const damaged = Buffer.from(archive);

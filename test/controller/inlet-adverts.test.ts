@@ -28,11 +28,17 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
   after(async () => world?.close());
 
   async function enrolled(attribute: string, relay?: string): Promise<StoredIdentity> {
-    return enrollWithTicket(join(world.dir, `member-${++seq}`), await world.ticket({ attribute, ...(relay ? { relay } : {}) }));
+    return enrollWithTicket(
+      join(world.dir, `member-${++seq}`),
+      await world.ticket({ attribute, ...(relay ? { relay } : {}) }),
+    );
   }
 
   async function listen(identity: StoredIdentity): Promise<Listener> {
-    const channel = await openControlChannel(identity.record, { key: identity.privateKey, certificate: identity.certificate });
+    const channel = await openControlChannel(identity.record, {
+      key: identity.privateKey,
+      certificate: identity.certificate,
+    });
     channels.push(channel);
     const events: ControllerEvent[] = [];
     channel.on('event', (event: ControllerEvent) => {
@@ -48,7 +54,8 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
   }
 
   /** Every event the controller pushed before now has arrived: an answer follows them on the same connection. */
-  const settled = (listeners: readonly Listener[]) => Promise.all(listeners.map((listener) => listener.channel.request('ping', {})));
+  const settled = (listeners: readonly Listener[]) =>
+    Promise.all(listeners.map((listener) => listener.channel.request('ping', {})));
 
   const inlets = async (listener: Listener) => (await listener.channel.request('inlets', {})).inlets;
 
@@ -58,8 +65,21 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
     const elsewhere = await listen(await enrolled('app-outlet', 'other'));
     const inlet = await listen(await enrolled('app-inlet'));
     const secret = 's'.repeat(32);
-    await inlet.channel.request('advertise', { via: 'app', allow: 'app-outlet', addresses: ['127.0.0.1:40000'], secret, warm: 2 });
-    const advert: InletAdvert = { inlet: inlet.identity.record.nodeId, attributes: ['app-inlet'], via: 'app', addresses: ['127.0.0.1:40000'], secret, warm: 2 };
+    await inlet.channel.request('advertise', {
+      via: 'app',
+      allow: 'app-outlet',
+      addresses: ['127.0.0.1:40000'],
+      secret,
+      warm: 2,
+    });
+    const advert: InletAdvert = {
+      inlet: inlet.identity.record.nodeId,
+      attributes: ['app-inlet'],
+      via: 'app',
+      addresses: ['127.0.0.1:40000'],
+      secret,
+      warm: 2,
+    };
 
     await until(() => app.events.length > 0, "the app outlet's event");
     await settled([app, rogue, elsewhere, inlet]);

@@ -27,7 +27,8 @@ async function rejectsWith(promise: Promise<unknown>, code: string, message?: Re
   });
 }
 
-const spki = (certificate: string) => new X509Certificate(certificate).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const spki = (certificate: string) =>
+  new X509Certificate(certificate).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
 describe('controller: a member whose certificate expired is re-issued one on proof of its enrolled key', () => {
   let world: World;
@@ -47,7 +48,11 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     const enrolled = await enrollWithTicket(directory, await world.ticket({ attribute, relay: 'late' }));
     const identity = identityOf(enrolled.certificate);
     assert.ok(identity);
-    const request = await createCertificateRequest(enrolled.privateKey, publicKeyOf(enrolled.privateKey), 'portal-node');
+    const request = await createCertificateRequest(
+      enrolled.privateKey,
+      publicKeyOf(enrolled.privateKey),
+      'portal-node',
+    );
     const old = await world.controller.service.renew(identity, request, Date.now() - 3_600_000);
     await saveCertificate(directory, old.certificate);
     assert.ok(Date.parse(new X509Certificate(old.certificate).validTo) < Date.now(), 'the certificate has expired');
@@ -55,7 +60,11 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   }
 
   /** One re-issue exchange done by hand: a challenge, then the given certificate and request. */
-  async function reissueBy(pin: StoredIdentity['record'], certificate: string, request: (challenge: string) => Promise<string>) {
+  async function reissueBy(
+    pin: StoredIdentity['record'],
+    certificate: string,
+    request: (challenge: string) => Promise<string>,
+  ) {
     const channel = await openControlChannel(pin);
     try {
       const { challenge } = await channel.request('reissue-challenge', {});
@@ -68,12 +77,23 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   it('refuses the expired certificate for everything else: renew, ticket, project, and the relay', async () => {
     const { identity } = await expiredMember();
     const credentials = { key: identity.privateKey, certificate: identity.certificate };
-    const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
+    const request = await createCertificateRequest(
+      identity.privateKey,
+      publicKeyOf(identity.privateKey),
+      'portal-node',
+    );
     await rejectsWith(callController(identity.record, 'renew', { request }, credentials), 'NOT_AUTHENTICATED');
-    await rejectsWith(callController(identity.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'x' }, credentials), 'NOT_AUTHENTICATED');
+    await rejectsWith(
+      callController(identity.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'x' }, credentials),
+      'NOT_AUTHENTICATED',
+    );
     await rejectsWith(callController(identity.record, 'project', {}, credentials), 'NOT_AUTHENTICATED');
     // The relay in the controller's process, where registrations and splices are asked for.
-    const relay = { service: 'relay' as const, address: identity.record.controller, fingerprint: identity.record.fingerprint };
+    const relay = {
+      service: 'relay' as const,
+      address: identity.record.controller,
+      fingerprint: identity.record.fingerprint,
+    };
     await rejectsWith(ServiceChannel.open<RelayOperations>(relay, credentials), 'NOT_AUTHENTICATED');
     await rejectsWith(renewCertificate(join(world.dir, 'unused'), identity), 'NOT_AUTHENTICATED');
   });
@@ -84,7 +104,11 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     const certificate = new X509Certificate(reissued.certificate);
     assert.ok(Date.parse(certificate.validTo) > Date.now(), 'valid now');
     assert.equal(spki(reissued.certificate), publicKeyOf(identity.privateKey), 'for the enrolled key');
-    assert.deepEqual(identityOf(reissued.certificate), identityOf(identity.certificate), 'the same identity, attributes and relay right');
+    assert.deepEqual(
+      identityOf(reissued.certificate),
+      identityOf(identity.certificate),
+      'the same identity, attributes and relay right',
+    );
     assert.equal((await loadIdentity(directory))?.certificate, reissued.certificate, 'stored');
     const renewed = await renewCertificate(directory, reissued);
     assert.notEqual(renewed.certificate, reissued.certificate);
@@ -105,7 +129,8 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   it('refuses a request signed by another key than the enrolled one, and a forged certificate', async () => {
     const { identity } = await expiredMember('stolen-outlet');
     const other = generateKeyPair();
-    const byOtherKey = (challenge: string) => createCertificateRequest(other.privateKey, other.publicKey, 'portal-node', challenge);
+    const byOtherKey = (challenge: string) =>
+      createCertificateRequest(other.privateKey, other.publicKey, 'portal-node', challenge);
     // The member's own (public) expired certificate with a request by another key.
     await rejectsWith(reissueBy(identity.record, identity.certificate, byOtherKey), 'REISSUE_REFUSED', /another key/);
     // A certificate naming the member for the other key, signed by a look-alike CA of the same project id.
@@ -116,7 +141,11 @@ describe('controller: a member whose certificate expired is re-issued one on pro
       identity: identityOf(identity.certificate)!,
       lifetimeMs: -1000,
     });
-    await rejectsWith(reissueBy(identity.record, forged, byOtherKey), 'REISSUE_REFUSED', /not for the key this member enrolled with/);
+    await rejectsWith(
+      reissueBy(identity.record, forged, byOtherKey),
+      'REISSUE_REFUSED',
+      /not for the key this member enrolled with/,
+    );
     // Even for a member whose key was never recorded (enrolled by an older controller), the chain decides.
     const database = await KeptSqlite.open(join(world.dir, 'controller', 'controller.db'));
     try {
@@ -130,14 +159,36 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   it('takes each challenge once: a recorded request cannot be replayed, and one without a challenge is refused', async () => {
     const { identity } = await expiredMember('replay-outlet');
     let recorded = '';
-    const record = async (challenge: string) => (recorded = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node', challenge));
+    const record = async (challenge: string) =>
+      (recorded = await createCertificateRequest(
+        identity.privateKey,
+        publicKeyOf(identity.privateKey),
+        'portal-node',
+        challenge,
+      ));
     const answer = await reissueBy(identity.record, identity.certificate, record);
     assert.ok(String(answer.certificate).includes('BEGIN CERTIFICATE'));
-    await rejectsWith(reissueBy(identity.record, identity.certificate, async () => recorded), 'CHALLENGE_UNKNOWN');
-    await rejectsWith(callController(identity.record, 'reissue', { certificate: identity.certificate, request: recorded }), 'CHALLENGE_UNKNOWN');
-    const withoutChallenge = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
-    await rejectsWith(callController(identity.record, 'reissue', { certificate: identity.certificate, request: withoutChallenge }), 'CHALLENGE_UNKNOWN');
-    await rejectsWith(callController(identity.record, 'reissue', { certificate: 'garbage', request: 'garbage' }), 'REISSUE_REFUSED');
+    await rejectsWith(
+      reissueBy(identity.record, identity.certificate, async () => recorded),
+      'CHALLENGE_UNKNOWN',
+    );
+    await rejectsWith(
+      callController(identity.record, 'reissue', { certificate: identity.certificate, request: recorded }),
+      'CHALLENGE_UNKNOWN',
+    );
+    const withoutChallenge = await createCertificateRequest(
+      identity.privateKey,
+      publicKeyOf(identity.privateKey),
+      'portal-node',
+    );
+    await rejectsWith(
+      callController(identity.record, 'reissue', { certificate: identity.certificate, request: withoutChallenge }),
+      'CHALLENGE_UNKNOWN',
+    );
+    await rejectsWith(
+      callController(identity.record, 'reissue', { certificate: 'garbage', request: 'garbage' }),
+      'REISSUE_REFUSED',
+    );
   });
 
   it('rate-limits challenges per source address, never by a name a request gives: a burst of 20, then one per 500 ms', async () => {
@@ -167,7 +218,12 @@ describe('controller: a member whose certificate expired is re-issued one on pro
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls the node's /show until `test` holds; fails after `limitMs`. */
-async function untilShown(home: string, test: (shown: NodeShowRunning) => boolean, what: string, limitMs = 20_000): Promise<NodeShowRunning> {
+async function untilShown(
+  home: string,
+  test: (shown: NodeShowRunning) => boolean,
+  what: string,
+  limitMs = 20_000,
+): Promise<NodeShowRunning> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const shown = (await nodeStatus(home).catch(() => undefined)) as unknown as NodeShowRunning | undefined;
@@ -190,7 +246,11 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
   before(async () => {
     project = await startProject({ controllerFlags: ['--credential-lifetime', '6s'] });
     // Through the relay in the controller's process, which the outage takes away too.
-    ({ echo, outlet, inlet, port, inletConfig } = await startEchoPortal(project, { PORTAL_HEARTBEAT: '1s' }, { direct: false }));
+    ({ echo, outlet, inlet, port, inletConfig } = await startEchoPortal(
+      project,
+      { PORTAL_HEARTBEAT: '1s' },
+      { direct: false },
+    ));
     await timeUntilWorking(port, 10_000);
   });
 
@@ -199,7 +259,9 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     await echo?.close();
   });
 
-  const reissues = () => [...inlet.lines, ...outlet.lines].filter((line) => line.includes('re-issued it on proof of the enrolled key')).length;
+  const reissues = () =>
+    [...inlet.lines, ...outlet.lines].filter((line) => line.includes('re-issued it on proof of the enrolled key'))
+      .length;
   let reissuedBefore = 0;
 
   /** Keeps the controller away until both nodes' certificates have expired, and at least `downMs`. */
@@ -243,7 +305,10 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     assert.ok(down >= 12_000, `the controller was away ${down} ms`);
     for (const run of [inletShow, outletShow]) {
       assert.equal(run.code, 1, run.stdout);
-      assert.match(run.stderr, /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet \(cannot reach the controller at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); the controller 127\.0\.0\.1:\d+ is unreachable/);
+      assert.match(
+        run.stderr,
+        /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet \(cannot reach the controller at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); the controller 127\.0\.0\.1:\d+ is unreachable/,
+      );
       // The relay in the controller's process went with it.
       assert.match(run.stderr, /; no relay of the project is reachable \(127\.0\.0\.1:\d+\)/);
     }
@@ -260,7 +325,10 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
       12_000,
     );
     assert.equal(inletShow.code, 1);
-    assert.match(inletShow.stderr, /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet/);
+    assert.match(
+      inletShow.stderr,
+      /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet/,
+    );
     await assertRecovered(took, 'SIGSTOP for 12 s');
   });
 
@@ -274,9 +342,18 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     await inlet.waitFor(ready);
     port = await inletPort(home('inlet'));
     const took = await timeUntilWorking(port, 30_000);
-    console.log(`      restarted with an expired certificate: bytes flow ${((Date.now() - started) / 1000).toFixed(1)} s after the start`);
-    assert.ok(Date.now() - started < 10_000, `working ${Date.now() - started} ms after the start (${took} ms after ready)`);
-    assert.equal(inlet.lines.filter((line) => line.includes('re-issued it on proof of the enrolled key')).length, 1, 'the inlet was re-issued a certificate');
+    console.log(
+      `      restarted with an expired certificate: bytes flow ${((Date.now() - started) / 1000).toFixed(1)} s after the start`,
+    );
+    assert.ok(
+      Date.now() - started < 10_000,
+      `working ${Date.now() - started} ms after the start (${took} ms after ready)`,
+    );
+    assert.equal(
+      inlet.lines.filter((line) => line.includes('re-issued it on proof of the enrolled key')).length,
+      1,
+      'the inlet was re-issued a certificate',
+    );
     assert.ok(Date.parse(new X509Certificate(await stored()).validTo) > Date.now(), 'and stored it');
   });
 });
@@ -306,7 +383,14 @@ describe('end to end: the administrator renews too (3 s certificates)', function
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /^p[0-9a-f]{16}\n$/);
     const after = new X509Certificate(await stored());
-    assert.ok(Date.parse(after.validTo) > Date.now() - 3000, `the re-issued certificate is stored (valid until ${after.validTo})`);
-    assert.equal(after.publicKey.export({ type: 'spki', format: 'pem' }), new X509Certificate(before).publicKey.export({ type: 'spki', format: 'pem' }), 'for the same key');
+    assert.ok(
+      Date.parse(after.validTo) > Date.now() - 3000,
+      `the re-issued certificate is stored (valid until ${after.validTo})`,
+    );
+    assert.equal(
+      after.publicKey.export({ type: 'spki', format: 'pem' }),
+      new X509Certificate(before).publicKey.export({ type: 'spki', format: 'pem' }),
+      'for the same key',
+    );
   });
 });

@@ -20,7 +20,10 @@ describe('controller store: SQLite kept out of the garbage collector', () => {
       assert.equal(database.prepare('INSERT INTO t (n) VALUES (?)'), insert);
       for (let n = 1; n <= 3; n += 1) assert.equal(database.run('INSERT INTO t (n) VALUES (?)', n).changes, 1);
       assert.notEqual(database.prepare('SELECT n FROM t ORDER BY n'), insert);
-      assert.deepEqual(database.all<{ n: number }>('SELECT n FROM t ORDER BY n').map((row) => row.n), [1, 2, 3]);
+      assert.deepEqual(
+        database.all<{ n: number }>('SELECT n FROM t ORDER BY n').map((row) => row.n),
+        [1, 2, 3],
+      );
     } finally {
       database.close();
     }
@@ -39,7 +42,11 @@ describe('controller store: SQLite kept out of the garbage collector', () => {
     const reopened = await KeptSqlite.open(path, { readonly: true });
     try {
       assert.deepEqual(reopened.all('PRAGMA journal_mode'), [{ journal_mode: 'wal' }]);
-      assert.ok(reopened.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").some((row) => row.name === 'projects'));
+      assert.ok(
+        reopened
+          .all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+          .some((row) => row.name === 'projects'),
+      );
     } finally {
       reopened.close();
     }

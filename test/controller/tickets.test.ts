@@ -29,9 +29,10 @@ describe('controller: projects and tickets', () => {
   let admin: StoredIdentity;
 
   const issue = (body: Record<string, unknown>) =>
-    callController(admin.record, 'ticket', { expiresInMs: 36_000_000, usageCount: 1, ...body } as TicketBody, { key: admin.privateKey, certificate: admin.certificate }).then(
-      (answer) => String(answer.ticket),
-    );
+    callController(admin.record, 'ticket', { expiresInMs: 36_000_000, usageCount: 1, ...body } as TicketBody, {
+      key: admin.privateKey,
+      certificate: admin.certificate,
+    }).then((answer) => String(answer.ticket));
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'portal-controller-'));
@@ -47,7 +48,12 @@ describe('controller: projects and tickets', () => {
 
   it('makes the holder of the admin code the administrator of a new project, once', async () => {
     assert.match(admin.record.projectId, /^p[0-9a-f]{16}$/);
-    const project = await callController(admin.record, 'project', {}, { key: admin.privateKey, certificate: admin.certificate });
+    const project = await callController(
+      admin.record,
+      'project',
+      {},
+      { key: admin.privateKey, certificate: admin.certificate },
+    );
     assert.deepEqual(project.project, {
       id: admin.record.projectId,
       name: 'demo',
@@ -68,7 +74,10 @@ describe('controller: projects and tickets', () => {
     assert.deepEqual(identity.record.attributes, ['postgres-outlet']);
     assert.deepEqual(identity.record.relays, ['postgres']);
     assert.equal((await stat(join(directory, 'identity.key.sealed'))).mode & 0o777, 0o600);
-    assert.ok(!(await readFile(join(directory, 'identity.key.sealed'), 'latin1')).includes('PRIVATE KEY'), 'the key is sealed');
+    assert.ok(
+      !(await readFile(join(directory, 'identity.key.sealed'), 'latin1')).includes('PRIVATE KEY'),
+      'the key is sealed',
+    );
     assert.deepEqual((await loadIdentity(directory))?.privateKey, identity.privateKey);
   });
 
@@ -106,10 +115,16 @@ describe('controller: projects and tickets', () => {
     await rejectsWith(enrollWithTicket(join(work, 'x'), 'pt1.garbage!'), 'TICKET_MALFORMED');
     await rejectsWith(enrollWithTicket(join(work, 'x'), 'not a ticket at all'), 'TICKET_MALFORMED');
     const ticket = decodeTicket(await issue({ attribute: 'x' }));
-    await rejectsWith(enrollWithTicket(join(work, 'x'), encodeTicket({ ...ticket, secret: 'guessed' })), 'TICKET_UNKNOWN');
+    await rejectsWith(
+      enrollWithTicket(join(work, 'x'), encodeTicket({ ...ticket, secret: 'guessed' })),
+      'TICKET_UNKNOWN',
+    );
     const other = await startController({ dataDir: join(work, 'other-controller') });
     try {
-      await rejectsWith(enrollWithTicket(join(work, 'x'), encodeTicket({ ...ticket, controller: other.address })), 'CONTROLLER_MISMATCH');
+      await rejectsWith(
+        enrollWithTicket(join(work, 'x'), encodeTicket({ ...ticket, controller: other.address })),
+        'CONTROLLER_MISMATCH',
+      );
     } finally {
       await other.close();
     }
@@ -118,11 +133,23 @@ describe('controller: projects and tickets', () => {
   it('checks the ticket before the certificate request: a wrong ticket costs no signature check', async () => {
     const ticket = decodeTicket(await issue({ attribute: 'order' }));
     // An unreadable request with a wrong secret: only the ticket can have been looked at.
-    await rejectsWith(callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: 'guessed', request: 'not a request' }), 'TICKET_UNKNOWN');
-    await rejectsWith(callController(ticket, 'enroll', { ticket: 'tnope', secret: ticket.secret, request: 'not a request' }), 'TICKET_UNKNOWN');
-    await rejectsWith(callController(ticket, 'admin-enroll', { code: 'guessed', request: 'not a request' }), 'ADMIN_CODE_INVALID');
+    await rejectsWith(
+      callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: 'guessed', request: 'not a request' }),
+      'TICKET_UNKNOWN',
+    );
+    await rejectsWith(
+      callController(ticket, 'enroll', { ticket: 'tnope', secret: ticket.secret, request: 'not a request' }),
+      'TICKET_UNKNOWN',
+    );
+    await rejectsWith(
+      callController(ticket, 'admin-enroll', { code: 'guessed', request: 'not a request' }),
+      'ADMIN_CODE_INVALID',
+    );
     // The right ticket with a bad request is refused for the request, and the ticket is still whole.
-    await rejectsWith(callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: ticket.secret, request: 'not a request' }), 'REQUEST_INVALID');
+    await rejectsWith(
+      callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: ticket.secret, request: 'not a request' }),
+      'REQUEST_INVALID',
+    );
     await enrollWithTicket(join(work, 'order'), encodeTicket(ticket));
 
     // CPU time per refused attempt, against one signature check of a valid request.
@@ -137,13 +164,20 @@ describe('controller: projects and tickets', () => {
     };
     const verification = await cpu(() => readCertificateRequest(request));
     const refused = await cpu(() => controller.service.enroll(ticket.ticketId, 'guessed', request));
-    console.log(`      CPU per wrong-ticket enroll ${refused.toFixed(0)} µs; per request signature check ${verification.toFixed(0)} µs`);
-    assert.ok(refused * 4 < verification, `a wrong-ticket enroll took ${refused.toFixed(0)} µs of CPU, a signature check ${verification.toFixed(0)} µs`);
+    console.log(
+      `      CPU per wrong-ticket enroll ${refused.toFixed(0)} µs; per request signature check ${verification.toFixed(0)} µs`,
+    );
+    assert.ok(
+      refused * 4 < verification,
+      `a wrong-ticket enroll took ${refused.toFixed(0)} µs of CPU, a signature check ${verification.toFixed(0)} µs`,
+    );
   });
 
   it('gives exactly one of 20 concurrent enrollments with a one-use ticket', async () => {
     const ticket = await issue({ attribute: 'race' });
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, index) => enrollWithTicket(join(work, `race-${index}`), ticket)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, index) => enrollWithTicket(join(work, `race-${index}`), ticket)),
+    );
     const won = results.filter((result) => result.status === 'fulfilled');
     const lost = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
     assert.equal(won.length, 1);
@@ -169,9 +203,17 @@ describe('controller: projects and tickets', () => {
     const ticket = await issue({ attribute: 'plain-node' });
     const node = await enrollWithTicket(join(work, 'plain-node'), ticket);
     await rejectsWith(
-      callController(node.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'sneaky' }, { key: node.privateKey, certificate: node.certificate }),
+      callController(
+        node.record,
+        'ticket',
+        { expiresInMs: 1000, usageCount: 1, attribute: 'sneaky' },
+        { key: node.privateKey, certificate: node.certificate },
+      ),
       'NOT_ADMIN',
     );
-    await rejectsWith(callController(node.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'anonymous' }), 'NOT_AUTHENTICATED');
+    await rejectsWith(
+      callController(node.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'anonymous' }),
+      'NOT_AUTHENTICATED',
+    );
   });
 });

@@ -10,7 +10,6 @@ import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
 import { RuntimeFailure } from '../../src/shared/errors.ts';
 import { servedFingerprint } from '../support/served-fingerprint.ts';
 
-
 /** Rejects with a RuntimeFailure of exit code 1; answers its code and its one line as the CLI prints it. */
 async function failure(start: Promise<unknown>): Promise<{ code: string; line: string }> {
   const error = await start.then(
@@ -51,14 +50,19 @@ describe('controller TLS key: sealed at rest, so a copy of the data directory ca
     const dataDir = join(work, 'controller');
     const first = await startAndStop({ dataDir });
     assert.equal(first.served, first.fingerprint);
-    assert.deepEqual((await readdir(dataDir)).filter((name) => name.startsWith('tls.')).sort(), ['tls.crt', 'tls.key.sealed']);
+    assert.deepEqual((await readdir(dataDir)).filter((name) => name.startsWith('tls.')).sort(), [
+      'tls.crt',
+      'tls.key.sealed',
+    ]);
     const sealed = await readFile(join(dataDir, 'tls.key.sealed'));
     assert.equal((await stat(join(dataDir, 'tls.key.sealed'))).mode & 0o777, 0o600);
     assert.equal(sealed.subarray(0, 6).toString(), 'PSEAL2');
     assert.ok(!sealed.toString('latin1').includes('PRIVATE KEY'));
     const privateKey = unseal(await sealingKey(), sealed).toString();
     assert.match(privateKey, /^-----BEGIN PRIVATE KEY-----\n/);
-    assert.ok(new X509Certificate(await readFile(join(dataDir, 'tls.crt'))).checkPrivateKey(createPrivateKey(privateKey)));
+    assert.ok(
+      new X509Certificate(await readFile(join(dataDir, 'tls.crt'))).checkPrivateKey(createPrivateKey(privateKey)),
+    );
 
     const second = await startAndStop({ dataDir });
     assert.equal(second.fingerprint, first.fingerprint);
@@ -81,12 +85,23 @@ describe('controller TLS key: sealed at rest, so a copy of the data directory ca
         '(a new TLS key would change the fingerprint every ticket and node pins)',
     });
     const secret = randomBytes(32).toString('base64');
-    const byVariable = await failure(startController({ dataDir, sealingKey: { kind: 'material', name: 'PORTAL_CONTROLLER_SEALING_KEY', material: secret } }));
+    const byVariable = await failure(
+      startController({
+        dataDir,
+        sealingKey: { kind: 'material', name: 'PORTAL_CONTROLLER_SEALING_KEY', material: secret },
+      }),
+    );
     assert.equal(byVariable.code, 'SEALING_KEY_WRONG');
-    assert.match(byVariable.line, /^the sealing key in PORTAL_CONTROLLER_SEALING_KEY does not open the TLS key in \S+\/controller\/tls\.key\.sealed \(sealed under another key\); /);
+    assert.match(
+      byVariable.line,
+      /^the sealing key in PORTAL_CONTROLLER_SEALING_KEY does not open the TLS key in \S+\/controller\/tls\.key\.sealed \(sealed under another key\); /,
+    );
     assert.ok(!byVariable.line.includes(secret));
 
-    assert.deepEqual(await Promise.all([readFile(join(dataDir, 'tls.key.sealed')), readFile(join(dataDir, 'tls.crt'))]), before);
+    assert.deepEqual(
+      await Promise.all([readFile(join(dataDir, 'tls.key.sealed')), readFile(join(dataDir, 'tls.crt'))]),
+      before,
+    );
     assert.equal(existsSync(join(dataDir, 'tls.key')), false);
     assert.equal((await startAndStop({ dataDir })).fingerprint, fingerprint, 'the right key still opens it');
   });
@@ -121,7 +136,10 @@ describe('controller TLS key: sealed at rest, so a copy of the data directory ca
     ]);
     assert.equal(existsSync(join(dataDir, 'tls.key')), false);
     const material = (await readFile(join(work, 'keys', 'earlier-seal.key'), 'utf8')).trim();
-    assert.equal(unseal(sealingKeyFromMaterial(material), await readFile(join(dataDir, 'tls.key.sealed'))).toString(), earlier.privateKey);
+    assert.equal(
+      unseal(sealingKeyFromMaterial(material), await readFile(join(dataDir, 'tls.key.sealed'))).toString(),
+      earlier.privateKey,
+    );
 
     const again: string[] = [];
     const second = await startAndStop({ dataDir, log: (line) => again.push(line) });
@@ -156,7 +174,16 @@ describe('controller TLS key: sealed at rest, so a copy of the data directory ca
     await rm(sealedKey);
     const withoutKey = await failure(startController({ dataDir }));
     assert.equal(withoutKey.code, 'TLS_KEY_DAMAGED');
-    assert.ok(withoutKey.line.startsWith(`${sealedKey} is missing, but its certificate ${certificate} is there; restore it from a backup, or remove ${certificate}`), withoutKey.line);
-    assert.deepEqual((await readdir(dataDir)).filter((name) => name.startsWith('tls.')), ['tls.crt'], 'no key was made');
+    assert.ok(
+      withoutKey.line.startsWith(
+        `${sealedKey} is missing, but its certificate ${certificate} is there; restore it from a backup, or remove ${certificate}`,
+      ),
+      withoutKey.line,
+    );
+    assert.deepEqual(
+      (await readdir(dataDir)).filter((name) => name.startsWith('tls.')),
+      ['tls.crt'],
+      'no key was made',
+    );
   });
 });

@@ -5,7 +5,13 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { fileSystemHost, renderedBootScript, secretsStandIn, stubNameLookups, systemdStandIn } from '../support/boot-script.ts';
+import {
+  fileSystemHost,
+  renderedBootScript,
+  secretsStandIn,
+  stubNameLookups,
+  systemdStandIn,
+} from '../support/boot-script.ts';
 import { until } from '../support/in-process.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { inletPort } from '../support/processes.ts';
@@ -31,19 +37,23 @@ interface Machine {
 const unitNames = ['portal-node.service', 'portal-status.service'];
 
 /** Each stack's generated sealing-key secret (48 letters and digits), the same for every machine of the stack. */
-const sealingKeys = { outlet: 'OutletSealingKey0123456789abcdefghijklmnopqrstuv', inlet: 'InletSealingKey0123456789abcdefghijklmnopqrstuvw' };
+const sealingKeys = {
+  outlet: 'OutletSealingKey0123456789abcdefghijklmnopqrstuv',
+  inlet: 'InletSealingKey0123456789abcdefghijklmnopqrstuvw',
+};
 
 /** Files under `dir` whose name or contents hold `secret`, or that look like a key file. */
 async function keyCopies(dir: string, secret: string): Promise<string[]> {
   const found: string[] = [];
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name);
-    if (entry.name.endsWith('seal.key') || (entry.isFile() && (await readFile(path)).includes(secret))) found.push(path);
+    if (entry.name.endsWith('seal.key') || (entry.isFile() && (await readFile(path)).includes(secret)))
+      found.push(path);
   }
   return found;
 }
 
-describe('cloud boot: the stacks\' boot scripts bring up the real runner on their machines (sandbox)', function () {
+describe("cloud boot: the stacks' boot scripts bring up the real runner on their machines (sandbox)", function () {
   this.timeout(120_000);
   let run: UseCaseRun;
   let host: ReleaseHost;
@@ -75,7 +85,11 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
    * stack's ticket in the secret, systemd starting the units it writes. The installer is fetched with
    * real curl from the release host, over HTTPS. The warehouse endpoint is a real PostgreSQL server.
    */
-  async function bootMachine(role: 'outlet' | 'inlet', sealingKey = sealingKeys[role], pollAttempts = 150): Promise<Machine> {
+  async function bootMachine(
+    role: 'outlet' | 'inlet',
+    sealingKey = sealingKeys[role],
+    pollAttempts = 150,
+  ): Promise<Machine> {
     const fileSystem = fileSystems[role];
     const sandbox = await createSandbox();
     await stubNameLookups(sandbox, failedLookups);
@@ -95,12 +109,15 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     await writeFile(scriptPath, script);
     const cloudInitLog = join(sandbox.root, 'var/log/cloud-init-output.log');
     await mkdir(dirname(cloudInitLog), { recursive: true });
-    const pidOf = async (unit: string) => Number(await readFile(join(sandbox.dir, `${unit}.pid`), 'utf8').catch(() => '0'));
+    const pidOf = async (unit: string) =>
+      Number(await readFile(join(sandbox.dir, `${unit}.pid`), 'utf8').catch(() => '0'));
     const units: Omit<Machine, 'code' | 'cloudInitLog'> = {
       sandbox,
       unitLog: (unit) => readFile(join(sandbox.dir, `${unit}.log`), 'utf8'),
       async statusLines() {
-        return (await readFile(join(sandbox.root, 'var/log/portal/status.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+        return (await readFile(join(sandbox.root, 'var/log/portal/status.log'), 'utf8').catch(() => ''))
+          .split('\n')
+          .filter(Boolean);
       },
       async kill(unit) {
         const pid = await pidOf(unit);
@@ -152,20 +169,36 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.equal(lines.at(-1), 'Portal node setup completed successfully');
     assert.deepEqual(
       lines.filter((line) => line.includes('does not resolve yet')),
-      [1, 2, 3].map((n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.05 s`),
+      [1, 2, 3].map(
+        (n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.05 s`,
+      ),
     );
     assert.ok(lines.includes(`portal-boot: installing Node.js and portal from ${host.base}/install.sh`));
-    assert.ok((await first.sandbox.calls()).includes("dnf install -y nodejs24"), "Node.js comes from the distribution");
-    assert.ok(lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`), first.cloudInitLog);
+    assert.ok((await first.sandbox.calls()).includes('dnf install -y nodejs24'), 'Node.js comes from the distribution');
+    assert.ok(
+      lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`),
+      first.cloudInitLog,
+    );
 
     const stateDirectory = join(first.sandbox.root, 'var/lib/portal');
-    assert.ok((await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystems.outlet, 'the file system is mounted there');
+    assert.ok(
+      (await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystems.outlet,
+      'the file system is mounted there',
+    );
     assert.equal((await stat(fileSystems.outlet)).mode & 0o777, 0o700);
     assert.ok(existsSync(join(fileSystems.outlet, 'node')), "the node's identity is on the file system");
     const keyFile = join(first.sandbox.root, 'run/portal/seal.key');
-    assert.equal(await readFile(keyFile, 'utf8'), `${sealingKeys.outlet}\n`, "the stack's sealing key, in the machine's memory");
+    assert.equal(
+      await readFile(keyFile, 'utf8'),
+      `${sealingKeys.outlet}\n`,
+      "the stack's sealing key, in the machine's memory",
+    );
     assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
-    assert.deepEqual(await keyCopies(fileSystems.outlet, sealingKeys.outlet), [], 'the file system holds no copy of the key that seals it');
+    assert.deepEqual(
+      await keyCopies(fileSystems.outlet, sealingKeys.outlet),
+      [],
+      'the file system holds no copy of the key that seals it',
+    );
 
     const nodePid = Number(await readFile(join(first.sandbox.dir, 'portal-node.service.pid'), 'utf8'));
     const commandLine = (await readFile(`/proc/${nodePid}/cmdline`, 'utf8')).split('\0').join(' ');
@@ -176,7 +209,10 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.ok(firstNodeId, nodeLog);
     assert.match(nodeLog, /Portal node setup completed successfully/);
     const calls = await first.sandbox.calls();
-    assert.equal(calls.at(-1), 'cfn-signal -e 0 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1');
+    assert.equal(
+      calls.at(-1),
+      'cfn-signal -e 0 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1',
+    );
   });
 
   it('writes a status line per interval for <stack>-status-logs while the node is up, and no UP line once it dies', async () => {
@@ -187,7 +223,10 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
       const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
       return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
     }, 'three status lines from the first UP');
-    assert.ok(up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)), up.join('\n'));
+    assert.ok(
+      up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)),
+      up.join('\n'),
+    );
 
     const linesBeforeDeath = (await first.statusLines()).length;
     await first.kill('portal-node.service');
@@ -197,7 +236,10 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
       const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
       return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
     }, 'three status lines after the node died');
-    assert.ok(afterDeath.every((line) => line.endsWith('The node is DOWN')), afterDeath.join('\n'));
+    assert.ok(
+      afterDeath.every((line) => line.endsWith('The node is DOWN')),
+      afterDeath.join('\n'),
+    );
   });
 
   let replacement: Machine | undefined;
@@ -209,24 +251,33 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     assert.equal(replacement.code, 0, replacement.cloudInitLog);
     assert.equal(replacement.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
     const nodeLog = await replacement.unitLog('portal-node.service');
-    assert.ok(nodeLog.includes(`already enrolled as ${firstNodeId}; the enrollment ticket is not needed and was not used`), nodeLog);
+    assert.ok(
+      nodeLog.includes(`already enrolled as ${firstNodeId}; the enrollment ticket is not needed and was not used`),
+      nodeLog,
+    );
     assert.doesNotMatch(nodeLog, /\benrolled as \S+ in project/);
     const replaced = replacement;
-    await until(async () => ((await replaced.statusLines()).some((line) => line.endsWith('The node is UP')) ? true : undefined), 'an UP status line from the replacement');
+    await until(
+      async () => ((await replaced.statusLines()).some((line) => line.endsWith('The node is UP')) ? true : undefined),
+      'an UP status line from the replacement',
+    );
   });
 
   it("the inlet stack's machine comes up on its own file system and carries psql to the database behind the outlet's machine", async () => {
     const inlet = await bootMachine('inlet');
     assert.equal(inlet.code, 0, inlet.cloudInitLog);
     assert.equal(inlet.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
-    assert.match(await inlet.unitLog('portal-node.service'), /enrolled as \S+ in project \S+ with attribute warehouse-inlet/);
+    assert.match(
+      await inlet.unitLog('portal-node.service'),
+      /enrolled as \S+ in project \S+ with attribute warehouse-inlet/,
+    );
     const { stdout } = await execFileAsync('psql', ['-tA', '-c', "SELECT 'through two stack machines'"], {
       env: database.clientEnvironment(await inletPort(fileSystems.inlet)),
     });
     assert.equal(stdout.trim(), 'through two stack machines');
   });
 
-  it("a machine given another sealing key cannot open the identity on the file system, and the stack hears of it", async () => {
+  it('a machine given another sealing key cannot open the identity on the file system, and the stack hears of it', async () => {
     assert.ok(replacement, 'the replacement machine booted');
     await replacement.shutDown();
     // Twenty checks (about 8 s here) instead of 150 before the boot script gives up on the node.
@@ -235,6 +286,9 @@ describe('cloud boot: the stacks\' boot scripts bring up the real runner on thei
     const nodeLog = await stranger.unitLog('portal-node.service');
     assert.match(nodeLog, /the sealing key in \S+\/run\/portal\/seal\.key does not open /, nodeLog);
     assert.doesNotMatch(nodeLog, /enrolled as/);
-    assert.equal((await stranger.sandbox.calls()).at(-1), 'cfn-signal -e 1 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1');
+    assert.equal(
+      (await stranger.sandbox.calls()).at(-1),
+      'cfn-signal -e 1 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1',
+    );
   });
 });

@@ -6,7 +6,14 @@ import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { onFreePortsInCommand, resolvedNodeService, type ComposeService } from '../support/compose-run.ts';
-import { imageConfig, layOutImage, readDockerfile, type Container, type ImageConfig, type Stage } from '../support/dockerfile.ts';
+import {
+  imageConfig,
+  layOutImage,
+  readDockerfile,
+  type Container,
+  type ImageConfig,
+  type Stage,
+} from '../support/dockerfile.ts';
 import { invokeModel, startRuntime } from '../support/model-runtime.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { portal, start, type Running } from '../support/processes.ts';
@@ -36,9 +43,19 @@ async function startContainerInlet(usecase: string, run: UseCaseRun, container: 
     assert.ok(target in container.volumes, `the compose file mounts ${target}, one of the image's volumes`);
   }
   // Paths on the image's volumes, as the host sees them.
-  const environment = Object.fromEntries(Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [name, container.translate(value)]));
+  const environment = Object.fromEntries(
+    Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [
+      name,
+      container.translate(value),
+    ]),
+  );
   const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
-  const node = start(program, args, { env: environment, isolated: true, cwd: container.volume, ...(container.user ? { user: container.user } : {}) });
+  const node = start(program, args, {
+    env: environment,
+    isolated: true,
+    cwd: container.volume,
+    ...(container.user ? { user: container.user } : {}),
+  });
   try {
     await node.waitFor(/Portal node setup completed successfully/, 30_000);
   } catch (error) {
@@ -49,9 +66,16 @@ async function startContainerInlet(usecase: string, run: UseCaseRun, container: 
     service,
     node,
     async exec(execArgs) {
-      const [execProgram, rest] = execArgs[0] === 'portal' ? container.commandLine(execArgs.slice(1)) : [execArgs[0] as string, execArgs.slice(1)];
+      const [execProgram, rest] =
+        execArgs[0] === 'portal'
+          ? container.commandLine(execArgs.slice(1))
+          : [execArgs[0] as string, execArgs.slice(1)];
       try {
-        const { stdout, stderr } = await execFileAsync(execProgram, rest, { env: environment, cwd: container.volume, ...container.user });
+        const { stdout, stderr } = await execFileAsync(execProgram, rest, {
+          env: environment,
+          cwd: container.volume,
+          ...container.user,
+        });
         return { code: 0, stdout, stderr };
       } catch (error) {
         const failed = error as { code: number; stdout: string; stderr: string };
@@ -95,24 +119,63 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     const [build, final] = stages;
     assert.equal(stages.length, 2);
     assert.equal(build?.name, 'build');
-    assert.ok(build?.instructions.some((instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs'), 'the build stage bundles with esbuild');
-    assert.ok(build?.instructions.some((instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text)), 'no install script runs: no native module is built');
+    assert.ok(
+      build?.instructions.some(
+        (instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs',
+      ),
+      'the build stage bundles with esbuild',
+    );
+    assert.ok(
+      build?.instructions.some(
+        (instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text),
+      ),
+      'no install script runs: no native module is built',
+    );
     assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
     assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
-    assert.deepEqual(image.copies, [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }], 'only the bundle: no node_modules');
+    assert.deepEqual(
+      image.copies,
+      [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }],
+      'only the bundle: no node_modules',
+    );
     assert.deepEqual(image.entrypoint, ['portal']);
     assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);
-    assert.deepEqual(image.volumes, [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')], 'PORTAL_HOME is a volume, and the sealing key has a volume of its own');
-    assert.ok(final?.instructions.some((instruction) => instruction.keyword === 'RUN' && /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) && /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text)), "both volumes belong to the image's user, 0700");
+    assert.deepEqual(
+      image.volumes,
+      [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')],
+      'PORTAL_HOME is a volume, and the sealing key has a volume of its own',
+    );
+    assert.ok(
+      final?.instructions.some(
+        (instruction) =>
+          instruction.keyword === 'RUN' &&
+          /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) &&
+          /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text),
+      ),
+      "both volumes belong to the image's user, 0700",
+    );
     assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
     const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
-    for (const path of ['node_modules', 'dist', '.git']) assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
+    for (const path of ['node_modules', 'dist', '.git'])
+      assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
     // Every file the build stage copies is in the build context.
-    const sources = (build?.instructions ?? []).filter((instruction) => instruction.keyword === 'COPY').flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
-    assert.deepEqual(sources, ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'schemas', 'src']);
+    const sources = (build?.instructions ?? [])
+      .filter((instruction) => instruction.keyword === 'COPY')
+      .flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
+    assert.deepEqual(sources, [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'scripts/build.mjs',
+      'schemas',
+      'src',
+    ]);
     for (const source of sources) {
       assert.ok(existsSync(join(projectRoot, source)), `${source} exists`);
-      assert.ok(!ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)), `${source} is not ignored`);
+      assert.ok(
+        !ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)),
+        `${source} is not ignored`,
+      );
     }
   });
 
@@ -151,26 +214,46 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
             inlet = await startContainerInlet(usecase, run, container);
             assert.equal(inlet.service.network_mode, 'host');
             assert.equal(inlet.service.container_name, `${usecase}-inlet`);
-            assert.equal(inlet.service.environment.ENROLLMENT_TICKET, run.tickets.inlet, 'docker-compose put the ticket from inlet.ticket into the environment');
+            assert.equal(
+              inlet.service.environment.ENROLLMENT_TICKET,
+              run.tickets.inlet,
+              'docker-compose put the ticket from inlet.ticket into the environment',
+            );
             assert.ok(!inlet.service.command.join('\n').includes(run.tickets.inlet), 'and not into the command');
             const commandLine = await readFile(`/proc/${inlet.node.child.pid}/cmdline`, 'utf8');
-            assert.ok(commandLine.includes('--foreground') && !commandLine.includes(run.tickets.inlet), 'the running node shows no ticket in ps');
+            assert.ok(
+              commandLine.includes('--foreground') && !commandLine.includes(run.tickets.inlet),
+              'the running node shows no ticket in ps',
+            );
 
             const shown = await inlet.exec(['portal', 'node', 'show']);
             assert.equal(shown.code, 0, shown.stderr);
             assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
             const healthcheck = await inlet.exec(image.healthcheck);
             assert.equal(healthcheck.code, 0, 'the image health check passes');
-            if (container.user) assert.equal((await stat(join(container.volume, 'node'))).uid, image.user.uid, "the node's state belongs to the image's user");
+            if (container.user)
+              assert.equal(
+                (await stat(join(container.volume, 'node'))).uid,
+                image.user.uid,
+                "the node's state belongs to the image's user",
+              );
             const keyFile = container.translate(inlet.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
             assert.ok(keyFile.startsWith(container.volumes['/var/lib/portal-keys'] ?? '/nowhere'), keyFile);
             assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'the node created its sealing key, private');
             const key = (await readFile(keyFile, 'utf8')).trim();
-            assert.deepEqual(await filesHolding(container.volume, key), [], 'the state volume holds no copy of the key');
+            assert.deepEqual(
+              await filesHolding(container.volume, key),
+              [],
+              'the state volume holds no copy of the key',
+            );
 
-            const { stdout } = await execFileAsync('psql', ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`], {
-              env: database.clientEnvironment(listeningPort(shown.stdout)),
-            });
+            const { stdout } = await execFileAsync(
+              'psql',
+              ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`],
+              {
+                env: database.clientEnvironment(listeningPort(shown.stdout)),
+              },
+            );
             assert.equal(stdout.trim(), `through the ${usecase} container inlet|${database.user}`);
             assert.equal(await inlet.stop(), 0, 'docker stop (SIGTERM) ends the node cleanly');
 
@@ -196,7 +279,14 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
           // The same command line, ticket included: the ticket was used once and would be refused now.
           const replaced = await startContainerInlet('postgres', run, container);
           inlets.push(replaced);
-          assert.ok(replaced.node.lines.some((line) => line.includes('already enrolled as') && line.includes('the enrollment ticket is not needed and was not used')), replaced.node.lines.join('\n'));
+          assert.ok(
+            replaced.node.lines.some(
+              (line) =>
+                line.includes('already enrolled as') &&
+                line.includes('the enrollment ticket is not needed and was not used'),
+            ),
+            replaced.node.lines.join('\n'),
+          );
           const shown = await replaced.exec(['portal', 'node', 'show']);
           assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
           await replaced.stop();
@@ -205,12 +295,25 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
           const keyFile = container.translate(replaced.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
           await rm(keyFile);
           const service = replaced.service;
-          const environment = Object.fromEntries(Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [name, container.translate(value)]));
+          const environment = Object.fromEntries(
+            Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [
+              name,
+              container.translate(value),
+            ]),
+          );
           const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
-          const alone = start(program, args, { env: environment, isolated: true, cwd: container.volume, ...(container.user ? { user: container.user } : {}) });
+          const alone = start(program, args, {
+            env: environment,
+            isolated: true,
+            cwd: container.volume,
+            ...(container.user ? { user: container.user } : {}),
+          });
           const [code] = (await once(alone.child, 'exit')) as [number | null];
           assert.equal(code, 1, alone.lines.join('\n'));
-          assert.ok(alone.lines.some((line) => line.includes('is sealed, but its sealing key file') && line.includes(keyFile)), alone.lines.join('\n'));
+          assert.ok(
+            alone.lines.some((line) => line.includes('is sealed, but its sealing key file') && line.includes(keyFile)),
+            alone.lines.join('\n'),
+          );
           assert.equal(existsSync(keyFile), false, 'no new key was made for an existing identity');
         } finally {
           for (const inlet of inlets) await inlet.stop();
@@ -235,9 +338,15 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
         assert.equal(shown.stdout.split('\n')[0], 'The node is UP', shown.stderr);
 
         const projectId = (await portal(run.adminHome, ['project', 'show', '--jq', '.id'])).stdout.trim();
-        const networkDomain = (await portal(run.adminHome, ['project', 'show', '--jq', '.network_domain'])).stdout.trim();
+        const networkDomain = (
+          await portal(run.adminHome, ['project', 'show', '--jq', '.network_domain'])
+        ).stdout.trim();
         const ca = (await portal(run.adminHome, ['project', 'ca'])).stdout;
-        const response = await invokeModel('Through a container inlet.', { inletPort: listeningPort(shown.stdout), name: `bedrock.${projectId}.${networkDomain}`, ca });
+        const response = await invokeModel('Through a container inlet.', {
+          inletPort: listeningPort(shown.stdout),
+          name: `bedrock.${projectId}.${networkDomain}`,
+          ca,
+        });
         const answer = JSON.parse(new TextDecoder().decode(response.body)) as { results: { outputText: string }[] };
         assert.equal(answer.results[0]?.outputText, 'Through a container inlet.');
         assert.equal(runtime.seen.at(-1)?.modelId, 'amazon.titan-text-express-v1');

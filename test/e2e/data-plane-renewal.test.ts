@@ -51,14 +51,21 @@ describe('end to end: renewal keeps the direct path', function () {
       peakDirect = Math.max(peakDirect, direct);
       samples += 1;
       if (relayed !== 0 || direct < 1 || shown.inlets[0]?.path !== 'direct') {
-        problems.push(`at ${60_000 - (until - Date.now())} ms: relay ${relayed}, direct ${direct}, path ${shown.inlets[0]?.path}`);
+        problems.push(
+          `at ${60_000 - (until - Date.now())} ms: relay ${relayed}, direct ${direct}, path ${shown.inlets[0]?.path}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const renewals = portal.inlet.lines.filter((line) => line.includes("renewed this node's certificate")).length - renewedBefore;
-    const outletRenewals = portal.outlet.lines.filter((line) => line.includes("renewed this node's certificate")).length;
+    const renewals =
+      portal.inlet.lines.filter((line) => line.includes("renewed this node's certificate")).length - renewedBefore;
+    const outletRenewals = portal.outlet.lines.filter((line) =>
+      line.includes("renewed this node's certificate"),
+    ).length;
     const shown = await nodeStatus(inletHome());
-    console.log(`      ${samples} samples over 60 s, ${problems.length} not direct; the inlet renewed ${renewals} times (outlet ${outletRenewals} in all); direct sessions at most ${peakDirect} at once; connections relayed ${shown.inlets[0]?.connections_relayed}`);
+    console.log(
+      `      ${samples} samples over 60 s, ${problems.length} not direct; the inlet renewed ${renewals} times (outlet ${outletRenewals} in all); direct sessions at most ${peakDirect} at once; connections relayed ${shown.inlets[0]?.connections_relayed}`,
+    );
     assert.deepEqual(problems.slice(0, 20), []);
     assert.ok(samples >= 200, `${samples} samples`);
     assert.ok(renewals >= 15, `the inlet renewed ${renewals} times in 60 s`);
@@ -75,7 +82,8 @@ describe('end to end: renewal keeps the direct path', function () {
       socket.on('data', (chunk: Buffer) => {
         received.push(chunk);
         length += chunk.length;
-        if (!killed && length >= 16 * MiB) killed = Promise.all([relay.process.kill(), project.killController()]).then(() => undefined);
+        if (!killed && length >= 16 * MiB)
+          killed = Promise.all([relay.process.kill(), project.killController()]).then(() => undefined);
       });
       socket.once('end', () => resolve());
       socket.once('error', reject);

@@ -38,7 +38,10 @@ describe('end to end: relays that stall do not stall the inlet', function () {
       gate = await startGateProxy();
       const relayPort = await freePort();
       gate.target = { host: '127.0.0.1', port: relayPort };
-      healthy = await startRelay(project, 'healthy', { listen: `127.0.0.1:${relayPort}`, publicAddress: `127.0.0.1:${gate.port}` });
+      healthy = await startRelay(project, 'healthy', {
+        listen: `127.0.0.1:${relayPort}`,
+        publicAddress: `127.0.0.1:${gate.port}`,
+      });
       echo = await startEchoServer();
     });
 
@@ -55,16 +58,32 @@ describe('end to end: relays that stall do not stall the inlet', function () {
     it('has a session through the healthy relay within 5 s of the inlet starting, when the inlet links the rogue first', async () => {
       const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
       const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-      const outlet = await project.startNode('outlet', { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } }, outletTicket, heartbeat);
+      const outlet = await project.startNode(
+        'outlet',
+        { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } },
+        outletTicket,
+        heartbeat,
+      );
       nodes.push(outlet);
       await outlet.waitFor(ready);
-      const registered = await statusWhen(join(project.dir, 'outlet'), (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 2);
+      const registered = await statusWhen(
+        join(project.dir, 'outlet'),
+        (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 2,
+      );
       assert.deepEqual([...(registered.outlets[0]?.registered_on ?? [])].sort(), [rogue.id, healthy.id].sort());
 
       // New connections to the healthy relay wait until the inlet has tried the rogue (at most 3 s).
       gate.hold();
       const started = Date.now();
-      const inlet = await project.startNode('inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false } }, inletTicket, heartbeat);
+      const inlet = await project.startNode(
+        'inlet',
+        {
+          'http-server-port': 0,
+          'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false },
+        },
+        inletTicket,
+        heartbeat,
+      );
       nodes.push(inlet);
       await rogue.process.waitFor(/rogue relay: holding splice/, 3000).catch(() => undefined);
       gate.release();
@@ -78,7 +97,9 @@ describe('end to end: relays that stall do not stall the inlet', function () {
       const port = await inletPort(inletHome());
       const workingMs = sessionMs + (await timeUntilWorking(port, 5000, 20));
       const listed = open.relays.map((relay) => relay.id);
-      console.log(`      relays as the inlet lists them: ${listed.join(', ')} (rogue ${rogue.id}); the rogue held a splice ${heldAfterMs} ms after the inlet started; session open after ${sessionMs} ms, a client round trip after ${workingMs} ms`);
+      console.log(
+        `      relays as the inlet lists them: ${listed.join(', ')} (rogue ${rogue.id}); the rogue held a splice ${heldAfterMs} ms after the inlet started; session open after ${sessionMs} ms, a client round trip after ${workingMs} ms`,
+      );
       // The attack happened: the inlet listed the rogue first and went through it.
       assert.equal(listed[0], rogue.id, 'the rogue relay is listed first');
       assert.ok(splicesHeld(rogue) >= 1, 'the rogue relay accepted a splice of this inlet and held it');
@@ -95,7 +116,9 @@ describe('end to end: relays that stall do not stall the inlet', function () {
       await new Promise((resolve) => setTimeout(resolve, 15_000));
       const load = await clients.stop();
       const shown = await nodeStatus(inletHome());
-      console.log(`      ${load.attempts} new connections with ${load.errors} errors, p99 ${load.p99Ms} ms; the rogue held ${splicesHeld(rogue)} splices in all; path ${shown.inlets[0]?.path}`);
+      console.log(
+        `      ${load.attempts} new connections with ${load.errors} errors, p99 ${load.p99Ms} ms; the rogue held ${splicesHeld(rogue)} splices in all; path ${shown.inlets[0]?.path}`,
+      );
       assert.ok(load.attempts > 100, `${load.attempts} connections`);
       assert.equal(load.errors, 0);
       assert.equal(shown.inlets[0]?.path, `relay ${healthy.id}`);
@@ -123,7 +146,12 @@ describe('end to end: relays that stall do not stall the inlet', function () {
 
     it('works again within 5 s of the relay carrying the session being stopped, through the other relay', async () => {
       const home = join(project.dir, 'inlet');
-      const before = await statusWhen(home, (shown) => shown.inlets[0]?.session === 'open' && shown.relays.filter((relay) => relay.status === 'connected').length === 2);
+      const before = await statusWhen(
+        home,
+        (shown) =>
+          shown.inlets[0]?.session === 'open' &&
+          shown.relays.filter((relay) => relay.status === 'connected').length === 2,
+      );
       const stopped = relays.find((relay) => before.inlets[0]?.path === `relay ${relay.id}`);
       const other = relays.find((relay) => relay !== stopped);
       assert.ok(stopped && other, `a relay carries the session: ${before.inlets[0]?.path}`);
@@ -131,8 +159,14 @@ describe('end to end: relays that stall do not stall the inlet', function () {
 
       stopped.process.child.kill('SIGSTOP');
       const took = await within(timeUntilWorking(portal.port, 5000, 20), 8000, 'a working client connection');
-      const after = await statusWhen(home, (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0]?.path !== before.inlets[0]?.path, 5000);
-      console.log(`      relay ${stopped.id} stopped (SIGSTOP): clients working again after ${took} ms, session now ${after.inlets[0]?.path}`);
+      const after = await statusWhen(
+        home,
+        (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0]?.path !== before.inlets[0]?.path,
+        5000,
+      );
+      console.log(
+        `      relay ${stopped.id} stopped (SIGSTOP): clients working again after ${took} ms, session now ${after.inlets[0]?.path}`,
+      );
       assert.ok(took < 5000, `working again after ${took} ms`);
       assert.equal(after.inlets[0]?.path, `relay ${other.id}`);
       assert.equal(await newConnections(portal.port, 100), 0, 'new connections while the relay stays stopped');

@@ -21,7 +21,9 @@ async function integrity(port: number, size: number): Promise<{ sent: string; re
 
 async function metricsOf(home: string): Promise<string> {
   const { readFile } = await import('node:fs/promises');
-  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as {
+    statusPort: number;
+  };
   return (await fetch(`http://127.0.0.1:${statusPort}/metrics`)).text();
 }
 
@@ -43,9 +45,13 @@ describe('end to end: the direct path, with the relay as fallback', function () 
   it('runs the session and the warm streams on a connection the outlet dialled, and says so', async () => {
     const inlet = await statusWhen(join(project.dir, 'inlet'), (shown) => shown.inlets[0]?.path === 'direct');
     assert.match(String(inlet.inlets[0]?.direct), /^0\.0\.0\.0:\d+$/);
-    const outlet = await statusWhen(join(project.dir, 'outlet'), (shown) => (shown.outlets[0]?.sessions_direct ?? 0) === 1);
+    const outlet = await statusWhen(
+      join(project.dir, 'outlet'),
+      (shown) => (shown.outlets[0]?.sessions_direct ?? 0) === 1,
+    );
     assert.equal(outlet.outlets[0]?.direct_paths, 1);
-    for (let i = 0; i < 50; i += 1) assert.equal((await roundTrip(direct.port, Buffer.from(`direct ${i}`))).toString(), `direct ${i}`);
+    for (let i = 0; i < 50; i += 1)
+      assert.equal((await roundTrip(direct.port, Buffer.from(`direct ${i}`))).toString(), `direct ${i}`);
     const after = await nodeStatus(join(project.dir, 'inlet'));
     assert.ok((after.inlets[0]?.connections_direct ?? 0) >= 50, JSON.stringify(after.inlets[0]));
     assert.equal(after.inlets[0]?.connections_relayed, 0);
@@ -62,9 +68,17 @@ describe('end to end: the direct path, with the relay as fallback', function () 
 
   it(`carries ${mebibytes} MiB each way intact on the relayed path (direct: false), by sha256 at both ends`, async () => {
     const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-    const inlet = await project.startNode('relayed-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false } }, inletTicket, heartbeat);
+    const inlet = await project.startNode(
+      'relayed-inlet',
+      { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false } },
+      inletTicket,
+      heartbeat,
+    );
     await inlet.waitFor(/setup completed/);
-    const shown = await statusWhen(join(project.dir, 'relayed-inlet'), (status) => status.inlets[0]?.session === 'open');
+    const shown = await statusWhen(
+      join(project.dir, 'relayed-inlet'),
+      (status) => status.inlets[0]?.session === 'open',
+    );
     assert.equal(shown.inlets[0]?.path, 'relay controller');
     assert.equal(shown.inlets[0]?.direct, null);
     const port = Number(shown.inlets[0]?.listening?.split(':').at(-1));
@@ -78,20 +92,31 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
     // An address where no inlet answers, as behind a closed firewall: however the outlet's dial fails
     // (refused, no answer within its budget, no TLS), the inlet waits only its budget for it.
-    const inlet = await project.startNode('walled-inlet', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, inletTicket, {
-      ...heartbeat,
-      PORTAL_DIRECT_ADVERTISE: '10.255.255.1:9',
-    });
+    const inlet = await project.startNode(
+      'walled-inlet',
+      { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } },
+      inletTicket,
+      {
+        ...heartbeat,
+        PORTAL_DIRECT_ADVERTISE: '10.255.255.1:9',
+      },
+    );
     const started = Date.now();
     await inlet.waitFor(/setup completed/);
     const home = join(project.dir, 'walled-inlet');
-    const port = Number((await statusWhen(home, (status) => status.inlets[0]?.session === 'open')).inlets[0]?.listening?.split(':').at(-1));
+    const port = Number(
+      (await statusWhen(home, (status) => status.inlets[0]?.session === 'open')).inlets[0]?.listening
+        ?.split(':')
+        .at(-1),
+    );
     const took = await timeUntilWorking(port, 5000, 20);
     const shown = await nodeStatus(home);
     assert.equal(shown.inlets[0]?.path, 'relay controller');
     const outlet = await nodeStatus(join(project.dir, 'outlet'));
     assert.equal(outlet.outlets[0]?.direct_paths, 2, 'the outlet keeps trying the walled inlet later');
-    console.log(`      relayed after the direct dial failed: working ${Date.now() - started} ms after start (${took} ms after setup)`);
+    console.log(
+      `      relayed after the direct dial failed: working ${Date.now() - started} ms after start (${took} ms after setup)`,
+    );
     await inlet.stop();
   });
 
@@ -104,7 +129,12 @@ describe('end to end: the direct path, with the relay as fallback', function () 
         socket.on('error', () => undefined);
         socket.once('close', () => resolve(Date.now() - started));
       });
-    for (const first of ['GET / HTTP/1.1\r\n\r\n', 'PORTAL-DIRECT/2 wrongsecretwrongsecretwrong\n', 'PORTAL-DIRECT/1 x\n', '\x16\x03\x01\x00\xc8\x01']) {
+    for (const first of [
+      'GET / HTTP/1.1\r\n\r\n',
+      'PORTAL-DIRECT/2 wrongsecretwrongsecretwrong\n',
+      'PORTAL-DIRECT/1 x\n',
+      '\x16\x03\x01\x00\xc8\x01',
+    ]) {
       const socket = connect({ host: '127.0.0.1', port: directPort });
       const closed = closedWithin(socket);
       socket.write(first);
@@ -122,7 +152,10 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     // The bound is at most 32 waiting per source; a dial of the outlet's own, from the same address, may
     // hold a place for the moment it takes to name itself.
     const held = times.filter((ms) => ms >= 1000).length;
-    assert.ok(held <= 32 && held >= 24, `${held} of 100 silent connections held until their deadline, the rest closed at once`);
+    assert.ok(
+      held <= 32 && held >= 24,
+      `${held} of 100 silent connections held until their deadline, the rest closed at once`,
+    );
     assert.ok(Math.max(...times) < 7000, `every silent connection closed by its deadline: ${Math.max(...times)} ms`);
     // The portal itself is unharmed.
     assert.equal((await roundTrip(direct.port, Buffer.from('still here'))).toString(), 'still here');

@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectFlood, enrolledAttacker, pingFlood, rogueOutlet, slowloris, unopenedStreams, type Attackers } from '../support/attack-scenarios.ts';
+import {
+  connectFlood,
+  enrolledAttacker,
+  pingFlood,
+  rogueOutlet,
+  slowloris,
+  unopenedStreams,
+  type Attackers,
+} from '../support/attack-scenarios.ts';
 import { realClients, usageOf, watchUsage } from '../support/attackers.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
@@ -24,7 +32,13 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
   before(async () => {
     project = await startProject();
     ({ echo, outlet, port } = await startEchoPortal(project));
-    attackers = { project, homes: await mkdtemp(join(tmpdir(), 'portal-attacker-')), relay: 'echo', inletAttribute: 'echo-inlet', outletAttribute: 'echo-outlet' };
+    attackers = {
+      project,
+      homes: await mkdtemp(join(tmpdir(), 'portal-attacker-')),
+      relay: 'echo',
+      inletAttribute: 'echo-inlet',
+      outletAttribute: 'echo-outlet',
+    };
   });
 
   after(async () => {
@@ -46,7 +60,10 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
       `      controller RSS ${baseline.rssMb} MB -> peak ${top.rssMb} MB; anonymous: ${anonymous.connections} connections, ${anonymous.linesSent} lines; member: ${member.linesSent} lines; admin answered in ${adminLatencyMs} ms; real clients ${load.attempts} with ${load.errors} errors, p99 ${load.p99Ms} ms`,
     );
     assert.ok(top.rssMb - baseline.rssMb < 64, `the controller grew by ${Math.round(top.rssMb - baseline.rssMb)} MB`);
-    assert.ok(anonymous.connections > 4, 'anonymous connections are closed after a few requests, so the flood had to reconnect');
+    assert.ok(
+      anonymous.connections > 4,
+      'anonymous connections are closed after a few requests, so the flood had to reconnect',
+    );
     assert.ok(adminLatencyMs < 2000, `the administrator was answered in ${adminLatencyMs} ms during the flood`);
     assert.equal(load.errors, 0);
   });
@@ -57,7 +74,10 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     const peak = watchUsage(outletPid);
     const clients = realClients(port);
     const flood = await connectFlood(attackers, 'stranger', 'stranger');
-    await outlet.waitFor(new RegExp(`relay refused node ${flood.attacker} \\(attribute "stranger"; allow is "echo-inlet"\\)`), 5000);
+    await outlet.waitFor(
+      new RegExp(`relay refused node ${flood.attacker} \\(attribute "stranger"; allow is "echo-inlet"\\)`),
+      5000,
+    );
     const load = await clients.stop();
     const top = await peak.stop();
     const after = await usageOf(outletPid);
@@ -75,18 +95,30 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     const outletPid = outlet.child.pid as number;
     const baseline = await usageOf(outletPid);
     const clients = realClients(port);
-    const answers = await Promise.allSettled(Array.from({ length: 500 }, () => channel.request('connect', { relay: 'echo', allow: attackers.outletAttribute }, 10_000)));
+    const answers = await Promise.allSettled(
+      Array.from({ length: 500 }, () =>
+        channel.request('connect', { relay: 'echo', allow: attackers.outletAttribute }, 10_000),
+      ),
+    );
     channel.destroy();
     const granted = answers.filter((answer) => answer.status === 'fulfilled').length;
-    const busy = answers.filter((answer) => answer.status === 'rejected' && (answer.reason as PortalError).code === 'RELAY_BUSY').length;
+    const busy = answers.filter(
+      (answer) => answer.status === 'rejected' && (answer.reason as PortalError).code === 'RELAY_BUSY',
+    ).length;
     const during = await usageOf(outletPid);
     // The relay gives an unjoined splice 10 s; the outlet's halves close with it.
     let after = await usageOf(outletPid);
-    for (const deadline = Date.now() + 20_000; after.fds > baseline.fds + 2 && Date.now() < deadline; after = await usageOf(outletPid)) {
+    for (
+      const deadline = Date.now() + 20_000;
+      after.fds > baseline.fds + 2 && Date.now() < deadline;
+      after = await usageOf(outletPid)
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const load = await clients.stop();
-    console.log(`      ${granted} granted, ${busy} RELAY_BUSY; outlet fds ${baseline.fds} -> ${during.fds} -> ${after.fds}; real clients ${load.attempts} with ${load.errors} errors, p99 ${load.p99Ms} ms`);
+    console.log(
+      `      ${granted} granted, ${busy} RELAY_BUSY; outlet fds ${baseline.fds} -> ${during.fds} -> ${after.fds}; real clients ${load.attempts} with ${load.errors} errors, p99 ${load.p99Ms} ms`,
+    );
     assert.equal(granted, 16);
     assert.equal(busy, 500 - 16);
     assert.ok(during.fds - baseline.fds <= 2 * 16 + 4, `the outlet held ${during.fds - baseline.fds} more descriptors`);
@@ -102,12 +134,18 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     const during = await usageOf(outletPid);
     attack.close();
     let after = await usageOf(outletPid);
-    for (const deadline = Date.now() + 10_000; after.fds > baseline.fds + 2 && Date.now() < deadline; after = await usageOf(outletPid)) {
+    for (
+      const deadline = Date.now() + 10_000;
+      after.fds > baseline.fds + 2 && Date.now() < deadline;
+      after = await usageOf(outletPid)
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await outlet.waitFor(/closed warm streams beyond 32 waiting from node n[0-9a-f]+/, 5000);
     const load = await clients.stop();
-    console.log(`      80 warm streams opened and left unused; the outlet kept ${during.fds - baseline.fds} more descriptors, ${after.fds - baseline.fds} after; real clients ${load.attempts} with ${load.errors} errors`);
+    console.log(
+      `      80 warm streams opened and left unused; the outlet kept ${during.fds - baseline.fds} more descriptors, ${after.fds - baseline.fds} after; real clients ${load.attempts} with ${load.errors} errors`,
+    );
     assert.ok(during.fds - baseline.fds <= 32 + 4, `the outlet held ${during.fds - baseline.fds} more descriptors`);
     assert.ok(after.fds <= baseline.fds + 2, `back to ${after.fds} descriptors (baseline ${baseline.fds})`);
     assert.equal(load.errors, 0);
@@ -126,7 +164,10 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     );
     assert.equal(slow.oneSourceClosedAtOnce, 300 - 64);
     assert.ok(slow.evicted >= 64 + 1200 - 1024, `${slow.evicted} evicted`);
-    assert.ok(during.fds - baseline.fds <= 1024 + 16, `the controller held ${during.fds - baseline.fds} more descriptors`);
+    assert.ok(
+      during.fds - baseline.fds <= 1024 + 16,
+      `the controller held ${during.fds - baseline.fds} more descriptors`,
+    );
     assert.ok(slow.adminLatencyMs < 2000, `the administrator was answered in ${slow.adminLatencyMs} ms`);
     assert.equal(slow.closedInAll, slow.total, 'every slow connection was closed by its deadline');
     assert.equal(load.errors, 0);
@@ -149,12 +190,18 @@ describe('end to end: hostile peers cannot exhaust the controller, the relay or 
     const load = await later.stop();
     rogue.stop();
     const dials = rogue.dials;
-    console.log(`      rogue received ${dials} dials; ${results.filter(Boolean).length} of 15 client rounds without error; then ${load.attempts} clients with ${load.errors} errors, p99 ${load.p99Ms} ms`);
-    assert.deepEqual(results, Array.from({ length: 15 }, () => true));
+    console.log(
+      `      rogue received ${dials} dials; ${results.filter(Boolean).length} of 15 client rounds without error; then ${load.attempts} clients with ${load.errors} errors, p99 ${load.p99Ms} ms`,
+    );
+    assert.deepEqual(
+      results,
+      Array.from({ length: 15 }, () => true),
+    );
     assert.ok(dials <= 2, `the rogue was dialled ${dials} times before it was taken out of the choice`);
-    const logged = project.controller.process.lines.filter((line) => line.includes(`relay: ${rogue.nodeId} registered`)).length;
+    const logged = project.controller.process.lines.filter((line) =>
+      line.includes(`relay: ${rogue.nodeId} registered`),
+    ).length;
     assert.equal(logged, 1, 'a hundred registrations of one name make one registration and one log line');
     assert.equal(load.errors, 0);
   });
 });
-

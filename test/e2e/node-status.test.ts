@@ -8,10 +8,16 @@ import { startProject, type ProjectProcesses } from '../support/project-processe
 import { expectRefusal, roundTrip, startEchoServer } from '../support/tcp.ts';
 
 /** The sum of a metric's samples over both paths. */
-const overPaths = (metrics: string, name: string, part: string) => sample(metrics, name, `part="${part}",path="direct"`) + sample(metrics, name, `part="${part}",path="relay"`);
+const overPaths = (metrics: string, name: string, part: string) =>
+  sample(metrics, name, `part="${part}",path="direct"`) + sample(metrics, name, `part="${part}",path="relay"`);
 
 /** Polls `read` until `check` holds; the last value in the failure. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, limitMs = 10_000): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  what: string,
+  limitMs = 10_000,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await read();
@@ -38,13 +44,24 @@ describe('end to end: node status tells the truth', function () {
   let target: Server | undefined;
   let outlet: Running;
   const home = (name: string) => join(project.dir, name);
-  const inletConfig = (allow: string) => ({ 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow } });
+  const inletConfig = (allow: string) => ({
+    'http-server-port': 0,
+    'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow },
+  });
 
   before(async () => {
     project = await startProject();
     echo = await startEchoServer();
-    const config = { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } };
-    outlet = await project.startNode('outlet', config, await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']));
+    const config = {
+      'http-server-port': 0,
+      relay: 'echo',
+      'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' },
+    };
+    outlet = await project.startNode(
+      'outlet',
+      config,
+      await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']),
+    );
     await outlet.waitFor(ready);
   });
 
@@ -61,11 +78,22 @@ describe('end to end: node status tells the truth', function () {
   });
 
   it('an inlet whose allow does not match never says setup completed, and node show names both attributes', async () => {
-    const inlet = await project.startNode('wrong-allow', inletConfig('echo-outlett'), await project.ticket(['--attribute', 'echo-inlet']));
+    const inlet = await project.startNode(
+      'wrong-allow',
+      inletConfig('echo-outlett'),
+      await project.ticket(['--attribute', 'echo-inlet']),
+    );
     try {
       const listening = await inlet.waitFor(/ listens on /);
-      assert.match(listening, /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 0\.0\.0\.0:\d+ \(direct path, for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/metrics\)$/);
-      const shown = await statusFromStart(home('wrong-allow'), (status) => status.problems.some((problem) => problem.includes('"echo-outlett"')), 15_000);
+      assert.match(
+        listening,
+        /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 0\.0\.0\.0:\d+ \(direct path, for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/metrics\)$/,
+      );
+      const shown = await statusFromStart(
+        home('wrong-allow'),
+        (status) => status.problems.some((problem) => problem.includes('"echo-outlett"')),
+        15_000,
+      );
       assert.equal(shown.status, 'starting', 'never up');
       const show = await portal(home('wrong-allow'), ['node', 'show']);
       assert.equal(show.code, 1);
@@ -74,17 +102,25 @@ describe('end to end: node status tells the truth', function () {
         show.stderr,
         /^portal: The node is DOWN: its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo" \(retrying\): the relay refused it: no outlet of the relay "echo" that allows this node carries the attribute "echo-outlett" this inlet allows \(they carry "echo-outlet"\) \(not up yet, \d+ s after its start\); the node runs \(pid \d+\); its log says more about each problem\n$/,
       );
-      assert.ok(sample(await metricsOf(home('wrong-allow')), 'portal_failures_total', 'reason="peer_refused"') >= 1, 'the refusal is counted');
+      assert.ok(
+        sample(await metricsOf(home('wrong-allow')), 'portal_failures_total', 'reason="peer_refused"') >= 1,
+        'the refusal is counted',
+      );
       assert.ok(!inlet.lines.some((line) => line.includes('setup completed')), inlet.lines.join('\n'));
     } finally {
       assert.equal(await inlet.stop(), 0);
     }
   });
 
-  it("an outlet names the inlet it refused, with both attributes, while it serves nobody", async () => {
-    const stranger = await project.startNode('stranger', inletConfig('echo-outlet'), await project.ticket(['--attribute', 'stranger']));
+  it('an outlet names the inlet it refused, with both attributes, while it serves nobody', async () => {
+    const stranger = await project.startNode(
+      'stranger',
+      inletConfig('echo-outlet'),
+      await project.ticket(['--attribute', 'stranger']),
+    );
     try {
-      const saw = /its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet" \(\d+ times?, last [^)]+, at the relay\)/;
+      const saw =
+        /its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet" \(\d+ times?, last [^)]+, at the relay\)/;
       await statusFromStart(home('outlet'), (status) => status.problems.some((problem) => saw.test(problem)), 15_000);
       const show = await portal(home('outlet'), ['node', 'show']);
       assert.equal(show.code, 1);
@@ -92,14 +128,21 @@ describe('end to end: node status tells the truth', function () {
       assert.match(show.stderr, /the node runs \(pid \d+\)/);
       assert.doesNotMatch(show.stderr, /start it with/);
       const strangerShow = await portal(home('stranger'), ['node', 'show']);
-      assert.match(strangerShow.stderr, /the relay refused it: no outlet of the relay "echo" allows this node's attribute \(stranger\)/);
+      assert.match(
+        strangerShow.stderr,
+        /the relay refused it: no outlet of the relay "echo" allows this node's attribute \(stranger\)/,
+      );
     } finally {
       assert.equal(await stranger.stop(), 0);
     }
   });
 
   it('an inlet that has a session says setup completed; open connections count in gauges that fall back to 0', async () => {
-    const inlet = await project.startNode('inlet', inletConfig('echo-outlet'), await project.ticket(['--attribute', 'echo-inlet']));
+    const inlet = await project.startNode(
+      'inlet',
+      inletConfig('echo-outlet'),
+      await project.ticket(['--attribute', 'echo-inlet']),
+    );
     await inlet.waitFor(ready);
     const port = await inletPort(home('inlet'));
     const clients = await Promise.all([openClient(port), openClient(port), openClient(port)]);
@@ -107,7 +150,11 @@ describe('end to end: node status tells the truth', function () {
       ['inlet', 'inlet'],
       ['outlet', 'outlet'],
     ] as const) {
-      const metrics = await eventually(() => metricsOf(home(name)), (text) => overPaths(text, 'portal_connections_open', part) === 3, `${part} gauge at 3`);
+      const metrics = await eventually(
+        () => metricsOf(home(name)),
+        (text) => overPaths(text, 'portal_connections_open', part) === 3,
+        `${part} gauge at 3`,
+      );
       assert.equal(overPaths(metrics, 'portal_connections_total', part), 3);
       assert.ok(overPaths(metrics, 'portal_sessions_open', part) >= 1, `${part} has a session open`);
     }
@@ -116,17 +163,30 @@ describe('end to end: node status tells the truth', function () {
       ['inlet', 'inlet'],
       ['outlet', 'outlet'],
     ] as const) {
-      const metrics = await eventually(() => metricsOf(home(name)), (text) => overPaths(text, 'portal_connections_open', part) === 0, `${part} gauge back at 0`);
+      const metrics = await eventually(
+        () => metricsOf(home(name)),
+        (text) => overPaths(text, 'portal_connections_open', part) === 0,
+        `${part} gauge back at 0`,
+      );
       assert.equal(overPaths(metrics, 'portal_connections_total', part), 3, 'the total stays');
     }
     const inletShow = await portal(home('inlet'), ['node', 'show']);
     assert.equal(inletShow.code, 0, inletShow.stderr);
-    assert.match(inletShow.stdout, /^ {2}inlet: 127\.0\.0\.1:\d+ via echo, session open \((direct|relay controller)\), 3 connections so far \(\d+ direct, \d+ relayed\), 0 open now, 0 refused$/m);
+    assert.match(
+      inletShow.stdout,
+      /^ {2}inlet: 127\.0\.0\.1:\d+ via echo, session open \((direct|relay controller)\), 3 connections so far \(\d+ direct, \d+ relayed\), 0 open now, 0 refused$/m,
+    );
     // The stranger refused a moment ago is still said, but beside a served inlet it keeps nothing down.
     const outletShow = await portal(home('outlet'), ['node', 'show']);
     assert.equal(outletShow.code, 0, outletShow.stderr);
-    assert.match(outletShow.stdout, /^ {2}outlet: relay echo -> 127\.0\.0\.1:\d+, up, registered on 1 relay, 1 session open \(\d direct\), 3 connections so far, 0 open now$/m);
-    assert.match(outletShow.stdout, /^ {2}warning: its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet"/m);
+    assert.match(
+      outletShow.stdout,
+      /^ {2}outlet: relay echo -> 127\.0\.0\.1:\d+, up, registered on 1 relay, 1 session open \(\d direct\), 3 connections so far, 0 open now$/m,
+    );
+    assert.match(
+      outletShow.stdout,
+      /^ {2}warning: its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet"/m,
+    );
   });
 
   it('with the target stopped, both nodes say why and the failures are counted; a connection that succeeds clears it', async () => {
@@ -135,11 +195,19 @@ describe('end to end: node status tells the truth', function () {
     for (let client = 0; client < 3; client += 1) assert.equal((await expectRefusal(port)).bytes, 0);
     const show = await portal(home('outlet'), ['node', 'show']);
     assert.equal(show.code, 1);
-    assert.match(show.stderr, new RegExp(`^portal: The node is DOWN: the target 127\\.0\\.0\\.1:${echo.port} refused its last 3 connections \\(ECONNREFUSED\\), last [^;]+; the node runs`));
+    assert.match(
+      show.stderr,
+      new RegExp(
+        `^portal: The node is DOWN: the target 127\\.0\\.0\\.1:${echo.port} refused its last 3 connections \\(ECONNREFUSED\\), last [^;]+; the node runs`,
+      ),
+    );
     assert.equal(sample(await metricsOf(home('outlet')), 'portal_failures_total', 'reason="target_unreachable"'), 3);
     const inletShow = await portal(home('inlet'), ['node', 'show']);
     assert.equal(inletShow.code, 1);
-    assert.match(inletShow.stderr, /the outlet refused its inlet's last 3 clients \(the outlet cannot reach its target\)/);
+    assert.match(
+      inletShow.stderr,
+      /the outlet refused its inlet's last 3 clients \(the outlet cannot reach its target\)/,
+    );
 
     // The target comes back on its address: the first connection carried ends the streak on both sides.
     const back = createServer((socket) => {

@@ -18,7 +18,9 @@ describe('end to end: the PostgreSQL use case', function () {
     database = await startPostgres();
     run = await runUseCase('postgres');
     // As the stack does: the placeholder becomes the database host; the test database has its own port.
-    const started = await run.startPortal((to) => to.replace('$POSTGRES_ENDPOINT', '127.0.0.1').replace(/:5432$/, `:${database.port}`));
+    const started = await run.startPortal((to) =>
+      to.replace('$POSTGRES_ENDPOINT', '127.0.0.1').replace(/:5432$/, `:${database.port}`),
+    );
     assert.equal(started.compiledTarget, '$POSTGRES_ENDPOINT:5432');
     port = started.inletPort;
   });
@@ -31,7 +33,10 @@ describe('end to end: the PostgreSQL use case', function () {
   const environment = () => database.clientEnvironment(port);
 
   it("runs the guide's verification statements with real psql through the inlet", () => {
-    const verify = spawnSync('bash', [join(projectRoot, 'out/postgres/tickets.sh'), 'verify'], { env: environment(), encoding: 'utf8' });
+    const verify = spawnSync('bash', [join(projectRoot, 'out/postgres/tickets.sh'), 'verify'], {
+      env: environment(),
+      encoding: 'utf8',
+    });
     assert.equal(verify.status, 0, verify.stderr);
     const out = verify.stdout;
     assert.match(out, /CREATE TABLE/);
@@ -45,9 +50,14 @@ describe('end to end: the PostgreSQL use case', function () {
   it('carries many concurrent psql sessions', async () => {
     const sessions = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        execFileAsync('psql', ['-tA', '-c', `SELECT ${index} * 2, pg_sleep(0.2)`], { env: environment() }).then(({ stdout }) => stdout.trim().split('|')[0]),
+        execFileAsync('psql', ['-tA', '-c', `SELECT ${index} * 2, pg_sleep(0.2)`], { env: environment() }).then(
+          ({ stdout }) => stdout.trim().split('|')[0],
+        ),
       ),
     );
-    assert.deepEqual(sessions, Array.from({ length: 20 }, (_, index) => String(index * 2)));
+    assert.deepEqual(
+      sessions,
+      Array.from({ length: 20 }, (_, index) => String(index * 2)),
+    );
   });
 });

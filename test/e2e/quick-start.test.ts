@@ -34,7 +34,11 @@ export function quickStartOf(readme: string): Machine[] {
 
 /** Runs `script` with bash as a user of `home`, resolving with its output; fails on a non-zero exit. */
 async function bash(script: string, home: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: home, env: { ...env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+    cwd: home,
+    env: { ...env, HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,7 +63,10 @@ describe('the README quick start, as written, across three homes on loopback', f
     for (const node of running) await node.stop();
     await postgres?.stop();
     const admin = join(dir, 'admin');
-    await bash('portal reset --yes', admin, { ...process.env, PATH: `${await portalOnPath(dir)}:${process.env.PATH}` }).catch(() => undefined);
+    await bash('portal reset --yes', admin, {
+      ...process.env,
+      PATH: `${await portalOnPath(dir)}:${process.env.PATH}`,
+    }).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -67,11 +74,18 @@ describe('the README quick start, as written, across three homes on loopback', f
     const machines = quickStartOf(await readFile(join(projectRoot, 'README.md'), 'utf8'));
     assert.deepEqual(
       machines.map((machine) => machine.title.split(',')[0]),
-      ["On the administrator's machine", "On the database's machine (it needs outbound network only):", "On the clients' machine"],
+      [
+        "On the administrator's machine",
+        "On the database's machine (it needs outbound network only):",
+        "On the clients' machine",
+      ],
     );
     const ports = new Map<string, number>([['5432', postgres.port]]);
     for (const port of ['4000', '15432', '23345', '23346']) ports.set(port, await freePort());
-    const onLoopback = (command: string) => command.replaceAll('admin.example.net', '127.0.0.1').replace(/\b(4000|5432|15432|23345|23346)\b/g, (port) => String(ports.get(port)));
+    const onLoopback = (command: string) =>
+      command
+        .replaceAll('admin.example.net', '127.0.0.1')
+        .replace(/\b(4000|5432|15432|23345|23346)\b/g, (port) => String(ports.get(port)));
     const path = `${await portalOnPath(dir)}:${process.env.PATH}`;
     const homes = ['admin', 'database', 'clients'].map((name) => join(dir, name));
     for (const home of homes) await mkdir(home);
@@ -81,7 +95,8 @@ describe('the README quick start, as written, across three homes on loopback', f
 
     // 1. The administrator: one shell, so that umask holds for the tickets.
     await bash(first.commands.map(onLoopback).join('\n'), admin, env);
-    for (const ticket of ['outlet.ticket', 'inlet.ticket']) assert.equal((await stat(join(admin, ticket))).mode & 0o777, 0o600, `${ticket} is readable by its owner only`);
+    for (const ticket of ['outlet.ticket', 'inlet.ticket'])
+      assert.equal((await stat(join(admin, ticket))).mode & 0o777, 0o600, `${ticket} is readable by its owner only`);
     await copyFile(join(admin, 'outlet.ticket'), join(database, 'outlet.ticket'));
     await copyFile(join(admin, 'inlet.ticket'), join(clients, 'inlet.ticket'));
 
@@ -95,10 +110,18 @@ describe('the README quick start, as written, across three homes on loopback', f
     const outlet = foreground(database, second.commands[0] as string);
     const [create, ...checks] = third.commands;
     const inlet = foreground(clients, create as string);
-    await Promise.all([outlet.waitFor(/Portal node setup completed successfully/, 30_000), inlet.waitFor(/Portal node setup completed successfully/, 30_000)]);
+    await Promise.all([
+      outlet.waitFor(/Portal node setup completed successfully/, 30_000),
+      inlet.waitFor(/Portal node setup completed successfully/, 30_000),
+    ]);
     const shown = await bash(onLoopback(checks[0] as string), clients, env);
     assert.match(shown.stdout, /^The node is UP\n/);
-    const answer = await bash(onLoopback(checks[1] as string), clients, { ...postgres.clientEnvironment(), ...env, PGHOST: undefined, PGPORT: undefined });
+    const answer = await bash(onLoopback(checks[1] as string), clients, {
+      ...postgres.clientEnvironment(),
+      ...env,
+      PGHOST: undefined,
+      PGPORT: undefined,
+    });
     assert.match(answer.stdout, /^\s*\?column\?\s*\n-+\n\s*1\n/);
 
     for (const node of [inlet, outlet]) {

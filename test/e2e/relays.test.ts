@@ -29,7 +29,10 @@ describe('end to end: standalone relays, and the controller off the data path', 
     project = await startProject({ controllerFlags: ['--no-relay'] });
     for (const name of ['relay-a', 'relay-b', 'relay-c']) {
       const ticket = await project.ticket(['--relay-node']);
-      const process = startPortal(join(project.dir, name), ['relay', 'start', '--listen', '127.0.0.1:0'], { ENROLLMENT_TICKET: ticket, ...heartbeat });
+      const process = startPortal(join(project.dir, name), ['relay', 'start', '--listen', '127.0.0.1:0'], {
+        ENROLLMENT_TICKET: ticket,
+        ...heartbeat,
+      });
       const line = await process.waitFor(/^\S+ INFO Portal relay (\S+) of project/);
       relays.push({ process, id: /Portal relay (\S+)/.exec(line)?.[1] ?? '' });
     }
@@ -45,12 +48,18 @@ describe('end to end: standalone relays, and the controller off the data path', 
 
   it('refuses a node ticket for a relay, before using it, in one line', async () => {
     const ticket = await project.ticket(['--attribute', 'not-a-relay']);
-    const refused = startPortal(join(project.dir, 'not-a-relay'), ['relay', 'start', '--listen', '127.0.0.1:0'], { ENROLLMENT_TICKET: ticket });
+    const refused = startPortal(join(project.dir, 'not-a-relay'), ['relay', 'start', '--listen', '127.0.0.1:0'], {
+      ENROLLMENT_TICKET: ticket,
+    });
     const [code] = await once(refused.child, 'exit');
     assert.equal(code, 2);
     assert.match(refused.lines.join('\n'), /^portal: this enrollment ticket does not grant the relay role/m);
     // Unused: a node still enrolls with it.
-    const node = await project.startNode('ticket-still-good', { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } }, ticket);
+    const node = await project.startNode(
+      'ticket-still-good',
+      { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet' } },
+      ticket,
+    );
     await node.waitFor(/enrolled as/);
     await node.stop();
   });
@@ -58,7 +67,12 @@ describe('end to end: standalone relays, and the controller off the data path', 
   it('registers the outlet on every relay, and shows each relay and the path of the session', async () => {
     const outlet = await statusWhen(outletHome(), (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 3);
     assert.deepEqual([...(outlet.outlets[0]?.registered_on ?? [])].sort(), relays.map((relay) => relay.id).sort());
-    const inlet = await statusWhen(inletHome(), (shown) => shown.relays.filter((relay) => relay.status === 'connected').length === 3 && shown.inlets[0]?.session === 'open');
+    const inlet = await statusWhen(
+      inletHome(),
+      (shown) =>
+        shown.relays.filter((relay) => relay.status === 'connected').length === 3 &&
+        shown.inlets[0]?.session === 'open',
+    );
     assert.match(String(inlet.inlets[0]?.path), new RegExp(`^relay (${relays.map((relay) => relay.id).join('|')})$`));
     assert.equal(inlet.status, 'up');
     assert.equal(await newConnections(portal.port, 20), 0);
@@ -66,7 +80,8 @@ describe('end to end: standalone relays, and the controller off the data path', 
 
   it("bounds what peers that prove nothing cost a relay's own port: 64 silent connections a source, closed by the deadline", async () => {
     const relay = relays[0] as RelayProcess;
-    const listening = /listening on (\S+),/.exec(relay.process.lines.find((line) => line.includes('listening on')) ?? '')?.[1] ?? '';
+    const listening =
+      /listening on (\S+),/.exec(relay.process.lines.find((line) => line.includes('listening on')) ?? '')?.[1] ?? '';
     const port = Number(listening.split(':').at(-1));
     const silent = Array.from({ length: 100 }, () => connect({ host: '127.0.0.1', port }));
     const times = await Promise.all(
@@ -90,11 +105,16 @@ describe('end to end: standalone relays, and the controller off the data path', 
     assert.ok(carrying, `a relay carries the session: ${before.inlets[0]?.path}`);
     await carrying.process.kill();
     const took = await timeUntilWorking(portal.port, 5000, 20);
-    const after = await statusWhen(inletHome(), (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0]?.path !== before.inlets[0]?.path);
+    const after = await statusWhen(
+      inletHome(),
+      (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0]?.path !== before.inlets[0]?.path,
+    );
     assert.notEqual(after.inlets[0]?.path, `relay ${carrying.id}`);
     assert.equal(await newConnections(portal.port, 200), 0);
     assert.ok(took < 5000, `working again after ${took} ms`);
-    console.log(`      session moved to ${after.inlets[0]?.path} after relay ${carrying.id} was killed; working again after ${took} ms`);
+    console.log(
+      `      session moved to ${after.inlets[0]?.path} after relay ${carrying.id} was killed; working again after ${took} ms`,
+    );
   });
 
   it('keeps carrying bytes and opening new connections after the controller is killed mid-transfer', async () => {

@@ -32,7 +32,9 @@ describe('end to end: what peers and the relay can and cannot do', function () {
   before(async () => {
     // Every byte between the nodes and the controller (relay included) passes the recording proxy.
     proxy = await startRecordingProxy();
-    project = await startProject({ controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '3s'] });
+    project = await startProject({
+      controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '3s'],
+    });
     const [host, controllerPort] = project.controller.listening.split(':') as [string, string];
     proxy.target = { host, port: Number(controllerPort) };
     // Through the relay (the direct path has its own hop below).
@@ -63,11 +65,19 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     const directPort = await freePort();
     hop.target = { host: '127.0.0.1', port: directPort };
     const ticket = await project.ticket(['--attribute', 'echo-inlet']);
-    const config = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: `127.0.0.1:${directPort}` } };
-    const node = await project.startNode('direct-inlet', config, ticket, { PORTAL_DIRECT_ADVERTISE: `127.0.0.1:${hop.port}` });
+    const config = {
+      'http-server-port': 0,
+      'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: `127.0.0.1:${directPort}` },
+    };
+    const node = await project.startNode('direct-inlet', config, ticket, {
+      PORTAL_DIRECT_ADVERTISE: `127.0.0.1:${hop.port}`,
+    });
     try {
       await node.waitFor(/setup completed/);
-      const shown = await statusWhen(join(project.dir, 'direct-inlet'), (status) => status.inlets[0]?.path === 'direct');
+      const shown = await statusWhen(
+        join(project.dir, 'direct-inlet'),
+        (status) => status.inlets[0]?.path === 'direct',
+      );
       const marker = Buffer.from(`PLAINTEXT-MARKER-${randomBytes(8).toString('hex')}`);
       const payload = Buffer.concat(Array.from({ length: 2000 }, () => marker));
       const answer = await roundTrip(Number(shown.inlets[0]?.listening?.split(':').at(-1)), payload);
@@ -89,7 +99,10 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     for (let round = 0; round < 8; round += 1) {
       const text = `round ${round}`;
       socket.write(text);
-      const echoed = await Promise.race([new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString()))), closed]);
+      const echoed = await Promise.race([
+        new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString()))),
+        closed,
+      ]);
       assert.equal(echoed, text, `round ${round}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
@@ -107,8 +120,10 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     const ports = {
       controller: Number(controllerPort),
       inlet: port,
-      inletStatus: JSON.parse(await readFile(join(project.dir, 'inlet', 'node', 'runtime.json'), 'utf8')).statusPort as number,
-      outletStatus: JSON.parse(await readFile(join(project.dir, 'outlet', 'node', 'runtime.json'), 'utf8')).statusPort as number,
+      inletStatus: JSON.parse(await readFile(join(project.dir, 'inlet', 'node', 'runtime.json'), 'utf8'))
+        .statusPort as number,
+      outletStatus: JSON.parse(await readFile(join(project.dir, 'outlet', 'node', 'runtime.json'), 'utf8'))
+        .statusPort as number,
     };
     const garbage = [
       randomBytes(64 * 1024),
@@ -120,7 +135,8 @@ describe('end to end: what peers and the relay can and cannot do', function () {
       Buffer.alloc(0),
     ];
     await Promise.all(Object.values(ports).flatMap((target) => garbage.map((bytes) => throwAt(target, bytes))));
-    for (const running of [outlet, inlet, project.controller.process]) assert.equal(running.child.exitCode, null, 'still running');
+    for (const running of [outlet, inlet, project.controller.process])
+      assert.equal(running.child.exitCode, null, 'still running');
     // Certificates here live 3 s, so the inlet renews every two seconds or so: it stays up throughout.
     assert.equal((await nodeStatus(join(project.dir, 'inlet'))).status, 'up');
     assert.equal((await roundTrip(port, Buffer.from('still working'))).toString(), 'still working');
@@ -137,7 +153,9 @@ describe('end to end: a controller facing hostile JSON', function () {
       const { connect: connectTls } = await import('node:tls');
       for (const line of ['null', '[]', '"text"', '{"op":{"toString":1}}', '{"id":{},"op":[1]}']) {
         await new Promise<void>((resolve) => {
-          const socket = connectTls({ host, port: Number(controllerPort), rejectUnauthorized: false }, () => socket.write(`${line}\n`));
+          const socket = connectTls({ host, port: Number(controllerPort), rejectUnauthorized: false }, () =>
+            socket.write(`${line}\n`),
+          );
           // Either an error answer or a closed connection; never a dead controller.
           socket.on('data', () => socket.destroy());
           socket.on('error', () => resolve());

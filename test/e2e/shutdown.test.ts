@@ -24,7 +24,8 @@ async function heldClient(port: number): Promise<{ socket: Socket; say(text: str
       received = '';
       socket.write(text);
       const deadline = Date.now() + 5000;
-      while (received.length < text.length && Date.now() < deadline && !socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (received.length < text.length && Date.now() < deadline && !socket.destroyed)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       return received;
     },
   };
@@ -75,13 +76,22 @@ describe('end to end: every Portal process stops on the first signal', function 
       const portal = await startEchoPortal(project, heartbeat, path === 'direct' ? {} : { direct: false });
       portals.push(portal);
       const inletHome = join(project.dir, 'inlet');
-      await statusWhen(inletHome, (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0].warm_streams === 2 && (shown.inlets[0].path === 'direct') === (path === 'direct'));
+      await statusWhen(
+        inletHome,
+        (shown) =>
+          shown.inlets[0]?.session === 'open' &&
+          shown.inlets[0].warm_streams === 2 &&
+          (shown.inlets[0].path === 'direct') === (path === 'direct'),
+      );
       assert.equal((await roundTrip(portal.port, Buffer.from('before'))).toString(), 'before');
       const { code, ms } = await signalled(portal.outlet, 'SIGTERM');
       assert.equal(code, 0, portal.outlet.lines.join('\n'));
       assert.ok(ms < 3000, `the outlet took ${ms} ms to stop`);
       console.log(`      SIGTERM to exit: ${ms} ms`);
-      assert.ok(portal.outlet.lines.some((line) => /INFO the node stopped on SIGTERM after [0-9.]+s$/.test(line)), portal.outlet.lines.join('\n'));
+      assert.ok(
+        portal.outlet.lines.some((line) => /INFO the node stopped on SIGTERM after [0-9.]+s$/.test(line)),
+        portal.outlet.lines.join('\n'),
+      );
       // Nothing of the outlet carries traffic any more: no warm stream, no session.
       await expectRefusal(portal.port);
     });
@@ -94,17 +104,27 @@ describe('end to end: every Portal process stops on the first signal', function 
     assert.equal(await client.say('one'), 'one');
     const exited = once(portal.outlet.child, 'exit');
     portal.outlet.child.kill('SIGINT');
-    await portal.outlet.waitFor(/the node is stopping on SIGINT: it takes no new connections and gives the 1 open connection up to 10s to finish/);
+    await portal.outlet.waitFor(
+      /the node is stopping on SIGINT: it takes no new connections and gives the 1 open connection up to 10s to finish/,
+    );
     assert.equal(await client.say('two'), 'two', 'the open connection is still carried');
     await expectRefusal(portal.port);
     // Its relay connections closed on purpose: no relay counts as lost.
-    assert.equal(sample(await metricsOf(join(project.dir, 'outlet')), 'portal_failures_total', 'reason="relay_lost"'), 0);
+    assert.equal(
+      sample(await metricsOf(join(project.dir, 'outlet')), 'portal_failures_total', 'reason="relay_lost"'),
+      0,
+    );
     const ended = Date.now();
     client.socket.end();
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0);
     console.log(`      last connection closed to exit: ${Date.now() - ended} ms`);
-    assert.ok(portal.outlet.lines.some((line) => /stopped on SIGINT after [0-9.]+s: 1 of 1 connection finished, 0 cut$/.test(line)), portal.outlet.lines.join('\n'));
+    assert.ok(
+      portal.outlet.lines.some((line) =>
+        /stopped on SIGINT after [0-9.]+s: 1 of 1 connection finished, 0 cut$/.test(line),
+      ),
+      portal.outlet.lines.join('\n'),
+    );
   });
 
   it('cuts what is left when the drain time (PORTAL_DRAIN_TIMEOUT) runs out', async () => {
@@ -118,7 +138,12 @@ describe('end to end: every Portal process stops on the first signal', function 
     assert.ok(ms >= 1000 && ms < 4000, `stopped after ${ms} ms`);
     console.log(`      SIGTERM to exit with PORTAL_DRAIN_TIMEOUT=1s and a connection held: ${ms} ms`);
     await closed;
-    assert.ok(portal.outlet.lines.some((line) => /stopped on SIGTERM after [0-9.]+s: 0 of 1 connection finished, 1 cut$/.test(line)), portal.outlet.lines.join('\n'));
+    assert.ok(
+      portal.outlet.lines.some((line) =>
+        /stopped on SIGTERM after [0-9.]+s: 0 of 1 connection finished, 1 cut$/.test(line),
+      ),
+      portal.outlet.lines.join('\n'),
+    );
   });
 
   it('stops at once on a second signal while draining', async () => {
@@ -163,7 +188,12 @@ describe('end to end: every Portal process stops on the first signal', function 
       const portal = await startEchoPortal(relayProject, heartbeat, { direct: false });
       try {
         const inletHome = join(relayProject.dir, 'inlet');
-        await statusWhen(inletHome, (shown) => shown.relays.filter((relay) => relay.status === 'connected').length === 2 && shown.inlets[0]?.warm_streams === 2);
+        await statusWhen(
+          inletHome,
+          (shown) =>
+            shown.relays.filter((relay) => relay.status === 'connected').length === 2 &&
+            shown.inlets[0]?.warm_streams === 2,
+        );
         const riding = (await nodeStatus(inletHome)).inlets[0]?.path?.replace('relay ', '');
         const carrier = relays.find((relay) => relay.id === riding);
         assert.ok(carrier, `the session rides one of the two relays (${riding})`);
@@ -173,9 +203,13 @@ describe('end to end: every Portal process stops on the first signal', function 
         const signalledAt = Date.now();
         carrier.process.child.kill('SIGTERM');
         await carrier.process.waitFor(/the relay is stopping on SIGTERM/);
-        const moved = await statusWhen(inletHome, (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0].path !== `relay ${carrier.id}`);
+        const moved = await statusWhen(
+          inletHome,
+          (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0].path !== `relay ${carrier.id}`,
+        );
         assert.match(String(moved.inlets[0]?.path), /^relay /);
-        for (let i = 0; i < 20; i += 1) assert.equal((await roundTrip(portal.port, Buffer.from(`new ${i}`))).toString(), `new ${i}`);
+        for (let i = 0; i < 20; i += 1)
+          assert.equal((await roundTrip(portal.port, Buffer.from(`new ${i}`))).toString(), `new ${i}`);
         assert.equal(await client.say('still'), 'still', 'the held connection is still carried by the stopping relay');
         client.socket.end();
         const [code] = (await exited) as [number | null];
@@ -205,7 +239,9 @@ describe('end to end: every Portal process stops on the first signal', function 
         assert.equal(await client.say('r'), 'r');
         const exited = once(relay.process.child, 'exit');
         relay.process.child.kill('SIGTERM');
-        await relay.process.waitFor(/the relay is stopping on SIGTERM: it takes no new connections and gives the \d+ open connections? up to 10s to finish/);
+        await relay.process.waitFor(
+          /the relay is stopping on SIGTERM: it takes no new connections and gives the \d+ open connections? up to 10s to finish/,
+        );
         assert.equal(await client.say('s'), 's');
         client.socket.end();
         // The inlet's session and warm streams ride the relay too: they end with the node's stop.

@@ -39,7 +39,10 @@ describe('end to end: the data warehouse use case (PostgreSQL standing in for th
   const environment = (pgPort = port) => warehouse.clientEnvironment(pgPort);
 
   it("runs the guide's statements with real psql through the inlet, PGPORT set", () => {
-    const verify = spawnSync('bash', [join(projectRoot, 'out/warehouse/tickets.sh'), 'verify'], { env: environment(), encoding: 'utf8' });
+    const verify = spawnSync('bash', [join(projectRoot, 'out/warehouse/tickets.sh'), 'verify'], {
+      env: environment(),
+      encoding: 'utf8',
+    });
     assert.equal(verify.status, 0, verify.stderr);
     assert.match(verify.stdout, /CREATE TABLE/);
     assert.match(verify.stdout, /INSERT 0 1/);
@@ -50,23 +53,32 @@ describe('end to end: the data warehouse use case (PostgreSQL standing in for th
   it('carries 50 concurrent psql sessions through one inlet', async () => {
     const sessions = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
-        execFileAsync('psql', ['-tA', '-c', `SELECT ${index} + 1000, pg_sleep(0.3)`], { env: environment() }).then(({ stdout }) => stdout.trim().split('|')[0]),
+        execFileAsync('psql', ['-tA', '-c', `SELECT ${index} + 1000, pg_sleep(0.3)`], { env: environment() }).then(
+          ({ stdout }) => stdout.trim().split('|')[0],
+        ),
       ),
     );
-    assert.deepEqual(sessions, Array.from({ length: 50 }, (_, index) => String(index + 1000)));
+    assert.deepEqual(
+      sessions,
+      Array.from({ length: 50 }, (_, index) => String(index + 1000)),
+    );
   });
 
   it('runs pgbench (select-only, 8 clients, 10 s) through the portal with no errors', async () => {
     const pgbench = join(postgresBinaries(), 'pgbench');
     await execFileAsync(pgbench, ['-i', '-s', '1', '-q'], { env: environment(warehouse.port) });
     const bench = async (pgPort: number) => {
-      const { stdout } = await execFileAsync(pgbench, ['-S', '-c', '8', '-j', '2', '-T', '10', '-n'], { env: environment(pgPort) });
+      const { stdout } = await execFileAsync(pgbench, ['-S', '-c', '8', '-j', '2', '-T', '10', '-n'], {
+        env: environment(pgPort),
+      });
       return readPgbench(stdout);
     };
     const direct = await bench(warehouse.port);
     const portal = await bench(port);
     assert.equal(portal.failed, 0);
     assert.ok(portal.tps > 0, 'the portal carried transactions');
-    process.stdout.write(`      pgbench -S -c 8 -T 10: direct ${direct.tps.toFixed(0)} tps, through the portal ${portal.tps.toFixed(0)} tps (${(portal.tps / direct.tps).toFixed(2)}x)\n`);
+    process.stdout.write(
+      `      pgbench -S -c 8 -T 10: direct ${direct.tps.toFixed(0)} tps, through the portal ${portal.tps.toFixed(0)} tps (${(portal.tps / direct.tps).toFixed(2)}x)\n`,
+    );
   });
 });

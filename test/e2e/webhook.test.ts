@@ -53,14 +53,17 @@ describe('end to end: the generic webhook use case', function () {
     assert.equal(response.status, 200);
     assert.equal(await response.text(), 'Webhook received');
     const deadline = Date.now() + 5000;
-    while (!received.some((line) => line.includes('"POST /webhook HTTP/1.1" 200')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!received.some((line) => line.includes('"POST /webhook HTTP/1.1" 200')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     assert.ok(received.includes('Received webhook: {"from": "e2e-inlet-machine"}'), received.join('\n'));
   });
 
   it('comes back after a restart without a ticket: the identity is kept in PORTAL_HOME', async () => {
     // One node per PORTAL_HOME: the first inlet stops (cleanly), then the same home starts again.
     assert.deepEqual(await run.stopNodes('inlet'), [0]);
-    const restarted = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')), { ENROLLMENT_TICKET: '' });
+    const restarted = await run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')), {
+      ENROLLMENT_TICKET: '',
+    });
     await restarted.waitFor(/Portal node setup completed successfully/);
     assert.ok(!restarted.lines.some((line) => line.includes('enrolled as')), 'no second enrollment');
     await restarted.stop();

@@ -13,9 +13,39 @@ import { createWorld, type World } from '../support/portal-world.ts';
 import { fuzz, hostileText, longRun } from './fuzz.ts';
 
 /** The operations of the control protocol, and the ones an anonymous peer may be answered yes to. */
-const operations = ['ping', 'admin-enroll', 'enroll', 'renew', 'ticket', 'project', 'ca', 'relays', 'relay-announce', 'register', 'connect', 'reissue-challenge', 'reissue'];
+const operations = [
+  'ping',
+  'admin-enroll',
+  'enroll',
+  'renew',
+  'ticket',
+  'project',
+  'ca',
+  'relays',
+  'relay-announce',
+  'register',
+  'connect',
+  'reissue-challenge',
+  'reissue',
+];
 const answeredToAnyone = new Set(['ping', 'reissue-challenge']);
-const fields = ['code', 'request', 'project', 'ticket', 'secret', 'expiresInMs', 'usageCount', 'attribute', 'relay', 'tls', 'relayNode', 'node', 'certificate', 'address', 'fingerprint'];
+const fields = [
+  'code',
+  'request',
+  'project',
+  'ticket',
+  'secret',
+  'expiresInMs',
+  'usageCount',
+  'attribute',
+  'relay',
+  'tls',
+  'relayNode',
+  'node',
+  'certificate',
+  'address',
+  'fingerprint',
+];
 /** Requests per connection: within what the controller answers one anonymous connection. */
 const maxRequests = 5;
 /** A controller that takes longer than this over loopback is stuck, not slow. */
@@ -94,11 +124,17 @@ async function rawPeer(port: number, source: string): Promise<Peer> {
 
 /** An answer as the protocol promises it: the request's id, and a refusal with a stable code unless the operation is open to all. */
 function assertAnswer(answer: unknown, request: Record<string, unknown>): void {
-  assert.ok(answer !== null && typeof answer === 'object' && !Array.isArray(answer), `a JSON object, not ${JSON.stringify(answer)}`);
+  assert.ok(
+    answer !== null && typeof answer === 'object' && !Array.isArray(answer),
+    `a JSON object, not ${JSON.stringify(answer)}`,
+  );
   const body = answer as Record<string, unknown>;
   assert.equal(body.id, typeof request.id === 'number' ? request.id : null, 'the request id, or null');
   if (body.ok === true) {
-    assert.ok(answeredToAnyone.has(String(request.op)), `only ${[...answeredToAnyone].join(' and ')} answer yes to anyone, not ${JSON.stringify(request.op)}`);
+    assert.ok(
+      answeredToAnyone.has(String(request.op)),
+      `only ${[...answeredToAnyone].join(' and ')} answer yes to anyone, not ${JSON.stringify(request.op)}`,
+    );
     return;
   }
   assert.equal(body.ok, false);
@@ -120,7 +156,10 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
   before(async () => {
     world = await createWorld({ log: (line) => logged.push(line) });
     port = (parseHostPort(world.controller.listening) as { ok: true; address: { port: number } }).address.port;
-    admin = await openControlChannel(world.admin.record, { key: world.admin.privateKey, certificate: world.admin.certificate });
+    admin = await openControlChannel(world.admin.record, {
+      key: world.admin.privateKey,
+      certificate: world.admin.certificate,
+    });
     const keys = generateKeyPair();
     const pin = { controller: world.controller.address, fingerprint: world.controller.fingerprint };
     realistic = fc.constantFrom(
@@ -129,7 +168,12 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
       world.admin.certificate,
       world.admin.record.projectId,
       world.admin.record.nodeId,
-      encodeTicket({ ...pin, projectId: world.admin.record.projectId, ticketId: 't0000000000000000', secret: 'x'.repeat(43) }),
+      encodeTicket({
+        ...pin,
+        projectId: world.admin.record.projectId,
+        ticketId: 't0000000000000000',
+        secret: 'x'.repeat(43),
+      }),
       encodeAdminCode({ ...pin, code: 'y'.repeat(43) }),
     );
   });
@@ -140,56 +184,107 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
   });
 
   it('answers every request once, refusing all but ping and the re-issue challenge with a stable code; garbage only closes its own connection', async () => {
-    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileText(6), realistic, fc.string({ maxLength: 4000 }), fc.double(), fc.integer());
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      hostileText(6),
+      realistic,
+      fc.string({ maxLength: 4000 }),
+      fc.double(),
+      fc.integer(),
+    );
     const request = fc
       .record(
         {
           id: fc.oneof(fc.integer(), fc.jsonValue({ maxDepth: 1 })),
-          op: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...operations) }, { weight: 1, arbitrary: fc.string({ maxLength: 60 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
-          fields: fc.dictionary(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...fields) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }), value, { maxKeys: 6 }),
+          op: fc.oneof(
+            { weight: 8, arbitrary: fc.constantFrom(...operations) },
+            { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
+            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+          ),
+          fields: fc.dictionary(
+            fc.oneof(
+              { weight: 6, arbitrary: fc.constantFrom(...fields) },
+              { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+            ),
+            value,
+            { maxKeys: 6 },
+          ),
         },
         { requiredKeys: ['fields'] },
       )
       // What the controller receives is the JSON text: compare answers with the request as it parses.
-      .map(({ id, op, fields: body }) => JSON.parse(JSON.stringify({ ...body, ...(op === undefined ? {} : { op }), ...(id === undefined ? {} : { id }) })) as Record<string, unknown>);
+      .map(
+        ({ id, op, fields: body }) =>
+          JSON.parse(
+            JSON.stringify({ ...body, ...(op === undefined ? {} : { op }), ...(id === undefined ? {} : { id }) }),
+          ) as Record<string, unknown>,
+      );
     const garbage = fc.oneof(
-      fc.jsonValue({ maxDepth: 2 }).filter((line) => line === null || typeof line !== 'object' || Array.isArray(line)).map((line) => JSON.stringify(line)),
-      fc.string({ unit: 'binary', maxLength: 200 }).filter((line) => !line.includes('\n') && (() => { try { JSON.parse(line); return false; } catch { return true; } })()),
+      fc
+        .jsonValue({ maxDepth: 2 })
+        .filter((line) => line === null || typeof line !== 'object' || Array.isArray(line))
+        .map((line) => JSON.stringify(line)),
+      fc.string({ unit: 'binary', maxLength: 200 }).filter(
+        (line) =>
+          !line.includes('\n') &&
+          (() => {
+            try {
+              JSON.parse(line);
+              return false;
+            } catch {
+              return true;
+            }
+          })(),
+      ),
     );
     let connection = 0;
     await fuzz(
       'control protocol',
-      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: maxRequests }), fc.option(garbage, { nil: undefined }), fc.boolean(), async (requests, tail, pipelined) => {
-        // Many source addresses on loopback, as many peers would come from: the per-source limits are not what this exercises.
-        const source = `127.0.${1 + (connection % 200)}.${1 + ((connection += 1) % 250)}`;
-        const peer = await anonymousPeer(port, source);
-        try {
-          const lines = requests.map((body) => `${JSON.stringify(body)}\n`);
-          if (tail !== undefined) lines.push(`${tail}\n`);
-          if (pipelined) peer.socket.write(lines.join(''));
-          else {
-            for (const [index, line] of lines.entries()) {
-              peer.socket.write(line);
-              if (index < requests.length) assert.ok(await peer.linesReceived(index + 1), `answer ${index + 1} of ${requests.length} came before the connection closed`);
+      fc.asyncProperty(
+        fc.array(request, { minLength: 1, maxLength: maxRequests }),
+        fc.option(garbage, { nil: undefined }),
+        fc.boolean(),
+        async (requests, tail, pipelined) => {
+          // Many source addresses on loopback, as many peers would come from: the per-source limits are not what this exercises.
+          const source = `127.0.${1 + (connection % 200)}.${1 + ((connection += 1) % 250)}`;
+          const peer = await anonymousPeer(port, source);
+          try {
+            const lines = requests.map((body) => `${JSON.stringify(body)}\n`);
+            if (tail !== undefined) lines.push(`${tail}\n`);
+            if (pipelined) peer.socket.write(lines.join(''));
+            else {
+              for (const [index, line] of lines.entries()) {
+                peer.socket.write(line);
+                if (index < requests.length)
+                  assert.ok(
+                    await peer.linesReceived(index + 1),
+                    `answer ${index + 1} of ${requests.length} came before the connection closed`,
+                  );
+              }
             }
+            if (tail === undefined) {
+              assert.ok(
+                await peer.linesReceived(requests.length),
+                `${peer.lines.length} answers to ${requests.length} requests before the connection closed`,
+              );
+              assert.equal(peer.lines.length, requests.length, 'one answer per request');
+            } else {
+              // Closed, or an answer too many; neither within the bound is a controller that hangs.
+              await Promise.race([peer.closed, peer.linesReceived(requests.length + 1)]).catch(() =>
+                assert.fail(`the connection stayed open ${answerWithinMs} ms after garbage`),
+              );
+              await peer.closed;
+              assert.ok(peer.lines.length <= requests.length, 'no answer to garbage');
+            }
+            peer.lines.forEach((answer, index) => assertAnswer(answer, requests[index] as Record<string, unknown>));
+          } finally {
+            peer.socket.destroy();
           }
-          if (tail === undefined) {
-            assert.ok(await peer.linesReceived(requests.length), `${peer.lines.length} answers to ${requests.length} requests before the connection closed`);
-            assert.equal(peer.lines.length, requests.length, 'one answer per request');
-          } else {
-            // Closed, or an answer too many; neither within the bound is a controller that hangs.
-            await Promise.race([peer.closed, peer.linesReceived(requests.length + 1)]).catch(() => assert.fail(`the connection stayed open ${answerWithinMs} ms after garbage`));
-            await peer.closed;
-            assert.ok(peer.lines.length <= requests.length, 'no answer to garbage');
-          }
-          peer.lines.forEach((answer, index) => assertAnswer(answer, requests[index] as Record<string, unknown>));
-        } finally {
-          peer.socket.destroy();
-        }
-        // The administrator's connection, open all along, is served as before.
-        const answer = await admin.request('project', {});
-        assert.equal(answer.project.id, world.admin.record.projectId);
-      }),
+          // The administrator's connection, open all along, is served as before.
+          const answer = await admin.request('project', {});
+          assert.equal(answer.project.id, world.admin.record.projectId);
+        },
+      ),
       25,
     );
     assert.deepEqual(

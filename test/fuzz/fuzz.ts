@@ -43,10 +43,19 @@ function parameters(quickRuns: number): fc.Parameters<unknown> {
 }
 
 /** Checks `property` within the budget; throws fast-check's report (counterexample, seed, path) when it fails. */
-export async function fuzz<Ts>(target: string, property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>, quickRuns: number): Promise<void> {
+export async function fuzz<Ts>(
+  target: string,
+  property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
+  quickRuns: number,
+): Promise<void> {
   const started = performance.now();
   const details = await fc.check(property as fc.IRawProperty<Ts>, parameters(quickRuns) as fc.Parameters<Ts>);
-  figures.push({ target, runs: details.numRuns, seconds: (performance.now() - started) / 1000, failed: details.failed });
+  figures.push({
+    target,
+    runs: details.numRuns,
+    seconds: (performance.now() - started) / 1000,
+    failed: details.failed,
+  });
   if (details.failed) throw new Error(`${target}: ${await fc.asyncDefaultReportMessage(details)}`);
 }
 
@@ -75,7 +84,11 @@ export function assertTypedRejection(error: unknown, file?: string): asserts err
       assert.ok(problem.pointer === '' || problem.pointer.startsWith('/'), `pointer ${problem.pointer}`);
       assert.ok(problem.message.length > 0, 'the problem says what is wrong');
       // eslint-disable-next-line no-control-regex
-      assert.doesNotMatch(formatProblem(problem), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/, 'each problem is one printable line');
+      assert.doesNotMatch(
+        formatProblem(problem),
+        /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/,
+        'each problem is one printable line',
+      );
     }
   }
 }
@@ -98,7 +111,10 @@ export function timed<T>(limitMs: number, parse: () => T): T {
         // Only its time counts here: the first call's outcome is the one returned.
       }
       const retook = performance.now() - again;
-      assert.ok(retook < limitMs, `one parse took ${took.toFixed(0)} ms, then ${retook.toFixed(0)} ms again (limit ${limitMs} ms)`);
+      assert.ok(
+        retook < limitMs,
+        `one parse took ${took.toFixed(0)} ms, then ${retook.toFixed(0)} ms again (limit ${limitMs} ms)`,
+      );
     }
   }
 }
@@ -114,8 +130,45 @@ export const hostileText = (maxPieces = 8): fc.Arbitrary<string> =>
         fc.string({ unit: 'binary', maxLength: 16 }),
         fc.string({ unit: 'grapheme-ascii', maxLength: 16 }),
         fc.constantFrom(
-          '\n', '\r\n', '\r', '\0', '\t', ' ', '$(id)', '`id`', "'", '"', '\\', '%s', '%n', '{{x}}', '{{{x}}}', '${x}', '&a ', '*a', '!!binary ',
-          '<<: ', '---\n', '...\n', '# ', ': ', '- ', '[', ']', '{', '}', ',', '?', '|', '>', '\u2028', '\u0085', '\ufeff', '\ud800', '\u001b[2J', '\u202e',
+          '\n',
+          '\r\n',
+          '\r',
+          '\0',
+          '\t',
+          ' ',
+          '$(id)',
+          '`id`',
+          "'",
+          '"',
+          '\\',
+          '%s',
+          '%n',
+          '{{x}}',
+          '{{{x}}}',
+          '${x}',
+          '&a ',
+          '*a',
+          '!!binary ',
+          '<<: ',
+          '---\n',
+          '...\n',
+          '# ',
+          ': ',
+          '- ',
+          '[',
+          ']',
+          '{',
+          '}',
+          ',',
+          '?',
+          '|',
+          '>',
+          '\u2028',
+          '\u0085',
+          '\ufeff',
+          '\ud800',
+          '\u001b[2J',
+          '\u202e',
         ),
       ),
       { maxLength: maxPieces },
@@ -124,7 +177,12 @@ export const hostileText = (maxPieces = 8): fc.Arbitrary<string> =>
 
 /** Splits `bytes` into chunks at random points (empty chunks left out), as a socket might deliver them. */
 export const chunked = (bytes: Buffer): fc.Arbitrary<Buffer[]> =>
-  fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), { maxLength: Math.min(8, bytes.length) }).map((cuts) => {
-    const points = [0, ...cuts.filter((cut) => cut < bytes.length).sort((a, b) => a - b), bytes.length];
-    return points.slice(1).map((end, index) => bytes.subarray(points[index], end)).filter((chunk) => chunk.length > 0);
-  });
+  fc
+    .uniqueArray(fc.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), { maxLength: Math.min(8, bytes.length) })
+    .map((cuts) => {
+      const points = [0, ...cuts.filter((cut) => cut < bytes.length).sort((a, b) => a - b), bytes.length];
+      return points
+        .slice(1)
+        .map((end, index) => bytes.subarray(points[index], end))
+        .filter((chunk) => chunk.length > 0);
+    });

@@ -30,7 +30,12 @@ async function readAll(chunks: readonly Buffer[]) {
   const stillReading = messages.length > messagesBefore;
   const reportedAfter = errors.length > errorsBefore;
   stream.destroy();
-  return { messages: messages.slice(0, messagesBefore), errors: errors.slice(0, errorsBefore), stillReading, reportedAfter };
+  return {
+    messages: messages.slice(0, messagesBefore),
+    errors: errors.slice(0, errorsBefore),
+    stillReading,
+    reportedAfter,
+  };
 }
 
 /** The same bytes read the obvious way: whole lines, in order, up to the first that is not JSON. */
@@ -50,14 +55,26 @@ function expectedOf(bytes: Buffer): { messages: unknown[]; failed: boolean } {
 /** Every byte a stream holds, read synchronously (a PassThrough that nobody reads keeps them). */
 function drain(stream: PassThrough): Buffer {
   const parts: Buffer[] = [];
-  for (let part = stream.read() as Buffer | null; part !== null; part = stream.read() as Buffer | null) parts.push(part);
+  for (let part = stream.read() as Buffer | null; part !== null; part = stream.read() as Buffer | null)
+    parts.push(part);
   return Buffer.concat(parts);
 }
 
 /** Bytes a hostile peer might send on a control channel: JSON lines, near-JSON, noise, split anywhere. */
 const peerBytes = fc.oneof(
-  fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 6 }).map((values) => Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''))),
-  fc.array(fc.oneof(fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('{', '}', '"', '\\', '\r', '\n', '\u2028', 'null')), { maxLength: 10 }).map((parts) => Buffer.from(parts.join(''))),
+  fc
+    .array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 6 })
+    .map((values) => Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''))),
+  fc
+    .array(
+      fc.oneof(
+        fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)),
+        fc.string({ unit: 'binary', maxLength: 30 }),
+        fc.constantFrom('{', '}', '"', '\\', '\r', '\n', '\u2028', 'null'),
+      ),
+      { maxLength: 10 },
+    )
+    .map((parts) => Buffer.from(parts.join(''))),
   fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
 );
 
@@ -66,7 +83,9 @@ describe('fuzz: JSON-lines control messages (readJsonLines, readOneJsonLine, wri
     await fuzz(
       'json lines round trip',
       fc.asyncProperty(
-        fc.array(fc.jsonValue({ maxDepth: 4 }), { minLength: 1, maxLength: 8 }).chain((values) => fc.tuple(fc.constant(values), chunked(linesOfSync(values)))),
+        fc
+          .array(fc.jsonValue({ maxDepth: 4 }), { minLength: 1, maxLength: 8 })
+          .chain((values) => fc.tuple(fc.constant(values), chunked(linesOfSync(values)))),
         async ([values, chunks]) => {
           const read = await readAll(chunks);
           assert.deepEqual(read.errors, []);
@@ -81,14 +100,19 @@ describe('fuzz: JSON-lines control messages (readJsonLines, readOneJsonLine, wri
   it('hands on exactly the whole JSON lines before the first bad one, reports one error and lets go', async () => {
     await fuzz(
       'json lines, hostile bytes',
-      fc.asyncProperty(peerBytes.chain((bytes) => fc.tuple(fc.constant(bytes), chunked(bytes))), async ([bytes, chunks]) => {
-        const expected = expectedOf(bytes);
-        const read = await readAll(chunks);
-        assert.deepEqual(read.messages, expected.messages);
-        assert.equal(read.errors.length, expected.failed ? 1 : 0, 'one error, only for a line that is not JSON');
-        for (const error of read.errors) assert.ok(error instanceof Error && /^[^\n]+$/.test(error.message), 'a one-line reason');
-        if (expected.failed) assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
-      }),
+      fc.asyncProperty(
+        peerBytes.chain((bytes) => fc.tuple(fc.constant(bytes), chunked(bytes))),
+        async ([bytes, chunks]) => {
+          const expected = expectedOf(bytes);
+          const read = await readAll(chunks);
+          assert.deepEqual(read.messages, expected.messages);
+          assert.equal(read.errors.length, expected.failed ? 1 : 0, 'one error, only for a line that is not JSON');
+          for (const error of read.errors)
+            assert.ok(error instanceof Error && /^[^\n]+$/.test(error.message), 'a one-line reason');
+          if (expected.failed)
+            assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
+        },
+      ),
       200,
     );
   });
@@ -96,14 +120,19 @@ describe('fuzz: JSON-lines control messages (readJsonLines, readOneJsonLine, wri
   it('buffers at most its bound: a line without end is refused once it passes maxLineBytes, however it arrives', async () => {
     await fuzz(
       'json lines, long line',
-      fc.asyncProperty(fc.integer({ min: maxLineBytes - 2048, max: maxLineBytes + 70_000 }), fc.integer({ min: 1024, max: 65_536 }), async (length, chunkSize) => {
-        const line = Buffer.alloc(length, 0x20);
-        const chunks: Buffer[] = [];
-        for (let start = 0; start < length; start += chunkSize) chunks.push(line.subarray(start, start + chunkSize));
-        const read = await readAll(chunks);
-        assert.equal(read.errors.length, length > maxLineBytes ? 1 : 0, `${length} bytes without a newline`);
-        if (length > maxLineBytes) assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: maxLineBytes - 2048, max: maxLineBytes + 70_000 }),
+        fc.integer({ min: 1024, max: 65_536 }),
+        async (length, chunkSize) => {
+          const line = Buffer.alloc(length, 0x20);
+          const chunks: Buffer[] = [];
+          for (let start = 0; start < length; start += chunkSize) chunks.push(line.subarray(start, start + chunkSize));
+          const read = await readAll(chunks);
+          assert.equal(read.errors.length, length > maxLineBytes ? 1 : 0, `${length} bytes without a newline`);
+          if (length > maxLineBytes)
+            assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
+        },
+      ),
       12,
     );
   });

@@ -56,10 +56,13 @@ describe('fuzz: use-case manifests (parseManifest, then compileUseCase)', () => 
   it('compiles or refuses as bad input the bundled manifests edited anywhere (hostile strings included)', async () => {
     await fuzz(
       'manifest, edited',
-      fc.property(bundled.chain((manifest) => edited(manifest)).chain((data) => rendered(data)), (text) => {
-        const manifest = parsed(text);
-        if (manifest) assertCompiles(manifest, text);
-      }),
+      fc.property(
+        bundled.chain((manifest) => edited(manifest)).chain((data) => rendered(data)),
+        (text) => {
+          const manifest = parsed(text);
+          if (manifest) assertCompiles(manifest, text);
+        },
+      ),
       40,
     );
   });
@@ -67,9 +70,12 @@ describe('fuzz: use-case manifests (parseManifest, then compileUseCase)', () => 
   it('reads back every bundled manifest written as YAML, flow YAML or JSON', async () => {
     await fuzz(
       'manifest round trip',
-      fc.property(bundled.chain((manifest) => fc.tuple(fc.constant(manifest), rendered(manifest))), ([manifest, text]) => {
-        assert.deepEqual(parseManifest(file, text), manifest);
-      }),
+      fc.property(
+        bundled.chain((manifest) => fc.tuple(fc.constant(manifest), rendered(manifest))),
+        ([manifest, text]) => {
+          assert.deepEqual(parseManifest(file, text), manifest);
+        },
+      ),
       20,
     );
   });

@@ -7,15 +7,29 @@ import { assertTypedRejection, fuzz, timed } from './fuzz.ts';
 import { edited, rendered, yamlText } from './yaml-text.ts';
 
 const name = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,62}$/);
-const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((address) => `[${address}]`));
+const host = fc.oneof(
+  fc.domain(),
+  fc.ipV4(),
+  fc.ipV6().map((address) => `[${address}]`),
+);
 const optionalTls = fc.option(fc.boolean(), { nil: undefined });
 
 /** Configurations the node must accept: an outlet, an inlet, or both, with the optional keys or not. */
 const validConfig: fc.Arbitrary<NodeConfig> = fc
   .record(
     {
-      outlet: fc.record({ relay: name, to: fc.tuple(host, fc.integer({ min: 1, max: 65535 })), allow: name, tls: optionalTls }),
-      inlet: fc.record({ from: fc.tuple(host, fc.integer({ min: 0, max: 65535 })), via: name, allow: name, tls: optionalTls }),
+      outlet: fc.record({
+        relay: name,
+        to: fc.tuple(host, fc.integer({ min: 1, max: 65535 })),
+        allow: name,
+        tls: optionalTls,
+      }),
+      inlet: fc.record({
+        from: fc.tuple(host, fc.integer({ min: 0, max: 65535 })),
+        via: name,
+        allow: name,
+        tls: optionalTls,
+      }),
       port: fc.integer({ min: 0, max: 65535 }),
       ticket: fc.string({ unit: 'binary', maxLength: 80 }),
     },
@@ -23,8 +37,26 @@ const validConfig: fc.Arbitrary<NodeConfig> = fc
   )
   .filter((parts) => parts.outlet !== undefined || parts.inlet !== undefined)
   .map(({ outlet, inlet, port, ticket }) => ({
-    ...(outlet ? { relay: outlet.relay, 'tcp-outlet': { to: outlet.to.join(':'), allow: outlet.allow, ...(outlet.tls === undefined ? {} : { tls: outlet.tls }) } } : {}),
-    ...(inlet ? { 'tcp-inlet': { from: inlet.from.join(':'), via: inlet.via, allow: inlet.allow, ...(inlet.tls === undefined ? {} : { tls: inlet.tls }) } } : {}),
+    ...(outlet
+      ? {
+          relay: outlet.relay,
+          'tcp-outlet': {
+            to: outlet.to.join(':'),
+            allow: outlet.allow,
+            ...(outlet.tls === undefined ? {} : { tls: outlet.tls }),
+          },
+        }
+      : {}),
+    ...(inlet
+      ? {
+          'tcp-inlet': {
+            from: inlet.from.join(':'),
+            via: inlet.via,
+            allow: inlet.allow,
+            ...(inlet.tls === undefined ? {} : { tls: inlet.tls }),
+          },
+        }
+      : {}),
     ...(port === undefined ? {} : { 'http-server-port': port }),
     ...(ticket === undefined ? {} : { ticket }),
   }));
@@ -45,7 +77,10 @@ function parsed(text: string): NodeConfig | undefined {
 function assertAccepted(config: NodeConfig, text: string): void {
   const json = JSON.stringify(config);
   assert.deepEqual(JSON.parse(json), config, 'plain JSON data (no Map, Set, Date or binary from YAML tags)');
-  assert.ok(json.length <= 8 * text.length + 256, `${json.length} characters of configuration from ${text.length} of text`);
+  assert.ok(
+    json.length <= 8 * text.length + 256,
+    `${json.length} characters of configuration from ${text.length} of text`,
+  );
   const outlet = config['tcp-outlet'];
   const inlet = config['tcp-inlet'];
   assert.ok(outlet || inlet, 'an outlet or an inlet');
@@ -71,10 +106,13 @@ describe('fuzz: node configuration (parseNodeConfig)', () => {
   it('does the same for valid configurations edited anywhere, in YAML or JSON', async () => {
     await fuzz(
       'node configuration, edited',
-      fc.property(validConfig.chain((config) => edited(config)).chain((data) => rendered(data)), (text) => {
-        const config = parsed(text);
-        if (config) assertAccepted(config, text);
-      }),
+      fc.property(
+        validConfig.chain((config) => edited(config)).chain((data) => rendered(data)),
+        (text) => {
+          const config = parsed(text);
+          if (config) assertAccepted(config, text);
+        },
+      ),
       300,
     );
   });
@@ -82,9 +120,12 @@ describe('fuzz: node configuration (parseNodeConfig)', () => {
   it('reads back every valid configuration written as YAML, flow YAML or JSON', async () => {
     await fuzz(
       'node configuration round trip',
-      fc.property(validConfig.chain((config) => fc.tuple(fc.constant(config), rendered(config))), ([config, text]) => {
-        assert.deepEqual(parseNodeConfig(file, text), config);
-      }),
+      fc.property(
+        validConfig.chain((config) => fc.tuple(fc.constant(config), rendered(config))),
+        ([config, text]) => {
+          assert.deepEqual(parseNodeConfig(file, text), config);
+        },
+      ),
       200,
     );
   });

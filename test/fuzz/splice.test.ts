@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { directMagic, directPreambleOf, maxPreambleBytes, parseDirectPreamble, parseSplicePreamble, spliceMagic, type SplicePreamble } from '../../src/wire/protocol.ts';
+import {
+  directMagic,
+  directPreambleOf,
+  maxPreambleBytes,
+  parseDirectPreamble,
+  parseSplicePreamble,
+  spliceMagic,
+  type SplicePreamble,
+} from '../../src/wire/protocol.ts';
 import { fuzz, timed } from './fuzz.ts';
 
 const token = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
@@ -14,11 +22,20 @@ const received = fc.oneof(
   fc
     .tuple(
       fc.constantFrom(spliceMagic, `${spliceMagic} `, 'PORTAL-SPLIC', 'portal-splice', `${spliceMagic}\t`, ''),
-      fc.array(fc.oneof(token, fc.string({ unit: 'binary', maxLength: 70 }), fc.constantFrom('inlet', 'outlet', ' ', '  ', '\n', '\r\n', '\0')), { maxLength: 6 }),
+      fc.array(
+        fc.oneof(
+          token,
+          fc.string({ unit: 'binary', maxLength: 70 }),
+          fc.constantFrom('inlet', 'outlet', ' ', '  ', '\n', '\r\n', '\0'),
+        ),
+        { maxLength: 6 },
+      ),
       fc.uint8Array({ maxLength: 40 }),
     )
     .map(([head, words, tail]) => Buffer.concat([Buffer.from(head + words.join(' ')), Buffer.from(tail)])),
-  fc.tuple(token, role, token, fc.uint8Array({ maxLength: 64 })).map(([splice, side, secret, rest]) => Buffer.concat([Buffer.from(preambleOf(splice, side, secret)), rest])),
+  fc
+    .tuple(token, role, token, fc.uint8Array({ maxLength: 64 }))
+    .map(([splice, side, secret, rest]) => Buffer.concat([Buffer.from(preambleOf(splice, side, secret)), rest])),
   fc.constant(Buffer.from([0x16, 0x03, 0x01, 0x00, 0xc8, 0x01])),
 );
 
@@ -34,7 +51,10 @@ describe('fuzz: the relay splice preamble (parseSplicePreamble)', () => {
         const result = parse(bytes);
         if (result.kind === 'incomplete') {
           assert.equal(bytes.indexOf(0x0a), -1, 'incomplete only before a newline');
-          assert.ok(bytes.length <= maxPreambleBytes, 'incomplete only within the bound: a peer cannot make the relay buffer more');
+          assert.ok(
+            bytes.length <= maxPreambleBytes,
+            'incomplete only within the bound: a peer cannot make the relay buffer more',
+          );
           const head = bytes.subarray(0, spliceMagic.length).toString('latin1');
           assert.ok(spliceMagic.startsWith(head), 'incomplete only while it can still be a preamble');
         } else if (result.kind === 'invalid') {
@@ -43,7 +63,11 @@ describe('fuzz: the relay splice preamble (parseSplicePreamble)', () => {
           assert.match(result.splice, /^[A-Za-z0-9_-]{1,64}$/);
           assert.match(result.secret, /^[A-Za-z0-9_-]{1,64}$/);
           assert.ok(result.role === 'inlet' || result.role === 'outlet');
-          assert.deepEqual(Buffer.concat([Buffer.from(preambleOf(result.splice, result.role, result.secret)), result.rest]), bytes, 'the line and the rest are the bytes received');
+          assert.deepEqual(
+            Buffer.concat([Buffer.from(preambleOf(result.splice, result.role, result.secret)), result.rest]),
+            bytes,
+            'the line and the rest are the bytes received',
+          );
         }
       }),
       1000,
@@ -56,14 +80,16 @@ describe('fuzz: the relay splice preamble (parseSplicePreamble)', () => {
       fc.property(received, fc.uint8Array({ maxLength: 40 }), (bytes, more) => {
         const first = parse(bytes);
         const grown = parse(Buffer.concat([bytes, Buffer.from(more)]));
-        if (first.kind === 'invalid') assert.equal(grown.kind, 'invalid', 'a relay that closed on these bytes was right to');
+        if (first.kind === 'invalid')
+          assert.equal(grown.kind, 'invalid', 'a relay that closed on these bytes was right to');
         if (first.kind === 'splice') {
           assert.equal(grown.kind, 'splice');
           assert.deepEqual([grown.splice, grown.role, grown.secret], [first.splice, first.role, first.secret]);
         }
         if (first.kind === 'splice') {
           const line = bytes.length - first.rest.length;
-          for (let length = 0; length < line; length += 1) assert.equal(parse(bytes.subarray(0, length)).kind, 'incomplete', `first ${length} bytes`);
+          for (let length = 0; length < line; length += 1)
+            assert.equal(parse(bytes.subarray(0, length)).kind, 'incomplete', `first ${length} bytes`);
         }
       }),
       500,
@@ -75,9 +101,16 @@ describe('fuzz: the relay splice preamble (parseSplicePreamble)', () => {
 const directReceived = fc.oneof(
   fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes)),
   fc
-    .tuple(fc.constantFrom(directMagic, `${directMagic} `, 'PORTAL-DIRECT/1 ', 'PORTAL-DIREC', spliceMagic, ''), fc.array(fc.oneof(token, fc.string({ unit: 'binary', maxLength: 70 }), fc.constantFrom(' ', '\n', '\0')), { maxLength: 4 }))
+    .tuple(
+      fc.constantFrom(directMagic, `${directMagic} `, 'PORTAL-DIRECT/1 ', 'PORTAL-DIREC', spliceMagic, ''),
+      fc.array(fc.oneof(token, fc.string({ unit: 'binary', maxLength: 70 }), fc.constantFrom(' ', '\n', '\0')), {
+        maxLength: 4,
+      }),
+    )
     .map(([head, words]) => Buffer.from(head + words.join(' '))),
-  fc.tuple(token, fc.uint8Array({ maxLength: 64 })).map(([secret, rest]) => Buffer.concat([Buffer.from(directPreambleOf(secret)), rest])),
+  fc
+    .tuple(token, fc.uint8Array({ maxLength: 64 }))
+    .map(([secret, rest]) => Buffer.concat([Buffer.from(directPreambleOf(secret)), rest])),
 );
 
 describe('fuzz: the direct path preamble (parseDirectPreamble)', () => {
@@ -89,12 +122,19 @@ describe('fuzz: the direct path preamble (parseDirectPreamble)', () => {
         if (result.kind === 'incomplete') {
           assert.equal(bytes.indexOf(0x0a), -1, 'incomplete only before a newline');
           assert.ok(bytes.length <= maxPreambleBytes, 'incomplete only within the bound');
-          assert.ok(directMagic.startsWith(bytes.subarray(0, directMagic.length).toString('latin1')), 'incomplete only while it can still be the line');
+          assert.ok(
+            directMagic.startsWith(bytes.subarray(0, directMagic.length).toString('latin1')),
+            'incomplete only while it can still be the line',
+          );
         } else if (result.kind === 'invalid') {
           assert.ok(result.reason.length > 0);
         } else {
           assert.match(result.secret, /^[A-Za-z0-9_-]{1,64}$/);
-          assert.deepEqual(Buffer.concat([Buffer.from(directPreambleOf(result.secret)), result.rest]), bytes, 'the line and the rest are the bytes received');
+          assert.deepEqual(
+            Buffer.concat([Buffer.from(directPreambleOf(result.secret)), result.rest]),
+            bytes,
+            'the line and the rest are the bytes received',
+          );
         }
       }),
       1000,

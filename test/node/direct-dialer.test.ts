@@ -15,7 +15,14 @@ async function listen(server: Server, port = 0): Promise<number> {
 
 describe('direct path: the outlet dialling an inlet', () => {
   it('dials only inlets of its relay name whose attribute it allows', () => {
-    const advert: InletAdvert = { inlet: 'n1', attributes: ['echo-inlet'], via: 'echo', addresses: ['10.0.0.1:22'], secret: 's'.repeat(32), warm: 2 };
+    const advert: InletAdvert = {
+      inlet: 'n1',
+      attributes: ['echo-inlet'],
+      via: 'echo',
+      addresses: ['10.0.0.1:22'],
+      secret: 's'.repeat(32),
+      warm: 2,
+    };
     assert.equal(outletDials(advert, 'echo', 'echo-inlet'), true);
     // A member the outlet would refuse cannot point it at addresses of its choosing.
     assert.equal(outletDials({ ...advert, attributes: ['stranger'] }, 'echo', 'echo-inlet'), false);
@@ -61,7 +68,14 @@ describe('direct path: the outlet dialling an inlet', () => {
         held = held.session ? { session: true, waiting: held.waiting + 1 } : { session: true, waiting: 0 };
       },
     });
-    const advert: InletAdvert = { inlet: 'n-inlet', attributes: ['echo-inlet'], via: 'echo', addresses: [`127.0.0.1:${port}`], secret: 's'.repeat(32), warm: 1 };
+    const advert: InletAdvert = {
+      inlet: 'n-inlet',
+      attributes: ['echo-inlet'],
+      via: 'echo',
+      addresses: [`127.0.0.1:${port}`],
+      secret: 's'.repeat(32),
+      warm: 1,
+    };
     const server = createServer((socket) => socket.pipe(socket));
     try {
       dialer.set(advert);
@@ -69,13 +83,18 @@ describe('direct path: the outlet dialling an inlet', () => {
       assert.equal(carried.length, 0, 'nothing carried while the inlet is unreachable');
       assert.ok((dialer.describe()[0]?.failures ?? 0) >= 2, 'and it kept trying');
       await listen(server, port);
-      for (let waited = 0; carried.length < 2 && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(carried, [`n-inlet ${directPreambleOf(advert.secret)}`, `n-inlet ${directPreambleOf(advert.secret)}`]);
+      for (let waited = 0; carried.length < 2 && waited < 2000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(carried, [
+        `n-inlet ${directPreambleOf(advert.secret)}`,
+        `n-inlet ${directPreambleOf(advert.secret)}`,
+      ]);
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.equal(carried.length, 2, 'no more dials while the session and the waiting stream are held');
       held = { session: true, waiting: 0 };
       dialer.nudge('n-inlet');
-      for (let waited = 0; carried.length < 3 && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let waited = 0; carried.length < 3 && waited < 2000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(carried.length, 3, 'a used stream is replaced');
       dialer.gone('n-inlet');
       assert.deepEqual(dialer.describe(), []);

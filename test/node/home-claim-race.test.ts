@@ -10,9 +10,17 @@ import { projectRoot } from '../support/usecases.ts';
 /** Starts `count` starters at once; resolves with each one's first line, and the processes. */
 async function race(file: string, count: number): Promise<{ answers: string[]; starters: ChildProcess[] }> {
   const starters = Array.from({ length: count }, () =>
-    spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/claim-home.ts')], { env: { ...process.env, CLAIM_FILE: file }, stdio: ['pipe', 'pipe', 'inherit'] }),
+    spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/claim-home.ts')], {
+      env: { ...process.env, CLAIM_FILE: file },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
   );
-  const answers = await Promise.all(starters.map(async (starter) => (await once(createInterface({ input: starter.stdout as NodeJS.ReadableStream }), 'line'))[0] as string));
+  const answers = await Promise.all(
+    starters.map(
+      async (starter) =>
+        (await once(createInterface({ input: starter.stdout as NodeJS.ReadableStream }), 'line'))[0] as string,
+    ),
+  );
   return { answers, starters };
 }
 
@@ -43,7 +51,10 @@ describe('one process per identity directory, with starters racing', function ()
     const { answers, starters } = await race(join(dir, 'node', 'runtime.json'), 8);
     try {
       assert.equal(answers.filter((answer) => answer === 'won').length, 1, answers.join(', '));
-      assert.ok(answers.filter((answer) => answer !== 'won').every((answer) => answer === 'refused ALREADY_RUNNING'), answers.join(', '));
+      assert.ok(
+        answers.filter((answer) => answer !== 'won').every((answer) => answer === 'refused ALREADY_RUNNING'),
+        answers.join(', '),
+      );
     } finally {
       await release(starters);
     }

@@ -25,7 +25,10 @@ describe('one process per identity directory', () => {
     await writeFile(file, JSON.stringify({ pid, startedAt: '2026-11-25T00:00:00.000Z', statusPort: 23345 }));
     await assert.rejects(claimHome({ file, what: 'a node', home }), (error: PortalError) => {
       assert.equal(error.code, 'ALREADY_RUNNING');
-      assert.equal(error.message, `a node runs already with PORTAL_HOME=${home} (process ${pid}, started 2026-11-25T00:00:00.000Z, status on 127.0.0.1:23345)`);
+      assert.equal(
+        error.message,
+        `a node runs already with PORTAL_HOME=${home} (process ${pid}, started 2026-11-25T00:00:00.000Z, status on 127.0.0.1:23345)`,
+      );
       assert.equal(error.hint, 'one node per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME');
       return true;
     });

@@ -24,9 +24,16 @@ function legacySeal(key: Buffer, plaintext: Buffer): Buffer {
 }
 
 /** The CLI run to its end, killed if it runs past `limitMs` (a node that retries forever must not hang the test). */
-async function portalWithin(home: string, args: readonly string[], limitMs: number): Promise<{ code: number | null; stdout: string; stderr: string; elapsedMs: number }> {
+async function portalWithin(
+  home: string,
+  args: readonly string[],
+  limitMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; elapsedMs: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [portalBundle, ...args], { env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [portalBundle, ...args], {
+    env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -55,7 +62,10 @@ describe('node identity store: sealing key kept apart, state checked on load', f
   let homeB: string;
   let identityA: StoredIdentity;
   const nodeDir = (home: string) => join(home, 'node');
-  const inletConfig = JSON.stringify({ 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'x', allow: 'x-outlet' } });
+  const inletConfig = JSON.stringify({
+    'http-server-port': 0,
+    'tcp-inlet': { from: '127.0.0.1:0', via: 'x', allow: 'x-outlet' },
+  });
 
   before(async () => {
     world = await createWorld();
@@ -80,10 +90,17 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     const keyFile = join(homeA, 'keys', 'node-seal.key');
     assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
     assert.equal((await stat(join(homeA, 'keys'))).mode & 0o777, 0o700);
-    assert.equal(existsSync(join(nodeDir(homeA), 'seal.key')), false, 'nothing that opens the key is in the state directory');
+    assert.equal(
+      existsSync(join(nodeDir(homeA), 'seal.key')),
+      false,
+      'nothing that opens the key is in the state directory',
+    );
     const material = (await readFile(keyFile, 'utf8')).trim();
     assert.ok(material.length >= 32, `key material of ${material.length} characters`);
-    const opened = unseal(sealingKeyFromMaterial(material), await readFile(join(nodeDir(homeA), 'identity.key.sealed')));
+    const opened = unseal(
+      sealingKeyFromMaterial(material),
+      await readFile(join(nodeDir(homeA), 'identity.key.sealed')),
+    );
     assert.equal(opened.toString(), identityA.privateKey);
   });
 
@@ -105,11 +122,19 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     assert.equal(await readFile(keyFile, 'utf8'), before, 'the key is not replaced');
     assert.equal(existsSync(join(home, 'keys')), false, 'no default key file beside it');
     assert.ok(await loadIdentity(nodeDir(home), { environment }));
-    await rejectsWith(loadIdentity(nodeDir(home), { environment: {} }), 'SEALING_KEY_MISSING', /node-seal\.key does not exist$/);
+    await rejectsWith(
+      loadIdentity(nodeDir(home), { environment: {} }),
+      'SEALING_KEY_MISSING',
+      /node-seal\.key does not exist$/,
+    );
   });
 
   it('refuses a key file inside the state directory', async () => {
-    await rejectsWith(loadIdentity(nodeDir(homeA), { sealingKeyFile: join(nodeDir(homeA), 'seal.key') }), 'SEALING_KEY_BESIDE_STATE', /beside what it seals/);
+    await rejectsWith(
+      loadIdentity(nodeDir(homeA), { sealingKeyFile: join(nodeDir(homeA), 'seal.key') }),
+      'SEALING_KEY_BESIDE_STATE',
+      /beside what it seals/,
+    );
   });
 
   it('moves the key of the previous version out of the state directory once, and logs it', async () => {
@@ -123,7 +148,10 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     const loaded = await loadIdentity(directory, { log: (line) => lines.push(line) });
     assert.equal(loaded?.privateKey, identityA.privateKey);
     assert.equal(lines.length, 1);
-    assert.match(lines[0] as string, /^moved the sealing key out of .*legacy\/node: .*identity\.key\.sealed is now sealed under .*legacy\/keys\/node-seal\.key, and .*seal\.key was removed$/);
+    assert.match(
+      lines[0] as string,
+      /^moved the sealing key out of .*legacy\/node: .*identity\.key\.sealed is now sealed under .*legacy\/keys\/node-seal\.key, and .*seal\.key was removed$/,
+    );
     assert.equal(existsSync(join(directory, 'seal.key')), false);
     assert.equal((await stat(join(home, 'keys', 'node-seal.key'))).mode & 0o777, 0o600);
     const again = await loadIdentity(directory, { log: (line) => lines.push(line) });
@@ -144,14 +172,20 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     assert.equal(loaded?.privateKey, identityA.privateKey);
     assert.equal(lines.length, 1);
     assert.equal(existsSync(join(directory, 'seal.key')), false);
-    await rejectsWith(loadIdentity(directory), 'SEALING_KEY_WRONG', /node-seal\.key does not open .*identity\.key\.sealed \(sealed under another key\)$/);
+    await rejectsWith(
+      loadIdentity(directory),
+      'SEALING_KEY_WRONG',
+      /node-seal\.key does not open .*identity\.key\.sealed \(sealed under another key\)$/,
+    );
   });
 
   it('a wrong key: one line naming the key file, exit 1', async () => {
     const home = await copyOfA('wrong-key');
     const keyFile = join(home, 'wrong.key');
     await writeFile(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-    const run = await portal(home, ['node', 'create', '--foreground', '--configuration', inletConfig], { PORTAL_SEALING_KEY_FILE: keyFile });
+    const run = await portal(home, ['node', 'create', '--foreground', '--configuration', inletConfig], {
+      PORTAL_SEALING_KEY_FILE: keyFile,
+    });
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
@@ -175,16 +209,38 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     const keyFile = join(world.dir, 'short.key');
     await mkdir(world.dir, { recursive: true });
     await writeFile(keyFile, 'hunter2\n');
-    await rejectsWith(loadIdentity(nodeDir(homeA), { sealingKeyFile: keyFile }), 'SEALING_KEY_TOO_SHORT', /has 7 characters; at least 32 are needed$/);
+    await rejectsWith(
+      loadIdentity(nodeDir(homeA), { sealingKeyFile: keyFile }),
+      'SEALING_KEY_TOO_SHORT',
+      /has 7 characters; at least 32 are needed$/,
+    );
   });
 
   // State checked on load.
   it('loads an expired certificate: the node renews it, it is not damage', async () => {
     const home = await copyOfA('expired');
     const authority = await world.controller.service.authorityOf(identityA.record.projectId);
-    const request = await createCertificateRequest(identityA.privateKey, publicKeyOf(identityA.privateKey), 'portal-node');
-    const identity = { projectId: identityA.record.projectId, nodeId: identityA.record.nodeId, attributes: ['a-inlet'], relays: [], admin: false, tls: false, relayNode: false };
-    const expired = await issueCertificate({ authority, request, identity, lifetimeMs: 1000, now: new Date(Date.now() - 3600_000) });
+    const request = await createCertificateRequest(
+      identityA.privateKey,
+      publicKeyOf(identityA.privateKey),
+      'portal-node',
+    );
+    const identity = {
+      projectId: identityA.record.projectId,
+      nodeId: identityA.record.nodeId,
+      attributes: ['a-inlet'],
+      relays: [],
+      admin: false,
+      tls: false,
+      relayNode: false,
+    };
+    const expired = await issueCertificate({
+      authority,
+      request,
+      identity,
+      lifetimeMs: 1000,
+      now: new Date(Date.now() - 3600_000),
+    });
     await saveCertificate(nodeDir(home), expired);
     const loaded = await loadIdentity(nodeDir(home));
     assert.ok(loaded);
@@ -197,25 +253,68 @@ describe('node identity store: sealing key kept apart, state checked on load', f
       await writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
     };
     const damages: { name: string; file: string; damage: (home: string) => Promise<void>; says: RegExp }[] = [
-      { name: 'identity-empty-object', file: 'node/identity.json', damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '{}'), says: /missing or wrong: controller \(host:port\), fingerprint/ },
-      { name: 'identity-array', file: 'node/identity.json', damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '[]'), says: /it is not a JSON object/ },
-      { name: 'identity-garbage', file: 'node/identity.json', damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), randomBytes(200)), says: /it is not JSON/ },
-      { name: 'identity-truncated', file: 'node/identity.json', damage: (h) => truncate(join(nodeDir(h), 'identity.json')), says: /it is not JSON/ },
-      { name: 'certificate-empty', file: 'node/certificate.pem', damage: (h) => writeFile(join(nodeDir(h), 'certificate.pem'), ''), says: /it is empty/ },
-      { name: 'certificate-garbage', file: 'node/certificate.pem', damage: (h) => writeFile(join(nodeDir(h), 'certificate.pem'), 'garbage\n'), says: /not a PEM X\.509 certificate/ },
+      {
+        name: 'identity-empty-object',
+        file: 'node/identity.json',
+        damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '{}'),
+        says: /missing or wrong: controller \(host:port\), fingerprint/,
+      },
+      {
+        name: 'identity-array',
+        file: 'node/identity.json',
+        damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '[]'),
+        says: /it is not a JSON object/,
+      },
+      {
+        name: 'identity-garbage',
+        file: 'node/identity.json',
+        damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), randomBytes(200)),
+        says: /it is not JSON/,
+      },
+      {
+        name: 'identity-truncated',
+        file: 'node/identity.json',
+        damage: (h) => truncate(join(nodeDir(h), 'identity.json')),
+        says: /it is not JSON/,
+      },
+      {
+        name: 'certificate-empty',
+        file: 'node/certificate.pem',
+        damage: (h) => writeFile(join(nodeDir(h), 'certificate.pem'), ''),
+        says: /it is empty/,
+      },
+      {
+        name: 'certificate-garbage',
+        file: 'node/certificate.pem',
+        damage: (h) => writeFile(join(nodeDir(h), 'certificate.pem'), 'garbage\n'),
+        says: /not a PEM X\.509 certificate/,
+      },
       {
         name: 'certificate-of-another-node',
         file: 'node/certificate.pem',
         damage: (h) => cp(join(nodeDir(homeB), 'certificate.pem'), join(nodeDir(h), 'certificate.pem')),
         says: /not this node's certificate/,
       },
-      { name: 'authority-garbage', file: 'node/project-ca.pem', damage: (h) => writeFile(join(nodeDir(h), 'project-ca.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n'), says: /not a PEM X\.509 certificate/ },
-      { name: 'sealed-key-truncated', file: 'node/identity.key.sealed', damage: (h) => truncate(join(nodeDir(h), 'identity.key.sealed')), says: /fails its integrity check/ },
+      {
+        name: 'authority-garbage',
+        file: 'node/project-ca.pem',
+        damage: (h) => writeFile(join(nodeDir(h), 'project-ca.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n'),
+        says: /not a PEM X\.509 certificate/,
+      },
+      {
+        name: 'sealed-key-truncated',
+        file: 'node/identity.key.sealed',
+        damage: (h) => truncate(join(nodeDir(h), 'identity.key.sealed')),
+        says: /fails its integrity check/,
+      },
     ];
 
     const exitTimes: number[] = [];
     after(() => {
-      if (exitTimes.length > 0) console.log(`      ${exitTimes.length} damaged states: exit 1 after ${Math.min(...exitTimes)}-${Math.max(...exitTimes)} ms`);
+      if (exitTimes.length > 0)
+        console.log(
+          `      ${exitTimes.length} damaged states: exit 1 after ${Math.min(...exitTimes)}-${Math.max(...exitTimes)} ms`,
+        );
     });
 
     it('starts from an undamaged copy (the copies are sound)', async () => {
@@ -234,19 +333,24 @@ describe('node identity store: sealing key kept apart, state checked on load', f
       it(`${name}: stops with one line naming ${file}`, async () => {
         const home = await copyOfA(name);
         await damage(home);
-        const run = await portalWithin(home, ['node', 'create', '--foreground', '--configuration', inletConfig], 10_000);
+        const run = await portalWithin(
+          home,
+          ['node', 'create', '--foreground', '--configuration', inletConfig],
+          10_000,
+        );
         assert.equal(run.code, 1, `${run.stderr} (after ${run.elapsedMs} ms)`);
         const lines = run.stderr.split('\n').filter((line) => line !== '');
         assert.equal(lines.length, 1, run.stderr);
         assert.ok((lines[0] as string).startsWith(`portal: ${join(home, file)} is damaged: `), lines[0]);
         assert.match(lines[0] as string, says);
-        assert.match(lines[0] as string, /; restore .* from a backup, or remove it and enroll again with a new ticket$/);
+        assert.match(
+          lines[0] as string,
+          /; restore .* from a backup, or remove it and enroll again with a new ticket$/,
+        );
         assert.doesNotMatch(run.stdout + run.stderr, /setup completed successfully|internal error/);
         assert.ok(run.elapsedMs < 5000, `exited after ${run.elapsedMs} ms`);
         exitTimes.push(run.elapsedMs);
       });
     }
-
   });
-
 });

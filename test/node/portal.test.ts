@@ -13,13 +13,22 @@ const quiet = createLogger({ enabled: process.env.PORTAL_TEST_LOG === '1', level
  * An outlet of relay name `relay` to `targetPort` and an inlet through it (attributes `<relay>-outlet`
  * and `<relay>-inlet`), both kept in `nodes` for the caller to stop; resolves once the inlet is up.
  */
-async function startPair(world: World, relay: string, targetPort: number, nodes: RunningNode[]): Promise<{ inlet: RunningNode; port: number }> {
+async function startPair(
+  world: World,
+  relay: string,
+  targetPort: number,
+  nodes: RunningNode[],
+): Promise<{ inlet: RunningNode; port: number }> {
   nodes.push(
     await startNode({
       home: join(world.dir, 'outlet'),
       ticket: await world.ticket({ attribute: `${relay}-outlet`, relay }),
       logger: quiet,
-      config: { 'http-server-port': 0, relay, 'tcp-outlet': { to: `127.0.0.1:${targetPort}`, allow: `${relay}-inlet` } },
+      config: {
+        'http-server-port': 0,
+        relay,
+        'tcp-outlet': { to: `127.0.0.1:${targetPort}`, allow: `${relay}-inlet` },
+      },
     }),
   );
   const inlet = await startNode({
@@ -48,19 +57,32 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     await world.close();
   });
 
-  async function pair(names: { outlet: string; inlet: string; inletAllow?: string; outletAllow?: string; targetPort?: number }) {
+  async function pair(names: {
+    outlet: string;
+    inlet: string;
+    inletAllow?: string;
+    outletAllow?: string;
+    targetPort?: number;
+  }) {
     const outlet = await startNode({
       home: join(world.dir, names.outlet),
       ticket: await world.ticket({ attribute: names.outlet, relay: names.outlet }),
       logger: quiet,
-      config: { 'http-server-port': 0, relay: names.outlet, 'tcp-outlet': { to: `127.0.0.1:${names.targetPort ?? echo.port}`, allow: names.outletAllow ?? names.inlet } },
+      config: {
+        'http-server-port': 0,
+        relay: names.outlet,
+        'tcp-outlet': { to: `127.0.0.1:${names.targetPort ?? echo.port}`, allow: names.outletAllow ?? names.inlet },
+      },
     });
     nodes.push(outlet);
     const inlet = await startNode({
       home: join(world.dir, names.inlet),
       ticket: await world.ticket({ attribute: names.inlet }),
       logger: quiet,
-      config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: names.outlet, allow: names.inletAllow ?? names.outlet } },
+      config: {
+        'http-server-port': 0,
+        'tcp-inlet': { from: '127.0.0.1:0', via: names.outlet, allow: names.inletAllow ?? names.outlet },
+      },
     });
     nodes.push(inlet);
     const port = await inletPortWhenUp(inlet);
@@ -73,7 +95,10 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     const answer = await roundTrip(port, payload);
     assert.ok(answer.equals(payload), `echoed ${answer.length} of ${payload.length} bytes`);
     const many = await Promise.all(Array.from({ length: 10 }, (_, i) => roundTrip(port, Buffer.from(`client ${i}`))));
-    assert.deepEqual(many.map(String), Array.from({ length: 10 }, (_, i) => `client ${i}`));
+    assert.deepEqual(
+      many.map(String),
+      Array.from({ length: 10 }, (_, i) => `client ${i}`),
+    );
   });
 
   it('closes clients whose target the outlet cannot reach, by warm stream and by session alike', async () => {
@@ -82,10 +107,20 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const { port, outlet, inlet } = await pair({ outlet: 'dead-end-outlet', inlet: 'dead-end-inlet', targetPort: deadPort });
+    const { port, outlet, inlet } = await pair({
+      outlet: 'dead-end-outlet',
+      inlet: 'dead-end-inlet',
+      targetPort: deadPort,
+    });
     // Every client must reach the outlet: none may be refused by an inlet still opening its session.
-    await until(async () => ((await showOf(inlet)).inlets[0]?.session === 'open' ? true : undefined), 'the inlet session');
-    await until(async () => ((await showOf(inlet)).inlets[0]?.warm_streams === 2 ? true : undefined), 'two warm streams');
+    await until(
+      async () => ((await showOf(inlet)).inlets[0]?.session === 'open' ? true : undefined),
+      'the inlet session',
+    );
+    await until(
+      async () => ((await showOf(inlet)).inlets[0]?.warm_streams === 2 ? true : undefined),
+      'two warm streams',
+    );
     // Four at once: two take the warm streams, the others ride the session.
     const refusals = await Promise.all(Array.from({ length: 4 }, () => expectRefusal(port)));
     assert.deepEqual(
@@ -98,7 +133,10 @@ describe('portal (in process): outlet and inlet through the relay', () => {
     const inletShown = (await showOf(inlet)).inlets[0];
     assert.equal(inletShown?.connections_refused, 4);
     assert.equal(inletShown?.connections_total, 0, 'none was carried');
-    assert.deepEqual({ ...inletShown?.refused_by_outlet, last_at: undefined }, { count: 4, reason: 'the outlet cannot reach its target', last_at: undefined });
+    assert.deepEqual(
+      { ...inletShown?.refused_by_outlet, last_at: undefined },
+      { count: 4, reason: 'the outlet cannot reach its target', last_at: undefined },
+    );
   });
 
   it('gives no byte of the target to an inlet whose attribute the outlet does not allow', async () => {
@@ -132,13 +170,20 @@ describe('portal (in process): backpressure', () => {
       client.pause();
       // The client reads nothing: the writer must stall once the buffers along the path are full.
       let last = -1;
-      await until(async () => {
-        const stalled = written > 0 && written === last;
-        last = written;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return stalled ? true : undefined;
-      }, 'the writer to stall', 20_000);
-      assert.ok(written < 48 * 1024 * 1024, `the path held ${(written / 1048576).toFixed(1)} MiB for a reader that read nothing`);
+      await until(
+        async () => {
+          const stalled = written > 0 && written === last;
+          last = written;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return stalled ? true : undefined;
+        },
+        'the writer to stall',
+        20_000,
+      );
+      assert.ok(
+        written < 48 * 1024 * 1024,
+        `the path held ${(written / 1048576).toFixed(1)} MiB for a reader that read nothing`,
+      );
       let received = 0;
       client.on('data', (data: Buffer) => (received += data.length));
       const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
@@ -169,7 +214,7 @@ describe('portal (in process): renewal', () => {
       const lapses: string[] = [];
       let renewals = 0;
       let seen = first;
-      for (const deadline = Date.now() + 15_000; renewals < 2 && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 15_000; renewals < 2 && Date.now() < deadline;) {
         const shown = await showOf(inlet);
         const state = `${shown.status}/${shown.inlets[0]?.status}/${shown.inlets[0]?.session}`;
         if (state !== 'up/up/open') lapses.push(state);

@@ -31,7 +31,11 @@ async function deadPort(): Promise<number> {
 async function deadEntries(count: number): Promise<RelayEntry[]> {
   const entries: RelayEntry[] = [];
   for (let index = 0; index < count; index += 1) {
-    entries.push({ id: `r-dead${index}`, address: `127.0.0.1:${await deadPort()}`, fingerprint: randomBytes(32).toString('hex') });
+    entries.push({
+      id: `r-dead${index}`,
+      address: `127.0.0.1:${await deadPort()}`,
+      fingerprint: randomBytes(32).toString('hex'),
+    });
   }
   return entries;
 }
@@ -60,11 +64,21 @@ describe('relay links: chosen by health, not by order', function () {
     return made;
   }
 
-  const entryOf = (running: RunningRelayNode): RelayEntry => ({ id: running.nodeId, address: running.address, fingerprint: running.fingerprint });
-  const connectedTo = (set: RelayLinks, entry: RelayEntry) => set.up().some((link) => link.entry.address === entry.address && link.entry.fingerprint === entry.fingerprint);
+  const entryOf = (running: RunningRelayNode): RelayEntry => ({
+    id: running.nodeId,
+    address: running.address,
+    fingerprint: running.fingerprint,
+  });
+  const connectedTo = (set: RelayLinks, entry: RelayEntry) =>
+    set.up().some((link) => link.entry.address === entry.address && link.entry.fingerprint === entry.fingerprint);
 
   async function startRelay(ticket?: string): Promise<RunningRelayNode> {
-    return startRelayNode({ home: relayHome, ...(ticket ? { ticket } : {}), listen: { host: '127.0.0.1', port: 0 }, logger: createLogger({ enabled: false }) });
+    return startRelayNode({
+      home: relayHome,
+      ...(ticket ? { ticket } : {}),
+      listen: { host: '127.0.0.1', port: 0 },
+      logger: createLogger({ enabled: false }),
+    });
   }
 
   /** Watches how many channels the links hold, and which addresses ever held one, until stopped. */
@@ -111,7 +125,11 @@ describe('relay links: chosen by health, not by order', function () {
       set.update([...dead, first]);
       assert.equal(set.all().length, maxRelayLinks);
       assert.equal(set.describe().filter((relayShown) => relayShown.status === 'waiting').length, 21 - maxRelayLinks);
-      await until(async () => (connectedTo(set, first) ? true : undefined), 'the real relay linked behind 20 unreachable ones', linkedWithinMs);
+      await until(
+        async () => (connectedTo(set, first) ? true : undefined),
+        'the real relay linked behind 20 unreachable ones',
+        linkedWithinMs,
+      );
       const linkedAfter = Date.now() - startedAt;
       assert.ok(linkedAfter >= probeMs - 100, `linked after ${linkedAfter} ms: only a rotation gives it a slot`);
       assert.deepEqual(
@@ -123,7 +141,10 @@ describe('relay links: chosen by health, not by order', function () {
       await new Promise((resolve) => setTimeout(resolve, 3 * probeMs));
       assert.ok(connectedTo(set, first), 'the real relay is still linked');
       assert.deepEqual(downs, [], 'no link that was up went down');
-      assert.ok(dead.every((entry) => watcher.held.has(entry.address)), 'every unreachable address had its turn in a slot');
+      assert.ok(
+        dead.every((entry) => watcher.held.has(entry.address)),
+        'every unreachable address had its turn in a slot',
+      );
 
       // Restarted: the old address is dead, the relay is announced again at the end of the list.
       await (relay as RunningRelayNode).stop();
@@ -133,7 +154,11 @@ describe('relay links: chosen by health, not by order', function () {
       await until(async () => (downs.length > 0 ? true : undefined), 'the stopped relay reported down', linkedWithinMs);
       const restartedAt = Date.now();
       set.update([...dead, first, second]);
-      await until(async () => (connectedTo(set, second) ? true : undefined), 'the restarted relay linked again', linkedWithinMs);
+      await until(
+        async () => (connectedTo(set, second) ? true : undefined),
+        'the restarted relay linked again',
+        linkedWithinMs,
+      );
       const relinkedAfter = Date.now() - restartedAt;
       assert.ok(relinkedAfter < linkedWithinMs, `relinked after ${relinkedAfter} ms`);
       assert.equal(set.describe().length, 22);
@@ -151,22 +176,34 @@ describe('relay links: chosen by health, not by order', function () {
     set.update([...dead, real]);
     assert.equal(set.describe().at(-1)?.status, 'waiting');
     set.update([...dead.slice(1), real]);
-    await until(async () => (connectedTo(set, real) ? true : undefined), 'the waiting relay linked in the freed slot', 5000);
+    await until(
+      async () => (connectedTo(set, real) ? true : undefined),
+      'the waiting relay linked in the freed slot',
+      5000,
+    );
     assert.equal(set.all().length, maxRelayLinks);
   });
 
   it(`considers the first ${maxRelayCandidates} entries of a longer list, and remembers them`, async () => {
     const set = links('long', { probeMs: 60_000 });
     const address = `127.0.0.1:${await deadPort()}`;
-    const entries = Array.from({ length: maxRelayCandidates + 44 }, (_, index) => ({ id: `r-long${index}`, address, fingerprint: randomBytes(32).toString('hex') }));
+    const entries = Array.from({ length: maxRelayCandidates + 44 }, (_, index) => ({
+      id: `r-long${index}`,
+      address,
+      fingerprint: randomBytes(32).toString('hex'),
+    }));
     set.update(entries);
     assert.equal(set.describe().length, maxRelayCandidates);
     assert.equal(set.all().length, maxRelayLinks);
     assert.ok(lines.some((line) => line.includes(`announces ${entries.length} relays`)));
     set.stop();
-    await until(async () => {
-      const saved = JSON.parse(await readFile(join(world.dir, 'long.json'), 'utf8')) as RelayEntry[];
-      return saved.length === maxRelayCandidates ? saved : undefined;
-    }, 'the remembered list', 5000);
+    await until(
+      async () => {
+        const saved = JSON.parse(await readFile(join(world.dir, 'long.json'), 'utf8')) as RelayEntry[];
+        return saved.length === maxRelayCandidates ? saved : undefined;
+      },
+      'the remembered list',
+      5000,
+    );
   });
 });

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { FailureStreak } from '../../src/node/failure-streak.ts';
 import { RecentRefusals, type RefusalShow } from '../../src/node/refusals.ts';
-import { assessNode, problemsOf, recentMs, type InletShow, type NodeFacts, type OutletShow } from '../../src/node/show.ts';
+import {
+  assessNode,
+  problemsOf,
+  recentMs,
+  type InletShow,
+  type NodeFacts,
+  type OutletShow,
+} from '../../src/node/show.ts';
 
 const now = Date.parse('2026-11-21T10:00:00Z');
 const at = (msAgo: number) => new Date(now - msAgo).toISOString();
@@ -45,7 +52,10 @@ const inletUp: InletShow = {
   relays_failed: [],
 };
 
-function facts(parts: { outlet?: Partial<OutletShow>; inlet?: Partial<InletShow> }, more: Partial<NodeFacts> = {}): NodeFacts {
+function facts(
+  parts: { outlet?: Partial<OutletShow>; inlet?: Partial<InletShow> },
+  more: Partial<NodeFacts> = {},
+): NodeFacts {
   return {
     now,
     validUntil: now + 3_600_000,
@@ -65,76 +75,178 @@ describe('node status: which problems there are, from facts', () => {
   });
 
   it('keeps an inlet without a session down, saying it is still opening one', () => {
-    assert.deepEqual(problemsOf(facts({ inlet: { session: 'opening', path: null } })), ['its inlet on 127.0.0.1:15432 has no session to relay "db" (opening one)']);
+    assert.deepEqual(problemsOf(facts({ inlet: { session: 'opening', path: null } })), [
+      'its inlet on 127.0.0.1:15432 has no session to relay "db" (opening one)',
+    ]);
   });
 
   it("names both attributes when the inlet's allow refused the outlet, the inlet's view", () => {
     const inlet: Partial<InletShow> = {
       session: 'none',
-      session_failure: { reason: 'peer_refused', message: 'peer attribute not allowed', refusal: { by: 'this node', told_by: 'verdict', peer: null, saw: ['db-outlet'], allow: 'db-outlett' }, at: at(1000) },
+      session_failure: {
+        reason: 'peer_refused',
+        message: 'peer attribute not allowed',
+        refusal: { by: 'this node', told_by: 'verdict', peer: null, saw: ['db-outlet'], allow: 'db-outlett' },
+        at: at(1000),
+      },
     };
-    assert.deepEqual(problemsOf(facts({ inlet })), ['its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): its allow refused the outlet: saw "db-outlet", allow is "db-outlett"']);
+    assert.deepEqual(problemsOf(facts({ inlet })), [
+      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): its allow refused the outlet: saw "db-outlet", allow is "db-outlett"',
+    ]);
   });
 
   it("names both attributes when the outlet's verdict refused the inlet", () => {
     const inlet: Partial<InletShow> = {
       session: 'none',
-      session_failure: { reason: 'peer_refused', message: 'the peer does not allow this node', refusal: { by: 'the peer', told_by: 'verdict', peer: null, saw: ['db-inlet'], allow: 'db-inlett' }, at: at(1000) },
+      session_failure: {
+        reason: 'peer_refused',
+        message: 'the peer does not allow this node',
+        refusal: { by: 'the peer', told_by: 'verdict', peer: null, saw: ['db-inlet'], allow: 'db-inlett' },
+        at: at(1000),
+      },
     };
-    assert.deepEqual(problemsOf(facts({ inlet })), ['its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the outlet refused it: it saw "db-inlet", its allow is "db-inlett"']);
+    assert.deepEqual(problemsOf(facts({ inlet })), [
+      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the outlet refused it: it saw "db-inlet", its allow is "db-inlett"',
+    ]);
   });
 
   it("passes on the relay's answer: a refusal, or no outlet registered under the inlet's via", () => {
-    const refused = 'no outlet of the relay "db" that allows this node carries the attribute "db-outlett" this inlet allows (they carry "db-outlet")';
-    assert.deepEqual(problemsOf(facts({ inlet: { session: 'none', session_failure: { reason: 'peer_refused', message: refused, refusal: null, at: at(0) } } })), [
-      `its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the relay refused it: ${refused}`,
-    ]);
+    const refused =
+      'no outlet of the relay "db" that allows this node carries the attribute "db-outlett" this inlet allows (they carry "db-outlet")';
+    assert.deepEqual(
+      problemsOf(
+        facts({
+          inlet: {
+            session: 'none',
+            session_failure: { reason: 'peer_refused', message: refused, refusal: null, at: at(0) },
+          },
+        }),
+      ),
+      [`its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the relay refused it: ${refused}`],
+    );
     const none = 'no outlet is registered for the relay "dbb" right now';
-    assert.deepEqual(problemsOf(facts({ inlet: { via: 'dbb', session: 'opening', session_failure: { reason: 'no_outlet', message: none, refusal: null, at: at(0) } } })), [
-      `its inlet on 127.0.0.1:15432 has no session to relay "dbb" (retrying): ${none}; check that the outlet runs and that via "dbb" is its relay name`,
-    ]);
-    assert.deepEqual(problemsOf(facts({ inlet: { session: 'none', session_failure: { reason: 'session_failed', message: 'no verdict from the peer', refusal: null, at: at(0) } } })), [
-      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the end-to-end session failed: no verdict from the peer',
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        facts({
+          inlet: {
+            via: 'dbb',
+            session: 'opening',
+            session_failure: { reason: 'no_outlet', message: none, refusal: null, at: at(0) },
+          },
+        }),
+      ),
+      [
+        `its inlet on 127.0.0.1:15432 has no session to relay "dbb" (retrying): ${none}; check that the outlet runs and that via "dbb" is its relay name`,
+      ],
+    );
+    assert.deepEqual(
+      problemsOf(
+        facts({
+          inlet: {
+            session: 'none',
+            session_failure: {
+              reason: 'session_failed',
+              message: 'no verdict from the peer',
+              refusal: null,
+              at: at(0),
+            },
+          },
+        }),
+      ),
+      [
+        'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the end-to-end session failed: no verdict from the peer',
+      ],
+    );
   });
 
   it("gives the outlet's view of an inlet it refused, with both attributes, as a problem while it serves nobody", () => {
-    const refusals: RefusalShow[] = [{ by: 'this node', told_by: 'relay', peer: 'n-stranger', saw: ['stranger'], allow: 'db-inlet', count: 3, last_at: at(4000) }];
+    const refusals: RefusalShow[] = [
+      {
+        by: 'this node',
+        told_by: 'relay',
+        peer: 'n-stranger',
+        saw: ['stranger'],
+        allow: 'db-inlet',
+        count: 3,
+        last_at: at(4000),
+      },
+    ];
     assert.deepEqual(assessNode(facts({ outlet: { refusals } })), {
-      problems: ['its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" (3 times, last 4 s ago, at the relay)'],
+      problems: [
+        'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" (3 times, last 4 s ago, at the relay)',
+      ],
       warnings: [],
     });
     // Beside sessions it serves, a refused member is a stranger: said, but the outlet is up.
     assert.deepEqual(assessNode(facts({ outlet: { refusals, sessions: 1 } })), {
       problems: [],
-      warnings: ['its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" (3 times, last 4 s ago, at the relay)'],
+      warnings: [
+        'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" (3 times, last 4 s ago, at the relay)',
+      ],
     });
-    const byPeer: RefusalShow[] = [{ by: 'the peer', told_by: 'verdict', peer: 'n-inlet', saw: ['db-outlet'], allow: 'db-outlett', count: 1, last_at: at(200) }];
-    assert.deepEqual(problemsOf(facts({ outlet: { refusals: byPeer } })), ['inlet node n-inlet refused its outlet: it saw "db-outlet", its allow is "db-outlett" (1 time, last less than 1 s ago)']);
+    const byPeer: RefusalShow[] = [
+      {
+        by: 'the peer',
+        told_by: 'verdict',
+        peer: 'n-inlet',
+        saw: ['db-outlet'],
+        allow: 'db-outlett',
+        count: 1,
+        last_at: at(200),
+      },
+    ];
+    assert.deepEqual(problemsOf(facts({ outlet: { refusals: byPeer } })), [
+      'inlet node n-inlet refused its outlet: it saw "db-outlet", its allow is "db-outlett" (1 time, last less than 1 s ago)',
+    ]);
   });
 
   it('forgets a refusal once it is no longer recent', () => {
-    const refusals: RefusalShow[] = [{ by: 'this node', told_by: 'relay', peer: 'n-stranger', saw: ['stranger'], allow: 'db-inlet', count: 3, last_at: at(recentMs + 1) }];
+    const refusals: RefusalShow[] = [
+      {
+        by: 'this node',
+        told_by: 'relay',
+        peer: 'n-stranger',
+        saw: ['stranger'],
+        allow: 'db-inlet',
+        count: 3,
+        last_at: at(recentMs + 1),
+      },
+    ];
     assert.deepEqual(assessNode(facts({ outlet: { refusals } })), { problems: [], warnings: [] });
   });
 
   it('reports a target that refused or timed out its recent connections, worded by the error', () => {
-    assert.deepEqual(problemsOf(facts({ outlet: { target_failures: { count: 3, reason: 'ECONNREFUSED', last_at: at(4000) } } })), [
-      'the target 127.0.0.1:28080 refused its last 3 connections (ECONNREFUSED), last 4 s ago',
-    ]);
-    assert.deepEqual(problemsOf(facts({ outlet: { target_failures: { count: 1, reason: 'ETIMEDOUT', last_at: at(150_000) } } })), []);
-    assert.deepEqual(problemsOf(facts({ outlet: { target_failures: { count: 1, reason: 'ETIMEDOUT', last_at: at(59_000) } } })), [
-      'the target 127.0.0.1:28080 did not answer its last connection (ETIMEDOUT), last 59 s ago',
-    ]);
-    assert.deepEqual(problemsOf(facts({ outlet: { target_failures: { count: 2, reason: 'ERR_TLS_CERT_ALTNAME_INVALID', last_at: at(0) } } })), [
-      'the TLS certificate of target 127.0.0.1:28080 did not verify on its last 2 connections (ERR_TLS_CERT_ALTNAME_INVALID), last less than 1 s ago',
-    ]);
+    assert.deepEqual(
+      problemsOf(facts({ outlet: { target_failures: { count: 3, reason: 'ECONNREFUSED', last_at: at(4000) } } })),
+      ['the target 127.0.0.1:28080 refused its last 3 connections (ECONNREFUSED), last 4 s ago'],
+    );
+    assert.deepEqual(
+      problemsOf(facts({ outlet: { target_failures: { count: 1, reason: 'ETIMEDOUT', last_at: at(150_000) } } })),
+      [],
+    );
+    assert.deepEqual(
+      problemsOf(facts({ outlet: { target_failures: { count: 1, reason: 'ETIMEDOUT', last_at: at(59_000) } } })),
+      ['the target 127.0.0.1:28080 did not answer its last connection (ETIMEDOUT), last 59 s ago'],
+    );
+    assert.deepEqual(
+      problemsOf(
+        facts({ outlet: { target_failures: { count: 2, reason: 'ERR_TLS_CERT_ALTNAME_INVALID', last_at: at(0) } } }),
+      ),
+      [
+        'the TLS certificate of target 127.0.0.1:28080 did not verify on its last 2 connections (ERR_TLS_CERT_ALTNAME_INVALID), last less than 1 s ago',
+      ],
+    );
   });
 
   it("reports the clients the outlet refused, on the inlet's side", () => {
-    assert.deepEqual(problemsOf(facts({ inlet: { refused_by_outlet: { count: 1, reason: 'the outlet cannot reach its target', last_at: at(2000) } } })), [
-      "the outlet refused its inlet's last client (the outlet cannot reach its target), last 2 s ago",
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        facts({
+          inlet: { refused_by_outlet: { count: 1, reason: 'the outlet cannot reach its target', last_at: at(2000) } },
+        }),
+      ),
+      ["the outlet refused its inlet's last client (the outlet cannot reach its target), last 2 s ago"],
+    );
   });
 
   it('warns of a relay that failed while another carries the node, and of one unreachable', () => {
@@ -143,7 +255,16 @@ describe('node status: which problems there are, from facts', () => {
       { id: 'r2', address: '127.0.0.1:4100', status: 'reconnecting' },
       { id: 'r3', address: '127.0.0.1:4200', status: 'waiting' },
     ] as const;
-    const inlet: Partial<InletShow> = { relays_failed: [{ id: 'r2', failures: 2, reason: 'relay r2 gave no session within 2000 ms', until: new Date(now + 9_600).toISOString() }] };
+    const inlet: Partial<InletShow> = {
+      relays_failed: [
+        {
+          id: 'r2',
+          failures: 2,
+          reason: 'relay r2 gave no session within 2000 ms',
+          until: new Date(now + 9_600).toISOString(),
+        },
+      ],
+    };
     assert.deepEqual(assessNode(facts({ inlet }, { relays })), {
       problems: [],
       warnings: [
@@ -155,18 +276,41 @@ describe('node status: which problems there are, from facts', () => {
 
   it('lets parts on the direct path carry traffic with no relay reachable', () => {
     const relays = [{ id: 'controller', address: '127.0.0.1:4000', status: 'reconnecting' }] as const;
-    assert.deepEqual(assessNode(facts({ inlet: { path: 'direct' } }, { relays })), { problems: [], warnings: ['no relay of the project is reachable (127.0.0.1:4000)'] });
-    assert.deepEqual(assessNode(facts({ inlet: {} }, { relays })).problems, ['no relay of the project is reachable (127.0.0.1:4000)']);
-    assert.deepEqual(assessNode(facts({ outlet: { status: 'waiting', registered_on: [], sessions: 1, sessions_direct: 1 } }, { relays })), {
+    assert.deepEqual(assessNode(facts({ inlet: { path: 'direct' } }, { relays })), {
       problems: [],
-      warnings: ['no relay of the project is reachable (127.0.0.1:4000)', 'its outlet is not registered on any relay as "db"; inlets reach it on the direct path only'],
+      warnings: ['no relay of the project is reachable (127.0.0.1:4000)'],
     });
-    assert.deepEqual(problemsOf(facts({ outlet: { status: 'waiting', registered_on: [] } })), ['its outlet is not registered on any relay as "db"']);
+    assert.deepEqual(assessNode(facts({ inlet: {} }, { relays })).problems, [
+      'no relay of the project is reachable (127.0.0.1:4000)',
+    ]);
+    assert.deepEqual(
+      assessNode(
+        facts({ outlet: { status: 'waiting', registered_on: [], sessions: 1, sessions_direct: 1 } }, { relays }),
+      ),
+      {
+        problems: [],
+        warnings: [
+          'no relay of the project is reachable (127.0.0.1:4000)',
+          'its outlet is not registered on any relay as "db"; inlets reach it on the direct path only',
+        ],
+      },
+    );
+    assert.deepEqual(problemsOf(facts({ outlet: { status: 'waiting', registered_on: [] } })), [
+      'its outlet is not registered on any relay as "db"',
+    ]);
   });
 
   it('keeps the certificate and controller problems', () => {
-    const problems = problemsOf(facts({ inlet: {} }, { validUntil: now - 1000, renewalError: 'cannot reach the controller', controllerConnected: false }));
-    assert.deepEqual(problems, [`its certificate expired at ${at(1000)} and has not been renewed yet (cannot reach the controller)`, 'the controller 127.0.0.1:4000 is unreachable']);
+    const problems = problemsOf(
+      facts(
+        { inlet: {} },
+        { validUntil: now - 1000, renewalError: 'cannot reach the controller', controllerConnected: false },
+      ),
+    );
+    assert.deepEqual(problems, [
+      `its certificate expired at ${at(1000)} and has not been renewed yet (cannot reach the controller)`,
+      'the controller 127.0.0.1:4000 is unreachable',
+    ]);
   });
 });
 
@@ -193,7 +337,8 @@ describe('node status: the facts behind it', () => {
         { peer: 'n2', count: 1, last_at: at(2000) },
       ],
     );
-    for (let index = 0; index < 100; index += 1) refusals.note({ by: 'this node', told_by: 'relay', peer: `m${index}`, saw: ['z\n'], allow: 'x' }, 1, now);
+    for (let index = 0; index < 100; index += 1)
+      refusals.note({ by: 'this node', told_by: 'relay', peer: `m${index}`, saw: ['z\n'], allow: 'x' }, 1, now);
     assert.equal(refusals.describe().length, 16);
     assert.equal(refusals.describe()[0]?.peer, 'm99');
     assert.deepEqual(refusals.describe()[0]?.saw, ['z\\n'], 'shown as one line');

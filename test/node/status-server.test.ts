@@ -10,12 +10,15 @@ import { isLoopbackHost, startStatusServer } from '../../src/node/status-server.
 /** One real HTTP/1.1 request to 127.0.0.1:port carrying the given Host header. */
 function get(port: number, path: string, host: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host }, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const outgoing = request(
+      { host: '127.0.0.1', port, path, method: 'GET', headers: { host }, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end();
   });
@@ -35,18 +38,35 @@ describe('node status server: answers only requests addressed to loopback', () =
   });
 
   it('refuses a DNS-rebinding page (Host: evil.example:port) with 421 and no ids', async () => {
-    for (const host of [`evil.example:${status.port}`, 'evil.example:23345', `127.0.0.1.evil.example:${status.port}`, `localhost.evil.example`, `localhost:${status.port + 1}`, `localhost:${status.port}@evil`]) {
+    for (const host of [
+      `evil.example:${status.port}`,
+      'evil.example:23345',
+      `127.0.0.1.evil.example:${status.port}`,
+      `localhost.evil.example`,
+      `localhost:${status.port + 1}`,
+      `localhost:${status.port}@evil`,
+    ]) {
       for (const path of ['/show', '/metrics']) {
         const answer = await get(status.port, path, host);
         assert.equal(answer.status, 421, `Host: ${host} ${path}`);
-        assert.equal(answer.body, 'misdirected request: this status server answers only for localhost, 127.0.0.1 or [::1]\n');
+        assert.equal(
+          answer.body,
+          'misdirected request: this status server answers only for localhost, 127.0.0.1 or [::1]\n',
+        );
         assert.ok(!answer.body.includes(secret.project.id) && !answer.body.includes(secret.name));
       }
     }
   });
 
   it('answers loopback names, with its port or none', async () => {
-    for (const host of [`localhost:${status.port}`, `127.0.0.1:${status.port}`, `[::1]:${status.port}`, 'localhost', '127.0.0.1', 'LOCALHOST']) {
+    for (const host of [
+      `localhost:${status.port}`,
+      `127.0.0.1:${status.port}`,
+      `[::1]:${status.port}`,
+      'localhost',
+      '127.0.0.1',
+      'LOCALHOST',
+    ]) {
       const answer = await get(status.port, '/show', host);
       assert.equal(answer.status, 200, `Host: ${host}`);
       assert.deepEqual(JSON.parse(answer.body), secret);

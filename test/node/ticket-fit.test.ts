@@ -6,7 +6,8 @@ const inlet: NodeConfig = { 'tcp-inlet': { from: '127.0.0.1:0', via: 'db', allow
 const tlsInlet: NodeConfig = { 'tcp-inlet': { from: '127.0.0.1:0', via: 'db', allow: 'db-outlet', tls: true } };
 const outlet: NodeConfig = { relay: 'db', 'tcp-outlet': { to: '127.0.0.1:5432', allow: 'db-inlet' } };
 const ticket = { kind: 'ticket' } as const;
-const enrolled = (ticketGiven: boolean) => ({ kind: 'enrolled', nodeId: 'n-1', projectId: 'p-1', ticketGiven }) as const;
+const enrolled = (ticketGiven: boolean) =>
+  ({ kind: 'enrolled', nodeId: 'n-1', projectId: 'p-1', ticketGiven }) as const;
 
 describe('a ticket or an enrolled identity against the node configuration', () => {
   it('accepts the grants that fit', () => {
@@ -18,21 +19,33 @@ describe('a ticket or an enrolled identity against the node configuration', () =
   it("refuses an outlet's ticket for an inlet, before it is used", () => {
     const misfit = identityMisfit(inlet, { relays: ['db'], tls: false, relayNode: false }, ticket);
     assert.equal(misfit?.code, 'WRONG_TICKET');
-    assert.equal(misfit?.message, 'this ticket was issued for an outlet (it grants the relay "db"), but this configuration has no tcp-outlet; it was not used');
+    assert.equal(
+      misfit?.message,
+      'this ticket was issued for an outlet (it grants the relay "db"), but this configuration has no tcp-outlet; it was not used',
+    );
     assert.match(misfit?.hint ?? '', /give this inlet its own ticket/);
   });
 
   it("refuses an inlet's ticket for an outlet, naming the relay to grant", () => {
     const misfit = identityMisfit(outlet, { relays: [], tls: false, relayNode: false }, ticket);
     assert.equal(misfit?.code, 'RELAY_NOT_GRANTED');
-    assert.equal(misfit?.message, 'this ticket was issued for an inlet (it grants no relay), but this configuration has an outlet for the relay "db"; it was not used');
+    assert.equal(
+      misfit?.message,
+      'this ticket was issued for an inlet (it grants no relay), but this configuration has an outlet for the relay "db"; it was not used',
+    );
     assert.equal(misfit?.hint, "issue the outlet's ticket with --relay db");
   });
 
   it('refuses a ticket for another relay, a relay node ticket, and a TLS inlet without TLS', () => {
-    assert.match(identityMisfit(outlet, { relays: ['cache'], tls: false, relayNode: false }, ticket)?.message ?? '', /grants the relay "cache", but this configuration's outlet is for "db"/);
+    assert.match(
+      identityMisfit(outlet, { relays: ['cache'], tls: false, relayNode: false }, ticket)?.message ?? '',
+      /grants the relay "cache", but this configuration's outlet is for "db"/,
+    );
     assert.equal(identityMisfit(inlet, { relays: [], tls: false, relayNode: true }, ticket)?.code, 'WRONG_TICKET');
-    assert.equal(identityMisfit(tlsInlet, { relays: [], tls: false, relayNode: false }, ticket)?.code, 'TLS_NOT_GRANTED');
+    assert.equal(
+      identityMisfit(tlsInlet, { relays: [], tls: false, relayNode: false }, ticket)?.code,
+      'TLS_NOT_GRANTED',
+    );
   });
 
   it('blames the enrolled identity, not a new ticket, and says the ticket was not used', () => {
@@ -41,8 +54,14 @@ describe('a ticket or an enrolled identity against the node configuration', () =
       misfit?.message,
       'this home is enrolled already as node n-1 of project p-1, whose identity was enrolled for an inlet (it grants no relay), but this configuration has an outlet for the relay "db"; the ticket given was not used, because an enrolled home keeps its identity',
     );
-    assert.equal(misfit?.hint, 'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or remove tcp-outlet from the configuration');
-    assert.doesNotMatch(identityMisfit(outlet, { relays: [], tls: false, relayNode: false }, enrolled(false))?.message ?? '', /ticket/);
+    assert.equal(
+      misfit?.hint,
+      'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or remove tcp-outlet from the configuration',
+    );
+    assert.doesNotMatch(
+      identityMisfit(outlet, { relays: [], tls: false, relayNode: false }, enrolled(false))?.message ?? '',
+      /ticket/,
+    );
   });
 
   it('lets an enrolled outlet identity serve an inlet only', () => {

@@ -14,10 +14,23 @@ import { createWorld, type World } from '../support/portal-world.ts';
 const quiet = createLogger({ enabled: process.env.PORTAL_TEST_LOG === '1', level: 'debug' });
 
 /** An HTTPS request to the inlet, naming `host` (SNI and Host) while connecting to 127.0.0.1. */
-function post(port: number, host: string, ca: string | undefined, body: Buffer): Promise<{ status: number; body: Buffer }> {
+function post(
+  port: number,
+  host: string,
+  ca: string | undefined,
+  body: Buffer,
+): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: '127.0.0.1', port, servername: host, headers: { host }, method: 'POST', path: '/model/test-model/invoke', ...(ca ? { ca } : {}) },
+      {
+        host: '127.0.0.1',
+        port,
+        servername: host,
+        headers: { host },
+        method: 'POST',
+        path: '/model/test-model/invoke',
+        ...(ca ? { ca } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -30,7 +43,11 @@ function post(port: number, host: string, ca: string | undefined, body: Buffer):
 }
 
 /** What a client needs: the project CA and the names under the project's network domain. */
-const projectOf = (world: World) => ({ certificate: world.admin.authority, projectId: world.admin.record.projectId, networkDomain: world.admin.record.networkDomain });
+const projectOf = (world: World) => ({
+  certificate: world.admin.authority,
+  projectId: world.admin.record.projectId,
+  networkDomain: world.admin.record.networkDomain,
+});
 
 describe('TLS portals (in process): an inlet that serves TLS, an outlet that dials TLS', () => {
   let world: World;
@@ -66,14 +83,21 @@ describe('TLS portals (in process): an inlet that serves TLS, an outlet that dia
       home: join(world.dir, `${name}-outlet`),
       ticket: await world.ticket({ attribute: `${name}-outlet`, relay: name }),
       logger: quiet,
-      config: { 'http-server-port': 0, relay: name, 'tcp-outlet': { to: options.to, allow: `${name}-inlet`, tls: true } },
+      config: {
+        'http-server-port': 0,
+        relay: name,
+        'tcp-outlet': { to: options.to, allow: `${name}-inlet`, tls: true },
+      },
     });
     nodes.push(outlet);
     const inlet = await startNode({
       home: join(world.dir, `${name}-inlet`),
       ticket: await world.ticket({ attribute: `${name}-inlet`, tls: options.inletTlsGrant }),
       logger: quiet,
-      config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: name, allow: `${name}-outlet`, tls: true } },
+      config: {
+        'http-server-port': 0,
+        'tcp-inlet': { from: '127.0.0.1:0', via: name, allow: `${name}-outlet`, tls: true },
+      },
     });
     nodes.push(inlet);
     return { inlet, port: await inletPortWhenUp(inlet) };
@@ -83,7 +107,10 @@ describe('TLS portals (in process): an inlet that serves TLS, an outlet that dia
     const { port, inlet } = await pair('runtime', { inletTlsGrant: true, to: `localhost:${targetPort}` });
     const ca = projectOf(world);
     const served = new X509Certificate(inlet.identity().certificate);
-    assert.match(served.subjectAltName ?? '', new RegExp(`DNS:\\*\\.${ca.projectId}\\.${ca.networkDomain.replaceAll('.', '\\.')}`));
+    assert.match(
+      served.subjectAltName ?? '',
+      new RegExp(`DNS:\\*\\.${ca.projectId}\\.${ca.networkDomain.replaceAll('.', '\\.')}`),
+    );
     projectCa = ca.certificate;
     const host = `runtime.${ca.projectId}.${ca.networkDomain}`;
     const body = randomBytes(1024 * 1024);
@@ -95,26 +122,49 @@ describe('TLS portals (in process): an inlet that serves TLS, an outlet that dia
   it('is refused by a client that does not trust the project CA, and for a name outside the project', async () => {
     const { port } = await pair('strict', { inletTlsGrant: true, to: `localhost:${targetPort}` });
     const ca = projectOf(world);
-    await assert.rejects(post(port, `strict.${ca.projectId}.${ca.networkDomain}`, undefined, Buffer.from('{}')), /self[- ]signed|unable to (verify|get)/i);
-    await assert.rejects(post(port, `strict.elsewhere.${ca.networkDomain}`, ca.certificate, Buffer.from('{}')), /altnames|does not match/i);
+    await assert.rejects(
+      post(port, `strict.${ca.projectId}.${ca.networkDomain}`, undefined, Buffer.from('{}')),
+      /self[- ]signed|unable to (verify|get)/i,
+    );
+    await assert.rejects(
+      post(port, `strict.elsewhere.${ca.networkDomain}`, ca.certificate, Buffer.from('{}')),
+      /altnames|does not match/i,
+    );
   });
 
   it('closes the client when the target certificate does not verify for the name dialled', async () => {
     // 127.0.0.1 is not a name the target's certificate carries.
     const { port } = await pair('mismatch', { inletTlsGrant: true, to: `127.0.0.1:${targetPort}` });
     const ca = projectOf(world);
-    await assert.rejects(post(port, `mismatch.${ca.projectId}.${ca.networkDomain}`, ca.certificate, Buffer.from('{}')), /socket hang up|ECONNRESET/);
+    await assert.rejects(
+      post(port, `mismatch.${ca.projectId}.${ca.networkDomain}`, ca.certificate, Buffer.from('{}')),
+      /socket hang up|ECONNRESET/,
+    );
   });
 
   it('refuses at start an inlet that serves TLS without a --tls ticket, spending nothing', async () => {
     const ticket = await world.ticket({ attribute: 'plain-inlet' });
     await assert.rejects(
-      startNode({ home: join(world.dir, 'plain-inlet'), ticket, logger: quiet, config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'runtime', allow: 'runtime-outlet', tls: true } } }),
-      (error: Error & { code?: string }) => error.code === 'TLS_NOT_GRANTED' && /--tls/.test(error.message + String((error as { hint?: string }).hint)),
+      startNode({
+        home: join(world.dir, 'plain-inlet'),
+        ticket,
+        logger: quiet,
+        config: {
+          'http-server-port': 0,
+          'tcp-inlet': { from: '127.0.0.1:0', via: 'runtime', allow: 'runtime-outlet', tls: true },
+        },
+      }),
+      (error: Error & { code?: string }) =>
+        error.code === 'TLS_NOT_GRANTED' && /--tls/.test(error.message + String((error as { hint?: string }).hint)),
     );
-    const retry = await startNode({ home: join(world.dir, 'plain-inlet-2'), ticket, logger: quiet, config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'runtime', allow: 'runtime-outlet' } } });
+    const retry = await startNode({
+      home: join(world.dir, 'plain-inlet-2'),
+      ticket,
+      logger: quiet,
+      config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'runtime', allow: 'runtime-outlet' } },
+    });
     nodes.push(retry);
-    assert.ok(new X509Certificate(projectCa ?? (projectOf(world)).certificate));
+    assert.ok(new X509Certificate(projectCa ?? projectOf(world).certificate));
   });
 });
 
@@ -124,7 +174,9 @@ describe('TLS portals (in process): renewal of the served certificate', () => {
     const { connect } = await import('node:tls');
     const world = await createWorld({ credentialLifetimeMs: 4000 });
     const targetIdentity = await createServerCertificate('localhost');
-    const target = createHttpsServer({ key: targetIdentity.privateKey, cert: targetIdentity.certificate }, (req, res) => req.pipe(res));
+    const target = createHttpsServer({ key: targetIdentity.privateKey, cert: targetIdentity.certificate }, (req, res) =>
+      req.pipe(res),
+    );
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const trustFile = join(world.dir, 'target-ca.pem');
     await writeFile(trustFile, targetIdentity.certificate);
@@ -137,14 +189,25 @@ describe('TLS portals (in process): renewal of the served certificate', () => {
           home: join(world.dir, 'outlet'),
           ticket: await world.ticket({ attribute: 'short-outlet', relay: 'short' }),
           logger: quiet,
-          config: { 'http-server-port': 0, relay: 'short', 'tcp-outlet': { to: `localhost:${(target.address() as AddressInfo).port}`, allow: 'short-inlet', tls: true } },
+          config: {
+            'http-server-port': 0,
+            relay: 'short',
+            'tcp-outlet': {
+              to: `localhost:${(target.address() as AddressInfo).port}`,
+              allow: 'short-inlet',
+              tls: true,
+            },
+          },
         }),
       );
       const inlet = await startNode({
         home: join(world.dir, 'inlet'),
         ticket: await world.ticket({ attribute: 'short-inlet', tls: true }),
         logger: quiet,
-        config: { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'short', allow: 'short-outlet', tls: true } },
+        config: {
+          'http-server-port': 0,
+          'tcp-inlet': { from: '127.0.0.1:0', via: 'short', allow: 'short-outlet', tls: true },
+        },
       });
       nodes.push(inlet);
       const port = await inletPortWhenUp(inlet);
@@ -160,10 +223,14 @@ describe('TLS portals (in process): renewal of the served certificate', () => {
           socket.once('error', reject);
         });
       const first = await served();
-      const renewed = await until(async () => {
-        const now = await served();
-        return now.serialNumber !== first.serialNumber ? now : undefined;
-      }, 'a renewed certificate', 10_000);
+      const renewed = await until(
+        async () => {
+          const now = await served();
+          return now.serialNumber !== first.serialNumber ? now : undefined;
+        },
+        'a renewed certificate',
+        10_000,
+      );
       assert.ok(Date.now() < Date.parse(first.validTo), 'renewed before the first one expired');
       assert.ok(Date.parse(renewed.validTo) > Date.parse(first.validTo));
       assert.equal(renewed.checkHost(host), `*.${project.projectId}.${project.networkDomain}`);

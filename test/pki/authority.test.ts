@@ -6,7 +6,15 @@ import { generateKeyPair } from '../../src/pki/keys.ts';
 import { newSealingKey, seal, unseal } from '../../src/pki/seal.ts';
 
 describe('project certificate authority', () => {
-  const identity = { projectId: 'p1a2b3', nodeId: 'n42', attributes: ['postgres-inlet'], relays: [], admin: false, tls: false, relayNode: false };
+  const identity = {
+    projectId: 'p1a2b3',
+    nodeId: 'n42',
+    attributes: ['postgres-inlet'],
+    relays: [],
+    admin: false,
+    tls: false,
+    relayNode: false,
+  };
 
   it('signs a node certificate from a request, carrying the identity as SAN URIs', async () => {
     const authority = await createAuthority('p1a2b3');
@@ -16,7 +24,10 @@ describe('project certificate authority', () => {
     const certificate = new X509Certificate(pem);
     const ca = new X509Certificate(authority.certificate);
     assert.ok(certificate.checkIssued(ca) && certificate.verify(ca.publicKey), 'chains to the project CA');
-    assert.ok(certificate.checkPrivateKey(await import('node:crypto').then((c) => c.createPrivateKey(keys.privateKey))), 'for the node key');
+    assert.ok(
+      certificate.checkPrivateKey(await import('node:crypto').then((c) => c.createPrivateKey(keys.privateKey))),
+      'for the node key',
+    );
     assert.deepEqual(identityOf(certificate), identity);
     assert.ok(ca.ca && !certificate.ca);
     const lifetime = Date.parse(certificate.validTo) - Date.now();
@@ -32,7 +43,10 @@ describe('project certificate authority', () => {
     const at = der.indexOf(Buffer.from('n42'));
     der[at + 2] = '3'.charCodeAt(0);
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
-    await assert.rejects(issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 }), /certificate request/);
+    await assert.rejects(
+      issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 }),
+      /certificate request/,
+    );
   });
 
   it('fingerprints certificates as SHA-256 hex', async () => {

@@ -9,7 +9,6 @@ import { callController } from '../../src/wire/control-channel.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 import { servedFingerprint } from '../support/served-fingerprint.ts';
 
-
 describe('relay node: its TLS key is sealed like its identity', function () {
   this.timeout(30_000);
   let world: World;
@@ -54,7 +53,10 @@ describe('relay node: its TLS key is sealed like its identity', function () {
   it('keeps no plain tls.key: the key is sealed under the relay sealing key, and the same key serves after a restart', async () => {
     const first = await startAndStop();
     assert.equal(first.served, first.fingerprint);
-    assert.deepEqual((await readdir(directory())).filter((name) => name.startsWith('tls.')).sort(), ['tls.crt', 'tls.key.sealed']);
+    assert.deepEqual((await readdir(directory())).filter((name) => name.startsWith('tls.')).sort(), [
+      'tls.crt',
+      'tls.key.sealed',
+    ]);
     const sealed = await readFile(join(directory(), 'tls.key.sealed'));
     assert.equal((await stat(join(directory(), 'tls.key.sealed'))).mode & 0o777, 0o600);
     assert.ok(!sealed.toString('latin1').includes('PRIVATE KEY'));
@@ -77,7 +79,9 @@ describe('relay node: its TLS key is sealed like its identity', function () {
     const logged = migrated.lines.filter((line) => line.includes('sealed the TLS key'));
     assert.equal(logged.length, 1);
     assert.ok(
-      logged[0]?.endsWith(` INFO sealed the TLS key of ${directory()}: ${sealedPath} under ${join(home, 'keys', 'relay-seal.key')}, and the unsealed ${plainPath} was removed\n`),
+      logged[0]?.endsWith(
+        ` INFO sealed the TLS key of ${directory()}: ${sealedPath} under ${join(home, 'keys', 'relay-seal.key')}, and the unsealed ${plainPath} was removed\n`,
+      ),
       logged[0],
     );
     const again = await startAndStop();
@@ -87,7 +91,11 @@ describe('relay node: its TLS key is sealed like its identity', function () {
 
   it("warns through the relay's logger, once per file, about key files open to other users (its TLS key too), and still serves", async () => {
     const { fingerprint } = await startAndStop();
-    const files = [relaySealingKeyFile(home), join(directory(), 'identity.key.sealed'), join(directory(), 'tls.key.sealed')];
+    const files = [
+      relaySealingKeyFile(home),
+      join(directory(), 'identity.key.sealed'),
+      join(directory(), 'tls.key.sealed'),
+    ];
     await Promise.all(files.map((path) => chmod(path, 0o644)));
     try {
       const open = await startAndStop();
@@ -96,10 +104,19 @@ describe('relay node: its TLS key is sealed like its identity', function () {
       const what = ['the sealing key file', 'the sealed private key file', 'the sealed TLS key file'];
       assert.deepEqual(
         warned.map((line) => line.slice(line.indexOf(' WARN ') + ' WARN '.length)).sort(),
-        files.map((path, index) => `${what[index]} ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}\n`).sort(),
+        files
+          .map(
+            (path, index) =>
+              `${what[index]} ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}\n`,
+          )
+          .sort(),
       );
       const again = await startAndStop();
-      assert.deepEqual(again.lines.filter((line) => line.includes(' WARN ')), [], 'once per file and process');
+      assert.deepEqual(
+        again.lines.filter((line) => line.includes(' WARN ')),
+        [],
+        'once per file and process',
+      );
     } finally {
       await Promise.all(files.map((path) => chmod(path, 0o600)));
     }

@@ -5,7 +5,15 @@ import type { PeerIdentity } from '../../src/pki/identity.ts';
 import { Relay } from '../../src/relay/relay.ts';
 import type { RelayEvent } from '../../src/wire/protocol.ts';
 
-const member = (nodeId: string, attributes: string[], relays: string[] = []): PeerIdentity => ({ projectId: 'p1', nodeId, attributes, relays, admin: false, tls: false, relayNode: false });
+const member = (nodeId: string, attributes: string[], relays: string[] = []): PeerIdentity => ({
+  projectId: 'p1',
+  nodeId,
+  attributes,
+  relays,
+  admin: false,
+  tls: false,
+  relayNode: false,
+});
 const outletIdentity = (nodeId: string) => member(nodeId, ['db-outlet'], ['db']);
 const inlet = member('n-inlet', ['db-inlet']);
 
@@ -43,7 +51,11 @@ describe('relay: what members may ask of it', () => {
     const events: RelayEvent[] = [];
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', (event) => events.push(event));
     const stranger = member('n-stranger', ['guest']);
-    for (let i = 0; i < 500; i += 1) assert.equal(codeOf(() => relay.connect(stranger, 'db', 'db-outlet')), 'PEER_NOT_ALLOWED');
+    for (let i = 0; i < 500; i += 1)
+      assert.equal(
+        codeOf(() => relay.connect(stranger, 'db', 'db-outlet')),
+        'PEER_NOT_ALLOWED',
+      );
     assert.equal(events.length, 0, 'no dial reached the outlet');
     await new Promise((resolve) => setTimeout(resolve, 1100));
     assert.deepEqual(events, [{ event: 'refused', from: 'n-stranger', attributes: ['guest'], count: 500 }]);
@@ -52,17 +64,29 @@ describe('relay: what members may ask of it', () => {
 
   it('refuses a registration without allow, or of a relay the ticket does not grant', () => {
     const relay = newRelay();
-    assert.equal(codeOf(() => relay.register(outletIdentity('n-outlet'), 'db', '', () => undefined)), 'ALLOW_MISSING');
-    assert.equal(codeOf(() => relay.register(outletIdentity('n-outlet'), 'other', 'db-inlet', () => undefined)), 'RELAY_NOT_GRANTED');
+    assert.equal(
+      codeOf(() => relay.register(outletIdentity('n-outlet'), 'db', '', () => undefined)),
+      'ALLOW_MISSING',
+    );
+    assert.equal(
+      codeOf(() => relay.register(outletIdentity('n-outlet'), 'other', 'db-inlet', () => undefined)),
+      'RELAY_NOT_GRANTED',
+    );
   });
 
   it('keeps one registration per member and relay name: registering 100 times replaces, and the old withdrawal touches nothing', () => {
     const relay = newRelay();
-    const withdrawals = Array.from({ length: 100 }, () => relay.register(outletIdentity('n-rogue'), 'db', 'db-inlet', () => undefined));
+    const withdrawals = Array.from({ length: 100 }, () =>
+      relay.register(outletIdentity('n-rogue'), 'db', 'db-inlet', () => undefined),
+    );
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
     assert.equal(relay.stats().registrations, 2);
     withdrawals[0]?.();
-    assert.equal(relay.stats().registrations, 2, 'an earlier registration withdrawn late does not remove the current one');
+    assert.equal(
+      relay.stats().registrations,
+      2,
+      'an earlier registration withdrawn late does not remove the current one',
+    );
     withdrawals[99]?.();
     assert.equal(relay.stats().registrations, 1);
   });
@@ -74,7 +98,11 @@ describe('relay: what members may ask of it', () => {
     assert.equal(codes.filter((code) => code === 'GRANTED').length, 16);
     assert.equal(codes.filter((code) => code === 'RELAY_BUSY').length, 24);
     const many = Array.from({ length: 8 }, (_, i) => member(`n-inlet-${i}`, ['db-inlet']));
-    const granted = many.flatMap((peer) => Array.from({ length: 16 }, () => codeOf(() => relay.connect(peer, 'db', 'db-outlet')) ?? 'GRANTED')).filter((code) => code === 'GRANTED');
+    const granted = many
+      .flatMap((peer) =>
+        Array.from({ length: 16 }, () => codeOf(() => relay.connect(peer, 'db', 'db-outlet')) ?? 'GRANTED'),
+      )
+      .filter((code) => code === 'GRANTED');
     assert.equal(granted.length, 64 - 16, 'the outlet takes 64 dials in all');
     assert.equal(relay.stats().splicesPending, 64);
   });
@@ -83,7 +111,12 @@ describe('relay: what members may ask of it', () => {
     const relay = newRelay({ dialAnswerMs: 30, unansweredLimit: 2, suspendMs: 60_000 });
     const dials: Record<'silent' | 'good', string[]> = { silent: [], good: [] };
     const halves: PassThrough[] = [];
-    relay.register(outletIdentity('n-silent'), 'db', 'db-inlet', (event) => void (event.event === 'dial' && dials.silent.push(event.splice)));
+    relay.register(
+      outletIdentity('n-silent'),
+      'db',
+      'db-inlet',
+      (event) => void (event.event === 'dial' && dials.silent.push(event.splice)),
+    );
     // The good outlet answers each dial at once with its half (an in-memory stream stands for the socket).
     relay.register(outletIdentity('n-good'), 'db', 'db-inlet', (event) => {
       if (event.event !== 'dial') return;
@@ -99,18 +132,35 @@ describe('relay: what members may ask of it', () => {
     const third = relay.connect(member('n-inlet-3', ['db-inlet']), 'db', 'db-outlet');
     await wait();
     assert.deepEqual(dials.silent, [first.splice, third.splice]);
-    assert.deepEqual(dials.good, [second.splice, first.splice, third.splice], 'each unanswered splice moved to the outlet that answers');
+    assert.deepEqual(
+      dials.good,
+      [second.splice, first.splice, third.splice],
+      'each unanswered splice moved to the outlet that answers',
+    );
     // Two dials unanswered in a row: the silent outlet is out of the choice while the good one takes dials.
     for (let i = 0; i < 5; i += 1) relay.connect(member(`n-later-${i}`, ['db-inlet']), 'db', 'db-outlet');
     assert.equal(dials.silent.length, 2);
     assert.equal(dials.good.length, 8);
-    assert.ok(halves.every((half) => !half.destroyed), 'answered halves wait for their inlets');
+    assert.ok(
+      halves.every((half) => !half.destroyed),
+      'answered halves wait for their inlets',
+    );
   });
   it('pairs an inlet only with outlets carrying the attribute its allow names: 100 splices all go to the app outlet, none to a rogue granted the same relay name', async () => {
     const relay = newRelay({ pendingPerMember: 1000, pendingPerOutlet: 1000, dialAnswerMs: 30 });
     const dials: Record<'app' | 'rogue', string[]> = { app: [], rogue: [] };
-    relay.register(member('n-app', ['app-outlet'], ['app']), 'app', 'app-inlet', (event) => void (event.event === 'dial' && dials.app.push(event.splice)));
-    relay.register(member('n-rogue', ['rogue'], ['app']), 'app', 'app-inlet', (event) => void (event.event === 'dial' && dials.rogue.push(event.splice)));
+    relay.register(
+      member('n-app', ['app-outlet'], ['app']),
+      'app',
+      'app-inlet',
+      (event) => void (event.event === 'dial' && dials.app.push(event.splice)),
+    );
+    relay.register(
+      member('n-rogue', ['rogue'], ['app']),
+      'app',
+      'app-inlet',
+      (event) => void (event.event === 'dial' && dials.rogue.push(event.splice)),
+    );
     const appInlet = member('n-app-inlet', ['app-inlet']);
     const splices = Array.from({ length: 100 }, () => relay.connect(appInlet, 'app', 'app-outlet').splice);
     assert.deepEqual(dials.app, splices, 'every splice dialled the app outlet, in order');
@@ -130,19 +180,26 @@ describe('relay: what members may ask of it', () => {
       errorOf(() => relay.connect(appInlet, 'app', 'app-outlet')),
       {
         code: 'PEER_NOT_ALLOWED',
-        message: 'no outlet of the relay "app" that allows this node carries the attribute "app-outlet" this inlet allows (they carry "rogue")',
+        message:
+          'no outlet of the relay "app" that allows this node carries the attribute "app-outlet" this inlet allows (they carry "rogue")',
         hint: 'check that the outlet\'s ticket attribute equals the inlet\'s allow ("app-outlet")',
       },
     );
     await new Promise((resolve) => setTimeout(resolve, 1100));
     assert.deepEqual(events, [], 'the outlet refused nothing: it hears of neither a dial nor a refusal');
-    assert.deepEqual({ refused: relay.stats().refused, pending: relay.stats().splicesPending }, { refused: 0, pending: 0 });
+    assert.deepEqual(
+      { refused: relay.stats().refused, pending: relay.stats().splicesPending },
+      { refused: 0, pending: 0 },
+    );
   });
 
   it('refuses a splice request without allow', () => {
     const relay = newRelay();
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
-    assert.equal(codeOf(() => relay.connect(inlet, 'db', '')), 'ALLOW_MISSING');
+    assert.equal(
+      codeOf(() => relay.connect(inlet, 'db', '')),
+      'ALLOW_MISSING',
+    );
     assert.equal(relay.stats().splicesPending, 0);
   });
 });

@@ -21,7 +21,10 @@ describe('bench report: the table and the runtime floor beside it', () => {
   it('lists only the rows measured through a floor, with the floor, its ratio and Portal side by side', () => {
     const lines = floorTable(figures, ['relayed', 'direct']);
     assert.equal(lines.length, 4, 'header, rule, new connection and iperf3; rtt has no floor figure');
-    assert.match(lines[0] ?? '', /^figure +\| ssh -L \| relayed: Node\.js floor \| floor ÷ ssh \| portal relayed \| direct: Node\.js floor \| floor ÷ ssh \| portal direct$/);
+    assert.match(
+      lines[0] ?? '',
+      /^figure +\| ssh -L \| relayed: Node\.js floor \| floor ÷ ssh \| portal relayed \| direct: Node\.js floor \| floor ÷ ssh \| portal direct$/,
+    );
     const iperf = (lines.find((line) => line.startsWith('iperf3')) ?? '').split('|').map((cell) => cell.trim());
     assert.deepEqual(iperf, ['iperf3 (Gbit/s)', '9.80', '7.26', '0.74x', '7.00', '—', '—', '8.64']);
     const connect = (lines.find((line) => line.startsWith('new conn')) ?? '').split('|').map((cell) => cell.trim());

@@ -16,10 +16,22 @@ function withSetting<T>(value: string | undefined, read: () => T): T {
 
 describe('bench settings: what the environment may say', () => {
   it('reads a switch as 1 or 0, and its fallback when unset or empty', () => {
-    assert.equal(withSetting('0', () => flag(name, true)), false);
-    assert.equal(withSetting('1', () => flag(name, false)), true);
-    assert.equal(withSetting(undefined, () => flag(name, true)), true);
-    assert.equal(withSetting('', () => flag(name, false)), false);
+    assert.equal(
+      withSetting('0', () => flag(name, true)),
+      false,
+    );
+    assert.equal(
+      withSetting('1', () => flag(name, false)),
+      true,
+    );
+    assert.equal(
+      withSetting(undefined, () => flag(name, true)),
+      true,
+    );
+    assert.equal(
+      withSetting('', () => flag(name, false)),
+      false,
+    );
   });
 
   it('refuses any other switch value in one line that names the setting and the fix', () => {
@@ -29,7 +41,10 @@ describe('bench settings: what the environment may say', () => {
   });
 
   it('refuses a count that is not a positive number', () => {
-    assert.equal(withSetting('7', () => count(name, 3)), 7);
+    assert.equal(
+      withSetting('7', () => count(name, 3)),
+      7,
+    );
     const error = withSetting('-2', () => captured(() => count(name, 3)));
     assert.match(error.message, /^BENCH_TEST_SETTING=-2 is not a positive number$/);
   });

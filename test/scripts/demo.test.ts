@@ -11,7 +11,10 @@ const tsxLoader = pathToFileURL(join(projectRoot, 'node_modules/tsx/dist/loader.
 /** Runs `npm start`'s script (the bundle is built by the test run) with `args`; its exit code and output. */
 function demo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, 'scripts/demo.ts'), ...args], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, 'scripts/demo.ts'), ...args], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -26,7 +29,11 @@ describe('npm start (scripts/demo.ts)', function () {
   let kept: string | undefined;
 
   after(() => {
-    if (kept && existsSync(kept)) spawnSync('bash', ['-c', `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' reset --yes; rm -rf '${kept}'`]);
+    if (kept && existsSync(kept))
+      spawnSync('bash', [
+        '-c',
+        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' reset --yes; rm -rf '${kept}'`,
+      ]);
   });
 
   it('with --keep, prints each command as a user would type it, keeps the directory, and those commands run as printed', async () => {
@@ -34,7 +41,17 @@ describe('npm start (scripts/demo.ts)', function () {
     assert.equal(run.code, 0, run.stdout + run.stderr);
     kept = /^Kept (\S+): /m.exec(run.stdout)?.[1];
     assert.ok(kept, run.stdout);
-    assert.deepEqual((await readdir(kept)).sort(), ['admin', 'bin', 'inlet', 'inlet.json', 'inlet.ticket', 'out', 'outlet', 'outlet.json', 'outlet.ticket']);
+    assert.deepEqual((await readdir(kept)).sort(), [
+      'admin',
+      'bin',
+      'inlet',
+      'inlet.json',
+      'inlet.ticket',
+      'out',
+      'outlet',
+      'outlet.json',
+      'outlet.ticket',
+    ]);
     const commands = [...run.stdout.matchAll(/^ {6}\$ (.*)$/gm)].map((match) => match[1] as string);
     const expected = [
       `export PATH=${kept}/bin:"$PATH"`,
@@ -46,12 +63,18 @@ describe('npm start (scripts/demo.ts)', function () {
       `PORTAL_HOME=${kept}/inlet ENROLLMENT_TICKET="$(cat ${kept}/inlet.ticket)" portal node create --foreground --configuration ${kept}/inlet.json`,
     ];
     assert.deepEqual(commands.slice(0, expected.length), expected);
-    assert.match(commands[expected.length] ?? '', /^curl -sS -X POST -H 'Content-Type: application\/json' -d '\{"from":"[^']*"\}' http:\/\/127\.0\.0\.1:\d+\/webhook$/);
+    assert.match(
+      commands[expected.length] ?? '',
+      /^curl -sS -X POST -H 'Content-Type: application\/json' -d '\{"from":"[^']*"\}' http:\/\/127\.0\.0\.1:\d+\/webhook$/,
+    );
     assert.match(run.stdout, new RegExp(`^\\$ PORTAL_HOME=${kept}/outlet portal node show\\n  The node is UP$`, 'm'));
 
     // As printed, with the demo's PATH: the administrator's state was kept (this starts the controller again).
     const path = `${kept}/bin:${process.env.PATH}`;
-    const shown = spawnSync('bash', ['-c', `PORTAL_HOME=${kept}/admin portal project show`], { encoding: 'utf8', env: { ...process.env, PATH: path } });
+    const shown = spawnSync('bash', ['-c', `PORTAL_HOME=${kept}/admin portal project show`], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: path },
+    });
     assert.equal(shown.status, 0, shown.stderr);
     assert.match(shown.stdout, /"id": "p[0-9a-f]{16}"/);
     const remove = /^Remove it with:\n {6}\$ (.*)$/m.exec(run.stdout)?.[1];

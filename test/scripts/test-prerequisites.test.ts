@@ -7,7 +7,20 @@ import { projectRoot } from '../support/usecases.ts';
 
 const script = join(projectRoot, 'scripts/test-prerequisites.sh');
 /** Every command the script looks for on PATH (the PostgreSQL server it finds under /usr/lib/postgresql). */
-const wanted = ['python3', 'hostname', 'psql', 'runuser', 'unshare', 'ip', 'docker-compose', 'curl', 'shellcheck', 'openssl', 'tar', 'systemd-analyze'];
+const wanted = [
+  'python3',
+  'hostname',
+  'psql',
+  'runuser',
+  'unshare',
+  'ip',
+  'docker-compose',
+  'curl',
+  'shellcheck',
+  'openssl',
+  'tar',
+  'systemd-analyze',
+];
 /** Wanted with --toolchain only: a machine that found a prebuilt SQLite module may lack them. */
 const toolchain = ['make', 'g++'];
 
@@ -40,7 +53,8 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
 
   /** A PATH holding every wanted command but `hidden`: links to the real programs, in the sandbox's bin. */
   async function pathWithout(...hidden: string[]): Promise<string> {
-    for (const command of wanted.filter((name) => !hidden.includes(name))) await symlink(locate(command), join(sandbox.bin, command));
+    for (const command of wanted.filter((name) => !hidden.includes(name)))
+      await symlink(locate(command), join(sandbox.bin, command));
     for (const command of toolchain.filter((name) => !hidden.includes(name))) {
       const found = find(command);
       if (found) await symlink(found, join(sandbox.bin, command));
@@ -50,7 +64,9 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
 
   /** apt-get and sudo stand-ins that record their calls; apt-get "installs" by linking `installs` into bin. */
   async function standInInstaller(installs: string[]): Promise<void> {
-    const links = installs.map((command) => `'${locate('ln')}' -s '${locate(command)}' '${join(sandbox.bin, command)}'`).join('\n');
+    const links = installs
+      .map((command) => `'${locate('ln')}' -s '${locate(command)}' '${join(sandbox.bin, command)}'`)
+      .join('\n');
     await sandbox.stub('apt-get', `if [ "$1" = install ]; then\n:\n${links}\nfi`);
     await sandbox.stub('sudo', '[ "$1" = -n ] && shift; "$@"');
   }
@@ -80,8 +96,14 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     await standInInstaller(['curl', 'shellcheck']);
     const result = run(path);
     assert.deepEqual([result.status, result.stderr], [0, '']);
-    assert.equal(result.stdout, 'test-prerequisites: installing curl ca-certificates shellcheck with apt-get (for curl shellcheck)\n');
-    assert.deepEqual(await aptCalls(), ['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends curl ca-certificates shellcheck']);
+    assert.equal(
+      result.stdout,
+      'test-prerequisites: installing curl ca-certificates shellcheck with apt-get (for curl shellcheck)\n',
+    );
+    assert.deepEqual(await aptCalls(), [
+      'apt-get update -qq',
+      'apt-get install -y -qq --no-install-recommends curl ca-certificates shellcheck',
+    ]);
     const again = run(path);
     assert.deepEqual([again.status, again.stdout, again.stderr], [0, '', ''], 'a second run is a no-op');
     assert.equal((await aptCalls()).length, 2);
@@ -93,7 +115,10 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     const result = run(path);
     assert.equal(result.status, 1);
     assert.equal(result.stdout, 'test-prerequisites: installing docker-compose with apt-get (for docker-compose)\n');
-    assert.match(result.stderr, /^test-prerequisites: the tests need docker-compose, which this machine lacks; install the Debian packages docker-compose \(as root: apt-get install docker-compose\) and run the tests again\n$/);
+    assert.match(
+      result.stderr,
+      /^test-prerequisites: the tests need docker-compose, which this machine lacks; install the Debian packages docker-compose \(as root: apt-get install docker-compose\) and run the tests again\n$/,
+    );
   });
 
   it('wants make and g++ only with --toolchain (what npm ci needs to build the SQLite module)', async () => {
@@ -101,14 +126,24 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     assert.deepEqual([run(path).status, run(path).stderr], [0, '']);
     const result = run(path, ['--toolchain']);
     assert.equal(result.status, 1);
-    assert.match(result.stderr, /the tests need make, g\+\+, which this machine lacks; install the Debian packages make g\+\+ /);
+    assert.match(
+      result.stderr,
+      /the tests need make, g\+\+, which this machine lacks; install the Debian packages make g\+\+ /,
+    );
     const unknown = run(path, ['--everything']);
-    assert.deepEqual([unknown.status, unknown.stderr], [2, 'test-prerequisites: unknown option --everything (the only option is --toolchain)\n']);
+    assert.deepEqual(
+      [unknown.status, unknown.stderr],
+      [2, 'test-prerequisites: unknown option --everything (the only option is --toolchain)\n'],
+    );
   });
 
   it('passes shellcheck, as does .ci/run that calls it', () => {
     for (const file of ['scripts/test-prerequisites.sh', '.ci/run']) {
-      const result = spawnSync('shellcheck', ['--severity=style', '--shell=bash', '--format=gcc', join(projectRoot, file)], { encoding: 'utf8' });
+      const result = spawnSync(
+        'shellcheck',
+        ['--severity=style', '--shell=bash', '--format=gcc', join(projectRoot, file)],
+        { encoding: 'utf8' },
+      );
       assert.equal(result.error, undefined, 'shellcheck is installed');
       assert.equal(result.stdout, '', file);
     }

@@ -80,7 +80,10 @@ describe('bounded log files', () => {
     full.write(Buffer.from('second\n'), () => (called = true));
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(written.length, 3, written.join(''));
-    assert.match(written[0] ?? '', /^\S+ WARN cannot write the log file \/dev\/full \(ENOSPC\): logging to standard error from now on\n$/);
+    assert.match(
+      written[0] ?? '',
+      /^\S+ WARN cannot write the log file \/dev\/full \(ENOSPC\): logging to standard error from now on\n$/,
+    );
     assert.deepEqual(written.slice(1), ['first\n', 'second\n']);
     assert.equal(called, true, 'the callback is called');
   });

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { durationRanges, durationSyntax, formatDuration, rangeProblem, readDuration } from '../../src/shared/duration.ts';
+import {
+  durationRanges,
+  durationSyntax,
+  formatDuration,
+  rangeProblem,
+  readDuration,
+} from '../../src/shared/duration.ts';
 
 const ticket = durationRanges.ticket;
 
@@ -18,7 +24,8 @@ describe('durations', () => {
     assert.deepEqual(readDuration('10H', ticket), { ok: false, reason: 'has an unknown unit "H"' });
     assert.deepEqual(readDuration('1constructor', ticket), { ok: false, reason: 'has an unknown unit "constructor"' });
     assert.deepEqual(readDuration('', ticket), { ok: false, reason: 'is empty' });
-    for (const text of ['soon', '1h 30m', '-1h', '1.5h', 'h', '10h-']) assert.deepEqual(readDuration(text, ticket), { ok: false, reason: 'is not a duration' }, text);
+    for (const text of ['soon', '1h 30m', '-1h', '1.5h', 'h', '10h-'])
+      assert.deepEqual(readDuration(text, ticket), { ok: false, reason: 'is not a duration' }, text);
   });
 
   it('refuses zero with its own reason, and durations outside the bounds of their use', () => {
@@ -37,19 +44,37 @@ describe('durations', () => {
     assert.equal(rangeProblem(1, ticket), undefined);
     assert.equal(rangeProblem(0, ticket), 'must be positive');
     assert.equal(rangeProblem(31 * 86_400_000, ticket), 'is longer than 30d');
-    for (const ms of [Number.NaN, -5, 1.5]) assert.equal(rangeProblem(ms, ticket), 'is not a whole number of milliseconds', String(ms));
+    for (const ms of [Number.NaN, -5, 1.5])
+      assert.equal(rangeProblem(ms, ticket), 'is not a whole number of milliseconds', String(ms));
   });
 
   it('words the units and the bounds of each use for help and hints', () => {
-    assert.equal(durationSyntax(ticket), 'a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d');
-    assert.equal(durationSyntax(durationRanges.credential), 'a whole number followed by ms, s, m, h or d (such as 1h or 12h), from 2s to 30d');
-    assert.equal(durationSyntax(durationRanges.heartbeat), 'a whole number followed by ms, s, m, h or d (such as 5s or 1m30s), from 500ms to 5m');
-    assert.deepEqual([1, 500, 2000, 90_000, 300_000, 86_400_000].map(formatDuration), ['1ms', '500ms', '2s', '90s', '5m', '1d']);
+    assert.equal(
+      durationSyntax(ticket),
+      'a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d',
+    );
+    assert.equal(
+      durationSyntax(durationRanges.credential),
+      'a whole number followed by ms, s, m, h or d (such as 1h or 12h), from 2s to 30d',
+    );
+    assert.equal(
+      durationSyntax(durationRanges.heartbeat),
+      'a whole number followed by ms, s, m, h or d (such as 5s or 1m30s), from 500ms to 5m',
+    );
+    assert.deepEqual([1, 500, 2000, 90_000, 300_000, 86_400_000].map(formatDuration), [
+      '1ms',
+      '500ms',
+      '2s',
+      '90s',
+      '5m',
+      '1d',
+    ]);
   });
 
   it('gives every use an example within its own bounds', () => {
     for (const [use, range] of Object.entries(durationRanges)) {
-      for (const example of range.examples.split(' or ')) assert.equal(readDuration(example, range).ok, true, `${use}: ${example}`);
+      for (const example of range.examples.split(' or '))
+        assert.equal(readDuration(example, range).ok, true, `${use}: ${example}`);
     }
   });
 });

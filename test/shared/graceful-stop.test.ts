@@ -27,7 +27,12 @@ describe('stopping on a signal', () => {
     const signals = new EventEmitter();
     const lines: string[] = [];
     const { target, steps } = fakeProcess(0);
-    const stopped = stopOnSignal(target, { drainMs: 10_000, log: (line) => lines.push(line), name: 'the node', signals });
+    const stopped = stopOnSignal(target, {
+      drainMs: 10_000,
+      log: (line) => lines.push(line),
+      name: 'the node',
+      signals,
+    });
     await tick();
     signals.emit('SIGTERM', 'SIGTERM');
     await stopped;
@@ -41,11 +46,19 @@ describe('stopping on a signal', () => {
     const signals = new EventEmitter();
     const lines: string[] = [];
     const { target, steps } = fakeProcess(2);
-    const stopped = stopOnSignal(target, { drainMs: 10_000, log: (line) => lines.push(line), name: 'the relay', signals });
+    const stopped = stopOnSignal(target, {
+      drainMs: 10_000,
+      log: (line) => lines.push(line),
+      name: 'the relay',
+      signals,
+    });
     await tick();
     signals.emit('SIGINT', 'SIGINT');
     await tick();
-    assert.equal(lines[0], 'the relay is stopping on SIGINT: it takes no new connections and gives the 2 open connections up to 10s to finish (a second signal stops it at once)');
+    assert.equal(
+      lines[0],
+      'the relay is stopping on SIGINT: it takes no new connections and gives the 2 open connections up to 10s to finish (a second signal stops it at once)',
+    );
     target.finishOne();
     target.finishOne();
     await stopped;
@@ -75,7 +88,11 @@ describe('stopping on a signal', () => {
     const signals = new EventEmitter();
     const { target, steps } = fakeProcess(0);
     let started: (value: typeof target) => void = () => undefined;
-    const stopped = stopOnSignal(new Promise((resolve) => (started = resolve)), { drainMs: 1000, log: () => undefined, signals });
+    const stopped = stopOnSignal(new Promise((resolve) => (started = resolve)), {
+      drainMs: 1000,
+      log: () => undefined,
+      signals,
+    });
     signals.emit('SIGTERM', 'SIGTERM');
     await tick();
     assert.deepEqual(steps, []);
@@ -87,7 +104,12 @@ describe('stopping on a signal', () => {
   it('gives up a start on a second signal, at once', async () => {
     const signals = new EventEmitter();
     const lines: string[] = [];
-    const stopped = stopOnSignal(new Promise<never>(() => undefined), { drainMs: 1000, log: (line) => lines.push(line), name: 'the node', signals });
+    const stopped = stopOnSignal(new Promise<never>(() => undefined), {
+      drainMs: 1000,
+      log: (line) => lines.push(line),
+      name: 'the node',
+      signals,
+    });
     signals.emit('SIGTERM', 'SIGTERM');
     await tick();
     signals.emit('SIGINT', 'SIGINT');
@@ -101,14 +123,30 @@ describe('stopping on a signal', () => {
     const signals = new EventEmitter();
     const failed = new Error('address in use');
     const starting = Promise.reject(failed);
-    await assert.rejects(stopOnSignal(starting, { drainMs: 1000, log: () => undefined, signals, finished: starting.then(() => undefined) }), failed);
+    await assert.rejects(
+      stopOnSignal(starting, {
+        drainMs: 1000,
+        log: () => undefined,
+        signals,
+        finished: starting.then(() => undefined),
+      }),
+      failed,
+    );
     assert.equal(signals.listenerCount('SIGTERM'), 0);
   });
 
   it('closes and passes on a fatal error the process stopped with', async () => {
     const { target, steps } = fakeProcess(0);
     const fatal = new Error('relay not granted');
-    await assert.rejects(stopOnSignal(target, { drainMs: 1000, log: () => undefined, signals: new EventEmitter(), finished: Promise.reject(fatal) }), fatal);
+    await assert.rejects(
+      stopOnSignal(target, {
+        drainMs: 1000,
+        log: () => undefined,
+        signals: new EventEmitter(),
+        finished: Promise.reject(fatal),
+      }),
+      fatal,
+    );
     assert.deepEqual(steps, ['close with 0 open']);
   });
 
@@ -124,7 +162,10 @@ describe('stopping on a signal', () => {
       assert.throws(
         () => drainFromEnvironment({ PORTAL_DRAIN_TIMEOUT: bad }),
         (error: PortalError) =>
-          error.code === 'BAD_ENVIRONMENT' && error.message === `PORTAL_DRAIN_TIMEOUT=${bad} ${reason}` && error.hint === 'give a whole number followed by ms, s, m, h or d (such as 10s or 1m), at most 10m, or 0s to close connections at once',
+          error.code === 'BAD_ENVIRONMENT' &&
+          error.message === `PORTAL_DRAIN_TIMEOUT=${bad} ${reason}` &&
+          error.hint ===
+            'give a whole number followed by ms, s, m, h or d (such as 10s or 1m), at most 10m, or 0s to close connections at once',
       );
     }
   });

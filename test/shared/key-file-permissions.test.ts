@@ -40,7 +40,9 @@ describe('key files that other users may read or write: one warning per file, na
     const { warn, lines } = collector();
     await warnIfKeyFileOpen(path, 'the sealing key file', warn);
     await warnIfKeyFileOpen(path, 'the sealing key file', warn);
-    assert.deepEqual(lines, [`the sealing key file ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}`]);
+    assert.deepEqual(lines, [
+      `the sealing key file ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}`,
+    ]);
   });
 
   it('says nothing for a 0600 or a 0400 key, nor for a file that is not there', async () => {
@@ -55,7 +57,9 @@ describe('key files that other users may read or write: one warning per file, na
     const path = await keyFile('group writable.key', 0o620);
     const { warn, lines } = collector();
     await warnIfKeyFileOpen(path, 'the sealing key file', warn);
-    assert.deepEqual(lines, [`the sealing key file ${path} may be read or changed by users other than its owner (mode 0620); run chmod 600 '${path}'`]);
+    assert.deepEqual(lines, [
+      `the sealing key file ${path} may be read or changed by users other than its owner (mode 0620); run chmod 600 '${path}'`,
+    ]);
   });
 
   it('warns once when a sealing key is read from a 0644 file, however often it is read', async () => {
@@ -65,7 +69,10 @@ describe('key files that other users may read or write: one warning per file, na
     const second = await readSealingKey({ kind: 'file', path }, warn);
     assert.ok(first && second && first.equals(second), 'the key is still used');
     assert.equal(lines.length, 1);
-    assert.match(lines[0] ?? '', /^the sealing key file .*node-seal\.key may be read or changed by users other than its owner \(mode 0644\); run chmod 600 \S*node-seal\.key$/);
+    assert.match(
+      lines[0] ?? '',
+      /^the sealing key file .*node-seal\.key may be read or changed by users other than its owner \(mode 0644\); run chmod 600 \S*node-seal\.key$/,
+    );
   });
 
   it("warns through the identity store's logger about a node's open sealing key and sealed private key, once each", async () => {
@@ -74,18 +81,45 @@ describe('key files that other users may read or write: one warning per file, na
     await mkdir(join(directory, 'keys'), { mode: 0o700 });
     const authority = await createAuthority('p1');
     const keys = generateKeyPair();
-    const identity = { projectId: 'p1', nodeId: 'n1', attributes: ['a'], relays: [], admin: false, tls: false, relayNode: false };
-    const certificate = await issueCertificate({ authority, request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'n1'), identity, lifetimeMs: 3600_000 });
-    const record = { controller: '127.0.0.1:4000', fingerprint: 'ab'.repeat(32), projectId: 'p1', nodeId: 'n1', networkDomain: 'portal.test', attributes: ['a'], relays: [], tls: false };
+    const identity = {
+      projectId: 'p1',
+      nodeId: 'n1',
+      attributes: ['a'],
+      relays: [],
+      admin: false,
+      tls: false,
+      relayNode: false,
+    };
+    const certificate = await issueCertificate({
+      authority,
+      request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'n1'),
+      identity,
+      lifetimeMs: 3600_000,
+    });
+    const record = {
+      controller: '127.0.0.1:4000',
+      fingerprint: 'ab'.repeat(32),
+      projectId: 'p1',
+      nodeId: 'n1',
+      networkDomain: 'portal.test',
+      attributes: ['a'],
+      relays: [],
+      tls: false,
+    };
     const quiet = collector();
-    await saveIdentity(node, { record, privateKey: keys.privateKey, certificate, authority: authority.certificate }, { sealingKeyFile, warn: quiet.warn });
+    await saveIdentity(
+      node,
+      { record, privateKey: keys.privateKey, certificate, authority: authority.certificate },
+      { sealingKeyFile, warn: quiet.warn },
+    );
     await loadIdentity(node, { sealingKeyFile, warn: quiet.warn });
     assert.deepEqual(quiet.lines, [], 'what Portal writes is 0600');
 
     await chmod(sealingKeyFile, 0o644);
     await chmod(join(node, 'identity.key.sealed'), 0o640);
     const { warn, lines } = collector();
-    for (let load = 0; load < 3; load += 1) assert.equal((await loadIdentity(node, { sealingKeyFile, warn }))?.privateKey, keys.privateKey);
+    for (let load = 0; load < 3; load += 1)
+      assert.equal((await loadIdentity(node, { sealingKeyFile, warn }))?.privateKey, keys.privateKey);
     const sealedKey = join(node, 'identity.key.sealed');
     assert.deepEqual(lines.sort(), [
       `the sealed private key file ${sealedKey} may be read or changed by users other than its owner (mode 0640); run chmod 600 ${sealedKey}`,
@@ -95,7 +129,13 @@ describe('key files that other users may read or write: one warning per file, na
 
   it('warns once about a sealed TLS key (tls.key.sealed) open to other users, and still serves with it', async () => {
     const server = join(directory, 'controller');
-    const options = { directory: server, commonName: 'portal-controller', sealingKey: sealingKeyFromMaterial(randomBytes(32).toString('base64')), sealingKeyName: 'the test key', howToGiveKey: 'give it' };
+    const options = {
+      directory: server,
+      commonName: 'portal-controller',
+      sealingKey: sealingKeyFromMaterial(randomBytes(32).toString('base64')),
+      sealingKeyName: 'the test key',
+      howToGiveKey: 'give it',
+    };
     const quiet = collector();
     const made = await loadServerCertificate({ ...options, warn: quiet.warn });
     assert.equal((await loadServerCertificate({ ...options, warn: quiet.warn })).privateKey, made.privateKey);
@@ -104,7 +144,10 @@ describe('key files that other users may read or write: one warning per file, na
     const sealedKey = join(server, 'tls.key.sealed');
     await chmod(sealedKey, 0o644);
     const { warn, lines } = collector();
-    for (let load = 0; load < 3; load += 1) assert.equal((await loadServerCertificate({ ...options, warn })).privateKey, made.privateKey);
-    assert.deepEqual(lines, [`the sealed TLS key file ${sealedKey} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${sealedKey}`]);
+    for (let load = 0; load < 3; load += 1)
+      assert.equal((await loadServerCertificate({ ...options, warn })).privateKey, made.privateKey);
+    assert.deepEqual(lines, [
+      `the sealed TLS key file ${sealedKey} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${sealedKey}`,
+    ]);
   });
 });

@@ -11,7 +11,8 @@ describe('memory reducer', () => {
     const before = process.memoryUsage().heapTotal;
     // A burst: many short-lived objects, as a flood of handshakes leaves behind.
     let made = 0;
-    for (let round = 0; round < 20; round += 1) made += Array.from({ length: 100_000 }, (_, i) => ({ i, text: `burst ${round} ${i}` })).length;
+    for (let round = 0; round < 20; round += 1)
+      made += Array.from({ length: 100_000 }, (_, i) => ({ i, text: `burst ${round} ${i}` })).length;
     const grown = process.memoryUsage();
     const slack = grown.heapTotal - grown.heapUsed;
     const stop = reduceMemoryAfterBursts({ intervalMs: 20, slackBytes: 1024 * 1024 });
@@ -19,11 +20,16 @@ describe('memory reducer', () => {
     stop();
     const after = process.memoryUsage();
     const mb = (bytes: number) => Math.round(bytes / 1048576);
-    console.log(`      heap ${mb(before)} MB before, ${mb(grown.heapTotal)} MB committed (${mb(slack)} MB unused) -> ${mb(after.heapTotal)} MB (${mb(after.heapTotal - after.heapUsed)} MB unused)`);
+    console.log(
+      `      heap ${mb(before)} MB before, ${mb(grown.heapTotal)} MB committed (${mb(slack)} MB unused) -> ${mb(after.heapTotal)} MB (${mb(after.heapTotal - after.heapUsed)} MB unused)`,
+    );
     assert.ok(slack > 8 * 1024 * 1024, `the burst left ${mb(slack)} MB unused`);
     const growth = grown.heapTotal - before;
     assert.ok(growth > 8 * 1024 * 1024, `the burst grew the heap by ${mb(growth)} MB`);
-    assert.ok(after.heapTotal - before < growth / 2, `at least half of what the burst grew was given back: ${mb(before)} -> ${mb(grown.heapTotal)} -> ${mb(after.heapTotal)} MB`);
+    assert.ok(
+      after.heapTotal - before < growth / 2,
+      `at least half of what the burst grew was given back: ${mb(before)} -> ${mb(grown.heapTotal)} -> ${mb(after.heapTotal)} MB`,
+    );
     assert.equal(made, 2_000_000);
   });
 });

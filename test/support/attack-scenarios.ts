@@ -39,9 +39,17 @@ async function adminCredentials(attackers: Attackers) {
 export async function enrolledAttacker(attackers: Attackers, name: string, flags: string[]) {
   const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(flags));
   // Where registrations and splices are asked for: the relay in the controller's process unless told.
-  const relay = { service: 'relay' as const, ...(attackers.relayTarget ?? { address: identity.record.controller, fingerprint: identity.record.fingerprint }) };
+  const relay = {
+    service: 'relay' as const,
+    ...(attackers.relayTarget ?? { address: identity.record.controller, fingerprint: identity.record.fingerprint }),
+  };
   // An attacker does not hold itself to a node's bound on waiting requests: the relay's own bounds are what is tested.
-  const channel = await ServiceChannel.open<RelayOperations>(relay, { key: identity.privateKey, certificate: identity.certificate }, 5000, Number.POSITIVE_INFINITY);
+  const channel = await ServiceChannel.open<RelayOperations>(
+    relay,
+    { key: identity.privateKey, certificate: identity.certificate },
+    5000,
+    Number.POSITIVE_INFINITY,
+  );
   return { identity, channel };
 }
 
@@ -71,7 +79,10 @@ export interface PingFlood {
 export async function pingFlood(attackers: Attackers, durationMs = 5000): Promise<PingFlood> {
   const { privateKey, certificate } = await adminCredentials(attackers);
   const address = attackers.project.controller.address;
-  const floods = Promise.all([floodPings(address, durationMs, undefined, 4, '127.0.0.3'), floodPings(address, durationMs, { key: privateKey, certificate }, 2, '127.0.0.3')]);
+  const floods = Promise.all([
+    floodPings(address, durationMs, undefined, 4, '127.0.0.3'),
+    floodPings(address, durationMs, { key: privateKey, certificate }, 2, '127.0.0.3'),
+  ]);
   await pause(durationMs / 2);
   const adminLatencyMs = await adminLatency(attackers);
   const [anonymous, member] = await floods;
@@ -86,14 +97,23 @@ export interface ConnectFlood {
 }
 
 /** Attack 4: an enrolled node asks the relay for `count` splices, 1,000 at a time. */
-export async function connectFlood(attackers: Attackers, name: string, attribute: string, count = 30_000): Promise<ConnectFlood> {
+export async function connectFlood(
+  attackers: Attackers,
+  name: string,
+  attribute: string,
+  count = 30_000,
+): Promise<ConnectFlood> {
   const { identity, channel } = await enrolledAttacker(attackers, name, ['--attribute', attribute]);
   const codes: Record<string, number> = {};
   const started = performance.now();
   try {
     for (let sent = 0; sent < count; sent += 1000) {
       const batch = Math.min(1000, count - sent);
-      const answers = await Promise.allSettled(Array.from({ length: batch }, () => channel.request('connect', { relay: attackers.relay, allow: attackers.outletAttribute }, 30_000)));
+      const answers = await Promise.allSettled(
+        Array.from({ length: batch }, () =>
+          channel.request('connect', { relay: attackers.relay, allow: attackers.outletAttribute }, 30_000),
+        ),
+      );
       for (const answer of answers) {
         const code = answer.status === 'fulfilled' ? 'GRANTED' : ((answer.reason as PortalError).code ?? 'ERROR');
         codes[code] = (codes[code] ?? 0) + 1;
@@ -118,7 +138,11 @@ export interface Slowloris {
  * Attack 5: 300 slow splice preambles from one source, then 60 from each of 20 more, each sending one
  * byte a second; waits until the controller has closed them all (at most `waitMs`).
  */
-export async function slowloris(attackers: Attackers, waitMs = 15_000, during?: () => Promise<void>): Promise<Slowloris> {
+export async function slowloris(
+  attackers: Attackers,
+  waitMs = 15_000,
+  during?: () => Promise<void>,
+): Promise<Slowloris> {
   const address = attackers.project.controller.address;
   const started = Date.now();
   const oneSource = await slowSplices(address, '127.0.0.2', 300);
@@ -132,7 +156,14 @@ export async function slowloris(attackers: Attackers, waitMs = 15_000, during?: 
   const evicted = closed() - oneSourceClosedAtOnce;
   const total = everyone.reduce((sum, slow) => sum + slow.opened, 0);
   while (closed() < total && Date.now() - started < waitMs) await pause(250);
-  const result = { oneSourceClosedAtOnce, evicted, adminLatencyMs, total, closedInAll: closed(), allClosedSeconds: Math.round((Date.now() - started) / 100) / 10 };
+  const result = {
+    oneSourceClosedAtOnce,
+    evicted,
+    adminLatencyMs,
+    total,
+    closedInAll: closed(),
+    allClosedSeconds: Math.round((Date.now() - started) / 100) / 10,
+  };
   for (const slow of everyone) slow.stop();
   return result;
 }
@@ -141,15 +172,30 @@ export async function slowloris(attackers: Attackers, waitMs = 15_000, during?: 
  * Attack 4, allowed: a node the outlet allows opens `count` warm streams (splice, end-to-end TLS,
  * verdicts) and never sends their first line, so the outlet would wait on each forever.
  */
-export async function unopenedStreams(attackers: Attackers, name: string, count: number): Promise<{ opened: number; close(): void }> {
+export async function unopenedStreams(
+  attackers: Attackers,
+  name: string,
+  count: number,
+): Promise<{ opened: number; close(): void }> {
   const { identity, channel } = await enrolledAttacker(attackers, name, ['--attribute', attackers.inletAttribute]);
-  const credentials = { key: identity.privateKey, certificate: identity.certificate, authority: identity.authority, projectId: identity.record.projectId };
+  const credentials = {
+    key: identity.privateKey,
+    certificate: identity.certificate,
+    authority: identity.authority,
+    projectId: identity.record.projectId,
+  };
   const sockets: Socket[] = [];
   let opened = 0;
   for (let i = 0; i < count; i += 1) {
     try {
       const grant = await channel.request('connect', { relay: attackers.relay, allow: attackers.outletAttribute });
-      const raw = await dialSplice(attackers.relayTarget?.address ?? identity.record.controller, grant.splice, 'inlet', grant.secret, true);
+      const raw = await dialSplice(
+        attackers.relayTarget?.address ?? identity.record.controller,
+        grant.splice,
+        'inlet',
+        grant.secret,
+        true,
+      );
       sockets.push(raw);
       const { socket } = await openInletChannel(raw, credentials, attackers.outletAttribute, 'stream');
       socket.on('error', () => undefined);
@@ -176,12 +222,18 @@ export interface RogueOutlet {
 
 /** Attack 6: a member with the relay right registers the relay 100 times and answers no dial. */
 export async function rogueOutlet(attackers: Attackers, name: string): Promise<RogueOutlet> {
-  const { identity, channel } = await enrolledAttacker(attackers, name, ['--attribute', attackers.outletAttribute, '--relay', attackers.relay]);
+  const { identity, channel } = await enrolledAttacker(attackers, name, [
+    '--attribute',
+    attackers.outletAttribute,
+    '--relay',
+    attackers.relay,
+  ]);
   let dials = 0;
   channel.on('event', (event: { event?: string }) => {
     if (event.event === 'dial') dials += 1;
   });
-  for (let i = 0; i < 100; i += 1) await channel.request('register', { relay: attackers.relay, allow: attackers.inletAttribute });
+  for (let i = 0; i < 100; i += 1)
+    await channel.request('register', { relay: attackers.relay, allow: attackers.inletAttribute });
   return {
     nodeId: identity.record.nodeId,
     get dials() {
@@ -206,12 +258,39 @@ export interface MemberStreamFlood {
  * streams on it, `batch` at a time as fast as the answers come, reading every answer; each would make
  * the outlet dial its target.
  */
-export async function memberStreamFlood(attackers: Attackers, name: string, count: number, batch = count): Promise<MemberStreamFlood> {
-  const identity = await enrollWithTicket(join(attackers.homes, name), await attackers.project.ticket(['--attribute', attackers.inletAttribute]));
-  const relay = attackers.relayTarget ?? { address: identity.record.controller, fingerprint: identity.record.fingerprint };
-  const flood = await floodStreams(identity, relay.address, relay.fingerprint, attackers.relay, attackers.outletAttribute, count, 10_000, batch);
+export async function memberStreamFlood(
+  attackers: Attackers,
+  name: string,
+  count: number,
+  batch = count,
+): Promise<MemberStreamFlood> {
+  const identity = await enrollWithTicket(
+    join(attackers.homes, name),
+    await attackers.project.ticket(['--attribute', attackers.inletAttribute]),
+  );
+  const relay = attackers.relayTarget ?? {
+    address: identity.record.controller,
+    fingerprint: identity.record.fingerprint,
+  };
+  const flood = await floodStreams(
+    identity,
+    relay.address,
+    relay.fingerprint,
+    attackers.relay,
+    attackers.outletAttribute,
+    count,
+    10_000,
+    batch,
+  );
   flood.close();
-  return { attacker: identity.record.nodeId, opened: flood.opened, accepted: flood.accepted, refused: flood.refused, reasons: [...flood.reasons], closedEarly: flood.closedEarly };
+  return {
+    attacker: identity.record.nodeId,
+    opened: flood.opened,
+    accepted: flood.accepted,
+    refused: flood.refused,
+    reasons: [...flood.reasons],
+    closedEarly: flood.closedEarly,
+  };
 }
 
 export interface PhantomRelays {
@@ -227,7 +306,11 @@ export interface PhantomRelays {
  * ticket, announce to the controller addresses where nothing listens (and fingerprints of no
  * certificate), as a relay node does once it listens; they stay announced while their connections last.
  */
-export async function announceUnreachableRelays(attackers: Attackers, name: string, count: number): Promise<PhantomRelays> {
+export async function announceUnreachableRelays(
+  attackers: Attackers,
+  name: string,
+  count: number,
+): Promise<PhantomRelays> {
   const ticket = await attackers.project.ticket(['--relay-node', '--usage-count', String(count)]);
   const channels: ControlChannel[] = [];
   const ids: string[] = [];
@@ -235,7 +318,10 @@ export async function announceUnreachableRelays(attackers: Attackers, name: stri
   try {
     for (let i = 0; i < count; i += 1) {
       const identity = await enrollWithTicket(join(attackers.homes, `${name}-${i}`, 'relay'), ticket);
-      const channel = await openControlChannel(identity.record, { key: identity.privateKey, certificate: identity.certificate });
+      const channel = await openControlChannel(identity.record, {
+        key: identity.privateKey,
+        certificate: identity.certificate,
+      });
       channels.push(channel);
       const address = `127.0.0.1:${await freePort()}`;
       await channel.request('relay-announce', { address, fingerprint: randomBytes(32).toString('hex') });

@@ -78,7 +78,12 @@ export function realClients(port: number, everyMs = 50): { stop(): Promise<Clien
       stopped = true;
       await loop;
       const sorted = [...latencies].sort((a, b) => a - b);
-      return { attempts: latencies.length, errors, p99Ms: Math.round((sorted[Math.floor(sorted.length * 0.99)] ?? 0) * 10) / 10, errorKinds };
+      return {
+        attempts: latencies.length,
+        errors,
+        p99Ms: Math.round((sorted[Math.floor(sorted.length * 0.99)] ?? 0) * 10) / 10,
+        errorKinds,
+      };
     },
   };
 }
@@ -105,7 +110,13 @@ export interface FloodResult {
  * them and never read an answer, for `durationMs`, from `localAddress`; with `credentials`, as that
  * member.
  */
-export async function floodPings(address: string, durationMs: number, credentials?: { key: string; certificate: string }, parallel = 1, localAddress = '127.0.0.1'): Promise<FloodResult> {
+export async function floodPings(
+  address: string,
+  durationMs: number,
+  credentials?: { key: string; certificate: string },
+  parallel = 1,
+  localAddress = '127.0.0.1',
+): Promise<FloodResult> {
   const [host, port] = splitAddress(address);
   const line = Buffer.from('{"op":"ping","id":1}\n'.repeat(512));
   let connections = 0;
@@ -116,7 +127,13 @@ export async function floodPings(address: string, durationMs: number, credential
       connections += 1;
       await new Promise<void>((resolve) => {
         // localAddress is a socket option tls.connect passes on; @types/node does not list it there.
-        const options = { host, port, localAddress, rejectUnauthorized: false, ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}) };
+        const options = {
+          host,
+          port,
+          localAddress,
+          rejectUnauthorized: false,
+          ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}),
+        };
         const socket: TLSSocket = connectTls(options as ConnectionOptions);
         // Never read: the answers are left in the kernel's buffers and then in the controller's.
         socket.pause();
@@ -148,7 +165,12 @@ export interface SlowConnections {
  * `count` connections from `localAddress` that send `PORTAL-SPLICE` and then one byte every
  * `everyMs`, as a slowloris would: each stays open until the server closes it.
  */
-export async function slowSplices(address: string, localAddress: string, count: number, everyMs = 1000): Promise<SlowConnections> {
+export async function slowSplices(
+  address: string,
+  localAddress: string,
+  count: number,
+  everyMs = 1000,
+): Promise<SlowConnections> {
   const [host, port] = splitAddress(address);
   const sockets: Socket[] = [];
   let closed = 0;

@@ -11,7 +11,9 @@ import { artifactText } from './usecases.ts';
 
 interface StackTemplate {
   Parameters: Record<string, { Default?: string }>;
-  Resources: { NodeLaunchTemplate: { Properties: { LaunchTemplateData: { UserData: { 'Fn::Base64': { 'Fn::Sub': string } } } } } };
+  Resources: {
+    NodeLaunchTemplate: { Properties: { LaunchTemplateData: { UserData: { 'Fn::Base64': { 'Fn::Sub': string } } } } };
+  };
 }
 
 export const fileSystemId = 'fs-0123456789abcdef0';
@@ -38,27 +40,37 @@ fi`;
 }
 
 /** The boot script as a machine of `usecase`-`role` would receive it: the stack's user data after Fn::Sub. */
-export function renderedBootScript(usecase: string, role: 'outlet' | 'inlet', parameters: Record<string, string> = {}): string {
+export function renderedBootScript(
+  usecase: string,
+  role: 'outlet' | 'inlet',
+  parameters: Record<string, string> = {},
+): string {
   return bootScriptOfStack(artifactText(usecase, `${role}.stack.yaml`), `${usecase}-${role}`, parameters);
 }
 
 /** The user data of a compiled stack (its YAML text) after Fn::Sub, for the stack `stackName`. */
-export function bootScriptOfStack(stackYaml: string, stackName: string, parameters: Record<string, string> = {}): string {
+export function bootScriptOfStack(
+  stackYaml: string,
+  stackName: string,
+  parameters: Record<string, string> = {},
+): string {
   const template = parseCfnYaml(stackYaml) as StackTemplate;
-  return resolveSub(template.Resources.NodeLaunchTemplate.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'], {
-    'AWS::StackName': stackName,
-    'AWS::Region': 'us-east-1',
-    'AWS::URLSuffix': 'amazonaws.com',
-    StateFileSystem: fileSystemId,
-    StatusLogGroup: `${stackName}-status-logs`,
-    EnrollmentTicketSecret: ticketSecret,
-    SealingKeySecret: sealingKeySecret,
-    InstallUrl: installUrl,
-    JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
-    ...parameters,
-  });
+  return resolveSub(
+    template.Resources.NodeLaunchTemplate.Properties.LaunchTemplateData.UserData['Fn::Base64']['Fn::Sub'],
+    {
+      'AWS::StackName': stackName,
+      'AWS::Region': 'us-east-1',
+      'AWS::URLSuffix': 'amazonaws.com',
+      StateFileSystem: fileSystemId,
+      StatusLogGroup: `${stackName}-status-logs`,
+      EnrollmentTicketSecret: ticketSecret,
+      SealingKeySecret: sealingKeySecret,
+      InstallUrl: installUrl,
+      JSONNodeConfig: String(template.Parameters.JSONNodeConfig?.Default),
+      ...parameters,
+    },
+  );
 }
-
 
 /**
  * Body of a `systemctl` stand-in for the sandbox. `enable --now UNIT…` starts each unit as systemd
@@ -100,5 +112,8 @@ done
 export async function stubNameLookups(sandbox: Sandbox, failures: number): Promise<void> {
   const counter = join(sandbox.dir, 'lookups');
   await writeFile(counter, '0');
-  await sandbox.stub('getent', `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failures} ] || exit 2; echo "10.0.0.5 $2"`);
+  await sandbox.stub(
+    'getent',
+    `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failures} ] || exit 2; echo "10.0.0.5 $2"`,
+  );
 }

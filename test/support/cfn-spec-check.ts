@@ -39,8 +39,28 @@ const pseudoParameters = new Set([
   'AWS::URLSuffix',
 ]);
 
-const topLevelKeys = new Set(['AWSTemplateFormatVersion', 'Description', 'Metadata', 'Parameters', 'Mappings', 'Conditions', 'Transform', 'Resources', 'Outputs']);
-const resourceKeys = new Set(['Type', 'Properties', 'DependsOn', 'Condition', 'Metadata', 'DeletionPolicy', 'UpdateReplacePolicy', 'CreationPolicy', 'UpdatePolicy']);
+const topLevelKeys = new Set([
+  'AWSTemplateFormatVersion',
+  'Description',
+  'Metadata',
+  'Parameters',
+  'Mappings',
+  'Conditions',
+  'Transform',
+  'Resources',
+  'Outputs',
+]);
+const resourceKeys = new Set([
+  'Type',
+  'Properties',
+  'DependsOn',
+  'Condition',
+  'Metadata',
+  'DeletionPolicy',
+  'UpdateReplacePolicy',
+  'CreationPolicy',
+  'UpdatePolicy',
+]);
 const deletionPolicies = new Set(['Delete', 'Retain', 'RetainExceptOnCreate', 'Snapshot']);
 /** The resource types whose DeletionPolicy and UpdateReplacePolicy may be Snapshot (CloudFormation's DeletionPolicy attribute). */
 const snapshotTypes = new Set([
@@ -53,7 +73,19 @@ const snapshotTypes = new Set([
   'AWS::RDS::DBInstance',
   'AWS::Redshift::Cluster',
 ]);
-const parameterKeys = new Set(['Type', 'Default', 'Description', 'NoEcho', 'AllowedPattern', 'AllowedValues', 'ConstraintDescription', 'MinLength', 'MaxLength', 'MinValue', 'MaxValue']);
+const parameterKeys = new Set([
+  'Type',
+  'Default',
+  'Description',
+  'NoEcho',
+  'AllowedPattern',
+  'AllowedValues',
+  'ConstraintDescription',
+  'MinLength',
+  'MaxLength',
+  'MinValue',
+  'MaxValue',
+]);
 const parameterTypes = [
   /^String$/,
   /^Number$/,
@@ -67,7 +99,17 @@ const parameterTypes = [
 type Template = {
   readonly Parameters?: Record<string, Record<string, unknown>>;
   readonly Conditions?: Record<string, unknown>;
-  readonly Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown>; DependsOn?: unknown; Condition?: unknown; DeletionPolicy?: unknown; UpdateReplacePolicy?: unknown }>;
+  readonly Resources?: Record<
+    string,
+    {
+      Type?: string;
+      Properties?: Record<string, unknown>;
+      DependsOn?: unknown;
+      Condition?: unknown;
+      DeletionPolicy?: unknown;
+      UpdateReplacePolicy?: unknown;
+    }
+  >;
   readonly Outputs?: Record<string, { Value?: unknown }>;
   readonly Metadata?: Record<string, unknown>;
 } & Record<string, unknown>;
@@ -83,26 +125,34 @@ export function checkTemplate(template: Template): string[] {
   if (Object.keys(resources).length === 0) report('Resources', 'a template needs at least one resource');
 
   for (const [id, parameter] of Object.entries(parameters)) {
-    for (const key of Object.keys(parameter)) if (!parameterKeys.has(key)) report(`Parameters.${id}.${key}`, 'unknown parameter attribute');
+    for (const key of Object.keys(parameter))
+      if (!parameterKeys.has(key)) report(`Parameters.${id}.${key}`, 'unknown parameter attribute');
     const type = String(parameter.Type);
-    if (!parameterTypes.some((pattern) => pattern.test(type))) report(`Parameters.${id}.Type`, `unknown parameter type ${type}`);
+    if (!parameterTypes.some((pattern) => pattern.test(type)))
+      report(`Parameters.${id}.Type`, `unknown parameter type ${type}`);
     if (typeof parameter.AllowedPattern === 'string' && typeof parameter.Default === 'string') {
-      if (!new RegExp(parameter.AllowedPattern).test(parameter.Default)) report(`Parameters.${id}.Default`, 'does not match AllowedPattern');
+      if (!new RegExp(parameter.AllowedPattern).test(parameter.Default))
+        report(`Parameters.${id}.Default`, 'does not match AllowedPattern');
     }
   }
 
   const references = new ReferenceCheck(parameters, resources, report);
   for (const [id, resource] of Object.entries(resources)) {
     const path = `Resources.${id}`;
-    for (const key of Object.keys(resource)) if (!resourceKeys.has(key)) report(`${path}.${key}`, 'unknown resource attribute');
+    for (const key of Object.keys(resource))
+      if (!resourceKeys.has(key)) report(`${path}.${key}`, 'unknown resource attribute');
     const dependsOn = resource.DependsOn === undefined ? [] : ([] as unknown[]).concat(resource.DependsOn);
-    for (const target of dependsOn) if (typeof target !== 'string' || !(target in resources)) report(`${path}.DependsOn`, `no resource ${String(target)}`);
+    for (const target of dependsOn)
+      if (typeof target !== 'string' || !(target in resources))
+        report(`${path}.DependsOn`, `no resource ${String(target)}`);
     for (const policy of ['DeletionPolicy', 'UpdateReplacePolicy'] as const) {
       const value = resource[policy];
       if (value === undefined) continue;
       if (!deletionPolicies.has(String(value))) report(`${path}.${policy}`, `unknown policy ${String(value)}`);
-      else if (value === 'Snapshot' && !snapshotTypes.has(String(resource.Type))) report(`${path}.${policy}`, `${String(resource.Type)} cannot be snapshot`);
-      else if (value === 'RetainExceptOnCreate' && policy === 'UpdateReplacePolicy') report(`${path}.${policy}`, 'RetainExceptOnCreate is a DeletionPolicy only');
+      else if (value === 'Snapshot' && !snapshotTypes.has(String(resource.Type)))
+        report(`${path}.${policy}`, `${String(resource.Type)} cannot be snapshot`);
+      else if (value === 'RetainExceptOnCreate' && policy === 'UpdateReplacePolicy')
+        report(`${path}.${policy}`, 'RetainExceptOnCreate is a DeletionPolicy only');
     }
     if (resource.Condition !== undefined && !(String(resource.Condition) in (template.Conditions ?? {}))) {
       report(`${path}.Condition`, `no condition ${String(resource.Condition)}`);
@@ -112,7 +162,12 @@ export function checkTemplate(template: Template): string[] {
       report(`${path}.Type`, `unknown resource type ${String(resource.Type)}`);
       continue;
     }
-    checkProperties({ resourceType: resource.Type as string, report, references }, typeSpec, resource.Properties ?? {}, `${path}.Properties`);
+    checkProperties(
+      { resourceType: resource.Type as string, report, references },
+      typeSpec,
+      resource.Properties ?? {},
+      `${path}.Properties`,
+    );
   }
 
   for (const [id, output] of Object.entries(template.Outputs ?? {})) {
@@ -149,11 +204,15 @@ class ReferenceCheck {
   walk(value: unknown, path: string): void {
     if (this.intrinsic(value, path)) return;
     if (Array.isArray(value)) value.forEach((item, index) => this.walk(item, `${path}[${index}]`));
-    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) this.walk(item, `${path}.${key}`);
+    else if (value !== null && typeof value === 'object')
+      for (const [key, item] of Object.entries(value)) this.walk(item, `${path}.${key}`);
   }
 
   private ref(target: unknown, path: string): void {
-    if (typeof target !== 'string' || !(pseudoParameters.has(target) || target in this.parameters || target in this.resources)) {
+    if (
+      typeof target !== 'string' ||
+      !(pseudoParameters.has(target) || target in this.parameters || target in this.resources)
+    ) {
       this.report(path, `Ref to unknown ${String(target)}`);
     }
   }
@@ -161,9 +220,10 @@ class ReferenceCheck {
   private getAtt(argument: unknown, path: string): void {
     const [id, attribute] = Array.isArray(argument) ? argument : String(argument).split(/\.(.*)/);
     const resource = this.resources[String(id)];
-    const attributes = resource?.Type ? specification.ResourceTypes[resource.Type]?.Attributes ?? {} : {};
+    const attributes = resource?.Type ? (specification.ResourceTypes[resource.Type]?.Attributes ?? {}) : {};
     if (!resource) this.report(path, `GetAtt of unknown resource ${String(id)}`);
-    else if (!(String(attribute) in attributes)) this.report(path, `${resource.Type} has no attribute ${String(attribute)}`);
+    else if (!(String(attribute) in attributes))
+      this.report(path, `${resource.Type} has no attribute ${String(attribute)}`);
   }
 
   private sub(argument: unknown, path: string): void {
@@ -194,7 +254,12 @@ interface ResourceCheck {
   readonly references: ReferenceCheck;
 }
 
-function checkProperties(check: ResourceCheck, typeSpec: TypeSpec, properties: Record<string, unknown>, path: string): void {
+function checkProperties(
+  check: ResourceCheck,
+  typeSpec: TypeSpec,
+  properties: Record<string, unknown>,
+  path: string,
+): void {
   const { resourceType, report } = check;
   const specs = typeSpec.Properties ?? {};
   for (const [name, spec] of Object.entries(specs)) {
@@ -219,7 +284,14 @@ function checkValue(check: ResourceCheck, spec: PropertySpec, value: unknown, pa
     return;
   }
   if (spec.Type === 'List' || spec.Type === 'Map') {
-    const items = spec.Type === 'List' ? (Array.isArray(value) ? value : undefined) : isPlainObject(value) ? Object.values(value) : undefined;
+    const items =
+      spec.Type === 'List'
+        ? Array.isArray(value)
+          ? value
+          : undefined
+        : isPlainObject(value)
+          ? Object.values(value)
+          : undefined;
     if (!items) {
       report(path, `expected a ${spec.Type === 'List' ? 'list' : 'map'}`);
       return;
@@ -252,14 +324,20 @@ function checkNested(check: ResourceCheck, typeName: string, value: unknown, pat
   checkProperties(check, nested, value, path);
 }
 
-function checkPrimitive(type: string, value: unknown, path: string, report: (path: string, message: string) => void): void {
+function checkPrimitive(
+  type: string,
+  value: unknown,
+  path: string,
+  report: (path: string, message: string) => void,
+): void {
   const ok =
     type === 'String' || type === 'Timestamp'
       ? typeof value === 'string'
       : type === 'Integer' || type === 'Long'
         ? Number.isInteger(typeof value === 'string' ? Number(value) : value)
         : type === 'Double'
-          ? typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
+          ? typeof value === 'number' ||
+            (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
           : type === 'Boolean'
             ? typeof value === 'boolean' || value === 'true' || value === 'false'
             : type === 'Json'
@@ -268,15 +346,20 @@ function checkPrimitive(type: string, value: unknown, path: string, report: (pat
   if (!ok) report(path, `expected ${type}, got ${JSON.stringify(value)}`);
 }
 
-function checkInterface(metadata: Record<string, unknown> | undefined, parameters: Record<string, unknown>, report: (path: string, message: string) => void): void {
+function checkInterface(
+  metadata: Record<string, unknown> | undefined,
+  parameters: Record<string, unknown>,
+  report: (path: string, message: string) => void,
+): void {
   const face = metadata?.['AWS::CloudFormation::Interface'] as
-    | { ParameterGroups?: { Parameters?: string[] }[]; ParameterLabels?: Record<string, unknown> }
-    | undefined;
+    { ParameterGroups?: { Parameters?: string[] }[]; ParameterLabels?: Record<string, unknown> } | undefined;
   if (!face) return;
   for (const group of face.ParameterGroups ?? []) {
-    for (const id of group.Parameters ?? []) if (!(id in parameters)) report('Metadata.ParameterGroups', `no parameter ${id}`);
+    for (const id of group.Parameters ?? [])
+      if (!(id in parameters)) report('Metadata.ParameterGroups', `no parameter ${id}`);
   }
-  for (const id of Object.keys(face.ParameterLabels ?? {})) if (!(id in parameters)) report('Metadata.ParameterLabels', `no parameter ${id}`);
+  for (const id of Object.keys(face.ParameterLabels ?? {}))
+    if (!(id in parameters)) report('Metadata.ParameterLabels', `no parameter ${id}`);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -37,7 +37,10 @@ export function composeUpLine(usecase: string): string {
 export async function resolvedNodeService(usecase: string, dir: string): Promise<ComposeService> {
   await copyFile(join(projectRoot, 'out', usecase, 'inlet.compose.yaml'), join(dir, 'inlet.compose.yaml'));
   const line = composeUpLine(usecase).replace(/ up -d$/, ' config');
-  const { stdout } = await execFileAsync('bash', ['-c', line], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } });
+  const { stdout } = await execFileAsync('bash', ['-c', line], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+  });
   const service = (parse(stdout) as { services: Record<string, ComposeService> }).services.node;
   if (!service) throw new Error(`docker-compose resolved no node service for ${usecase}:\n${stdout}`);
   return service;

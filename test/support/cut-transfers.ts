@@ -50,7 +50,13 @@ export interface CutTransferOptions {
 
 /** Runs the clients against `port`, cuts, and waits for every client's end. */
 export async function cutTransfers(port: number, options: CutTransferOptions): Promise<CutTransfers> {
-  const clients = start('python3', [join(projectRoot, 'test/support/cut-clients.py'), String(port), String(options.clients), String(options.bytes), String(options.cutAfter)]);
+  const clients = start('python3', [
+    join(projectRoot, 'test/support/cut-clients.py'),
+    String(port),
+    String(options.clients),
+    String(options.bytes),
+    String(options.cutAfter),
+  ]);
   try {
     const cutLine = await clients.waitFor(/"event": "cut"/, 120_000);
     await options.cut();

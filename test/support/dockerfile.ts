@@ -125,7 +125,8 @@ export async function layOutImage(config: ImageConfig): Promise<Container> {
   const inImage = (path: string) => join(root, path);
   for (const copy of config.copies) {
     const built = /^\/src\/(dist\/.+)$/.exec(copy.source);
-    if (copy.from !== 'build' || !built?.[1]) throw new Error(`unexpected COPY ${copy.source}: the image takes only the bundle from the build stage`);
+    if (copy.from !== 'build' || !built?.[1])
+      throw new Error(`unexpected COPY ${copy.source}: the image takes only the bundle from the build stage`);
     await mkdir(dirname(inImage(copy.destination)), { recursive: true });
     await copyFile(join(projectRoot, built[1]), inImage(copy.destination));
     await chmod(inImage(copy.destination), 0o755);
@@ -167,7 +168,11 @@ export async function layOutImage(config: ImageConfig): Promise<Container> {
     volume,
     volumes,
     translate,
-    env: { ...env, PATH: `${inImage('/usr/local/bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: volume },
+    env: {
+      ...env,
+      PATH: `${inImage('/usr/local/bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: volume,
+    },
     ...(asRoot ? { user: config.user } : {}),
     commandLine(args) {
       const [program = '', ...rest] = [...config.entrypoint, ...args];

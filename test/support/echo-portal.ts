@@ -26,13 +26,25 @@ export interface EchoPortal {
  * set up; `inletKeys` adds keys to the inlet's tcp-inlet (such as direct: false); `target` starts
  * another echo server in place of startEchoServer.
  */
-export async function startEchoPortal(project: ProjectProcesses, env: NodeJS.ProcessEnv = {}, inletKeys: object = {}, target: () => Promise<EchoPortal['echo']> = startEchoServer): Promise<EchoPortal> {
+export async function startEchoPortal(
+  project: ProjectProcesses,
+  env: NodeJS.ProcessEnv = {},
+  inletKeys: object = {},
+  target: () => Promise<EchoPortal['echo']> = startEchoServer,
+): Promise<EchoPortal> {
   const echo = await target();
   const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
   const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-  const outletConfig = { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } };
+  const outletConfig = {
+    'http-server-port': 0,
+    relay: 'echo',
+    'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' },
+  };
   const outlet = await project.startNode('outlet', outletConfig, outletTicket, env);
-  const inletConfig = { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', ...inletKeys } };
+  const inletConfig = {
+    'http-server-port': 0,
+    'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', ...inletKeys },
+  };
   const inlet = await project.startNode('inlet', inletConfig, inletTicket, env);
   await Promise.all([outlet.waitFor(ready), inlet.waitFor(ready)]);
   return { echo, outlet, inlet, port: await inletPort(join(project.dir, 'inlet')), outletConfig, inletConfig };

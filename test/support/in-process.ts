@@ -26,6 +26,9 @@ export async function until<T>(probe: () => Promise<T | undefined>, what: string
 
 /** The port an in-process inlet listens on, once its inlet is up (its session may still be opening, or refused). */
 export async function inletPortWhenUp(inlet: RunningNode): Promise<number> {
-  const show = await until(async () => ((await showOf(inlet)).inlets[0]?.status === 'up' ? showOf(inlet) : undefined), 'inlet up');
+  const show = await until(
+    async () => ((await showOf(inlet)).inlets[0]?.status === 'up' ? showOf(inlet) : undefined),
+    'inlet up',
+  );
   return Number(show.inlets[0]?.listening?.split(':').at(-1));
 }

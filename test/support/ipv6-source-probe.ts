@@ -31,7 +31,13 @@ const tls = await createServerCertificate('ipv6-source-probe');
 
 /** Limits that leave only the one under test to bite: no deadline or total within the probe's time. */
 function limits(overrides: Partial<AdmissionLimits>): AdmissionLimits {
-  return { deadlineMs: 60_000, perSource: 1000, total: 1000, handshakesPerSource: { perSecond: 0.001, burst: 1000 }, ...overrides };
+  return {
+    deadlineMs: 60_000,
+    perSource: 1000,
+    total: 1000,
+    handshakesPerSource: { perSecond: 0.001, burst: 1000 },
+    ...overrides,
+  };
 }
 
 /** Resolves once `check` holds, looking again on each turn of the event loop (the port has no accept event). */
@@ -45,7 +51,11 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 async function startPort(admission: AdmissionLimits, listen: string): Promise<{ port: PortalPort; number: number }> {
   // A handshake that completes is released and then left to the client, which closes it.
-  const port = new PortalPort({ tls: { key: tls.privateKey, certificate: tls.certificate }, admission, handlers: { secure: { control: (_socket, release) => release() } } });
+  const port = new PortalPort({
+    tls: { key: tls.privateKey, certificate: tls.certificate },
+    admission,
+    handlers: { secure: { control: (_socket, release) => release() } },
+  });
   const { port: number } = await port.listen(listen, 0);
   return { port, number };
 }
@@ -73,7 +83,10 @@ async function holdFromEach(request: ProbeRequest): Promise<ProbeResult['held']>
 
 /** A TLS handshake from each source: it completes, or the port closes the connection before it starts. */
 async function handshakeFromEach(request: ProbeRequest): Promise<ProbeResult['handshakes']> {
-  const { port, number } = await startPort(limits({ handshakesPerSource: { perSecond: 0.001, burst: request.handshakeBurst } }), request.listen);
+  const { port, number } = await startPort(
+    limits({ handshakesPerSource: { perSecond: 0.001, burst: request.handshakeBurst } }),
+    request.listen,
+  );
   const outcomes: ProbeResult['handshakes'][number][] = [];
   for (const localAddress of request.sources) {
     const raw = connect({ host: request.listen, port: number, localAddress });

@@ -3,7 +3,11 @@
  * that speaks its protocol over HTTPS, and a real bedrock-runtime client that reaches it through an
  * inlet by the name the README gives.
  */
-import { BedrockRuntimeClient, InvokeModelCommand, type InvokeModelCommandOutput } from '@aws-sdk/client-bedrock-runtime';
+import {
+  BedrockRuntimeClient,
+  InvokeModelCommand,
+  type InvokeModelCommandOutput,
+} from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Agent, createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
@@ -19,7 +23,12 @@ export interface InvokeBody {
  * `POST /model/{modelId}/invoke` with the spec's request and response bodies, and a refusal of any
  * request that does not carry a SigV4 Authorization header.
  */
-export async function startRuntime(): Promise<{ server: Server; port: number; certificate: string; seen: { authorization: string; host: string; modelId: string }[] }> {
+export async function startRuntime(): Promise<{
+  server: Server;
+  port: number;
+  certificate: string;
+  seen: { authorization: string; host: string; modelId: string }[];
+}> {
   const identity = await createServerCertificate('localhost');
   const seen: { authorization: string; host: string; modelId: string }[] = [];
   const server = createHttpsServer({ key: identity.privateKey, cert: identity.certificate }, (req, res) => {
@@ -32,15 +41,27 @@ export async function startRuntime(): Promise<{ server: Server; port: number; ce
         res.writeHead(404).end();
         return;
       }
-      if (!/^AWS4-HMAC-SHA256 Credential=AKIDPORTALTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/.test(authorization)) {
-        res.writeHead(403, { 'content-type': 'application/json' }).end('{"message":"missing or malformed SigV4 Authorization"}');
+      if (
+        !/^AWS4-HMAC-SHA256 Credential=AKIDPORTALTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/.test(
+          authorization,
+        )
+      ) {
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end('{"message":"missing or malformed SigV4 Authorization"}');
         return;
       }
       seen.push({ authorization, host: String(req.headers.host), modelId: decodeURIComponent(route[1] as string) });
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as InvokeBody;
       const answer = {
         inputTextTokenCount: body.inputText.split(/\s+/).length,
-        results: [{ tokenCount: body.textGenerationConfig.maxTokenCount, outputText: body.inputText, completionReason: 'FINISH' }],
+        results: [
+          {
+            tokenCount: body.textGenerationConfig.maxTokenCount,
+            outputText: body.inputText,
+            completionReason: 'FINISH',
+          },
+        ],
       };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
@@ -64,7 +85,10 @@ export interface InvokeOptions {
  */
 export function invokeModel(inputText: string, options: InvokeOptions): Promise<InvokeModelCommandOutput> {
   const lookup: LookupFunction = (_host, lookupOptions, callback) => {
-    if (lookupOptions.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+    if (lookupOptions.all)
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [
+        { address: '127.0.0.1', family: 4 },
+      ]);
     else callback(null, '127.0.0.1', 4);
   };
   const httpsAgent = new Agent({ lookup, ...(options.ca ? { ca: options.ca } : {}) });

@@ -19,7 +19,11 @@ export async function newConnections(port: number, count: number): Promise<numbe
 }
 
 /** Polls /show until `check` holds, from before the status server exists (a node just started). */
-export async function statusFromStart(home: string, check: (shown: NodeShow) => boolean, limitMs: number): Promise<NodeShow> {
+export async function statusFromStart(
+  home: string,
+  check: (shown: NodeShow) => boolean,
+  limitMs: number,
+): Promise<NodeShow> {
   const started = Date.now();
   let last: unknown;
   while (Date.now() - started <= limitMs) {
@@ -36,7 +40,9 @@ export async function statusFromStart(home: string, check: (shown: NodeShow) => 
 
 /** The node's Prometheus text (GET /metrics). */
 export async function metricsOf(home: string): Promise<string> {
-  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as {
+    statusPort: number;
+  };
   return (await fetch(`http://127.0.0.1:${statusPort}/metrics`)).text();
 }
 
@@ -49,6 +55,8 @@ export function sample(metrics: string, name: string, labels: string): number {
 /** Rejects after `ms`: a bound on a wait that has no bound of its own. */
 export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  const limit = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }

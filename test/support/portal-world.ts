@@ -14,7 +14,13 @@ export interface World {
   readonly dir: string;
   readonly controller: RunningController;
   readonly admin: StoredIdentity;
-  ticket(flags: { attribute: string; relay?: string; tls?: boolean; usageCount?: number; expiresInMs?: number }): Promise<string>;
+  ticket(flags: {
+    attribute: string;
+    relay?: string;
+    tls?: boolean;
+    usageCount?: number;
+    expiresInMs?: number;
+  }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -30,7 +36,13 @@ export async function createWorld(options: Partial<ControllerOptions> = {}): Pro
       const answer = await callController(
         admin.record,
         'ticket',
-        { expiresInMs: flags.expiresInMs ?? 36_000_000, usageCount: flags.usageCount ?? 1, attribute: flags.attribute, relay: flags.relay, tls: flags.tls === true },
+        {
+          expiresInMs: flags.expiresInMs ?? 36_000_000,
+          usageCount: flags.usageCount ?? 1,
+          attribute: flags.attribute,
+          relay: flags.relay,
+          tls: flags.tls === true,
+        },
         { key: admin.privateKey, certificate: admin.certificate },
       );
       return String(answer.ticket);

@@ -24,7 +24,8 @@ export function postgresBinaries(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   const found = versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
-  if (!found) throw new Error('PostgreSQL server binaries are not installed (Debian package postgresql); .ci/run installs them');
+  if (!found)
+    throw new Error('PostgreSQL server binaries are not installed (Debian package postgresql); .ci/run installs them');
   return found;
 }
 
@@ -33,15 +34,41 @@ export async function startPostgres(): Promise<Postgres> {
   const dir = await mkdtemp(join(tmpdir(), 'portal-pg-'));
   await chmod(dir, 0o755);
   const asRoot = process.getuid?.() === 0;
-  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  const as = (command: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   if (asRoot) execFileSync('chown', ['postgres', dir]);
   const data = join(dir, 'data');
-  execFileSync(...as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8']), { stdio: 'ignore' });
+  execFileSync(
+    ...as(join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+      '-E',
+      'UTF8',
+    ]),
+    { stdio: 'ignore' },
+  );
   let server: Running | undefined;
   let port = 0;
   for (let attempt = 0; attempt < 5 && !server; attempt += 1) {
     port = await freePort();
-    const candidate = start(...as(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200']));
+    const candidate = start(
+      ...as(join(bin, 'postgres'), [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'max_connections=200',
+      ]),
+    );
     try {
       await candidate.waitFor(/database system is ready to accept connections/, 30_000);
       server = candidate;
@@ -51,14 +78,37 @@ export async function startPostgres(): Promise<Postgres> {
   }
   if (!server) throw new Error('PostgreSQL did not start');
   const [user, password, database] = ['app', 'portal-test-secret', 'appdb'];
-  execFileSync(...as('psql', ['-h', dir, '-p', String(port), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE ROLE ${user} LOGIN PASSWORD '${password}'`, '-c', `CREATE DATABASE ${database} OWNER ${user}`]), { stdio: 'ignore' });
+  execFileSync(
+    ...as('psql', [
+      '-h',
+      dir,
+      '-p',
+      String(port),
+      '-U',
+      'postgres',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      `CREATE ROLE ${user} LOGIN PASSWORD '${password}'`,
+      '-c',
+      `CREATE DATABASE ${database} OWNER ${user}`,
+    ]),
+    { stdio: 'ignore' },
+  );
   const running = server;
   return {
     port,
     user,
     password,
     database,
-    clientEnvironment: (through = port) => ({ ...process.env, PGHOST: '127.0.0.1', PGPORT: String(through), PGUSER: user, PGPASSWORD: password, PGDATABASE: database }),
+    clientEnvironment: (through = port) => ({
+      ...process.env,
+      PGHOST: '127.0.0.1',
+      PGPORT: String(through),
+      PGUSER: user,
+      PGPASSWORD: password,
+      PGDATABASE: database,
+    }),
     async stop() {
       await running.stop();
       await rm(dir, { recursive: true, force: true });

@@ -35,7 +35,12 @@ export interface StartOptions {
 
 export function start(command: string, args: readonly string[], options: StartOptions = {}): Running {
   const env = options.isolated ? { ...options.env } : { ...process.env, NODE_DEVELOPER: undefined, ...options.env };
-  const child = spawn(command, args, { env, cwd: options.cwd ?? projectRoot, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
+  const child = spawn(command, args, {
+    env,
+    cwd: options.cwd ?? projectRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
+  });
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
   for (const stream of [child.stdout, child.stderr]) {
@@ -56,7 +61,11 @@ export function start(command: string, args: readonly string[], options: StartOp
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           listeners.delete(listener);
-          reject(new Error(`timed out waiting for ${pattern} from ${command} ${args.join(' ')}; it printed:\n${lines.join('\n')}`));
+          reject(
+            new Error(
+              `timed out waiting for ${pattern} from ${command} ${args.join(' ')}; it printed:\n${lines.join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         const listener = (line: string) => {
           if (!pattern.test(line)) return;
@@ -69,7 +78,9 @@ export function start(command: string, args: readonly string[], options: StartOp
           if (!listeners.has(listener)) return;
           clearTimeout(timer);
           listeners.delete(listener);
-          reject(new Error(`${command} ${args.join(' ')} exited (${code}) before printing ${pattern}:\n${lines.join('\n')}`));
+          reject(
+            new Error(`${command} ${args.join(' ')} exited (${code}) before printing ${pattern}:\n${lines.join('\n')}`),
+          );
         });
       });
     },
@@ -95,8 +106,15 @@ export function startPortal(home: string, args: readonly string[], env: NodeJS.P
 }
 
 /** Runs the bundled CLI to completion. */
-export async function portal(home: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [portalBundle, ...args], { env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function portal(
+  home: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [portalBundle, ...args], {
+    env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -126,12 +144,18 @@ export async function freePort(): Promise<number> {
 /** The node's status as its status server reports it (port from PORTAL_HOME/node/runtime.json). */
 export async function nodeStatus(home: string): Promise<NodeShow> {
   const { readFile } = await import('node:fs/promises');
-  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+  const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as {
+    statusPort: number;
+  };
   return (await (await fetch(`http://127.0.0.1:${statusPort}/show`)).json()) as NodeShow;
 }
 
 /** Polls the node's /show until `check` holds; fails with the last answer after `limitMs`. */
-export async function statusWhen(home: string, check: (shown: NodeShow) => boolean, limitMs = 10_000): Promise<NodeShow> {
+export async function statusWhen(
+  home: string,
+  check: (shown: NodeShow) => boolean,
+  limitMs = 10_000,
+): Promise<NodeShow> {
   const started = Date.now();
   for (;;) {
     const shown = await nodeStatus(home);

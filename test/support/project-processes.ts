@@ -31,11 +31,32 @@ export interface ProjectProcesses {
   close(): Promise<void>;
 }
 
-async function launchController(dir: string, listen: string, extra: string[], dataDir = join(dir, 'controller')): Promise<ControllerProcess> {
-  const process = startPortal(join(dir, 'controller-home'), ['controller', 'start', '--data-dir', dataDir, '--listen', listen, '--ready-json', ...extra]);
+async function launchController(
+  dir: string,
+  listen: string,
+  extra: string[],
+  dataDir = join(dir, 'controller'),
+): Promise<ControllerProcess> {
+  const process = startPortal(join(dir, 'controller-home'), [
+    'controller',
+    'start',
+    '--data-dir',
+    dataDir,
+    '--listen',
+    listen,
+    '--ready-json',
+    ...extra,
+  ]);
   const line = await process.waitFor(/^\{"pid"/);
   const ready = JSON.parse(line) as { address: string; listening: string; adminCode: string; fingerprint: string };
-  return { process, address: ready.address, listening: ready.listening, adminCode: ready.adminCode, fingerprint: ready.fingerprint, dataDir };
+  return {
+    process,
+    address: ready.address,
+    listening: ready.listening,
+    adminCode: ready.adminCode,
+    fingerprint: ready.fingerprint,
+    dataDir,
+  };
 }
 
 export async function startProject(options: { controllerFlags?: string[] } = {}): Promise<ProjectProcesses> {
@@ -54,7 +75,10 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
     async startNode(name, config, ticket, env = {}) {
       const path = join(dir, `${name}.json`);
       await writeFile(path, JSON.stringify(config));
-      const node = startPortal(join(dir, name), ['node', 'create', '--foreground', '--configuration', path], { ...(ticket ? { ENROLLMENT_TICKET: ticket } : {}), ...env });
+      const node = startPortal(join(dir, name), ['node', 'create', '--foreground', '--configuration', path], {
+        ...(ticket ? { ENROLLMENT_TICKET: ticket } : {}),
+        ...env,
+      });
       nodes.push(node);
       return node;
     },
@@ -62,7 +86,12 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
       await project.controller.process.kill();
     },
     async startController(dataDir) {
-      project.controller = await launchController(dir, project.controller.listening, flags, dataDir ?? project.controller.dataDir);
+      project.controller = await launchController(
+        dir,
+        project.controller.listening,
+        flags,
+        dataDir ?? project.controller.dataDir,
+      );
     },
     async restartController() {
       await project.killController();
@@ -74,7 +103,13 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
       await rm(dir, { recursive: true, force: true });
     },
   };
-  const enrolled = await portal(adminHome, ['enroll', '--controller', project.controller.listening, '--code', project.controller.adminCode]);
+  const enrolled = await portal(adminHome, [
+    'enroll',
+    '--controller',
+    project.controller.listening,
+    '--code',
+    project.controller.adminCode,
+  ]);
   if (enrolled.code !== 0) throw new Error(`portal enroll failed: ${enrolled.stderr}`);
   return project;
 }

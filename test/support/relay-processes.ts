@@ -23,9 +23,15 @@ export interface RelayProcess {
 }
 
 /** The line a relay prints once it listens. */
-const listeningLine = /Portal relay (\S+) of project \S+ listening on (\S+), reached as \S+ \(certificate fingerprint ([0-9a-f]{64})\)/;
+const listeningLine =
+  /Portal relay (\S+) of project \S+ listening on (\S+), reached as \S+ \(certificate fingerprint ([0-9a-f]{64})\)/;
 
-async function relayStarted(process: Running, home: string, rogue: boolean, publicAddress?: string): Promise<RelayProcess> {
+async function relayStarted(
+  process: Running,
+  home: string,
+  rogue: boolean,
+  publicAddress?: string,
+): Promise<RelayProcess> {
   const line = await process.waitFor(listeningLine);
   const [, id = '', listening = '', fingerprint = ''] = listeningLine.exec(line) ?? [];
   return { process, id, listening, fingerprint, home, rogue, ...(publicAddress ? { publicAddress } : {}) };
@@ -40,11 +46,21 @@ export interface RelayStartOptions {
 }
 
 /** Enrolls a relay named `name` in the project (a `--relay-node` ticket) and runs `portal relay start`. */
-export async function startRelay(project: ProjectProcesses, name: string, options: RelayStartOptions = {}): Promise<RelayProcess> {
+export async function startRelay(
+  project: ProjectProcesses,
+  name: string,
+  options: RelayStartOptions = {},
+): Promise<RelayProcess> {
   const ticket = await project.ticket(['--relay-node']);
   const home = join(project.dir, name);
-  const flags = ['--listen', options.listen ?? '127.0.0.1:0', ...(options.publicAddress ? ['--public-address', options.publicAddress] : [])];
-  const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', ...flags], { env: { PORTAL_HOME: home, ENROLLMENT_TICKET: ticket, ...options.env } });
+  const flags = [
+    '--listen',
+    options.listen ?? '127.0.0.1:0',
+    ...(options.publicAddress ? ['--public-address', options.publicAddress] : []),
+  ];
+  const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', ...flags], {
+    env: { PORTAL_HOME: home, ENROLLMENT_TICKET: ticket, ...options.env },
+  });
   return relayStarted(process, home, false, options.publicAddress);
 }
 
@@ -54,8 +70,14 @@ export async function startRelay(project: ProjectProcesses, name: string, option
  */
 export async function restartRelay(relay: RelayProcess, env: NodeJS.ProcessEnv = {}): Promise<RelayProcess> {
   if (relay.rogue) return relayStarted(rogueProcess(relay.home, undefined, relay.listening, env), relay.home, true);
-  const flags = ['--listen', relay.listening, ...(relay.publicAddress ? ['--public-address', relay.publicAddress] : [])];
-  const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', ...flags], { env: { PORTAL_HOME: relay.home, ...env } });
+  const flags = [
+    '--listen',
+    relay.listening,
+    ...(relay.publicAddress ? ['--public-address', relay.publicAddress] : []),
+  ];
+  const process = start(globalThis.process.execPath, [portalBundle, 'relay', 'start', ...flags], {
+    env: { PORTAL_HOME: relay.home, ...env },
+  });
   return relayStarted(process, relay.home, false, relay.publicAddress);
 }
 
@@ -66,7 +88,11 @@ function rogueProcess(home: string, ticket: string | undefined, listen: string, 
 }
 
 /** Enrolls a relay named `name` that accepts splices and carries nothing (test/support/rogue-relay.ts). */
-export async function startRogueRelay(project: ProjectProcesses, name: string, env: NodeJS.ProcessEnv = {}): Promise<RelayProcess> {
+export async function startRogueRelay(
+  project: ProjectProcesses,
+  name: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RelayProcess> {
   const ticket = await project.ticket(['--relay-node']);
   const home = join(project.dir, name);
   return relayStarted(rogueProcess(home, ticket, '127.0.0.1:0', env), home, true);

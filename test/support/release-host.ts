@@ -7,7 +7,8 @@ import { basename, join } from 'node:path';
 import { createServerCertificate } from '../../src/pki/authority.ts';
 import { projectRoot } from './usecases.ts';
 
-export const version = (JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+export const version = (JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 export interface ReleaseHost {
   readonly server: Server;
@@ -25,7 +26,13 @@ export interface ReleaseHost {
  * `npm run release` packs (npm pack), under the name install.sh asks for by default.
  */
 export async function startReleaseHost(dir: string): Promise<ReleaseHost> {
-  const tarball = execFileSync(process.execPath, [join(projectRoot, 'scripts/pack-release.mjs'), join(dir, 'packed')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1) as string;
+  const tarball = execFileSync(process.execPath, [join(projectRoot, 'scripts/pack-release.mjs'), join(dir, 'packed')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .at(-1) as string;
   assert.equal(basename(tarball), `portal-${version}-${process.platform}-${process.arch}.tgz`);
   const files = new Map([
     ['/install.sh', await readFile(join(projectRoot, 'install.sh'))],
@@ -51,4 +58,3 @@ export async function startReleaseHost(dir: string): Promise<ReleaseHost> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-

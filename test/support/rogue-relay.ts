@@ -19,7 +19,12 @@ const listen = process.env.ROGUE_LISTEN ?? '127.0.0.1:0';
 const colon = listen.lastIndexOf(':');
 const ticket = process.env.ENROLLMENT_TICKET;
 
-const relay = await startRelayNode({ home, listen: { host: listen.slice(0, colon), port: Number(listen.slice(colon + 1)) }, logger, ...(ticket ? { ticket } : {}) });
+const relay = await startRelayNode({
+  home,
+  listen: { host: listen.slice(0, colon), port: Number(listen.slice(colon + 1)) },
+  logger,
+  ...(ticket ? { ticket } : {}),
+});
 
 // The one change: the relay's private `pipe`, called once both halves of a splice have joined, holds
 // them instead of pumping. Everything before it (grants, dials, secrets, bounds) is the product's code.
@@ -31,7 +36,9 @@ splices.pipe = (inlet, outlet) => {
   logger.info(`rogue relay: holding splice ${held}, carrying nothing`);
 };
 
-logger.announce(`Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint}); rogue: splices are accepted and never carried`);
+logger.announce(
+  `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint}); rogue: splices are accepted and never carried`,
+);
 await new Promise<void>((resolve) => {
   process.once('SIGTERM', resolve);
   process.once('SIGINT', resolve);

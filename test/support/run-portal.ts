@@ -26,7 +26,11 @@ export function runPortal(args: readonly string[], options: RunOptions = {}): Pr
     : ['--import', tsxLoader, join(projectRoot, 'src/cli/main.ts')];
   const env = { ...process.env, NODE_DEVELOPER: undefined, ...options.env };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: options.cwd ?? projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd: options.cwd ?? projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

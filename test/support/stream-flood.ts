@@ -27,9 +27,26 @@ export interface StreamFlood {
  * attribute. With `batch`, the opens go `batch` at a time, each batch once the one before is answered
  * (or after 1 s): a flooder that keeps its session by never letting its answers pile up.
  */
-export async function floodStreams(identity: StoredIdentity, relayAddress: string, relayFingerprint: string, relay: string, allow: string, count: number, settleMs = 10_000, batch = count): Promise<StreamFlood> {
-  const channel = await ServiceChannel.open<RelayOperations>({ service: 'relay', address: relayAddress, fingerprint: relayFingerprint }, { key: identity.privateKey, certificate: identity.certificate });
-  const credentials: SessionCredentials = { key: identity.privateKey, certificate: identity.certificate, authority: identity.authority, projectId: identity.record.projectId };
+export async function floodStreams(
+  identity: StoredIdentity,
+  relayAddress: string,
+  relayFingerprint: string,
+  relay: string,
+  allow: string,
+  count: number,
+  settleMs = 10_000,
+  batch = count,
+): Promise<StreamFlood> {
+  const channel = await ServiceChannel.open<RelayOperations>(
+    { service: 'relay', address: relayAddress, fingerprint: relayFingerprint },
+    { key: identity.privateKey, certificate: identity.certificate },
+  );
+  const credentials: SessionCredentials = {
+    key: identity.privateKey,
+    certificate: identity.certificate,
+    authority: identity.authority,
+    projectId: identity.record.projectId,
+  };
   const grant = await channel.request('connect', { relay, allow });
   const raw = await dialSplice(relayAddress, grant.splice, 'inlet', grant.secret);
   const { socket } = await openInletChannel(raw, credentials, allow, 'session');

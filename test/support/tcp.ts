@@ -90,7 +90,9 @@ export function expectRefusal(port: number, host = '127.0.0.1'): Promise<{ bytes
     const socket = connect({ host, port });
     let bytes = 0;
     socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve({ bytes }) : reject(error)));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? resolve({ bytes }) : reject(error),
+    );
     socket.once('close', () => resolve({ bytes }));
   });
 }

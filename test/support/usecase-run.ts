@@ -22,9 +22,15 @@ export interface UseCaseRun {
   /** Stops (SIGTERM) every node of `role` started so far; resolves with their exit codes. */
   stopNodes(role: 'outlet' | 'inlet'): Promise<(number | null)[]>;
   /** Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the endpoint); waits until it has set up. */
-  startOutlet(retarget: (compiledTarget: string) => string, env?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string }>;
+  startOutlet(
+    retarget: (compiledTarget: string) => string,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<{ compiledTarget: string }>;
   /** startOutlet, then the compiled inlet; waits until both have set up. */
-  startPortal(retarget: (compiledTarget: string) => string, outletEnv?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string; inletPort: number }>;
+  startPortal(
+    retarget: (compiledTarget: string) => string,
+    outletEnv?: NodeJS.ProcessEnv,
+  ): Promise<{ compiledTarget: string; inletPort: number }>;
   close(): Promise<void>;
 }
 
@@ -51,7 +57,10 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     inletHome: join(dir, 'inlet-home'),
     tickets,
     async compiledConfig(role) {
-      return JSON.parse(await readFile(join(projectRoot, 'out', usecase, `${role}.json`), 'utf8')) as Record<string, unknown>;
+      return JSON.parse(await readFile(join(projectRoot, 'out', usecase, `${role}.json`), 'utf8')) as Record<
+        string,
+        unknown
+      >;
     },
     async startNode(role, config, env = {}) {
       const path = join(dir, `${role}.json`);
@@ -70,12 +79,19 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     async startOutlet(retarget, env = {}) {
       const outlet = await run.compiledConfig('outlet');
       const compiledTarget = String((outlet['tcp-outlet'] as { to: string }).to);
-      const node = await run.startNode('outlet', { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to: retarget(compiledTarget) } }, env);
+      const node = await run.startNode(
+        'outlet',
+        { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to: retarget(compiledTarget) } },
+        env,
+      );
       await node.waitFor(/Portal node setup completed successfully/);
       return { compiledTarget };
     },
     async startPortal(retarget, outletEnv = {}) {
-      const [{ compiledTarget }, inletNode] = await Promise.all([run.startOutlet(retarget, outletEnv), run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet')))]);
+      const [{ compiledTarget }, inletNode] = await Promise.all([
+        run.startOutlet(retarget, outletEnv),
+        run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet'))),
+      ]);
       await inletNode.waitFor(/Portal node setup completed successfully/);
       return { compiledTarget, inletPort: await inletPort(join(dir, 'inlet-home')) };
     },

@@ -35,7 +35,10 @@ export function artifactText(usecase: string, path: string): string {
 }
 
 /** The manifest of `usecase` with values replaced (path → value; undefined deletes). Comments and layout survive. */
-export function editedManifest(usecase: string, edits: ReadonlyArray<readonly [readonly (string | number)[], unknown]>): string {
+export function editedManifest(
+  usecase: string,
+  edits: ReadonlyArray<readonly [readonly (string | number)[], unknown]>,
+): string {
   const doc = parseDocument(manifestText(usecase));
   for (const [path, value] of edits) {
     if (value === undefined) doc.deleteIn(path);

@@ -9,7 +9,10 @@ import { projectRoot } from '../support/usecases.ts';
 /** The full path of `command` on PATH; fails the test, naming the package, when it is missing. */
 function required(command: string, debianPackage: string): string {
   const found = spawnSync('bash', ['-c', `command -v '${command}'`], { encoding: 'utf8' }).stdout.trim();
-  assert.ok(found.startsWith('/'), `${command} is missing: this test needs a private network namespace; install the Debian package ${debianPackage} (as root: apt-get install ${debianPackage})`);
+  assert.ok(
+    found.startsWith('/'),
+    `${command} is missing: this test needs a private network namespace; install the Debian package ${debianPackage} (as root: apt-get install ${debianPackage})`,
+  );
   return found;
 }
 
@@ -35,9 +38,16 @@ describe('admission over IPv6: one /64 is one source, however many of its addres
     const unshare = required('unshare', 'util-linux');
     required('ip', 'iproute2');
     const sameNetwork = Array.from({ length: 8 }, (_, index) => `fd00:64::${index + 2}`);
-    const request: ProbeRequest = { listen: 'fd00:64::1', sources: [...sameNetwork, 'fd00:65::2'], perSource: 4, handshakeBurst: 3 };
+    const request: ProbeRequest = {
+      listen: 'fd00:64::1',
+      sources: [...sameNetwork, 'fd00:65::2'],
+      perSource: 4,
+      handshakeBurst: 3,
+    };
     const addresses = [request.listen, ...request.sources];
-    probe = start(unshare, ['--net', 'bash', '-c', inNamespace, 'in-namespace', ...addresses], { env: { PROBE_REQUEST: JSON.stringify(request) } });
+    probe = start(unshare, ['--net', 'bash', '-c', inNamespace, 'in-namespace', ...addresses], {
+      env: { PROBE_REQUEST: JSON.stringify(request) },
+    });
     const line = await probe.waitFor(/^PROBE /);
     const result = JSON.parse(line.slice('PROBE '.length)) as ProbeResult;
     assert.deepEqual(result, {

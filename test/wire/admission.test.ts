@@ -5,14 +5,22 @@ import { RateLimiter } from '../../src/shared/rate-limiter.ts';
 import { sourceKeyOf } from '../../src/wire/source-key.ts';
 
 /** `count` connections from `localAddress`; resolves when each is either accepted or closed. */
-async function open(port: number, localAddress: string, count: number): Promise<{ sockets: Socket[]; closed: () => number }> {
+async function open(
+  port: number,
+  localAddress: string,
+  count: number,
+): Promise<{ sockets: Socket[]; closed: () => number }> {
   let closed = 0;
   const sockets = await Promise.all(
-    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port, localAddress }, () => resolve(socket));
-      socket.on('error', () => undefined);
-      socket.once('close', () => (closed += 1));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect({ host: '127.0.0.1', port, localAddress }, () => resolve(socket));
+          socket.on('error', () => undefined);
+          socket.once('close', () => (closed += 1));
+        }),
+    ),
   );
   return { sockets, closed: () => closed };
 }
@@ -26,7 +34,12 @@ describe('controller admission: what a peer may cost before it proves anything',
   const opened: Socket[] = [];
 
   beforeEach(async () => {
-    admission = new Admission({ deadlineMs: 300, perSource: 4, total: 10, handshakesPerSource: { perSecond: 1, burst: 12 } });
+    admission = new Admission({
+      deadlineMs: 300,
+      perSource: 4,
+      total: 10,
+      handshakesPerSource: { perSecond: 1, burst: 12 },
+    });
     server = createServer((socket) => {
       socket.on('error', () => undefined);
       if (!admission.admit(socket)) return;
@@ -93,7 +106,8 @@ describe('rate limiter', () => {
   it('allows the burst, then the rate, per key, and forgets keys beyond its bound', () => {
     let now = 0;
     const limiter = new RateLimiter(10, 5, 3, () => now);
-    const taken = (key: string, times: number) => Array.from({ length: times }, () => limiter.take(key)).filter(Boolean).length;
+    const taken = (key: string, times: number) =>
+      Array.from({ length: times }, () => limiter.take(key)).filter(Boolean).length;
     assert.equal(taken('a', 20), 5, 'the burst');
     now += 500;
     assert.equal(taken('a', 20), 5, 'refilled at 10 per second, up to the burst');
@@ -112,7 +126,12 @@ describe('source key: what a per-source bound counts as one source', () => {
   });
 
   it('counts an IPv6 address by its /64, however it is written', () => {
-    const written = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0DB8:0001:0002:0:0:0:9', '2001:db8:1:2::192.0.2.1'];
+    const written = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0DB8:0001:0002:0:0:0:9',
+      '2001:db8:1:2::192.0.2.1',
+    ];
     assert.deepEqual(new Set(written.map(sourceKeyOf)), new Set(['2001:db8:1:2::/64']));
     assert.equal(sourceKeyOf('2001:db8:1:3::1'), '2001:db8:1:3::/64', 'the next /64 is another source');
     assert.equal(sourceKeyOf('::1'), '0:0:0:0::/64');

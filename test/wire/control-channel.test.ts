@@ -18,19 +18,22 @@ describe('control channel client: what a server that stops answering may cost th
   before(async () => {
     const tls = await createServerCertificate('never-answers');
     fingerprint = fingerprintOf(tls.certificate);
-    server = createServer({ key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3', ALPNProtocols: [serviceAlpn.control] }, (socket: TLSSocket) => {
-      socket.on('error', () => socket.destroy());
-      serveService(socket, {
-        service: 'control',
-        fields: controllerFields,
-        maxInFlight: 10 * maxPendingRequests,
-        maxQueuedBytes: 1024 * 1024,
-        handle: (request) => {
-          received.push(request.op);
-          return new Promise<object>(() => undefined);
-        },
-      });
-    });
+    server = createServer(
+      { key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3', ALPNProtocols: [serviceAlpn.control] },
+      (socket: TLSSocket) => {
+        socket.on('error', () => socket.destroy());
+        serveService(socket, {
+          service: 'control',
+          fields: controllerFields,
+          maxInFlight: 10 * maxPendingRequests,
+          maxQueuedBytes: 1024 * 1024,
+          handle: (request) => {
+            received.push(request.op);
+            return new Promise<object>(() => undefined);
+          },
+        });
+      },
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -57,7 +60,11 @@ describe('control channel client: what a server that stops answering may cost th
   it(`keeps at most ${maxPendingRequests} requests waiting, and refuses the next at once without sending it`, async () => {
     channel = await openControlChannel({ controller: address, fingerprint });
     const open = channel;
-    const outcome = (request: Promise<unknown>) => request.then(() => 'answered', (error: PortalError) => error.code);
+    const outcome = (request: Promise<unknown>) =>
+      request.then(
+        () => 'answered',
+        (error: PortalError) => error.code,
+      );
     const waiting = Array.from({ length: maxPendingRequests - 1 }, () => outcome(open.request('ping', {}, 60_000)));
     const short = outcome(open.request('ping', {}, 300));
     await serverHasRead(maxPendingRequests);
@@ -67,8 +74,14 @@ describe('control channel client: what a server that stops answering may cost th
       await assert.rejects(channel.request('ping', {}), (error: unknown) => {
         assert.ok(error instanceof PortalError);
         assert.equal(error.code, 'TOO_MANY_PENDING_REQUESTS');
-        assert.equal(error.message, `${maxPendingRequests} requests to the controller at ${address} wait for answers already; ping was not sent`);
-        assert.equal(error.hint, 'check the controller: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)');
+        assert.equal(
+          error.message,
+          `${maxPendingRequests} requests to the controller at ${address} wait for answers already; ping was not sent`,
+        );
+        assert.equal(
+          error.hint,
+          'check the controller: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)',
+        );
         assert.equal(error.exitCode, 1);
         return true;
       });
@@ -81,17 +94,27 @@ describe('control channel client: what a server that stops answering may cost th
     assert.equal(channel.pending, maxPendingRequests - 1);
     waiting.push(outcome(channel.request('project', {}, 60_000)));
     await serverHasRead(maxPendingRequests + 1);
-    assert.deepEqual(received, [...Array<string>(maxPendingRequests).fill('ping'), 'project'], 'the refused requests were never sent');
+    assert.deepEqual(
+      received,
+      [...Array<string>(maxPendingRequests).fill('ping'), 'project'],
+      'the refused requests were never sent',
+    );
 
     channel.destroy();
-    assert.deepEqual(new Set(await Promise.all(waiting)), new Set(['CONTROLLER_LOST']), 'the waiting requests fail when the channel closes');
+    assert.deepEqual(
+      new Set(await Promise.all(waiting)),
+      new Set(['CONTROLLER_LOST']),
+      'the waiting requests fail when the channel closes',
+    );
     assert.equal(channel.pending, 0);
   });
 
   it('takes requests again once waiting ones have timed out', async () => {
     channel = await openControlChannel({ controller: address, fingerprint });
     const open = channel;
-    const timedOut = Array.from({ length: maxPendingRequests }, () => open.request('ping', {}, 100).catch((error: PortalError) => error.code));
+    const timedOut = Array.from({ length: maxPendingRequests }, () =>
+      open.request('ping', {}, 100).catch((error: PortalError) => error.code),
+    );
     await assert.rejects(channel.request('ping', {}), { code: 'TOO_MANY_PENDING_REQUESTS' });
     assert.deepEqual(new Set(await Promise.all(timedOut)), new Set(['CONTROLLER_TIMEOUT']));
     assert.equal(channel.pending, 0);

@@ -36,13 +36,24 @@ describe('JSON lines', () => {
   it('stops at garbage and at a line longer than the bound, reporting each once', async () => {
     const errors: string[] = [];
     const garbage = new PassThrough();
-    readJsonLines(garbage, () => undefined, (error) => errors.push(error.message));
+    readJsonLines(
+      garbage,
+      () => undefined,
+      (error) => errors.push(error.message),
+    );
     garbage.write('not json\n{"ok":1}\n');
     const long = new PassThrough();
-    readJsonLines(long, () => undefined, (error) => errors.push(error.message));
+    readJsonLines(
+      long,
+      () => undefined,
+      (error) => errors.push(error.message),
+    );
     long.write(Buffer.alloc(maxLineBytes + 1, 0x61));
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(errors, ['the peer sent something that is not a JSON line', `the peer sent a line longer than ${maxLineBytes} bytes`]);
+    assert.deepEqual(errors, [
+      'the peer sent something that is not a JSON line',
+      `the peer sent a line longer than ${maxLineBytes} bytes`,
+    ]);
   });
 
   it('times out when no line comes', async () => {
@@ -54,7 +65,12 @@ describe('JSON lines served with backpressure', () => {
   it('stops reading requests while the peer reads no answers, and answers every one once it reads', async () => {
     const { server, client, close } = await socketPair();
     let handled = 0;
-    serveJsonLines(server, async (message) => ((handled += 1), { id: (message as { id: number }).id, pad: 'x'.repeat(1000) }), () => server.destroy(), { maxInFlight: 8, maxQueuedBytes: 64 * 1024 * 1024 });
+    serveJsonLines(
+      server,
+      async (message) => ((handled += 1), { id: (message as { id: number }).id, pad: 'x'.repeat(1000) }),
+      () => server.destroy(),
+      { maxInFlight: 8, maxQueuedBytes: 64 * 1024 * 1024 },
+    );
     const requests = 100_000;
     client.pause();
     for (let id = 0; id < requests; id += 1) client.write(`{"id":${id}}\n`);
@@ -72,7 +88,7 @@ describe('JSON lines served with backpressure', () => {
       answers += lines.length;
     });
     client.resume();
-    for (const deadline = Date.now() + 20_000; answers < requests && Date.now() < deadline; ) await tick();
+    for (const deadline = Date.now() + 20_000; answers < requests && Date.now() < deadline;) await tick();
     close();
     assert.equal(answers, requests);
   });
@@ -80,7 +96,12 @@ describe('JSON lines served with backpressure', () => {
   it('reads no further line while maxInFlight requests are being answered', async () => {
     const { server, client, close } = await socketPair();
     const waiting: (() => void)[] = [];
-    serveJsonLines(server, () => new Promise((resolve) => waiting.push(() => resolve({ ok: true }))), () => server.destroy(), { maxInFlight: 3 });
+    serveJsonLines(
+      server,
+      () => new Promise((resolve) => waiting.push(() => resolve({ ok: true }))),
+      () => server.destroy(),
+      { maxInFlight: 3 },
+    );
     for (let id = 0; id < 50; id += 1) client.write(`{"id":${id}}\n`);
     await tick();
     assert.equal(waiting.length, 3);
@@ -93,7 +114,12 @@ describe('JSON lines served with backpressure', () => {
   it('closes a connection whose unread pushed messages pass the bound', async () => {
     const { server, client, close } = await socketPair();
     client.pause();
-    const service = serveJsonLines(server, async () => undefined, () => server.destroy(), { maxInFlight: 1, maxQueuedBytes: 256 * 1024 });
+    const service = serveJsonLines(
+      server,
+      async () => undefined,
+      () => server.destroy(),
+      { maxInFlight: 1, maxQueuedBytes: 256 * 1024 },
+    );
     const event = { event: 'dial', pad: 'y'.repeat(4096) };
     for (let i = 0; i < 10_000 && !server.destroyed; i += 1) service.send(event);
     assert.equal(server.destroyed, true);

@@ -43,7 +43,13 @@ async function linked(): Promise<[Socket, Socket]> {
 }
 
 /** An outlet's session on `link` whose streams go to `targetPort`, accepted once connected unless told not to. */
-function outletOn(link: Socket, targetPort: number, targets: Socket[] = [], accept = true, maxStreams?: number): MuxSession {
+function outletOn(
+  link: Socket,
+  targetPort: number,
+  targets: Socket[] = [],
+  accept = true,
+  maxStreams?: number,
+): MuxSession {
   return new MuxSession(link, 'outlet', {
     ...(maxStreams === undefined ? {} : { maxStreams }),
     onStream: (stream: IncomingStream) => {
@@ -151,7 +157,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     const targetPort = await listen((socket) => socket.pipe(socket));
     const { front } = await pair(targetPort);
     const payload = Buffer.alloc(8 * 1024 * 1024);
-    for (let i = 0; i < payload.length; i += 4) payload.writeUInt32LE(i * 2654435761 >>> 0, i);
+    for (let i = 0; i < payload.length; i += 4) payload.writeUInt32LE((i * 2654435761) >>> 0, i);
     const runs = [0, 1, 2, 3].map(async () => {
       const client = dial(front);
       const echoed = readAll(client);
@@ -169,10 +175,13 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     // A reset, not a clean end with no bytes: the client knows it was not served.
     await resetByPeer(client);
     while (answers.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    await assert.rejects(answers[0] as Promise<void>, (error: Error) => error instanceof StreamRefused && error.message === 'the outlet cannot reach its target');
+    await assert.rejects(
+      answers[0] as Promise<void>,
+      (error: Error) => error instanceof StreamRefused && error.message === 'the outlet cannot reach its target',
+    );
   });
 
-  it('resets clients and targets, never ends them, when the link ends without their streams\' ends (a relay killed mid-transfer)', async () => {
+  it("resets clients and targets, never ends them, when the link ends without their streams' ends (a relay killed mid-transfer)", async () => {
     const targets: Socket[] = [];
     const targetPort = await listen((socket) => {
       targets.push(socket);
@@ -229,7 +238,10 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
       if (now > 0 && now === outletHolds) break;
       outletHolds = now;
     }
-    assert.ok(outletHolds <= muxLimits.window, `the outlet holds ${outletHolds} bytes for the stalled stream, more than its window`);
+    assert.ok(
+      outletHolds <= muxLimits.window,
+      `the outlet holds ${outletHolds} bytes for the stalled stream, more than its window`,
+    );
     assert.ok(slow.writableLength > 0, 'the client could hand over everything: nothing stalled it');
     // Another client of the same session still gets its answers at once.
     const other = dial(front);
@@ -285,7 +297,8 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     }
     // The flowing streams carry on until they have had far more than their windows; the stalled
     // ones wait for credit that does not come, once the kernel's buffers are full.
-    while ((sent.get(1) ?? 0) < 64 * 1024 * 1024 || (sent.get(2) ?? 0) < 64 * 1024 * 1024) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((sent.get(1) ?? 0) < 64 * 1024 * 1024 || (sent.get(2) ?? 0) < 64 * 1024 * 1024)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const held = () => stalledTargets.reduce((sum, socket) => sum + socket.writableLength, 0);
     let before = -1;
     while (held() !== before) {
@@ -293,7 +306,10 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const bound = (streams - 2) * muxLimits.initialWindow + grownWindows;
-    assert.ok(held() <= bound, `the outlet holds ${held()} bytes for ${streams - 2} stalled streams, more than ${bound}`);
+    assert.ok(
+      held() <= bound,
+      `the outlet holds ${held()} bytes for ${streams - 2} stalled streams, more than ${bound}`,
+    );
     assert.equal(stalledTargets.length, streams - 2);
   });
 
@@ -473,14 +489,17 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     });
     raw.write(Buffer.concat([1, 2, 3, 4, 5, 6].map((id) => frameHeader(1, id, 0))));
     while (answers.size < 6) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.deepEqual([...answers.entries()].sort(([a], [b]) => a - b), [
-      [1, 'accept'],
-      [2, 'accept'],
-      [3, 'accept'],
-      [4, 'accept'],
-      [5, 'refuse: the outlet carries too many connections on this session'],
-      [6, 'refuse: the outlet carries too many connections on this session'],
-    ]);
+    assert.deepEqual(
+      [...answers.entries()].sort(([a], [b]) => a - b),
+      [
+        [1, 'accept'],
+        [2, 'accept'],
+        [3, 'accept'],
+        [4, 'accept'],
+        [5, 'refuse: the outlet carries too many connections on this session'],
+        [6, 'refuse: the outlet carries too many connections on this session'],
+      ],
+    );
     assert.equal(targets.length, 4, 'no target connection beyond the bound');
   });
 

@@ -5,7 +5,14 @@ import { createServerCertificate, fingerprintOf } from '../../src/pki/authority.
 import { parseHostPort } from '../../src/shared/address.ts';
 import { ServiceChannel } from '../../src/wire/control-channel.ts';
 import { readOneJsonLine } from '../../src/wire/json-lines.ts';
-import { controllerFields, parseRequest, protocolVersion, relayFields, serviceAlpn, type ControllerOperations } from '../../src/wire/protocol.ts';
+import {
+  controllerFields,
+  parseRequest,
+  protocolVersion,
+  relayFields,
+  serviceAlpn,
+  type ControllerOperations,
+} from '../../src/wire/protocol.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
 describe('protocol versions: the first line of every connection', () => {
@@ -20,7 +27,13 @@ describe('protocol versions: the first line of every connection', () => {
   after(async () => world?.close());
 
   async function rawClient(alpn?: string): Promise<TLSSocket> {
-    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, minVersion: 'TLSv1.3', ...(alpn ? { ALPNProtocols: [alpn] } : {}) });
+    const socket = connect({
+      host: '127.0.0.1',
+      port,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.3',
+      ...(alpn ? { ALPNProtocols: [alpn] } : {}),
+    });
     await once(socket, 'secureConnect');
     return socket;
   }
@@ -32,7 +45,10 @@ describe('protocol versions: the first line of every connection', () => {
     assert.equal(answer.id, 1);
     assert.equal(answer.ok, false);
     assert.equal(answer.code, 'PROTOCOL_VERSION');
-    assert.equal(answer.message, `the controller speaks Portal protocol ${protocolVersion} and this client protocol 1 (no version line)`);
+    assert.equal(
+      answer.message,
+      `the controller speaks Portal protocol ${protocolVersion} and this client protocol 1 (no version line)`,
+    );
     await once(socket, 'close');
   });
 
@@ -42,7 +58,10 @@ describe('protocol versions: the first line of every connection', () => {
       socket.write(`${JSON.stringify({ portal: service, version: protocolVersion + 1 })}\n`);
       const answer = (await readOneJsonLine(socket, 5000)) as Record<string, unknown>;
       // The relay refuses a peer without a member certificate before it reads anything.
-      const expected = service === 'control' ? `the controller speaks Portal protocol ${protocolVersion} and this client protocol ${protocolVersion + 1}` : /serves members of its projects only/;
+      const expected =
+        service === 'control'
+          ? `the controller speaks Portal protocol ${protocolVersion} and this client protocol ${protocolVersion + 1}`
+          : /serves members of its projects only/;
       assert.equal(answer.portal, service);
       assert.equal(answer.version, protocolVersion);
       if (typeof expected === 'string') assert.equal(answer.refused, expected);
@@ -55,16 +74,30 @@ describe('protocol versions: the first line of every connection', () => {
     // A server that answers the version line as an unknown operation speaks the unversioned protocol.
     const tls = await createServerCertificate('old-controller');
     const old = createServer({ key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3' }, (peer) => {
-      peer.once('data', () => peer.end(`${JSON.stringify({ id: null, ok: false, code: 'UNKNOWN_OPERATION', message: 'the controller does not know the operation "?"', exit: 2 })}\n`));
+      peer.once('data', () =>
+        peer.end(
+          `${JSON.stringify({ id: null, ok: false, code: 'UNKNOWN_OPERATION', message: 'the controller does not know the operation "?"', exit: 2 })}\n`,
+        ),
+      );
     });
     await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
     const address = `127.0.0.1:${(old.address() as { port: number }).port}`;
     try {
-      await assert.rejects(ServiceChannel.open<ControllerOperations>({ service: 'control', address, fingerprint: fingerprintOf(tls.certificate) }), (error: Error & { code?: string }) => {
-        assert.equal(error.code, 'PROTOCOL_VERSION');
-        assert.equal(error.message, `the controller speaks Portal protocol 1 (no version line) and this client protocol ${protocolVersion}`);
-        return true;
-      });
+      await assert.rejects(
+        ServiceChannel.open<ControllerOperations>({
+          service: 'control',
+          address,
+          fingerprint: fingerprintOf(tls.certificate),
+        }),
+        (error: Error & { code?: string }) => {
+          assert.equal(error.code, 'PROTOCOL_VERSION');
+          assert.equal(
+            error.message,
+            `the controller speaks Portal protocol 1 (no version line) and this client protocol ${protocolVersion}`,
+          );
+          return true;
+        },
+      );
     } finally {
       old.close();
     }
@@ -74,9 +107,21 @@ describe('protocol versions: the first line of every connection', () => {
 describe('protocol: the attribute an inlet allows rides on its advert and its splice requests', () => {
   it('reads allow on advertise and connect, as empty text when a peer leaves it out', () => {
     const advert = { id: 1, op: 'advertise', via: 'app', addresses: ['127.0.0.1:1'], secret: 's'.repeat(32), warm: 1 };
-    assert.deepEqual(parseRequest(controllerFields, { ...advert, allow: 'app-outlet' })?.body, { via: 'app', allow: 'app-outlet', addresses: ['127.0.0.1:1'], secret: 's'.repeat(32), warm: 1 });
+    assert.deepEqual(parseRequest(controllerFields, { ...advert, allow: 'app-outlet' })?.body, {
+      via: 'app',
+      allow: 'app-outlet',
+      addresses: ['127.0.0.1:1'],
+      secret: 's'.repeat(32),
+      warm: 1,
+    });
     assert.equal((parseRequest(controllerFields, advert)?.body as { allow?: unknown }).allow, '');
-    assert.deepEqual(parseRequest(relayFields, { id: 2, op: 'connect', relay: 'app', allow: 'app-outlet' })?.body, { relay: 'app', allow: 'app-outlet' });
-    assert.deepEqual(parseRequest(relayFields, { id: 3, op: 'connect', relay: 'app', allow: 7 })?.body, { relay: 'app', allow: '' });
+    assert.deepEqual(parseRequest(relayFields, { id: 2, op: 'connect', relay: 'app', allow: 'app-outlet' })?.body, {
+      relay: 'app',
+      allow: 'app-outlet',
+    });
+    assert.deepEqual(parseRequest(relayFields, { id: 3, op: 'connect', relay: 'app', allow: 7 })?.body, {
+      relay: 'app',
+      allow: '',
+    });
   });
 });

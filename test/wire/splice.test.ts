@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createAuthority, createCertificateRequest, issueCertificate, type Authority } from '../../src/pki/authority.ts';
+import {
+  createAuthority,
+  createCertificateRequest,
+  issueCertificate,
+  type Authority,
+} from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
-import { SessionFailed, acceptOutletChannel, openInletChannel, type SessionCredentials } from '../../src/wire/e2e-session.ts';
+import {
+  SessionFailed,
+  acceptOutletChannel,
+  openInletChannel,
+  type SessionCredentials,
+} from '../../src/wire/e2e-session.ts';
 import { dialSplice } from '../../src/wire/splice.ts';
 
 type Step = 'accept' | 'preamble' | 'handshake' | 'handshake-fin';
@@ -11,7 +21,15 @@ type Step = 'accept' | 'preamble' | 'handshake' | 'handshake-fin';
 async function member(authority: Authority, nodeId: string, attribute: string): Promise<SessionCredentials> {
   const keys = generateKeyPair();
   const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = { projectId: 'splice', nodeId, attributes: [attribute], relays: [], admin: false, tls: false, relayNode: false };
+  const identity = {
+    projectId: 'splice',
+    nodeId,
+    attributes: [attribute],
+    relays: [],
+    admin: false,
+    tls: false,
+    relayNode: false,
+  };
   const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
   return { key: keys.privateKey, certificate, authority: authority.certificate, projectId: 'splice' };
 }
@@ -48,7 +66,9 @@ function resettingRelay(step: Step): Promise<{ server: Server; address: string; 
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, address: `127.0.0.1:${(server.address() as AddressInfo).port}`, resets: () => resets })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, address: `127.0.0.1:${(server.address() as AddressInfo).port}`, resets: () => resets }),
+    ),
   );
 }
 
@@ -75,7 +95,10 @@ describe('relay splices: a relay that resets at every step', () => {
             const raw = await dialSplice(relay.address, 'a'.repeat(24), role, 'secret', true);
             // The reset may reach a socket only after it is handed over: the write of the preamble,
             // or the handshake, then fails on a socket that must still have a listener.
-            const channel = role === 'inlet' ? openInletChannel(raw, inlet, 'app-outlet', 'session', 5000) : acceptOutletChannel(raw, outlet, 'app-inlet', 5000);
+            const channel =
+              role === 'inlet'
+                ? openInletChannel(raw, inlet, 'app-outlet', 'session', 5000)
+                : acceptOutletChannel(raw, outlet, 'app-inlet', 5000);
             await channel;
           });
           const started = Date.now();
@@ -86,7 +109,10 @@ describe('relay splices: a relay that resets at every step', () => {
             assert.equal(result.status, 'rejected');
             const reason = (result as PromiseRejectedResult).reason as Error & { code?: string };
             // Either the dial itself failed (reset before the connect completed) or the session did.
-            assert.ok(reason instanceof SessionFailed || ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'].includes(reason.code ?? ''), `unexpected: ${reason.message}`);
+            assert.ok(
+              reason instanceof SessionFailed || ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'].includes(reason.code ?? ''),
+              `unexpected: ${reason.message}`,
+            );
           }
           assert.equal(relay.resets(), 20);
           // A late error event (the preamble's write) arrives on a later turn: give it one.

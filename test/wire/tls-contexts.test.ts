@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
-import { createAuthority, createCertificateRequest, issueCertificate, type Authority } from '../../src/pki/authority.ts';
+import {
+  createAuthority,
+  createCertificateRequest,
+  issueCertificate,
+  type Authority,
+} from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { SessionFailed, openInletChannel } from '../../src/wire/e2e-session.ts';
 import { e2eProtocolVersion, versionHint } from '../../src/wire/protocol.ts';
@@ -11,7 +16,15 @@ import { acceptTlsWith, clientContext, e2eAlpn, type ContextCredentials } from '
 async function member(authority: Authority, nodeId: string): Promise<ContextCredentials> {
   const keys = generateKeyPair();
   const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = { projectId: 'contexts', nodeId, attributes: [], relays: [], admin: false, tls: false, relayNode: false };
+  const identity = {
+    projectId: 'contexts',
+    nodeId,
+    attributes: [],
+    relays: [],
+    admin: false,
+    tls: false,
+    relayNode: false,
+  };
   const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
   return { key: keys.privateKey, certificate, authority: authority.certificate };
 }
@@ -19,7 +32,12 @@ async function member(authority: Authority, nodeId: string): Promise<ContextCred
 /** A TLS client over a fresh loopback connection, with the client context these credentials build. */
 function dial(port: number, credentials: ContextCredentials): TLSSocket {
   const raw = connectTcp({ host: '127.0.0.1', port });
-  return connectTls({ socket: raw, secureContext: clientContext(credentials), ALPNProtocols: e2eAlpn, checkServerIdentity: () => undefined });
+  return connectTls({
+    socket: raw,
+    secureContext: clientContext(credentials),
+    ALPNProtocols: e2eAlpn,
+    checkServerIdentity: () => undefined,
+  });
 }
 
 describe('end-to-end TLS contexts: built once per set of credentials', () => {
@@ -96,7 +114,10 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
       const raw = connectTcp({ host: '127.0.0.1', port: (old.address() as { port: number }).port });
       await assert.rejects(
         openInletChannel(raw, { ...inlet, projectId: 'contexts' }, 'outlet', 'session'),
-        (error: Error) => error instanceof SessionFailed && error.message === `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ${versionHint}`,
+        (error: Error) =>
+          error instanceof SessionFailed &&
+          error.message ===
+            `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ${versionHint}`,
       );
       assert.equal(raw.destroyed, true);
     } finally {

@@ -67,7 +67,11 @@ const parseTags: Tags = [
   { tag: '!Sub', resolve: (value: string) => ({ 'Fn::Sub': value }) },
   { tag: '!GetAtt', resolve: (value: string) => ({ 'Fn::GetAtt': splitOnce(value) }) },
   { tag: '!Base64', resolve: (value: string) => ({ 'Fn::Base64': value }) },
-  ...['Join', 'Equals', 'Not'].map((name) => ({ tag: `!${name}`, collection: 'seq', resolve: (seq: YAMLSeq) => ({ [`Fn::${name}`]: seq.toJSON() }) })),
+  ...['Join', 'Equals', 'Not'].map((name) => ({
+    tag: `!${name}`,
+    collection: 'seq',
+    resolve: (seq: YAMLSeq) => ({ [`Fn::${name}`]: seq.toJSON() }),
+  })),
 ] as unknown as Tags;
 
 export function parseCfnYaml(text: string): unknown {

@@ -90,14 +90,18 @@ export function computeFragment(context: StackContext): CfnFragment {
               PolicyName: 'read-enrollment-ticket',
               PolicyDocument: {
                 Version: '2012-10-17',
-                Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.ticketSecret) }],
+                Statement: [
+                  { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.ticketSecret) },
+                ],
               },
             },
             {
               PolicyName: 'read-sealing-key',
               PolicyDocument: {
                 Version: '2012-10-17',
-                Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.sealingKeySecret) }],
+                Statement: [
+                  { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: ref(ids.sealingKeySecret) },
+                ],
               },
             },
             {
@@ -155,8 +159,14 @@ export function computeFragment(context: StackContext): CfnFragment {
       },
     },
     Outputs: {
-      NodeAutoScalingGroupName: { Description: 'Autoscaling group that keeps the node running', Value: ref('NodeAutoScalingGroup') },
-      SealingKeySecretArn: { Description: "Secret holding the sealing key of the node's identity", Value: ref(ids.sealingKeySecret) },
+      NodeAutoScalingGroupName: {
+        Description: 'Autoscaling group that keeps the node running',
+        Value: ref('NodeAutoScalingGroup'),
+      },
+      SealingKeySecretArn: {
+        Description: "Secret holding the sealing key of the node's identity",
+        Value: ref(ids.sealingKeySecret),
+      },
     },
   };
 }

@@ -11,13 +11,16 @@ export type Intrinsic =
   | { readonly 'Fn::Equals': readonly [CfnValue, CfnValue] }
   | { readonly 'Fn::Not': readonly [CfnValue] };
 
-export type CfnValue = string | number | boolean | Intrinsic | readonly CfnValue[] | { readonly [key: string]: CfnValue };
+export type CfnValue =
+  string | number | boolean | Intrinsic | readonly CfnValue[] | { readonly [key: string]: CfnValue };
 
 export const ref = (logicalId: string): Intrinsic => ({ Ref: logicalId });
 export const sub = (template: string): Intrinsic => ({ 'Fn::Sub': template });
 export const getAtt = (logicalId: string, attribute: string): Intrinsic => ({ 'Fn::GetAtt': [logicalId, attribute] });
 export const base64 = (value: CfnValue): Intrinsic => ({ 'Fn::Base64': value });
-export const join = (delimiter: string, values: readonly CfnValue[]): Intrinsic => ({ 'Fn::Join': [delimiter, values] });
+export const join = (delimiter: string, values: readonly CfnValue[]): Intrinsic => ({
+  'Fn::Join': [delimiter, values],
+});
 export const equals = (a: CfnValue, b: CfnValue): Intrinsic => ({ 'Fn::Equals': [a, b] });
 export const not = (condition: CfnValue): Intrinsic => ({ 'Fn::Not': [condition] });
 

@@ -41,11 +41,17 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
 
   const body = bytes(printCfnYaml(template));
   if (body > cfnLimits.templateBodyBytes) {
-    found.push({ pointer: '', message: `${over('the template', body, cfnLimits.templateBodyBytes, 'bytes')} for --template-body; shorten the manifest's texts` });
+    found.push({
+      pointer: '',
+      message: `${over('the template', body, cfnLimits.templateBodyBytes, 'bytes')} for --template-body; shorten the manifest's texts`,
+    });
   }
   const description = bytes(template.Description);
   if (description > cfnLimits.templateDescriptionBytes) {
-    found.push({ pointer: '/title', message: `${over('the description', description, cfnLimits.templateDescriptionBytes, 'bytes')}; shorten the title` });
+    found.push({
+      pointer: '/title',
+      message: `${over('the description', description, cfnLimits.templateDescriptionBytes, 'bytes')}; shorten the title`,
+    });
   }
 
   const counts = [
@@ -54,13 +60,24 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
     ['outputs', Object.keys(template.Outputs).length, cfnLimits.outputs],
   ] as const;
   for (const [what, count, limit] of counts) {
-    if (count > limit) found.push({ pointer: '', message: `${stack} would have ${count} ${what}, over CloudFormation's limit of ${limit}` });
+    if (count > limit)
+      found.push({
+        pointer: '',
+        message: `${stack} would have ${count} ${what}, over CloudFormation's limit of ${limit}`,
+      });
   }
 
-  const ids = [...Object.keys(template.Parameters), ...Object.keys(template.Resources), ...Object.keys(template.Outputs)];
+  const ids = [
+    ...Object.keys(template.Parameters),
+    ...Object.keys(template.Resources),
+    ...Object.keys(template.Outputs),
+  ];
   for (const id of ids) {
     if (!/^[A-Za-z0-9]+$/.test(id) || id.length > cfnLimits.logicalIdCharacters) {
-      found.push({ pointer: causeOfParameter(manifest, role, id), message: `"${id}" is not a CloudFormation logical id (letters and digits, at most ${cfnLimits.logicalIdCharacters})` });
+      found.push({
+        pointer: causeOfParameter(manifest, role, id),
+        message: `"${id}" is not a CloudFormation logical id (letters and digits, at most ${cfnLimits.logicalIdCharacters})`,
+      });
     }
   }
 
@@ -73,28 +90,38 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
       });
     }
     if (parameter.Default !== undefined && bytes(parameter.Default) > cfnLimits.parameterValueBytes) {
-      found.push({ pointer, message: `${over(`the default of parameter ${id}`, bytes(parameter.Default), cfnLimits.parameterValueBytes, 'bytes')}` });
+      found.push({
+        pointer,
+        message: `${over(`the default of parameter ${id}`, bytes(parameter.Default), cfnLimits.parameterValueBytes, 'bytes')}`,
+      });
     }
   }
 
   for (const [id, output] of Object.entries(template.Outputs)) {
     const size = bytes(output.Description);
     if (size > cfnLimits.outputDescriptionBytes) {
-      found.push({ pointer: id === 'RuntimeEndpointId' ? '/outlet/endpoint/service' : '', message: over(`the description of output ${id}`, size, cfnLimits.outputDescriptionBytes, 'bytes') });
+      found.push({
+        pointer: id === 'RuntimeEndpointId' ? '/outlet/endpoint/service' : '',
+        message: over(`the description of output ${id}`, size, cfnLimits.outputDescriptionBytes, 'bytes'),
+      });
     }
   }
 
   const userData = userDataBound(template);
   if (userData > cfnLimits.userDataBytes) {
     // The title is the one manifest text in the boot script; the node configuration is bounded by its parameter's MaxLength.
-    found.push({ pointer: '/title', message: `the machine's user data of ${stack} could reach ${userData} bytes, over EC2's limit of ${cfnLimits.userDataBytes}; shorten the title` });
+    found.push({
+      pointer: '/title',
+      message: `the machine's user data of ${stack} could reach ${userData} bytes, over EC2's limit of ${cfnLimits.userDataBytes}; shorten the title`,
+    });
   }
   return found;
 }
 
 /** The largest size the boot script can reach once Fn::Sub fills in every reference. */
 function userDataBound(template: CfnTemplate): number {
-  const launch = template.Resources.NodeLaunchTemplate?.Properties.LaunchTemplateData as { UserData?: { 'Fn::Base64'?: { 'Fn::Sub'?: string } } } | undefined;
+  const launch = template.Resources.NodeLaunchTemplate?.Properties.LaunchTemplateData as
+    { UserData?: { 'Fn::Base64'?: { 'Fn::Sub'?: string } } } | undefined;
   const script = launch?.UserData?.['Fn::Base64']?.['Fn::Sub'] ?? '';
   let size = bytes(script);
   for (const name of subReferences(script)) {

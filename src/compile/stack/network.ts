@@ -14,7 +14,9 @@ export function networkFragment(context: StackContext): CfnFragment {
       Properties: {
         GroupDescription: `Portal ${context.role} node: outbound only`,
         VpcId: ref(ids.vpc),
-        SecurityGroupEgress: [{ IpProtocol: '-1', CidrIp: '0.0.0.0/0', Description: 'The node dials out to the controller and its target' }],
+        SecurityGroupEgress: [
+          { IpProtocol: '-1', CidrIp: '0.0.0.0/0', Description: 'The node dials out to the controller and its target' },
+        ],
         Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }),
       },
     },

@@ -22,9 +22,10 @@ export function parametersFragment(context: StackContext): CfnFragment {
   const parameters: Record<string, CfnParameter> = {
     [ids.vpc]: {
       Type: 'AWS::EC2::VPC::Id',
-      Description: role === 'outlet' && endpoint?.source === 'vpc-endpoint'
-        ? 'Network where the node runs and where the private endpoint is created.'
-        : 'Network where the node runs.',
+      Description:
+        role === 'outlet' && endpoint?.source === 'vpc-endpoint'
+          ? 'Network where the node runs and where the private endpoint is created.'
+          : 'Network where the node runs.',
     },
     [ids.subnet]: {
       Type: 'AWS::EC2::Subnet::Id',
@@ -128,7 +129,14 @@ export function parameterInterface(
   return {
     'AWS::CloudFormation::Interface': {
       ParameterGroups: [
-        { Label: { default: 'Network' }, Parameters: [ids.vpc, ids.subnet, ...[ids.clientCidr, ids.outletCidr].filter((id) => parameterIds.includes(id))] },
+        {
+          Label: { default: 'Network' },
+          Parameters: [
+            ids.vpc,
+            ids.subnet,
+            ...[ids.clientCidr, ids.outletCidr].filter((id) => parameterIds.includes(id)),
+          ],
+        },
         { Label: { default: 'Portal node' }, Parameters: node },
         { Label: { default: 'Machine' }, Parameters: [ids.instanceType, ids.image, ids.installUrl] },
       ],

@@ -21,7 +21,9 @@ export function privateEndpointFragment(context: StackContext): CfnFragment {
         },
       },
     },
-    Outputs: { RuntimeEndpointId: { Description: `Private endpoint of ${endpoint.service}`, Value: ref(ids.runtimeEndpoint) } },
+    Outputs: {
+      RuntimeEndpointId: { Description: `Private endpoint of ${endpoint.service}`, Value: ref(ids.runtimeEndpoint) },
+    },
   };
 }
 

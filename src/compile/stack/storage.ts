@@ -23,7 +23,13 @@ export function storageFragment(): CfnFragment {
           GroupDescription: 'Portal node state: NFS from the node only',
           VpcId: ref(ids.vpc),
           SecurityGroupIngress: [
-            { IpProtocol: 'tcp', FromPort: nfsPort, ToPort: nfsPort, SourceSecurityGroupId: ref(ids.nodeSecurityGroup), Description: 'NFS from the node' },
+            {
+              IpProtocol: 'tcp',
+              FromPort: nfsPort,
+              ToPort: nfsPort,
+              SourceSecurityGroupId: ref(ids.nodeSecurityGroup),
+              Description: 'NFS from the node',
+            },
           ],
         },
       },

@@ -78,10 +78,15 @@ type Section = 'Parameters' | 'Conditions' | 'Resources' | 'Outputs';
 const sections: readonly Section[] = ['Parameters', 'Conditions', 'Resources', 'Outputs'];
 
 export function mergeFragments(fragments: readonly CfnFragment[]): Required<CfnFragment> {
-  const merged = { Parameters: {}, Conditions: {}, Resources: {}, Outputs: {} } as Record<Section, Record<string, unknown>>;
+  const merged = { Parameters: {}, Conditions: {}, Resources: {}, Outputs: {} } as Record<
+    Section,
+    Record<string, unknown>
+  >;
   // Parameters and resources share one namespace of logical ids; conditions and outputs have their own.
   const defined = (id: string, section: Section) =>
-    section === 'Parameters' || section === 'Resources' ? id in merged.Parameters || id in merged.Resources : id in merged[section];
+    section === 'Parameters' || section === 'Resources'
+      ? id in merged.Parameters || id in merged.Resources
+      : id in merged[section];
   for (const fragment of fragments) {
     for (const section of sections) {
       for (const [id, value] of Object.entries(fragment[section] ?? {})) {

@@ -55,8 +55,14 @@ export const migrations: Record<string, Migration> = {
   // Relay nodes: a ticket may grant the relay role instead of an attribute; the member keeps it.
   '0003-relay-nodes': {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('tickets').addColumn('relay_node', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('members').addColumn('relay_node', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('tickets')
+        .addColumn('relay_node', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('members')
+        .addColumn('relay_node', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   },
 };

@@ -12,9 +12,13 @@ export type Store = Kysely<Database>;
 
 export async function openStore(url: string): Promise<Store> {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    throw new InputError('STORE_UNSUPPORTED', 'the PostgreSQL store is not available in this version of the controller', {
-      hint: 'use --store sqlite:PATH (the default keeps it in the data directory)',
-    });
+    throw new InputError(
+      'STORE_UNSUPPORTED',
+      'the PostgreSQL store is not available in this version of the controller',
+      {
+        hint: 'use --store sqlite:PATH (the default keeps it in the data directory)',
+      },
+    );
   }
   if (!url.startsWith('sqlite:')) {
     throw new InputError('STORE_UNSUPPORTED', `unknown store "${url}"`, { hint: 'use --store sqlite:PATH' });

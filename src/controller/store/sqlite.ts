@@ -27,7 +27,9 @@ export class KeptSqlite {
 
   static async open(path: string, options: { readonly?: boolean; fileMustExist?: boolean } = {}): Promise<KeptSqlite> {
     const { default: Database } = await import('better-sqlite3');
-    return new KeptSqlite(new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.fileMustExist ?? false }));
+    return new KeptSqlite(
+      new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.fileMustExist ?? false }),
+    );
   }
 
   /**
