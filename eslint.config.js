@@ -2,15 +2,23 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'out/', 'node_modules/', 'src/shared/types/'] },
+  { ignores: ['dist/', 'out/', 'node_modules/', 'release/', 'src/shared/types/'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
   {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
       'no-console': 'off',
       eqeqeq: ['error', 'always'],
     },
+  },
+  {
+    // Plain JavaScript (build scripts, configurations) has no types to check.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
   },
   {
     // Mocha loads reporters with require(): the one CommonJS file.

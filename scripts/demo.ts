@@ -15,6 +15,7 @@ import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { shellQuote } from '../src/compile/quote.ts';
+import type { NodeConfig } from '../src/shared/types/node-config.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const bundle = join(root, 'dist/portal.mjs');
@@ -84,7 +85,7 @@ function startUntil(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "${ready.source}" within 30 s:\n${lines.join('\n')}`)), 30_000);
     for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream! }).on('line', (line) => {
+      createInterface({ input: stream }).on('line', (line) => {
         lines.push(line);
         if (ready.test(line)) {
           clearTimeout(timer);
@@ -148,13 +149,13 @@ async function main(): Promise<void> {
   );
   const receiverPort = Number(/:(\d+)$/.exec(receiver.line)?.[1]);
 
-  const config = (role: string) => JSON.parse(readFileSync(join(out, `webhook/${role}.json`), 'utf8'));
+  const config = (role: string) => JSON.parse(readFileSync(join(out, `webhook/${role}.json`), 'utf8')) as NodeConfig;
   const outletConfig = config('outlet');
   outletConfig['http-server-port'] = 0;
-  outletConfig['tcp-outlet'].to = `localhost:${receiverPort}`;
+  outletConfig['tcp-outlet']!.to = `localhost:${receiverPort}`;
   const inletConfig = config('inlet');
   inletConfig['http-server-port'] = 0;
-  inletConfig['tcp-inlet'].from = '127.0.0.1:0';
+  inletConfig['tcp-inlet']!.from = '127.0.0.1:0';
   const setup = /Portal node setup completed successfully/;
   for (const [role, value] of [
     ['outlet', outletConfig],

@@ -39,10 +39,10 @@ console.log(`fuzz: ${files.length} files, ${budget} per property`);
 // Node.js prints every process warning; a long run may raise the same one thousands of times (the
 // YAML reader warns for each collection used as a key). Counted instead, and printed once at the end.
 const warnings = new Map<string, number>();
-process.emitWarning = ((warning: string | Error) => {
+process.emitWarning = (warning: string | Error) => {
   const text = typeof warning === 'string' ? warning : warning.message;
   warnings.set(text, (warnings.get(text) ?? 0) + 1);
-}) as typeof process.emitWarning;
+};
 
 const mocha = new Mocha({ timeout: 0, reporter: join(root, 'test/support/summary-reporter.cjs') });
 for (const file of files) mocha.addFile(join(folder, file));

@@ -3,7 +3,7 @@
  * `--check` compares instead of writing and exits 1 when the committed types are stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { compile } from 'json-schema-to-typescript';
+import { compile, type JSONSchema } from 'json-schema-to-typescript';
 
 const targets = [
   { schema: 'schemas/manifest.schema.json', output: 'src/shared/types/manifest.ts' },
@@ -13,7 +13,7 @@ const targets = [
 const banner = '/* Generated from the JSON Schema by scripts/generate-types.ts (npm run types). Do not edit. */';
 
 export async function renderTypes(schemaPath: string): Promise<string> {
-  const schema = JSON.parse(await readFile(schemaPath, 'utf8'));
+  const schema = JSON.parse(await readFile(schemaPath, 'utf8')) as JSONSchema & { title: string };
   return compile(schema, schema.title, {
     bannerComment: banner,
     additionalProperties: false,

@@ -50,7 +50,7 @@ export interface Project {
   /** The administrator's PORTAL_HOME. */
   readonly home: string;
   /** The relay node's process and whatever it forked. */
-  relayPids(): number[];
+  readonly relayPids: () => number[];
 }
 
 function portal(home: string, args: readonly string[]): string {

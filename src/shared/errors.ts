@@ -51,14 +51,16 @@ export function formatProblem(problem: Problem): string {
 
 const escapes: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+// eslint-disable-next-line no-control-regex
+const unprintable = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 /**
  * Text from an input file made safe for one line of a terminal: control characters and line
  * separators (a key may hold a newline or an escape sequence) are shown as escapes, not obeyed.
  */
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    unprintable,
     (character) => escapes[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }

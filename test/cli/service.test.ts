@@ -276,7 +276,7 @@ describe('portal service install: systemd units', function () {
     await writeFile(join(dir, 'other.key'), key(), { mode: 0o600 });
     const refused = await runUnit(controllerUnit, dir, { 'controller-seal.key': join(dir, 'other.key') });
     running.push(refused);
-    const [exit] = await once(refused.child, 'exit');
+    const [exit] = (await once(refused.child, 'exit')) as [number | null];
     assert.equal(exit, 1);
     assert.match(
       refused.lines.join('\n'),

@@ -13,6 +13,7 @@ import {
   ticket,
   ticketSecret,
 } from '../support/boot-script.ts';
+import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
 
@@ -131,7 +132,7 @@ describe('stack boot script (sandbox)', () => {
     );
     assert.equal(run.code, 0, run.stderr);
     const configPath = join(sandbox.root, 'etc/portal/node.json');
-    const config = JSON.parse(await readFile(configPath, 'utf8'));
+    const config = JSON.parse(await readFile(configPath, 'utf8')) as NodeConfig;
     assert.deepEqual(config, {
       'http-server-port': 23345,
       relay: 'postgres',
@@ -206,12 +207,14 @@ describe('stack boot script (sandbox)', () => {
       0,
     );
     assert.equal(warehouse.code, 0, warehouse.stderr);
-    const warehouseConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'));
-    assert.equal(warehouseConfig['tcp-outlet'].to, 'wh.internal.example:5439');
+    const warehouseConfig = JSON.parse(
+      await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'),
+    ) as NodeConfig;
+    assert.equal(warehouseConfig['tcp-outlet']?.to, 'wh.internal.example:5439');
 
     const bedrock = await boot(sandbox, renderedBootScript('bedrock', 'outlet'), 0);
     assert.equal(bedrock.code, 0, bedrock.stderr);
-    const bedrockConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8'));
+    const bedrockConfig = JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8')) as NodeConfig;
     assert.deepEqual(bedrockConfig['tcp-outlet'], {
       allow: 'bedrock-inlet',
       tls: true,
@@ -233,7 +236,7 @@ describe('stack boot script (sandbox)', () => {
     assert.equal(run.code, 0, run.stderr);
     const agentConfig = JSON.parse(
       await readFile(join(sandbox.root, 'opt/aws/amazon-cloudwatch-agent/etc/portal-status.json'), 'utf8'),
-    );
+    ) as { logs: { logs_collected: { files: { collect_list: unknown } } } };
     assert.deepEqual(agentConfig.logs.logs_collected.files.collect_list, [
       {
         file_path: '/var/log/portal/status.log',

@@ -29,7 +29,7 @@ interface Service {
 }
 
 function compose(usecase: string): { services: Record<string, Service> } {
-  return parse(artifactText(usecase, 'inlet.compose.yaml'));
+  return parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: Record<string, Service> };
 }
 
 /** What compose does with ${VAR}, ${VAR:-default} and ${VAR:?error} when the shell sets `variables`. */

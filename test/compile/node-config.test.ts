@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { validateNodeConfigShape } from '../../src/shared/schema-check.ts';
 import { containerInletConfig } from '../../src/compile/node-config.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
+import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { product } from '../../src/shared/product.ts';
 import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
 
-const config = (usecase: string, role: 'outlet' | 'inlet') => JSON.parse(artifactText(usecase, `${role}.json`));
+const config = (usecase: string, role: 'outlet' | 'inlet') =>
+  JSON.parse(artifactText(usecase, `${role}.json`)) as NodeConfig;
 
 describe('node configurations (spec 2.2)', () => {
   for (const usecase of allUseCases) {
@@ -26,8 +28,8 @@ describe('node configurations (spec 2.2)', () => {
       relay: 'webhook',
       'tcp-outlet': { allow: 'webhook-inlet', to: 'localhost:7777' },
     });
-    assert.equal(config('warehouse', 'outlet')['tcp-outlet'].to, '$REDSHIFT_ENDPOINT');
-    assert.equal(config('postgres', 'outlet')['tcp-outlet'].to, '$POSTGRES_ENDPOINT:5432');
+    assert.equal(config('warehouse', 'outlet')['tcp-outlet']?.to, '$REDSHIFT_ENDPOINT');
+    assert.equal(config('postgres', 'outlet')['tcp-outlet']?.to, '$POSTGRES_ENDPOINT:5432');
     assert.deepEqual(config('bedrock', 'outlet')['tcp-outlet'], {
       allow: 'bedrock-inlet',
       to: '$BEDROCK_RUNTIME_ENDPOINT:443',
@@ -73,15 +75,16 @@ describe('node configurations (spec 2.2)', () => {
         const node = config(usecase, role);
         assert.equal(node['http-server-port'], 23345);
         const section = node['tcp-outlet'] ?? node['tcp-inlet'];
-        assert.equal('tls' in section, usecase === 'bedrock', `${usecase} ${role}`);
+        assert.equal(section !== undefined && 'tls' in section, usecase === 'bedrock', `${usecase} ${role}`);
       }
     }
   });
 
   it('is serialised with sorted keys, so golden files change only with behaviour', () => {
     const text = artifactText('bedrock', 'outlet.json');
-    assert.deepEqual(Object.keys(JSON.parse(text)), ['http-server-port', 'relay', 'tcp-outlet']);
-    assert.deepEqual(Object.keys(JSON.parse(text)['tcp-outlet']), ['allow', 'tls', 'to']);
+    const parsed = JSON.parse(text) as NodeConfig;
+    assert.deepEqual(Object.keys(parsed), ['http-server-port', 'relay', 'tcp-outlet']);
+    assert.deepEqual(Object.keys(parsed['tcp-outlet'] ?? {}), ['allow', 'tls', 'to']);
   });
 
   it('is refused by the schema when a key is unknown or a port is out of range', () => {

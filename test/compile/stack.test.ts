@@ -41,7 +41,10 @@ describe('CloudFormation stacks', () => {
 
         it('parses back to the same object it was printed from', () => {
           const manifest = loadManifest(usecase);
-          const config = role === 'outlet' ? outletConfig(manifest) : JSON.parse(artifactText(usecase, 'inlet.json'));
+          const config =
+            role === 'outlet'
+              ? outletConfig(manifest)
+              : (JSON.parse(artifactText(usecase, 'inlet.json')) as NodeConfig);
           const built = nodeStack(manifest, role, config);
           assert.deepEqual(parseCfnYaml(printCfnYaml(built)), JSON.parse(JSON.stringify(built)));
           assert.match(printCfnYaml(built), /!Ref VpcId/, 'intrinsics are printed in short form');
@@ -269,7 +272,7 @@ describe('CloudFormation stacks', () => {
       assert.equal(template.Parameters.OutletCidr, undefined, String(direct));
       assert.equal(template.Resources.NodeDirectIngress, undefined, String(direct));
       assert.equal(template.Conditions?.HasOutletNetwork, undefined, String(direct));
-      assert.deepEqual(checkTemplate(JSON.parse(JSON.stringify(template))), [], String(direct));
+      assert.deepEqual(checkTemplate(JSON.parse(JSON.stringify(template)) as Template), [], String(direct));
     }
     const config = stackInletConfig(manifest);
     const elsewhere = nodeStack(manifest, 'inlet', {
@@ -371,7 +374,7 @@ describe('CloudFormation stacks', () => {
   });
 
   it('is caught by the specification check when a template is wrong', () => {
-    const template = structuredClone(stack('postgres', 'outlet')) as Template;
+    const template = structuredClone<Template>(stack('postgres', 'outlet'));
     Object.assign(template.Resources.StatusLogGroup as object, {
       DeletionPolicy: 'Snapshot',
       UpdateReplacePolicy: 'Keep',

@@ -59,7 +59,7 @@ describe('node status metric function (subscription filter → NodeDownAlarm)', 
       },
     );
     assert.equal(result.status, 0, result.stderr);
-    return JSON.parse(result.stdout);
+    return JSON.parse(result.stdout) as unknown;
   }
 
   it('publishes one NodeUp count per delivery, with the stack as dimension', async () => {
@@ -72,7 +72,7 @@ describe('node status metric function (subscription filter → NodeDownAlarm)', 
     const calls = (await readFile(record, 'utf8'))
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line));
+      .map((line) => JSON.parse(line) as unknown);
     assert.deepEqual(calls, [
       {
         Namespace: 'Portal',

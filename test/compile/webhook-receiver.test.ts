@@ -54,7 +54,7 @@ describe('webhook receiver (spec 4.2)', () => {
 
   after(async () => {
     receiver.child.kill('SIGTERM');
-    const [code] = await once(receiver.child, 'exit');
+    const [code] = (await once(receiver.child, 'exit')) as [number | null];
     assert.equal(code, 0, 'stops cleanly on SIGTERM');
     await rm(directory, { recursive: true, force: true });
   });

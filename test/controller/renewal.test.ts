@@ -169,7 +169,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     const answer = await reissueBy(identity.record, identity.certificate, record);
     assert.ok(String(answer.certificate).includes('BEGIN CERTIFICATE'));
     await rejectsWith(
-      reissueBy(identity.record, identity.certificate, async () => recorded),
+      reissueBy(identity.record, identity.certificate, () => Promise.resolve(recorded)),
       'CHALLENGE_UNKNOWN',
     );
     await rejectsWith(
@@ -202,7 +202,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
       }
     };
     const codes = Array.from({ length: 22 }, () => ask('192.0.2.7'));
-    assert.deepEqual(codes, [...Array(20).fill('ok'), 'RATE_LIMITED', 'RATE_LIMITED']);
+    assert.deepEqual(codes, [...Array<string>(20).fill('ok'), 'RATE_LIMITED', 'RATE_LIMITED']);
     assert.equal(ask('192.0.2.8'), 'ok', 'another source is not held up by the flood');
     assert.equal(ask('192.0.2.7', now + 500), 'ok', 'the flooding source gets one more after 500 ms');
     // Over the wire the source is the connection's address, whatever node the request names.
@@ -226,8 +226,8 @@ async function untilShown(
 ): Promise<NodeShowRunning> {
   const deadline = Date.now() + limitMs;
   for (;;) {
-    const shown = (await nodeStatus(home).catch(() => undefined)) as unknown as NodeShowRunning | undefined;
-    if (shown && test(shown)) return shown;
+    const shown = await nodeStatus(home).catch(() => undefined);
+    if (shown && 'identity' in shown && test(shown)) return shown;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(shown)}`);
     await sleep(100);
   }
@@ -265,7 +265,7 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
   let reissuedBefore = 0;
 
   /** Keeps the controller away until both nodes' certificates have expired, and at least `downMs`. */
-  async function outage(away: () => Promise<void>, back: () => Promise<void>, downMs: number) {
+  async function outage(away: () => void | Promise<void>, back: () => void | Promise<void>, downMs: number) {
     reissuedBefore = reissues();
     const started = Date.now();
     await away();
@@ -320,8 +320,8 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
   it('frozen (SIGSTOP) for 12 s: the same, once it runs again', async () => {
     const child = project.controller.process.child;
     const { inletShow, took } = await outage(
-      async () => void child.kill('SIGSTOP'),
-      async () => void child.kill('SIGCONT'),
+      () => void child.kill('SIGSTOP'),
+      () => void child.kill('SIGCONT'),
       12_000,
     );
     assert.equal(inletShow.code, 1);

@@ -51,7 +51,7 @@ describe('end to end: standalone relays, and the controller off the data path', 
     const refused = startPortal(join(project.dir, 'not-a-relay'), ['relay', 'start', '--listen', '127.0.0.1:0'], {
       ENROLLMENT_TICKET: ticket,
     });
-    const [code] = await once(refused.child, 'exit');
+    const [code] = (await once(refused.child, 'exit')) as [number | null];
     assert.equal(code, 2);
     assert.match(refused.lines.join('\n'), /^portal: this enrollment ticket does not grant the relay role/m);
     // Unused: a node still enrolls with it.

@@ -20,6 +20,11 @@ function throwAt(port: number, bytes: Buffer): Promise<void> {
   });
 }
 
+/** The part of a node's runtime.json these tests read. */
+interface Runtime {
+  readonly statusPort: number;
+}
+
 describe('end to end: what peers and the relay can and cannot do', function () {
   this.timeout(90_000);
   let project: ProjectProcesses;
@@ -120,10 +125,10 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     const ports = {
       controller: Number(controllerPort),
       inlet: port,
-      inletStatus: JSON.parse(await readFile(join(project.dir, 'inlet', 'node', 'runtime.json'), 'utf8'))
-        .statusPort as number,
-      outletStatus: JSON.parse(await readFile(join(project.dir, 'outlet', 'node', 'runtime.json'), 'utf8'))
-        .statusPort as number,
+      inletStatus: (JSON.parse(await readFile(join(project.dir, 'inlet', 'node', 'runtime.json'), 'utf8')) as Runtime)
+        .statusPort,
+      outletStatus: (JSON.parse(await readFile(join(project.dir, 'outlet', 'node', 'runtime.json'), 'utf8')) as Runtime)
+        .statusPort,
     };
     const garbage = [
       randomBytes(64 * 1024),

@@ -83,9 +83,9 @@ export function assertTypedRejection(error: unknown, file?: string): asserts err
       assert.ok(Number.isInteger(problem.column) && problem.column >= 1, `column ${problem.column}`);
       assert.ok(problem.pointer === '' || problem.pointer.startsWith('/'), `pointer ${problem.pointer}`);
       assert.ok(problem.message.length > 0, 'the problem says what is wrong');
-      // eslint-disable-next-line no-control-regex
       assert.doesNotMatch(
         formatProblem(problem),
+        // eslint-disable-next-line no-control-regex
         /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/,
         'each problem is one printable line',
       );

@@ -113,7 +113,7 @@ type Edit = { readonly kind: 'replace' | 'delete' | 'add'; readonly value: unkno
 function apply(node: unknown, path: Path, edit: Edit): unknown {
   if (path.length === 0) {
     if (edit.kind === 'replace') return edit.value;
-    if (edit.kind === 'add' && Array.isArray(node)) return [...node, edit.value];
+    if (edit.kind === 'add' && Array.isArray(node)) return [...(node as unknown[]), edit.value];
     if (edit.kind === 'add' && node !== null && typeof node === 'object') return { ...node, [edit.key]: edit.value };
     return node;
   }
@@ -121,9 +121,10 @@ function apply(node: unknown, path: Path, edit: Edit): unknown {
   if (node === null || typeof node !== 'object') return node;
   const [head, ...rest] = path;
   if (Array.isArray(node)) {
+    const items = node as unknown[];
     const index = Number(head);
-    if (rest.length === 0 && edit.kind === 'delete') return node.filter((_, at) => at !== index);
-    return node.map((item, at) => (at === index ? apply(item, rest, edit) : item));
+    if (rest.length === 0 && edit.kind === 'delete') return items.filter((_, at) => at !== index);
+    return items.map((item, at) => (at === index ? apply(item, rest, edit) : item));
   }
   const record = node as Record<string, unknown>;
   const key = String(head);

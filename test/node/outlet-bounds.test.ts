@@ -155,7 +155,7 @@ describe('outlet: target connections per inlet and in all (a member that opens s
     burst.close();
     assert.ok(burst.closedEarly, 'the outlet closed the session');
     await until(
-      async () =>
+      () =>
         warnings.some((line) =>
           /^outlet: closed a session of inlet \S+: the peer broke the session protocol: it reads none of the answers/.test(
             line,

@@ -126,7 +126,7 @@ describe('relay links: chosen by health, not by order', function () {
       assert.equal(set.all().length, maxRelayLinks);
       assert.equal(set.describe().filter((relayShown) => relayShown.status === 'waiting').length, 21 - maxRelayLinks);
       await until(
-        async () => (connectedTo(set, first) ? true : undefined),
+        () => (connectedTo(set, first) ? true : undefined),
         'the real relay linked behind 20 unreachable ones',
         linkedWithinMs,
       );
@@ -151,11 +151,11 @@ describe('relay links: chosen by health, not by order', function () {
       relay = await startRelay();
       const second = entryOf(relay);
       assert.notEqual(second.address, first.address);
-      await until(async () => (downs.length > 0 ? true : undefined), 'the stopped relay reported down', linkedWithinMs);
+      await until(() => (downs.length > 0 ? true : undefined), 'the stopped relay reported down', linkedWithinMs);
       const restartedAt = Date.now();
       set.update([...dead, first, second]);
       await until(
-        async () => (connectedTo(set, second) ? true : undefined),
+        () => (connectedTo(set, second) ? true : undefined),
         'the restarted relay linked again',
         linkedWithinMs,
       );
@@ -176,11 +176,7 @@ describe('relay links: chosen by health, not by order', function () {
     set.update([...dead, real]);
     assert.equal(set.describe().at(-1)?.status, 'waiting');
     set.update([...dead.slice(1), real]);
-    await until(
-      async () => (connectedTo(set, real) ? true : undefined),
-      'the waiting relay linked in the freed slot',
-      5000,
-    );
+    await until(() => (connectedTo(set, real) ? true : undefined), 'the waiting relay linked in the freed slot', 5000);
     assert.equal(set.all().length, maxRelayLinks);
   });
 

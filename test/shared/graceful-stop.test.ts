@@ -11,7 +11,7 @@ function fakeProcess(open: number) {
     stopAccepting: () => void steps.push('stop accepting'),
     openConnections: () => open,
     whenIdle: () => (open === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve))),
-    close: async () => void steps.push(`close with ${open} open`),
+    close: () => Promise.resolve(void steps.push(`close with ${open} open`)),
     finishOne() {
       open -= 1;
       if (open === 0) idle?.();

@@ -148,14 +148,14 @@ export function checkTemplate(template: Template): string[] {
     for (const policy of ['DeletionPolicy', 'UpdateReplacePolicy'] as const) {
       const value = resource[policy];
       if (value === undefined) continue;
-      if (!deletionPolicies.has(String(value))) report(`${path}.${policy}`, `unknown policy ${String(value)}`);
+      if (!deletionPolicies.has(shown(value))) report(`${path}.${policy}`, `unknown policy ${shown(value)}`);
       else if (value === 'Snapshot' && !snapshotTypes.has(String(resource.Type)))
         report(`${path}.${policy}`, `${String(resource.Type)} cannot be snapshot`);
       else if (value === 'RetainExceptOnCreate' && policy === 'UpdateReplacePolicy')
         report(`${path}.${policy}`, 'RetainExceptOnCreate is a DeletionPolicy only');
     }
-    if (resource.Condition !== undefined && !(String(resource.Condition) in (template.Conditions ?? {}))) {
-      report(`${path}.Condition`, `no condition ${String(resource.Condition)}`);
+    if (resource.Condition !== undefined && !(shown(resource.Condition) in (template.Conditions ?? {}))) {
+      report(`${path}.Condition`, `no condition ${shown(resource.Condition)}`);
     }
     const typeSpec = resource.Type ? specification.ResourceTypes[resource.Type] : undefined;
     if (!typeSpec) {
@@ -218,7 +218,7 @@ class ReferenceCheck {
   }
 
   private getAtt(argument: unknown, path: string): void {
-    const [id, attribute] = Array.isArray(argument) ? argument : String(argument).split(/\.(.*)/);
+    const [id, attribute] = Array.isArray(argument) ? (argument as unknown[]) : shown(argument).split(/\.(.*)/);
     const resource = this.resources[String(id)];
     const attributes = resource?.Type ? (specification.ResourceTypes[resource.Type]?.Attributes ?? {}) : {};
     if (!resource) this.report(path, `GetAtt of unknown resource ${String(id)}`);
@@ -227,7 +227,7 @@ class ReferenceCheck {
   }
 
   private sub(argument: unknown, path: string): void {
-    const [text, variables] = Array.isArray(argument) ? argument : [argument, {}];
+    const [text, variables] = Array.isArray(argument) ? (argument as unknown[]) : [argument, {}];
     if (typeof text !== 'string') {
       this.report(path, 'Fn::Sub needs a string');
       return;
@@ -364,4 +364,9 @@ function checkInterface(
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A template value in a message: strings as they are, anything else as JSON. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

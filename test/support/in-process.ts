@@ -14,10 +14,16 @@ export async function showOf(node: RunningNode): Promise<InProcessShow> {
 }
 
 /** Polls `probe` until it gives a value; fails after `timeoutMs` naming `what` it waited for. */
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    const value = await Promise.resolve()
+      .then(probe)
+      .catch(() => undefined);
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -119,8 +119,8 @@ export async function portal(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
 }
 
 /** A folder holding a `portal` command that runs the bundle: put it first on PATH to run scripts as written. */

@@ -4,7 +4,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { maxLineBytes, readJsonLines, readOneJsonLine, serveJsonLines } from '../../src/wire/json-lines.ts';
 
 /** A connected loopback pair: the server's end and the client's. */
-async function socketPair(): Promise<{ server: Socket; client: Socket; close(): void }> {
+async function socketPair(): Promise<{ server: Socket; client: Socket; close: () => void }> {
   let accepted: (socket: Socket) => void = () => undefined;
   const serverSide = new Promise<Socket>((resolve) => (accepted = resolve));
   const listener = createServer((socket) => accepted(socket));
@@ -67,7 +67,7 @@ describe('JSON lines served with backpressure', () => {
     let handled = 0;
     serveJsonLines(
       server,
-      async (message) => ((handled += 1), { id: (message as { id: number }).id, pad: 'x'.repeat(1000) }),
+      (message) => ((handled += 1), Promise.resolve({ id: (message as { id: number }).id, pad: 'x'.repeat(1000) })),
       () => server.destroy(),
       { maxInFlight: 8, maxQueuedBytes: 64 * 1024 * 1024 },
     );
@@ -116,7 +116,7 @@ describe('JSON lines served with backpressure', () => {
     client.pause();
     const service = serveJsonLines(
       server,
-      async () => undefined,
+      () => Promise.resolve(undefined),
       () => server.destroy(),
       { maxInFlight: 1, maxQueuedBytes: 256 * 1024 },
     );

@@ -107,7 +107,7 @@ describe('relay splices: a relay that resets at every step', () => {
           assert.ok(Date.now() - started < 2000, `failed after ${Date.now() - started} ms`);
           for (const result of results) {
             assert.equal(result.status, 'rejected');
-            const reason = (result as PromiseRejectedResult).reason as Error & { code?: string };
+            const reason = result.reason as Error & { code?: string };
             // Either the dial itself failed (reset before the connect completed) or the session did.
             assert.ok(
               reason instanceof SessionFailed || ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'].includes(reason.code ?? ''),
