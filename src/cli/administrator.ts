@@ -36,7 +36,7 @@ export async function loadAdministrator(home: string): Promise<StoredIdentity> {
  * past half of its life it is renewed first, and once expired it is re-issued on proof of the enrolled
  * key; either way the new one is stored, so the next command starts from it.
  */
-export async function adminRequest<K extends keyof ControllerOperations & string>(
+export async function adminRequest<K extends keyof ControllerOperations>(
   home: string,
   op: K,
   body: RequestOf<ControllerOperations, K>,

@@ -195,7 +195,7 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
       clearTimeout(timer);
       for (const socket of sockets) if (socket !== winner) socket.destroy();
       if (winner) resolve(winner);
-      else reject(error);
+      else reject(error ?? new Error(`no answer from ${addresses.join(', ')}`));
     }
     for (const address of addresses) {
       const parsed = parseHostPort(address);

@@ -72,7 +72,7 @@ export async function createCertificateRequest(
 /** The challenge a request carries in its signed part, if any. */
 export function challengeOf(request: x509.Pkcs10CertificateRequest): string | undefined {
   const attribute = request.attributes.find((candidate) => candidate instanceof x509.ChallengePasswordAttribute);
-  return attribute ? (attribute as x509.ChallengePasswordAttribute).password : undefined;
+  return attribute?.password;
 }
 
 /** SHA-256 (hex) of a public key's SubjectPublicKeyInfo DER: how the controller remembers a member's key. */

@@ -116,9 +116,9 @@ async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promis
   const log = (line: string) => options.logger.info(line);
   const server = new RelayServer({
     // Members of this relay's project only.
-    verifyPeer: async (certificate) => {
+    verifyPeer: (certificate) => {
       const member = verifyMember(certificate, authority);
-      return member?.projectId === projectId ? member : undefined;
+      return Promise.resolve(member?.projectId === projectId ? member : undefined);
     },
     log,
   });

@@ -69,6 +69,8 @@ export function rotateIfFull(path: string, limitBytes = defaultLogLimitBytes): v
  * real standard error, after one line that says why.
  */
 export function redirectStandardError(log: BoundedLogFile, stream: NodeJS.WritableStream = process.stderr): void {
+  // Put back as the stream's own method and called on it: no binding needed.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const direct = stream.write;
   const write = (
     chunk: string | Uint8Array,
@@ -94,5 +96,5 @@ export function redirectStandardError(log: BoundedLogFile, stream: NodeJS.Writab
     if (done) process.nextTick(done);
     return true;
   };
-  stream.write = write as typeof stream.write;
+  stream.write = write;
 }

@@ -76,8 +76,11 @@ interface Failure {
 }
 
 /** Thrown inside the scanner only, to leave every level of the descent at once. */
-class Stop {
-  constructor(readonly failure: Failure) {}
+/** Thrown to leave the recursive descent at the first error; caught where parsing started. */
+class Stop extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message);
+  }
 }
 
 const number = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
@@ -118,7 +121,7 @@ class Scanner {
     else {
       const literal = ['true', 'false', 'null'].find((word) => this.text.startsWith(word, this.at));
       if (literal === undefined) this.fail(`expected a value, found ${this.found()}`);
-      this.at += (literal as string).length;
+      this.at += literal.length;
     }
     this.last = pointer;
   }
@@ -206,7 +209,7 @@ class Scanner {
       if (!/^[0-9A-Fa-f]{4}$/.test(this.text.slice(this.at + 2, this.at + 6)))
         this.fail('expected four hexadecimal digits after \\u');
       this.at += 6;
-    } else if (escapes.includes(letter as string)) {
+    } else if (escapes.includes(letter)) {
       this.at += 2;
     } else {
       this.fail(

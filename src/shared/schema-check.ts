@@ -118,5 +118,5 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   if (value === undefined) return 'nothing';
-  return String(value);
+  return `${value as number | boolean | bigint}`;
 }

@@ -117,7 +117,7 @@ function pointerOf(path: readonly unknown[], node: unknown): string {
   for (const [index, item] of chain.entries()) {
     const parent = chain[index - 1];
     if (isPair(item) && isScalar(item.key)) segments.push(String(item.key.value));
-    else if (isSeq(parent)) segments.push(parent.items.indexOf(item as never));
+    else if (isSeq(parent)) segments.push(parent.items.indexOf(item));
   }
   return encodePointer(segments);
 }

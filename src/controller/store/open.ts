@@ -26,8 +26,8 @@ export async function openStore(url: string): Promise<Store> {
   const database = await KeptSqlite.open(url.slice('sqlite:'.length));
   database.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
-  if (error) throw error;
+  if (error) throw error instanceof Error ? error : new Error(`the store's migration failed: ${JSON.stringify(error)}`);
   return db;
 }
