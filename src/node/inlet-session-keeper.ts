@@ -63,7 +63,7 @@ export class SessionKeeper {
     return this.stopping;
   }
 
-  /** The path of the session that carries new clients, if there is one. */
+  /** The path of the session, if there is one. */
   get path(): SessionPath | undefined {
     return this.sessionPath;
   }
@@ -83,6 +83,7 @@ export class SessionKeeper {
     return this.session ? null : (this.sessionFailure ?? null);
   }
 
+  /** Opens a session, unless one made with the current credentials is open or being opened. */
   ensureSession(): void {
     if (this.stopping || this.opening || this.hasCurrentSession()) return;
     this.opening = this.openSession().finally(() => {
