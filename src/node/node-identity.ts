@@ -1,0 +1,56 @@
+/**
+ * The identity a node starts with: the one stored under its home, or none yet when it has a ticket
+ * to enroll with. A node that may not start with them (no ticket and no identity, a configuration the
+ * identity or ticket does not grant) fails here, before anything is bound or spent.
+ */
+import { InputError } from '../shared/errors.ts';
+import { decodeTicket } from '../wire/ticket.ts';
+import { loadIdentity, type StoredIdentity } from './identity-store.ts';
+import type { NodeOptions } from './node-options.ts';
+import { identityMisfit } from './ticket-fit.ts';
+
+/** The stored identity, or undefined when the node is to enroll with its ticket. */
+export async function identityToStart(
+  directory: string,
+  options: Pick<NodeOptions, 'config' | 'ticket' | 'logger'>,
+): Promise<StoredIdentity | undefined> {
+  const { config, logger } = options;
+  const stored = await loadIdentity(directory, { warn: (line) => logger.warn(line) });
+  // Everything that can be checked is checked before a ticket is used: a refused start spends nothing.
+  const ticket = stored || !options.ticket ? undefined : decodeTicket(options.ticket);
+  if (!stored && !ticket) {
+    throw new InputError(
+      'NO_IDENTITY',
+      `this node has no identity in ${directory} yet, and no enrollment ticket was given`,
+      {
+        hint:
+          'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config ' +
+          '(the contents of the .ticket file)',
+      },
+    );
+  }
+  const misfit = stored
+    ? identityMisfit(
+        config,
+        { relays: stored.record.relays, tls: stored.record.tls, relayNode: false },
+        {
+          kind: 'enrolled',
+          nodeId: stored.record.nodeId,
+          projectId: stored.record.projectId,
+          ticketGiven: options.ticket !== undefined,
+        },
+      )
+    : ticket?.grants
+      ? identityMisfit(
+          config,
+          {
+            relays: ticket.grants.relay ? [ticket.grants.relay] : [],
+            tls: ticket.grants.tls === true,
+            relayNode: ticket.grants.relayNode === true,
+          },
+          { kind: 'ticket' },
+        )
+      : undefined;
+  if (misfit) throw misfit;
+  return stored;
+}

@@ -1,0 +1,152 @@
+/**
+ * An enrolled node at work: its parts started, its credentials renewed, its status served and
+ * announced the first time it is up; stopped in two steps (graceful-stop.ts).
+ */
+import type { Server as HttpServer } from 'node:http';
+import type { Server } from 'node:net';
+import type { PortalError } from '../shared/errors.ts';
+import { product } from '../shared/product.ts';
+import type { DirectListener } from './direct-listener.ts';
+import type { HomeClaim } from './home-claim.ts';
+import type { StoredIdentity } from './identity-store.ts';
+import { listeningLine } from './listening.ts';
+import type { NodeMetrics } from './metrics.ts';
+import type { NodeOptions } from './node-options.ts';
+import { assembleParts } from './node-parts.ts';
+import { Renewal } from './renewal.ts';
+import { RunningShow } from './running-show.ts';
+import { assessNode, type NodeShow } from './show.ts';
+
+export interface RunningNode {
+  readonly statusPort: number;
+  readonly identity: () => StoredIdentity;
+  /** Settles when the node stops; rejects on a fatal error (such as a relay its ticket does not grant). */
+  readonly finished: Promise<void>;
+  /** Takes no new clients, sessions or streams; the connections carried go on until stop(). */
+  stopAccepting(): void;
+  /** Client connections (inlet) and target connections (outlet) carried right now. */
+  openConnections(): number;
+  /** Settles once no connection is carried. */
+  whenIdle(): Promise<void>;
+  /** Closes everything at once: sessions, warm streams, connections, listeners. */
+  stop(): Promise<void>;
+}
+
+/** What the node holds before it runs: its listeners, status server and metrics, and its claim on the home. */
+export interface PreparedNode {
+  /** Where the node keeps its identity. */
+  readonly directory: string;
+  readonly listener: Server | undefined;
+  readonly direct: DirectListener | undefined;
+  readonly status: { readonly server: HttpServer; readonly port: number };
+  readonly metrics: NodeMetrics;
+  readonly startedAt: number;
+  readonly claim: HomeClaim;
+  readonly setShow: (show: () => NodeShow) => void;
+}
+
+export async function runEnrolled(
+  options: NodeOptions,
+  identity: StoredIdentity,
+  prepared: PreparedNode,
+): Promise<RunningNode> {
+  const { logger } = options;
+  const { directory, listener, direct, status, metrics, startedAt } = prepared;
+  let current = identity;
+  const heartbeat = options.heartbeat ?? { intervalMs: 5000, timeoutMs: 10_000 };
+
+  let fail: (error: PortalError) => void = () => undefined;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve, reject) => {
+    fail = reject;
+    finish = resolve;
+  });
+
+  const { control, relays, outlet, inlet } = await assembleParts({
+    node: options,
+    directory,
+    identity: () => current,
+    listener,
+    direct,
+    metrics,
+    heartbeat,
+    onFatal: (error) => fail(error),
+  });
+
+  const renewal = new Renewal({
+    directory,
+    current: () => current,
+    update: (refreshed) => {
+      current = refreshed.identity;
+      inlet?.rotate();
+    },
+    control,
+    logger,
+    holder: 'this node',
+  });
+  relays.on('down', () => metrics.failures.inc({ reason: 'relay_lost' }));
+  const running = new RunningShow({ identity: () => current, startedAt, control, relays, renewal, outlet, inlet });
+  // GET /show from now on; the node is announced the first time it is up (below).
+  prepared.setShow(() => running.show(announced));
+
+  let announced = false;
+  let accepting = true;
+  let stopped = false;
+  inlet?.start();
+  outlet?.start();
+  control.start();
+
+  logger.info(
+    listeningLine({
+      nodeId: current.record.nodeId,
+      inlet: inlet?.address,
+      direct: direct?.listening,
+      status: status.port,
+    }),
+  );
+  const watch = setInterval(() => {
+    if (!announced && assessNode(running.facts()).problems.length === 0) {
+      announced = true;
+      logger.announce(product.setupCompletedLine);
+      clearInterval(watch);
+    }
+  }, 50);
+
+  renewal.start();
+
+  // Stopping in two steps (graceful-stop.ts): nothing new is taken, then what is left is closed.
+  const stopAccepting = () => {
+    if (!accepting) return;
+    accepting = false;
+    clearInterval(watch);
+    renewal.stop();
+    control.stop();
+    // Without its relay connections the outlet is no longer registered: relays send it no new dials.
+    relays.stop();
+    outlet?.stopAccepting();
+    inlet?.stopAccepting();
+  };
+  const openConnections = () => (inlet?.openConnections() ?? 0) + (outlet?.openConnections() ?? 0);
+  return {
+    statusPort: status.port,
+    identity: () => current,
+    finished,
+    stopAccepting,
+    openConnections,
+    async whenIdle() {
+      await Promise.all([inlet?.whenIdle(), outlet?.whenIdle()]);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      stopAccepting();
+      outlet?.stop();
+      await inlet?.stop();
+      const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));
+      status.server.closeAllConnections();
+      await closed;
+      await prepared.claim.release();
+      finish();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Whom the outlet refused, and who refused it: members the relay or this outlet turned away (logged
+ * once a minute per member and reason), inlets whose verdict failed (logged when it changes, then once
+ * a minute), and the allow refusals /show lists, with what each side saw.
+ */
+import { PeerRefused } from '../wire/e2e-session.ts';
+import type { Logger } from './logger.ts';
+import type { NodeMetrics } from './metrics.ts';
+import { RecentRefusals, type RefusalShow } from './refusals.ts';
+
+export interface OutletRefusalsOptions {
+  /** The outlet's allow, which the refusals name. */
+  readonly allow: string;
+  readonly logger: Logger;
+  readonly metrics: NodeMetrics;
+}
+
+export class OutletRefusals {
+  private lastRefusal = { message: '', at: 0 };
+  /** Members refused (by the relay or by this outlet) since they were last logged, and when that was. */
+  private readonly refusedMembers = new Map<
+    string,
+    { count: number; attributes: readonly string[]; loggedAt: number }
+  >();
+  /** Allow refusals lately, this outlet's (or the relay's on its behalf) and its peers'. */
+  private readonly refusals = new RecentRefusals();
+
+  constructor(private readonly options: OutletRefusalsOptions) {}
+
+  /** The relay refused `count` attempts of `from` on this outlet's behalf, seeing `attributes`. */
+  byRelay(from: string, attributes: readonly string[], count: number): void {
+    this.noteRefused(from, attributes, count, 'the relay refused');
+    // The relay's word, bounded: a count a relay made up costs nothing but a wrong figure.
+    const bounded = Number.isFinite(count) ? Math.max(0, Math.min(Math.floor(count), 1_000_000)) : 0;
+    if (bounded > 0) {
+      this.refusals.note(
+        { by: 'this node', told_by: 'relay', peer: from, saw: attributes, allow: this.options.allow },
+        bounded,
+      );
+      this.options.metrics.failures.inc({ reason: 'peer_refused' }, bounded);
+    }
+  }
+
+  /** One warning per member and reason a minute, with how many times it happened meanwhile. */
+  noteRefused(from: string, attributes: readonly string[], count: number, what: string): void {
+    const key = `${what} ${from}`;
+    const now = Date.now();
+    const noted = this.refusedMembers.get(key) ?? { count: 0, attributes, loggedAt: 0 };
+    noted.count += count;
+    if (now - noted.loggedAt >= 60_000) {
+      const seen =
+        noted.attributes.length > 0
+          ? ` (attribute ${noted.attributes.map((a) => `"${a}"`).join(', ')}; allow is "${this.options.allow}")`
+          : '';
+      this.options.logger.warn(
+        `outlet: ${what} node ${from}${seen}: ${noted.count} time${noted.count === 1 ? '' : 's'} since the last report`,
+      );
+      noted.count = 0;
+      noted.loggedAt = now;
+    }
+    this.refusedMembers.set(key, noted);
+    // Forget members that went quiet, so a parade of node ids cannot grow this map without bound.
+    if (this.refusedMembers.size > 1000) {
+      for (const [stale, entry] of this.refusedMembers)
+        if (now - entry.loggedAt >= 60_000 && entry.count === 0) this.refusedMembers.delete(stale);
+    }
+  }
+
+  /**
+   * A session or warm stream with `peer` that failed: an allow refusal is remembered with what each
+   * side saw.
+   */
+  noteSessionFailure(error: unknown, peer: string): void {
+    if (!(error instanceof PeerRefused)) {
+      this.options.metrics.failures.inc({ reason: 'session_failed' });
+      return;
+    }
+    this.options.metrics.failures.inc({ reason: 'peer_refused' });
+    const { ours, theirs } = error.verdicts;
+    const mine = ours?.accept === false;
+    const verdict = mine ? ours : theirs;
+    this.refusals.note({
+      by: mine ? 'this node' : 'the peer',
+      told_by: 'verdict',
+      peer: peer || null,
+      saw: verdict?.saw ?? [],
+      allow: verdict?.want ?? '?',
+    });
+  }
+
+  /** A refused inlet retries; say so when it starts and then once a minute, not at every attempt. */
+  logRefusal(message: string): void {
+    const now = Date.now();
+    if (message === this.lastRefusal.message && now - this.lastRefusal.at < 60_000) return;
+    this.lastRefusal = { message, at: now };
+    this.options.logger.warn(`outlet: refused an inlet: ${message}`);
+  }
+
+  /** The latest first. */
+  describe(): RefusalShow[] {
+    return this.refusals.describe();
+  }
+}

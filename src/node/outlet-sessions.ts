@@ -1,0 +1,259 @@
+/**
+ * The sessions and warm streams inlets open to the outlet: each dial a relay passes on (answered
+ * within bounds per member and in all) and each connection the outlet dials to an inlet's direct path
+ * goes through the end-to-end TLS and verdicts, then becomes a session, whose streams go to the
+ * target, or a warm stream, which waits for its one client.
+ */
+import type { Socket } from 'node:net';
+import { acceptOutletChannel, adoptOutletSession, PeerRefused, type Channel } from '../wire/e2e-session.ts';
+import { MuxSession, type IncomingStream } from '../wire/mux.ts';
+import { dialSplice } from '../wire/splice.ts';
+import { keepAlive } from '../wire/tunnel-streams.ts';
+import { DirectDialer } from './direct-dialer.ts';
+import type { LogThrottle } from './log-throttle.ts';
+import { outletLimits } from './outlet-limits.ts';
+import type { OutletRefusals } from './outlet-refusals.ts';
+import type { TargetConnections } from './outlet-targets.ts';
+import type { PartContext } from './part.ts';
+import type { RelayLink } from './relay-links.ts';
+import type { Path } from './warm-streams.ts';
+
+export interface OutletSessionsOptions extends PartContext {
+  /** The outlet's allow, which the end-to-end verdicts check inlets against. */
+  readonly allow: string;
+  /** Where the streams of the sessions go. */
+  readonly targets: TargetConnections;
+  readonly refusals: OutletRefusals;
+  /** Warnings that a flood would repeat thousands of times a second. */
+  readonly throttled: LogThrottle;
+}
+
+export class OutletSessions {
+  /** Dials the direct paths inlets advertise; what it dials is carried here. */
+  readonly dialer: DirectDialer;
+  private readonly sessions = new Set<{ close(): void; destroy(): void }>();
+  /** Warm streams waiting for their client: closed when the outlet stops accepting. */
+  private readonly waitingStreams = new Set<Socket>();
+  private stopping = false;
+  /** Warm streams by the inlet node they came from: closed with it when its session's heartbeat is lost. */
+  private readonly streamsByPeer = new Map<string, Set<Socket>>();
+  /** Dials being answered (splice joined, end-to-end handshake and verdicts under way), by the node that asked. */
+  private readonly handshakes = new Map<string, number>();
+  /** Warm streams waiting for their first client, by the node they came from. */
+  private readonly unopenedByPeer = new Map<string, number>();
+  private handshakesTotal = 0;
+  private dialsDeclined = 0;
+  /** Direct sessions by the inlet node they come from. */
+  private readonly directSessions = new Map<string, Set<{ close(): void }>>();
+
+  constructor(private readonly options: OutletSessionsOptions) {
+    this.dialer = new DirectDialer({
+      logger: options.logger,
+      carry: (raw, inlet) =>
+        this.carryRaw(raw, 'direct').catch((error: unknown) => {
+          // Other failures on the direct path leave the inlet on the relay; the dialer says so.
+          if (error instanceof PeerRefused) options.refusals.noteSessionFailure(error, inlet);
+          throw error;
+        }),
+      holding: (inlet) => ({
+        session: (this.directSessions.get(inlet)?.size ?? 0) > 0,
+        waiting: this.unopenedByPeer.get(inlet) ?? 0,
+      }),
+    });
+  }
+
+  /** Whether the outlet stopped taking sessions, warm streams and streams. */
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  /**
+   * Stops taking sessions, warm streams and streams (a stream opened now is refused) and closes the
+   * warm streams no client uses.
+   */
+  stopAccepting(): void {
+    this.stopping = true;
+    this.dialer.stop();
+    for (const socket of this.waitingStreams) socket.destroy();
+    // Each session refuses new streams and ends with its last one (an idle one at once), so its
+    // inlet opens another, elsewhere if it can, while the streams it carries finish.
+    for (const session of this.sessions) session.close();
+  }
+
+  /** Closes the sessions and the warm streams, used or waiting. */
+  destroyAll(): void {
+    for (const session of this.sessions) session.destroy();
+    for (const streams of this.streamsByPeer.values()) for (const socket of streams) socket.destroy();
+  }
+
+  describe() {
+    return {
+      sessions: this.sessions.size,
+      sessions_direct: [...this.directSessions.values()].reduce((sum, set) => sum + set.size, 0),
+      direct_paths: this.dialer.describe().length,
+      handshakes_pending: this.handshakesTotal,
+      dials_declined: this.dialsDeclined,
+    };
+  }
+
+  /**
+   * Answers a dial unless the node that asked has too many handshakes under way with this outlet, or
+   * all of them together do: a member's flood then costs a bounded number of sockets and handshakes,
+   * and the relay takes an outlet that leaves dials unanswered out of the choice only while others can
+   * answer.
+   */
+  onDial(link: RelayLink, splice: string, secret: string, from: string): void {
+    if (this.stopping) return;
+    const mine = this.handshakes.get(from) ?? 0;
+    if (mine >= outletLimits.handshakesPerMember || this.handshakesTotal >= outletLimits.handshakesTotal) {
+      this.dialsDeclined += 1;
+      this.options.refusals.noteRefused(from, [], 1, 'declined dials (too many handshakes under way) from');
+      return;
+    }
+    this.handshakes.set(from, mine + 1);
+    this.handshakesTotal += 1;
+    void this.answerDial(link.entry.address, splice, secret, from).finally(() => {
+      this.handshakesTotal -= 1;
+      const left = (this.handshakes.get(from) ?? 1) - 1;
+      if (left > 0) this.handshakes.set(from, left);
+      else this.handshakes.delete(from);
+    });
+  }
+
+  private async answerDial(relay: string, splice: string, secret: string, from: string): Promise<void> {
+    const { refusals } = this.options;
+    try {
+      await this.carryRaw(await dialSplice(relay, splice, 'outlet', secret, true), 'relay');
+    } catch (error) {
+      refusals.noteSessionFailure(error, from);
+      if (error instanceof PeerRefused) refusals.logRefusal(error.message);
+      else this.options.logger.debug(`outlet: session failed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The end-to-end TLS and verdicts on a raw connection to an inlet (a relay splice, or one this
+   * outlet dialled directly), then what the inlet asked for: a session or a warm stream.
+   */
+  private async carryRaw(raw: Socket, path: Path): Promise<void> {
+    const { logger, metrics } = this.options;
+    if (this.stopping) {
+      raw.destroy();
+      return;
+    }
+    const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
+    if (this.stopping) {
+      channel.socket.destroy();
+      return;
+    }
+    if (channel.mode === 'stream') {
+      void this.serveStream(channel, path);
+      return;
+    }
+    const inlet = channel.peer?.nodeId ?? '';
+    const onStream = (stream: IncomingStream) => {
+      // A client of the inlet's: used warm streams are replaced only once its clients pause, as the
+      // inlet's own refills are.
+      if (path === 'direct') this.dialer.nudge(inlet);
+      this.onStream(stream, path, inlet);
+    };
+    // The streams a session holds are bounded by the target connections its inlet may have (onStream).
+    const { session } = adoptOutletSession(channel, { onStream });
+    this.sessions.add(session);
+    metrics.sessions.inc({ part: 'outlet', path });
+    metrics.sessionsOpen.inc({ part: 'outlet', path });
+    logger.debug(`outlet: session from inlet ${inlet || '?'}, ${path === 'direct' ? 'direct' : 'through a relay'}`);
+    if (path === 'direct') {
+      const held = this.directSessions.get(inlet) ?? new Set();
+      held.add(session);
+      this.directSessions.set(inlet, held);
+    }
+    const closePeerStreams = () => {
+      for (const socket of this.streamsByPeer.get(inlet) ?? [])
+        socket.destroy(new Error('the inlet stopped answering'));
+    };
+    if (this.options.heartbeat)
+      keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
+    session.once('close', (why?: Error) => {
+      this.sessions.delete(session);
+      metrics.sessionsOpen.dec({ part: 'outlet', path });
+      // A session closed for breaking the protocol (a flood of opens it does not read the answers to,
+      // bytes beyond a window) is a member misbehaving: said, a line per member every 10 s at most.
+      if (why?.message.startsWith('the peer broke the session protocol')) {
+        this.options.throttled.note(
+          `protocol ${inlet}`,
+          (count) =>
+            `outlet: closed ${count === 1 ? 'a session' : `${count} sessions`} ` +
+            `of inlet ${inlet || '?'}: ${why.message}`,
+        );
+      }
+      const held = this.directSessions.get(inlet);
+      if (held?.delete(session)) {
+        if (held.size === 0) this.directSessions.delete(inlet);
+        this.dialer.nudge(inlet, 'now');
+      }
+    });
+  }
+
+  /**
+   * A warm stream waits for its client, then carries it as a session of one stream: its open (with
+   * the client's first bytes) dials the target, and its ends and resets are frames, so a connection
+   * cut on the way (a relay killed) reaches the target, and the client, as a reset and never as an end.
+   */
+  private serveStream(channel: Channel, path: Path): void {
+    const { socket, peer } = channel;
+    const key = peer?.nodeId ?? '';
+    // A warm stream waits for its client without a deadline, so a peer may keep only so many waiting.
+    const waiting = this.unopenedByPeer.get(key) ?? 0;
+    if (waiting >= outletLimits.unopenedPerMember) {
+      this.dialsDeclined += 1;
+      this.options.refusals.noteRefused(
+        key,
+        [],
+        1,
+        `closed warm streams beyond ${outletLimits.unopenedPerMember} waiting from`,
+      );
+      socket.destroy();
+      return;
+    }
+    this.unopenedByPeer.set(key, waiting + 1);
+    this.waitingStreams.add(socket);
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      this.waitingStreams.delete(socket);
+      const left = (this.unopenedByPeer.get(key) ?? 1) - 1;
+      if (left > 0) this.unopenedByPeer.set(key, left);
+      else this.unopenedByPeer.delete(key);
+      // Used or gone: the direct path dials another to keep the inlet's streams ready.
+      this.dialer.nudge(key);
+    };
+    socket.once('close', uncount);
+    const streams = this.streamsByPeer.get(key) ?? new Set<Socket>();
+    this.streamsByPeer.set(key, streams);
+    streams.add(socket);
+    socket.once('close', () => {
+      streams.delete(socket);
+      if (streams.size === 0) this.streamsByPeer.delete(key);
+    });
+    const single: MuxSession = new MuxSession(socket, 'outlet', {
+      maxStreams: 1,
+      onStream: (stream) => {
+        uncount();
+        this.onStream(stream, path, key);
+        // Its one stream carried, the session ends.
+        single.close();
+      },
+    });
+  }
+
+  /** A stream of a session, or a warm stream's one: refused while stopping, else taken to the target. */
+  private onStream(stream: IncomingStream, path: Path, inlet: string): void {
+    if (this.stopping) {
+      stream.refuse('the outlet is stopping');
+      return;
+    }
+    this.options.targets.connect(stream, path, inlet);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What a running node says of itself: the facts its status is assessed from (show.ts), and the
+ * whole of GET /show.
+ */
+import { X509Certificate } from 'node:crypto';
+import type { StoredIdentity } from './identity-store.ts';
+import type { Inlet } from './inlet.ts';
+import type { Outlet } from './outlet.ts';
+import type { RelayLinks } from './relay-links.ts';
+import type { Renewal } from './renewal.ts';
+import { assessNode, type NodeFacts, type NodeShowRunning } from './show.ts';
+import type { NodeControl } from './standing-channel.ts';
+import { version } from './version.ts';
+
+export interface RunningShowOptions {
+  /** The node's identity now: it changes on renewal. */
+  readonly identity: () => StoredIdentity;
+  /** When the node started (epoch ms). */
+  readonly startedAt: number;
+  readonly control: NodeControl;
+  readonly relays: RelayLinks;
+  readonly renewal: Renewal;
+  readonly outlet: Outlet | undefined;
+  readonly inlet: Inlet | undefined;
+}
+
+export class RunningShow {
+  /** The expiry of the certificate last read, so that each /show parses a certificate only once renewed. */
+  private validity = { certificate: '', until: 0 };
+
+  constructor(private readonly options: RunningShowOptions) {}
+
+  facts(): NodeFacts {
+    const { identity, renewal, control, relays, outlet, inlet } = this.options;
+    const current = identity();
+    if (this.validity.certificate !== current.certificate)
+      this.validity = {
+        certificate: current.certificate,
+        until: Date.parse(new X509Certificate(current.certificate).validTo),
+      };
+    return {
+      now: Date.now(),
+      validUntil: this.validity.until,
+      renewalError: renewal.error,
+      controller: current.record.controller,
+      controllerConnected: control.connected,
+      relays: relays.describe(),
+      outlet: outlet?.describe(),
+      inlet: inlet?.describe(),
+    };
+  }
+
+  /**
+   * Up: able to carry traffic right now (the inlet has a session; the outlet is registered on a relay
+   * or has inlets on the direct path), with nothing else in the way. `announced`: it was up once, so
+   * that a node that cannot carry traffic is down, not starting.
+   */
+  show(announced: boolean): NodeShowRunning {
+    const current = this.options.identity();
+    const known = this.facts();
+    const { now, validUntil } = known;
+    const { problems, warnings } = assessNode(known);
+    return {
+      name: current.record.nodeId,
+      status: problems.length === 0 ? 'up' : announced ? 'down' : 'starting',
+      problems,
+      warnings,
+      version,
+      uptime_seconds: Math.round((now - this.options.startedAt) / 1000),
+      identity: {
+        node_id: current.record.nodeId,
+        attributes: current.record.attributes,
+        relays: current.record.relays,
+        valid_until: new Date(validUntil).toISOString(),
+        expired: now >= validUntil,
+      },
+      project: {
+        id: current.record.projectId,
+        controller: current.record.controller,
+        network_domain: current.record.networkDomain,
+      },
+      controller: this.options.control.connected ? 'connected' : 'reconnecting',
+      outlets: known.outlet ? [known.outlet] : [],
+      inlets: known.inlet ? [known.inlet] : [],
+      relays: known.relays,
+    };
+  }
+}
