@@ -23,6 +23,7 @@ const unitFiles = [
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
+  'test/node/client-tls.test.ts',
   'test/node/config.test.ts',
   'test/node/direct-dialer.test.ts',
   'test/node/home-claim.test.ts',
