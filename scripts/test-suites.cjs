@@ -57,6 +57,7 @@ const unitFiles = [
   'test/wire/pump.test.ts',
   'test/wire/splice.test.ts',
   'test/wire/tls-contexts.test.ts',
+  'test/wire/tunnel-streams.test.ts',
 ];
 /** Folders whose every test file is a unit test. */
 const unitFolders = ['test/fuzz/'];
