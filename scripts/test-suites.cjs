@@ -26,6 +26,7 @@ const unitFiles = [
   'test/node/client-tls.test.ts',
   'test/node/config.test.ts',
   'test/node/direct-dialer.test.ts',
+  'test/node/direct-listener.test.ts',
   'test/node/home-claim.test.ts',
   'test/node/logger.test.ts',
   'test/node/outlet-bounds.test.ts',
