@@ -151,6 +151,7 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
         openInletChannel(raw, { ...inlet, projectId: 'contexts' }, 'outlet', 'session'),
         (error: Error) =>
           error instanceof SessionFailed &&
+          error.code === 'SESSION_FAILED' &&
           error.message ===
             `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ${versionHint}`,
       );
