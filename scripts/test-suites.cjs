@@ -23,8 +23,10 @@ const unitFiles = [
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
+  'test/node/client-tls.test.ts',
   'test/node/config.test.ts',
   'test/node/direct-dialer.test.ts',
+  'test/node/direct-listener.test.ts',
   'test/node/home-claim.test.ts',
   'test/node/logger.test.ts',
   'test/node/outlet-bounds.test.ts',
@@ -42,11 +44,13 @@ const unitFiles = [
   'test/shared/address.test.ts',
   'test/shared/bounded-log.test.ts',
   'test/shared/duration.test.ts',
+  'test/shared/error-codes.test.ts',
   'test/shared/graceful-stop.test.ts',
   'test/shared/heap-tuning.test.ts',
   'test/shared/key-file-permissions.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/wire/admission.test.ts',
+  'test/wire/control-channel-refusals.test.ts',
   'test/wire/control-channel.test.ts',
   'test/wire/json-lines.test.ts',
   'test/wire/mux.test.ts',
@@ -54,6 +58,7 @@ const unitFiles = [
   'test/wire/pump.test.ts',
   'test/wire/splice.test.ts',
   'test/wire/tls-contexts.test.ts',
+  'test/wire/tunnel-streams.test.ts',
 ];
 /** Folders whose every test file is a unit test. */
 const unitFolders = ['test/fuzz/'];

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { RuntimeFailure } from '../shared/errors.ts';
 import {
   markdownCode,
   markdownText,
@@ -54,7 +55,10 @@ export function templatesDirectory(): string {
     const candidate = join(dir, 'templates');
     if (existsSync(join(candidate, 'tickets.sh.hbs'))) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('templates/ not found beside the Portal package');
+    if (parent === dir)
+      throw new RuntimeFailure('TEMPLATES_MISSING', 'templates/ not found beside the Portal package', {
+        hint: 'install Portal again: its package is incomplete',
+      });
     dir = parent;
   }
 }

@@ -7,6 +7,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
+import { HandshakeFailed } from '../wire/tls-contexts.ts';
 
 export class ClientTls {
   private context: { certificate: string; secure: SecureContext } | undefined;
@@ -21,19 +22,23 @@ export class ClientTls {
       ALPNProtocols: ['http/1.1'],
     });
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error('the client did not finish the TLS handshake in time')), timeoutMs);
-      const onClose = () => fail(new Error('the client left during the TLS handshake'));
-      function fail(error: Error) {
+      const timer = setTimeout(
+        () => fail(new HandshakeFailed('the client did not finish the TLS handshake in time')),
+        timeoutMs,
+      );
+      const onClose = () => fail(new HandshakeFailed('the client left during the TLS handshake'));
+      const onError = (error: Error) => fail(new HandshakeFailed(error.message, error));
+      function fail(error: HandshakeFailed) {
         clearTimeout(timer);
         socket.off('close', onClose);
         socket.destroy();
         reject(error);
       }
-      socket.once('error', fail);
+      socket.once('error', onError);
       socket.once('close', onClose);
       socket.once('secure', () => {
         clearTimeout(timer);
-        socket.off('error', fail);
+        socket.off('error', onError);
         socket.off('close', onClose);
         // Never without a listener: the inlet adds its own once it takes the socket.
         socket.on('error', () => socket.destroy());

@@ -10,7 +10,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseHostPort, socketHost } from '../shared/address.ts';
-import { RuntimeFailure } from '../shared/errors.ts';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
 import { parseDirectPreamble } from '../wire/protocol.ts';
@@ -57,7 +57,10 @@ export class DirectListener {
     limits: AdmissionLimits = directAdmission,
   ): Promise<DirectListener> {
     const parsed = parseHostPort(address, true);
-    if (!parsed.ok) throw new Error(`direct path address ${address}: ${parsed.reason}`);
+    if (!parsed.ok)
+      throw new InputError('DIRECT_ADDRESS', `direct path address ${address}: ${parsed.reason}`, {
+        hint: 'give tcp-inlet.direct as HOST:PORT (0.0.0.0:4200), true or false',
+      });
     const listener = new DirectListener(limits);
     await new Promise<void>((resolve, reject) => {
       listener.server.once('error', (error: NodeJS.ErrnoException) =>

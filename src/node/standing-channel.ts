@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { RuntimeFailure, type PortalError } from '../shared/errors.ts';
 import { ServiceChannel, type ClientCredentials, type ServiceTarget } from '../wire/control-channel.ts';
+import { serviceErrorCodes } from '../wire/service-error-codes.ts';
 import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
@@ -52,7 +53,7 @@ export class StandingChannel<Ops> extends EventEmitter {
     if (!this.channel || this.channel.closed) {
       const who = this.options.target.service === 'control' ? 'controller' : 'relay';
       throw new RuntimeFailure(
-        `${who.toUpperCase()}_UNREACHABLE`,
+        serviceErrorCodes[this.options.target.service].unreachable,
         `the ${who} ${this.options.target.address} is not reachable right now`,
         {
           hint: `the node reconnects by itself; check the ${who}`,

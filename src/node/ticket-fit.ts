@@ -4,6 +4,7 @@
  * line that says which of the two is wrong and, for a home enrolled already, that a ticket given now
  * was not used.
  */
+import type { ErrorCode } from '../shared/error-codes.ts';
 import { InputError } from '../shared/errors.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 
@@ -39,7 +40,7 @@ export function identityMisfit(config: NodeConfig, grants: Grants, origin: Grant
 }
 
 interface Misfit {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly what: string;
   /** What to do about a ticket. */
   readonly fix: string;

@@ -3,6 +3,7 @@
  * certificates from certificate requests. The node's private key never reaches it: only the request.
  */
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { InputError } from '../shared/errors.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
 import { generateKeyPair, type KeyPairPem } from './keys.ts';
 import { importPrivateKey, importPublicKey, signingAlgorithm, x509 } from './x509.ts';
@@ -86,11 +87,15 @@ export async function readCertificateRequest(pem: string): Promise<x509.Pkcs10Ce
   try {
     request = new x509.Pkcs10CertificateRequest(pem);
   } catch {
-    throw new Error('the certificate request is not a PEM PKCS#10 request');
+    throw invalidRequest('the certificate request is not a PEM PKCS#10 request');
   }
-  if (!(await request.verify())) throw new Error('the certificate request is not signed by its own key');
+  if (!(await request.verify())) throw invalidRequest('the certificate request is not signed by its own key');
   return request;
 }
+
+/** Nodes make their requests with this module: one that does not read back is a client's bug. */
+const invalidRequest = (message: string) =>
+  new InputError('REQUEST_INVALID', message, { hint: 'this is a bug in the client: report it' });
 
 export async function issueCertificate(options: IssueOptions): Promise<string> {
   const now = options.now ?? new Date();

@@ -2,6 +2,8 @@
  * Typed errors shared by every part of Portal. Each carries a stable `code`, a `hint` that tells the
  * user what to do, and the process exit code the CLI uses: 2 for bad input, 1 for a run-time failure.
  */
+import type { ErrorCode } from './error-codes.ts';
+
 export interface PortalErrorOptions {
   /** What the user can do about it. */
   readonly hint?: string;
@@ -12,10 +14,10 @@ export interface PortalErrorOptions {
 export abstract class PortalError extends Error {
   abstract readonly exitCode: 1 | 2;
 
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly hint: string | undefined;
 
-  constructor(code: string, message: string, options: PortalErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: PortalErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;

@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { connect, type TLSSocket } from 'node:tls';
 import { parseHostPort, socketHost } from '../shared/address.ts';
+import { knownCode } from '../shared/error-codes.ts';
 import { InputError, PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { readJsonLines, writeJsonLine } from './json-lines.ts';
 import {
@@ -24,6 +25,7 @@ import {
   type RequestOf,
   type ServiceName,
 } from './protocol.ts';
+import { serviceErrorCodes } from './service-error-codes.ts';
 import type { ControllerPin } from './ticket.ts';
 
 export interface ClientCredentials {
@@ -86,7 +88,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
       const error =
         this.closeReason ??
         new RuntimeFailure(
-          `${serverName(target.service).toUpperCase()}_LOST`,
+          serviceErrorCodes[target.service].lost,
           `the connection to the ${serverName(target.service)} closed`,
           {
             hint: `check that the ${serverName(target.service)} is running`,
@@ -113,9 +115,13 @@ export class ServiceChannel<Ops> extends EventEmitter {
     const who = serverName(target.service);
     if (!parsed.ok) {
       return Promise.reject(
-        new InputError(`${who.toUpperCase()}_ADDRESS`, `the ${who} address "${target.address}" is not host:port`, {
-          hint: `give the ${who} as HOST:PORT`,
-        }),
+        new InputError(
+          serviceErrorCodes[target.service].address,
+          `the ${who} address "${target.address}" is not host:port`,
+          {
+            hint: `give the ${who} as HOST:PORT`,
+          },
+        ),
       );
     }
     return new Promise((resolve, reject) => {
@@ -142,7 +148,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
         if (!seen || normalise(seen) !== normalise(target.fingerprint)) {
           fail(
             new RuntimeFailure(
-              `${who.toUpperCase()}_MISMATCH`,
+              serviceErrorCodes[target.service].mismatch,
               `the server at ${target.address} is not the ${who} ${target.service === 'control' ? 'the ticket names' : 'the controller named'} (its certificate differs)`,
               {
                 hint:
@@ -197,7 +203,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
         this.waiting.delete(id);
         reject(
           new RuntimeFailure(
-            `${serverName(this.target.service).toUpperCase()}_TIMEOUT`,
+            serviceErrorCodes[this.target.service].timeout,
             `the ${serverName(this.target.service)} did not answer ${op} within ${timeoutMs} ms`,
             { hint: `check the ${serverName(this.target.service)}` },
           ),
@@ -303,7 +309,8 @@ class RemoteInputError extends InputError {}
 class RemoteFailure extends RuntimeFailure {}
 
 function remoteError(message: Record<string, unknown>): PortalError {
-  const code = typeof message.code === 'string' ? message.code : 'CONTROLLER_ERROR';
+  // A code this Portal does not know (a service of a later version) is no code of its own.
+  const code = knownCode(message.code, 'CONTROLLER_ERROR');
   const text = typeof message.message === 'string' ? message.message : 'the controller refused the request';
   const options = typeof message.hint === 'string' ? { hint: message.hint } : {};
   return message.exit === 2 ? new RemoteInputError(code, text, options) : new RemoteFailure(code, text, options);
@@ -312,7 +319,7 @@ function remoteError(message: Record<string, unknown>): PortalError {
 function unreachable(target: ServiceTarget, reason: string): RuntimeFailure {
   const who = serverName(target.service);
   return new RuntimeFailure(
-    `${who.toUpperCase()}_UNREACHABLE`,
+    serviceErrorCodes[target.service].unreachable,
     `cannot reach the ${who} at ${target.address} (${reason})`,
     {
       hint: `check that the ${who} is running and that this machine can reach that address`,

@@ -3,6 +3,7 @@
  * peer cannot make a reader buffer without limit.
  */
 import type { Duplex } from 'node:stream';
+import { RuntimeFailure } from '../shared/errors.ts';
 
 export const maxLineBytes = 256 * 1024;
 
@@ -14,7 +15,7 @@ export const maxLineBytes = 256 * 1024;
 export function readJsonLines(
   stream: Duplex,
   onMessage: (message: unknown) => boolean | void,
-  onError: (error: Error) => void,
+  onError: (error: RuntimeFailure) => void,
 ): () => void {
   return lineReader(stream, onMessage, onError, () => true).release;
 }
@@ -33,7 +34,7 @@ interface LineReader {
 function lineReader(
   stream: Duplex,
   onMessage: (message: unknown) => boolean | void,
-  onError: (error: Error) => void,
+  onError: (error: RuntimeFailure) => void,
   ready: () => boolean,
 ): LineReader {
   let buffered: Buffer = Buffer.alloc(0);
@@ -43,7 +44,7 @@ function lineReader(
     stopped = true;
     stream.off('data', onData);
   };
-  const fail = (error: Error) => {
+  const fail = (error: RuntimeFailure) => {
     detach();
     onError(error);
   };
@@ -56,7 +57,7 @@ function lineReader(
       try {
         message = JSON.parse(line);
       } catch {
-        fail(new Error('the peer sent something that is not a JSON line'));
+        fail(new RuntimeFailure('JSON_LINE_INVALID', 'the peer sent something that is not a JSON line'));
         return;
       }
       if (onMessage(message) === false) {
@@ -68,7 +69,7 @@ function lineReader(
     }
     if (stopped) return;
     if (buffered.length > maxLineBytes && buffered.indexOf(0x0a) < 0) {
-      fail(new Error(`the peer sent a line longer than ${maxLineBytes} bytes`));
+      fail(new RuntimeFailure('JSON_LINE_TOO_LONG', `the peer sent a line longer than ${maxLineBytes} bytes`));
       return;
     }
     if (ready()) stream.resume();
@@ -118,7 +119,7 @@ export interface JsonLinesService {
 export function serveJsonLines(
   stream: Duplex,
   handle: (message: unknown) => Promise<unknown>,
-  onError: (error: Error) => void,
+  onError: (error: RuntimeFailure) => void,
   options: ServeJsonLinesOptions,
 ): JsonLinesService {
   const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
@@ -127,7 +128,7 @@ export function serveJsonLines(
     if (stream.destroyed) return;
     writeJsonLine(stream, message);
     if (stream.writableLength > maxQueuedBytes)
-      stream.destroy(new Error(`the peer left more than ${maxQueuedBytes} bytes unread`));
+      stream.destroy(new RuntimeFailure('PEER_NOT_READING', `the peer left more than ${maxQueuedBytes} bytes unread`));
   };
   const reader = lineReader(
     stream,
@@ -156,7 +157,7 @@ export function serveJsonLines(
 export function readOneJsonLine(stream: Duplex, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    const finish = (error: Error | undefined, message?: unknown) => {
+    const finish = (error: RuntimeFailure | undefined, message?: unknown) => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
@@ -166,9 +167,11 @@ export function readOneJsonLine(stream: Duplex, timeoutMs: number): Promise<unkn
       if (error) reject(error);
       else resolve(message);
     };
-    const onClose = () => finish(new Error('the connection closed before an answer'));
+    const onClose = () => finish(new RuntimeFailure('ANSWER_MISSING', 'the connection closed before an answer'));
     const timer =
-      timeoutMs > 0 ? setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
+      timeoutMs > 0
+        ? setTimeout(() => finish(new RuntimeFailure('ANSWER_MISSING', `no answer within ${timeoutMs} ms`)), timeoutMs)
+        : undefined;
     stream.once('close', onClose);
     stream.once('end', onClose);
     const release = readJsonLines(

@@ -5,6 +5,7 @@
  * answers with a stable code and a hint; anything unexpected is logged and answered as INTERNAL.
  */
 import type { TLSSocket } from 'node:tls';
+import type { ErrorCode } from '../shared/error-codes.ts';
 import { PortalError } from '../shared/errors.ts';
 import { serveJsonLines, type JsonLinesService } from './json-lines.ts';
 import {
@@ -16,6 +17,17 @@ import {
   type ParsedRequest,
   type ServiceName,
 } from './protocol.ts';
+
+/** An error answer, as the client reads it back (control-channel.ts): its code is one of the list. */
+interface Refusal {
+  readonly id: number | null;
+  readonly ok: false;
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly hint: string | undefined;
+  /** The exit code of the error's class: 2 for bad input, 1 for a failure at run time. */
+  readonly exit: 1 | 2;
+}
 
 export interface ServeOptions<Ops> {
   readonly service: ServiceName;
@@ -46,7 +58,14 @@ export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>)
           // A client of the unversioned protocol reads only answers to its requests: it gets one.
           const answer =
             typeof old.id === 'number'
-              ? { id: old.id, ok: false, code: 'PROTOCOL_VERSION', message: refused, hint: versionHint, exit: 1 }
+              ? ({
+                  id: old.id,
+                  ok: false,
+                  code: 'PROTOCOL_VERSION',
+                  message: refused,
+                  hint: versionHint,
+                  exit: 1,
+                } satisfies Refusal)
               : { ...helloOf(options.service), refused };
           socket.end(`${JSON.stringify(answer)}\n`);
           return undefined;
@@ -78,13 +97,20 @@ async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, u
       message: `the ${who} does not know the operation "${op}"`,
       hint: versionHint,
       exit: 2,
-    };
+    } satisfies Refusal;
   }
   try {
     return { id, ok: true, ...(await options.handle(request)) };
   } catch (error) {
     if (error instanceof PortalError)
-      return { id, ok: false, code: error.code, message: error.message, hint: error.hint, exit: error.exitCode };
+      return {
+        id,
+        ok: false,
+        code: error.code,
+        message: error.message,
+        hint: error.hint,
+        exit: error.exitCode,
+      } satisfies Refusal;
     options.log?.(`${options.service}: internal error on ${op}: ${(error as Error).message}`);
     return {
       id,
@@ -93,7 +119,7 @@ async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, u
       message: `the ${options.service === 'control' ? 'controller' : 'relay'} failed to answer`,
       hint: 'see its log',
       exit: 1,
-    };
+    } satisfies Refusal;
   }
 }
 

@@ -38,12 +38,17 @@ export function dialSplice(
     };
     const socket = connect(options as NetConnectOpts);
     let connected = false;
-    const timer = setTimeout(
-      () => socket.destroy(new Error(`no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`)),
-      spliceDialTimeoutMs,
-    );
+    const timer = setTimeout(() => {
+      const message = `no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`;
+      socket.destroy(
+        new RuntimeFailure('RELAY_UNREACHABLE', message, {
+          hint: 'check that this machine can reach the relay; the node tries again by itself',
+        }),
+      );
+    }, spliceDialTimeoutMs);
     socket.on('error', (error) => {
       clearTimeout(timer);
+      // A system error keeps its errno code (ECONNREFUSED, ECONNRESET): what the kernel said.
       if (!connected) reject(error);
       // After the connect, whoever carries the socket hears of it by its close.
       socket.destroy();

@@ -7,6 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { createSecureContext, createServer, type SecureContext, type Server, type TLSSocket } from 'node:tls';
+import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathCipherSuites } from '../shared/socket-tuning.ts';
 
 export interface ContextCredentials {
@@ -60,12 +61,19 @@ export function clientContext(credentials: ContextCredentials): SecureContext {
   return clientContexts.get(credentials);
 }
 
+/** A TLS handshake that did not finish: the peer left, took too long, or failed a check. */
+export class HandshakeFailed extends RuntimeFailure {
+  constructor(message: string, cause?: unknown) {
+    super('TLS_HANDSHAKE_FAILED', message, { cause });
+  }
+}
+
 /** How long a server-side handshake may take. */
 export const e2eHandshakeTimeoutMs = 10_000;
 
 interface Waiting {
   readonly resolve: (socket: TLSSocket) => void;
-  readonly reject: (error: Error) => void;
+  readonly reject: (error: HandshakeFailed) => void;
 }
 
 /** A socket's two ends, which its TLSSocket reports as well: how a finished handshake finds its caller. */
@@ -92,7 +100,7 @@ class Acceptor {
       else socket.destroy();
     });
     this.server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
-      this.take(socket)?.reject(error);
+      this.take(socket)?.reject(new HandshakeFailed(error.message, error));
       socket.destroy();
     });
   }
@@ -102,7 +110,7 @@ class Acceptor {
     const key = endpoints(raw);
     if (raw.destroyed || raw.remotePort === undefined || this.waiting.has(key)) {
       raw.destroy();
-      return Promise.reject(new Error('the connection closed before the handshake'));
+      return Promise.reject(new HandshakeFailed('the connection closed before the handshake'));
     }
     // Half-open only once the handshake is done: a half-open TLS socket takes a peer's FIN during the
     // handshake for a half-close and waits out the whole handshake timeout (10 s) for a peer that left.
@@ -112,7 +120,7 @@ class Acceptor {
       const onClose = () => {
         if (this.waiting.get(key) !== waiting) return;
         this.waiting.delete(key);
-        reject(new Error('the connection closed during the handshake'));
+        reject(new HandshakeFailed('the connection closed during the handshake'));
       };
       const waiting: Waiting = {
         resolve: (socket) => {

@@ -1,4 +1,5 @@
 /** What the session's streams (src/wire/mux.ts) leave to their users: heartbeats that find a peer gone quiet. */
+import { RuntimeFailure } from '../shared/errors.ts';
 
 /** A session that can be pinged: the multiplexer's. */
 export interface Pingable {
@@ -32,7 +33,10 @@ export function keepAlive(
     // A peer whose frames keep arriving is alive, however late its answer: under load the pong waits
     // behind the data it is sending. Only silence for the whole timeout means it is gone.
     const deadline = setTimeout(() => {
-      if (session.lastHeardAt < sentAt) lost(new Error('heartbeat lost'));
+      if (session.lastHeardAt < sentAt)
+        lost(
+          new RuntimeFailure('HEARTBEAT_LOST', 'heartbeat lost', { hint: 'the node opens another session by itself' }),
+        );
     }, timeoutMs);
     const sent = session.ping((error) => {
       clearTimeout(deadline);

@@ -49,6 +49,7 @@ describe('limits a manifest can reach', () => {
       (error: unknown) =>
         error instanceof ValidationError &&
         error.exitCode === 2 &&
+        error.code === 'INVALID_INPUT' &&
         error.message.includes('node.yaml:3:8: /b/0: aliases expand to more than 100 copies'),
     );
   });

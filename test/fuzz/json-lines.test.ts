@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
+import { RuntimeFailure } from '../../src/shared/errors.ts';
 import { maxLineBytes, readJsonLines, readOneJsonLine, writeJsonLine } from '../../src/wire/json-lines.ts';
 import { chunked, fuzz } from './fuzz.ts';
 
@@ -10,7 +11,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 async function readAll(chunks: readonly Buffer[]) {
   const stream = new PassThrough();
   const messages: unknown[] = [];
-  const errors: Error[] = [];
+  const errors: RuntimeFailure[] = [];
   readJsonLines(
     stream,
     (message) => {
@@ -107,8 +108,10 @@ describe('fuzz: JSON-lines control messages (readJsonLines, readOneJsonLine, wri
           const read = await readAll(chunks);
           assert.deepEqual(read.messages, expected.messages);
           assert.equal(read.errors.length, expected.failed ? 1 : 0, 'one error, only for a line that is not JSON');
-          for (const error of read.errors)
+          for (const error of read.errors) {
             assert.ok(error instanceof Error && /^[^\n]+$/.test(error.message), 'a one-line reason');
+            assert.equal(error.code, 'JSON_LINE_INVALID');
+          }
           if (expected.failed)
             assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
         },

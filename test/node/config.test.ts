@@ -8,6 +8,7 @@ function refused(text: string): string[] {
     parseNodeConfig('--configuration', text);
   } catch (error) {
     assert.ok(error instanceof ValidationError, String(error));
+    assert.equal(error.code, 'INVALID_INPUT');
     return error.problems.map(formatProblem);
   }
   return assert.fail('accepted');

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { createAuthority, createCertificateRequest, fingerprintOf, issueCertificate } from '../../src/pki/authority.ts';
+import {
+  createAuthority,
+  createCertificateRequest,
+  fingerprintOf,
+  issueCertificate,
+  readCertificateRequest,
+} from '../../src/pki/authority.ts';
 import { identityOf } from '../../src/pki/identity.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { newSealingKey, seal, unseal } from '../../src/pki/seal.ts';
+import { InputError } from '../../src/shared/errors.ts';
 
 describe('project certificate authority', () => {
   const identity = {
@@ -43,10 +50,21 @@ describe('project certificate authority', () => {
     const at = der.indexOf(Buffer.from('n42'));
     der[at + 2] = '3'.charCodeAt(0);
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
-    await assert.rejects(
-      issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 }),
-      /certificate request/,
-    );
+    const issued = issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 });
+    await assert.rejects(issued, /certificate request/);
+    await assert.rejects(issued, {
+      code: 'REQUEST_INVALID',
+      message: 'the certificate request is not signed by its own key',
+    });
+  });
+
+  it("refuses a request that is not a PEM PKCS#10 request, as the client's bug", async () => {
+    await assert.rejects(readCertificateRequest('not a request'), (error: unknown) => {
+      assert.ok(error instanceof InputError);
+      assert.equal(error.code, 'REQUEST_INVALID');
+      assert.equal(error.message, 'the certificate request is not a PEM PKCS#10 request');
+      return true;
+    });
   });
 
   it('fingerprints certificates as SHA-256 hex', async () => {

@@ -37,6 +37,7 @@ describe('bench settings: what the environment may say', () => {
   it('refuses any other switch value in one line that names the setting and the fix', () => {
     const error = withSetting('no', () => captured(() => flag(name, true)));
     assert.match(error.message, /^BENCH_TEST_SETTING=no is neither 1 nor 0$/);
+    assert.equal(error.code, 'BAD_SETTING');
     assert.match(error.hint ?? '', /give 1 or 0, or leave it unset \(1\)/);
   });
 
@@ -47,6 +48,7 @@ describe('bench settings: what the environment may say', () => {
     );
     const error = withSetting('-2', () => captured(() => count(name, 3)));
     assert.match(error.message, /^BENCH_TEST_SETTING=-2 is not a positive number$/);
+    assert.equal(error.code, 'BAD_SETTING');
   });
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { maxLineBytes, readJsonLines, readOneJsonLine, serveJsonLines } from '../../src/wire/json-lines.ts';
+import { PortalError } from '../../src/shared/errors.ts';
 
 /** A connected loopback pair: the server's end and the client's. */
 async function socketPair(): Promise<{ server: Socket; client: Socket; close: () => void }> {
@@ -35,18 +36,25 @@ describe('JSON lines', () => {
 
   it('stops at garbage and at a line longer than the bound, reporting each once', async () => {
     const errors: string[] = [];
+    const codes: string[] = [];
     const garbage = new PassThrough();
     readJsonLines(
       garbage,
       () => undefined,
-      (error) => errors.push(error.message),
+      (error) => {
+        errors.push(error.message);
+        codes.push(error.code);
+      },
     );
     garbage.write('not json\n{"ok":1}\n');
     const long = new PassThrough();
     readJsonLines(
       long,
       () => undefined,
-      (error) => errors.push(error.message),
+      (error) => {
+        errors.push(error.message);
+        codes.push(error.code);
+      },
     );
     long.write(Buffer.alloc(maxLineBytes + 1, 0x61));
     await new Promise((resolve) => setImmediate(resolve));
@@ -54,10 +62,13 @@ describe('JSON lines', () => {
       'the peer sent something that is not a JSON line',
       `the peer sent a line longer than ${maxLineBytes} bytes`,
     ]);
+    assert.deepEqual(codes, ['JSON_LINE_INVALID', 'JSON_LINE_TOO_LONG']);
   });
 
   it('times out when no line comes', async () => {
-    await assert.rejects(readOneJsonLine(new PassThrough(), 20), /no answer within 20 ms/);
+    const waited = readOneJsonLine(new PassThrough(), 20);
+    await assert.rejects(waited, /no answer within 20 ms/);
+    await assert.rejects(waited, { code: 'ANSWER_MISSING' });
   });
 });
 
@@ -114,6 +125,8 @@ describe('JSON lines served with backpressure', () => {
   it('closes a connection whose unread pushed messages pass the bound', async () => {
     const { server, client, close } = await socketPair();
     client.pause();
+    let reason: unknown;
+    server.on('error', (error) => (reason = error));
     const service = serveJsonLines(
       server,
       () => Promise.resolve(undefined),
@@ -123,6 +136,9 @@ describe('JSON lines served with backpressure', () => {
     const event = { event: 'dial', pad: 'y'.repeat(4096) };
     for (let i = 0; i < 10_000 && !server.destroyed; i += 1) service.send(event);
     assert.equal(server.destroyed, true);
+    await tick();
+    assert.ok(reason instanceof PortalError);
+    assert.equal(reason.code, 'PEER_NOT_READING');
     close();
   });
 });

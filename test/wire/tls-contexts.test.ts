@@ -11,7 +11,13 @@ import {
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { SessionFailed, openInletChannel } from '../../src/wire/e2e-session.ts';
 import { e2eProtocolVersion, versionHint } from '../../src/wire/protocol.ts';
-import { acceptTlsWith, clientContext, e2eAlpn, type ContextCredentials } from '../../src/wire/tls-contexts.ts';
+import {
+  HandshakeFailed,
+  acceptTlsWith,
+  clientContext,
+  e2eAlpn,
+  type ContextCredentials,
+} from '../../src/wire/tls-contexts.ts';
 
 async function member(authority: Authority, nodeId: string): Promise<ContextCredentials> {
   const keys = generateKeyPair();
@@ -100,6 +106,35 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
     assert.notEqual(outcome, 'data', 'no answer reaches a stranger');
   });
 
+  it('fails a handshake a stranger or a leaving peer does not finish with TLS_HANDSHAKE_FAILED', async () => {
+    const failures: unknown[] = [];
+    const strict = createServer((raw: Socket) => {
+      acceptTlsWith(raw, { ...outlet }).then(
+        (socket) => socket.destroy(),
+        (error: unknown) => failures.push(error),
+      );
+    });
+    strict.listen(0, '127.0.0.1');
+    await once(strict, 'listening');
+    try {
+      const strictPort = (strict.address() as { port: number }).port;
+      const stranger = dial(strictPort, await member(await createAuthority('elsewhere'), 'stranger'));
+      stranger.on('error', () => stranger.destroy());
+      const leaving = connectTcp({ host: '127.0.0.1', port: strictPort });
+      leaving.once('connect', () => leaving.destroy());
+      const deadline = Date.now() + 5000;
+      while (failures.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      stranger.destroy();
+      assert.equal(failures.length, 2);
+      for (const failure of failures) {
+        assert.ok(failure instanceof HandshakeFailed);
+        assert.equal(failure.code, 'TLS_HANDSHAKE_FAILED');
+      }
+    } finally {
+      strict.close();
+    }
+  });
+
   it('tells a node whose peer speaks the earlier end-to-end protocol both versions, and carries nothing', async () => {
     // The peer completes TLS and sends the verdict of protocol 1, which named no version.
     const old = createServer((raw: Socket) => {
@@ -116,6 +151,7 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
         openInletChannel(raw, { ...inlet, projectId: 'contexts' }, 'outlet', 'session'),
         (error: Error) =>
           error instanceof SessionFailed &&
+          error.code === 'SESSION_FAILED' &&
           error.message ===
             `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ${versionHint}`,
       );
