@@ -6,11 +6,12 @@
  * bounded by the admission limits: a deadline, so many per source (an IPv4 address, an IPv6 /64), so
  * many in all.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { sameSecret } from '../shared/secret-compare.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
 import { parseDirectPreamble } from '../wire/protocol.ts';
@@ -154,8 +155,6 @@ export class DirectListener {
   }
 
   private named(secret: string): boolean {
-    const given = Buffer.from(secret);
-    const expected = Buffer.from(this.secret);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return sameSecret(secret, this.secret);
   }
 }

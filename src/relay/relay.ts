@@ -11,9 +11,10 @@
  * splices pending, an outlet only so many dials; a member holds one registration per relay name; and
  * an outlet that leaves its dials unanswered is taken out of the choice for a while.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { sameSecret } from '../shared/secret-compare.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
@@ -245,15 +246,7 @@ export class Relay {
    */
   join(socket: Socket, splice: string, role: SpliceRole, secret: string): boolean {
     const entry = this.stopping ? undefined : this.pending.get(splice);
-    const expected = entry ? Buffer.from(entry.secrets[role]) : undefined;
-    const given = Buffer.from(secret);
-    if (
-      !entry ||
-      !expected ||
-      expected.length !== given.length ||
-      !timingSafeEqual(expected, given) ||
-      entry.sockets[role]
-    ) {
+    if (!entry || !sameSecret(secret, entry.secrets[role]) || entry.sockets[role]) {
       socket.destroy();
       return false;
     }
