@@ -41,6 +41,7 @@ const unitFiles = [
   'test/service/systemd-unit.test.ts',
   'test/shared/address.test.ts',
   'test/shared/bounded-log.test.ts',
+  'test/shared/counter-map.test.ts',
   'test/shared/duration.test.ts',
   'test/shared/graceful-stop.test.ts',
   'test/shared/heap-tuning.test.ts',

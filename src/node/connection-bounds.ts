@@ -4,6 +4,7 @@
  * well below the process's descriptor limit, whatever was asked for: a member the outlet allows can
  * then never make it run out of descriptors for its relays, its renewal or other inlets.
  */
+import { CounterMap } from '../shared/counter-map.ts';
 
 export interface ConnectionBounds {
   /** Target connections one inlet node may hold open at once. @default 512 */
@@ -41,29 +42,23 @@ export function descriptorLimitOf(limitsText: string): number | undefined {
 
 /** Counts what each inlet holds, and says whether one more fits. */
 export class ConnectionCounter {
-  private readonly byInlet = new Map<string, number>();
-  private held = 0;
+  private readonly byInlet = new CounterMap<string>();
 
   constructor(readonly bounds: ConnectionBounds) {}
 
   get total(): number {
-    return this.held;
+    return this.byInlet.total;
   }
 
   /** Takes one for `inlet`, or says which bound it would pass. */
   claim(inlet: string): 'ok' | 'inlet' | 'total' {
-    const mine = this.byInlet.get(inlet) ?? 0;
-    if (mine >= this.bounds.perInlet) return 'inlet';
-    if (this.held >= this.bounds.total) return 'total';
-    this.byInlet.set(inlet, mine + 1);
-    this.held += 1;
+    if (this.byInlet.get(inlet) >= this.bounds.perInlet) return 'inlet';
+    if (this.byInlet.total >= this.bounds.total) return 'total';
+    this.byInlet.add(inlet);
     return 'ok';
   }
 
   release(inlet: string): void {
-    const left = (this.byInlet.get(inlet) ?? 1) - 1;
-    if (left > 0) this.byInlet.set(inlet, left);
-    else this.byInlet.delete(inlet);
-    this.held -= 1;
+    this.byInlet.remove(inlet);
   }
 }

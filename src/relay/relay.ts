@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { CounterMap } from '../shared/counter-map.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
@@ -85,7 +86,7 @@ const defaults = {
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
   private readonly pending = new Map<string, PendingSplice>();
-  private readonly pendingByMember = new Map<string, number>();
+  private readonly pendingByMember = new CounterMap<string>();
   private readonly active = new Set<Socket>();
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
@@ -180,7 +181,7 @@ export class Relay {
         },
       );
     }
-    const waiting = this.pendingByMember.get(peer.nodeId) ?? 0;
+    const waiting = this.pendingByMember.get(peer.nodeId);
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
       this.counts.busy += 1;
@@ -206,7 +207,7 @@ export class Relay {
       dialTimer: undefined,
     };
     this.pending.set(splice, entry);
-    this.pendingByMember.set(peer.nodeId, waiting + 1);
+    this.pendingByMember.add(peer.nodeId);
     this.dial(splice, entry, outlet);
     return { splice, secret: secrets.inlet };
   }
@@ -342,9 +343,7 @@ export class Relay {
       clearTimeout(entry.dialTimer);
       entry.outlet.pendingDials -= 1;
     }
-    const left = (this.pendingByMember.get(entry.from.nodeId) ?? 1) - 1;
-    if (left > 0) this.pendingByMember.set(entry.from.nodeId, left);
-    else this.pendingByMember.delete(entry.from.nodeId);
+    this.pendingByMember.remove(entry.from.nodeId);
   }
 
   private expire(splice: string): void {

@@ -10,6 +10,7 @@
  * counting its addresses apart would let it multiply every per-source bound.
  */
 import type { Socket } from 'node:net';
+import { CounterMap } from '../shared/counter-map.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import { sourceKeyOf } from './source-key.ts';
 
@@ -52,7 +53,7 @@ interface Waiting {
 export class Admission {
   /** In accept order: the first entry is the oldest. */
   private readonly waiting = new Map<Socket, Waiting>();
-  private readonly perSource = new Map<string, number>();
+  private readonly perSource = new CounterMap<string>();
   private counts = { refusedRate: 0, refusedPerSource: 0, evicted: 0, expired: 0 };
   private readonly handshakes: RateLimiter;
 
@@ -71,7 +72,7 @@ export class Admission {
   /** Takes a new connection in, or destroys it; false when it was refused. */
   admit(socket: Socket): boolean {
     const source = sourceKeyOf(socket.remoteAddress);
-    if ((this.perSource.get(source) ?? 0) >= this.limits.perSource) {
+    if (this.perSource.get(source) >= this.limits.perSource) {
       this.counts.refusedPerSource += 1;
       socket.destroy();
       return false;
@@ -90,7 +91,7 @@ export class Admission {
     }, this.limits.deadlineMs);
     timer.unref();
     this.waiting.set(socket, { source, timer });
-    this.perSource.set(source, (this.perSource.get(source) ?? 0) + 1);
+    this.perSource.add(source);
     socket.once('close', () => this.release(socket));
     return true;
   }
@@ -101,9 +102,7 @@ export class Admission {
     if (!entry) return;
     clearTimeout(entry.timer);
     this.waiting.delete(socket);
-    const left = (this.perSource.get(entry.source) ?? 1) - 1;
-    if (left > 0) this.perSource.set(entry.source, left);
-    else this.perSource.delete(entry.source);
+    this.perSource.remove(entry.source);
   }
 
   stats(): AdmissionStats {
