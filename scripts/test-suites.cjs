@@ -46,6 +46,7 @@ const unitFiles = [
   'test/shared/graceful-stop.test.ts',
   'test/shared/heap-tuning.test.ts',
   'test/shared/key-file-permissions.test.ts',
+  'test/shared/listen.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/shared/secret-compare.test.ts',
   'test/wire/admission.test.ts',

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseHostPort, socketHost } from '../shared/address.ts';
-import { RuntimeFailure } from '../shared/errors.ts';
+import { listenOrExplain } from '../shared/listen.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
@@ -60,20 +60,12 @@ export class DirectListener {
     const parsed = parseHostPort(address, true);
     if (!parsed.ok) throw new Error(`direct path address ${address}: ${parsed.reason}`);
     const listener = new DirectListener(limits);
-    await new Promise<void>((resolve, reject) => {
-      listener.server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new RuntimeFailure(
-            'ADDRESS_IN_USE',
-            `the inlet's direct path cannot listen on ${address}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`,
-            {
-              hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
-              cause: error,
-            },
-          ),
-        ),
-      );
-      listener.server.listen(parsed.address.port, socketHost(parsed.address.host), () => resolve());
+    await listenOrExplain(listener.server, {
+      host: socketHost(parsed.address.host),
+      port: parsed.address.port,
+      subject: "the inlet's direct path",
+      address,
+      hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
     });
     listener.bound = listener.server.address() as AddressInfo;
     listener.advertised = advertise;
