@@ -49,6 +49,7 @@ const unitFiles = [
   'test/shared/listen.test.ts',
   'test/shared/memory-reducer.test.ts',
   'test/shared/secret-compare.test.ts',
+  'test/shared/socket-tuning.test.ts',
   'test/wire/admission.test.ts',
   'test/wire/control-channel.test.ts',
   'test/wire/json-lines.test.ts',

@@ -4,9 +4,9 @@
  * many waiting streams as the inlet asked for; a dial that fails within its budget leaves the inlet on
  * the relay, and is tried again later, less and less often.
  */
-import { connect, type NetConnectOpts, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
@@ -203,15 +203,8 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
         failed += 1;
         continue;
       }
-      // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-      const options = {
-        host: socketHost(parsed.address.host),
-        port: parsed.address.port,
-        noDelay: true,
-        allowHalfOpen: true,
-        highWaterMark: dataPathHighWaterMark,
-      };
-      const socket = connect(options as NetConnectOpts);
+      const target = { host: socketHost(parsed.address.host), port: parsed.address.port };
+      const socket = connect(withSocketTuning(target, dataPathTuning));
       sockets.push(socket);
       socket.once('connect', () => {
         socket.removeAllListeners('error');

@@ -12,7 +12,7 @@ import { networkInterfaces } from 'node:os';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { listenOrExplain } from '../shared/listen.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { dataPathTuning } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
 import { parseDirectPreamble } from '../wire/protocol.ts';
 
@@ -43,9 +43,7 @@ export class DirectListener {
 
   private constructor(limits: AdmissionLimits) {
     this.admission = new Admission(limits);
-    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) =>
-      this.accept(socket),
-    );
+    this.server = createServer(dataPathTuning, (socket) => this.accept(socket));
   }
 
   /**
