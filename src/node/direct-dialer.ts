@@ -6,13 +6,11 @@
  */
 import { connect, type Socket } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
+import { directDialBudgetMs } from '../shared/limits.ts';
 import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
-
-/** How long a direct dial may take, all addresses at once, before the relay is left to carry the inlet. */
-export const directDialBudgetMs = 250;
 
 /**
  * How long the inlet's clients must pause before used streams are replaced: a handshake costs both

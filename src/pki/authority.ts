@@ -3,6 +3,7 @@
  * certificates from certificate requests. The node's private key never reaches it: only the request.
  */
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { clockSkewMs, selfSignedLifetimeMs } from '../shared/limits.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
 import { generateKeyPair, type KeyPairPem } from './keys.ts';
 import { importPrivateKey, importPublicKey, signingAlgorithm, x509 } from './x509.ts';
@@ -23,9 +24,6 @@ export interface IssueOptions {
   readonly now?: Date;
 }
 
-/** Certificates are valid from this long before they are issued, for clocks that run behind. */
-export const clockSkewMs = 60_000;
-
 function serialNumber(): string {
   // Positive 64-bit serial: clear the top bit.
   const bytes = randomBytes(8);
@@ -39,7 +37,7 @@ export async function createAuthority(projectId: string, now = new Date()): Prom
     serialNumber: serialNumber(),
     name: `CN=Portal project ${projectId}`,
     notBefore: new Date(now.getTime() - clockSkewMs),
-    notAfter: new Date(now.getTime() + 10 * 365 * 24 * 3600_000),
+    notAfter: new Date(now.getTime() + selfSignedLifetimeMs),
     signingAlgorithm,
     keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
     extensions: [
@@ -130,7 +128,7 @@ export async function createServerCertificate(
     serialNumber: serialNumber(),
     name: `CN=${commonName}`,
     notBefore: new Date(now.getTime() - clockSkewMs),
-    notAfter: new Date(now.getTime() + 10 * 365 * 24 * 3600_000),
+    notAfter: new Date(now.getTime() + selfSignedLifetimeMs),
     signingAlgorithm,
     keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: commonName }])],
