@@ -12,29 +12,30 @@
 import type { Socket } from 'node:net';
 import { CounterMap } from '../shared/counter-map.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
+import { admissionDeadlineMs, admissionPerSource, admissionTotal, handshakesPerSource } from './limits.ts';
 import { sourceKeyOf } from './source-key.ts';
 
 export interface AdmissionLimits {
-  /** Time from accept to a proven identity (splice secret or member certificate). @default 10000 */
+  /** Time from accept to a proven identity (splice secret or member certificate). @default admissionDeadlineMs */
   readonly deadlineMs: number;
-  /** Unauthenticated connections one source (an IPv4 address, an IPv6 /64) may hold. @default 64 */
+  /** Unauthenticated connections one source (an IPv4 address, an IPv6 /64) may hold. @default admissionPerSource */
   readonly perSource: number;
-  /** Unauthenticated connections in all. @default 1024 */
+  /** Unauthenticated connections in all. @default admissionTotal */
   readonly total: number;
   /**
    * TLS handshakes per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may
    * start. A handshake costs about a millisecond of CPU and memory the allocator does not always give
    * back, so a flood of them is cut before it starts; splice halves, which cost no cryptography, are
-   * not counted. @default 50, 100
+   * not counted. @default handshakesPerSource
    */
   readonly handshakesPerSource: { readonly perSecond: number; readonly burst: number };
 }
 
 export const defaultAdmissionLimits: AdmissionLimits = {
-  deadlineMs: 10_000,
-  perSource: 64,
-  total: 1024,
-  handshakesPerSource: { perSecond: 50, burst: 100 },
+  deadlineMs: admissionDeadlineMs,
+  perSource: admissionPerSource,
+  total: admissionTotal,
+  handshakesPerSource,
 };
 
 export interface AdmissionStats {

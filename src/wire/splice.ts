@@ -6,10 +6,8 @@ import { connect, type Socket } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
+import { spliceDialTimeoutMs } from './limits.ts';
 import { splicePreambleOf, type SpliceRole } from './protocol.ts';
-
-/** How long the TCP connection to a relay may take before the dial fails. */
-export const spliceDialTimeoutMs = 5000;
 
 /**
  * `halfOpen`: keep reading after the peer's FIN, for a stream whose TLS carries a client's half-close;

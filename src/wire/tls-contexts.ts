@@ -8,6 +8,7 @@
 import type { Socket } from 'node:net';
 import { createSecureContext, createServer, type SecureContext, type Server, type TLSSocket } from 'node:tls';
 import { dataPathCipherSuites } from '../shared/socket-tuning.ts';
+import { e2eHandshakeTimeoutMs } from './limits.ts';
 
 export interface ContextCredentials {
   readonly key: string;
@@ -59,9 +60,6 @@ const clientContexts = new ContextCache<SecureContext>((credentials) =>
 export function clientContext(credentials: ContextCredentials): SecureContext {
   return clientContexts.get(credentials);
 }
-
-/** How long a server-side handshake may take. */
-export const e2eHandshakeTimeoutMs = 10_000;
 
 interface Waiting {
   readonly resolve: (socket: TLSSocket) => void;
