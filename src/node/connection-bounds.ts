@@ -5,18 +5,19 @@
  * then never make it run out of descriptors for its relays, its renewal or other inlets.
  */
 import { CounterMap } from '../shared/counter-map.ts';
+import { reservedDescriptors, targetConnections, targetConnectionsPerInlet } from './limits.ts';
 
 export interface ConnectionBounds {
-  /** Target connections one inlet node may hold open at once. @default 512 */
+  /** Target connections one inlet node may hold open at once. @default targetConnectionsPerInlet */
   readonly perInlet: number;
-  /** Target connections the outlet holds open at once, for every inlet together. @default 4096 */
+  /** Target connections the outlet holds open at once, for every inlet together. @default targetConnections */
   readonly total: number;
 }
 
-export const defaultConnectionBounds: ConnectionBounds = { perInlet: 512, total: 4096 };
-
-/** Descriptors left for everything else a node holds: relay and controller links, sessions, warm streams, logs. */
-export const reservedDescriptors = 1024;
+export const defaultConnectionBounds: ConnectionBounds = {
+  perInlet: targetConnectionsPerInlet,
+  total: targetConnections,
+};
 
 /**
  * The bounds to use: those asked for, held to half of what the descriptor limit leaves beyond the

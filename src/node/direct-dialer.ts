@@ -10,13 +10,8 @@ import { directDialBudgetMs } from '../shared/limits.ts';
 import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
+import { directRetryInitialMs, directRetryMaxMs, refillQuietMs } from './limits.ts';
 import type { Logger } from './logger.ts';
-
-/**
- * How long the inlet's clients must pause before used streams are replaced: a handshake costs both
- * nodes CPU that the clients of a burst should not queue behind (they ride the session meanwhile).
- */
-export const refillQuietMs = 50;
 
 /**
  * Whether an outlet of `relay` that allows `allow` dials an inlet's direct path: the inlet wants that
@@ -36,7 +31,7 @@ export interface DirectDialerOptions {
   readonly carry: (raw: Socket, inlet: string) => Promise<void>;
   /** What the outlet holds with `inlet` now: a direct session, and streams waiting for their client. */
   readonly holding: (inlet: string) => { readonly session: boolean; readonly waiting: number };
-  /** @default 1 s to 60 s */
+  /** @default directRetryInitialMs to directRetryMaxMs */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
 }
 
@@ -70,7 +65,7 @@ export class DirectDialer {
     const state = known ?? {
       advert,
       dialing: false,
-      backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }),
+      backoff: new Backoff(this.options.retry ?? { initialMs: directRetryInitialMs, maxMs: directRetryMaxMs }),
       timer: undefined,
       quiet: undefined,
       failures: 0,

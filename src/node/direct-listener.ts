@@ -14,14 +14,16 @@ import { listenOrExplain } from '../shared/listen.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 import { dataPathTuning } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
+import { handshakesPerSource } from '../wire/limits.ts';
 import { parseDirectPreamble } from '../wire/protocol.ts';
+import { directDeadlineMs, directPerSource, directTotal } from './limits.ts';
 
-/** A direct path waits this long for its first line: a dialling outlet sends it at once. */
+/** What a peer may cost a direct path before it names the secret. */
 export const directAdmission: AdmissionLimits = {
-  deadlineMs: 5000,
-  perSource: 32,
-  total: 256,
-  handshakesPerSource: { perSecond: 50, burst: 100 },
+  deadlineMs: directDeadlineMs,
+  perSource: directPerSource,
+  total: directTotal,
+  handshakesPerSource,
 };
 
 export interface DirectStats {

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { listenOrExplain } from '../shared/listen.ts';
+import { statusHeadersTimeoutMs, statusRequestTimeoutMs } from './limits.ts';
 
 export interface StatusServerOptions {
   readonly port: number;
@@ -17,7 +18,8 @@ export interface StatusServerOptions {
 
 export async function startStatusServer(options: StatusServerOptions): Promise<{ server: Server; port: number }> {
   let port = options.port;
-  const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
+  const timeouts = { requestTimeout: statusRequestTimeoutMs, headersTimeout: statusHeadersTimeoutMs };
+  const server = createServer(timeouts, (request, response) => {
     if (!isLoopbackHost(request.headers.host, port)) {
       response
         .writeHead(421, { 'content-type': 'text/plain', connection: 'close' })
