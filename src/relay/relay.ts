@@ -20,6 +20,17 @@ import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
+import {
+  dialAnswerMs,
+  pendingPerMember,
+  pendingPerOutlet,
+  refusalReportMs,
+  refusedMembersPerReport,
+  spliceKeepAliveMs,
+  spliceTimeoutMs,
+  suspendMs,
+  unansweredLimit,
+} from './limits.ts';
 
 interface Registration {
   readonly nodeId: string;
@@ -47,17 +58,17 @@ interface PendingSplice {
 }
 
 export interface RelayOptions {
-  /** How long the first half of a splice waits for the second. @default 10000 */
+  /** How long the first half of a splice waits for the second. @default spliceTimeoutMs */
   readonly spliceTimeoutMs?: number;
-  /** Splices one member may have waiting for their halves. @default 16 */
+  /** Splices one member may have waiting for their halves. @default pendingPerMember */
   readonly pendingPerMember?: number;
-  /** Dials one outlet may have unanswered at once. @default 64 */
+  /** Dials one outlet may have unanswered at once. @default pendingPerOutlet */
   readonly pendingPerOutlet?: number;
-  /** How long an outlet has to answer a dial before the splice is offered to another outlet. @default 2000 */
+  /** How long an outlet has to answer a dial before the splice is offered to another outlet. @default dialAnswerMs */
   readonly dialAnswerMs?: number;
-  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default 2 */
+  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default unansweredLimit */
   readonly unansweredLimit?: number;
-  /** How long such an outlet stays out of the choice (while another can be chosen). @default 30000 */
+  /** How long such an outlet stays out of the choice (while another can be chosen). @default suspendMs */
   readonly suspendMs?: number;
 }
 
@@ -74,14 +85,7 @@ export interface RelayStats {
 const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean =>
   inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
 
-const defaults = {
-  spliceTimeoutMs: 10_000,
-  pendingPerMember: 16,
-  pendingPerOutlet: 64,
-  dialAnswerMs: 2000,
-  unansweredLimit: 2,
-  suspendMs: 30_000,
-};
+const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnswerMs, unansweredLimit, suspendMs };
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
@@ -98,7 +102,7 @@ export class Relay {
 
   constructor(options: RelayOptions = {}) {
     this.limits = { ...defaults, ...options };
-    this.reporter = setInterval(() => this.reportRefusals(), 1000);
+    this.reporter = setInterval(() => this.reportRefusals(), refusalReportMs);
     this.reporter.unref();
   }
 
@@ -319,7 +323,7 @@ export class Relay {
     ] as const) {
       from.setNoDelay(true);
       // A node that loses power sends no FIN: keepalive finds the dead connection.
-      from.setKeepAlive(true, 30_000);
+      from.setKeepAlive(true, spliceKeepAliveMs);
       this.active.add(from);
       pump(from, to);
       // An abort passes on as one: a reset, never an end the far side could take for a whole stream.
@@ -362,8 +366,8 @@ export class Relay {
     this.refusals.set(key, byMember);
     const noted = byMember.get(peer.nodeId) ?? { attributes: peer.attributes, count: 0 };
     noted.count += 1;
-    // Bounded: a report names at most this many members; the rest wait for the next second.
-    if (byMember.size < 100 || byMember.has(peer.nodeId)) byMember.set(peer.nodeId, noted);
+    // Bounded: the rest wait for the next report.
+    if (byMember.size < refusedMembersPerReport || byMember.has(peer.nodeId)) byMember.set(peer.nodeId, noted);
   }
 
   private reportRefusals(): void {
