@@ -17,6 +17,7 @@ import type { NodeShow, NodeShowRunning } from '../node/show.ts';
 import { plural } from '../shared/plural.ts';
 import { product } from '../shared/product.ts';
 import { durationVariable } from './duration-flag.ts';
+import { statusAnswerMs } from './limits.ts';
 import { portalHome } from './home.ts';
 import { readTicketFile } from './ticket-input.ts';
 
@@ -200,7 +201,9 @@ async function showNode(): Promise<void> {
     );
   let shown: NodeShow;
   try {
-    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, { signal: AbortSignal.timeout(5000) });
+    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, {
+      signal: AbortSignal.timeout(statusAnswerMs),
+    });
     shown = (await response.json()) as NodeShow;
   } catch {
     throw down(
