@@ -21,6 +21,24 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // The compiler is pure (a manifest in, artifacts out) and depends on no runtime module: what it
+    // shares with the node, the relay or the controller lives in src/shared/ (values in limits.ts).
+    files: ['src/compile/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/node/*', '**/wire/*', '**/relay/*', '**/controller/*', '**/cli/*', '**/service/*'],
+              message: 'the compiler imports nothing from the runtime: move what both need to src/shared/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Mocha loads reporters with require(): the one CommonJS file.
     files: ['**/*.cjs'],
     languageOptions: {

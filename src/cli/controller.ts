@@ -18,6 +18,7 @@ import { registerControllerRestore } from './controller-restore.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
+import { adminCodeLifetimeMs } from './limits.ts';
 
 export interface ControllerStartOptions {
   /** @default "127.0.0.1:4000" */
@@ -136,7 +137,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     const projects = await running.service.projectCount();
     const adminCode =
       options.readyJson || options.adminCode || projects === 0
-        ? await running.service.createAdminCode(24 * 3600_000)
+        ? await running.service.createAdminCode(adminCodeLifetimeMs)
         : undefined;
     if (options.runtimeFile) {
       // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.

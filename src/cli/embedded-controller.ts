@@ -15,6 +15,7 @@ import { RuntimeFailure } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { processGone } from '../shared/process-state.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
+import { controllerProbeMs, controllerStartMs, exitPollMs, killWaitMs } from './limits.ts';
 import {
   embeddedControllerDirectory,
   embeddedControllerLog,
@@ -101,7 +102,7 @@ function accepts(address: string): Promise<boolean> {
       socket.destroy();
       resolve(true);
     });
-    socket.setTimeout(1000, () => {
+    socket.setTimeout(controllerProbeMs, () => {
       socket.destroy();
       resolve(false);
     });
@@ -151,7 +152,10 @@ export async function startEmbeddedController(
   if (!stdout) throw new Error('no pipe to the controller');
   try {
     const line = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('it did not start within 20 s')), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`it did not start within ${controllerStartMs / 1000} s`)),
+        controllerStartMs,
+      );
       const lines = createInterface({ input: stdout });
       lines.once('line', (text) => {
         clearTimeout(timer);
@@ -217,9 +221,6 @@ export async function stopEmbeddedController(controller: EmbeddedController): Pr
   );
 }
 
-/** How long a process may take to go once SIGKILL was sent. */
-const killWaitMs = 5000;
-
 /** Sends `name` to `pid`; false if there is no such process. */
 function signal(pid: number, name: NodeJS.Signals): boolean {
   try {
@@ -243,6 +244,6 @@ async function exits(pid: number, limitMs: number): Promise<boolean> {
   for (;;) {
     if (processGone(pid)) return true;
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, exitPollMs));
   }
 }

@@ -4,6 +4,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { registerCompile } from './compile.ts';
 import { registerController } from './controller.ts';
 import { registerEnroll } from './enroll.ts';
+import { lingerAfterStopMs } from './limits.ts';
 import { registerNode } from './node.ts';
 import { registerProject } from './project.ts';
 import { registerRelay } from './relay.ts';
@@ -54,4 +55,4 @@ export async function main(argv: readonly string[]): Promise<number> {
 process.exitCode = await main(process.argv.slice(2));
 // Stopped on a signal, everything is closed: a handle something left open must not keep the process
 // (and a service manager's stop) waiting.
-if (stoppedOnSignal()) setTimeout(() => process.exit(), stoppedAtOnce() ? 0 : 2000).unref();
+if (stoppedOnSignal()) setTimeout(() => process.exit(), stoppedAtOnce() ? 0 : lingerAfterStopMs).unref();

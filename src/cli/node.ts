@@ -11,11 +11,13 @@ import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
 import { runningHolder } from '../node/home-claim.ts';
+import { defaultWarmStreams, maxWarmStreams } from '../node/limits.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import type { NodeShow, NodeShowRunning } from '../node/show.ts';
 import { plural } from '../shared/plural.ts';
 import { product } from '../shared/product.ts';
 import { durationVariable } from './duration-flag.ts';
+import { statusAnswerMs } from './limits.ts';
 import { portalHome } from './home.ts';
 import { readTicketFile } from './ticket-input.ts';
 
@@ -139,10 +141,12 @@ function warmStreamsFromEnvironment(environment: NodeJS.ProcessEnv): number | un
   const value = environment.PORTAL_WARM_STREAMS;
   if (value === undefined || value === '') return undefined;
   // An outlet keeps at most outletLimits.unopenedPerMember streams of one inlet waiting (twice this bound).
-  if (!/^[0-9]{1,2}$/.test(value) || Number(value) > 16)
-    throw new InputError('BAD_ENVIRONMENT', `PORTAL_WARM_STREAMS=${value} is not a number from 0 to 16`, {
-      hint: 'give 2, or 0 to carry every client on the session',
-    });
+  if (!/^[0-9]{1,2}$/.test(value) || Number(value) > maxWarmStreams)
+    throw new InputError(
+      'BAD_ENVIRONMENT',
+      `PORTAL_WARM_STREAMS=${value} is not a number from 0 to ${maxWarmStreams}`,
+      { hint: `give ${defaultWarmStreams}, or 0 to carry every client on the session` },
+    );
   return Number(value);
 }
 
@@ -197,7 +201,9 @@ async function showNode(): Promise<void> {
     );
   let shown: NodeShow;
   try {
-    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, { signal: AbortSignal.timeout(5000) });
+    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, {
+      signal: AbortSignal.timeout(statusAnswerMs),
+    });
     shown = (await response.json()) as NodeShow;
   } catch {
     throw down(

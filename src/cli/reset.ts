@@ -12,6 +12,7 @@ import { runtimeFile } from '../node/node.ts';
 import { relayDirectory } from '../relay/relay-node.ts';
 import { readEmbeddedController, stopEmbeddedController } from './embedded-controller.ts';
 import { installationEntries, portalHome } from './home.ts';
+import { resetPollMs } from './limits.ts';
 
 export function registerReset(program: Command): void {
   program
@@ -107,7 +108,7 @@ async function stopProcess(holder: RuntimeRecord, what: string, file: string, wa
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     if ((await runningHolder(file))?.pid !== holder.pid) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, resetPollMs));
   }
   throw new RuntimeFailure(
     'STOP_TIMED_OUT',

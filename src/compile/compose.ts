@@ -7,7 +7,7 @@
 import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { Document } from 'yaml';
 import { formatDuration } from '../shared/duration.ts';
-import { defaultDrainMs } from '../shared/graceful-stop.ts';
+import { defaultDrainMs } from '../shared/limits.ts';
 import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';

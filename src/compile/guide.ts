@@ -5,7 +5,7 @@
 import { product } from '../shared/product.ts';
 import type { TicketManifest, UseCaseManifest } from '../shared/types/manifest.ts';
 import { compileDefaults } from './defaults.ts';
-import { directDialBudgetMs } from '../node/direct-dialer.ts';
+import { directDialBudgetMs } from '../shared/limits.ts';
 import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
 import { fileSystemWait } from './stack/compute.ts';
 import { ids } from './stack/context.ts';

@@ -28,6 +28,7 @@ import {
   sealingKeyVariables,
   type SealingKeySource,
 } from '../shared/sealing-key.ts';
+import { defaultCredentialLifetimeMs } from './limits.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import { openStore, type Store } from './store/open.ts';
@@ -44,7 +45,7 @@ export interface ControllerOptions {
   readonly store?: string;
   /** @default "portal.example.net" */
   readonly networkDomain?: string;
-  /** @default one hour */
+  /** @default defaultCredentialLifetimeMs */
   readonly credentialLifetimeMs?: number;
   /**
    * Where the key that seals the TLS key and the project CA keys comes from; never inside dataDir. A
@@ -120,7 +121,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     publicAddress: options.publicAddress ?? '',
     fingerprint,
     networkDomain: options.networkDomain ?? defaultNetworkDomain,
-    credentialLifetimeMs: options.credentialLifetimeMs ?? 3_600_000,
+    credentialLifetimeMs: options.credentialLifetimeMs ?? defaultCredentialLifetimeMs,
     sealingKey,
   };
   const service = new ControllerService(store, settings);

@@ -2,12 +2,14 @@
  * Exponential backoff with jitter for reconnecting: no busy loop when a peer is gone, a quick return
  * when it comes back.
  */
+import { reconnectInitialMs, reconnectJitter, reconnectMaxMs } from './limits.ts';
+
 export interface BackoffOptions {
-  /** @default 100 */
+  /** @default reconnectInitialMs */
   readonly initialMs?: number;
-  /** @default 2000 */
+  /** @default reconnectMaxMs */
   readonly maxMs?: number;
-  /** Random spread, as a fraction of the delay. @default 0.3 */
+  /** Random spread, as a fraction of the delay. @default reconnectJitter */
   readonly jitter?: number;
 }
 
@@ -18,9 +20,9 @@ export class Backoff {
   private readonly jitter: number;
 
   constructor(options: BackoffOptions = {}) {
-    this.initialMs = options.initialMs ?? 100;
-    this.maxMs = options.maxMs ?? 2000;
-    this.jitter = options.jitter ?? 0.3;
+    this.initialMs = options.initialMs ?? reconnectInitialMs;
+    this.maxMs = options.maxMs ?? reconnectMaxMs;
+    this.jitter = options.jitter ?? reconnectJitter;
   }
 
   /** The delay before the next attempt; each call lengthens the next one, up to the maximum. */

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import { HandshakeFailed } from '../wire/tls-contexts.ts';
+import { clientTlsTimeoutMs } from './limits.ts';
 
 export class ClientTls {
   private context: { certificate: string; secure: SecureContext } | undefined;
@@ -15,7 +16,7 @@ export class ClientTls {
   constructor(private readonly credentials: () => SessionCredentials) {}
 
   /** Completes the handshake with a client; rejects when it fails or takes longer than `timeoutMs`. */
-  accept(raw: Socket, timeoutMs = 10_000): Promise<TLSSocket> {
+  accept(raw: Socket, timeoutMs = clientTlsTimeoutMs): Promise<TLSSocket> {
     const socket = new TLSSocket(raw, {
       isServer: true,
       secureContext: this.secureContext(),

@@ -4,18 +4,20 @@
  * well below the process's descriptor limit, whatever was asked for: a member the outlet allows can
  * then never make it run out of descriptors for its relays, its renewal or other inlets.
  */
+import { CounterMap } from '../shared/counter-map.ts';
+import { reservedDescriptors, targetConnections, targetConnectionsPerInlet } from './limits.ts';
 
 export interface ConnectionBounds {
-  /** Target connections one inlet node may hold open at once. @default 512 */
+  /** Target connections one inlet node may hold open at once. @default targetConnectionsPerInlet */
   readonly perInlet: number;
-  /** Target connections the outlet holds open at once, for every inlet together. @default 4096 */
+  /** Target connections the outlet holds open at once, for every inlet together. @default targetConnections */
   readonly total: number;
 }
 
-export const defaultConnectionBounds: ConnectionBounds = { perInlet: 512, total: 4096 };
-
-/** Descriptors left for everything else a node holds: relay and controller links, sessions, warm streams, logs. */
-export const reservedDescriptors = 1024;
+export const defaultConnectionBounds: ConnectionBounds = {
+  perInlet: targetConnectionsPerInlet,
+  total: targetConnections,
+};
 
 /**
  * The bounds to use: those asked for, held to half of what the descriptor limit leaves beyond the
@@ -41,29 +43,23 @@ export function descriptorLimitOf(limitsText: string): number | undefined {
 
 /** Counts what each inlet holds, and says whether one more fits. */
 export class ConnectionCounter {
-  private readonly byInlet = new Map<string, number>();
-  private held = 0;
+  private readonly byInlet = new CounterMap<string>();
 
   constructor(readonly bounds: ConnectionBounds) {}
 
   get total(): number {
-    return this.held;
+    return this.byInlet.total;
   }
 
   /** Takes one for `inlet`, or says which bound it would pass. */
   claim(inlet: string): 'ok' | 'inlet' | 'total' {
-    const mine = this.byInlet.get(inlet) ?? 0;
-    if (mine >= this.bounds.perInlet) return 'inlet';
-    if (this.held >= this.bounds.total) return 'total';
-    this.byInlet.set(inlet, mine + 1);
-    this.held += 1;
+    if (this.byInlet.get(inlet) >= this.bounds.perInlet) return 'inlet';
+    if (this.byInlet.total >= this.bounds.total) return 'total';
+    this.byInlet.add(inlet);
     return 'ok';
   }
 
   release(inlet: string): void {
-    const left = (this.byInlet.get(inlet) ?? 1) - 1;
-    if (left > 0) this.byInlet.set(inlet, left);
-    else this.byInlet.delete(inlet);
-    this.held -= 1;
+    this.byInlet.remove(inlet);
   }
 }

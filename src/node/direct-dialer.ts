@@ -4,21 +4,14 @@
  * many waiting streams as the inlet asked for; a dial that fails within its budget leaves the inlet on
  * the relay, and is tried again later, less and less often.
  */
-import { connect, type NetConnectOpts, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { directDialBudgetMs } from '../shared/limits.ts';
+import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
+import { directRetryInitialMs, directRetryMaxMs, refillQuietMs } from './limits.ts';
 import type { Logger } from './logger.ts';
-
-/** How long a direct dial may take, all addresses at once, before the relay is left to carry the inlet. */
-export const directDialBudgetMs = 250;
-
-/**
- * How long the inlet's clients must pause before used streams are replaced: a handshake costs both
- * nodes CPU that the clients of a burst should not queue behind (they ride the session meanwhile).
- */
-export const refillQuietMs = 50;
 
 /**
  * Whether an outlet of `relay` that allows `allow` dials an inlet's direct path: the inlet wants that
@@ -38,7 +31,7 @@ export interface DirectDialerOptions {
   readonly carry: (raw: Socket, inlet: string) => Promise<void>;
   /** What the outlet holds with `inlet` now: a direct session, and streams waiting for their client. */
   readonly holding: (inlet: string) => { readonly session: boolean; readonly waiting: number };
-  /** @default 1 s to 60 s */
+  /** @default directRetryInitialMs to directRetryMaxMs */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
 }
 
@@ -72,7 +65,7 @@ export class DirectDialer {
     const state = known ?? {
       advert,
       dialing: false,
-      backoff: new Backoff(this.options.retry ?? { initialMs: 1000, maxMs: 60_000 }),
+      backoff: new Backoff(this.options.retry ?? { initialMs: directRetryInitialMs, maxMs: directRetryMaxMs }),
       timer: undefined,
       quiet: undefined,
       failures: 0,
@@ -203,15 +196,8 @@ export function dialFirst(addresses: readonly string[], budgetMs: number): Promi
         failed += 1;
         continue;
       }
-      // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-      const options = {
-        host: socketHost(parsed.address.host),
-        port: parsed.address.port,
-        noDelay: true,
-        allowHalfOpen: true,
-        highWaterMark: dataPathHighWaterMark,
-      };
-      const socket = connect(options as NetConnectOpts);
+      const target = { host: socketHost(parsed.address.host), port: parsed.address.port };
+      const socket = connect(withSocketTuning(target, dataPathTuning));
       sockets.push(socket);
       socket.once('connect', () => {
         socket.removeAllListeners('error');

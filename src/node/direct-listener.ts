@@ -6,21 +6,25 @@
  * bounded by the admission limits: a deadline, so many per source (an IPv4 address, an IPv6 /64), so
  * many in all.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseHostPort, socketHost } from '../shared/address.ts';
-import { InputError, RuntimeFailure } from '../shared/errors.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { InputError } from '../shared/errors.ts';
+import { listenOrExplain } from '../shared/listen.ts';
+import { sameSecret } from '../shared/secret-compare.ts';
+import { dataPathTuning } from '../shared/socket-tuning.ts';
 import { Admission, type AdmissionLimits } from '../wire/admission.ts';
+import { handshakesPerSource } from '../wire/limits.ts';
 import { parseDirectPreamble } from '../wire/protocol.ts';
+import { directDeadlineMs, directPerSource, directTotal } from './limits.ts';
 
-/** A direct path waits this long for its first line: a dialling outlet sends it at once. */
+/** What a peer may cost a direct path before it names the secret. */
 export const directAdmission: AdmissionLimits = {
-  deadlineMs: 5000,
-  perSource: 32,
-  total: 256,
-  handshakesPerSource: { perSecond: 50, burst: 100 },
+  deadlineMs: directDeadlineMs,
+  perSource: directPerSource,
+  total: directTotal,
+  handshakesPerSource,
 };
 
 export interface DirectStats {
@@ -42,9 +46,7 @@ export class DirectListener {
 
   private constructor(limits: AdmissionLimits) {
     this.admission = new Admission(limits);
-    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) =>
-      this.accept(socket),
-    );
+    this.server = createServer(dataPathTuning, (socket) => this.accept(socket));
   }
 
   /**
@@ -62,20 +64,12 @@ export class DirectListener {
         hint: 'give tcp-inlet.direct as HOST:PORT (0.0.0.0:4200), true or false',
       });
     const listener = new DirectListener(limits);
-    await new Promise<void>((resolve, reject) => {
-      listener.server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new RuntimeFailure(
-            'ADDRESS_IN_USE',
-            `the inlet's direct path cannot listen on ${address}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : error.message}`,
-            {
-              hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
-              cause: error,
-            },
-          ),
-        ),
-      );
-      listener.server.listen(parsed.address.port, socketHost(parsed.address.host), () => resolve());
+    await listenOrExplain(listener.server, {
+      host: socketHost(parsed.address.host),
+      port: parsed.address.port,
+      subject: "the inlet's direct path",
+      address,
+      hint: 'stop whatever listens there, change tcp-inlet.direct, or set it to false to use relays only',
     });
     listener.bound = listener.server.address() as AddressInfo;
     listener.advertised = advertise;
@@ -157,8 +151,6 @@ export class DirectListener {
   }
 
   private named(secret: string): boolean {
-    const given = Buffer.from(secret);
-    const expected = Buffer.from(this.secret);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return sameSecret(secret, this.secret);
   }
 }

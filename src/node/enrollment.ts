@@ -3,7 +3,8 @@
  * the controller, and what comes back is stored with the sealed key.
  */
 import { X509Certificate } from 'node:crypto';
-import { clockSkewMs, createCertificateRequest } from '../pki/authority.ts';
+import { createCertificateRequest } from '../pki/authority.ts';
+import { clockSkewMs } from '../shared/limits.ts';
 import { generateKeyPair, publicKeyOf } from '../pki/keys.ts';
 import { PortalError } from '../shared/errors.ts';
 import { callController, openControlChannel } from '../wire/control-channel.ts';

@@ -9,6 +9,7 @@ import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/prom
 import { dirname } from 'node:path';
 import { InputError } from '../shared/errors.ts';
 import { processStart } from '../shared/process-state.ts';
+import { claimAttempts, claimRetryMs, staleLockMs } from './limits.ts';
 
 /** What a runtime file says about the process that holds the directory. */
 export interface RuntimeRecord {
@@ -47,7 +48,7 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
     startedAt: new Date().toISOString(),
   };
   await mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 100; attempt += 1) {
+  for (let attempt = 0; attempt < claimAttempts; attempt += 1) {
     if (await createExclusively(options.file, own)) return claimOf(options.file, own);
     const holder = await readRuntime(options.file);
     if (holder && holderRuns(holder)) {
@@ -61,7 +62,7 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
       );
     }
     // Left by a process that is gone: taken over by one starter at a time, then created again.
-    if (!(await removeStale(options.file, holder))) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (!(await removeStale(options.file, holder))) await new Promise((resolve) => setTimeout(resolve, claimRetryMs));
   }
   throw new InputError(
     'ALREADY_RUNNING',
@@ -97,7 +98,7 @@ async function removeStale(file: string, seen: RuntimeRecord | undefined): Promi
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
-    if (age > 10_000) await rm(lock, { recursive: true, force: true });
+    if (age > staleLockMs) await rm(lock, { recursive: true, force: true });
     return false;
   }
   try {

@@ -3,14 +3,16 @@
  * out, a member pushing past a bound) is logged the first time and then once per interval for each
  * key, with how many times it happened meanwhile.
  */
+import { throttledWarningMs, warningKeysKept } from './limits.ts';
+
 export class LogThrottle {
   private readonly seen = new Map<string, { count: number; loggedAt: number }>();
 
   constructor(
     private readonly log: (line: string) => void,
-    private readonly intervalMs = 10_000,
+    private readonly intervalMs = throttledWarningMs,
     /** Keys remembered at once; quiet ones are forgotten first, so a parade of keys cannot grow this without bound. */
-    private readonly maxKeys = 1000,
+    private readonly maxKeys = warningKeysKept,
   ) {}
 
   /** Counts one occurrence of `key`; `line(count)` is logged when it is due, with the count since the last line. */

@@ -8,6 +8,7 @@ import { PortalError } from '../shared/errors.ts';
 import { Backoff } from './backoff.ts';
 import { dueForRefresh, refreshCertificate, type Refreshed } from './enrollment.ts';
 import type { StoredIdentity } from './identity-store.ts';
+import { renewalRetryInitialMs, renewalRetryMaxMs, renewalSoonestMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { NodeControl } from './standing-channel.ts';
 
@@ -27,7 +28,7 @@ export class Renewal {
   private timer: NodeJS.Timeout | undefined;
   private renewing = false;
   private stopped = false;
-  private readonly backoff = new Backoff({ initialMs: 1000, maxMs: 30_000 });
+  private readonly backoff = new Backoff({ initialMs: renewalRetryInitialMs, maxMs: renewalRetryMaxMs });
   /** Why the last attempt failed, until one succeeds. */
   error: string | undefined;
 
@@ -50,7 +51,10 @@ export class Renewal {
     clearTimeout(this.timer);
     const remaining = Date.parse(new X509Certificate(this.options.current().certificate).validTo) - Date.now();
     // A timer longer than 2^31 - 1 ms fires at once: a lifetime of months renews every 24 days instead.
-    this.timer = setTimeout(() => void this.renew(), Math.min(delay ?? Math.max(1000, remaining / 2), 2 ** 31 - 1));
+    this.timer = setTimeout(
+      () => void this.renew(),
+      Math.min(delay ?? Math.max(renewalSoonestMs, remaining / 2), 2 ** 31 - 1),
+    );
   }
 
   private async renew(): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import { plural } from '../shared/plural.ts';
 import type { StreakShow } from './failure-streak.ts';
+import { recentMs } from './limits.ts';
 import type { Inlet, SessionFailureShow } from './inlet.ts';
 import type { Outlet } from './outlet.ts';
 import type { RefusalShow } from './refusals.ts';
@@ -65,12 +66,6 @@ export interface NodeFacts {
   readonly outlet: OutletShow | undefined;
   readonly inlet: InletShow | undefined;
 }
-
-/**
- * How long a streak of failed connections, or a refusal, counts after it last happened: a target that
- * refused and was not tried since, or a member refused once, stops being reported after this.
- */
-export const recentMs = 60_000;
 
 /** What stops the node from carrying traffic, one line each; none when it can. */
 export function problemsOf(facts: NodeFacts): string[] {

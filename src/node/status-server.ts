@@ -7,7 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { RuntimeFailure } from '../shared/errors.ts';
+import { listenOrExplain } from '../shared/listen.ts';
+import { statusHeadersTimeoutMs, statusRequestTimeoutMs } from './limits.ts';
 
 export interface StatusServerOptions {
   readonly port: number;
@@ -17,7 +18,8 @@ export interface StatusServerOptions {
 
 export async function startStatusServer(options: StatusServerOptions): Promise<{ server: Server; port: number }> {
   let port = options.port;
-  const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
+  const timeouts = { requestTimeout: statusRequestTimeoutMs, headersTimeout: statusHeadersTimeoutMs };
+  const server = createServer(timeouts, (request, response) => {
     if (!isLoopbackHost(request.headers.host, port)) {
       response
         .writeHead(421, { 'content-type': 'text/plain', connection: 'close' })
@@ -40,21 +42,17 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
     }
   });
   server.on('clientError', (_error, socket) => socket.destroy());
-  port = await new Promise<number>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new RuntimeFailure(
-          'ADDRESS_IN_USE',
-          `the status server cannot listen on 127.0.0.1:${options.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
-          {
-            hint: 'another node on this machine uses it (a node with this PORTAL_HOME runs already? see portal node show): set http-server-port to a free port',
-            cause: error,
-          },
-        ),
-      ),
-    );
-    server.listen(options.port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  await listenOrExplain(server, {
+    host: '127.0.0.1',
+    port: options.port,
+    subject: 'the status server',
+    address: `127.0.0.1:${options.port}`,
+    inUse: 'the port is in use',
+    hint:
+      'another node on this machine uses it (a node with this PORTAL_HOME runs already? see portal node show): ' +
+      'set http-server-port to a free port',
   });
+  port = (server.address() as AddressInfo).port;
   return { server, port };
 }
 

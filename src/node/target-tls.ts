@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { connect, rootCertificates, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import { withSocketTuning } from '../shared/socket-tuning.ts';
 
 /** Where Debian, Ubuntu, Alpine and Amazon Linux keep the system bundle, SSL_CERT_FILE first. */
 const systemBundles = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
@@ -35,17 +36,13 @@ export function targetTrust(): string[] {
 }
 
 export function connectTargetTls(host: string, port: number, highWaterMark: number): TLSSocket {
-  const options = {
+  const options: ConnectionOptions = {
     host,
     port,
     ...(isIP(host) === 0 ? { servername: host } : {}),
     ca: targetTrust(),
     minVersion: 'TLSv1.2',
     rejectUnauthorized: true,
-    allowHalfOpen: true,
-    noDelay: true,
-    highWaterMark,
   };
-  // noDelay and highWaterMark are socket options TLSSocket passes on; @types/node does not list them here.
-  return connect(options as ConnectionOptions);
+  return connect(withSocketTuning(options, { allowHalfOpen: true, noDelay: true, highWaterMark }));
 }

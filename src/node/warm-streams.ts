@@ -6,12 +6,10 @@
  * should not queue behind; they ride the session meanwhile.
  */
 import type { TLSSocket } from 'node:tls';
+import { refillQuietMs } from './limits.ts';
 
 /** The path a session or stream takes: the direct connection the outlet dialled, or a relay. */
 export type Path = 'direct' | 'relay';
-
-/** How long the inlet must go without a new client before used warm streams are replaced. */
-export const warmRefillQuietMs = 50;
 
 export interface WarmStream {
   readonly socket: TLSSocket;
@@ -113,6 +111,6 @@ export class WarmStreamPool {
     this.refill = setTimeout(() => {
       this.refill = undefined;
       this.fill();
-    }, warmRefillQuietMs);
+    }, refillQuietMs);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import { InputError } from '../shared/errors.ts';
+import { clockSkewMs, selfSignedLifetimeMs } from '../shared/limits.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
 import { generateKeyPair, type KeyPairPem } from './keys.ts';
 import { importPrivateKey, importPublicKey, signingAlgorithm, x509 } from './x509.ts';
@@ -24,9 +25,6 @@ export interface IssueOptions {
   readonly now?: Date;
 }
 
-/** Certificates are valid from this long before they are issued, for clocks that run behind. */
-export const clockSkewMs = 60_000;
-
 function serialNumber(): string {
   // Positive 64-bit serial: clear the top bit.
   const bytes = randomBytes(8);
@@ -40,7 +38,7 @@ export async function createAuthority(projectId: string, now = new Date()): Prom
     serialNumber: serialNumber(),
     name: `CN=Portal project ${projectId}`,
     notBefore: new Date(now.getTime() - clockSkewMs),
-    notAfter: new Date(now.getTime() + 10 * 365 * 24 * 3600_000),
+    notAfter: new Date(now.getTime() + selfSignedLifetimeMs),
     signingAlgorithm,
     keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
     extensions: [
@@ -135,7 +133,7 @@ export async function createServerCertificate(
     serialNumber: serialNumber(),
     name: `CN=${commonName}`,
     notBefore: new Date(now.getTime() - clockSkewMs),
-    notAfter: new Date(now.getTime() + 10 * 365 * 24 * 3600_000),
+    notAfter: new Date(now.getTime() + selfSignedLifetimeMs),
     signingAlgorithm,
     keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: commonName }])],

@@ -21,6 +21,7 @@ import type { Logger } from '../node/logger.ts';
 import { Renewal } from '../node/renewal.ts';
 import { StandingChannel } from '../node/standing-channel.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
+import { heartbeatIntervalMs } from '../wire/limits.ts';
 import type { ControllerOperations } from '../wire/protocol.ts';
 import { decodeTicket } from '../wire/ticket.ts';
 import { RelayServer } from './server.ts';
@@ -36,7 +37,7 @@ export interface RelayNodeOptions {
   /** host:port of the controller, when nodes reach it by another address than the ticket's. */
   readonly controller?: string;
   readonly logger: Logger;
-  /** Heartbeat on the controller channel. @default 5000 */
+  /** Heartbeat on the controller channel. @default heartbeatIntervalMs */
   readonly heartbeatMs?: number;
 }
 
@@ -136,7 +137,7 @@ async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promis
     target: controllerTarget(pin),
     credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
     logger: options.logger,
-    heartbeatMs: options.heartbeatMs ?? 5000,
+    heartbeatMs: options.heartbeatMs ?? heartbeatIntervalMs,
     backoff: new Backoff(),
   });
   control.on('up', () => {

@@ -11,13 +11,26 @@
  * splices pending, an outlet only so many dials; a member holds one registration per relay name; and
  * an outlet that leaves its dials unanswered is taken out of the choice for a while.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { CounterMap } from '../shared/counter-map.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { sameSecret } from '../shared/secret-compare.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
+import {
+  dialAnswerMs,
+  pendingPerMember,
+  pendingPerOutlet,
+  refusalReportMs,
+  refusedMembersPerReport,
+  spliceKeepAliveMs,
+  spliceTimeoutMs,
+  suspendMs,
+  unansweredLimit,
+} from './limits.ts';
 
 interface Registration {
   readonly nodeId: string;
@@ -45,17 +58,17 @@ interface PendingSplice {
 }
 
 export interface RelayOptions {
-  /** How long the first half of a splice waits for the second. @default 10000 */
+  /** How long the first half of a splice waits for the second. @default spliceTimeoutMs */
   readonly spliceTimeoutMs?: number;
-  /** Splices one member may have waiting for their halves. @default 16 */
+  /** Splices one member may have waiting for their halves. @default pendingPerMember */
   readonly pendingPerMember?: number;
-  /** Dials one outlet may have unanswered at once. @default 64 */
+  /** Dials one outlet may have unanswered at once. @default pendingPerOutlet */
   readonly pendingPerOutlet?: number;
-  /** How long an outlet has to answer a dial before the splice is offered to another outlet. @default 2000 */
+  /** How long an outlet has to answer a dial before the splice is offered to another outlet. @default dialAnswerMs */
   readonly dialAnswerMs?: number;
-  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default 2 */
+  /** Dials in a row an outlet may leave unanswered before it is taken out of the choice. @default unansweredLimit */
   readonly unansweredLimit?: number;
-  /** How long such an outlet stays out of the choice (while another can be chosen). @default 30000 */
+  /** How long such an outlet stays out of the choice (while another can be chosen). @default suspendMs */
   readonly suspendMs?: number;
 }
 
@@ -72,19 +85,12 @@ export interface RelayStats {
 const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean =>
   inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
 
-const defaults = {
-  spliceTimeoutMs: 10_000,
-  pendingPerMember: 16,
-  pendingPerOutlet: 64,
-  dialAnswerMs: 2000,
-  unansweredLimit: 2,
-  suspendMs: 30_000,
-};
+const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnswerMs, unansweredLimit, suspendMs };
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
   private readonly pending = new Map<string, PendingSplice>();
-  private readonly pendingByMember = new Map<string, number>();
+  private readonly pendingByMember = new CounterMap<string>();
   private readonly active = new Set<Socket>();
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
@@ -96,7 +102,7 @@ export class Relay {
 
   constructor(options: RelayOptions = {}) {
     this.limits = { ...defaults, ...options };
-    this.reporter = setInterval(() => this.reportRefusals(), 1000);
+    this.reporter = setInterval(() => this.reportRefusals(), refusalReportMs);
     this.reporter.unref();
   }
 
@@ -179,7 +185,7 @@ export class Relay {
         },
       );
     }
-    const waiting = this.pendingByMember.get(peer.nodeId) ?? 0;
+    const waiting = this.pendingByMember.get(peer.nodeId);
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
       this.counts.busy += 1;
@@ -205,7 +211,7 @@ export class Relay {
       dialTimer: undefined,
     };
     this.pending.set(splice, entry);
-    this.pendingByMember.set(peer.nodeId, waiting + 1);
+    this.pendingByMember.add(peer.nodeId);
     this.dial(splice, entry, outlet);
     return { splice, secret: secrets.inlet };
   }
@@ -245,15 +251,7 @@ export class Relay {
    */
   join(socket: Socket, splice: string, role: SpliceRole, secret: string): boolean {
     const entry = this.stopping ? undefined : this.pending.get(splice);
-    const expected = entry ? Buffer.from(entry.secrets[role]) : undefined;
-    const given = Buffer.from(secret);
-    if (
-      !entry ||
-      !expected ||
-      expected.length !== given.length ||
-      !timingSafeEqual(expected, given) ||
-      entry.sockets[role]
-    ) {
+    if (!entry || !sameSecret(secret, entry.secrets[role]) || entry.sockets[role]) {
       socket.destroy();
       return false;
     }
@@ -325,7 +323,7 @@ export class Relay {
     ] as const) {
       from.setNoDelay(true);
       // A node that loses power sends no FIN: keepalive finds the dead connection.
-      from.setKeepAlive(true, 30_000);
+      from.setKeepAlive(true, spliceKeepAliveMs);
       this.active.add(from);
       pump(from, to);
       // An abort passes on as one: a reset, never an end the far side could take for a whole stream.
@@ -349,9 +347,7 @@ export class Relay {
       clearTimeout(entry.dialTimer);
       entry.outlet.pendingDials -= 1;
     }
-    const left = (this.pendingByMember.get(entry.from.nodeId) ?? 1) - 1;
-    if (left > 0) this.pendingByMember.set(entry.from.nodeId, left);
-    else this.pendingByMember.delete(entry.from.nodeId);
+    this.pendingByMember.remove(entry.from.nodeId);
   }
 
   private expire(splice: string): void {
@@ -370,8 +366,8 @@ export class Relay {
     this.refusals.set(key, byMember);
     const noted = byMember.get(peer.nodeId) ?? { attributes: peer.attributes, count: 0 };
     noted.count += 1;
-    // Bounded: a report names at most this many members; the rest wait for the next second.
-    if (byMember.size < 100 || byMember.has(peer.nodeId)) byMember.set(peer.nodeId, noted);
+    // Bounded: the rest wait for the next report.
+    if (byMember.size < refusedMembersPerReport || byMember.has(peer.nodeId)) byMember.set(peer.nodeId, noted);
   }
 
   private reportRefusals(): void {

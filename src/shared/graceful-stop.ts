@@ -8,6 +8,7 @@
 import type { EventEmitter } from 'node:events';
 import { durationRanges, durationSyntax, readDuration } from './duration.ts';
 import { InputError, printable } from './errors.ts';
+import { defaultDrainMs } from './limits.ts';
 
 /** What a process does to stop: the steps `stopOnSignal` takes, in order. */
 export interface Stoppable {
@@ -33,8 +34,6 @@ export interface StopOptions {
   /** Where signals come from. @default process */
   readonly signals?: EventEmitter;
 }
-
-export const defaultDrainMs = 10_000;
 
 let signalled = false;
 let atOnce = false;

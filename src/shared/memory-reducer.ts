@@ -9,6 +9,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { heapCheckMs, heapSlackBytes } from './limits.ts';
 
 /** V8's forced full collection, called with the form that gives memory back on the running V8. */
 type Collect = (options?: {
@@ -26,9 +27,9 @@ type Collect = (options?: {
 const firstV8WithOptions = 12;
 
 export interface MemoryReducerOptions {
-  /** How often the heap is looked at. @default 20000 */
+  /** How often the heap is looked at. @default heapCheckMs */
   readonly intervalMs?: number;
-  /** Committed but unused heap worth a collection. @default 8 MiB */
+  /** Committed but unused heap worth a collection. @default heapSlackBytes */
   readonly slackBytes?: number;
 }
 
@@ -45,13 +46,13 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
   if (!collect) return () => undefined;
   const run = collect;
   const withOptions = Number.parseInt(process.versions.v8, 10) >= firstV8WithOptions;
-  const slack = options.slackBytes ?? 8 * 1024 * 1024;
+  const slack = options.slackBytes ?? heapSlackBytes;
   const timer = setInterval(() => {
     const { heapTotal, heapUsed } = process.memoryUsage();
     if (heapTotal - heapUsed < slack) return;
     if (withOptions) run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     else run();
-  }, options.intervalMs ?? 20_000);
+  }, options.intervalMs ?? heapCheckMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -3,13 +3,15 @@
  * `burst`. Full buckets carry no information and are forgotten, so the map holds only keys that spent
  * something lately, and a flood of new keys is bounded by `maxKeys` (the stalest go first).
  */
+import { rateLimiterKeys } from './limits.ts';
+
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     private readonly perSecond: number,
     private readonly burst: number,
-    private readonly maxKeys = 10_000,
+    private readonly maxKeys = rateLimiterKeys,
     private readonly now: () => number = () => performance.now(),
   ) {}
 

@@ -4,9 +4,7 @@
  * moment more. systemd's TimeoutStopSec, a compose file's stop_grace_period, `portal reset` waiting
  * for a node and the wait for the embedded controller all follow from this one margin.
  */
-
-/** Time allowed past the drain for closing everything and exiting. */
-export const stopMarginMs = 20_000;
+import { stopMarginMs } from './limits.ts';
 
 /** How long to wait for a process that drains for `drainMs` to exit after SIGTERM. */
 export const stopWaitMs = (drainMs: number): number => drainMs + stopMarginMs;

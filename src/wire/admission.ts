@@ -10,30 +10,32 @@
  * counting its addresses apart would let it multiply every per-source bound.
  */
 import type { Socket } from 'node:net';
+import { CounterMap } from '../shared/counter-map.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
+import { admissionDeadlineMs, admissionPerSource, admissionTotal, handshakesPerSource } from './limits.ts';
 import { sourceKeyOf } from './source-key.ts';
 
 export interface AdmissionLimits {
-  /** Time from accept to a proven identity (splice secret or member certificate). @default 10000 */
+  /** Time from accept to a proven identity (splice secret or member certificate). @default admissionDeadlineMs */
   readonly deadlineMs: number;
-  /** Unauthenticated connections one source (an IPv4 address, an IPv6 /64) may hold. @default 64 */
+  /** Unauthenticated connections one source (an IPv4 address, an IPv6 /64) may hold. @default admissionPerSource */
   readonly perSource: number;
-  /** Unauthenticated connections in all. @default 1024 */
+  /** Unauthenticated connections in all. @default admissionTotal */
   readonly total: number;
   /**
    * TLS handshakes per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may
    * start. A handshake costs about a millisecond of CPU and memory the allocator does not always give
    * back, so a flood of them is cut before it starts; splice halves, which cost no cryptography, are
-   * not counted. @default 50, 100
+   * not counted. @default handshakesPerSource
    */
   readonly handshakesPerSource: { readonly perSecond: number; readonly burst: number };
 }
 
 export const defaultAdmissionLimits: AdmissionLimits = {
-  deadlineMs: 10_000,
-  perSource: 64,
-  total: 1024,
-  handshakesPerSource: { perSecond: 50, burst: 100 },
+  deadlineMs: admissionDeadlineMs,
+  perSource: admissionPerSource,
+  total: admissionTotal,
+  handshakesPerSource,
 };
 
 export interface AdmissionStats {
@@ -52,7 +54,7 @@ interface Waiting {
 export class Admission {
   /** In accept order: the first entry is the oldest. */
   private readonly waiting = new Map<Socket, Waiting>();
-  private readonly perSource = new Map<string, number>();
+  private readonly perSource = new CounterMap<string>();
   private counts = { refusedRate: 0, refusedPerSource: 0, evicted: 0, expired: 0 };
   private readonly handshakes: RateLimiter;
 
@@ -71,7 +73,7 @@ export class Admission {
   /** Takes a new connection in, or destroys it; false when it was refused. */
   admit(socket: Socket): boolean {
     const source = sourceKeyOf(socket.remoteAddress);
-    if ((this.perSource.get(source) ?? 0) >= this.limits.perSource) {
+    if (this.perSource.get(source) >= this.limits.perSource) {
       this.counts.refusedPerSource += 1;
       socket.destroy();
       return false;
@@ -90,7 +92,7 @@ export class Admission {
     }, this.limits.deadlineMs);
     timer.unref();
     this.waiting.set(socket, { source, timer });
-    this.perSource.set(source, (this.perSource.get(source) ?? 0) + 1);
+    this.perSource.add(source);
     socket.once('close', () => this.release(socket));
     return true;
   }
@@ -101,9 +103,7 @@ export class Admission {
     if (!entry) return;
     clearTimeout(entry.timer);
     this.waiting.delete(socket);
-    const left = (this.perSource.get(entry.source) ?? 1) - 1;
-    if (left > 0) this.perSource.set(entry.source, left);
-    else this.perSource.delete(entry.source);
+    this.perSource.remove(entry.source);
   }
 
   stats(): AdmissionStats {

@@ -4,6 +4,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { queuedBytesPerPeer } from './limits.ts';
 
 export const maxLineBytes = 256 * 1024;
 
@@ -101,7 +102,7 @@ export interface ServeJsonLinesOptions {
   /**
    * Bytes of answers and pushed messages that may wait for a peer that does not read. Reading stops
    * as soon as the socket asks for a drain; past this bound (pushed messages keep coming) the
-   * connection is closed. @default 1 MiB
+   * connection is closed. @default queuedBytesPerPeer
    */
   readonly maxQueuedBytes?: number;
 }
@@ -122,7 +123,7 @@ export function serveJsonLines(
   onError: (error: RuntimeFailure) => void,
   options: ServeJsonLinesOptions,
 ): JsonLinesService {
-  const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
+  const maxQueuedBytes = options.maxQueuedBytes ?? queuedBytesPerPeer;
   let inFlight = 0;
   const send = (message: unknown) => {
     if (stream.destroyed) return;

@@ -2,14 +2,12 @@
  * The raw half of a relay splice: a plain TCP connection to the relay that names its splice, role and
  * secret in one line, after which it carries the two nodes' end-to-end TLS untouched.
  */
-import { connect, type NetConnectOpts, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
+import { spliceDialTimeoutMs } from './limits.ts';
 import { splicePreambleOf, type SpliceRole } from './protocol.ts';
-
-/** How long the TCP connection to a relay may take before the dial fails. */
-export const spliceDialTimeoutMs = 5000;
 
 /**
  * `halfOpen`: keep reading after the peer's FIN, for a stream whose TLS carries a client's half-close;
@@ -28,15 +26,8 @@ export function dialSplice(
   const parsed = parseHostPort(relay);
   if (!parsed.ok) return Promise.reject(new RuntimeFailure('RELAY_ADDRESS', `bad relay address ${relay}`));
   return new Promise((resolve, reject) => {
-    // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
-    const options = {
-      host: socketHost(parsed.address.host),
-      port: parsed.address.port,
-      noDelay: true,
-      allowHalfOpen: halfOpen,
-      highWaterMark: dataPathHighWaterMark,
-    };
-    const socket = connect(options as NetConnectOpts);
+    const target = { host: socketHost(parsed.address.host), port: parsed.address.port };
+    const socket = connect(withSocketTuning(target, { ...dataPathTuning, allowHalfOpen: halfOpen }));
     let connected = false;
     const timer = setTimeout(() => {
       const message = `no connection to the relay at ${relay} within ${spliceDialTimeoutMs} ms`;

@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { createSecureContext, createServer, type SecureContext, type Server, type TLSSocket } from 'node:tls';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { dataPathCipherSuites } from '../shared/socket-tuning.ts';
+import { e2eHandshakeTimeoutMs } from './limits.ts';
 
 export interface ContextCredentials {
   readonly key: string;
@@ -67,9 +68,6 @@ export class HandshakeFailed extends RuntimeFailure {
     super('TLS_HANDSHAKE_FAILED', message, { cause });
   }
 }
-
-/** How long a server-side handshake may take. */
-export const e2eHandshakeTimeoutMs = 10_000;
 
 interface Waiting {
   readonly resolve: (socket: TLSSocket) => void;

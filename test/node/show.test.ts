@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { FailureStreak } from '../../src/node/failure-streak.ts';
+import { recentMs } from '../../src/node/limits.ts';
 import { RecentRefusals, type RefusalShow } from '../../src/node/refusals.ts';
-import {
-  assessNode,
-  problemsOf,
-  recentMs,
-  type InletShow,
-  type NodeFacts,
-  type OutletShow,
-} from '../../src/node/show.ts';
+import { assessNode, problemsOf, type InletShow, type NodeFacts, type OutletShow } from '../../src/node/show.ts';
 
 const now = Date.parse('2026-11-21T10:00:00Z');
 const at = (msAgo: number) => new Date(now - msAgo).toISOString();

@@ -4,6 +4,7 @@
  */
 import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from 'kysely';
 import { InputError } from '../../shared/errors.ts';
+import { storeBusyTimeoutMs } from '../limits.ts';
 import { migrations } from './migrations.ts';
 import type { Database } from './schema.ts';
 import { KeptSqlite } from './sqlite.ts';
@@ -24,7 +25,7 @@ export async function openStore(url: string): Promise<Store> {
     throw new InputError('STORE_UNSUPPORTED', `unknown store "${url}"`, { hint: 'use --store sqlite:PATH' });
   }
   const database = await KeptSqlite.open(url.slice('sqlite:'.length));
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000');
+  database.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${storeBusyTimeoutMs}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();

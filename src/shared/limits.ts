@@ -1,0 +1,59 @@
+/**
+ * Timeouts and defaults that several parts of Portal share: the compiler, which imports nothing from
+ * the runtime, quotes some of the node's; the node, the relay and the controller stop, warn and
+ * certify alike. Each runtime layer keeps its own in a limits module beside its code (src/wire/,
+ * src/node/, src/relay/, src/controller/, src/cli/); every value is declared once, in one of them.
+ */
+
+/**
+ * How long an outlet's dial of an inlet's direct path may take, every address at once, before the
+ * relay is left to carry the inlet. A reachable inlet answers within a round trip; the inlet waits
+ * directBudgetMs (src/node/limits.ts) for the dial, so this must stay below it. The guides quote it.
+ */
+export const directDialBudgetMs = 250;
+
+/**
+ * How long a stopping process lets the connections it carries finish when PORTAL_DRAIN_TIMEOUT is
+ * not set: enough for requests in flight, short enough that a stop does not look like a hang.
+ */
+export const defaultDrainMs = 10_000;
+
+/**
+ * Time allowed past the drain for closing everything and exiting, before whoever stops the process
+ * kills it (see stop-wait.ts).
+ */
+export const stopMarginMs = 20_000;
+
+/** Certificates are valid from this long before they are issued, for clocks that run behind. */
+export const clockSkewMs = 60_000;
+
+/**
+ * The lifetime of the self-signed certificates nothing renews: a project's authority and the
+ * controller's TLS certificate, which tickets pin. Ten years outlast any deployment.
+ */
+export const selfSignedLifetimeMs = 10 * 365 * 24 * 3600_000;
+
+/**
+ * A warning that would repeat at every attempt (a refused inlet, a member's refused dials, a peer of
+ * another version) is logged at most once in this long, with how many times it happened meanwhile:
+ * soon enough to be seen, seldom enough not to flood the log.
+ */
+export const repeatedWarningMs = 60_000;
+
+/**
+ * Keys (sources, members) a rate limiter remembers at once, the stalest forgotten first: a flood of
+ * new sources costs a bounded amount of memory.
+ */
+export const rateLimiterKeys = 10_000;
+
+/**
+ * How often a process looks at its heap for memory a burst left committed (see memory-reducer.ts):
+ * a look costs a few figures, and a burst's heap is given back well within a minute.
+ */
+export const heapCheckMs = 20_000;
+
+/**
+ * Committed but unused heap worth a forced collection: a burst leaves tens of MB (see
+ * memory-reducer.ts), which a few MB of ordinary slack should not trigger.
+ */
+export const heapSlackBytes = 8 * 1024 * 1024;
