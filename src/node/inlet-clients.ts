@@ -10,6 +10,7 @@ import type { ClientTls } from './client-tls.ts';
 import type { InletCounters } from './inlet-counters.ts';
 import type { SessionKeeper } from './inlet-session-keeper.ts';
 import type { Logger } from './logger.ts';
+import { streamAnswerTimeoutMs } from './limits.ts';
 
 export interface InletClientsOptions {
   /** Where clients find a warm stream or the session. */
@@ -97,7 +98,7 @@ export class InletClients {
       // A session of one stream: the outlet dials its target on its open, which leaves with the
       // client's first bytes; its end is a frame, so a connection cut on the way is told from an end.
       const single = new MuxSession(warm, 'inlet', { maxStreams: 1 });
-      const { answered, finished } = single.open(socket, 10_000);
+      const { answered, finished } = single.open(socket, streamAnswerTimeoutMs);
       single.close();
       // Counted once the outlet answers, as a session's stream is: carried, or refused (the client
       // reset already); a client that left first is neither.
@@ -123,7 +124,7 @@ export class InletClients {
     }
     // The path of the session the stream rides: another may be current by the time the outlet answers.
     const path = keeper.path === 'direct' ? 'direct' : 'relay';
-    const { answered, finished } = session.session.open(socket, 10_000);
+    const { answered, finished } = session.session.open(socket, streamAnswerTimeoutMs);
     try {
       await answered;
     } catch (error) {

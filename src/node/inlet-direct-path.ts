@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { openInletChannel, openInletSession, type SessionCredentials } from '../wire/e2e-session.ts';
 import type { DirectListener } from './direct-listener.ts';
 import type { SessionKeeper } from './inlet-session-keeper.ts';
-import { directBudgetMs } from './inlet-timing.ts';
+import { advertReachMs, directBudgetMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { NodeControl } from './standing-channel.ts';
 
@@ -41,7 +41,7 @@ export class InletDirectPath {
   private async advertise(): Promise<void> {
     const { direct, control, keeper } = this.options;
     // Expected soon after the advert reaches the outlets: a session opening meanwhile waits for it.
-    keeper.directDeadline = Date.now() + 1000 + directBudgetMs;
+    keeper.directDeadline = Date.now() + advertReachMs + directBudgetMs;
     try {
       await control.request('advertise', {
         via: this.options.via,

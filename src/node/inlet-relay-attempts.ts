@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { RuntimeFailure, printable } from '../shared/errors.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { isPeerRefusal } from './inlet-session-failure.ts';
-import { lastRelayAttemptMs, relayAttemptMs, relayTroubleMaxMs, relayTroubleMs } from './inlet-timing.ts';
+import { lastRelayAttemptMs, relayAttemptMs, relayTroubleMaxMs, relayTroubleMs } from './limits.ts';
 import type { RelayLink, RelayLinks } from './relay-links.ts';
 
 export interface RelayAttemptsOptions {
@@ -158,7 +158,7 @@ export class RelayAttempts {
       };
       run().catch((error: unknown) => {
         clearTimeout(timer);
-        reject(error as Error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       });
     });
   }

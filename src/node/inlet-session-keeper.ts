@@ -10,7 +10,7 @@ import { keepAlive } from '../wire/tunnel-streams.ts';
 import type { Backoff } from './backoff.ts';
 import type { RelayAttempts } from './inlet-relay-attempts.ts';
 import { isPeerRefusal, sessionFailureOf, type SessionFailureShow } from './inlet-session-failure.ts';
-import { renewalDirectWaitMs } from './inlet-timing.ts';
+import { renewalDirectWaitMs } from './limits.ts';
 import type { PartContext } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import { WarmStreamPool } from './warm-streams.ts';

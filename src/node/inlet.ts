@@ -26,21 +26,22 @@ import { SessionKeeper } from './inlet-session-keeper.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import type { NodeControl } from './standing-channel.ts';
+import { clientWaitMs, defaultWarmStreams } from './limits.ts';
 
 export { bindInletListener } from './inlet-listener.ts';
 export type { SessionFailureShow } from './inlet-session-failure.ts';
-export { directBudgetMs, relayAttemptMs } from './inlet-timing.ts';
+export { directBudgetMs, relayAttemptMs } from './limits.ts';
 
 export interface InletOptions extends PartContext {
   readonly from: string;
   readonly via: string;
   readonly allow: string;
-  /** How long a new client waits for a session before it is refused. @default 3000 */
+  /** How long a new client waits for a session before it is refused. @default clientWaitMs */
   readonly clientWaitMs?: number;
   readonly backoff?: Backoff;
   /** The listener, bound already (bindInletListener): a taken address fails before enrollment. */
   readonly listener: Server;
-  /** Warm streams kept ready for new clients (0: every client rides the session). @default 2 */
+  /** Warm streams kept ready for new clients (0: every client rides the session). @default defaultWarmStreams */
   readonly warmStreams?: number;
   /** Serve TLS to clients with the node's project-signed server certificate. */
   readonly tls?: boolean;
@@ -67,7 +68,7 @@ export class Inlet {
     this.keeper = new SessionKeeper({
       ...options,
       backoff: options.backoff ?? new Backoff(),
-      warmStreams: options.warmStreams ?? 2,
+      warmStreams: options.warmStreams ?? defaultWarmStreams,
       relayAttempts: this.relayAttempts,
       onOutletSilent: (error) => this.clients.closeStreams(error),
     });
@@ -79,7 +80,7 @@ export class Inlet {
       counters: this.counters,
       logger: options.logger,
       clientTls: options.tls ? new ClientTls(options.credentials) : undefined,
-      clientWaitMs: options.clientWaitMs ?? 3000,
+      clientWaitMs: options.clientWaitMs ?? clientWaitMs,
       listening: () => (this.bound ? `${this.bound.address}:${this.bound.port}` : options.from),
     });
     this.server.on('connection', (socket: Socket) => void this.clients.accept(socket));

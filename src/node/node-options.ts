@@ -9,13 +9,13 @@ export interface NodeOptions {
   readonly config: NodeConfig;
   readonly ticket?: string;
   readonly logger: Logger;
-  /** Heartbeats on sessions and the control channel. @default 5 s interval, 10 s timeout */
+  /** Heartbeats on sessions and the control channel. @default heartbeatIntervalMs, heartbeatTimeoutMs */
   readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
-  /** Backoff bounds for reconnecting. @default 100 ms to 2 s */
+  /** Backoff bounds for reconnecting. @default reconnectInitialMs to reconnectMaxMs */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Where outlets dial the inlet's direct path, when not at its own addresses (PORTAL_DIRECT_ADVERTISE). */
   readonly directAdvertise?: readonly string[];
-  /** Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session). @default 2 */
+  /** Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session). @default defaultWarmStreams */
   readonly warmStreams?: number;
   /** Target connections an outlet holds at once (held under the descriptor limit). @default defaultConnectionBounds */
   readonly connectionBounds?: ConnectionBounds;

@@ -16,6 +16,7 @@ import { assembleParts } from './node-parts.ts';
 import { Renewal } from './renewal.ts';
 import { RunningShow } from './running-show.ts';
 import { assessNode, type NodeShow } from './show.ts';
+import { heartbeatIntervalMs, heartbeatTimeoutMs } from '../wire/limits.ts';
 
 export interface RunningNode {
   readonly statusPort: number;
@@ -53,7 +54,7 @@ export async function runEnrolled(
   const { logger } = options;
   const { directory, listener, direct, status, metrics, startedAt } = prepared;
   let current = identity;
-  const heartbeat = options.heartbeat ?? { intervalMs: 5000, timeoutMs: 10_000 };
+  const heartbeat = options.heartbeat ?? { intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs };
 
   let fail: (error: PortalError) => void = () => undefined;
   let finish: () => void = () => undefined;

@@ -11,5 +11,4 @@ export const outletLimits = {
   unopenedPerMember: 32,
 } as const;
 
-/** How long a connection to the target may take before it counts as failed (the inlet's client waits as long). */
-export const targetConnectTimeoutMs = 10_000;
+export { targetConnectTimeoutMs } from './limits.ts';

@@ -7,6 +7,8 @@ import { PeerRefused } from '../wire/e2e-session.ts';
 import type { Logger } from './logger.ts';
 import type { NodeMetrics } from './metrics.ts';
 import { RecentRefusals, type RefusalShow } from './refusals.ts';
+import { repeatedWarningMs } from '../shared/limits.ts';
+import { warningKeysKept } from './limits.ts';
 
 export interface OutletRefusalsOptions {
   /** The outlet's allow, which the refusals name. */
@@ -47,7 +49,7 @@ export class OutletRefusals {
     const now = Date.now();
     const noted = this.refusedMembers.get(key) ?? { count: 0, attributes, loggedAt: 0 };
     noted.count += count;
-    if (now - noted.loggedAt >= 60_000) {
+    if (now - noted.loggedAt >= repeatedWarningMs) {
       const seen =
         noted.attributes.length > 0
           ? ` (attribute ${noted.attributes.map((a) => `"${a}"`).join(', ')}; allow is "${this.options.allow}")`
@@ -60,9 +62,9 @@ export class OutletRefusals {
     }
     this.refusedMembers.set(key, noted);
     // Forget members that went quiet, so a parade of node ids cannot grow this map without bound.
-    if (this.refusedMembers.size > 1000) {
+    if (this.refusedMembers.size > warningKeysKept) {
       for (const [stale, entry] of this.refusedMembers)
-        if (now - entry.loggedAt >= 60_000 && entry.count === 0) this.refusedMembers.delete(stale);
+        if (now - entry.loggedAt >= repeatedWarningMs && entry.count === 0) this.refusedMembers.delete(stale);
     }
   }
 
@@ -91,7 +93,7 @@ export class OutletRefusals {
   /** A refused inlet retries; say so when it starts and then once a minute, not at every attempt. */
   logRefusal(message: string): void {
     const now = Date.now();
-    if (message === this.lastRefusal.message && now - this.lastRefusal.at < 60_000) return;
+    if (message === this.lastRefusal.message && now - this.lastRefusal.at < repeatedWarningMs) return;
     this.lastRefusal = { message, at: now };
     this.options.logger.warn(`outlet: refused an inlet: ${message}`);
   }

@@ -11,6 +11,7 @@ import { dialSplice } from '../wire/splice.ts';
 import { keepAlive } from '../wire/tunnel-streams.ts';
 import { DirectDialer } from './direct-dialer.ts';
 import type { LogThrottle } from './log-throttle.ts';
+import { CounterMap } from '../shared/counter-map.ts';
 import { outletLimits } from './outlet-limits.ts';
 import type { OutletRefusals } from './outlet-refusals.ts';
 import type { TargetConnections } from './outlet-targets.ts';
@@ -38,9 +39,9 @@ export class OutletSessions {
   /** Warm streams by the inlet node they came from: closed with it when its session's heartbeat is lost. */
   private readonly streamsByPeer = new Map<string, Set<Socket>>();
   /** Dials being answered (splice joined, end-to-end handshake and verdicts under way), by the node that asked. */
-  private readonly handshakes = new Map<string, number>();
+  private readonly handshakes = new CounterMap<string>();
   /** Warm streams waiting for their first client, by the node they came from. */
-  private readonly unopenedByPeer = new Map<string, number>();
+  private readonly unopenedByPeer = new CounterMap<string>();
   private handshakesTotal = 0;
   private dialsDeclined = 0;
   /** Direct sessions by the inlet node they come from. */
@@ -57,7 +58,7 @@ export class OutletSessions {
         }),
       holding: (inlet) => ({
         session: (this.directSessions.get(inlet)?.size ?? 0) > 0,
-        waiting: this.unopenedByPeer.get(inlet) ?? 0,
+        waiting: this.unopenedByPeer.get(inlet),
       }),
     });
   }
@@ -104,19 +105,17 @@ export class OutletSessions {
    */
   onDial(link: RelayLink, splice: string, secret: string, from: string): void {
     if (this.stopping) return;
-    const mine = this.handshakes.get(from) ?? 0;
+    const mine = this.handshakes.get(from);
     if (mine >= outletLimits.handshakesPerMember || this.handshakesTotal >= outletLimits.handshakesTotal) {
       this.dialsDeclined += 1;
       this.options.refusals.noteRefused(from, [], 1, 'declined dials (too many handshakes under way) from');
       return;
     }
-    this.handshakes.set(from, mine + 1);
+    this.handshakes.add(from);
     this.handshakesTotal += 1;
     void this.answerDial(link.entry.address, splice, secret, from).finally(() => {
       this.handshakesTotal -= 1;
-      const left = (this.handshakes.get(from) ?? 1) - 1;
-      if (left > 0) this.handshakes.set(from, left);
-      else this.handshakes.delete(from);
+      this.handshakes.remove(from);
     });
   }
 
@@ -204,7 +203,7 @@ export class OutletSessions {
     const { socket, peer } = channel;
     const key = peer?.nodeId ?? '';
     // A warm stream waits for its client without a deadline, so a peer may keep only so many waiting.
-    const waiting = this.unopenedByPeer.get(key) ?? 0;
+    const waiting = this.unopenedByPeer.get(key);
     if (waiting >= outletLimits.unopenedPerMember) {
       this.dialsDeclined += 1;
       this.options.refusals.noteRefused(
@@ -216,16 +215,14 @@ export class OutletSessions {
       socket.destroy();
       return;
     }
-    this.unopenedByPeer.set(key, waiting + 1);
+    this.unopenedByPeer.add(key);
     this.waitingStreams.add(socket);
     let counted = true;
     const uncount = () => {
       if (!counted) return;
       counted = false;
       this.waitingStreams.delete(socket);
-      const left = (this.unopenedByPeer.get(key) ?? 1) - 1;
-      if (left > 0) this.unopenedByPeer.set(key, left);
-      else this.unopenedByPeer.delete(key);
+      this.unopenedByPeer.remove(key);
       // Used or gone: the direct path dials another to keep the inlet's streams ready.
       this.dialer.nudge(key);
     };

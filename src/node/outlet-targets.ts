@@ -2,15 +2,15 @@
  * The outlet's connections to its target: one per stream, claimed against the bounds before any dial
  * (per inlet node and in all), dialled over TCP or TLS, and counted while they carry a client.
  */
-import { connect as connectTcp, type NetConnectOpts, type Socket } from 'node:net';
+import { connect as connectTcp, type Socket } from 'node:net';
 import { parseHostPort, socketHost, type HostPort } from '../shared/address.ts';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { dataPathHighWaterMark, dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import type { IncomingStream } from '../wire/mux.ts';
 import { ConnectionCounter, type ConnectionBounds } from './connection-bounds.ts';
 import { FailureStreak } from './failure-streak.ts';
 import type { LogThrottle } from './log-throttle.ts';
 import type { NodeMetrics } from './metrics.ts';
-import { targetConnectTimeoutMs } from './outlet-limits.ts';
+import { targetConnectTimeoutMs } from './limits.ts';
 import { connectTargetTls } from './target-tls.ts';
 import type { Path } from './warm-streams.ts';
 
@@ -111,16 +111,9 @@ export class TargetConnections {
    */
   private dialTarget(inlet: string): { target: Socket; ready: { promise: Promise<void>; settled: boolean } } {
     const host = socketHost(this.target.host);
-    // highWaterMark is a stream option the Socket constructor passes on; @types/node does not list it.
     const target = this.options.tls
       ? connectTargetTls(host, this.target.port, dataPathHighWaterMark)
-      : connectTcp({
-          host,
-          port: this.target.port,
-          allowHalfOpen: true,
-          noDelay: true,
-          highWaterMark: dataPathHighWaterMark,
-        } as NetConnectOpts);
+      : connectTcp(withSocketTuning({ host, port: this.target.port }, dataPathTuning));
     this.sockets.add(target);
     target.once('close', () => {
       this.sockets.delete(target);
