@@ -246,8 +246,8 @@ export class Relay {
   }
 
   /**
-   * A raw connection that presented `PORTAL-SPLICE <splice> <role> <secret>`: true when it is half of
-   * a pending splice (and now the relay's), false when it was refused and destroyed.
+   * A raw connection that presented `PORTAL-SPLICE/<version> <splice> <role> <secret>` (src/wire/protocol.ts):
+   * true when it is half of a pending splice (and now the relay's), false when it was refused and destroyed.
    */
   join(socket: Socket, splice: string, role: SpliceRole, secret: string): boolean {
     const entry = this.stopping ? undefined : this.pending.get(splice);
