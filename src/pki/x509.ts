@@ -6,7 +6,8 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+// Node's global crypto is its WebCrypto (node:crypto's webcrypto), typed as the Crypto the toolkit takes.
+x509.cryptoProvider.set(globalThis.crypto);
 
 export { x509 };
 
