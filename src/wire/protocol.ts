@@ -3,7 +3,8 @@
  * request and answer of the controller and of a relay, the events they push, and the one-line
  * preambles of the raw connections (relay splices, direct paths). Both ends import these types, so an
  * answer is declared once; the server reads each request through the field table of its operation, so
- * nothing a peer sends reaches a handler unchecked.
+ * nothing a peer sends reaches a handler unchecked. The tables (of requests, and of the events a client
+ * reads), and how they are read, are in protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
 
@@ -202,82 +203,18 @@ export interface RefusedEvent {
 
 export type RelayEvent = DialEvent | RefusedEvent;
 
-// ---------------------------------------------------------------------------------------------------
-// Reading requests. Each operation's fields are listed with their kind; anything else is ignored.
-
-type FieldKind = 'text' | 'text?' | 'number' | 'flag' | 'texts';
-
-/** A list of texts holds at most this many, each at most this long: anything beyond is dropped. */
-const maxTexts = { items: 16, length: 300 };
-export type Fields<Ops> = { readonly [K in keyof Ops]: { readonly [F in keyof RequestOf<Ops, K>]-?: FieldKind } };
-
-export const controllerFields: Fields<ControllerOperations> = {
-  ping: {},
-  'admin-enroll': { code: 'text', request: 'text', project: 'text?' },
-  enroll: { ticket: 'text', secret: 'text', request: 'text' },
-  renew: { request: 'text' },
-  'reissue-challenge': {},
-  reissue: { certificate: 'text', request: 'text' },
-  ticket: {
-    expiresInMs: 'number',
-    usageCount: 'number',
-    attribute: 'text',
-    relay: 'text?',
-    tls: 'flag',
-    relayNode: 'flag',
-  },
-  project: {},
-  ca: {},
-  relays: {},
-  'relay-announce': { address: 'text', fingerprint: 'text' },
-  advertise: { via: 'text', allow: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
-  inlets: {},
-};
-
-export const relayFields: Fields<RelayOperations> = {
-  ping: {},
-  register: { relay: 'text', allow: 'text' },
-  connect: { relay: 'text', allow: 'text' },
-};
-
-export type ParsedRequest<Ops> = {
-  [K in keyof Ops]: { readonly id: number | null; readonly op: K; readonly body: RequestOf<Ops, K> };
-}[keyof Ops];
-
-/**
- * A request as its operation's table reads it: texts are strings ('' when absent), numbers are numbers
- * (NaN when absent), flags are true only when true. Undefined for an operation the table does not know.
- */
-export function parseRequest<Ops>(
-  fields: Fields<Ops>,
-  message: Record<string, unknown>,
-): ParsedRequest<Ops> | undefined {
-  const op = message.op;
-  if (typeof op !== 'string' || !Object.hasOwn(fields, op)) return undefined;
-  const body: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(fields[op as keyof Ops] as Record<string, FieldKind>)) {
-    const value = message[name];
-    switch (kind) {
-      case 'text':
-        body[name] = typeof value === 'string' ? value : '';
-        break;
-      case 'text?':
-        if (typeof value === 'string' && value !== '') body[name] = value;
-        break;
-      case 'number':
-        body[name] = typeof value === 'number' ? value : Number.NaN;
-        break;
-      case 'texts':
-        body[name] = (Array.isArray(value) ? value.slice(0, maxTexts.items) : []).filter(
-          (item): item is string => typeof item === 'string' && item.length <= maxTexts.length,
-        );
-        break;
-      case 'flag':
-        body[name] = value === true;
-    }
-  }
-  return { id: typeof message.id === 'number' ? message.id : null, op, body } as ParsedRequest<Ops>;
-}
+// Each request and each pushed event is read through the field table of its operation or event.
+export {
+  controllerEventFields,
+  controllerFields,
+  parseEvent,
+  parseRequest,
+  relayEventFields,
+  relayFields,
+  type EventFields,
+  type Fields,
+  type ParsedRequest,
+} from './protocol/fields.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Raw connections: one line, then the two nodes' end-to-end TLS, which nothing in between reads.
