@@ -19,8 +19,10 @@ import { sourceKeyOf } from '../wire/source-key.ts';
 import {
   controllerFields,
   type ControllerEvent,
+  type AnswerOf,
   type ControllerOperations,
-  type ParsedRequest,
+  type OperationHandlers,
+  type RequestOf,
 } from '../wire/protocol.ts';
 import { MemberConnections, serveService } from '../wire/service-connection.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
@@ -167,7 +169,7 @@ export class ControllerServer {
       maxInFlight: peer ? this.limits.memberInFlight : 1,
       maxQueuedBytes: this.limits.maxQueuedBytes,
       ...(peer ? {} : { admit: () => this.anonymousAllowed(connection.source, (requests += 1)) }),
-      handle: (request) => this.handle(connection, request),
+      handlers: this.handlers(connection),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
   }
@@ -204,37 +206,27 @@ export class ControllerServer {
     return false;
   }
 
-  private async handle(connection: Connection, request: ParsedRequest<ControllerOperations>): Promise<object> {
+  /** The answers to one connection's requests. */
+  private handlers(connection: Connection): OperationHandlers<ControllerOperations> {
     const { peer, source } = connection;
     const service = this.options.service;
-    switch (request.op) {
-      case 'ping':
-        return {};
-      case 'admin-enroll':
-        return service.adminEnroll(request.body.code, request.body.request, request.body.project);
-      case 'enroll':
-        return service.enroll(request.body.ticket, request.body.secret, request.body.request);
-      case 'renew':
-        return service.renew(member(peer), request.body.request);
-      case 'reissue-challenge':
-        return service.reissueChallenge(source);
-      case 'reissue':
-        return service.reissue(request.body.certificate, request.body.request);
-      case 'ticket':
-        return { ticket: await service.issueTicket(member(peer), request.body) };
-      case 'project':
-        return { project: await service.project(member(peer)) };
-      case 'ca':
-        return { certificate: (await service.authorityOf(member(peer).projectId)).certificate };
-      case 'relays':
-        return { relays: this.relays.relaysOf(member(peer).projectId) };
-      case 'relay-announce':
-        return this.announce(connection, member(peer), request.body);
-      case 'advertise':
-        return this.advertise(connection, member(peer), request.body);
-      case 'inlets':
-        return { inlets: this.adverts.forMember(member(peer)) };
-    }
+    return {
+      ping: () => ({}),
+      'admin-enroll': ({ code, request, project }) => service.adminEnroll(code, request, project),
+      enroll: ({ ticket, secret, request }) => service.enroll(ticket, secret, request),
+      renew: ({ request }) => service.renew(member(peer), request),
+      'reissue-challenge': () => service.reissueChallenge(source),
+      reissue: ({ certificate, request }) => service.reissue(certificate, request),
+      ticket: async (body) => ({ ticket: await service.issueTicket(member(peer), body) }),
+      project: async () => ({ project: await service.project(member(peer)) }),
+      ca: async () => ({
+        certificate: (await service.authorityOf(member(peer).projectId)).certificate,
+      }),
+      relays: () => ({ relays: this.relays.relaysOf(member(peer).projectId) }),
+      'relay-announce': (body) => this.announce(connection, member(peer), body),
+      advertise: (body) => this.advertise(connection, member(peer), body),
+      inlets: () => ({ inlets: this.adverts.forMember(member(peer)) }),
+    };
   }
 
   /**
@@ -244,8 +236,8 @@ export class ControllerServer {
   private advertise(
     connection: Connection,
     peer: PeerIdentity,
-    body: ControllerOperations['advertise']['request'],
-  ): object {
+    body: RequestOf<ControllerOperations, 'advertise'>,
+  ): AnswerOf<ControllerOperations, 'advertise'> {
     if (body.allow === '') {
       throw new InputError(
         'ALLOW_MISSING',
@@ -300,8 +292,8 @@ export class ControllerServer {
   private announce(
     connection: Connection,
     peer: PeerIdentity,
-    body: ControllerOperations['relay-announce']['request'],
-  ): object {
+    body: RequestOf<ControllerOperations, 'relay-announce'>,
+  ): AnswerOf<ControllerOperations, 'relay-announce'> {
     if (!peer.relayNode) {
       throw new InputError('NOT_A_RELAY', 'this member is not a relay node', {
         hint: 'enroll relays with a ticket from portal project ticket --relay-node',

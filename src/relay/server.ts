@@ -11,7 +11,13 @@ import type { TLSSocket } from 'node:tls';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { AdmissionLimits, AdmissionStats } from '../wire/admission.ts';
 import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-port.ts';
-import { helloOf, relayFields, type RelayEvent, type RelayOperations, type ParsedRequest } from '../wire/protocol.ts';
+import {
+  helloOf,
+  relayFields,
+  type OperationHandlers,
+  type RelayEvent,
+  type RelayOperations,
+} from '../wire/protocol.ts';
 import { MemberConnections, serveService } from '../wire/service-connection.ts';
 import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
 
@@ -136,31 +142,28 @@ export class RelayServer {
       fields: relayFields,
       maxInFlight: this.limits.memberInFlight,
       maxQueuedBytes: this.limits.maxQueuedBytes,
-      handle: async (request) => this.handle(peer, request, registrations, push),
+      handlers: this.answers(peer, registrations, push),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
   }
 
-  private async handle(
+  /** The answers to one member connection's requests. */
+  private answers(
     peer: PeerIdentity,
-    request: ParsedRequest<RelayOperations>,
     registrations: Map<string, () => void>,
     push: (event: RelayEvent) => void,
-  ): Promise<object> {
-    switch (request.op) {
-      case 'ping':
-        return {};
-      case 'register': {
-        const { relay: name, allow } = request.body;
+  ): OperationHandlers<RelayOperations> {
+    return {
+      ping: () => ({}),
+      register: ({ relay: name, allow }) => {
         const earlier = registrations.get(name);
         registrations.set(name, this.relay.register(peer, name, allow, push));
         earlier?.();
         if (!earlier) this.options.log?.(`relay: ${peer.nodeId} registered ${name}`);
         return {};
-      }
-      case 'connect':
-        return this.relay.connect(peer, request.body.relay, request.body.allow);
-    }
+      },
+      connect: ({ relay: name, allow }) => this.relay.connect(peer, name, allow),
+    };
   }
 
   /** Peers of another version are logged once a minute, not at every connection. */

@@ -2,9 +2,10 @@
  * The wire contract in one place: the protocol version, the first line of every connection, every
  * request and answer of the controller and of a relay, the events they push, and the one-line
  * preambles of the raw connections (relay splices, direct paths). Both ends import these types, so an
- * answer is declared once; the server reads each request through the field table of its operation, so
- * nothing a peer sends reaches a handler unchecked. The tables (of requests, and of the events a client
- * reads), and how they are read, are in protocol/fields.ts, re-exported here.
+ * answer is declared once and a server's handlers are checked against it; the server reads each request
+ * through the field table of its operation, so nothing a peer sends reaches a handler unchecked. The
+ * tables (of requests, and of the events a client reads), and how they are read, are in
+ * protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
 
@@ -163,7 +164,8 @@ export interface RelayOperations {
 
 export type Operations = ControllerOperations | RelayOperations;
 export type RequestOf<Ops, K extends keyof Ops> = Ops[K] extends { request: infer R } ? R : never;
-export type AnswerOf<Ops, K extends keyof Ops> = Ops[K] extends { answer: infer A } ? A : never;
+/** An answer is a JSON object: on the wire its fields follow the id and ok. */
+export type AnswerOf<Ops, K extends keyof Ops> = Ops[K] extends { answer: infer A extends object } ? A : never;
 
 /** Pushed by the controller on a member's connection. */
 export interface RelaysEvent {
@@ -202,6 +204,11 @@ export interface RefusedEvent {
 }
 
 export type RelayEvent = DialEvent | RefusedEvent;
+
+/** What a server answers each operation with; it may throw a PortalError instead. */
+export type OperationHandlers<Ops> = {
+  readonly [K in keyof Ops]: (body: RequestOf<Ops, K>) => AnswerOf<Ops, K> | Promise<AnswerOf<Ops, K>>;
+};
 
 // Each request and each pushed event is read through the field table of its operation or event.
 export {
