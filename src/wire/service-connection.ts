@@ -133,33 +133,3 @@ function dispatch<Ops, K extends keyof Ops>(
 ): AnswerOf<Ops, K> | Promise<AnswerOf<Ops, K>> {
   return handlers[request.op](request.body);
 }
-
-/** Counts each member's connections, so that one member may hold only so many at once. */
-export class MemberConnections {
-  private readonly held = new Map<string, number>();
-
-  constructor(private readonly limit: number) {}
-
-  /** Counts `socket` for `nodeId` until it closes; false (nothing counted) past the limit. */
-  admit(nodeId: string, socket: TLSSocket): boolean {
-    const held = this.held.get(nodeId) ?? 0;
-    if (held >= this.limit) return false;
-    this.held.set(nodeId, held + 1);
-    socket.once('close', () => {
-      const left = (this.held.get(nodeId) ?? 1) - 1;
-      if (left > 0) this.held.set(nodeId, left);
-      else this.held.delete(nodeId);
-    });
-    return true;
-  }
-
-  count(nodeId: string): number {
-    return this.held.get(nodeId) ?? 0;
-  }
-
-  get total(): number {
-    let total = 0;
-    for (const count of this.held.values()) total += count;
-    return total;
-  }
-}
