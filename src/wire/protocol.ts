@@ -3,8 +3,8 @@
  * request and answer of the controller and of a relay, the events they push, and the one-line
  * preambles of the raw connections (relay splices, direct paths). Both ends import these types, so an
  * answer is declared once and a server's handlers are checked against it; the server reads each request
- * through the field table of its operation, so nothing a peer sends reaches a handler unchecked. The
- * tables (of requests, and of the events a client reads), and how they are read, are in
+ * through the field table of its operation, and a client each pushed event through the table of that
+ * event, so nothing a peer sends reaches a handler unchecked. The tables, and how they are read, are in
  * protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
@@ -163,8 +163,8 @@ export interface RelayOperations {
 }
 
 export type Operations = ControllerOperations | RelayOperations;
-export type RequestOf<Ops, K extends keyof Ops> = Ops[K] extends { request: infer R } ? R : never;
-/** An answer is a JSON object: on the wire its fields follow the id and ok. */
+/** Requests and answers are JSON objects: on the wire their fields follow the id and op, or the id and ok. */
+export type RequestOf<Ops, K extends keyof Ops> = Ops[K] extends { request: infer R extends object } ? R : never;
 export type AnswerOf<Ops, K extends keyof Ops> = Ops[K] extends { answer: infer A extends object } ? A : never;
 
 /** Pushed by the controller on a member's connection. */
@@ -204,6 +204,13 @@ export interface RefusedEvent {
 }
 
 export type RelayEvent = DialEvent | RefusedEvent;
+
+/** The events a service of these operations pushes. */
+export type EventOf<Ops> = Ops extends ControllerOperations
+  ? ControllerEvent
+  : Ops extends RelayOperations
+    ? RelayEvent
+    : never;
 
 /** What a server answers each operation with; it may throw a PortalError instead. */
 export type OperationHandlers<Ops> = {
