@@ -16,10 +16,10 @@ export const signingAlgorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA
 
 export async function importPrivateKey(pkcs8Pem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(pkcs8Pem);
-  return (await webcrypto.subtle.importKey('pkcs8', der, signingAlgorithm, false, ['sign'])) as CryptoKey;
+  return webcrypto.subtle.importKey('pkcs8', der, signingAlgorithm, false, ['sign']);
 }
 
 export async function importPublicKey(spkiPem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(spkiPem);
-  return (await webcrypto.subtle.importKey('spki', der, signingAlgorithm, true, ['verify'])) as CryptoKey;
+  return webcrypto.subtle.importKey('spki', der, signingAlgorithm, true, ['verify']);
 }

@@ -276,7 +276,7 @@ export function openControlChannel(
 }
 
 /** One request on a fresh channel to the controller, closed afterwards. */
-export async function callController<K extends keyof ControllerOperations & string>(
+export async function callController<K extends keyof ControllerOperations>(
   pin: ControllerPin,
   op: K,
   body: RequestOf<ControllerOperations, K>,

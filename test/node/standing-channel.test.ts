@@ -53,7 +53,7 @@ describe('standing channel: what a service pushes reaches the node only once rea
     const events: RelayEvent[] = [];
     open.on('event', (event: RelayEvent) => events.push(event));
     open.start();
-    await until(async () => (events.length > 0 ? true : undefined), 'a pushed event', 5000);
+    await until(() => Promise.resolve(events.length > 0 ? true : undefined), 'a pushed event', 5000);
     assert.deepEqual(events, [dial]);
     const warnings = lines.filter((line) => line.includes(' WARN '));
     assert.equal(warnings.length, 2, warnings.join(''));

@@ -56,9 +56,9 @@ export function printCfnYaml(template: unknown): string {
       for (const [key, item] of entries) map.set(new Scalar(key), toNode(item));
       return map;
     }
-    return doc.createNode(value) as Node;
+    return doc.createNode(value);
   };
-  doc.contents = toNode(template) as Document['contents'];
+  doc.contents = toNode(template);
   return doc.toString({ lineWidth: portableYamlOptions.lineWidth });
 }
 
@@ -70,7 +70,7 @@ const parseTags: Tags = [
   ...['Join', 'Equals', 'Not'].map((name): CollectionTag => ({
     tag: `!${name}`,
     collection: 'seq',
-    resolve: (seq) => ({ [`Fn::${name}`]: seq.toJSON() }),
+    resolve: (seq) => ({ [`Fn::${name}`]: seq.toJSON() as unknown }),
   })),
 ];
 

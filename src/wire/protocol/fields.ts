@@ -55,7 +55,7 @@ const unreadable = Symbol('unreadable');
  * JSON object (a lenient reading reads it as an empty one) or, read strictly, when a field is unreadable.
  */
 export function readRecord<T>(table: FieldTable<T>, value: unknown, reading: Reading): T | undefined {
-  return readTable(table as AnyTable, value, reading) as T | undefined;
+  return readTable(table, value, reading) as T | undefined;
 }
 
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
