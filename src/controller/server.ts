@@ -9,20 +9,20 @@
  * peers by what they may ask and how often.
  */
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import { InputError, PortalError } from '../shared/errors.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
+import { MemberService, type Session } from '../wire/member-service.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
-import { sourceKeyOf } from '../wire/source-key.ts';
 import {
   controllerFields,
+  type AnswerOf,
   type ControllerEvent,
   type ControllerOperations,
-  type ParsedRequest,
+  type OperationHandlers,
+  type RequestOf,
 } from '../wire/protocol.ts';
-import { MemberConnections, serveService } from '../wire/service-connection.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { ControllerService } from './service.ts';
@@ -89,25 +89,35 @@ export class ControllerServer {
   private readonly port: PortalPort;
   private readonly limits: ControlLimits;
   private readonly anonymousRate: RateLimiter;
-  private readonly members: MemberConnections;
+  private readonly members: MemberService<ControllerOperations, ControllerEvent>;
   /** Each project's member connections, for pushed events. */
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private readonly adverts = new InletAdverts();
-  private readonly connections = new Set<TLSSocket>();
   private anonymousRefused = 0;
 
   constructor(private readonly options: ControllerServerOptions) {
     this.limits = options.control ?? defaultControlLimits;
     this.relays = options.relays ?? new RelayDirectory();
     this.anonymousRate = new RateLimiter(this.limits.anonymousRate.perSecond, this.limits.anonymousRate.burst);
-    this.members = new MemberConnections(this.limits.memberConnections);
+    this.members = new MemberService({
+      service: 'control',
+      fields: controllerFields,
+      verifyPeer: (certificate) => options.service.verifyPeer(certificate),
+      limits: this.limits,
+      open: ({ peer, source, push }) => this.open({ peer, source }, push),
+      anonymous: {
+        admit: (source, count) => this.anonymousAllowed(source, count),
+        open: ({ source }) => this.open({ peer: undefined, source }),
+      },
+      ...(options.log ? { log: options.log } : {}),
+    });
     const shared = options.sharedWith;
     this.port = new PortalPort({
       tls: options.tls,
       admission: options.admission ?? defaultAdmissionLimits,
       handlers: {
         ...shared,
-        secure: { ...shared?.secure, control: (socket, release) => void this.control(socket, release) },
+        secure: { ...shared?.secure, control: (socket, release) => void this.members.serve(socket, release) },
       },
     });
     this.relays.onChange((projectId) => this.announceRelays(projectId));
@@ -120,56 +130,38 @@ export class ControllerServer {
   /** Takes no new connections and closes the members' control connections (they reconnect to whoever listens next). */
   stopAccepting(): void {
     this.port.stopAccepting();
-    for (const socket of this.connections) socket.destroy();
+    this.members.closeConnections();
   }
 
   async close(): Promise<void> {
-    for (const socket of this.connections) socket.destroy();
+    this.members.closeConnections();
     await this.port.close();
   }
 
   stats(): ControllerServerStats {
-    return { ...this.port.stats(), members: this.members.total, anonymousRefused: this.anonymousRefused };
+    return {
+      ...this.port.stats(),
+      members: this.members.openMemberConnections,
+      anonymousRefused: this.anonymousRefused,
+    };
   }
 
-  private async control(socket: TLSSocket, release: () => void): Promise<void> {
-    const peer = await this.options.service.verifyPeer(socket.getPeerX509Certificate()).catch(() => undefined);
-    if (socket.destroyed) return;
-    if (peer && !this.members.admit(peer.nodeId, socket)) {
-      this.options.log?.(
-        `controller: refused a control connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`,
-      );
-      socket.destroy();
-      return;
-    }
-    // A member may hold its channel open indefinitely; an anonymous peer only until its deadline.
-    if (peer) release();
-    this.connections.add(socket);
-    const connection: Connection = {
-      peer,
-      source: sourceKeyOf(socket.remoteAddress),
-      withdraw: undefined,
-      withdrawAdvert: undefined,
-    };
-    let requests = 0;
-    // Events are sent only after serveService has returned: `channel` is set by then.
-    const subscriber = peer ? { peer, push: (event: ControllerEvent) => channel.send(event) } : undefined;
+  /** Serves one control connection: a member's hears of its project while it lasts (`push`). */
+  private open(
+    { peer, source }: Pick<Connection, 'peer' | 'source'>,
+    push?: (event: ControllerEvent) => void,
+  ): Session<ControllerOperations> {
+    const connection: Connection = { peer, source, withdraw: undefined, withdrawAdvert: undefined };
+    const subscriber = peer && push ? { peer, push } : undefined;
     if (subscriber) this.subscribe(subscriber);
-    socket.once('close', () => {
-      this.connections.delete(socket);
-      connection.withdraw?.();
-      connection.withdrawAdvert?.();
-      if (subscriber) this.unsubscribe(subscriber);
-    });
-    const channel = serveService<ControllerOperations>(socket, {
-      service: 'control',
-      fields: controllerFields,
-      maxInFlight: peer ? this.limits.memberInFlight : 1,
-      maxQueuedBytes: this.limits.maxQueuedBytes,
-      ...(peer ? {} : { admit: () => this.anonymousAllowed(connection.source, (requests += 1)) }),
-      handle: (request) => this.handle(connection, request),
-      ...(this.options.log ? { log: this.options.log } : {}),
-    });
+    return {
+      handlers: this.handlers(connection),
+      closed: () => {
+        connection.withdraw?.();
+        connection.withdrawAdvert?.();
+        if (subscriber) this.unsubscribe(subscriber);
+      },
+    };
   }
 
   private subscribe(subscriber: Subscriber): void {
@@ -204,37 +196,27 @@ export class ControllerServer {
     return false;
   }
 
-  private async handle(connection: Connection, request: ParsedRequest<ControllerOperations>): Promise<object> {
+  /** The answers to one connection's requests. */
+  private handlers(connection: Connection): OperationHandlers<ControllerOperations> {
     const { peer, source } = connection;
     const service = this.options.service;
-    switch (request.op) {
-      case 'ping':
-        return {};
-      case 'admin-enroll':
-        return service.adminEnroll(request.body.code, request.body.request, request.body.project);
-      case 'enroll':
-        return service.enroll(request.body.ticket, request.body.secret, request.body.request);
-      case 'renew':
-        return service.renew(member(peer), request.body.request);
-      case 'reissue-challenge':
-        return service.reissueChallenge(source);
-      case 'reissue':
-        return service.reissue(request.body.certificate, request.body.request);
-      case 'ticket':
-        return { ticket: await service.issueTicket(member(peer), request.body) };
-      case 'project':
-        return { project: await service.project(member(peer)) };
-      case 'ca':
-        return { certificate: (await service.authorityOf(member(peer).projectId)).certificate };
-      case 'relays':
-        return { relays: this.relays.relaysOf(member(peer).projectId) };
-      case 'relay-announce':
-        return this.announce(connection, member(peer), request.body);
-      case 'advertise':
-        return this.advertise(connection, member(peer), request.body);
-      case 'inlets':
-        return { inlets: this.adverts.forMember(member(peer)) };
-    }
+    return {
+      ping: () => ({}),
+      'admin-enroll': ({ code, request, project }) => service.adminEnroll(code, request, project),
+      enroll: ({ ticket, secret, request }) => service.enroll(ticket, secret, request),
+      renew: ({ request }) => service.renew(member(peer), request),
+      'reissue-challenge': () => service.reissueChallenge(source),
+      reissue: ({ certificate, request }) => service.reissue(certificate, request),
+      ticket: async (body) => ({ ticket: await service.issueTicket(member(peer), body) }),
+      project: async () => ({ project: await service.project(member(peer)) }),
+      ca: async () => ({
+        certificate: (await service.authorityOf(member(peer).projectId)).certificate,
+      }),
+      relays: () => ({ relays: this.relays.relaysOf(member(peer).projectId) }),
+      'relay-announce': (body) => this.announce(connection, member(peer), body),
+      advertise: (body) => this.advertise(connection, member(peer), body),
+      inlets: () => ({ inlets: this.adverts.forMember(member(peer)) }),
+    };
   }
 
   /**
@@ -244,8 +226,8 @@ export class ControllerServer {
   private advertise(
     connection: Connection,
     peer: PeerIdentity,
-    body: ControllerOperations['advertise']['request'],
-  ): object {
+    body: RequestOf<ControllerOperations, 'advertise'>,
+  ): AnswerOf<ControllerOperations, 'advertise'> {
     if (body.allow === '') {
       throw new InputError(
         'ALLOW_MISSING',
@@ -300,8 +282,8 @@ export class ControllerServer {
   private announce(
     connection: Connection,
     peer: PeerIdentity,
-    body: ControllerOperations['relay-announce']['request'],
-  ): object {
+    body: RequestOf<ControllerOperations, 'relay-announce'>,
+  ): AnswerOf<ControllerOperations, 'relay-announce'> {
     if (!peer.relayNode) {
       throw new InputError('NOT_A_RELAY', 'this member is not a relay node', {
         hint: 'enroll relays with a ticket from portal project ticket --relay-node',

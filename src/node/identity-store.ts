@@ -262,23 +262,35 @@ function parseRecord(text: string, directory: string, path: string): IdentityRec
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw damaged(directory, path, 'it is not a JSON object');
-  const record = value as Record<string, unknown>;
-  const isText = (field: string) => typeof record[field] === 'string' && (record[field] as string) !== '';
-  const isTextList = (field: string) =>
-    Array.isArray(record[field]) && (record[field] as unknown[]).every((item) => typeof item === 'string');
-  const checks: [string, boolean, string][] = [
-    ['controller', isText('controller') && parseHostPort(record.controller as string).ok, 'host:port'],
-    ['fingerprint', typeof record.fingerprint === 'string' && /^[0-9a-f]{64}$/.test(record.fingerprint), 'SHA-256 hex'],
-    ['projectId', isText('projectId'), 'text'],
-    ['nodeId', isText('nodeId'), 'text'],
-    ['networkDomain', isText('networkDomain'), 'text'],
-    ['attributes', isTextList('attributes'), 'a list of text'],
-    ['relays', isTextList('relays'), 'a list of text'],
-    ['tls', typeof record.tls === 'boolean', 'true or false'],
-  ];
-  const wrong = checks.filter(([, ok]) => !ok).map(([field, , expected]) => `${field} (${expected})`);
-  if (wrong.length > 0) throw damaged(directory, path, `missing or wrong: ${wrong.join(', ')}`);
-  return record as unknown as IdentityRecord;
+  const record: Record<string, unknown> = { ...value };
+  if (!isIdentityRecord(record)) throw damaged(directory, path, `missing or wrong: ${wrongFields(record).join(', ')}`);
+  return record;
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const isTextList = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** Each field of identity.json: the check its value passes, and what it should be. */
+const recordChecks: { readonly [F in keyof IdentityRecord]-?: readonly [(value: unknown) => boolean, string] } = {
+  controller: [(value) => isText(value) && parseHostPort(value).ok, 'host:port'],
+  fingerprint: [(value) => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value), 'SHA-256 hex'],
+  projectId: [isText, 'text'],
+  nodeId: [isText, 'text'],
+  networkDomain: [isText, 'text'],
+  attributes: [isTextList, 'a list of text'],
+  relays: [isTextList, 'a list of text'],
+  tls: [(value) => typeof value === 'boolean', 'true or false'],
+};
+
+/** The fields that fail their check, each with what it should be. */
+function wrongFields(record: Record<string, unknown>): string[] {
+  return Object.entries(recordChecks).flatMap(([field, [check, expected]]) =>
+    check(record[field]) ? [] : [`${field} (${expected})`],
+  );
+}
+
+function isIdentityRecord(record: Record<string, unknown>): record is Record<string, unknown> & IdentityRecord {
+  return wrongFields(record).length === 0;
 }
 
 /**

@@ -10,12 +10,13 @@
  * every reachable relay is found within a few rotations, and none is displaced by an unreachable one.
  *
  * Outlets register on every relay that is up; inlets ask any relay that has their outlet.
- * Events: 'up' (link), 'down' (link, only for a link that was up), 'event' (link, pushed event).
+ * Events: 'up' (link), 'down' (link, only for a link that was up), 'event' (link, a pushed RelayEvent,
+ * read through its field table).
  */
 import { EventEmitter } from 'node:events';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { ClientCredentials } from '../wire/control-channel.ts';
-import type { RelayEntry, RelayOperations } from '../wire/protocol.ts';
+import type { RelayEntry, RelayEvent, RelayOperations } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
 import type { RelayShow } from './show.ts';
@@ -230,7 +231,7 @@ export class RelayLinks extends EventEmitter {
       this.emit('down', link);
       this.rebalance();
     });
-    channel.on('event', (event: unknown) => {
+    channel.on('event', (event: RelayEvent) => {
       if (candidate.link === link) this.emit('event', link, event);
     });
     channel.start();

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { RuntimeFailure, type PortalError } from '../shared/errors.ts';
 import { ServiceChannel, type ClientCredentials, type ServiceTarget } from '../wire/control-channel.ts';
 import { serviceErrorCodes } from '../wire/service-error-codes.ts';
-import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
+import type { AnswerOf, ControllerOperations, EventOf, RequestOf } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
 
@@ -20,7 +20,7 @@ export interface StandingChannelOptions {
   readonly backoff?: Backoff;
 }
 
-/** Events: 'up' (channel), 'down', 'event' (pushed message). */
+/** Events: 'up' (channel), 'down', 'event' (a pushed event, read through its field table: an EventOf<Ops>). */
 export class StandingChannel<Ops> extends EventEmitter {
   private channel: ServiceChannel<Ops> | undefined;
   private stopped = false;
@@ -103,13 +103,12 @@ export class StandingChannel<Ops> extends EventEmitter {
       this.channel = channel;
       if (this.backoff.failures > 0) this.options.logger.info(`${this.describe()} reachable again`);
       this.backoff.reset();
-      channel.on('event', (event: unknown) => this.emit('event', event));
+      channel.on('event', (event: EventOf<Ops>) => this.emit('event', event));
+      // A peer of this protocol version pushes only events this node reads: anything else is a fault worth seeing.
+      channel.on('dropped', (what: string) => this.options.logger.warn(`the ${this.describe()} sent ${what}; dropped`));
       channel.once('close', () => this.lost(channel));
       this.heartbeat = setInterval(() => {
-        // Every service answers ping; its operations are not known to this generic class.
-        (channel as unknown as ServiceChannel<{ ping: { request: object; answer: object } }>)
-          .request('ping', {}, this.options.heartbeatMs ?? 5000)
-          .catch(() => channel.destroy());
+        channel.ping(this.options.heartbeatMs ?? 5000).catch(() => channel.destroy());
       }, this.options.heartbeatMs ?? 5000);
       this.heartbeat.unref();
       this.emit('up');

@@ -6,7 +6,8 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+// Node's global crypto is its WebCrypto (node:crypto's webcrypto), typed as the Crypto the toolkit takes.
+x509.cryptoProvider.set(globalThis.crypto);
 
 export { x509 };
 
@@ -15,10 +16,10 @@ export const signingAlgorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA
 
 export async function importPrivateKey(pkcs8Pem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(pkcs8Pem);
-  return (await webcrypto.subtle.importKey('pkcs8', der, signingAlgorithm, false, ['sign'])) as CryptoKey;
+  return webcrypto.subtle.importKey('pkcs8', der, signingAlgorithm, false, ['sign']);
 }
 
 export async function importPublicKey(spkiPem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(spkiPem);
-  return (await webcrypto.subtle.importKey('spki', der, signingAlgorithm, true, ['verify'])) as CryptoKey;
+  return webcrypto.subtle.importKey('spki', der, signingAlgorithm, true, ['verify']);
 }

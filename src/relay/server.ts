@@ -7,12 +7,11 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { AdmissionLimits, AdmissionStats } from '../wire/admission.ts';
+import { MemberService, type MemberConnection, type Session } from '../wire/member-service.ts';
 import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-port.ts';
-import { helloOf, relayFields, type RelayEvent, type RelayOperations, type ParsedRequest } from '../wire/protocol.ts';
-import { MemberConnections, serveService } from '../wire/service-connection.ts';
+import { relayFields, type RelayEvent, type RelayOperations } from '../wire/protocol.ts';
 import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
 
 export interface RelayServerLimits {
@@ -40,23 +39,29 @@ export interface RelayServerOptions {
 
 export class RelayServer {
   readonly relay: Relay;
-  private readonly members: MemberConnections;
-  private readonly limits: RelayServerLimits;
-  private readonly connections = new Set<TLSSocket>();
+  private readonly members: MemberService<RelayOperations, RelayEvent>;
   /** The port of its own, when it serves on one. */
   private ownPort: PortalPort | undefined;
   private versionWarnedAt = 0;
 
   constructor(private readonly options: RelayServerOptions) {
     this.relay = new Relay(options.relay);
-    this.limits = options.limits ?? defaultRelayServerLimits;
-    this.members = new MemberConnections(this.limits.memberConnections);
+    this.members = new MemberService({
+      service: 'relay',
+      fields: relayFields,
+      verifyPeer: options.verifyPeer,
+      limits: options.limits ?? defaultRelayServerLimits,
+      open: (connection) => this.open(connection),
+      // A relay serves members only: there is nothing an anonymous peer may ask of it.
+      anonymous: { refusal: 'this relay serves members of its projects only, with a valid certificate' },
+      ...(options.log ? { log: options.log } : {}),
+    });
   }
 
   /** What a Portal port needs to serve this relay: its TLS service and the raw splice halves. */
   get handlers(): PortHandlers {
     return {
-      secure: { relay: (socket, release) => void this.serveMember(socket, release) },
+      secure: { relay: (socket, release) => void this.members.serve(socket, release) },
       splice: (socket, half) => this.acceptSplice(socket, half),
       invalidSplice: (reason) => this.warnVersion(reason),
     };
@@ -76,7 +81,7 @@ export class RelayServer {
   }
 
   stats(): RelayStats & { members: number } & Partial<AdmissionStats> {
-    return { ...this.relay.stats(), members: this.members.total, ...(this.ownPort?.stats() ?? {}) };
+    return { ...this.relay.stats(), members: this.members.openMemberConnections, ...(this.ownPort?.stats() ?? {}) };
   }
 
   openConnections(): number {
@@ -91,12 +96,12 @@ export class RelayServer {
   stopAccepting(): void {
     this.ownPort?.stopAccepting();
     this.relay.stopAccepting();
-    for (const socket of this.connections) socket.destroy();
+    this.members.closeConnections();
   }
 
   async close(): Promise<void> {
     this.relay.close();
-    for (const socket of this.connections) socket.destroy();
+    this.members.closeConnections();
     await this.ownPort?.close();
   }
 
@@ -104,63 +109,24 @@ export class RelayServer {
     return this.relay.join(socket, half.splice, half.role, half.secret);
   }
 
-  private async serveMember(socket: TLSSocket, release: () => void): Promise<void> {
-    const peer = await this.options.verifyPeer(socket.getPeerX509Certificate()).catch(() => undefined);
-    if (socket.destroyed) return;
-    // A relay serves members only: there is nothing an anonymous peer may ask of it.
-    if (!peer) {
-      socket.end(
-        `${JSON.stringify({ ...helloOf('relay'), refused: 'this relay serves members of its projects only, with a valid certificate' })}\n`,
-      );
-      return;
-    }
-    if (!this.members.admit(peer.nodeId, socket)) {
-      this.options.log?.(
-        `relay: refused a connection of ${peer.nodeId}: it holds ${this.members.count(peer.nodeId)} already`,
-      );
-      socket.destroy();
-      return;
-    }
-    release();
-    this.connections.add(socket);
+  /** Serves one member's connection: its outlets stay registered while it lasts. */
+  private open({ peer, push }: MemberConnection<RelayEvent>): Session<RelayOperations> {
     // One registration per relay name and connection: registering again replaces it.
     const registrations = new Map<string, () => void>();
-    socket.once('close', () => {
-      this.connections.delete(socket);
-      registrations.forEach((withdraw) => withdraw());
-    });
-    // Requests are answered only after serveService has returned: `channel` is set by then.
-    const push = (event: RelayEvent) => channel.send(event);
-    const channel = serveService<RelayOperations>(socket, {
-      service: 'relay',
-      fields: relayFields,
-      maxInFlight: this.limits.memberInFlight,
-      maxQueuedBytes: this.limits.maxQueuedBytes,
-      handle: async (request) => this.handle(peer, request, registrations, push),
-      ...(this.options.log ? { log: this.options.log } : {}),
-    });
-  }
-
-  private async handle(
-    peer: PeerIdentity,
-    request: ParsedRequest<RelayOperations>,
-    registrations: Map<string, () => void>,
-    push: (event: RelayEvent) => void,
-  ): Promise<object> {
-    switch (request.op) {
-      case 'ping':
-        return {};
-      case 'register': {
-        const { relay: name, allow } = request.body;
-        const earlier = registrations.get(name);
-        registrations.set(name, this.relay.register(peer, name, allow, push));
-        earlier?.();
-        if (!earlier) this.options.log?.(`relay: ${peer.nodeId} registered ${name}`);
-        return {};
-      }
-      case 'connect':
-        return this.relay.connect(peer, request.body.relay, request.body.allow);
-    }
+    return {
+      handlers: {
+        ping: () => ({}),
+        register: ({ relay: name, allow }) => {
+          const earlier = registrations.get(name);
+          registrations.set(name, this.relay.register(peer, name, allow, push));
+          earlier?.();
+          if (!earlier) this.options.log?.(`relay: ${peer.nodeId} registered ${name}`);
+          return {};
+        },
+        connect: ({ relay: name, allow }) => this.relay.connect(peer, name, allow),
+      },
+      closed: () => registrations.forEach((withdraw) => withdraw()),
+    };
   }
 
   /** Peers of another version are logged once a minute, not at every connection. */

@@ -4,7 +4,8 @@
  * controller's relay list for a relay), ALPN naming the service, and the client's certificate once it
  * has one. The first lines name the protocol version on each side; a server of another version is an
  * error naming both. Requests are JSON lines answered by id, typed by the operations of the service;
- * the server may also push events on a long-lived channel.
+ * the server may also push events on a long-lived channel, each read through its field table before
+ * anyone hears of it.
  */
 import { EventEmitter } from 'node:events';
 import { connect, type TLSSocket } from 'node:tls';
@@ -13,8 +14,11 @@ import { knownCode } from '../shared/error-codes.ts';
 import { InputError, PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { readJsonLines, writeJsonLine } from './json-lines.ts';
 import {
+  controllerEventFields,
   helloOf,
+  parseEvent,
   protocolVersion,
+  relayEventFields,
   serviceAlpn,
   versionHint,
   versionMismatch,
@@ -66,6 +70,10 @@ const normalise = (fingerprint: string) => fingerprint.replace(/:/g, '').toLower
 
 const serverName = (service: ServiceName) => (service === 'control' ? 'controller' : 'relay');
 
+/**
+ * Events: 'event' (a pushed event, read through its field table: an EventOf<Ops>), 'dropped' (a
+ * pushed message that is no event this node reads, described in a few words), 'close'.
+ */
 export class ServiceChannel<Ops> extends EventEmitter {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
@@ -195,6 +203,16 @@ export class ServiceChannel<Ops> extends EventEmitter {
    * sends nothing, while maxPendingRequests requests wait for their answers.
    */
   request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs = 10_000): Promise<AnswerOf<Ops, K>> {
+    return this.call<AnswerOf<Ops, K>>(op, body, timeoutMs);
+  }
+
+  /** Every service answers ping, with nothing: resolves when it did within `timeoutMs`. */
+  async ping(timeoutMs?: number): Promise<void> {
+    await this.call<object>('ping', {}, timeoutMs);
+  }
+
+  /** Sends a request of any operation; `Answer` is the answer its operation is declared with. */
+  private call<Answer>(op: string, body: object, timeoutMs = 10_000): Promise<Answer> {
     if (this.waiting.size >= this.maxPending)
       return Promise.reject(new TooManyPending(this.target, op, this.maxPending));
     const id = this.nextId++;
@@ -209,8 +227,8 @@ export class ServiceChannel<Ops> extends EventEmitter {
           ),
         );
       }, timeoutMs);
-      this.waiting.set(id, { resolve: (answer) => resolve(answer as AnswerOf<Ops, K>), reject, timer });
-      writeJsonLine(this.socket, { id, op, ...(body as object) });
+      this.waiting.set(id, { resolve: (answer) => resolve(answer as Answer), reject, timer });
+      writeJsonLine(this.socket, { id, op, ...body });
     });
   }
 
@@ -229,7 +247,12 @@ export class ServiceChannel<Ops> extends EventEmitter {
 
   private receive(message: Record<string, unknown>): void {
     if (typeof message.event === 'string') {
-      this.emit('event', message);
+      const event =
+        this.target.service === 'control'
+          ? parseEvent(controllerEventFields, message)
+          : parseEvent(relayEventFields, message);
+      if (event) this.emit('event', event);
+      else this.emit('dropped', `an event ${JSON.stringify(message.event.slice(0, 40))} that this node cannot read`);
       return;
     }
     const waiting = typeof message.id === 'number' ? this.waiting.get(message.id) : undefined;
@@ -253,7 +276,7 @@ export function openControlChannel(
 }
 
 /** One request on a fresh channel to the controller, closed afterwards. */
-export async function callController<K extends keyof ControllerOperations & string>(
+export async function callController<K extends keyof ControllerOperations>(
   pin: ControllerPin,
   op: K,
   body: RequestOf<ControllerOperations, K>,

@@ -2,8 +2,10 @@
  * The wire contract in one place: the protocol version, the first line of every connection, every
  * request and answer of the controller and of a relay, the events they push, and the one-line
  * preambles of the raw connections (relay splices, direct paths). Both ends import these types, so an
- * answer is declared once; the server reads each request through the field table of its operation, so
- * nothing a peer sends reaches a handler unchecked.
+ * answer is declared once and a server's handlers are checked against it; the server reads each request
+ * through the field table of its operation, and a client each pushed event through the table of that
+ * event, so nothing a peer sends reaches a handler unchecked. The tables, and how they are read, are in
+ * protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
 
@@ -161,8 +163,9 @@ export interface RelayOperations {
 }
 
 export type Operations = ControllerOperations | RelayOperations;
-export type RequestOf<Ops, K extends keyof Ops> = Ops[K] extends { request: infer R } ? R : never;
-export type AnswerOf<Ops, K extends keyof Ops> = Ops[K] extends { answer: infer A } ? A : never;
+/** Requests and answers are JSON objects: on the wire their fields follow the id and op, or the id and ok. */
+export type RequestOf<Ops, K extends keyof Ops> = Ops[K] extends { request: infer R extends object } ? R : never;
+export type AnswerOf<Ops, K extends keyof Ops> = Ops[K] extends { answer: infer A extends object } ? A : never;
 
 /** Pushed by the controller on a member's connection. */
 export interface RelaysEvent {
@@ -202,82 +205,30 @@ export interface RefusedEvent {
 
 export type RelayEvent = DialEvent | RefusedEvent;
 
-// ---------------------------------------------------------------------------------------------------
-// Reading requests. Each operation's fields are listed with their kind; anything else is ignored.
+/** The events a service of these operations pushes. */
+export type EventOf<Ops> = Ops extends ControllerOperations
+  ? ControllerEvent
+  : Ops extends RelayOperations
+    ? RelayEvent
+    : never;
 
-type FieldKind = 'text' | 'text?' | 'number' | 'flag' | 'texts';
-
-/** A list of texts holds at most this many, each at most this long: anything beyond is dropped. */
-const maxTexts = { items: 16, length: 300 };
-export type Fields<Ops> = { readonly [K in keyof Ops]: { readonly [F in keyof RequestOf<Ops, K>]-?: FieldKind } };
-
-export const controllerFields: Fields<ControllerOperations> = {
-  ping: {},
-  'admin-enroll': { code: 'text', request: 'text', project: 'text?' },
-  enroll: { ticket: 'text', secret: 'text', request: 'text' },
-  renew: { request: 'text' },
-  'reissue-challenge': {},
-  reissue: { certificate: 'text', request: 'text' },
-  ticket: {
-    expiresInMs: 'number',
-    usageCount: 'number',
-    attribute: 'text',
-    relay: 'text?',
-    tls: 'flag',
-    relayNode: 'flag',
-  },
-  project: {},
-  ca: {},
-  relays: {},
-  'relay-announce': { address: 'text', fingerprint: 'text' },
-  advertise: { via: 'text', allow: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
-  inlets: {},
+/** What a server answers each operation with; it may throw a PortalError instead. */
+export type OperationHandlers<Ops> = {
+  readonly [K in keyof Ops]: (body: RequestOf<Ops, K>) => AnswerOf<Ops, K> | Promise<AnswerOf<Ops, K>>;
 };
 
-export const relayFields: Fields<RelayOperations> = {
-  ping: {},
-  register: { relay: 'text', allow: 'text' },
-  connect: { relay: 'text', allow: 'text' },
-};
-
-export type ParsedRequest<Ops> = {
-  [K in keyof Ops]: { readonly id: number | null; readonly op: K; readonly body: RequestOf<Ops, K> };
-}[keyof Ops];
-
-/**
- * A request as its operation's table reads it: texts are strings ('' when absent), numbers are numbers
- * (NaN when absent), flags are true only when true. Undefined for an operation the table does not know.
- */
-export function parseRequest<Ops>(
-  fields: Fields<Ops>,
-  message: Record<string, unknown>,
-): ParsedRequest<Ops> | undefined {
-  const op = message.op;
-  if (typeof op !== 'string' || !Object.hasOwn(fields, op)) return undefined;
-  const body: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(fields[op as keyof Ops] as Record<string, FieldKind>)) {
-    const value = message[name];
-    switch (kind) {
-      case 'text':
-        body[name] = typeof value === 'string' ? value : '';
-        break;
-      case 'text?':
-        if (typeof value === 'string' && value !== '') body[name] = value;
-        break;
-      case 'number':
-        body[name] = typeof value === 'number' ? value : Number.NaN;
-        break;
-      case 'texts':
-        body[name] = (Array.isArray(value) ? value.slice(0, maxTexts.items) : []).filter(
-          (item): item is string => typeof item === 'string' && item.length <= maxTexts.length,
-        );
-        break;
-      case 'flag':
-        body[name] = value === true;
-    }
-  }
-  return { id: typeof message.id === 'number' ? message.id : null, op, body } as ParsedRequest<Ops>;
-}
+// Each request and each pushed event is read through the field table of its operation or event.
+export {
+  controllerEventFields,
+  controllerFields,
+  parseEvent,
+  parseRequest,
+  relayEventFields,
+  relayFields,
+  type EventFields,
+  type Fields,
+  type ParsedRequest,
+} from './protocol/fields.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Raw connections: one line, then the two nodes' end-to-end TLS, which nothing in between reads.

@@ -13,7 +13,9 @@ import {
   helloOf,
   parseRequest,
   versionHint,
+  type AnswerOf,
   type Fields,
+  type OperationHandlers,
   type ParsedRequest,
   type ServiceName,
 } from './protocol.ts';
@@ -38,7 +40,8 @@ export interface ServeOptions<Ops> {
   readonly maxQueuedBytes: number;
   /** Asked before each request is read: false closes the connection (limits for anonymous peers). */
   readonly admit?: () => boolean;
-  readonly handle: (request: ParsedRequest<Ops>) => Promise<object>;
+  /** The answer to each operation, checked against the contract by the compiler. */
+  readonly handlers: OperationHandlers<Ops>;
   readonly log?: (line: string) => void;
 }
 
@@ -100,7 +103,7 @@ async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, u
     } satisfies Refusal;
   }
   try {
-    return { id, ok: true, ...(await options.handle(request)) };
+    return { id, ok: true, ...(await dispatch(options.handlers, request)) };
   } catch (error) {
     if (error instanceof PortalError)
       return {
@@ -123,32 +126,10 @@ async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, u
   }
 }
 
-/** Counts each member's connections, so that one member may hold only so many at once. */
-export class MemberConnections {
-  private readonly held = new Map<string, number>();
-
-  constructor(private readonly limit: number) {}
-
-  /** Counts `socket` for `nodeId` until it closes; false (nothing counted) past the limit. */
-  admit(nodeId: string, socket: TLSSocket): boolean {
-    const held = this.held.get(nodeId) ?? 0;
-    if (held >= this.limit) return false;
-    this.held.set(nodeId, held + 1);
-    socket.once('close', () => {
-      const left = (this.held.get(nodeId) ?? 1) - 1;
-      if (left > 0) this.held.set(nodeId, left);
-      else this.held.delete(nodeId);
-    });
-    return true;
-  }
-
-  count(nodeId: string): number {
-    return this.held.get(nodeId) ?? 0;
-  }
-
-  get total(): number {
-    let total = 0;
-    for (const count of this.held.values()) total += count;
-    return total;
-  }
+/** The request's own handler, whose answer is of the request's operation. */
+function dispatch<Ops, K extends keyof Ops>(
+  handlers: OperationHandlers<Ops>,
+  request: ParsedRequest<Ops, K>,
+): AnswerOf<Ops, K> | Promise<AnswerOf<Ops, K>> {
+  return handlers[request.op](request.body);
 }

@@ -4,7 +4,12 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { createServerCertificate, fingerprintOf } from '../../src/pki/authority.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { maxPendingRequests, openControlChannel, type ControlChannel } from '../../src/wire/control-channel.ts';
-import { controllerFields, serviceAlpn } from '../../src/wire/protocol.ts';
+import {
+  controllerFields,
+  serviceAlpn,
+  type ControllerOperations,
+  type OperationHandlers,
+} from '../../src/wire/protocol.ts';
 import { serveService } from '../../src/wire/service-connection.ts';
 
 describe('control channel client: what a server that stops answering may cost the node', () => {
@@ -14,6 +19,27 @@ describe('control channel client: what a server that stops answering may cost th
   let fingerprint: string;
   /** The operations of the requests the server has read (and will never answer), in order. */
   let received: string[] = [];
+
+  /** A handler that notes each request of `op` and never answers it. */
+  const neverAnswers = (op: string) => () => {
+    received.push(op);
+    return new Promise<never>(() => undefined);
+  };
+  const neverAnswering: OperationHandlers<ControllerOperations> = {
+    ping: neverAnswers('ping'),
+    'admin-enroll': neverAnswers('admin-enroll'),
+    enroll: neverAnswers('enroll'),
+    renew: neverAnswers('renew'),
+    'reissue-challenge': neverAnswers('reissue-challenge'),
+    reissue: neverAnswers('reissue'),
+    ticket: neverAnswers('ticket'),
+    project: neverAnswers('project'),
+    ca: neverAnswers('ca'),
+    relays: neverAnswers('relays'),
+    'relay-announce': neverAnswers('relay-announce'),
+    advertise: neverAnswers('advertise'),
+    inlets: neverAnswers('inlets'),
+  };
 
   before(async () => {
     const tls = await createServerCertificate('never-answers');
@@ -27,10 +53,7 @@ describe('control channel client: what a server that stops answering may cost th
           fields: controllerFields,
           maxInFlight: 10 * maxPendingRequests,
           maxQueuedBytes: 1024 * 1024,
-          handle: (request) => {
-            received.push(request.op);
-            return new Promise<object>(() => undefined);
-          },
+          handlers: neverAnswering,
         });
       },
     );

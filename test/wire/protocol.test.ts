@@ -6,12 +6,18 @@ import { parseHostPort } from '../../src/shared/address.ts';
 import { ServiceChannel } from '../../src/wire/control-channel.ts';
 import { readOneJsonLine } from '../../src/wire/json-lines.ts';
 import {
+  controllerEventFields,
   controllerFields,
+  parseEvent,
   parseRequest,
   protocolVersion,
+  relayEventFields,
   relayFields,
   serviceAlpn,
+  type ControllerEvent,
   type ControllerOperations,
+  type InletAdvert,
+  type RelayEvent,
 } from '../../src/wire/protocol.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
@@ -122,6 +128,82 @@ describe('protocol: the attribute an inlet allows rides on its advert and its sp
     assert.deepEqual(parseRequest(relayFields, { id: 3, op: 'connect', relay: 'app', allow: 7 })?.body, {
       relay: 'app',
       allow: '',
+    });
+  });
+});
+
+describe('protocol: pushed events are read through their field tables', () => {
+  const fingerprint = 'ab'.repeat(32);
+  const advert: InletAdvert = {
+    inlet: 'n1',
+    attributes: ['app-inlet'],
+    via: 'app',
+    addresses: ['127.0.0.1:4000', '[::1]:4000'],
+    secret: 's'.repeat(32),
+    warm: 2,
+  };
+  const controllerEvents: ControllerEvent[] = [
+    { event: 'relays', relays: [{ id: 'controller', address: '127.0.0.1:1', fingerprint }] },
+    { event: 'inlet', advert },
+    { event: 'inlet-gone', inlet: 'n1' },
+  ];
+  const relayEvents: RelayEvent[] = [
+    { event: 'dial', splice: 'sp1', secret: 'x'.repeat(24), from: 'n2' },
+    { event: 'refused', from: 'n3', attributes: ['db-inlet'], count: 4 },
+  ];
+
+  it('reads every event a controller or a relay pushes as it was sent, whatever else the line holds', () => {
+    for (const event of controllerEvents) {
+      assert.deepEqual(parseEvent(controllerEventFields, { ...event }), event);
+      assert.deepEqual(parseEvent(controllerEventFields, { ...event, later: 'ignored' }), event);
+    }
+    for (const event of relayEvents) {
+      assert.deepEqual(parseEvent(relayEventFields, { ...event }), event);
+      assert.deepEqual(parseEvent(relayEventFields, { ...event, id: 3 }), event);
+    }
+  });
+
+  it('drops an event of another service, an unknown one, or one with a field missing or of another kind', () => {
+    const unreadable: [Record<string, unknown>, 'control' | 'relay'][] = [
+      [{ event: 'dial', splice: 'sp1', secret: 'x', from: 'n2' }, 'control'],
+      [{ event: 'relays', relays: [] }, 'relay'],
+      [{ event: 'toString' }, 'control'],
+      [{ event: 'hasOwnProperty' }, 'relay'],
+      [{ event: 'later-event', inlet: 'n1' }, 'control'],
+      [{ event: 'relays' }, 'control'],
+      [{ event: 'relays', relays: { id: 'r' } }, 'control'],
+      [{ event: 'inlet', advert: 'n1' }, 'control'],
+      [{ event: 'inlet', advert: [advert] }, 'control'],
+      [{ event: 'inlet', advert: { ...advert, warm: '2' } }, 'control'],
+      [{ event: 'inlet', advert: { ...advert, secret: undefined } }, 'control'],
+      [{ event: 'inlet', advert: { ...advert, addresses: '127.0.0.1:4000' } }, 'control'],
+      [{ event: 'inlet-gone' }, 'control'],
+      [{ event: 'inlet-gone', inlet: null }, 'control'],
+      [{ event: 'dial', splice: 7, secret: 'x', from: 'n2' }, 'relay'],
+      [{ event: 'dial', splice: 'sp1', secret: 'x' }, 'relay'],
+      [{ event: 'refused', from: 'n3', attributes: ['db-inlet'], count: '4' }, 'relay'],
+      [{ event: 'refused', from: 'n3', count: 4 }, 'relay'],
+    ];
+    for (const [message, service] of unreadable) {
+      const read =
+        service === 'control' ? parseEvent(controllerEventFields, message) : parseEvent(relayEventFields, message);
+      assert.equal(read, undefined, JSON.stringify(message));
+    }
+  });
+
+  it('keeps the entries of a list it can read, and bounds a list of texts as in requests', () => {
+    const good = { id: 'r1', address: '127.0.0.1:2', fingerprint };
+    assert.deepEqual(
+      parseEvent(controllerEventFields, { event: 'relays', relays: [good, { id: 'r2' }, 'r3', null, [good]] }),
+      { event: 'relays', relays: [good] },
+    );
+    const attributes = ['a', 7, 'b'.repeat(301), ...Array.from({ length: 20 }, (_, index) => `x${index}`)];
+    const refused = parseEvent(relayEventFields, { event: 'refused', from: 'n3', attributes, count: 1 });
+    assert.deepEqual(refused, {
+      event: 'refused',
+      from: 'n3',
+      attributes: ['a', ...Array.from({ length: 13 }, (_, index) => `x${index}`)],
+      count: 1,
     });
   });
 });

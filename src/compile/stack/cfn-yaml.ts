@@ -2,7 +2,7 @@
  * CloudFormation YAML with short-form intrinsic tags. Printing turns long-form intrinsic objects into
  * tagged nodes; parsing turns the tags back, so that parse(print(t)) deep-equals t.
  */
-import { Document, Scalar, YAMLMap, YAMLSeq, parse, type Node, type Tags } from 'yaml';
+import { Document, Scalar, YAMLMap, YAMLSeq, parse, type CollectionTag, type Node, type Tags } from 'yaml';
 import { portableYamlOptions } from '../../shared/serialize.ts';
 
 interface TagForm {
@@ -56,9 +56,9 @@ export function printCfnYaml(template: unknown): string {
       for (const [key, item] of entries) map.set(new Scalar(key), toNode(item));
       return map;
     }
-    return doc.createNode(value) as Node;
+    return doc.createNode(value);
   };
-  doc.contents = toNode(template) as Document['contents'];
+  doc.contents = toNode(template);
   return doc.toString({ lineWidth: portableYamlOptions.lineWidth });
 }
 
@@ -67,12 +67,12 @@ const parseTags: Tags = [
   { tag: '!Sub', resolve: (value: string) => ({ 'Fn::Sub': value }) },
   { tag: '!GetAtt', resolve: (value: string) => ({ 'Fn::GetAtt': splitOnce(value) }) },
   { tag: '!Base64', resolve: (value: string) => ({ 'Fn::Base64': value }) },
-  ...['Join', 'Equals', 'Not'].map((name) => ({
+  ...['Join', 'Equals', 'Not'].map((name): CollectionTag => ({
     tag: `!${name}`,
     collection: 'seq',
-    resolve: (seq: YAMLSeq) => ({ [`Fn::${name}`]: seq.toJSON() }),
+    resolve: (seq) => ({ [`Fn::${name}`]: seq.toJSON() as unknown }),
   })),
-] as unknown as Tags;
+];
 
 export function parseCfnYaml(text: string): unknown {
   return parse(text, { customTags: parseTags });

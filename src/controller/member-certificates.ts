@@ -1,0 +1,160 @@
+/**
+ * What every way to a certificate shares (enrollment, renewal, re-issue): each project's certificate
+ * authority (its key sealed in the store, opened once and kept), reading a certificate request before
+ * anything is signed, the member as the store knows it, and the signing itself.
+ */
+import { X509Certificate } from 'node:crypto';
+import {
+  challengeOf,
+  issueCertificate,
+  publicKeyDigest,
+  readCertificateRequest,
+  type Authority,
+} from '../pki/authority.ts';
+import { identityOf, type PeerIdentity } from '../pki/identity.ts';
+import { unseal } from '../pki/seal.ts';
+import { verifyMember } from '../pki/verify.ts';
+import { InputError } from '../shared/errors.ts';
+import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
+import type { Store } from './store/open.ts';
+
+export interface ControllerSettings {
+  /** host:port that nodes dial; written into tickets. Empty until the server listens (see bindAddress). */
+  readonly publicAddress: string;
+  /** SHA-256 of the controller's TLS certificate; written into tickets. */
+  readonly fingerprint: string;
+  readonly networkDomain: string;
+  /** Lifetime of node certificates; nodes renew at half of it. */
+  readonly credentialLifetimeMs: number;
+  /** Key that seals project CA keys in the store. */
+  readonly sealingKey: Buffer;
+}
+
+/** What the controller reads from a certificate request before it signs anything. */
+export interface CheckedRequest {
+  /** SHA-256 of the requested public key (SPKI DER). */
+  readonly keyDigest: string;
+  readonly challenge: string | undefined;
+}
+
+export class MemberCertificates {
+  private readonly authorities = new Map<string, Authority>();
+
+  constructor(
+    private readonly store: Store,
+    /** The controller's settings now (its address is known only once it listens). */
+    private readonly settings: () => ControllerSettings,
+  ) {}
+
+  /** Keeps a project's authority just created, so that it is not unsealed again. */
+  remember(projectId: string, authority: Authority): void {
+    this.authorities.set(projectId, authority);
+  }
+
+  /**
+   * The identity of a TLS peer, if its certificate chains to its project's CA and is valid now;
+   * undefined otherwise.
+   */
+  async verifyPeer(certificate: X509Certificate | undefined, now = Date.now()): Promise<PeerIdentity | undefined> {
+    const identity = certificate ? identityOf(certificate) : undefined;
+    if (!identity) return undefined;
+    const authority = await this.authorityOf(identity.projectId).catch(() => undefined);
+    if (!authority) return undefined;
+    return verifyMember(certificate, new X509Certificate(authority.certificate), now);
+  }
+
+  async authorityOf(projectId: string): Promise<Authority> {
+    const cached = this.authorities.get(projectId);
+    if (cached) return cached;
+    const row = await this.store
+      .selectFrom('projects')
+      .select(['ca_certificate', 'ca_private_key'])
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    if (!row)
+      throw new InputError('PROJECT_UNKNOWN', `no project ${projectId} on this controller`, {
+        hint: 'check the controller address',
+      });
+    const authority = {
+      certificate: row.ca_certificate,
+      privateKey: unseal(this.settings().sealingKey, Buffer.from(row.ca_private_key, 'base64')).toString(),
+    };
+    this.authorities.set(projectId, authority);
+    return authority;
+  }
+
+  async certify(identity: PeerIdentity, request: string, now: number): Promise<Enrollment> {
+    const authority = await this.authorityOf(identity.projectId);
+    // A --tls inlet serves <label>.<project>.<domain> with its own key: the same request, one more name.
+    const dnsNames = identity.tls ? [`*.${identity.projectId}.${await this.networkDomainOf(identity.projectId)}`] : [];
+    const certificate = await issueCertificate({
+      authority,
+      request,
+      identity,
+      dnsNames,
+      lifetimeMs: this.settings().credentialLifetimeMs,
+      now: new Date(now),
+    });
+    return { identity, certificate, authority: authority.certificate, networkDomain: this.settings().networkDomain };
+  }
+
+  async checkRequest(request: string): Promise<CheckedRequest> {
+    try {
+      const parsed = await readCertificateRequest(request);
+      return { keyDigest: publicKeyDigest(parsed.publicKey.rawData), challenge: challengeOf(parsed) };
+    } catch (error) {
+      throw new InputError('REQUEST_INVALID', (error as Error).message, {
+        hint: 'this is a bug in the client: report it',
+      });
+    }
+  }
+
+  /**
+   * The member as the store knows it, if it still belongs to the project and `keyDigest` is its key.
+   * A member enrolled before keys were kept gets this key recorded now: from then on it is the only one.
+   */
+  async memberFor(projectId: string, nodeId: string, keyDigest: string): Promise<PeerIdentity> {
+    const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+    if (!member || member.project_id !== projectId) throw notAMember();
+    if (member.public_key_sha256 === null) {
+      await this.store
+        .updateTable('members')
+        .set({ public_key_sha256: keyDigest })
+        .where('node_id', '=', nodeId)
+        .where('public_key_sha256', 'is', null)
+        .execute();
+    } else if (member.public_key_sha256 !== keyDigest) {
+      throw reissueRefused('the request is for another key than the one this member enrolled with');
+    }
+    return {
+      projectId: member.project_id,
+      nodeId: member.node_id,
+      attributes: member.attribute ? [member.attribute] : [],
+      relays: member.relay ? [member.relay] : [],
+      admin: member.admin === 1,
+      tls: member.tls === 1,
+      relayNode: member.relay_node === 1,
+    };
+  }
+
+  private async networkDomainOf(projectId: string): Promise<string> {
+    const row = await this.store
+      .selectFrom('projects')
+      .select('network_domain')
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    return row?.network_domain ?? this.settings().networkDomain;
+  }
+}
+
+export function notAMember(): InputError {
+  return new InputError('NOT_A_MEMBER', 'this node is not a member of the project any more', {
+    hint: 'enroll it again with a new ticket',
+  });
+}
+
+export function reissueRefused(reason: string): InputError {
+  return new InputError('REISSUE_REFUSED', `no new certificate: ${reason}`, {
+    hint: 'enroll the node again with a new ticket',
+  });
+}
