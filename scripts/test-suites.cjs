@@ -33,6 +33,7 @@ const unitFiles = [
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/show.test.ts',
+  'test/node/standing-channel.test.ts',
   'test/node/ticket-fit.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',

@@ -86,7 +86,7 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
   };
   control.on('up', () => void askForRelays());
   control.on('event', (event: ControllerEvent) => {
-    if (event.event === 'relays' && Array.isArray(event.relays)) relays.update(event.relays);
+    if (event.event === 'relays') relays.update(event.relays);
   });
 
   const part: PartContext = { relays, credentials, logger, metrics, heartbeat };

@@ -67,16 +67,11 @@ export class Outlet {
       this.registeredOn.delete(link.entry.id);
       if (this.registeredOn.size === 0 && this.status === 'up') this.status = 'waiting';
     });
-    relays.on('event', (link: RelayLink, event: Partial<RelayEvent> & Record<string, unknown>) => {
-      const from = typeof event.from === 'string' ? event.from.slice(0, 64) : '?';
-      if (event.event === 'dial' && typeof event.splice === 'string' && typeof event.secret === 'string')
-        this.sessions.onDial(link, event.splice, event.secret, from);
-      if (event.event === 'refused' && typeof event.count === 'number') {
-        const attributes = Array.isArray(event.attributes)
-          ? event.attributes.filter((a): a is string => typeof a === 'string').slice(0, 8)
-          : [];
-        this.refusals.byRelay(from, attributes, event.count);
-      }
+    // Events arrive read through their field tables (src/wire/protocol/fields.ts).
+    relays.on('event', (link: RelayLink, event: RelayEvent) => {
+      if (event.event === 'dial') this.sessions.onDial(link, event.splice, event.secret, event.from.slice(0, 64));
+      if (event.event === 'refused')
+        this.refusals.byRelay(event.from.slice(0, 64), event.attributes.slice(0, 8), event.count);
     });
     for (const link of relays.up()) void this.register(link);
     const { control } = this.options;
@@ -91,7 +86,7 @@ export class Outlet {
       control.on('up', () => void fetchAdverts());
       control.on('event', (event: ControllerEvent) => {
         if (event.event === 'inlet' && this.wants(event.advert)) dialer.set(event.advert);
-        if (event.event === 'inlet-gone' && typeof event.inlet === 'string') dialer.gone(event.inlet);
+        if (event.event === 'inlet-gone') dialer.gone(event.inlet);
       });
       if (control.connected) void fetchAdverts();
     }

@@ -138,4 +138,8 @@ export function drainFromEnvironment(environment: NodeJS.ProcessEnv): number {
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
-const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 && ms % 1000 !== 0 ? 1 : 0)}s`;
+/** A duration as a log says it: tenths of a second below 10 s where they are not zero ("0.1s", "2s", "0s"). */
+function seconds(ms: number): string {
+  const tenths = Math.round(ms / 100);
+  return ms < 10_000 && tenths % 10 !== 0 ? `${(tenths / 10).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
+}
