@@ -32,6 +32,7 @@ import { defaultCredentialLifetimeMs } from './limits.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import { openStore, type Store } from './store/open.ts';
+import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
   readonly dataDir: string;
@@ -63,7 +64,8 @@ export interface ControllerOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface RunningController {
+/** Draining: takes no new connections, while the splices its embedded relay carries go on until close(). */
+export interface RunningController extends Stoppable {
   /** The public address: what tickets carry. */
   readonly address: string;
   /** Where it actually listens. */
@@ -71,12 +73,6 @@ export interface RunningController {
   readonly fingerprint: string;
   readonly service: ControllerService;
   readonly server: ControllerServer;
-  /** Takes no new connections; splices its embedded relay carries go on until close(). */
-  stopAccepting(): void;
-  /** Splices its embedded relay carries right now. */
-  openConnections(): number;
-  whenIdle(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Where the sealing key of a controller with this data directory is kept when nobody says. */

@@ -39,6 +39,17 @@ export interface ClaimOptions {
   readonly home: string;
 }
 
+/** Starts what runs on the home once it is claimed; a start that fails gives the claim back. */
+export async function startClaimed<T>(options: ClaimOptions, start: (claim: HomeClaim) => Promise<T>): Promise<T> {
+  const claim = await claimHome(options);
+  try {
+    return await start(claim);
+  } catch (error) {
+    await claim.release();
+    throw error;
+  }
+}
+
 export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
   const start = processStart(process.pid);
   const own: RuntimeRecord = {

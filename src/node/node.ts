@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { product } from '../shared/product.ts';
 import { enrollWithTicket } from './enrollment.ts';
-import { claimHome, type HomeClaim } from './home-claim.ts';
+import { startClaimed, type HomeClaim } from './home-claim.ts';
 import type { StoredIdentity } from './identity-store.ts';
 import { createMetrics } from './metrics.ts';
 import { identityToStart } from './node-identity.ts';
@@ -27,16 +27,12 @@ export const nodeDirectory = (home: string) => join(home, 'node');
 export const runtimeFile = (home: string) => join(home, 'node', 'runtime.json');
 
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
-  const claim = await claimHome({ file: runtimeFile(options.home), what: 'a node', home: options.home });
-  try {
-    return await startClaimed(options, claim);
-  } catch (error) {
-    await claim.release();
-    throw error;
-  }
+  return startClaimed({ file: runtimeFile(options.home), what: 'a node', home: options.home }, (claim) =>
+    startOnClaim(options, claim),
+  );
 }
 
-async function startClaimed(options: NodeOptions, claim: HomeClaim): Promise<RunningNode> {
+async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<RunningNode> {
   const { config, logger } = options;
   const directory = nodeDirectory(options.home);
   const stored = await identityToStart(directory, options);

@@ -5,7 +5,7 @@
  * Only the announcement and the relay's own certificate renewal need the controller: splices go on
  * while it is away.
  */
-import { claimHome, type HomeClaim } from '../node/home-claim.ts';
+import { startClaimed, type HomeClaim } from '../node/home-claim.ts';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { fingerprintOf } from '../pki/authority.ts';
@@ -25,6 +25,7 @@ import { heartbeatIntervalMs } from '../wire/limits.ts';
 import type { ControllerOperations } from '../wire/protocol.ts';
 import { decodeTicket } from '../wire/ticket.ts';
 import { RelayServer } from './server.ts';
+import type { Draining } from '../shared/graceful-stop.ts';
 
 export interface RelayNodeOptions {
   /** PORTAL_HOME: the relay keeps its identity and TLS certificate in <home>/relay, their sealing key in <home>/keys. */
@@ -41,7 +42,8 @@ export interface RelayNodeOptions {
   readonly heartbeatMs?: number;
 }
 
-export interface RunningRelayNode {
+/** Draining: takes no new members or splices, while the splices carried go on until stop(). */
+export interface RunningRelayNode extends Draining {
   readonly nodeId: string;
   readonly projectId: string;
   /** Where it listens, and the address it announced. */
@@ -49,11 +51,6 @@ export interface RunningRelayNode {
   readonly address: string;
   readonly fingerprint: string;
   readonly server: RelayServer;
-  /** Takes no new members or splices; the splices carried go on until stop(). */
-  stopAccepting(): void;
-  /** Splices carried right now. */
-  openConnections(): number;
-  whenIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,20 +59,11 @@ export const relayDirectory = (home: string) => join(home, 'relay');
 export const relaySealingKeyFile = (home: string) => join(keysDirectory(home), 'relay-seal.key');
 
 export async function startRelayNode(options: RelayNodeOptions): Promise<RunningRelayNode> {
-  const claim = await claimHome({
-    file: join(relayDirectory(options.home), 'runtime.json'),
-    what: 'a relay',
-    home: options.home,
-  });
-  try {
-    return await startClaimed(options, claim);
-  } catch (error) {
-    await claim.release();
-    throw error;
-  }
+  const claim = { file: join(relayDirectory(options.home), 'runtime.json'), what: 'a relay', home: options.home };
+  return startClaimed(claim, (held) => startOnClaim(options, held));
 }
 
-async function startClaimed(options: RelayNodeOptions, claim: HomeClaim): Promise<RunningRelayNode> {
+async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promise<RunningRelayNode> {
   const directory = relayDirectory(options.home);
   const warn = (line: string) => options.logger.warn(line);
   const stored = await loadIdentity(directory, { warn });

@@ -10,14 +10,18 @@ import { durationRanges, durationSyntax, readDuration } from './duration.ts';
 import { InputError, printable } from './errors.ts';
 import { defaultDrainMs } from './limits.ts';
 
-/** What a process does to stop: the steps `stopOnSignal` takes, in order. */
-export interface Stoppable {
+/** What can drain: stop taking new work, and say when what it carries is done. */
+export interface Draining {
   /** Stops taking new connections and sessions; what is carried goes on. */
   stopAccepting(): Promise<void> | void;
   /** Connections carried right now. */
   openConnections(): number;
   /** Settles once no connection is carried. */
   whenIdle(): Promise<void>;
+}
+
+/** What a process does to stop: the steps `stopOnSignal` takes, in order. */
+export interface Stoppable extends Draining {
   /** Closes everything that is left, at once. */
   close(): Promise<void>;
 }
