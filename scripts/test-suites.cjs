@@ -58,6 +58,7 @@ const unitFiles = [
   'test/wire/control-channel-refusals.test.ts',
   'test/wire/control-channel.test.ts',
   'test/wire/json-lines.test.ts',
+  'test/wire/mux-stream-state.test.ts',
   'test/wire/mux.test.ts',
   'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',

@@ -3,7 +3,8 @@
  * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
  * other's attributes (so that a refusal is logged on both sides with what was seen), then either
  * multiplexed streams that carry client connections (a session, src/wire/mux.ts) or one client's
- * bytes as they are (a warm stream). The relay sees only TLS records.
+ * connection kept ready (a warm stream, a session of one stream). The verdicts are the contract of
+ * src/wire/protocol/e2e.ts. The relay sees only TLS records.
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';
@@ -11,8 +12,10 @@ import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
 import { readOneJsonLine } from './json-lines.ts';
 import { MuxSession, type MuxOptions } from './mux.ts';
-import { e2eProtocolVersion, e2eVersionMismatch } from './protocol.ts';
+import { e2eProtocolVersion, parseVerdict, type ChannelMode, type Verdict } from './protocol/e2e.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
+
+export type { ChannelMode, Verdict } from './protocol/e2e.ts';
 
 export interface SessionCredentials {
   readonly key: string;
@@ -20,18 +23,6 @@ export interface SessionCredentials {
   /** The project CA: the only trust anchor. */
   readonly authority: string;
   readonly projectId: string;
-}
-
-export interface Verdict {
-  readonly accept: boolean;
-  /** Set by the inlet: what the connection carries after the verdicts. */
-  readonly mode?: ChannelMode;
-  /** The attributes this side saw on its peer's certificate. */
-  readonly saw: readonly string[];
-  /** The attribute this side requires. */
-  readonly want: string;
-  /** The end-to-end protocol version this side speaks (none: 1). */
-  readonly protocol?: number;
 }
 
 export class PeerRefused extends PortalError {
@@ -66,17 +57,18 @@ function judge(
 
 async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
   const written = new Promise<void>((resolve) => socket.write(`${JSON.stringify(ours)}\n`, () => resolve()));
-  let theirs: Verdict;
+  let line: unknown;
   try {
-    [theirs] = (await Promise.all([readOneJsonLine(socket, timeoutMs), written])) as [Verdict, void];
+    [line] = await Promise.all([readOneJsonLine(socket, timeoutMs), written]);
   } catch (error) {
     // A peer that completes TLS and then says nothing (or garbage) must not keep the splice open.
     socket.destroy();
     throw new SessionFailed(`no verdict from the peer: ${(error as Error).message}`, error);
   }
-  if (theirs?.protocol !== e2eProtocolVersion) {
+  const theirs = parseVerdict(line);
+  if ('mismatch' in theirs) {
     socket.destroy();
-    throw new SessionFailed(e2eVersionMismatch(typeof theirs?.protocol === 'number' ? theirs.protocol : undefined));
+    throw new SessionFailed(theirs.mismatch);
   }
   if (!ours.accept) {
     socket.destroy();
@@ -85,10 +77,10 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
       theirs,
     });
   }
-  if (theirs?.accept !== true) {
+  if (!theirs.accept) {
     socket.destroy();
     throw new PeerRefused(
-      `the peer does not allow this node: it saw ${describe(theirs?.saw ?? [])}, its allow is "${theirs?.want ?? '?'}"`,
+      `the peer does not allow this node: it saw ${describe(theirs.saw)}, its allow is "${theirs.want}"`,
       { ours, theirs },
     );
   }
@@ -122,13 +114,6 @@ function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): 
     });
   });
 }
-
-/**
- * What an end-to-end connection carries, chosen by the inlet: a `session` is a multiplexer whose
- * streams carry client connections (and whose pings watch the peer); a `stream` is one warm connection
- * kept ready for one client, whose bytes then flow as they are, with no framing at all.
- */
-export type ChannelMode = 'session' | 'stream';
 
 export interface Channel {
   readonly socket: TLSSocket;

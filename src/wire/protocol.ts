@@ -38,19 +38,8 @@ export function versionMismatch(service: ServiceName, server: number | undefined
 export const versionHint =
   'run the same Portal version on the controller, the relays and every node (portal --version)';
 
-/**
- * The version of the end-to-end protocol between an inlet and an outlet, named in each side's verdict
- * (the first line inside their TLS). 1 carried client connections as HTTP/2 CONNECT streams and named
- * no version; 2 carries them on the multiplexer of src/wire/mux.ts with 4 MiB windows from the start;
- * 3 starts each stream's windows at 128 KiB and grows them as the stream's bytes leave; 4 carries a
- * warm stream as a session of one stream (no open line), so that its end is a frame.
- */
-export const e2eProtocolVersion = 4;
-
-/** The sentence both nodes log when their end-to-end versions differ. */
-export function e2eVersionMismatch(peer: number | undefined): string {
-  return `the peer node speaks end-to-end protocol ${peer ?? '1 (no version)'} and this node ${e2eProtocolVersion}; ${versionHint}`;
-}
+// The data plane's contract between an inlet and an outlet: their verdicts and version.
+export * from './protocol/e2e.ts';
 
 /** The server's check of a client's first line: undefined when it may go on, else why not. */
 export function checkHello(service: ServiceName, message: unknown): string | undefined {

@@ -1,0 +1,59 @@
+/**
+ * The data plane's contract between an inlet and an outlet, inside their end-to-end TLS: the verdict
+ * each side sends first (the first line), which names the protocol version and says what follows,
+ * then the frames of the multiplexer (src/wire/mux.ts).
+ */
+import { versionHint } from '../protocol.ts';
+
+/**
+ * The version of the end-to-end protocol, named in each side's verdict:
+ * 1. client connections as HTTP/2 CONNECT streams; no version named.
+ * 2. the multiplexer of src/wire/mux.ts, with 4 MiB windows from the start.
+ * 3. each stream's windows start at 128 KiB and grow as the stream's bytes leave.
+ * 4. a warm stream is a session of one stream (no open line), so that its end is a frame.
+ */
+export const e2eProtocolVersion = 4;
+
+/** The sentence both nodes log when their end-to-end versions differ. */
+export function e2eVersionMismatch(peer: number | undefined): string {
+  const theirs = peer ?? '1 (no version)';
+  return `the peer node speaks end-to-end protocol ${theirs} and this node ${e2eProtocolVersion}; ${versionHint}`;
+}
+
+/**
+ * What an end-to-end connection carries, chosen by the inlet: a `session` is a multiplexer whose
+ * streams carry client connections (and whose pings watch the peer); a `stream` is one warm connection
+ * kept ready for one client, carried as a session of one stream.
+ */
+export type ChannelMode = 'session' | 'stream';
+
+/** Each side's first line: what it saw of its peer's certificate, and whether it lets the peer on. */
+export interface Verdict {
+  readonly accept: boolean;
+  /** Set by the inlet: what the connection carries after the verdicts. */
+  readonly mode?: ChannelMode;
+  /** The attributes this side saw on its peer's certificate. */
+  readonly saw: readonly string[];
+  /** The attribute this side requires. */
+  readonly want: string;
+  /** The end-to-end protocol version this side speaks (none: 1). */
+  readonly protocol?: number;
+}
+
+/**
+ * The peer's verdict as read from its line: every field checked (a missing or odd one reads as a
+ * refusal, of nothing seen, wanting "?"); a peer of another version is the mismatch sentence instead.
+ */
+export function parseVerdict(message: unknown): Verdict | { readonly mismatch: string } {
+  const line = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
+  const { protocol, accept, saw, want, mode } = line;
+  if (protocol !== e2eProtocolVersion)
+    return { mismatch: e2eVersionMismatch(typeof protocol === 'number' ? protocol : undefined) };
+  return {
+    accept: accept === true,
+    saw: Array.isArray(saw) ? saw.filter((item): item is string => typeof item === 'string') : [],
+    want: typeof want === 'string' ? want : '?',
+    protocol,
+    ...(mode === 'session' || mode === 'stream' ? { mode } : {}),
+  };
+}
