@@ -77,7 +77,8 @@ function duplicateUseCases(loaded: readonly LoadedManifest[]): Problem[] {
       firstFile.set(manifest.usecase, file);
       continue;
     }
-    const message = `use case "${manifest.usecase}" is also defined by ${earlier}; give each manifest its own usecase name`;
+    const message =
+      `use case "${manifest.usecase}" is also defined by ${earlier}; ` + 'give each manifest its own usecase name';
     problems.push(parseYamlSource(file, text).problem('/usecase', message));
   }
   return problems;

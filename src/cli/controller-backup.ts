@@ -34,7 +34,8 @@ export function registerControllerBackup(controller: Command): void {
     .option('--store <url>', 'sqlite:PATH, when the controller was given --store')
     .option(
       '--sealing-key-file <path>',
-      'the sealing key the controller runs with, to check that it opens the backup (found as portal controller start finds it)',
+      'the sealing key the controller runs with, to check that it opens the backup ' +
+        '(found as portal controller start finds it)',
     )
     .action(async (options: ControllerBackupOptions) => {
       const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
@@ -44,7 +45,8 @@ export function registerControllerBackup(controller: Command): void {
         ...(options.store ? { store: options.store } : {}),
       });
       console.log(
-        `Backed up the controller data in ${manifest.data_dir} (${counted(manifest)}) to ${options.output} (mode 0600).`,
+        `Backed up the controller data in ${manifest.data_dir} (${counted(manifest)}) ` +
+          `to ${options.output} (mode 0600).`,
       );
       const { source } = controllerSealingKey(options.sealingKeyFile, process.env);
       const check = await checkSealingKey(source, await readSealedKey(dataDir));
@@ -55,9 +57,16 @@ export function registerControllerBackup(controller: Command): void {
 /** What the operator must keep besides the backup: the sealing key, never inside it. */
 export function sealingKeyLine(where: string, check: SealingKeyCheck): string {
   if (check === 'opens')
-    return `The sealing key is not in the backup: it is ${where}, which opens it; keep a copy of it apart from the backup (restoring needs both).`;
+    return (
+      `The sealing key is not in the backup: it is ${where}, which opens it; ` +
+      'keep a copy of it apart from the backup (restoring needs both).'
+    );
   const why = { missing: 'does not exist', unreadable: 'cannot be read by this user', wrong: 'does not open it' }[
     check
   ];
-  return `The sealing key is not in the backup, and ${where} ${why}: keep the key this controller runs with (its --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, PORTAL_CONTROLLER_SEALING_KEY or systemd credential) apart from the backup (restoring needs both).`;
+  return (
+    `The sealing key is not in the backup, and ${where} ${why}: ` +
+    'keep the key this controller runs with (its --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, ' +
+    'PORTAL_CONTROLLER_SEALING_KEY or systemd credential) apart from the backup (restoring needs both).'
+  );
 }

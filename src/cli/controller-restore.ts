@@ -28,30 +28,38 @@ export function registerControllerRestore(controller: Command): void {
     )
     .option(
       '--sealing-key-file <path>',
-      'the sealing key the restored controller will run with, to check that it opens the backup (found as portal controller start finds it)',
+      'the sealing key the restored controller will run with, to check that it opens the backup ' +
+        '(found as portal controller start finds it)',
     )
     .action(async (options: ControllerRestoreOptions) => {
       const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
       const restored = await restoreController({ input: options.input, dataDir });
       const { manifest } = restored;
       console.log(
-        `Restored ${options.input} (taken ${manifest.created_at} of ${manifest.data_dir} by Portal ${manifest.portal}: ${counted(manifest)}) into ${dataDir}.`,
+        `Restored ${options.input} (taken ${manifest.created_at} of ${manifest.data_dir} by Portal ` +
+          `${manifest.portal}: ${counted(manifest)}) into ${dataDir}.`,
       );
       const { source } = controllerSealingKey(options.sealingKeyFile, process.env);
       const where = describeSealingKey(source);
       const check = await checkSealingKey(source, restored.sealedKey);
+      const why =
+        check === 'wrong' ? 'does not open it' : check === 'missing' ? 'does not exist' : 'cannot be read by this user';
       console.log(
         check === 'opens'
           ? `The sealing key ${where} opens it.`
-          : `The sealing key is not in the backup, and ${where} ${check === 'wrong' ? 'does not open it' : check === 'missing' ? 'does not exist' : 'cannot be read by this user'}: start the controller with the key that sealed it (--sealing-key-file, ${sealingKeyVariables.controllerFile}, ${sealingKeyVariables.controllerMaterial} or the systemd credential controller-seal.key).`,
+          : `The sealing key is not in the backup, and ${where} ${why}: start the controller with the key that ` +
+              `sealed it (--sealing-key-file, ${sealingKeyVariables.controllerFile}, ` +
+              `${sealingKeyVariables.controllerMaterial} or the systemd credential controller-seal.key).`,
       );
       if (restored.embeddedSettings && resolve(dataDir) === resolve(embeddedControllerDirectory(portalHome()))) {
         console.log(
-          `It is the embedded controller of ${portalHome()}: once ${adminDirectory(portalHome())} holds its administrator identity again, the next portal project command starts it where it listened.`,
+          `It is the embedded controller of ${portalHome()}: once ${adminDirectory(portalHome())} holds its ` +
+            'administrator identity again, the next portal project command starts it where it listened.',
         );
       } else {
         console.log(
-          `Start it at the address it had, which every ticket and node names: ${startCommand(dataDir, restored.embeddedSettings)}`,
+          'Start it at the address it had, which every ticket and node names: ' +
+            `${startCommand(dataDir, restored.embeddedSettings)}`,
         );
       }
     });
@@ -72,5 +80,8 @@ function startCommand(dataDir: string, embeddedSettings: string | undefined): st
       // The placeholders stand.
     }
   }
-  return `portal controller start --data-dir ${shellQuote(dataDir)} --listen ${listen}${publicAddress ? ` --public-address ${publicAddress}` : ''}`;
+  return (
+    `portal controller start --data-dir ${shellQuote(dataDir)} --listen ` +
+    `${listen}${publicAddress ? ` --public-address ${publicAddress}` : ''}`
+  );
 }

@@ -35,7 +35,10 @@ export interface ControllerStartOptions {
   readonly runtimeFile?: string;
   /** Log to this file, kept under 10 MiB (the lines before go to <file>.1), instead of standard error. */
   readonly logFile?: string;
-  /** @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else the systemd credential controller-seal.key, else $PORTAL_HOME/keys/controller-seal.key with a warning */
+  /**
+   * @default PORTAL_CONTROLLER_SEALING_KEY_FILE or PORTAL_CONTROLLER_SEALING_KEY, else the systemd credential
+   * controller-seal.key, else $PORTAL_HOME/keys/controller-seal.key with a warning
+   */
   readonly sealingKeyFile?: string;
   /** false with --no-relay: relay nodes carry every portal. @default true */
   readonly relay: boolean;
@@ -77,12 +80,15 @@ export function registerController(program: Command): void {
     )
     .option(
       '--sealing-key-file <path>',
-      `file holding the key that seals the project CA keys, outside the data directory (also ${sealingKeyVariables.controllerFile}, the key itself in ${sealingKeyVariables.controllerMaterial}, or the systemd credential controller-seal.key)`,
+      'file holding the key that seals the project CA keys, ' +
+        `outside the data directory (also ${sealingKeyVariables.controllerFile}, ` +
+        `the key itself in ${sealingKeyVariables.controllerMaterial}, or the systemd credential controller-seal.key)`,
     )
     .option('--no-relay', 'serve no relay in this process: portals then need relay nodes (portal relay start)')
     .option(
       '--admin-code',
-      'print a one-time admin code for another project although this controller hosts projects already (by default only a controller with none prints one, so that no code sits in a service log)',
+      'print a one-time admin code for another project although this controller hosts projects already ' +
+        '(by default only a controller with none prints one, so that no code sits in a service log)',
     )
     .action(async (options: ControllerStartOptions) => runController(options));
   registerControllerBackup(controller);
@@ -129,7 +135,9 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     if (defaulted) {
       const path = describeSealingKey(sealingKey);
       process.stderr.write(
-        `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ${sealingKeyVariables.controllerFile}\n`,
+        `${new Date().toISOString()} WARN the sealing key of this controller is ${path}, ` +
+          'outside its data directory but on this machine: move it to a secret store and give --sealing-key-file or ' +
+          `${sealingKeyVariables.controllerFile}\n`,
       );
     }
     // A code is a secret valid for a day: printed to a log (a service's journal) only when it is
@@ -140,7 +148,8 @@ async function runController(options: ControllerStartOptions): Promise<void> {
         ? await running.service.createAdminCode(adminCodeLifetimeMs)
         : undefined;
     if (options.runtimeFile) {
-      // Where it listens, for a probe from this machine (the public address may not lead back here), and how long it drains, for whoever stops it.
+      // Where it listens, for a probe from this machine (the public address may not lead back here), and how
+      // long it drains, for whoever stops it.
       const runtime = {
         pid: process.pid,
         address: running.address,
@@ -162,14 +171,16 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     } else {
       console.log(
-        `controller listening on ${running.listening}, reached as ${running.address} (certificate fingerprint ${running.fingerprint})`,
+        `controller listening on ${running.listening}, reached as ${running.address} ` +
+          `(certificate fingerprint ${running.fingerprint})`,
       );
       if (adminCode) {
         console.log(`one-time admin code (valid 24h): ${adminCode}`);
         console.log(`enroll an administrator with: portal enroll --controller ${running.address} --code ${adminCode}`);
       } else {
         console.log(
-          `it hosts ${projects === 1 ? '1 project' : `${projects} projects`}; for another project's administrator, start it once with --admin-code to print a one-time code`,
+          `it hosts ${projects === 1 ? '1 project' : `${projects} projects`}; for another project's administrator, ` +
+            'start it once with --admin-code to print a one-time code',
         );
       }
     }

@@ -230,7 +230,8 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw new RuntimeFailure(
       'STOP_FAILED',
-      `cannot stop the embedded controller (process ${pid}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot stop the embedded controller (process ${pid}): ` +
+        `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       {
         hint: `stop it as the user it runs as (kill ${pid}), then run the command again`,
       },

@@ -43,7 +43,8 @@ export function registerEnroll(program: Command): void {
     .option('--project <name>', 'a name for the project (default: default)')
     .option(
       '--listen <host:port>',
-      'where the embedded controller listens (default: 127.0.0.1 on a free port; 0.0.0.0:4000 with --public-address for nodes on other machines)',
+      'where the embedded controller listens (default: 127.0.0.1 on a free port; ' +
+        '0.0.0.0:4000 with --public-address for nodes on other machines)',
     )
     .option(
       '--public-address <host:port>',
@@ -61,7 +62,8 @@ export function registerEnroll(program: Command): void {
       );
       if (embedded) {
         console.log(
-          `The embedded controller runs in the background (pid ${embedded.pid}, listening on ${embedded.listening ?? embedded.address}); it logs to ${embeddedControllerLog(home)}.`,
+          `The embedded controller runs in the background (pid ${embedded.pid}, ` +
+            `listening on ${embedded.listening ?? embedded.address}); it logs to ${embeddedControllerLog(home)}.`,
         );
       }
     });
@@ -79,9 +81,12 @@ function alreadyEnrolled(home: string, existing: StoredIdentity, options: Enroll
   }
   throw new InputError(
     'ALREADY_ENROLLED',
-    `${home} already holds the administrator of project ${projectId} on controller ${controller}, so ${given.join(' ')} would be ignored`,
+    `${home} already holds the administrator of project ${projectId} on controller ${controller}, ` +
+      `so ${given.join(' ')} would be ignored`,
     {
-      hint: `run portal reset --yes first (it removes that project's state under ${home}), or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment`,
+      hint:
+        `run portal reset --yes first (it removes that project's state under ${home}), ` +
+        'or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment',
     },
   );
 }
@@ -97,9 +102,12 @@ function checkFlags(options: EnrollOptions): void {
   if (embeddedFlags && (options.controller !== undefined || options.code !== undefined)) {
     throw new InputError(
       'BAD_FLAG',
-      `${embeddedFlags} ${embeddedFlags.includes(' and ') ? 'are' : 'is'} for the embedded controller, which --controller and --code replace`,
+      `${embeddedFlags} ${embeddedFlags.includes(' and ') ? 'are' : 'is'} for the embedded controller, ` +
+        'which --controller and --code replace',
       {
-        hint: 'give --listen and --public-address to portal controller start on the controller machine, or leave out --controller and --code',
+        hint:
+          'give --listen and --public-address to portal controller start on the controller machine, ' +
+          'or leave out --controller and --code',
       },
     );
   }
@@ -115,7 +123,8 @@ function checkFlags(options: EnrollOptions): void {
     if (wildcard && options.publicAddress === undefined) {
       throw new InputError(
         'BAD_FLAG',
-        `--listen ${options.listen} accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:${listen.address.port}, which only this machine reaches`,
+        `--listen ${options.listen} accepts nodes on every address, but without --public-address tickets would name ` +
+          `127.0.0.1:${listen.address.port}, which only this machine reaches`,
         {
           hint: `add --public-address HOST:${listen.address.port || 'PORT'}, the name or address other machines dial`,
         },
@@ -132,7 +141,8 @@ function checkFlags(options: EnrollOptions): void {
     if (!listen?.ok || listen.address.port === 0) {
       throw new InputError(
         'BAD_FLAG',
-        `--public-address needs --listen with a fixed port: nodes dial ${options.publicAddress}, which must lead to the port the embedded controller listens on`,
+        `--public-address needs --listen with a fixed port: nodes dial ${options.publicAddress}, ` +
+          'which must lead to the port the embedded controller listens on',
         {
           hint: 'give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000',
         },

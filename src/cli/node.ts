@@ -45,7 +45,8 @@ export function registerNode(program: Command): void {
     .option('--node-config <yaml>', 'node configuration that may carry the ticket under a ticket key')
     .option(
       '--enrollment-ticket <ticket>',
-      'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: prefer --enrollment-ticket-file',
+      'enrollment ticket (also ENROLLMENT_TICKET); needed only the first time, and visible to other users in ps: ' +
+        'prefer --enrollment-ticket-file',
     )
     .option('--enrollment-ticket-file <path>', 'read the enrollment ticket from this file (- for standard input)')
     .action(async (options: NodeCreateOptions) => runNode(options));
@@ -127,7 +128,10 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   );
 }
 
-/** PORTAL_HEARTBEAT (a duration from 500ms to 5m, default 5s): how often peers are pinged; silence for twice that ends a session. */
+/**
+ * PORTAL_HEARTBEAT (a duration from 500ms to 5m, default 5s): how often peers are pinged; silence for twice
+ * that ends a session.
+ */
 function heartbeatFromEnvironment(
   environment: NodeJS.ProcessEnv,
 ): { intervalMs: number; timeoutMs: number } | undefined {
@@ -171,7 +175,10 @@ function connectionBoundsFromEnvironment(environment: NodeJS.ProcessEnv): Connec
   };
 }
 
-/** PORTAL_DIRECT_ADVERTISE: host:port addresses (comma-separated) where outlets reach the inlet's direct path, behind NAT or in a container. */
+/**
+ * PORTAL_DIRECT_ADVERTISE: host:port addresses (comma-separated) where outlets reach the inlet's direct path,
+ * behind NAT or in a container.
+ */
 function directAdvertiseFromEnvironment(environment: NodeJS.ProcessEnv): string[] | undefined {
   const value = environment.PORTAL_DIRECT_ADVERTISE;
   if (value === undefined || value.trim() === '') return undefined;
@@ -180,7 +187,8 @@ function directAdvertiseFromEnvironment(environment: NodeJS.ProcessEnv): string[
   if (bad !== undefined || addresses.length > 16) {
     throw new InputError(
       'BAD_ENVIRONMENT',
-      `PORTAL_DIRECT_ADVERTISE=${value} is not a list of host:port addresses${bad === undefined ? ' of at most 16' : ` (${JSON.stringify(bad)})`}`,
+      `PORTAL_DIRECT_ADVERTISE=${value} is not a list of host:port addresses` +
+        `${bad === undefined ? ' of at most 16' : ` (${JSON.stringify(bad)})`}`,
       {
         hint: 'give the addresses outlets dial, such as 203.0.113.7:4200',
       },
@@ -231,12 +239,17 @@ export function describeNode(shown: NodeShowRunning): string[] {
     `  certificate valid until ${shown.identity.valid_until}`,
     ...shown.outlets.map(
       (o) =>
-        `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, registered on ${plural(o.registered_on.length, 'relay')}, ${plural(o.sessions, 'session')} open (${o.sessions_direct} direct), ${plural(o.connections_total, 'connection')} so far, ${o.connections_active} open now`,
+        `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, ` +
+        `registered on ${plural(o.registered_on.length, 'relay')}, ` +
+        `${plural(o.sessions, 'session')} open (${o.sessions_direct} direct), ` +
+        `${plural(o.connections_total, 'connection')} so far, ${o.connections_active} open now`,
     ),
     ...shown.relays.map((r) => `  relay ${r.id} at ${r.address}: ${r.status}`),
     ...shown.inlets.map(
       (i) =>
-        `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}${i.path ? ` (${i.path})` : ''}, ${plural(i.connections_total, 'connection')} so far (${i.connections_direct} direct, ${i.connections_relayed} relayed), ${i.connections_active} open now, ${i.connections_refused} refused`,
+        `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}${i.path ? ` (${i.path})` : ''}, ` +
+        `${plural(i.connections_total, 'connection')} so far (${i.connections_direct} direct, ` +
+        `${i.connections_relayed} relayed), ${i.connections_active} open now, ${i.connections_refused} refused`,
     ),
     ...(shown.warnings ?? []).map((warning) => `  warning: ${warning}`),
   ];

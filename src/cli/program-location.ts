@@ -13,7 +13,8 @@ export async function programReadableByAll(program: readonly string[], user: str
     const problem = await unreadable(file);
     if (problem)
       warnings.push(
-        `the service cannot run ${file} as ${user}: ${problem}; install Node.js and Portal where every user can read them (PORTAL_HOME=/opt/portal sh install.sh, then chmod 755 /opt/portal), and run this again from there`,
+        `the service cannot run ${file} as ${user}: ${problem}; install Node.js and Portal where every user can read ` +
+          'them (PORTAL_HOME=/opt/portal sh install.sh, then chmod 755 /opt/portal), and run this again from there',
       );
   }
   return warnings;

@@ -84,8 +84,11 @@ export function loopbackWarning(ticket: string): string | undefined {
   const parsed = parseHostPort(controller);
   if (!parsed.ok || !isLoopbackHost(parsed.address.host)) return undefined;
   return (
-    `portal: warning: this ticket names the controller at ${controller}, a loopback address, so only nodes on this machine can use it; ` +
-    'for nodes on other machines, run the controller where they reach it: portal enroll --listen 0.0.0.0:PORT --public-address HOST:PORT ' +
-    '(in a new PORTAL_HOME, or after portal reset --yes), or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT'
+    `portal: warning: this ticket names the controller at ${controller}, a loopback address, ` +
+    'so only nodes on this machine can use it; ' +
+    'for nodes on other machines, run the controller where they reach it: ' +
+    'portal enroll --listen 0.0.0.0:PORT --public-address HOST:PORT ' +
+    '(in a new PORTAL_HOME, or after portal reset --yes), ' +
+    'or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT'
   );
 }

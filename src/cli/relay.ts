@@ -39,7 +39,8 @@ export function registerRelay(program: Command): void {
     .option('--listen <host:port>', 'address to listen on for nodes (port 0 picks a free one)', '0.0.0.0:4100')
     .option(
       '--public-address <host:port>',
-      "address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, this machine's first network address)",
+      'address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, ' +
+        "this machine's first network address)",
     )
     .action(async (options: RelayStartOptions) => runRelay(options));
 }
@@ -88,7 +89,8 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   });
   const announced = starting.then((relay) => {
     logger.announce(
-      `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`,
+      `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, ` +
+        `reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`,
     );
     return { ...relay, close: () => relay.stop() };
   });

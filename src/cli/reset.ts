@@ -18,7 +18,8 @@ export function registerReset(program: Command): void {
   program
     .command('reset')
     .description(
-      'stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays); with --yes, a node or relay running with this home is stopped first',
+      'stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays); ' +
+        'with --yes, a node or relay running with this home is stopped first',
     )
     .option('--yes', 'do not ask for confirmation, and stop a node or relay that runs with this home')
     .action(async (options: { yes?: boolean }) => {
@@ -99,7 +100,8 @@ async function stopProcess(holder: RuntimeRecord, what: string, file: string, wa
     if (code !== 'EPERM') throw error;
     throw new RuntimeFailure(
       'NOT_PERMITTED',
-      `${what} (process ${holder.pid}) belongs to another user${ownerOf(holder.pid)}, so portal reset may not stop it; nothing was removed`,
+      `${what} (process ${holder.pid}) belongs to another user${ownerOf(holder.pid)}, ` +
+        'so portal reset may not stop it; nothing was removed',
       {
         hint: `stop it as that user or as root (kill ${holder.pid}), then run portal reset --yes again`,
       },
@@ -114,7 +116,9 @@ async function stopProcess(holder: RuntimeRecord, what: string, file: string, wa
     'STOP_TIMED_OUT',
     `${what} (process ${holder.pid}) did not stop within ${waitMs / 1000} s of SIGTERM; nothing was removed`,
     {
-      hint: `stop it (kill ${holder.pid}) and run portal reset --yes again, with PORTAL_DRAIN_TIMEOUT as ${what} has it if it drains longer`,
+      hint:
+        `stop it (kill ${holder.pid}) and run portal reset --yes again, ` +
+        `with PORTAL_DRAIN_TIMEOUT as ${what} has it if it drains longer`,
     },
   );
 }

@@ -75,7 +75,10 @@ export function parseEnvironment(text: string, role: ServiceRole): readonly [str
   return [name, value];
 }
 
-/** The drain the process reads from PORTAL_DRAIN_TIMEOUT (the last one given wins, as in systemd), refused as the process would refuse it. */
+/**
+ * The drain the process reads from PORTAL_DRAIN_TIMEOUT (the last one given wins, as in systemd), refused as
+ * the process would refuse it.
+ */
 export function drainOf(environment: readonly (readonly [string, string])[]): number {
   const given = environment.filter(([name]) => name === 'PORTAL_DRAIN_TIMEOUT').at(-1);
   return drainFromEnvironment(given === undefined ? {} : { PORTAL_DRAIN_TIMEOUT: given[1] });
@@ -95,7 +98,8 @@ export function checkExtraArguments(extra: readonly string[], role: ServiceRole)
       throw secretInUnit(
         `the argument ${flag}`,
         'a one-time admin code',
-        'leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file',
+        'leave it out: a service takes its secrets as credentials, ' +
+          'with --enrollment-ticket-file and --sealing-key-file',
       );
   }
 }

@@ -81,7 +81,8 @@ export function registerService(program: Command): void {
     )
     .option(
       '--env <name=value>',
-      'an environment variable for the process, such as NODE_LOG_LEVEL=debug or PORTAL_DRAIN_TIMEOUT=1m (repeatable; the unit file is readable by all, so no secrets)',
+      'an environment variable for the process, such as NODE_LOG_LEVEL=debug or PORTAL_DRAIN_TIMEOUT=1m ' +
+        '(repeatable; the unit file is readable by all, so no secrets)',
       collect,
       [],
     )
@@ -194,7 +195,10 @@ function ticketParts(options: ServiceInstallOptions, parts: RoleParts): void {
   parts.words.push('--enrollment-ticket-file', { credential: ticketCredential });
 }
 
-/** `portal node create --foreground`, its configuration (checked now) and ticket as credentials, and its sealing key when given. */
+/**
+ * `portal node create --foreground`, its configuration (checked now) and ticket as credentials, and its
+ * sealing key when given.
+ */
 async function nodeParts(options: ServiceInstallOptions): Promise<RoleParts> {
   if (!options.configuration)
     throw new InputError('BAD_FLAG', 'portal service install node needs --configuration', {
@@ -259,7 +263,8 @@ function listenerParts(role: Exclude<ServiceRole, 'node'>, options: ServiceInsta
   if (['0.0.0.0', '[::]'].includes(parsed.address.host) && !options.publicAddress) {
     throw new InputError(
       'BAD_FLAG',
-      `--listen ${listen} accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:${parsed.address.port}, which only this machine reaches`,
+      `--listen ${listen} accepts nodes on every address, but without --public-address tickets would name ` +
+        `127.0.0.1:${parsed.address.port}, which only this machine reaches`,
       {
         hint: `add --public-address HOST:${parsed.address.port}, the name or address nodes dial`,
       },
@@ -267,7 +272,9 @@ function listenerParts(role: Exclude<ServiceRole, 'node'>, options: ServiceInsta
   }
   if (!options.sealingKeyFile) {
     throw new InputError('BAD_FLAG', 'portal service install controller needs --sealing-key-file', {
-      hint: 'make the key once, readable by root alone: (umask 077; openssl rand -base64 32 > /etc/portal/controller-seal.key); the unit loads it as a credential',
+      hint:
+        'make the key once, readable by root alone: ' +
+        '(umask 077; openssl rand -base64 32 > /etc/portal/controller-seal.key); the unit loads it as a credential',
     });
   }
   parts.credentials.push({ id: controllerKeyCredential, path: existing(options.sealingKeyFile, '--sealing-key-file') });
@@ -315,7 +322,8 @@ async function writeUnit(path: string, text: string, force: boolean): Promise<vo
 /** The commands that create the user, start the unit and follow its log. */
 function nextSteps(unit: ServiceUnit): string[] {
   return [
-    `id -u ${unit.user} >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ${unit.user}`,
+    `id -u ${unit.user} >/dev/null 2>&1 || ` +
+      `useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ${unit.user}`,
     ...(unit.home.startsWith(stateRoot) ? [] : [`install -d -o ${unit.user} -m 0700 ${unit.home}`]),
     'systemctl daemon-reload',
     `systemctl enable --now ${unit.name}`,

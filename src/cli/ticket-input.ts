@@ -10,7 +10,8 @@ export async function readTicketFile(path: string): Promise<string> {
   } catch (error) {
     throw new InputError(
       'TICKET_UNREADABLE',
-      `cannot read the enrollment ticket from ${path === '-' ? 'standard input' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read the enrollment ticket from ${path === '-' ? 'standard input' : path}: ` +
+        `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       {
         hint: 'give the path of the .ticket file that portal project ticket wrote',
       },

@@ -23,19 +23,25 @@ const attributesPair: Rule = ({ tickets, outlet, inlet }) => {
   if (tickets.outlet.attribute === tickets.inlet.attribute) {
     found.push({
       pointer: '/tickets/inlet/attribute',
-      message: `the inlet ticket's attribute equals the outlet ticket's ("${tickets.outlet.attribute}"); give the two tickets different attributes so that each side can tell its peer apart`,
+      message:
+        `the inlet ticket's attribute equals the outlet ticket's ("${tickets.outlet.attribute}"); ` +
+        'give the two tickets different attributes so that each side can tell its peer apart',
     });
   }
   if (outlet.allow !== tickets.inlet.attribute) {
     found.push({
       pointer: '/outlet/allow',
-      message: `the outlet allows "${outlet.allow}" but the inlet ticket's attribute is "${tickets.inlet.attribute}"; set outlet.allow to "${tickets.inlet.attribute}"`,
+      message:
+        `the outlet allows "${outlet.allow}" but the inlet ticket's attribute is ` +
+        `"${tickets.inlet.attribute}"; set outlet.allow to "${tickets.inlet.attribute}"`,
     });
   }
   if (inlet.allow !== tickets.outlet.attribute) {
     found.push({
       pointer: '/inlet/allow',
-      message: `the inlet allows "${inlet.allow}" but the outlet ticket's attribute is "${tickets.outlet.attribute}"; set inlet.allow to "${tickets.outlet.attribute}"`,
+      message:
+        `the inlet allows "${inlet.allow}" but the outlet ticket's attribute is ` +
+        `"${tickets.outlet.attribute}"; set inlet.allow to "${tickets.outlet.attribute}"`,
     });
   }
   return found;
@@ -72,13 +78,17 @@ const relayNames: Rule = ({ tickets, outlet, inlet }) => {
   } else if (tickets.outlet.relay !== outlet.relay) {
     found.push({
       pointer: '/outlet/relay',
-      message: `the outlet registers relay "${outlet.relay}" but its ticket grants "${tickets.outlet.relay}"; use the same name in both`,
+      message:
+        `the outlet registers relay "${outlet.relay}" but its ticket grants "${tickets.outlet.relay}"; ` +
+        'use the same name in both',
     });
   }
   if (inlet.via !== outlet.relay) {
     found.push({
       pointer: '/inlet/via',
-      message: `the inlet goes via "${inlet.via}" but the outlet registers relay "${outlet.relay}"; set inlet.via to "${outlet.relay}"`,
+      message:
+        `the inlet goes via "${inlet.via}" but the outlet registers relay "${outlet.relay}"; ` +
+        `set inlet.via to "${outlet.relay}"`,
     });
   }
   return found;
@@ -97,7 +107,8 @@ const tlsFlags: Rule = ({ tickets, inlet, verification }) => {
     found.push({
       pointer: '/tickets/inlet/tls',
       message:
-        '--tls is given only where the inlet serves TLS, and inlet.tls is false; remove tls from the ticket or set inlet.tls: true',
+        '--tls is given only where the inlet serves TLS, and inlet.tls is false; ' +
+        'remove tls from the ticket or set inlet.tls: true',
     });
   }
   if (inlet.tls && tickets.inlet.tls !== true) {
@@ -144,7 +155,9 @@ const targetAddress: Rule = ({ outlet }) => {
   if (endpoint.placeholder !== name) {
     found.push({
       pointer: '/outlet/to',
-      message: `outlet.to uses $${name} but the endpoint replaces $${endpoint.placeholder}; use the same placeholder in both`,
+      message:
+        `outlet.to uses $${name} but the endpoint replaces $${endpoint.placeholder}; ` +
+        'use the same placeholder in both',
     });
   }
   if (portText === undefined) {
@@ -186,7 +199,9 @@ const endpointSource: Rule = ({ outlet }) => {
     if (endpoint.parameter !== undefined && builtInLogicalIds.includes(endpoint.parameter)) {
       found.push({
         pointer: '/outlet/endpoint/parameter',
-        message: `"${endpoint.parameter}" is already a name in the stack; choose another, such as ${endpoint.placeholder.split('_').map(titleCase).join('')}`,
+        message:
+          `"${endpoint.parameter}" is already a name in the stack; choose another, ` +
+          `such as ${endpoint.placeholder.split('_').map(titleCase).join('')}`,
       });
     }
     if (endpoint.service !== undefined)

@@ -60,7 +60,9 @@ export async function backupController(options: BackupOptions): Promise<BackupMa
   const storePath = sqlitePath(options.store ?? `sqlite:${join(options.dataDir, backupFiles.store)}`);
   if (!existsSync(storePath)) {
     throw new InputError('NO_CONTROLLER_DATA', `there is no controller store at ${storePath}`, {
-      hint: 'give --data-dir the directory the controller was started with (default: $PORTAL_HOME/controller), and --store if it was given one',
+      hint:
+        'give --data-dir the directory the controller was started with (default: $PORTAL_HOME/controller), ' +
+        'and --store if it was given one',
     });
   }
   const [certificate, sealedKey, embedded] = await Promise.all([
@@ -144,7 +146,8 @@ export async function restoreController(options: RestoreOptions): Promise<Restor
     present.sort();
     throw new InputError(
       'DATA_DIR_NOT_EMPTY',
-      `${dataDir} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}): a restore never overwrites a controller's data`,
+      `${dataDir} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}): ` +
+        `a restore never overwrites a controller's data`,
       {
         hint: 'give --data-dir a new directory, or move this one away first',
       },
@@ -346,7 +349,8 @@ function checkedManifest(entries: ReadonlyMap<string, ArchiveEntry>, input: stri
   if (manifest.version !== backupFormatVersion) {
     throw new InputError(
       'BACKUP_VERSION',
-      `${input} is a backup of format ${String(manifest.version)}, and this Portal (${version}) reads format ${backupFormatVersion}`,
+      `${input} is a backup of format ${String(manifest.version)}, ` +
+        `and this Portal (${version}) reads format ${backupFormatVersion}`,
       {
         hint: `restore it with the Portal version that wrote it (${String(manifest.portal)}) or a later one`,
       },
@@ -355,7 +359,10 @@ function checkedManifest(entries: ReadonlyMap<string, ArchiveEntry>, input: stri
   return manifest as BackupManifest;
 }
 
-/** Writes `content` beside `path` (in `scratch`), flushes it, and renames it into place, so a reader never sees half a file. */
+/**
+ * Writes `content` beside `path` (in `scratch`), flushes it, and renames it into place, so a reader never
+ * sees half a file.
+ */
 async function writeAtomically(path: string, content: Buffer, scratch: string, mode = 0o600): Promise<void> {
   const temporary = join(scratch, `.${basename(path)}.${process.pid}.tmp`);
   const file = await open(temporary, 'wx', mode);

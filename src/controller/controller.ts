@@ -81,7 +81,9 @@ export function defaultControllerSealingKeyFile(dataDir: string): string {
   return join(keysDirectory(dirname(directory)), `${basename(directory)}-seal.key`);
 }
 
-const howToGiveKey = `give it with --sealing-key-file, ${sealingKeyVariables.controllerFile}, ${sealingKeyVariables.controllerMaterial} or the systemd credential controller-seal.key`;
+const howToGiveKey =
+  `give it with --sealing-key-file, ${sealingKeyVariables.controllerFile}, ` +
+  `${sealingKeyVariables.controllerMaterial} or the systemd credential controller-seal.key`;
 
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
@@ -225,7 +227,8 @@ async function openSealedStore(
   if (legacy) {
     await rm(legacyPath, { force: true });
     options.log?.(
-      `moved the sealing key out of ${options.dataDir}: ${resealed.length} project CA keys re-sealed under ${where}, and ${legacyPath} was removed`,
+      `moved the sealing key out of ${options.dataDir}: ${resealed.length} project CA keys re-sealed under ${where}, ` +
+        `and ${legacyPath} was removed`,
     );
   }
   return key;

@@ -18,7 +18,10 @@ export interface AdvertEntry {
   readonly allow: string;
 }
 
-/** Whether `member` hears of `entry`: its certificate grants the relay name the inlet wants and carries the attribute the inlet allows. */
+/**
+ * Whether `member` hears of `entry`: its certificate grants the relay name the inlet wants and carries the
+ * attribute the inlet allows.
+ */
 export function hearsOf(member: PeerIdentity, entry: AdvertEntry): boolean {
   return member.relays.includes(entry.advert.via) && member.attributes.includes(entry.allow);
 }

@@ -22,7 +22,8 @@ export async function readConfigurationArgument(value: string, flag: string): Pr
   } catch (error) {
     throw new InputError(
       'CONFIGURATION_UNREADABLE',
-      `cannot read the configuration file ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read the configuration file ${value}: ` +
+        `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       {
         hint: `give ${flag} a JSON or YAML document, or the path of a file holding one`,
       },
@@ -52,7 +53,9 @@ export function parseNodeConfig(name: string, text: string): NodeConfig {
     if (!target.ok)
       rules.push({
         pointer: '/tcp-outlet/to',
-        message: `expected host:port, but ${target.reason}${outlet.to.includes('$') ? ' (an endpoint placeholder the stack did not replace?)' : ''}`,
+        message:
+          `expected host:port, but ${target.reason}` +
+          `${outlet.to.includes('$') ? ' (an endpoint placeholder the stack did not replace?)' : ''}`,
       });
   }
   if (inlet) {

@@ -35,7 +35,10 @@ export function boundsWithin(
   return { bounds: { perInlet, total }, clamped: total < requested.total || perInlet < requested.perInlet };
 }
 
-/** The soft limit on open descriptors from /proc/self/limits' text ("Max open files  20000  20000  files"); undefined when unlimited or absent. */
+/**
+ * The soft limit on open descriptors from /proc/self/limits' text ("Max open files  20000  20000  files");
+ * undefined when unlimited or absent.
+ */
 export function descriptorLimitOf(limitsText: string): number | undefined {
   const soft = /^Max open files\s+(\S+)/m.exec(limitsText)?.[1];
   return soft === undefined || soft === 'unlimited' ? undefined : Number(soft);

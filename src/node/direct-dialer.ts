@@ -152,7 +152,9 @@ export class DirectDialer {
         // The first failure and every tenth: the relay carries the inlet meanwhile. A dial right after
         // the inlet's session ended mostly finds the inlet stopping: said only when the next one fails too.
         const counted = state.afterLoss ? state.failures - 1 : state.failures;
-        const line = `outlet: no direct path to inlet ${state.advert.inlet} (${error.message}); the relay carries it, and the direct path is tried again later`;
+        const line =
+          `outlet: no direct path to inlet ${state.advert.inlet} (${error.message}); ` +
+          'the relay carries it, and the direct path is tried again later';
         if (counted % 10 === 1) this.options.logger.info(line);
         else if (counted === 0)
           this.options.logger.debug(`${line} (its session just ended: the inlet may have stopped)`);

@@ -66,9 +66,12 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
       const port = holder.statusPort ? `, status on 127.0.0.1:${holder.statusPort}` : '';
       throw new InputError(
         'ALREADY_RUNNING',
-        `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, started ${holder.startedAt}${port})`,
+        `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, ` +
+          `started ${holder.startedAt}${port})`,
         {
-          hint: `one ${options.what.replace(/^an? /, '')} per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME`,
+          hint:
+            `one ${options.what.replace(/^an? /, '')} per PORTAL_HOME: stop that one first, ` +
+            'or give this one another PORTAL_HOME',
         },
       );
     }

@@ -70,7 +70,9 @@ export function loggerFromEnvironment(environment: NodeJS.ProcessEnv): Logger {
     'BAD_ENVIRONMENT',
     printable(`${reading.variable}=${reading.value} is not one of ${reading.accepted.join(', ')}`),
     {
-      hint: `set ${reading.variable} to one of them, or leave it empty for ${reading.variable === 'NODE_LOGGING' ? 'true' : 'info'}`,
+      hint:
+        `set ${reading.variable} to one of them, ` +
+        `or leave it empty for ${reading.variable === 'NODE_LOGGING' ? 'true' : 'info'}`,
     },
   );
 }

@@ -67,7 +67,9 @@ export function createMetrics(): NodeMetrics {
     }),
     refusals: new Counter({
       name: 'portal_refused_total',
-      help: 'Clients refused: no session could be had, or the outlet refused their connection (its target unreachable, a bound)',
+      help:
+        'Clients refused: no session could be had, ' +
+        'or the outlet refused their connection (its target unreachable, a bound)',
       labelNames: ['part'],
       registers,
     }),

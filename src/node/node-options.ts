@@ -15,7 +15,10 @@ export interface NodeOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Where outlets dial the inlet's direct path, when not at its own addresses (PORTAL_DIRECT_ADVERTISE). */
   readonly directAdvertise?: readonly string[];
-  /** Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session). @default defaultWarmStreams */
+  /**
+   * Warm end-to-end streams an inlet keeps ready for new clients (0: all clients ride the session).
+   * @default defaultWarmStreams
+   */
   readonly warmStreams?: number;
   /** Target connections an outlet holds at once (held under the descriptor limit). @default defaultConnectionBounds */
   readonly connectionBounds?: ConnectionBounds;

@@ -70,7 +70,8 @@ export class Renewal {
       const until = new X509Certificate(refreshed.identity.certificate).validTo;
       if (refreshed.how === 'reissued')
         logger.info(
-          `${holder}'s certificate had expired; the controller re-issued it on proof of the enrolled key; valid until ${until}`,
+          `${holder}'s certificate had expired; the controller re-issued it on proof of the enrolled key; ` +
+            `valid until ${until}`,
         );
       else logger.info(`renewed ${holder}'s certificate; valid until ${until}`);
       this.options.update(refreshed);

@@ -25,7 +25,10 @@ export interface NodeShowRunning {
   /** "starting" until the node has first been up; "down" when it was up and no longer can carry traffic. */
   readonly status: 'starting' | 'up' | 'down';
   readonly problems: readonly string[];
-  /** What went wrong lately but does not stop the node carrying traffic (a relay that failed while another carries it). */
+  /**
+   * What went wrong lately but does not stop the node carrying traffic (a relay that failed while another
+   * carries it).
+   */
   readonly warnings: readonly string[];
   readonly name: string;
   readonly version: string;
@@ -117,7 +120,9 @@ export function assessNode(facts: NodeFacts): { problems: string[]; warnings: st
 
 function assessOutlet(outlet: OutletShow, now: number, direct: boolean, problems: string[], warnings: string[]): void {
   if (outlet.status !== 'up') {
-    const line = `its outlet is not registered on any relay as "${outlet.relay}"${outlet.status === 'failed' ? ' (the relay refused it)' : ''}`;
+    const line =
+      `its outlet is not registered on any relay as "${outlet.relay}"` +
+      `${outlet.status === 'failed' ? ' (the relay refused it)' : ''}`;
     // Inlets that reach it directly are served; others, which need a relay to find it, are not.
     if (direct) warnings.push(`${line}; inlets reach it on the direct path only`);
     else problems.push(line);
@@ -149,7 +154,8 @@ function assessInlet(inlet: InletShow, now: number, problems: string[], warnings
   for (const relay of inlet.relays_failed) {
     const left = Math.max(1, Math.round((Date.parse(relay.until) - now) / 1000));
     warnings.push(
-      `relay ${relay.id} failed the inlet ${relay.failures === 1 ? 'once' : `${relay.failures} times in a row`} (${relay.reason}); it is tried after the others for ${left} s more`,
+      `relay ${relay.id} failed the inlet ${relay.failures === 1 ? 'once' : `${relay.failures} times in a row`} ` +
+        `(${relay.reason}); it is tried after the others for ${left} s more`,
     );
   }
 }

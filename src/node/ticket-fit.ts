@@ -32,7 +32,8 @@ export function identityMisfit(config: NodeConfig, grants: Grants, origin: Grant
     : '';
   return new InputError(
     misfit.code,
-    `this home is enrolled already as node ${origin.nodeId} of project ${origin.projectId}, whose identity ${misfit.what.replace(/^was issued/, 'was enrolled')}${unused}`,
+    `this home is enrolled already as node ${origin.nodeId} of project ${origin.projectId}, ` +
+      `whose identity ${misfit.what.replace(/^was issued/, 'was enrolled')}${unused}`,
     {
       hint: `${again}${misfit.keep}`,
     },
@@ -48,7 +49,10 @@ interface Misfit {
   readonly keep: string;
 }
 
-/** `ticket`: an outlet's ticket is refused for an inlet-only configuration (an enrolled identity may serve less than it may). */
+/**
+ * `ticket`: an outlet's ticket is refused for an inlet-only configuration (an enrolled identity may serve
+ * less than it may).
+ */
 function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit | undefined {
   const outlet = config['tcp-outlet'];
   const inlet = config['tcp-inlet'];
@@ -65,7 +69,9 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
     return grants.relays.length === 0
       ? {
           code: 'RELAY_NOT_GRANTED',
-          what: `was issued for an inlet (it grants no relay), but this configuration has an outlet for the relay "${config.relay}"`,
+          what:
+            'was issued for an inlet (it grants no relay), ' +
+            `but this configuration has an outlet for the relay "${config.relay}"`,
           fix: `issue the outlet's ticket with --relay ${config.relay}`,
           keep: 'remove tcp-outlet from the configuration',
         }
@@ -79,8 +85,12 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
   if (ticket && !outlet && grants.relays.length > 0) {
     return {
       code: 'WRONG_TICKET',
-      what: `was issued for an outlet (it grants the relay "${grants.relays.join('", "')}"), but this configuration has no tcp-outlet`,
-      fix: 'give this inlet its own ticket (portal project ticket --attribute NAME, with --tls for a TLS inlet), and the outlet this one',
+      what:
+        `was issued for an outlet (it grants the relay "${grants.relays.join('", "')}"), ` +
+        'but this configuration has no tcp-outlet',
+      fix:
+        'give this inlet its own ticket (portal project ticket --attribute NAME, with --tls for a TLS inlet), ' +
+        'and the outlet this one',
       keep: `add tcp-outlet for the relay "${grants.relays[0]}"`,
     };
   }

@@ -28,7 +28,10 @@ import { RelayServer } from './server.ts';
 import type { Draining } from '../shared/graceful-stop.ts';
 
 export interface RelayNodeOptions {
-  /** PORTAL_HOME: the relay keeps its identity and TLS certificate in <home>/relay, their sealing key in <home>/keys. */
+  /**
+   * PORTAL_HOME: the relay keeps its identity and TLS certificate in <home>/relay, their sealing key in
+   * <home>/keys.
+   */
   readonly home: string;
   readonly ticket?: string;
   /** host:port to listen on (port 0 picks one). */
@@ -185,7 +188,9 @@ async function serverCertificate(home: string, directory: string, logger: Logger
       'SEALING_KEY_MISSING',
       `the sealing key file ${keyFile} of the relay in ${directory} does not exist`,
       {
-        hint: `put the file back; without it this relay's identity cannot be used: remove ${directory} and enroll again with a new ticket`,
+        hint:
+          `put the file back; without it this relay's identity cannot be used: ` +
+          `remove ${directory} and enroll again with a new ticket`,
       },
     );
   }

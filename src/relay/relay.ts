@@ -34,7 +34,10 @@ import {
 
 interface Registration {
   readonly nodeId: string;
-  /** The registering member's attributes, from its certificate: an inlet is paired only with an outlet carrying the one it allows. */
+  /**
+   * The registering member's attributes, from its certificate: an inlet is paired only with an outlet
+   * carrying the one it allows.
+   */
   readonly attributes: readonly string[];
   readonly allow: string;
   readonly push: (event: RelayEvent) => void;
@@ -81,7 +84,10 @@ export interface RelayStats {
   busy: number;
 }
 
-/** Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each carries the attribute the other allows. */
+/**
+ * Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each carries the
+ * attribute the other allows.
+ */
 const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean =>
   inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
 
@@ -114,7 +120,9 @@ export class Relay {
   register(peer: PeerIdentity, relay: string, allow: string, push: (event: RelayEvent) => void): () => void {
     if (!peer.relays.includes(relay)) {
       throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${relay}"`, {
-        hint: `issue the outlet ticket with --relay ${relay}, or set relay in the configuration to one the ticket grants (${peer.relays.join(', ') || 'none'})`,
+        hint:
+          `issue the outlet ticket with --relay ${relay}, ` +
+          `or set relay in the configuration to one the ticket grants (${peer.relays.join(', ') || 'none'})`,
       });
     }
     if (allow === '') {
@@ -179,7 +187,8 @@ export class Relay {
         .map((attribute) => `"${attribute}"`);
       throw new InputError(
         'PEER_NOT_ALLOWED',
-        `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows (they carry ${carried.join(', ') || 'no attribute'})`,
+        `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows ` +
+          `(they carry ${carried.join(', ') || 'no attribute'})`,
         {
           hint: `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`,
         },
@@ -227,7 +236,10 @@ export class Relay {
     outlet.push({ event: 'dial', splice, secret: entry.secrets.outlet, from: entry.from.nodeId });
   }
 
-  /** The dialled outlet did not join in time: it is marked, and another outlet the inlet and it both accept gets the splice. */
+  /**
+   * The dialled outlet did not join in time: it is marked, and another outlet the inlet and it both accept
+   * gets the splice.
+   */
   private unanswered(splice: string, entry: PendingSplice): void {
     if (this.pending.get(splice) !== entry || entry.sockets.outlet) return;
     this.strike(entry.outlet);

@@ -69,7 +69,8 @@ const descriptions: Record<ServiceRole, string> = {
 /** The unit file's text. */
 export function renderUnit(unit: ServiceUnit): string {
   const lines: string[] = [
-    `# ${unit.name}.service: ${descriptions[unit.role]}, written by portal service install ${unit.role} (Portal ${unit.portalVersion}).`,
+    `# ${unit.name}.service: ${descriptions[unit.role]}, ` +
+      `written by portal service install ${unit.role} (Portal ${unit.portalVersion}).`,
     `# Its log is in the journal: journalctl -u ${unit.name}. See docs/operating.md in Portal's repository.`,
     '',
     '[Unit]',
@@ -86,7 +87,8 @@ export function renderUnit(unit: ServiceUnit): string {
     `ExecStart=${[...unit.program, ...unit.arguments].map(execWord).join(' ')}`,
     'Restart=on-failure',
     'RestartSec=5s',
-    `# Exit code ${inputErrorExitCode} is a refusal (bad configuration, a used ticket): a restart would be refused too.`,
+    `# Exit code ${inputErrorExitCode} is a refusal (bad configuration, a used ticket): ` +
+      'a restart would be refused too.',
     `RestartPreventExitStatus=${inputErrorExitCode}`,
     `# ${drainComment(unit.drainMs)}`,
     'KillSignal=SIGTERM',

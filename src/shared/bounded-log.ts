@@ -89,7 +89,8 @@ export function redirectStandardError(log: BoundedLogFile, stream: NodeJS.Writab
       stream.on('error', () => undefined);
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       stream.write(
-        `${new Date().toISOString()} WARN cannot write the log file ${log.path} (${reason}): logging to standard error from now on\n`,
+        `${new Date().toISOString()} WARN cannot write the log file ${log.path} (${reason}): ` +
+          `logging to standard error from now on\n`,
       );
       return done ? stream.write(text, done) : stream.write(text);
     }

@@ -111,7 +111,9 @@ export async function stopOnSignal(starting: Stoppable | Promise<Stoppable>, opt
   const open = target.openConnections();
   if (open > 0 && received.length === 1 && options.drainMs > 0) {
     options.log(
-      `${name} is stopping on ${signal}: it takes no new connections and gives the ${plural(open, 'open connection')} up to ${seconds(options.drainMs)} to finish (a second signal stops it at once)`,
+      `${name} is stopping on ${signal}: ` +
+        `it takes no new connections and gives the ${plural(open, 'open connection')} up to ` +
+        `${seconds(options.drainMs)} to finish (a second signal stops it at once)`,
     );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -193,7 +193,8 @@ class Scanner {
           this.fail(
             code === 0x0a
               ? `a string may not span lines: close it with '"' on its line, or write \\n for a line break`
-              : `a string may not hold the control character U+${code.toString(16).padStart(4, '0').toUpperCase()}; write it as \\u${code.toString(16).padStart(4, '0')}`,
+              : `a string may not hold the control character U+${code.toString(16).padStart(4, '0').toUpperCase()}; ` +
+                  `write it as \\u${code.toString(16).padStart(4, '0')}`,
           );
         this.at += 1;
       }
@@ -213,7 +214,8 @@ class Scanner {
       this.at += 2;
     } else {
       this.fail(
-        `\\${letter} is not an escape in JSON; use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hexadecimal digits`,
+        `\\${letter} is not an escape in JSON; use \\", \\\\, \\/, \\b, \\f, \\n, \\r, ` +
+          `\\t or \\u and four hexadecimal digits`,
       );
     }
   }

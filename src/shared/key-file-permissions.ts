@@ -38,7 +38,8 @@ export async function warnIfKeyFileOpen(path: string, what: string, warn: Warn =
   const octal = mode.toString(8).padStart(4, '0');
   warn(
     printable(
-      `${what} ${path} may be read or changed by users other than its owner (mode ${octal}); run chmod 600 ${shellQuote(path)}`,
+      `${what} ${path} may be read or changed by users other than its owner (mode ${octal}); ` +
+        `run chmod 600 ${shellQuote(path)}`,
     ),
   );
 }

@@ -1,7 +1,10 @@
 /** What the kernel says of another process, by pid: whether it is gone, and when it started (Linux tells both). */
 import { readFileSync } from 'node:fs';
 
-/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses); none where /proc does not tell. */
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses); none where
+ * /proc does not tell.
+ */
 function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -75,12 +75,14 @@ export async function loadServerCertificate(options: ServerCertificateOptions): 
   const privateKey = sealed !== undefined ? openSealed(options, paths.sealedKey, sealed) : (plain as string);
   checkPair(paths, privateKey, certificate, keyPath);
   if (plain !== undefined) {
-    // Sealed before the plain file goes, so a start cut short in between finds the key sealed and only removes the copy.
+    // Sealed before the plain file goes, so a start cut short in between finds the key sealed and only
+    // removes the copy.
     if (sealed === undefined)
       await writeAtomically(paths.sealedKey, seal(options.sealingKey, Buffer.from(plain)), 0o600);
     await rm(paths.legacyKey, { force: true });
     options.log?.(
-      `sealed the TLS key of ${options.directory}: ${paths.sealedKey} under ${options.sealingKeyName}, and the unsealed ${paths.legacyKey} was removed`,
+      `sealed the TLS key of ${options.directory}: ${paths.sealedKey} under ${options.sealingKeyName}, ` +
+        `and the unsealed ${paths.legacyKey} was removed`,
     );
   }
   return { privateKey, certificate };
@@ -107,7 +109,9 @@ function openSealed(options: ServerCertificateOptions, path: string, sealed: Buf
       'SEALING_KEY_WRONG',
       `the sealing key in ${options.sealingKeyName} does not open the TLS key in ${path} (${error.message})`,
       {
-        hint: `${options.howToGiveKey}: the one that sealed it (a new TLS key would change the fingerprint every ticket and node pins)`,
+        hint:
+          `${options.howToGiveKey}: the one that sealed it ` +
+          '(a new TLS key would change the fingerprint every ticket and node pins)',
       },
     );
   }
@@ -140,7 +144,9 @@ function damaged(path: string, what: string): RuntimeFailure {
 /** Half of the pair is gone: only a backup brings the pinned fingerprint back. */
 function halfPair(message: string, remaining: string): RuntimeFailure {
   return new RuntimeFailure('TLS_KEY_DAMAGED', message, {
-    hint: `restore it from a backup, or remove ${remaining} to make a new pair (every ticket and node pinned the old fingerprint: enroll them again)`,
+    hint:
+      `restore it from a backup, or remove ${remaining} to make a new pair ` +
+      '(every ticket and node pinned the old fingerprint: enroll them again)',
   });
 }
 

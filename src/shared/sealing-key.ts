@@ -113,7 +113,9 @@ export async function createSealingKeyFile(path: string, warn?: Warn): Promise<B
         'SEALING_KEY_UNWRITABLE',
         `cannot create the sealing key file ${path} (${code ?? (error as Error).message})`,
         {
-          hint: 'name a file in a directory this user may write, or create the file yourself with openssl rand -base64 32',
+          hint:
+            'name a file in a directory this user may write, ' +
+            'or create the file yourself with openssl rand -base64 32',
         },
       );
     }

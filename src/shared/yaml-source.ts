@@ -86,7 +86,9 @@ export function parseYamlSource(file: string, text: string): YamlSource {
         file,
         ...positionAt(alias.offset),
         pointer: alias.pointer,
-        message: `aliases expand to more than ${maxAliasCount} copies (a YAML alias bomb?); write the values out instead of repeating anchors`,
+        message:
+          `aliases expand to more than ${maxAliasCount} copies (a YAML alias bomb?); ` +
+          'write the values out instead of repeating anchors',
       });
     }
   }

@@ -11,7 +11,10 @@ export interface StackContext {
   readonly nodeConfig: NodeConfig;
   /** The private target's endpoint: outlets that have one. */
   readonly endpoint: EndpointManifest | undefined;
-  /** The fixed port of the inlet's direct path (tcp-inlet.direct), which outlets may be let in on; none for an outlet or a system-chosen port. */
+  /**
+   * The fixed port of the inlet's direct path (tcp-inlet.direct), which outlets may be let in on; none for an
+   * outlet or a system-chosen port.
+   */
   readonly directPort: number | undefined;
 }
 

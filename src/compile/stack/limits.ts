@@ -12,7 +12,10 @@ import { subReferences } from './intrinsics.ts';
 import { nodeStack } from './stack.ts';
 import { cfnLimits, type CfnTemplate } from './template.ts';
 
-/** A value a `${…}` reference in the boot script may take at most: its parameter's limit, or a generous bound for names and ids. */
+/**
+ * A value a `${…}` reference in the boot script may take at most: its parameter's limit, or a generous bound
+ * for names and ids.
+ */
 const referenceBound = 256;
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
@@ -43,14 +46,17 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
   if (body > cfnLimits.templateBodyBytes) {
     found.push({
       pointer: '',
-      message: `${over('the template', body, cfnLimits.templateBodyBytes, 'bytes')} for --template-body; shorten the manifest's texts`,
+      message:
+        over('the template', body, cfnLimits.templateBodyBytes, 'bytes') +
+        " for --template-body; shorten the manifest's texts",
     });
   }
   const description = bytes(template.Description);
   if (description > cfnLimits.templateDescriptionBytes) {
     found.push({
       pointer: '/title',
-      message: `${over('the description', description, cfnLimits.templateDescriptionBytes, 'bytes')}; shorten the title`,
+      message:
+        over('the description', description, cfnLimits.templateDescriptionBytes, 'bytes') + '; shorten the title',
     });
   }
 
@@ -76,7 +82,9 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
     if (!/^[A-Za-z0-9]+$/.test(id) || id.length > cfnLimits.logicalIdCharacters) {
       found.push({
         pointer: causeOfParameter(manifest, role, id),
-        message: `"${id}" is not a CloudFormation logical id (letters and digits, at most ${cfnLimits.logicalIdCharacters})`,
+        message:
+          `"${id}" is not a CloudFormation logical id (letters and digits, ` +
+          `at most ${cfnLimits.logicalIdCharacters})`,
       });
     }
   }
@@ -86,13 +94,24 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
     if (parameter.Description.length > cfnLimits.parameterDescriptionCharacters) {
       found.push({
         pointer,
-        message: `${over(`the description of parameter ${id}`, parameter.Description.length, cfnLimits.parameterDescriptionCharacters, 'characters')}; shorten what it quotes from here`,
+        message:
+          over(
+            `the description of parameter ${id}`,
+            parameter.Description.length,
+            cfnLimits.parameterDescriptionCharacters,
+            'characters',
+          ) + '; shorten what it quotes from here',
       });
     }
     if (parameter.Default !== undefined && bytes(parameter.Default) > cfnLimits.parameterValueBytes) {
       found.push({
         pointer,
-        message: `${over(`the default of parameter ${id}`, bytes(parameter.Default), cfnLimits.parameterValueBytes, 'bytes')}`,
+        message: over(
+          `the default of parameter ${id}`,
+          bytes(parameter.Default),
+          cfnLimits.parameterValueBytes,
+          'bytes',
+        ),
       });
     }
   }
@@ -109,10 +128,13 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
 
   const userData = userDataBound(template);
   if (userData > cfnLimits.userDataBytes) {
-    // The title is the one manifest text in the boot script; the node configuration is bounded by its parameter's MaxLength.
+    // The title is the one manifest text in the boot script; the node configuration is bounded by its
+    // parameter's MaxLength.
     found.push({
       pointer: '/title',
-      message: `the machine's user data of ${stack} could reach ${userData} bytes, over EC2's limit of ${cfnLimits.userDataBytes}; shorten the title`,
+      message:
+        `the machine's user data of ${stack} could reach ${userData} bytes, ` +
+        `over EC2's limit of ${cfnLimits.userDataBytes}; shorten the title`,
     });
   }
   return found;

@@ -89,7 +89,9 @@ export function monitoringFragment(): CfnFragment {
         Type: 'AWS::CloudWatch::Alarm',
         Properties: {
           AlarmName: sub('${AWS::StackName}-NodeDownAlarm'),
-          AlarmDescription: `Red when the node has reported no "${product.nodeUpLine}" line for ${alarmMinutes} minutes; green while it reports one a minute.`,
+          AlarmDescription:
+            `Red when the node has reported no "${product.nodeUpLine}" line for ${alarmMinutes} minutes; ` +
+            'green while it reports one a minute.',
           Namespace: product.metricNamespace,
           MetricName: nodeUpMetric,
           Dimensions: [{ Name: 'StackName', Value: ref('AWS::StackName') }],

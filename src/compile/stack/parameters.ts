@@ -64,13 +64,17 @@ export function parametersFragment(context: StackContext): CfnFragment {
   if (role === 'inlet') {
     parameters[ids.clientCidr] = {
       ...optionalCidr,
-      Description: `Network (CIDR) allowed to reach the inlet on port ${manifest.inlet.port}. Empty: only clients on the inlet machine itself.`,
+      Description:
+        `Network (CIDR) allowed to reach the inlet on port ${manifest.inlet.port}. ` +
+        'Empty: only clients on the inlet machine itself.',
     };
   }
   if (context.directPort !== undefined) {
     parameters[ids.outletCidr] = {
       ...optionalCidr,
-      Description: `Network (CIDR) the outlet dials the inlet's direct path from, on TCP ${context.directPort}. Empty: nothing is opened and the relay carries the portal.`,
+      Description:
+        `Network (CIDR) the outlet dials the inlet's direct path from, on TCP ${context.directPort}. ` +
+        'Empty: nothing is opened and the relay carries the portal.',
     };
   }
   if (endpoint?.source === 'parameter' && endpoint.parameter) {
