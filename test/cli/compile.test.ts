@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { positionOf, runPortal } from '../support/run-portal.ts';
 import { editedManifest, manifestText, projectRoot } from '../support/usecases.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 describe('portal compile', () => {
   let work: string;
@@ -56,7 +57,10 @@ describe('portal compile', () => {
     const tickets = await readFile(join(out, 'postgres/tickets.sh'), 'utf8');
     assert.match(
       tickets,
-      /^ {2}portal project ticket --expires-in 10h --usage-count 1 --attribute postgres-outlet --relay postgres > outlet.ticket$/m,
+      joinedRegExp(
+        /^ {2}portal project ticket --expires-in 10h --usage-count 1 /m,
+        /--attribute postgres-outlet --relay postgres > outlet.ticket$/m,
+      ),
     );
   });
 
@@ -69,7 +73,8 @@ describe('portal compile', () => {
     const text = editedManifest('postgres', [[['outlet', 'colour'], 'blue']]);
     const { lines } = await compileBad(text, 1);
     assert.deepEqual(lines, [
-      `${at(text, 'colour:')}: /outlet/colour: unknown key "colour"; expected one of: relay, to, allow, tls, endpoint, instance-type`,
+      `${at(text, 'colour:')}: /outlet/colour: unknown key "colour"; expected one of: relay, to, allow, tls, ` +
+        'endpoint, instance-type',
     ]);
   });
 
@@ -77,7 +82,8 @@ describe('portal compile', () => {
     const text = editedManifest('postgres', [[['title'], 'Orders ${Database}']]);
     const { lines } = await compileBad(text, 1);
     assert.deepEqual(lines, [
-      `${at(text, 'Orders')}: /title: expected one line of plain text of up to 80 characters, without control characters, $, quotes, backslashes, braces or angle brackets, got "Orders \${Database}"`,
+      `${at(text, 'Orders')}: /title: expected one line of plain text of up to 80 characters, ` +
+        `without control characters, $, quotes, backslashes, braces or angle brackets, got "Orders \${Database}"`,
     ]);
   });
 
@@ -85,7 +91,8 @@ describe('portal compile', () => {
     const text = editedManifest('postgres', [[['title'], 'Orders\ntouch /tmp/injected']]);
     const { lines } = await compileBad(text, 1);
     assert.deepEqual(lines, [
-      `${at(text, 'Orders')}: /title: expected one line of plain text of up to 80 characters, without control characters, $, quotes, backslashes, braces or angle brackets, got "Orders\\ntouch /tmp/injected"`,
+      `${at(text, 'Orders')}: /title: expected one line of plain text of up to 80 characters, without control ` +
+        `characters, $, quotes, backslashes, braces or angle brackets, got "Orders\\ntouch /tmp/injected"`,
     ]);
   });
 
@@ -99,7 +106,8 @@ describe('portal compile', () => {
     );
     const { lines } = await compileBad(`usecase: postgres\n${bomb.join('\n')}\n`, 1);
     assert.deepEqual(lines, [
-      'bad.yaml:3:8: /b/0: aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors',
+      'bad.yaml:3:8: /b/0: aliases expand to more than 100 copies (a YAML alias bomb?); ' +
+        'write the values out instead of repeating anchors',
     ]);
   });
 
@@ -139,9 +147,12 @@ describe('portal compile', () => {
     ]);
     const { lines } = await compileBad(text, 3);
     assert.deepEqual(lines, [
-      `bad.yaml:${positionOf(text, '\noutlet:\n').line + 2}:10: /outlet/relay: the outlet registers relay "postgres" but its ticket grants "other-relay"; use the same name in both`,
-      `${at(text, 'someone-else')}: /outlet/allow: the outlet allows "someone-else" but the inlet ticket's attribute is "postgres-inlet"; set outlet.allow to "postgres-inlet"`,
-      `${at(text, 'elsewhere')}: /inlet/via: the inlet goes via "elsewhere" but the outlet registers relay "postgres"; set inlet.via to "postgres"`,
+      `bad.yaml:${positionOf(text, '\noutlet:\n').line + 2}:10: /outlet/relay: ` +
+        'the outlet registers relay "postgres" but its ticket grants "other-relay"; use the same name in both',
+      `${at(text, 'someone-else')}: /outlet/allow: the outlet allows "someone-else" but the inlet ticket's attribute ` +
+        'is "postgres-inlet"; set outlet.allow to "postgres-inlet"',
+      `${at(text, 'elsewhere')}: /inlet/via: the inlet goes via "elsewhere" but the outlet registers relay ` +
+        '"postgres"; set inlet.via to "postgres"',
     ]);
   });
 
@@ -150,7 +161,8 @@ describe('portal compile', () => {
     const { lines } = await compileBad(text, 1);
     const { line } = positionOf(text, 'tls: true');
     assert.deepEqual(lines, [
-      `bad.yaml:${line}:10: /tickets/inlet/tls: --tls is given only where the inlet serves TLS, and inlet.tls is false; remove tls from the ticket or set inlet.tls: true`,
+      `bad.yaml:${line}:10: /tickets/inlet/tls: --tls is given only where the inlet serves TLS, ` +
+        'and inlet.tls is false; remove tls from the ticket or set inlet.tls: true',
     ]);
   });
 
@@ -191,7 +203,10 @@ describe('portal compile', () => {
     assert.equal(run.code, 2);
     assert.match(
       run.stderr,
-      /^copy\.yaml:\d+:10: \/usecase: use case "postgres" is also defined by .*usecases\/postgres\.yaml; give each manifest its own usecase name$/m,
+      joinedRegExp(
+        /^copy\.yaml:\d+:10: \/usecase: use case "postgres" is also defined by .*usecases\/postgres\.yaml; /m,
+        /give each manifest its own usecase name$/m,
+      ),
     );
     assert.equal(existsSync(out), false);
   });
@@ -201,7 +216,8 @@ describe('portal compile', () => {
     assert.equal(missing.code, 2);
     assert.equal(
       missing.stderr,
-      'portal: cannot read nowhere.yaml: no such file; give the path of a use-case manifest, such as usecases/postgres.yaml\n',
+      'portal: cannot read nowhere.yaml: no such file; give the path of a use-case manifest, ' +
+        'such as usecases/postgres.yaml\n',
     );
     const option = await runPortal(['compile', '--colour', 'x.yaml'], { cwd: work });
     assert.equal(option.code, 2);

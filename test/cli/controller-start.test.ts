@@ -17,7 +17,10 @@ describe('portal controller start: an admin code only when one is needed', funct
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Starts the controller on `listen`, waits until it has said what it says at start, stops it (exit 0), and returns its lines. */
+  /**
+   * Starts the controller on `listen`, waits until it has said what it says at start, stops it (exit 0), and
+   * returns its lines.
+   */
   async function startOnce(listen: string, extra: string[] = []): Promise<string[]> {
     const controller = startPortal(join(dir, 'home'), [
       'controller',
@@ -36,39 +39,44 @@ describe('portal controller start: an admin code only when one is needed', funct
     return [...controller.lines];
   }
 
-  it('prints a code for the first project, none once it hosts one (no secret in a service log), and one with --admin-code', async () => {
-    const first = await startOnce('127.0.0.1:0');
-    const code = codeLine.exec(first.find((line) => codeLine.test(line)) ?? '')?.[1];
-    const address = listening.exec(first.find((line) => listening.test(line)) ?? '')?.[1] ?? '';
-    assert.ok(code, first.join('\n'));
-    // Its port is known now: the next starts take the same one, as a service's would.
-    const second = startPortal(join(dir, 'home'), [
-      'controller',
-      'start',
-      '--listen',
-      address,
-      '--data-dir',
-      join(dir, 'data'),
-    ]);
-    try {
-      await second.waitFor(/^it hosts|^enroll an administrator/);
-      const enrolled = await portal(join(dir, 'admin'), ['enroll', '--controller', address, '--code', code]);
-      assert.equal(enrolled.code, 0, enrolled.stderr);
-    } finally {
-      await second.stop();
-    }
-    const again = await startOnce(address);
-    assert.ok(!again.some((line) => /admin code \(valid|pa1\./.test(line)), again.join('\n'));
-    assert.ok(
-      again.includes(
-        "it hosts 1 project; for another project's administrator, start it once with --admin-code to print a one-time code",
-      ),
-      again.join('\n'),
-    );
-    const asked = await startOnce(address, ['--admin-code']);
-    assert.ok(
-      asked.some((line) => codeLine.test(line)),
-      asked.join('\n'),
-    );
-  });
+  it(
+    'prints a code for the first project, none once it hosts one (no secret in a service log), ' +
+      'and one with --admin-code',
+    async () => {
+      const first = await startOnce('127.0.0.1:0');
+      const code = codeLine.exec(first.find((line) => codeLine.test(line)) ?? '')?.[1];
+      const address = listening.exec(first.find((line) => listening.test(line)) ?? '')?.[1] ?? '';
+      assert.ok(code, first.join('\n'));
+      // Its port is known now: the next starts take the same one, as a service's would.
+      const second = startPortal(join(dir, 'home'), [
+        'controller',
+        'start',
+        '--listen',
+        address,
+        '--data-dir',
+        join(dir, 'data'),
+      ]);
+      try {
+        await second.waitFor(/^it hosts|^enroll an administrator/);
+        const enrolled = await portal(join(dir, 'admin'), ['enroll', '--controller', address, '--code', code]);
+        assert.equal(enrolled.code, 0, enrolled.stderr);
+      } finally {
+        await second.stop();
+      }
+      const again = await startOnce(address);
+      assert.ok(!again.some((line) => /admin code \(valid|pa1\./.test(line)), again.join('\n'));
+      assert.ok(
+        again.includes(
+          "it hosts 1 project; for another project's administrator, start it once with --admin-code to " +
+            'print a one-time code',
+        ),
+        again.join('\n'),
+      );
+      const asked = await startOnce(address, ['--admin-code']);
+      assert.ok(
+        asked.some((line) => codeLine.test(line)),
+        asked.join('\n'),
+      );
+    },
+  );
 });

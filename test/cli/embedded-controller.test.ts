@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { processGone } from '../../src/shared/process-state.ts';
 import { portal } from '../support/processes.ts';
 import { acceptsConnections } from '../support/tcp.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const hostAndPort = (address: string): [string, number] => [
   address.slice(0, address.lastIndexOf(':')),
@@ -36,7 +37,8 @@ describe('portal enroll with the embedded controller', function () {
     assert.match(
       enrolled.stdout,
       new RegExp(
-        `^The embedded controller runs in the background \\(pid \\d+, listening on 127\\.0\\.0\\.1:\\d+\\); it logs to ${log}\\.$`,
+        `^The embedded controller runs in the background \\(pid \\d+, listening on 127\\.0\\.0\\.1:\\d+\\); ` +
+          `it logs to ${log}\\.$`,
         'm',
       ),
     );
@@ -49,46 +51,67 @@ describe('portal enroll with the embedded controller', function () {
     assert.match(ca.stdout, /^-----BEGIN CERTIFICATE-----\n/);
   });
 
-  it('keeps the sealing keys under $PORTAL_HOME/keys, never beside what they seal, with no setup and no warning', async () => {
-    assert.deepEqual((await readdir(join(home, 'keys'))).sort(), ['admin-seal.key', 'controller-seal.key']);
-    for (const name of ['admin-seal.key', 'controller-seal.key'])
-      assert.equal((await stat(join(home, 'keys', name))).mode & 0o777, 0o600, name);
-    assert.equal((await stat(join(home, 'keys'))).mode & 0o777, 0o700);
-    assert.equal(existsSync(join(home, 'controller', 'seal.key')), false);
-    assert.equal(existsSync(join(home, 'admin', 'seal.key')), false);
-    assert.doesNotMatch(await readFile(join(home, 'controller', 'controller.log'), 'utf8'), / WARN /);
-  });
+  it(
+    'keeps the sealing keys under $PORTAL_HOME/keys, ' + 'never beside what they seal, with no setup and no warning',
+    async () => {
+      assert.deepEqual((await readdir(join(home, 'keys'))).sort(), ['admin-seal.key', 'controller-seal.key']);
+      for (const name of ['admin-seal.key', 'controller-seal.key'])
+        assert.equal((await stat(join(home, 'keys', name))).mode & 0o777, 0o600, name);
+      assert.equal((await stat(join(home, 'keys'))).mode & 0o777, 0o700);
+      assert.equal(existsSync(join(home, 'controller', 'seal.key')), false);
+      assert.equal(existsSync(join(home, 'admin', 'seal.key')), false);
+      assert.doesNotMatch(await readFile(join(home, 'controller', 'controller.log'), 'utf8'), / WARN /);
+    },
+  );
 
-  it('refuses, in an enrolled home, options it would ignore, naming what the home administers and what to do', async () => {
-    const project = (await portal(home, ['project', 'show', '--jq', '.id'])).stdout.trim();
-    const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
-    const second = await portal(home, ['enroll', '--project', 'second']);
-    assert.deepEqual([second.code, second.stdout], [2, '']);
-    assert.equal(
-      second.stderr,
-      `portal: ${home} already holds the administrator of project ${project} on controller ${controller}, so --project second would be ignored; ` +
-        `run portal reset --yes first (it removes that project's state under ${home}), or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment\n`,
-    );
-    const elsewhere = await portal(home, ['enroll', '--controller', 'controller.example.net:4000', '--code', 'pa1.x']);
-    assert.equal(elsewhere.code, 2);
-    assert.match(
-      elsewhere.stderr,
-      /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/,
-    );
-  });
+  it(
+    'refuses, in an enrolled home, options it would ignore, ' + 'naming what the home administers and what to do',
+    async () => {
+      const project = (await portal(home, ['project', 'show', '--jq', '.id'])).stdout.trim();
+      const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
+      const second = await portal(home, ['enroll', '--project', 'second']);
+      assert.deepEqual([second.code, second.stdout], [2, '']);
+      assert.equal(
+        second.stderr,
+        `portal: ${home} already holds the administrator of project ${project} on controller ${controller}, ` +
+          'so --project second would be ignored; run portal reset --yes first ' +
+          `(it removes that project's state under ${home}), or set PORTAL_HOME to another directory; ` +
+          `portal enroll with no options confirms the enrollment\n`,
+      );
+      const elsewhere = await portal(home, [
+        'enroll',
+        '--controller',
+        'controller.example.net:4000',
+        '--code',
+        'pa1.x',
+      ]);
+      assert.equal(elsewhere.code, 2);
+      assert.match(
+        elsewhere.stderr,
+        /so --controller controller\.example\.net:4000 --code pa1\.x would be ignored; run portal reset --yes first/,
+      );
+    },
+  );
 
-  it('prints a ticket on a loopback address unchanged, and warns in one line on stderr that only this machine can use it', async () => {
-    const run = await portal(home, ['project', 'ticket', '--attribute', 'db-inlet']);
-    assert.equal(run.code, 0);
-    assert.match(run.stdout, /^pt1\.[A-Za-z0-9_-]+\n$/);
-    const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
-    assert.equal(
-      run.stderr,
-      `portal: warning: this ticket names the controller at ${controller}, a loopback address, so only nodes on this machine can use it; ` +
-        'for nodes on other machines, run the controller where they reach it: portal enroll --listen 0.0.0.0:PORT --public-address HOST:PORT ' +
-        '(in a new PORTAL_HOME, or after portal reset --yes), or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT\n',
-    );
-  });
+  it(
+    'prints a ticket on a loopback address unchanged, ' +
+      'and warns in one line on stderr that only this machine can use it',
+    async () => {
+      const run = await portal(home, ['project', 'ticket', '--attribute', 'db-inlet']);
+      assert.equal(run.code, 0);
+      assert.match(run.stdout, /^pt1\.[A-Za-z0-9_-]+\n$/);
+      const controller = (await portal(home, ['project', 'show', '--jq', '.controller'])).stdout.trim();
+      assert.equal(
+        run.stderr,
+        `portal: warning: this ticket names the controller at ${controller}, a loopback address, ` +
+          'so only nodes on this machine can use it; ' +
+          'for nodes on other machines, run the controller where they reach it: portal enroll --listen 0.0.0.0:PORT ' +
+          '--public-address HOST:PORT ' +
+          '(in a new PORTAL_HOME, or after portal reset --yes), or portal controller start --listen 0.0.0.0:PORT ' +
+          '--public-address HOST:PORT\n',
+      );
+    },
+  );
 
   it('keeps its log in a bounded file under $PORTAL_HOME/controller', async () => {
     const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
@@ -103,7 +126,8 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(
       run.stdout,
       `Backed up the controller data in ${join(home, 'controller')} (1 project, 1 member) to ${output} (mode 0600).\n` +
-        `The sealing key is not in the backup: it is ${join(home, 'keys', 'controller-seal.key')}, which opens it; keep a copy of it apart from the backup (restoring needs both).\n`,
+        `The sealing key is not in the backup: it is ${join(home, 'keys', 'controller-seal.key')}, which opens it; ` +
+        `keep a copy of it apart from the backup (restoring needs both).\n`,
     );
     assert.equal((await stat(output)).mode & 0o777, 0o600);
     await rm(output);
@@ -131,7 +155,8 @@ describe('portal enroll with the embedded controller', function () {
       assert.match(
         shown.stderr,
         new RegExp(
-          `^portal: cannot start the embedded controller: the project CA keys in sqlite:.*controller\\.db are sealed, but the sealing key file ${keyFile} does not exist; [^\\n]*; see .*controller\\.log\\n$`,
+          `^portal: cannot start the embedded controller: the project CA keys in sqlite:.*controller\\.db are ` +
+            `sealed, but the sealing key file ${keyFile} does not exist; [^\\n]*; see .*controller\\.log\\n$`,
         ),
       );
       assert.equal(existsSync(keyFile), false, 'no silent new key');
@@ -160,19 +185,24 @@ describe('portal enroll with the embedded controller', function () {
     const help = await portal(home, ['project', 'ticket', '--help']);
     assert.match(
       help.stdout.replace(/\s+/g, ' '),
-      /--expires-in <duration> lifetime of the ticket: a whole number followed by ms, s, m, h or d \(such as 10h or 1h30m\), at most 30d \(default: "10h"\)/,
+      joinedRegExp(
+        /--expires-in <duration> lifetime of the ticket: /,
+        /a whole number followed by ms, s, m, h or d \(such as 10h or 1h30m\), at most 30d \(default: "10h"\)/,
+      ),
     );
     const bare = await portal(home, ['project', 'ticket']);
     assert.equal(bare.code, 2);
     assert.equal(
       bare.stderr,
-      'portal: no --attribute was given; give --attribute NAME (peers match it with allow), or --relay-node for a relay\n',
+      'portal: no --attribute was given; give --attribute NAME (peers match it with allow), ' +
+        'or --relay-node for a relay\n',
     );
     const mixed = await portal(home, ['project', 'ticket', '--relay-node', '--attribute', 'x']);
     assert.equal(mixed.code, 2);
     assert.equal(
       mixed.stderr,
-      'portal: --relay-node is not valid; give it alone: a relay node has no attribute, relay name or TLS certificate\n',
+      'portal: --relay-node is not valid; give it alone: a relay node has no attribute, ' +
+        'relay name or TLS certificate\n',
     );
   });
 

@@ -32,137 +32,158 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     await rm(home, { recursive: true, force: true });
   });
 
-  it('refuses, with exit code 2 and before starting anything, options that would give tickets a useless address or be ignored', async () => {
-    const cases: [string[], string][] = [
-      [
-        ['--listen', '0.0.0.0:4000', '--controller', '127.0.0.1:4000', '--code', 'pa1.x'],
-        'portal: --listen is for the embedded controller, which --controller and --code replace; give --listen and --public-address to portal controller start on the controller machine, or leave out --controller and --code\n',
-      ],
-      [
-        ['--listen', '0.0.0.0:4000'],
-        'portal: --listen 0.0.0.0:4000 accepts nodes on every address, but without --public-address tickets would name 127.0.0.1:4000, which only this machine reaches; add --public-address HOST:4000, the name or address other machines dial\n',
-      ],
-      [
-        ['--public-address', 'controller.example.net:4000'],
-        'portal: --public-address needs --listen with a fixed port: nodes dial controller.example.net:4000, which must lead to the port the embedded controller listens on; give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000\n',
-      ],
-      [
-        ['--listen', '0.0.0.0:0', '--public-address', 'controller.example.net:4000'],
-        'portal: --public-address needs --listen with a fixed port: nodes dial controller.example.net:4000, which must lead to the port the embedded controller listens on; give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000\n',
-      ],
-    ];
-    for (const [flags, stderr] of cases) {
-      const run = await portal(home, ['enroll', ...flags]);
-      assert.deepEqual([run.code, run.stderr, run.stdout], [2, stderr, ''], flags.join(' '));
-    }
-    assert.equal(existsSync(join(home, 'controller')), false, 'no controller was started');
-  });
-
-  it('listens where --listen says, writes --public-address into tickets without a warning, and keeps both when it starts again', async function () {
-    const address = networkAddress();
-    if (!address) this.skip();
-    const port = await freePort();
-    const enrolled = await portal(home, [
-      'enroll',
-      '--listen',
-      `0.0.0.0:${port}`,
-      '--public-address',
-      `${address}:${port}`,
-    ]);
-    assert.equal(enrolled.code, 0, enrolled.stderr);
-    const lines = enrolled.stdout.split('\n');
-    assert.match(
-      lines[0] ?? '',
-      new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`),
-    );
-    assert.match(
-      lines[1] ?? '',
-      new RegExp(
-        `^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); it logs to ${join(home, 'controller', 'controller.log')}\\.$`,
-      ),
-    );
-
-    const ticket = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
-    assert.deepEqual([ticket.code, ticket.stderr], [0, ''], 'no loopback warning');
-    assert.equal(decodeTicket(ticket.stdout).controller, `${address}:${port}`);
-    const ticketFile = join(home, 'far.ticket');
-    await writeFile(ticketFile, ticket.stdout);
-    const node = startPortal(join(home, 'far-node'), [
-      'node',
-      'create',
-      '--foreground',
-      '--enrollment-ticket-file',
-      ticketFile,
-      '--configuration',
-      '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}',
-    ]);
-    nodes.push(node);
-    await node.waitFor(/enrolled as n[0-9a-f]+ in project/);
-
-    // After a crash (a reboot), the next command starts it again where it listened, with the same public address.
-    const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
-    process.kill(runtime.pid, 'SIGKILL');
-    const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
-    assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
-    assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), {
-      listen: `0.0.0.0:${port}`,
-      publicAddress: `${address}:${port}`,
-    });
-    assert.equal(await acceptsConnections(address, port), true);
-    const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
-    assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
-  });
-
-  it('finds its controller where it listens, not at the public address, which may not lead back here: no second start, and reset stops it', async () => {
-    // The public address is a forwarder, as a port forwarded by a router would be: it leads to the
-    // controller while enroll runs, and nowhere once closed, while the controller keeps listening.
-    const port = await freePort();
-    const forwarded = new Set<Socket>();
-    const forwarder = createServer((client) => {
-      const upstream = connect(port, '127.0.0.1');
-      for (const socket of [client, upstream]) {
-        forwarded.add(socket);
-        socket.on('error', () => (client.destroy(), upstream.destroy()));
+  it(
+    'refuses, with exit code 2 and before starting anything, ' +
+      'options that would give tickets a useless address or be ignored',
+    async () => {
+      const cases: [string[], string][] = [
+        [
+          ['--listen', '0.0.0.0:4000', '--controller', '127.0.0.1:4000', '--code', 'pa1.x'],
+          'portal: --listen is for the embedded controller, which --controller and --code replace; ' +
+            'give --listen and --public-address to portal controller start on the controller machine, ' +
+            'or leave out --controller and --code\n',
+        ],
+        [
+          ['--listen', '0.0.0.0:4000'],
+          'portal: --listen 0.0.0.0:4000 accepts nodes on every address, ' +
+            'but without --public-address tickets would name 127.0.0.1:4000, which only this machine reaches; ' +
+            'add --public-address HOST:4000, the name or address other machines dial\n',
+        ],
+        [
+          ['--public-address', 'controller.example.net:4000'],
+          'portal: --public-address needs --listen with a fixed port: nodes dial controller.example.net:4000, ' +
+            'which must lead to the port the embedded controller listens on; ' +
+            'give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000\n',
+        ],
+        [
+          ['--listen', '0.0.0.0:0', '--public-address', 'controller.example.net:4000'],
+          'portal: --public-address needs --listen with a fixed port: nodes dial controller.example.net:4000, ' +
+            'which must lead to the port the embedded controller listens on; ' +
+            'give both, such as --listen 0.0.0.0:4000 --public-address controller.example.net:4000\n',
+        ],
+      ];
+      for (const [flags, stderr] of cases) {
+        const run = await portal(home, ['enroll', ...flags]);
+        assert.deepEqual([run.code, run.stderr, run.stdout], [2, stderr, ''], flags.join(' '));
       }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
-    const publicAddress = `127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
-    let runtime: { pid: number; address: string; listening?: string };
-    try {
+      assert.equal(existsSync(join(home, 'controller')), false, 'no controller was started');
+    },
+  );
+
+  it(
+    'listens where --listen says, writes --public-address into tickets without a warning, ' +
+      'and keeps both when it starts again',
+    async function () {
+      const address = networkAddress();
+      if (!address) this.skip();
+      const port = await freePort();
       const enrolled = await portal(home, [
         'enroll',
         '--listen',
-        `127.0.0.1:${port}`,
+        `0.0.0.0:${port}`,
         '--public-address',
-        publicAddress,
+        `${address}:${port}`,
       ]);
       assert.equal(enrolled.code, 0, enrolled.stderr);
-      runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as typeof runtime;
-    } finally {
-      forwarded.forEach((socket) => socket.destroy());
-      await new Promise((resolve) => forwarder.close(resolve));
-    }
-    assert.equal(runtime.address, publicAddress);
-
-    try {
-      const shown = await portal(home, ['project', 'show', '--jq', '.id']);
-      assert.equal(shown.code, 1);
+      const lines = enrolled.stdout.split('\n');
       assert.match(
-        shown.stderr,
-        new RegExp(`^portal: cannot reach the controller at ${publicAddress} \\(ECONNREFUSED\\)`),
-        'the running controller is found: no second one is started',
+        lines[0] ?? '',
+        new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`),
       );
-      assert.equal(processGone(runtime.pid), false);
+      assert.match(
+        lines[1] ?? '',
+        new RegExp(
+          `^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); ` +
+            `it logs to ${join(home, 'controller', 'controller.log')}\\.$`,
+        ),
+      );
 
-      const reset = await portal(home, ['reset', '--yes']);
-      assert.equal(reset.code, 0, reset.stderr);
-      assert.equal(processGone(runtime.pid), true, 'the controller exited before its data was removed');
-      assert.equal(await acceptsConnections('127.0.0.1', port), false);
-      assert.equal(existsSync(join(home, 'controller')), false);
-    } finally {
-      if (!processGone(runtime.pid)) process.kill(runtime.pid, 'SIGKILL');
-    }
-    assert.equal(runtime.listening, `127.0.0.1:${port}`, 'the runtime file names where it listens');
-  });
+      const ticket = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
+      assert.deepEqual([ticket.code, ticket.stderr], [0, ''], 'no loopback warning');
+      assert.equal(decodeTicket(ticket.stdout).controller, `${address}:${port}`);
+      const ticketFile = join(home, 'far.ticket');
+      await writeFile(ticketFile, ticket.stdout);
+      const node = startPortal(join(home, 'far-node'), [
+        'node',
+        'create',
+        '--foreground',
+        '--enrollment-ticket-file',
+        ticketFile,
+        '--configuration',
+        '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}',
+      ]);
+      nodes.push(node);
+      await node.waitFor(/enrolled as n[0-9a-f]+ in project/);
+
+      // After a crash (a reboot), the next command starts it again where it listened, with the same public address.
+      const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
+      process.kill(runtime.pid, 'SIGKILL');
+      const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
+      assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
+      assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), {
+        listen: `0.0.0.0:${port}`,
+        publicAddress: `${address}:${port}`,
+      });
+      assert.equal(await acceptsConnections(address, port), true);
+      const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
+      assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
+    },
+  );
+
+  it(
+    'finds its controller where it listens, not at the public address, which may not lead back here: ' +
+      'no second start, and reset stops it',
+    async () => {
+      // The public address is a forwarder, as a port forwarded by a router would be: it leads to the
+      // controller while enroll runs, and nowhere once closed, while the controller keeps listening.
+      const port = await freePort();
+      const forwarded = new Set<Socket>();
+      const forwarder = createServer((client) => {
+        const upstream = connect(port, '127.0.0.1');
+        for (const socket of [client, upstream]) {
+          forwarded.add(socket);
+          socket.on('error', () => (client.destroy(), upstream.destroy()));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
+      const publicAddress = `127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
+      let runtime: { pid: number; address: string; listening?: string };
+      try {
+        const enrolled = await portal(home, [
+          'enroll',
+          '--listen',
+          `127.0.0.1:${port}`,
+          '--public-address',
+          publicAddress,
+        ]);
+        assert.equal(enrolled.code, 0, enrolled.stderr);
+        runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as typeof runtime;
+      } finally {
+        forwarded.forEach((socket) => socket.destroy());
+        await new Promise((resolve) => forwarder.close(resolve));
+      }
+      assert.equal(runtime.address, publicAddress);
+
+      try {
+        const shown = await portal(home, ['project', 'show', '--jq', '.id']);
+        assert.equal(shown.code, 1);
+        assert.match(
+          shown.stderr,
+          new RegExp(`^portal: cannot reach the controller at ${publicAddress} \\(ECONNREFUSED\\)`),
+          'the running controller is found: no second one is started',
+        );
+        assert.equal(processGone(runtime.pid), false);
+
+        const reset = await portal(home, ['reset', '--yes']);
+        assert.equal(reset.code, 0, reset.stderr);
+        assert.equal(processGone(runtime.pid), true, 'the controller exited before its data was removed');
+        assert.equal(await acceptsConnections('127.0.0.1', port), false);
+        assert.equal(existsSync(join(home, 'controller')), false);
+      } finally {
+        if (!processGone(runtime.pid)) process.kill(runtime.pid, 'SIGKILL');
+      }
+      assert.equal(runtime.listening, `127.0.0.1:${port}`, 'the runtime file names where it listens');
+    },
+  );
 });

@@ -48,7 +48,8 @@ describe('portal node show: the lines of a node that is up', () => {
       'The node is UP',
       '  node n1 in project p1, controller 127.0.0.1:4000 (connected)',
       '  certificate valid until 2026-11-21T11:00:00.000Z',
-      '  outlet: relay db -> 127.0.0.1:5432, up, registered on 1 relay, 1 session open (1 direct), 1 connection so far, 1 open now',
+      '  outlet: relay db -> 127.0.0.1:5432, up, registered on 1 relay, 1 session open (1 direct), ' +
+        '1 connection so far, 1 open now',
       '  relay controller at 127.0.0.1:4000: connected',
       '  warning: relay r2 at 127.0.0.1:4100 is unreachable (reconnecting); the others carry the node',
     ]);
@@ -65,7 +66,8 @@ describe('portal node show: the lines of a node that is up', () => {
     };
     assert.equal(
       describeNode(busy)[3],
-      '  outlet: relay db -> 127.0.0.1:5432, up, registered on 2 relays, 2 sessions open (1 direct), 3 connections so far, 0 open now',
+      '  outlet: relay db -> 127.0.0.1:5432, up, registered on 2 relays, 2 sessions open (1 direct), ' +
+        '3 connections so far, 0 open now',
     );
   });
 });

@@ -7,6 +7,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, portal, portalBundle, start, type Running } from '../support/processes.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 /** What systemd would run: the [Service] settings of a unit file, ExecStart split into its words. */
 interface ParsedUnit {
@@ -141,9 +142,11 @@ describe('portal service install: systemd units', function () {
       assert.equal(
         run.stdout,
         `Wrote ${join(units, `portal-${role}.service`)}.\nTo start it, as root:\n` +
-          '  id -u portal >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin portal\n' +
+          '  id -u portal >/dev/null 2>&1 || ' +
+          'useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin portal\n' +
           (role === 'relay' ? '' : `  install -d -o portal -m 0700 ${join(dir, `${role}-home`)}\n`) +
-          `  systemctl daemon-reload\n  systemctl enable --now portal-${role}\n  journalctl -u portal-${role} -f    # its log\n`,
+          `  systemctl daemon-reload\n  systemctl enable --now portal-${role}\n` +
+          `  journalctl -u portal-${role} -f    # its log\n`,
       );
       const verified = spawnSync('systemd-analyze', ['verify', join(units, `portal-${role}.service`)], {
         encoding: 'utf8',
@@ -219,70 +222,74 @@ describe('portal service install: systemd units', function () {
     }
   });
 
-  it('runs a controller that reads its sealing key from the credential, and a node enrolled with the ticket credential', async () => {
-    const controllerUnit = join(units, 'portal-controller.service');
-    const controller = await runUnit(controllerUnit, dir);
-    running.push(controller);
-    const listening = await controller.waitFor(/^controller listening on /);
-    const code = /portal enroll --controller (\S+) --code (\S+)/.exec(
-      await controller.waitFor(/^enroll an administrator with/),
-    );
-    assert.ok(code);
-    assert.equal(
-      controller.lines.filter((line) => / WARN /.test(line)).length,
-      0,
-      `no warning about the sealing key:\n${controller.lines.join('\n')}`,
-    );
-    assert.equal(existsSync(join(dir, 'controller-home', 'keys')), false, 'no key was made under PORTAL_HOME');
-    assert.match(listening, /^controller listening on 127\.0\.0\.1:\d+/);
+  it(
+    'runs a controller that reads its sealing key from the credential, ' +
+      'and a node enrolled with the ticket credential',
+    async () => {
+      const controllerUnit = join(units, 'portal-controller.service');
+      const controller = await runUnit(controllerUnit, dir);
+      running.push(controller);
+      const listening = await controller.waitFor(/^controller listening on /);
+      const code = /portal enroll --controller (\S+) --code (\S+)/.exec(
+        await controller.waitFor(/^enroll an administrator with/),
+      );
+      assert.ok(code);
+      assert.equal(
+        controller.lines.filter((line) => / WARN /.test(line)).length,
+        0,
+        `no warning about the sealing key:\n${controller.lines.join('\n')}`,
+      );
+      assert.equal(existsSync(join(dir, 'controller-home', 'keys')), false, 'no key was made under PORTAL_HOME');
+      assert.match(listening, /^controller listening on 127\.0\.0\.1:\d+/);
 
-    const admin = join(dir, 'admin');
-    const enrolled = await portal(admin, ['enroll', '--controller', code[1] as string, '--code', code[2] as string]);
-    assert.equal(enrolled.code, 0, enrolled.stderr);
-    const ticket = await portal(admin, ['project', 'ticket', '--attribute', 'svc-inlet']);
-    await writeFile(join(dir, 'etc', 'node.ticket'), ticket.stdout, { mode: 0o600 });
-    const installed = await portal(dir, [
-      'service',
-      'install',
-      'node',
-      '--name',
-      'portal-node-2',
-      '--output',
-      units,
-      '--configuration',
-      join(dir, 'etc', 'node.yaml'),
-      '--enrollment-ticket-file',
-      join(dir, 'etc', 'node.ticket'),
-      '--sealing-key-file',
-      join(dir, 'etc', 'node-seal.key'),
-      '--home',
-      join(dir, 'node-2-home'),
-    ]);
-    assert.equal(installed.code, 0, installed.stderr);
-    const node = await runUnit(join(units, 'portal-node-2.service'), dir);
-    running.push(node);
-    await node.waitFor(/enrolled as n[0-9a-f]+ in project \S+ with attribute svc-inlet/);
-    // Running: its listeners are up (no outlet serves "svc", so it is not set up to carry traffic).
-    await node.waitFor(/INFO node n[0-9a-f]+ listens on 127\.0\.0\.1:\d+ \(inlet clients\)/);
-    assert.equal(
-      existsSync(join(dir, 'node-2-home', 'keys', 'node-seal.key')),
-      false,
-      'the node sealed its identity with the credential',
-    );
-    await node.stop();
-    await controller.stop();
+      const admin = join(dir, 'admin');
+      const enrolled = await portal(admin, ['enroll', '--controller', code[1] as string, '--code', code[2] as string]);
+      assert.equal(enrolled.code, 0, enrolled.stderr);
+      const ticket = await portal(admin, ['project', 'ticket', '--attribute', 'svc-inlet']);
+      await writeFile(join(dir, 'etc', 'node.ticket'), ticket.stdout, { mode: 0o600 });
+      const installed = await portal(dir, [
+        'service',
+        'install',
+        'node',
+        '--name',
+        'portal-node-2',
+        '--output',
+        units,
+        '--configuration',
+        join(dir, 'etc', 'node.yaml'),
+        '--enrollment-ticket-file',
+        join(dir, 'etc', 'node.ticket'),
+        '--sealing-key-file',
+        join(dir, 'etc', 'node-seal.key'),
+        '--home',
+        join(dir, 'node-2-home'),
+      ]);
+      assert.equal(installed.code, 0, installed.stderr);
+      const node = await runUnit(join(units, 'portal-node-2.service'), dir);
+      running.push(node);
+      await node.waitFor(/enrolled as n[0-9a-f]+ in project \S+ with attribute svc-inlet/);
+      // Running: its listeners are up (no outlet serves "svc", so it is not set up to carry traffic).
+      await node.waitFor(/INFO node n[0-9a-f]+ listens on 127\.0\.0\.1:\d+ \(inlet clients\)/);
+      assert.equal(
+        existsSync(join(dir, 'node-2-home', 'keys', 'node-seal.key')),
+        false,
+        'the node sealed its identity with the credential',
+      );
+      await node.stop();
+      await controller.stop();
 
-    // Another key in the credential: the controller names the credential it read, and stops.
-    await writeFile(join(dir, 'other.key'), key(), { mode: 0o600 });
-    const refused = await runUnit(controllerUnit, dir, { 'controller-seal.key': join(dir, 'other.key') });
-    running.push(refused);
-    const [exit] = (await once(refused.child, 'exit')) as [number | null];
-    assert.equal(exit, 1);
-    assert.match(
-      refused.lines.join('\n'),
-      /^portal: the sealing key in \S+\/credentials-\w+\/controller-seal\.key does not open /m,
-    );
-  });
+      // Another key in the credential: the controller names the credential it read, and stops.
+      await writeFile(join(dir, 'other.key'), key(), { mode: 0o600 });
+      const refused = await runUnit(controllerUnit, dir, { 'controller-seal.key': join(dir, 'other.key') });
+      running.push(refused);
+      const [exit] = (await once(refused.child, 'exit')) as [number | null];
+      assert.equal(exit, 1);
+      assert.match(
+        refused.lines.join('\n'),
+        /^portal: the sealing key in \S+\/credentials-\w+\/controller-seal\.key does not open /m,
+      );
+    },
+  );
 
   it('prints with --dry-run and writes nothing; refuses what would not run or would replace a unit', async () => {
     const dry = join(dir, 'dry');
@@ -294,11 +301,18 @@ describe('portal service install: systemd units', function () {
     const refusals: [string[], RegExp][] = [
       [
         ['controller', '--listen', '0.0.0.0:4000', '--public-address', 'c.example.net:4000'],
-        /^portal: portal service install controller needs --sealing-key-file; make the key once, readable by root alone: \(umask 077; openssl rand -base64 32 > \/etc\/portal\/controller-seal\.key\)/,
+        joinedRegExp(
+          /^portal: portal service install controller needs --sealing-key-file; /,
+          /make the key once, readable by root alone: \(umask 077; openssl rand -base64 32 > /,
+          /\/etc\/portal\/controller-seal\.key\)/,
+        ),
       ],
       [
         ['controller', '--listen', '0.0.0.0:4000', '--sealing-key-file', join(dir, 'etc', 'controller-seal.key')],
-        /^portal: --listen 0\.0\.0\.0:4000 accepts nodes on every address, but without --public-address tickets would name 127\.0\.0\.1:4000/,
+        joinedRegExp(
+          /^portal: --listen 0\.0\.0\.0:4000 accepts nodes on every address, /,
+          /but without --public-address tickets would name 127\.0\.0\.1:4000/,
+        ),
       ],
       [['node'], /^portal: portal service install node needs --configuration/],
       [
@@ -322,7 +336,11 @@ describe('portal service install: systemd units', function () {
       // What the process would refuse at its start, refused in the same words.
       [
         ['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=soon'],
-        /^portal: PORTAL_DRAIN_TIMEOUT=soon is not a duration; give a whole number followed by ms, s, m, h or d \(such as 10s or 1m\), at most 10m, or 0s to close connections at once\n$/,
+        joinedRegExp(
+          /^portal: PORTAL_DRAIN_TIMEOUT=soon is not a duration; /,
+          /give a whole number followed by ms, s, m, h or d \(such as 10s or 1m\), at most 10m, /,
+          /or 0s to close connections at once\n$/,
+        ),
       ],
       [
         ['relay', '--env', 'PORTAL_DRAIN_TIMEOUT=1h'],
@@ -331,15 +349,26 @@ describe('portal service install: systemd units', function () {
       // Secrets, which the unit file would show to every user.
       [
         ['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--env', 'ENROLLMENT_TICKET=pt1.secret'],
-        /^portal: --env ENROLLMENT_TICKET=… would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead: the unit loads it as a credential, which only root and the service can read\n$/,
+        joinedRegExp(
+          /^portal: --env ENROLLMENT_TICKET=… would write the enrollment ticket into the unit file, /,
+          /which every user can read; give --enrollment-ticket-file FILE instead: /,
+          /the unit loads it as a credential, which only root and the service can read\n$/,
+        ),
       ],
       [
         ['controller', '--listen', '127.0.0.1:4000', '--env', 'PORTAL_CONTROLLER_SEALING_KEY=pt1.secret'],
-        /^portal: --env PORTAL_CONTROLLER_SEALING_KEY=… would write the controller's sealing key into the unit file, which every user can read; give --sealing-key-file FILE instead/,
+        joinedRegExp(
+          /^portal: --env PORTAL_CONTROLLER_SEALING_KEY=… /,
+          /would write the controller's sealing key into the unit file, which every user can read; /,
+          /give --sealing-key-file FILE instead/,
+        ),
       ],
       [
         ['node', '--configuration', join(dir, 'etc', 'node.yaml'), '--', '--enrollment-ticket', 'pt1.secret'],
-        /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file, which every user can read; give --enrollment-ticket-file FILE instead/,
+        joinedRegExp(
+          /^portal: the argument --enrollment-ticket would write the enrollment ticket into the unit file, /,
+          /which every user can read; give --enrollment-ticket-file FILE instead/,
+        ),
       ],
       [
         ['relay', '--', '--enrollment-ticket=pt1.secret'],
@@ -347,7 +376,11 @@ describe('portal service install: systemd units', function () {
       ],
       [
         ['relay', '--', '--code', 'pt1.secret'],
-        /^portal: the argument --code would write a one-time admin code into the unit file, which every user can read; leave it out: a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file\n$/,
+        joinedRegExp(
+          /^portal: the argument --code would write a one-time admin code into the unit file, /,
+          /which every user can read; leave it out: /,
+          /a service takes its secrets as credentials, with --enrollment-ticket-file and --sealing-key-file\n$/,
+        ),
       ],
     ];
     for (const [args, message] of refusals) {
@@ -386,8 +419,10 @@ describe('portal service install: systemd units', function () {
     assert.equal(run.status, 0, run.stderr);
     assert.equal(
       run.stderr,
-      `portal: warning: the service cannot run ${join(hidden, 'portal.mjs')} as portal: ${hidden} is mode 0700, which others may not enter; ` +
-        'install Node.js and Portal where every user can read them (PORTAL_HOME=/opt/portal sh install.sh, then chmod 755 /opt/portal), and run this again from there\n',
+      `portal: warning: the service cannot run ${join(hidden, 'portal.mjs')} as portal: ${hidden} is mode 0700, ` +
+        'which others may not enter; ' +
+        'install Node.js and Portal where every user can read them ' +
+        '(PORTAL_HOME=/opt/portal sh install.sh, then chmod 755 /opt/portal), and run this again from there\n',
     );
   });
 });

@@ -97,7 +97,8 @@ describe('stack boot script (sandbox)', () => {
     const stateDirectory = join(sandbox.root, 'var/lib/portal');
     assert.ok(
       calls.includes(
-        `mount -t nfs4 -o nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport ${fileSystemHost}:/ ${stateDirectory}`,
+        'mount -t nfs4 -o nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport ' +
+          `${fileSystemHost}:/ ${stateDirectory}`,
       ),
       calls.join('\n'),
     );
@@ -108,7 +109,8 @@ describe('stack boot script (sandbox)', () => {
     assert.ok(calls.includes('systemctl enable --now portal-node.service portal-status.service'));
     assert.ok(
       calls.includes(
-        `aws secretsmanager get-secret-value --secret-id ${ticketSecret} --region us-east-1 --query SecretString --output text`,
+        `aws secretsmanager get-secret-value --secret-id ${ticketSecret} --region us-east-1 --query SecretString ` +
+          '--output text',
       ),
     );
     assert.equal(
@@ -158,31 +160,36 @@ describe('stack boot script (sandbox)', () => {
     assert.match(unit, /^EnvironmentFile=\/etc\/portal\/node\.env$/m);
   });
 
-  it("copies the sealing key from the stack's secret to the machine's memory, never to the file system, at every start of the node", async () => {
-    const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0);
-    assert.equal(run.code, 0, run.stderr);
-    const keyFile = join(sandbox.root, 'run/portal/seal.key');
-    assert.equal(await readFile(keyFile, 'utf8'), `${sealingKeyMaterial}\n`);
-    assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
-    assert.equal((await stat(join(sandbox.root, 'run/portal'))).mode & 0o777, 0o700);
-    const calls = await sandbox.calls();
-    assert.ok(
-      calls.includes(
-        `aws secretsmanager get-secret-value --secret-id ${sealingKeySecret} --region us-east-1 --query SecretString --output text`,
-      ),
-    );
-    assert.ok(!calls.some((call) => call.includes(sealingKeyMaterial)), 'the key is on no command line');
-    const environment = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
-    assert.match(environment, /^PORTAL_SEALING_KEY_FILE=\/run\/portal\/seal\.key$/m);
-    assert.ok(!environment.includes(sealingKeyMaterial));
-    const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
-    assert.match(
-      unit,
-      /^ExecStartPre=\/usr\/local\/bin\/portal-sealing-key$/m,
-      'a reboot empties /run: each start fetches the key again',
-    );
-    assert.match(run.stdout, /^portal-boot: reading the sealing key into \/run\/portal\/seal\.key$/m);
-  });
+  it(
+    "copies the sealing key from the stack's secret to the machine's memory, never to the file system, " +
+      'at every start of the node',
+    async () => {
+      const run = await boot(sandbox, renderedBootScript('webhook', 'outlet'), 0);
+      assert.equal(run.code, 0, run.stderr);
+      const keyFile = join(sandbox.root, 'run/portal/seal.key');
+      assert.equal(await readFile(keyFile, 'utf8'), `${sealingKeyMaterial}\n`);
+      assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+      assert.equal((await stat(join(sandbox.root, 'run/portal'))).mode & 0o777, 0o700);
+      const calls = await sandbox.calls();
+      assert.ok(
+        calls.includes(
+          `aws secretsmanager get-secret-value --secret-id ${sealingKeySecret} --region us-east-1 --query ` +
+            'SecretString --output text',
+        ),
+      );
+      assert.ok(!calls.some((call) => call.includes(sealingKeyMaterial)), 'the key is on no command line');
+      const environment = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
+      assert.match(environment, /^PORTAL_SEALING_KEY_FILE=\/run\/portal\/seal\.key$/m);
+      assert.ok(!environment.includes(sealingKeyMaterial));
+      const unit = await readFile(join(sandbox.root, 'etc/systemd/system/portal-node.service'), 'utf8');
+      assert.match(
+        unit,
+        /^ExecStartPre=\/usr\/local\/bin\/portal-sealing-key$/m,
+        'a reboot empties /run: each start fetches the key again',
+      );
+      assert.match(run.stdout, /^portal-boot: reading the sealing key into \/run\/portal\/seal\.key$/m);
+    },
+  );
 
   it('stops and tells the stack when the machine cannot read the sealing key', async () => {
     const aws = secretsStandIn().replace(`'${sealingKeySecret}')`, "'another-secret')");
@@ -191,7 +198,8 @@ describe('stack boot script (sandbox)', () => {
     assert.match(
       failed.stderr,
       new RegExp(
-        `portal-boot: error: cannot read the sealing key from ${sealingKeySecret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check the machine role`,
+        'portal-boot: error: cannot read the sealing key from ' +
+          `${sealingKeySecret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; check the machine role`,
       ),
     );
     assert.equal(
@@ -247,7 +255,8 @@ describe('stack boot script (sandbox)', () => {
     const calls = await sandbox.calls();
     assert.ok(
       calls.includes(
-        'amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c file:/opt/aws/amazon-cloudwatch-agent/etc/portal-status.json',
+        'amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c ' +
+          'file:/opt/aws/amazon-cloudwatch-agent/etc/portal-status.json',
       ),
     );
   });
@@ -288,7 +297,8 @@ describe('stack boot script (sandbox)', () => {
     assert.match(
       run.stderr,
       new RegExp(
-        `portal-boot: error: ${fileSystemHost} did not resolve after 20 attempts; check that the VPC has DNS resolution and DNS host names enabled`,
+        `portal-boot: error: ${fileSystemHost} did not resolve after 20 attempts; ` +
+          'check that the VPC has DNS resolution and DNS host names enabled',
       ),
     );
     assert.ok(!run.stdout.includes('Portal node setup completed successfully'));
@@ -340,7 +350,8 @@ describe('stack boot script (sandbox)', () => {
     assert.match(
       run.stderr,
       new RegExp(
-        `portal-boot: error: the installer from ${installUrl.replace(/\./g, '\\.')} did not install /root/\\.portal/bin/portal; check the InstallUrl parameter`,
+        `portal-boot: error: the installer from ${installUrl.replace(/\./g, '\\.')} did not install ` +
+          `/root/\\.portal/bin/portal; check the InstallUrl parameter`,
       ),
     );
   });

@@ -73,7 +73,8 @@ describe('compose files (spec 2.5)', () => {
       assert.equal(
         node.stop_grace_period,
         '30s',
-        "docker stop waits for the node's drain (10 s by default) and 20 s more, rather than the 10 s that would kill it mid-drain",
+        "docker stop waits for the node's drain (10 s by default) and 20 s more, rather than the 10 s that " +
+          'would kill it mid-drain',
       );
     }
     const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
@@ -169,59 +170,66 @@ describe('compose files (spec 2.5)', () => {
   });
 
   for (const usecase of containerUseCases) {
-    it(`${usecase}: docker-compose config -q accepts it with a ticket and refuses it, naming the fix, without one`, () => {
-      const file = join(projectRoot, 'out', usecase, 'inlet.compose.yaml');
-      const check = (ticket: string | undefined) =>
-        spawnSync('docker-compose', ['-f', file, 'config', '-q'], {
-          env: { PATH: process.env.PATH, ...(ticket === undefined ? {} : { ENROLLMENT_TICKET: ticket }) },
-          encoding: 'utf8',
-        });
-      const accepted = check('pt1.aBc-123_xyz');
-      assert.equal(
-        accepted.error,
-        undefined,
-        'docker-compose is installed (Debian package docker-compose; .ci/run installs it)',
-      );
-      assert.equal(accepted.status, 0, accepted.stderr);
-      for (const missing of [undefined, '']) {
-        const refused = check(missing);
-        assert.equal(refused.status, 1);
-        assert.match(refused.stderr, /set ENROLLMENT_TICKET to the contents of inlet\.ticket/);
-      }
-    });
+    it(
+      `${usecase}: docker-compose config -q accepts it with a ticket and refuses it, ` + 'naming the fix, without one',
+      () => {
+        const file = join(projectRoot, 'out', usecase, 'inlet.compose.yaml');
+        const check = (ticket: string | undefined) =>
+          spawnSync('docker-compose', ['-f', file, 'config', '-q'], {
+            env: { PATH: process.env.PATH, ...(ticket === undefined ? {} : { ENROLLMENT_TICKET: ticket }) },
+            encoding: 'utf8',
+          });
+        const accepted = check('pt1.aBc-123_xyz');
+        assert.equal(
+          accepted.error,
+          undefined,
+          'docker-compose is installed (Debian package docker-compose; .ci/run installs it)',
+        );
+        assert.equal(accepted.status, 0, accepted.stderr);
+        for (const missing of [undefined, '']) {
+          const refused = check(missing);
+          assert.equal(refused.status, 1);
+          assert.match(refused.stderr, /set ENROLLMENT_TICKET to the contents of inlet\.ticket/);
+        }
+      },
+    );
   }
 
   for (const usecase of containerUseCases) {
-    it(`${usecase}: keeps the direct path off, and the guide's edits turn it on in a file compose and the node accept`, () => {
-      const original = artifactText(usecase, 'inlet.compose.yaml');
-      assert.equal(original.split('direct: false').length, 2, 'one place to change, as the guide says');
-      const file = parse(original.replace('direct: false', 'direct: 0.0.0.0:4200')) as {
-        services: Record<string, Service>;
-      };
-      const node = file.services.node as Service;
-      assert.equal(
-        node.environment?.PORTAL_DIRECT_ADVERTISE,
-        undefined,
-        'nothing advertised until the operator says where',
-      );
-      node.environment = { ...node.environment, PORTAL_DIRECT_ADVERTISE: '203.0.113.7:4200' };
-      if (node.network_mode === 'bridge') node.ports = [...(node.ports ?? []), '4200:4200'];
-      const configuration = parseNodeConfig(`${usecase} command`, node.command[4] ?? '');
-      assert.equal(configuration['tcp-inlet']?.direct, '0.0.0.0:4200');
-      const dir = mkdtempSync(join(tmpdir(), 'portal-compose-direct-'));
-      try {
-        const edited = join(dir, 'inlet.compose.yaml');
-        writeFileSync(edited, stringify(file));
-        const check = spawnSync('docker-compose', ['-f', edited, 'config', '-q'], {
-          env: { PATH: process.env.PATH, ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' },
-          encoding: 'utf8',
-        });
-        assert.equal(check.status, 0, check.stderr);
-        assert.equal(validateCompose(file), true, JSON.stringify(validateCompose.errors));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+    it(
+      `${usecase}: keeps the direct path off, and the guide's edits turn it on in a file compose ` +
+        'and the node accept',
+      () => {
+        const original = artifactText(usecase, 'inlet.compose.yaml');
+        assert.equal(original.split('direct: false').length, 2, 'one place to change, as the guide says');
+        const file = parse(original.replace('direct: false', 'direct: 0.0.0.0:4200')) as {
+          services: Record<string, Service>;
+        };
+        const node = file.services.node as Service;
+        assert.equal(
+          node.environment?.PORTAL_DIRECT_ADVERTISE,
+          undefined,
+          'nothing advertised until the operator says where',
+        );
+        node.environment = { ...node.environment, PORTAL_DIRECT_ADVERTISE: '203.0.113.7:4200' };
+        if (node.network_mode === 'bridge') node.ports = [...(node.ports ?? []), '4200:4200'];
+        const configuration = parseNodeConfig(`${usecase} command`, node.command[4] ?? '');
+        assert.equal(configuration['tcp-inlet']?.direct, '0.0.0.0:4200');
+        const dir = mkdtempSync(join(tmpdir(), 'portal-compose-direct-'));
+        try {
+          const edited = join(dir, 'inlet.compose.yaml');
+          writeFileSync(edited, stringify(file));
+          const check = spawnSync('docker-compose', ['-f', edited, 'config', '-q'], {
+            env: { PATH: process.env.PATH, ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' },
+            encoding: 'utf8',
+          });
+          assert.equal(check.status, 0, check.stderr);
+          assert.equal(validateCompose(file), true, JSON.stringify(validateCompose.errors));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
   }
 
   it('stops compose with a clear message when ENROLLMENT_TICKET is unset', () => {

@@ -97,8 +97,10 @@ fi`,
       });
       assert.equal(run.status, 0, run.stderr);
       const removals = (stack: string) => [
-        `aws cloudformation describe-stacks --stack-name ${stack} --query Stacks[0].Outputs[?OutputKey=='StateFileSystemId'].OutputValue --output text`,
-        `aws cloudformation describe-stacks --stack-name ${stack} --query Stacks[0].Outputs[?OutputKey=='SealingKeySecretArn'].OutputValue --output text`,
+        `aws cloudformation describe-stacks --stack-name ${stack} --query ` +
+          `Stacks[0].Outputs[?OutputKey=='StateFileSystemId'].OutputValue --output text`,
+        `aws cloudformation describe-stacks --stack-name ${stack} --query ` +
+          `Stacks[0].Outputs[?OutputKey=='SealingKeySecretArn'].OutputValue --output text`,
         `aws cloudformation delete-stack --stack-name ${stack}`,
         `aws cloudformation wait stack-delete-complete --stack-name ${stack}`,
         `aws efs delete-file-system --file-system-id fs-of-${stack}`,
@@ -120,57 +122,61 @@ fi`,
   });
 
   for (const usecase of allUseCases) {
-    it(`${usecase}: launches the stacks with the ticket in a private parameters file, never on a command line`, async () => {
-      const guide = artifactText(usecase, 'README.md');
-      const section = guide.slice(guide.indexOf('With the AWS CLI'));
-      const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-      assert.ok(script);
-      const sandbox = await createSandbox();
-      try {
-        await sandbox.stub('aws');
-        await sandbox.stub('cat', 'exec /bin/cat "$@"');
-        await writeFile(join(sandbox.dir, 'outlet.ticket'), 'pt1_outlet-ticket\n');
-        await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
-        const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
-          cwd: sandbox.dir,
-          env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
-          encoding: 'utf8',
-        });
-        assert.equal(run.status, 0, run.stderr);
-        const calls = await sandbox.calls();
-        assert.ok(!calls.some((call) => call.includes('pt1_')), calls.join('\n'));
-        assert.ok(
-          calls.includes(
-            `aws cloudformation create-stack --stack-name ${usecase}-outlet --template-body file://outlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://outlet.parameters.json`,
-          ),
-        );
-        for (const role of ['outlet', 'inlet']) {
-          const file = join(sandbox.dir, `${role}.parameters.json`);
-          const parameters = JSON.parse(await readFile(file, 'utf8')) as {
-            ParameterKey: string;
-            ParameterValue: string;
-          }[];
-          assert.equal(
-            parameters.find((parameter) => parameter.ParameterKey === 'EnrollmentTicket')?.ParameterValue,
-            `pt1_${role}-ticket`,
+    it(
+      `${usecase}: launches the stacks with the ticket in a private parameters file, ` + 'never on a command line',
+      async () => {
+        const guide = artifactText(usecase, 'README.md');
+        const section = guide.slice(guide.indexOf('With the AWS CLI'));
+        const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+        assert.ok(script);
+        const sandbox = await createSandbox();
+        try {
+          await sandbox.stub('aws');
+          await sandbox.stub('cat', 'exec /bin/cat "$@"');
+          await writeFile(join(sandbox.dir, 'outlet.ticket'), 'pt1_outlet-ticket\n');
+          await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
+          const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+            cwd: sandbox.dir,
+            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            encoding: 'utf8',
+          });
+          assert.equal(run.status, 0, run.stderr);
+          const calls = await sandbox.calls();
+          assert.ok(!calls.some((call) => call.includes('pt1_')), calls.join('\n'));
+          assert.ok(
+            calls.includes(
+              `aws cloudformation create-stack --stack-name ${usecase}-outlet --template-body ` +
+                'file://outlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://outlet.parameters.json',
+            ),
           );
-          assert.equal((await stat(file)).mode & 0o777, 0o600, 'readable by its owner only');
-          const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as {
-            Parameters: Record<string, { Default?: string }>;
-          };
-          const required = Object.entries(stack.Parameters)
-            .filter(([, parameter]) => parameter.Default === undefined)
-            .map(([id]) => id);
-          assert.deepEqual(
-            parameters.map((parameter) => parameter.ParameterKey).sort(),
-            required.sort(),
-            `${role}: every parameter without a default`,
-          );
+          for (const role of ['outlet', 'inlet']) {
+            const file = join(sandbox.dir, `${role}.parameters.json`);
+            const parameters = JSON.parse(await readFile(file, 'utf8')) as {
+              ParameterKey: string;
+              ParameterValue: string;
+            }[];
+            assert.equal(
+              parameters.find((parameter) => parameter.ParameterKey === 'EnrollmentTicket')?.ParameterValue,
+              `pt1_${role}-ticket`,
+            );
+            assert.equal((await stat(file)).mode & 0o777, 0o600, 'readable by its owner only');
+            const stack = parseCfnYaml(artifactText(usecase, `${role}.stack.yaml`)) as {
+              Parameters: Record<string, { Default?: string }>;
+            };
+            const required = Object.entries(stack.Parameters)
+              .filter(([, parameter]) => parameter.Default === undefined)
+              .map(([id]) => id);
+            assert.deepEqual(
+              parameters.map((parameter) => parameter.ParameterKey).sort(),
+              required.sort(),
+              `${role}: every parameter without a default`,
+            );
+          }
+        } finally {
+          await sandbox.remove();
         }
-      } finally {
-        await sandbox.remove();
-      }
-    });
+      },
+    );
   }
 
   describe('the direct path', () => {
@@ -187,42 +193,51 @@ fi`,
     const inletStack = (usecase: string) => parseCfnYaml(artifactText(usecase, 'inlet.stack.yaml')) as InletStack;
 
     for (const usecase of allUseCases) {
-      it(`${usecase}: says what it is, the port the stack opens, the parameter, the fallback and how to see the path`, () => {
-        const text = section(usecase).replace(/\s+/g, ' ');
-        const rule = inletStack(usecase).Resources.NodeDirectIngress;
-        const port = Number(rule?.Properties.FromPort);
-        assert.equal(port, 4200);
-        assert.ok(
-          text.includes(
-            `the inlet stack's node listens for it on TCP ${port} (\`"direct": "0.0.0.0:${port}"\` in \`inlet.json\`)`,
-          ),
-          text,
-        );
-        assert.ok(text.includes('the outlet dials them, so it still needs only outbound network'));
-        assert.ok(text.includes('If the dial does not connect within 250 ms, the relay carries the portal'));
-        assert.ok(
-          text.includes(
-            `The inlet stack opens TCP ${port} only to the network of its **Outlet network** parameter (\`OutletCidr\`)`,
-          ),
-        );
-        assert.equal(rule?.Condition, 'HasOutletNetwork');
-        assert.equal(inletStack(usecase).Parameters.OutletCidr?.Default, '');
-        assert.ok(
-          text.includes(
-            "Left empty (the default), nothing is opened: the outlet's dials fail and everything works through the relay as before.",
-          ),
-        );
-        assert.ok(
-          text.includes(`controller gives only to the outlets registered as \`${loadManifest(usecase).outlet.relay}\``),
-        );
-        assert.ok(
-          text.includes('`portal node show` says `session open (direct)` or `session open (relay <relay_id>)`'),
-        );
-        assert.ok(text.includes(`curl -s http://localhost:23345/show | jq -r '.inlets[0].path'`));
-        // The field the guide reads is the one /show gives (a type error here if it is renamed).
-        const path: NodeShowRunning['inlets'][number]['path'] = 'direct';
-        assert.equal(path, 'direct');
-      });
+      it(
+        `${usecase}: says what it is, the port the stack opens, the parameter, ` +
+          'the fallback and how to see the path',
+        () => {
+          const text = section(usecase).replace(/\s+/g, ' ');
+          const rule = inletStack(usecase).Resources.NodeDirectIngress;
+          const port = Number(rule?.Properties.FromPort);
+          assert.equal(port, 4200);
+          assert.ok(
+            text.includes(
+              `the inlet stack's node listens for it on TCP ${port} ` +
+                `(\`"direct": "0.0.0.0:${port}"\` in \`inlet.json\`)`,
+            ),
+            text,
+          );
+          assert.ok(text.includes('the outlet dials them, so it still needs only outbound network'));
+          assert.ok(text.includes('If the dial does not connect within 250 ms, the relay carries the portal'));
+          assert.ok(
+            text.includes(
+              `The inlet stack opens TCP ${port} only to the network of its **Outlet network** parameter ` +
+                `(\`OutletCidr\`)`,
+            ),
+          );
+          assert.equal(rule?.Condition, 'HasOutletNetwork');
+          assert.equal(inletStack(usecase).Parameters.OutletCidr?.Default, '');
+          assert.ok(
+            text.includes(
+              "Left empty (the default), nothing is opened: the outlet's dials fail and everything works through " +
+                'the relay as before.',
+            ),
+          );
+          assert.ok(
+            text.includes(
+              `controller gives only to the outlets registered as \`${loadManifest(usecase).outlet.relay}\``,
+            ),
+          );
+          assert.ok(
+            text.includes('`portal node show` says `session open (direct)` or `session open (relay <relay_id>)`'),
+          );
+          assert.ok(text.includes(`curl -s http://localhost:23345/show | jq -r '.inlets[0].path'`));
+          // The field the guide reads is the one /show gives (a type error here if it is renamed).
+          const path: NodeShowRunning['inlets'][number]['path'] = 'direct';
+          assert.equal(path, 'direct');
+        },
+      );
     }
 
     it('opens it at creation with one line in the inlet parameters file, which create-stack then passes', async () => {
@@ -258,7 +273,8 @@ fi`,
           assert.ok(ParameterKey in inletStack('postgres').Parameters, ParameterKey);
         assert.ok(
           (await sandbox.calls()).includes(
-            'aws cloudformation create-stack --stack-name postgres-inlet --template-body file://inlet.stack.yaml --capabilities CAPABILITY_IAM --parameters file://inlet.parameters.json',
+            'aws cloudformation create-stack --stack-name postgres-inlet --template-body file://inlet.stack.yaml ' +
+              '--capabilities CAPABILITY_IAM --parameters file://inlet.parameters.json',
           ),
         );
       } finally {

@@ -232,56 +232,59 @@ describe('hostile manifest values (issue: command injection through a manifest)'
   });
 
   for (const usecase of allUseCases) {
-    it(`${usecase}: every string field, every hostile value: refused at the field (exit 2) or compiled inert`, async () => {
-      const original = loadManifest(usecase);
-      const baseline = byPath(compileUseCase(original));
-      const counts = { refused: 0, compiled: 0, ran: 0 };
-      const present = parse(manifestText(usecase)) as Record<string, unknown>;
-      const optional = optionalStrings.filter(
-        (path) =>
-          path
-            .slice(0, -1)
-            .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !==
-          undefined,
-      );
-      for (const path of [...stringPaths(present), ...optional]) {
-        const pointer = encodePointer(path);
-        for (const [name, value] of corpus(marker)) {
-          const doc = parseDocument(manifestText(usecase));
-          doc.setIn(path, value);
-          const text = doc.toString();
-          const what = `${pointer} = ${name}`;
-          const { manifest, problems } = manifestProblems('hostile.yaml', text);
-          if (!manifest) {
-            counts.refused += 1;
-            const atField = problems.find(
-              (problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`),
-            );
-            assert.ok(atField, `${what}: refused at the field itself, got ${JSON.stringify(problems)}`);
-            const expected = parseYamlSource('hostile.yaml', text).locate(pointer);
-            assert.deepEqual({ line: atField.line, column: atField.column }, expected, `${what}: located`);
-            assert.throws(
-              () => parseManifest('hostile.yaml', text),
-              (error: unknown) => error instanceof ValidationError && error.exitCode === 2,
-            );
-            continue;
-          }
-          counts.compiled += 1;
-          const artifacts = byPath(compileUseCase(manifest));
-          checkStructure(artifacts, baseline, manifest, pointer, value);
-          if (scriptTexts(artifacts) !== scriptTexts(baseline)) {
-            counts.ran += 1;
-            await runScripts(artifacts, usecase);
-            if (artifacts.has('webhook_receiver.py'))
-              await checkReceiver(artifacts.get('webhook_receiver.py') as string, manifest.title, dir);
-            assert.ok(!existsSync(marker), `${what}: nothing injected ran`);
+    it(
+      `${usecase}: every string field, every hostile value: ` + 'refused at the field (exit 2) or compiled inert',
+      async () => {
+        const original = loadManifest(usecase);
+        const baseline = byPath(compileUseCase(original));
+        const counts = { refused: 0, compiled: 0, ran: 0 };
+        const present = parse(manifestText(usecase)) as Record<string, unknown>;
+        const optional = optionalStrings.filter(
+          (path) =>
+            path
+              .slice(0, -1)
+              .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !==
+            undefined,
+        );
+        for (const path of [...stringPaths(present), ...optional]) {
+          const pointer = encodePointer(path);
+          for (const [name, value] of corpus(marker)) {
+            const doc = parseDocument(manifestText(usecase));
+            doc.setIn(path, value);
+            const text = doc.toString();
+            const what = `${pointer} = ${name}`;
+            const { manifest, problems } = manifestProblems('hostile.yaml', text);
+            if (!manifest) {
+              counts.refused += 1;
+              const atField = problems.find(
+                (problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`),
+              );
+              assert.ok(atField, `${what}: refused at the field itself, got ${JSON.stringify(problems)}`);
+              const expected = parseYamlSource('hostile.yaml', text).locate(pointer);
+              assert.deepEqual({ line: atField.line, column: atField.column }, expected, `${what}: located`);
+              assert.throws(
+                () => parseManifest('hostile.yaml', text),
+                (error: unknown) => error instanceof ValidationError && error.exitCode === 2,
+              );
+              continue;
+            }
+            counts.compiled += 1;
+            const artifacts = byPath(compileUseCase(manifest));
+            checkStructure(artifacts, baseline, manifest, pointer, value);
+            if (scriptTexts(artifacts) !== scriptTexts(baseline)) {
+              counts.ran += 1;
+              await runScripts(artifacts, usecase);
+              if (artifacts.has('webhook_receiver.py'))
+                await checkReceiver(artifacts.get('webhook_receiver.py') as string, manifest.title, dir);
+              assert.ok(!existsSync(marker), `${what}: nothing injected ran`);
+            }
           }
         }
-      }
-      assert.ok(counts.refused > 0 && counts.compiled > 0, JSON.stringify(counts));
-      if (usecase !== 'webhook')
-        assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
-    });
+        assert.ok(counts.refused > 0 && counts.compiled > 0, JSON.stringify(counts));
+        if (usecase !== 'webhook')
+          assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
+      },
+    );
   }
 
   for (const usecase of ['webhook', 'postgres'] as const) {

@@ -13,6 +13,7 @@ import { manifestProblems } from '../../src/compile/manifest.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { allUseCases, editedManifest, loadManifest, manifestText } from '../support/usecases.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 /** Seven levels of nine: 9^7 = 4,782,969 strings once expanded. */
 function aliasBomb(prefix: string): string {
@@ -37,7 +38,8 @@ describe('limits a manifest can reach', () => {
         column: 8,
         pointer: '/b/0',
         message:
-          'aliases expand to more than 100 copies (a YAML alias bomb?); write the values out instead of repeating anchors',
+          'aliases expand to more than 100 copies (a YAML alias bomb?); ' +
+          'write the values out instead of repeating anchors',
       },
     ]);
     assert.ok(elapsed < 2_000, `refused in ${elapsed.toFixed(0)} ms`);
@@ -73,22 +75,28 @@ describe('limits a manifest can reach', () => {
     );
   });
 
-  it('refuses alternatives that would make the parameter description pass 4,000 characters, at the instance type', () => {
-    const alternatives = Array.from({ length: 400 }, (_, index) => `m${index}.large`);
-    const text = editedManifest('postgres', [[['inlet', 'instance-type', 'alternatives'], alternatives]]);
-    const { problems } = manifestProblems('many.yaml', text);
-    assert.equal(problems.length, 1, JSON.stringify(problems));
-    assert.equal(problems[0]?.pointer, '/inlet/instance-type');
-    assert.match(
-      problems[0]?.message ?? '',
-      /^the description of parameter InstanceType of the inlet stack would be 4\d{3} characters, over CloudFormation's limit of 4000; /,
-    );
-    const inletLine = text.split('\n').findIndex((line) => line.startsWith('inlet:')) + 1;
-    assert.equal(
-      problems[0]?.line,
-      text.split('\n').findIndex((line, index) => index >= inletLine && line.startsWith('  instance-type:')) + 2,
-    );
-  });
+  it(
+    'refuses alternatives that would make the parameter description pass 4,000 characters, ' + 'at the instance type',
+    () => {
+      const alternatives = Array.from({ length: 400 }, (_, index) => `m${index}.large`);
+      const text = editedManifest('postgres', [[['inlet', 'instance-type', 'alternatives'], alternatives]]);
+      const { problems } = manifestProblems('many.yaml', text);
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      assert.equal(problems[0]?.pointer, '/inlet/instance-type');
+      assert.match(
+        problems[0]?.message ?? '',
+        joinedRegExp(
+          /^the description of parameter InstanceType of the inlet stack /,
+          /would be 4\d{3} characters, over CloudFormation's limit of 4000; /,
+        ),
+      );
+      const inletLine = text.split('\n').findIndex((line) => line.startsWith('inlet:')) + 1;
+      assert.equal(
+        problems[0]?.line,
+        text.split('\n').findIndex((line, index) => index >= inletLine && line.startsWith('  instance-type:')) + 2,
+      );
+    },
+  );
 
   it('names the field behind every limit a text can pass, even one the schema would have refused', () => {
     const manifest = structuredClone(loadManifest('postgres'));

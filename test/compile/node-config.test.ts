@@ -37,16 +37,20 @@ describe('node configurations (spec 2.2)', () => {
     });
   });
 
-  it('has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay, with the direct path on 0.0.0.0:4200', () => {
-    const inlets = Object.fromEntries(allUseCases.map((usecase) => [usecase, config(usecase, 'inlet')['tcp-inlet']]));
-    assert.deepEqual(inlets, {
-      bedrock: { allow: 'bedrock-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
-      postgres: { allow: 'postgres-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432', via: 'postgres' },
-      warehouse: { allow: 'warehouse-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15439', via: 'warehouse' },
-      webhook: { allow: 'webhook-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:17777', via: 'webhook' },
-    });
-    assert.equal(product.directPort, 4200, "the port the stacks' OutletCidr rule opens");
-  });
+  it(
+    'has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay, ' +
+      'with the direct path on 0.0.0.0:4200',
+    () => {
+      const inlets = Object.fromEntries(allUseCases.map((usecase) => [usecase, config(usecase, 'inlet')['tcp-inlet']]));
+      assert.deepEqual(inlets, {
+        bedrock: { allow: 'bedrock-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
+        postgres: { allow: 'postgres-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432', via: 'postgres' },
+        warehouse: { allow: 'warehouse-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15439', via: 'warehouse' },
+        webhook: { allow: 'webhook-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:17777', via: 'webhook' },
+      });
+      assert.equal(product.directPort, 4200, "the port the stacks' OutletCidr rule opens");
+    },
+  );
 
   it('gives the stack inlet a direct path the node itself reads as a fixed port on every interface', () => {
     for (const usecase of allUseCases) {

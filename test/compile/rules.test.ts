@@ -158,7 +158,8 @@ describe('cross-field rules', () => {
     const column = (text.split('\n')[line - 1] ?? '').indexOf('400d') + 1;
     const { problems } = manifestProblems('webhook.yaml', text);
     assert.deepEqual(problems.map(formatProblem), [
-      `webhook.yaml:${line}:${column}: /tickets/inlet/expires-in: "400d" is longer than 30d; give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d`,
+      `webhook.yaml:${line}:${column}: /tickets/inlet/expires-in: "400d" is longer than 30d; ` +
+        'give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d',
     ]);
     const unknownUnit = manifestProblems(
       'webhook.yaml',

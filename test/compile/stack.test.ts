@@ -166,29 +166,33 @@ describe('CloudFormation stacks', () => {
     }
   });
 
-  it('creates the runtime private endpoint, sharing the node group with ingress inside it, for the bedrock outlet only', () => {
-    const bedrock = stack('bedrock', 'outlet');
-    const [[id, endpoint] = []] = resourcesOfType(bedrock, 'AWS::EC2::VPCEndpoint');
-    assert.deepEqual(endpoint?.Properties.ServiceName, { 'Fn::Sub': 'com.amazonaws.${AWS::Region}.bedrock-runtime' });
-    assert.deepEqual(endpoint?.Properties.SecurityGroupIds, [{ Ref: 'NodeSecurityGroup' }]);
-    assert.ok(bedrock.Resources.NodeAutoScalingGroup?.DependsOn?.includes(id as string));
-    const [[, ingress] = []] = resourcesOfType(bedrock, 'AWS::EC2::SecurityGroupIngress');
-    assert.deepEqual(ingress?.Properties.SourceSecurityGroupId, { Ref: 'NodeSecurityGroup' });
-    for (const usecase of allUseCases) {
-      for (const role of ['outlet', 'inlet'] as const) {
-        if (usecase === 'bedrock' && role === 'outlet') continue;
-        assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::VPCEndpoint').length, 0, `${usecase} ${role}`);
-        const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(
-          ([logicalId]) => logicalId,
-        );
-        assert.deepEqual(
-          ingress,
-          role === 'inlet' ? ['NodeClientIngress', 'NodeDirectIngress'] : [],
-          `${usecase} ${role}`,
-        );
+  it(
+    'creates the runtime private endpoint, sharing the node group with ingress inside it, ' +
+      'for the bedrock outlet only',
+    () => {
+      const bedrock = stack('bedrock', 'outlet');
+      const [[id, endpoint] = []] = resourcesOfType(bedrock, 'AWS::EC2::VPCEndpoint');
+      assert.deepEqual(endpoint?.Properties.ServiceName, { 'Fn::Sub': 'com.amazonaws.${AWS::Region}.bedrock-runtime' });
+      assert.deepEqual(endpoint?.Properties.SecurityGroupIds, [{ Ref: 'NodeSecurityGroup' }]);
+      assert.ok(bedrock.Resources.NodeAutoScalingGroup?.DependsOn?.includes(id as string));
+      const [[, ingress] = []] = resourcesOfType(bedrock, 'AWS::EC2::SecurityGroupIngress');
+      assert.deepEqual(ingress?.Properties.SourceSecurityGroupId, { Ref: 'NodeSecurityGroup' });
+      for (const usecase of allUseCases) {
+        for (const role of ['outlet', 'inlet'] as const) {
+          if (usecase === 'bedrock' && role === 'outlet') continue;
+          assert.equal(resourcesOfType(stack(usecase, role), 'AWS::EC2::VPCEndpoint').length, 0, `${usecase} ${role}`);
+          const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(
+            ([logicalId]) => logicalId,
+          );
+          assert.deepEqual(
+            ingress,
+            role === 'inlet' ? ['NodeClientIngress', 'NodeDirectIngress'] : [],
+            `${usecase} ${role}`,
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   it('opens the inlet port only to a client network the administrator names', () => {
     const inlet = stack('postgres', 'inlet');
@@ -220,7 +224,8 @@ describe('CloudFormation stacks', () => {
       assert.equal(parameter?.Default, '', `${usecase}: closed unless named`);
       assert.equal(
         parameter?.Description,
-        "Network (CIDR) the outlet dials the inlet's direct path from, on TCP 4200. Empty: nothing is opened and the relay carries the portal.",
+        "Network (CIDR) the outlet dials the inlet's direct path from, on TCP 4200. " +
+          'Empty: nothing is opened and the relay carries the portal.',
       );
       const pattern = new RegExp(String(parameter?.AllowedPattern));
       for (const good of ['', '10.0.0.0/16', '192.168.1.7/32']) assert.ok(pattern.test(good), good);
@@ -263,28 +268,32 @@ describe('CloudFormation stacks', () => {
     }
   });
 
-  it('opens no direct port when the inlet configuration names none (true: a system-chosen port; false: relays only)', () => {
-    const manifest = loadManifest('postgres');
-    for (const direct of [true, false, '0.0.0.0:0']) {
+  it(
+    'opens no direct port when the inlet configuration names none (true: a system-chosen port; ' +
+      'false: relays only)',
+    () => {
+      const manifest = loadManifest('postgres');
+      for (const direct of [true, false, '0.0.0.0:0']) {
+        const config = stackInletConfig(manifest);
+        const inlet = { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct } } as NodeConfig;
+        const template = nodeStack(manifest, 'inlet', inlet);
+        assert.equal(template.Parameters.OutletCidr, undefined, String(direct));
+        assert.equal(template.Resources.NodeDirectIngress, undefined, String(direct));
+        assert.equal(template.Conditions?.HasOutletNetwork, undefined, String(direct));
+        assert.deepEqual(checkTemplate(JSON.parse(JSON.stringify(template)) as Template), [], String(direct));
+      }
       const config = stackInletConfig(manifest);
-      const inlet = { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct } } as NodeConfig;
-      const template = nodeStack(manifest, 'inlet', inlet);
-      assert.equal(template.Parameters.OutletCidr, undefined, String(direct));
-      assert.equal(template.Resources.NodeDirectIngress, undefined, String(direct));
-      assert.equal(template.Conditions?.HasOutletNetwork, undefined, String(direct));
-      assert.deepEqual(checkTemplate(JSON.parse(JSON.stringify(template)) as Template), [], String(direct));
-    }
-    const config = stackInletConfig(manifest);
-    const elsewhere = nodeStack(manifest, 'inlet', {
-      ...config,
-      'tcp-inlet': { ...config['tcp-inlet'], direct: '10.0.0.5:9400' },
-    } as NodeConfig);
-    assert.equal(
-      (elsewhere.Resources.NodeDirectIngress?.Properties as { FromPort: number }).FromPort,
-      9400,
-      'the rule follows the configured port',
-    );
-  });
+      const elsewhere = nodeStack(manifest, 'inlet', {
+        ...config,
+        'tcp-inlet': { ...config['tcp-inlet'], direct: '10.0.0.5:9400' },
+      } as NodeConfig);
+      assert.equal(
+        (elsewhere.Resources.NodeDirectIngress?.Properties as { FromPort: number }).FromPort,
+        9400,
+        'the rule follows the configured port',
+      );
+    },
+  );
 
   it('completes only when the boot script signals that the node is up', () => {
     for (const usecase of allUseCases) {
@@ -323,25 +332,31 @@ describe('CloudFormation stacks', () => {
     }
   });
 
-  it('keeps the file system with the node identity, its sealing-key secret and the status log group when the stack is deleted or replaces them', () => {
-    for (const usecase of allUseCases) {
-      for (const role of ['outlet', 'inlet'] as const) {
-        const template = stack(usecase, role);
-        const kept = Object.entries(template.Resources)
-          .filter(([, resource]) => resource.DeletionPolicy !== undefined || resource.UpdateReplacePolicy !== undefined)
-          .map(([id, resource]) => [id, resource.DeletionPolicy, resource.UpdateReplacePolicy]);
-        assert.deepEqual(
-          kept.sort(),
-          [
-            ['SealingKeySecret', 'Retain', 'Retain'],
-            ['StateFileSystem', 'Retain', 'Retain'],
-            ['StatusLogGroup', 'Retain', 'Retain'],
-          ],
-          `${usecase} ${role}`,
-        );
+  it(
+    'keeps the file system with the node identity, ' +
+      'its sealing-key secret and the status log group when the stack is deleted or replaces them',
+    () => {
+      for (const usecase of allUseCases) {
+        for (const role of ['outlet', 'inlet'] as const) {
+          const template = stack(usecase, role);
+          const kept = Object.entries(template.Resources)
+            .filter(
+              ([, resource]) => resource.DeletionPolicy !== undefined || resource.UpdateReplacePolicy !== undefined,
+            )
+            .map(([id, resource]) => [id, resource.DeletionPolicy, resource.UpdateReplacePolicy]);
+          assert.deepEqual(
+            kept.sort(),
+            [
+              ['SealingKeySecret', 'Retain', 'Retain'],
+              ['StateFileSystem', 'Retain', 'Retain'],
+              ['StatusLogGroup', 'Retain', 'Retain'],
+            ],
+            `${usecase} ${role}`,
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   it("generates the node's sealing key in a secret of its own that only the node's role may read", () => {
     for (const role of ['outlet', 'inlet'] as const) {

@@ -4,6 +4,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const fakePortal = `case "$1 $2" in
   "project ticket") echo "pt1_ticket_for_$(echo "$*" | sed 's/.*--attribute \\([a-z-]*\\).*/\\1/')" ;;
@@ -60,7 +61,9 @@ describe('tickets.sh (administrator workflow)', () => {
     await install('webhook');
     const portalHome = join(sandbox.root, '.portal');
     // The installer stand-in puts a recording portal under $HOME/.portal/bin, as the real one does.
-    const installer = `mkdir -p '${portalHome}/bin'; cp '${join(sandbox.bin, 'portal')}' '${portalHome}/bin/portal'; echo 'export PATH="$HOME/.portal/bin:$PATH"' > '${portalHome}/env'`;
+    const installer =
+      `mkdir -p '${portalHome}/bin'; cp '${join(sandbox.bin, 'portal')}' '${portalHome}/bin/portal'; ` +
+      `echo 'export PATH="$HOME/.portal/bin:$PATH"' > '${portalHome}/env'`;
     await sandbox.stub('curl', `cat <<'INSTALLER'\n${installer}\nINSTALLER`);
     const pathWithoutPortal = join(sandbox.dir, 'tools');
     spawnSync('bash', ['-c', `mkdir -p '${pathWithoutPortal}' && cp '${sandbox.bin}/curl' '${pathWithoutPortal}/'`]);
@@ -119,7 +122,8 @@ describe('tickets.sh (administrator workflow)', () => {
     const hostname = spawnSync('hostname', { encoding: 'utf8' }).stdout.trim();
     assert.equal(
       call,
-      `curl -sS --fail-with-body -X POST http://localhost:17777/webhook -H Content-Type: application/json -d {"from": "${hostname}"}`,
+      'curl -sS --fail-with-body -X POST http://localhost:17777/webhook ' +
+        `-H Content-Type: application/json -d {"from": "${hostname}"}`,
     );
     assert.equal(run.stdout, 'answer from the stand-in\n\n', 'the answer is shown');
   });
@@ -136,7 +140,12 @@ describe('tickets.sh (administrator workflow)', () => {
     const invoke = (await sandbox.calls()).find((call) => call.startsWith('aws '));
     assert.match(
       invoke ?? '',
-      /^aws bedrock-runtime invoke-model --endpoint-url https:\/\/bedrock\.p0123456789\.tunnels\.test --model-id amazon\.titan-text-express-v1 --body \{"inputText":"[^"]+","textGenerationConfig":\{"maxTokenCount":256,"temperature":0\.5,"topP":0\.9\}\} --cli-binary-format raw-in-base64-out output\.json$/,
+      joinedRegExp(
+        /^aws bedrock-runtime invoke-model --endpoint-url https:\/\/bedrock\.p0123456789\.tunnels\.test /,
+        /--model-id amazon\.titan-text-express-v1 --body /,
+        /\{"inputText":"[^"]+","textGenerationConfig":\{"maxTokenCount":256,"temperature":0\.5,"topP":0\.9\}\} /,
+        /--cli-binary-format raw-in-base64-out output\.json$/,
+      ),
     );
     assert.equal(
       await readFile(join(sandbox.dir, 'aws.env'), 'utf8'),
@@ -153,7 +162,8 @@ describe('tickets.sh (administrator workflow)', () => {
     assert.equal(run.status, 1);
     assert.equal(
       run.stderr,
-      'bedrock.p0123456789.tunnels.test does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)\n',
+      'bedrock.p0123456789.tunnels.test does not resolve: add a DNS record or a hosts entry pointing at the inlet ' +
+        '(README.md, step 6)\n',
     );
     assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('aws ')));
   });

@@ -59,71 +59,78 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
 
   const inlets = async (listener: Listener) => (await listener.channel.request('inlets', {})).inlets;
 
-  it('hands the advert, as events and as the inlets answer, to a member granted the relay name with the attribute the inlet allows, and to no other', async () => {
-    const app = await listen(await enrolled('app-outlet', 'app'));
-    const rogue = await listen(await enrolled('rogue', 'app'));
-    const elsewhere = await listen(await enrolled('app-outlet', 'other'));
-    const inlet = await listen(await enrolled('app-inlet'));
-    const secret = 's'.repeat(32);
-    await inlet.channel.request('advertise', {
-      via: 'app',
-      allow: 'app-outlet',
-      addresses: ['127.0.0.1:40000'],
-      secret,
-      warm: 2,
-    });
-    const advert: InletAdvert = {
-      inlet: inlet.identity.record.nodeId,
-      attributes: ['app-inlet'],
-      via: 'app',
-      addresses: ['127.0.0.1:40000'],
-      secret,
-      warm: 2,
-    };
+  it(
+    'hands the advert, as events and as the inlets answer, ' +
+      'to a member granted the relay name with the attribute the inlet allows, and to no other',
+    async () => {
+      const app = await listen(await enrolled('app-outlet', 'app'));
+      const rogue = await listen(await enrolled('rogue', 'app'));
+      const elsewhere = await listen(await enrolled('app-outlet', 'other'));
+      const inlet = await listen(await enrolled('app-inlet'));
+      const secret = 's'.repeat(32);
+      await inlet.channel.request('advertise', {
+        via: 'app',
+        allow: 'app-outlet',
+        addresses: ['127.0.0.1:40000'],
+        secret,
+        warm: 2,
+      });
+      const advert: InletAdvert = {
+        inlet: inlet.identity.record.nodeId,
+        attributes: ['app-inlet'],
+        via: 'app',
+        addresses: ['127.0.0.1:40000'],
+        secret,
+        warm: 2,
+      };
 
-    await until(() => app.events.length > 0, "the app outlet's event");
-    await settled([app, rogue, elsewhere, inlet]);
-    assert.deepEqual(app.events, [{ event: 'inlet', advert }]);
-    assert.deepEqual(rogue.events, [], 'the relay name with another attribute pushes nothing');
-    assert.deepEqual(elsewhere.events, [], 'the attribute with another relay name pushes nothing');
-    assert.deepEqual(inlet.events, []);
+      await until(() => app.events.length > 0, "the app outlet's event");
+      await settled([app, rogue, elsewhere, inlet]);
+      assert.deepEqual(app.events, [{ event: 'inlet', advert }]);
+      assert.deepEqual(rogue.events, [], 'the relay name with another attribute pushes nothing');
+      assert.deepEqual(elsewhere.events, [], 'the attribute with another relay name pushes nothing');
+      assert.deepEqual(inlet.events, []);
 
-    assert.deepEqual(await inlets(app), [advert]);
-    assert.deepEqual(await inlets(rogue), []);
-    assert.deepEqual(await inlets(elsewhere), []);
-    assert.deepEqual(await inlets(inlet), []);
+      assert.deepEqual(await inlets(app), [advert]);
+      assert.deepEqual(await inlets(rogue), []);
+      assert.deepEqual(await inlets(elsewhere), []);
+      assert.deepEqual(await inlets(inlet), []);
 
-    inlet.channel.destroy();
-    await until(() => app.events.length > 1, "the app outlet's inlet-gone");
-    await settled([app, rogue, elsewhere]);
-    assert.deepEqual(app.events, [
-      { event: 'inlet', advert },
-      { event: 'inlet-gone', inlet: advert.inlet },
-    ]);
-    assert.deepEqual(rogue.events, []);
-    assert.deepEqual(elsewhere.events, []);
-    assert.deepEqual(await inlets(app), []);
-  });
+      inlet.channel.destroy();
+      await until(() => app.events.length > 1, "the app outlet's inlet-gone");
+      await settled([app, rogue, elsewhere]);
+      assert.deepEqual(app.events, [
+        { event: 'inlet', advert },
+        { event: 'inlet-gone', inlet: advert.inlet },
+      ]);
+      assert.deepEqual(rogue.events, []);
+      assert.deepEqual(elsewhere.events, []);
+      assert.deepEqual(await inlets(app), []);
+    },
+  );
 
-  it('tells the members that heard of an advert that it is gone when the inlet advertises again with another allow', async () => {
-    const app = await listen(await enrolled('app-outlet', 'app'));
-    const db = await listen(await enrolled('db-outlet', 'app'));
-    const identity = await enrolled('app-inlet');
-    const first = await listen(identity);
-    const body = { via: 'app', addresses: ['127.0.0.1:40001'], secret: 't'.repeat(32), warm: 1 };
-    await first.channel.request('advertise', { ...body, allow: 'app-outlet' });
-    const second = await listen(identity);
-    await second.channel.request('advertise', { ...body, allow: 'db-outlet' });
-    const advert: InletAdvert = { inlet: identity.record.nodeId, attributes: ['app-inlet'], ...body };
-    await settled([app, db]);
-    assert.deepEqual(app.events, [
-      { event: 'inlet', advert },
-      { event: 'inlet-gone', inlet: advert.inlet },
-    ]);
-    assert.deepEqual(db.events, [{ event: 'inlet', advert }]);
-    assert.deepEqual(await inlets(app), []);
-    assert.deepEqual(await inlets(db), [advert]);
-  });
+  it(
+    'tells the members that heard of an advert that it is gone ' + 'when the inlet advertises again with another allow',
+    async () => {
+      const app = await listen(await enrolled('app-outlet', 'app'));
+      const db = await listen(await enrolled('db-outlet', 'app'));
+      const identity = await enrolled('app-inlet');
+      const first = await listen(identity);
+      const body = { via: 'app', addresses: ['127.0.0.1:40001'], secret: 't'.repeat(32), warm: 1 };
+      await first.channel.request('advertise', { ...body, allow: 'app-outlet' });
+      const second = await listen(identity);
+      await second.channel.request('advertise', { ...body, allow: 'db-outlet' });
+      const advert: InletAdvert = { inlet: identity.record.nodeId, attributes: ['app-inlet'], ...body };
+      await settled([app, db]);
+      assert.deepEqual(app.events, [
+        { event: 'inlet', advert },
+        { event: 'inlet-gone', inlet: advert.inlet },
+      ]);
+      assert.deepEqual(db.events, [{ event: 'inlet', advert }]);
+      assert.deepEqual(await inlets(app), []);
+      assert.deepEqual(await inlets(db), [advert]);
+    },
+  );
 
   it('refuses an advert without allow, or with one that is not an attribute name', async () => {
     const inlet = await listen(await enrolled('app-inlet'));

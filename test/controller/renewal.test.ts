@@ -17,6 +17,7 @@ import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../su
 import { inletPort, nodeStatus, portal, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -156,63 +157,70 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     await rejectsWith(reissueBy(identity.record, forged, byOtherKey), 'REISSUE_REFUSED', /not issued by the project/);
   });
 
-  it('takes each challenge once: a recorded request cannot be replayed, and one without a challenge is refused', async () => {
-    const { identity } = await expiredMember('replay-outlet');
-    let recorded = '';
-    const record = async (challenge: string) =>
-      (recorded = await createCertificateRequest(
+  it(
+    'takes each challenge once: a recorded request cannot be replayed, ' + 'and one without a challenge is refused',
+    async () => {
+      const { identity } = await expiredMember('replay-outlet');
+      let recorded = '';
+      const record = async (challenge: string) =>
+        (recorded = await createCertificateRequest(
+          identity.privateKey,
+          publicKeyOf(identity.privateKey),
+          'portal-node',
+          challenge,
+        ));
+      const answer = await reissueBy(identity.record, identity.certificate, record);
+      assert.ok(String(answer.certificate).includes('BEGIN CERTIFICATE'));
+      await rejectsWith(
+        reissueBy(identity.record, identity.certificate, () => Promise.resolve(recorded)),
+        'CHALLENGE_UNKNOWN',
+      );
+      await rejectsWith(
+        callController(identity.record, 'reissue', { certificate: identity.certificate, request: recorded }),
+        'CHALLENGE_UNKNOWN',
+      );
+      const withoutChallenge = await createCertificateRequest(
         identity.privateKey,
         publicKeyOf(identity.privateKey),
         'portal-node',
-        challenge,
-      ));
-    const answer = await reissueBy(identity.record, identity.certificate, record);
-    assert.ok(String(answer.certificate).includes('BEGIN CERTIFICATE'));
-    await rejectsWith(
-      reissueBy(identity.record, identity.certificate, () => Promise.resolve(recorded)),
-      'CHALLENGE_UNKNOWN',
-    );
-    await rejectsWith(
-      callController(identity.record, 'reissue', { certificate: identity.certificate, request: recorded }),
-      'CHALLENGE_UNKNOWN',
-    );
-    const withoutChallenge = await createCertificateRequest(
-      identity.privateKey,
-      publicKeyOf(identity.privateKey),
-      'portal-node',
-    );
-    await rejectsWith(
-      callController(identity.record, 'reissue', { certificate: identity.certificate, request: withoutChallenge }),
-      'CHALLENGE_UNKNOWN',
-    );
-    await rejectsWith(
-      callController(identity.record, 'reissue', { certificate: 'garbage', request: 'garbage' }),
-      'REISSUE_REFUSED',
-    );
-  });
+      );
+      await rejectsWith(
+        callController(identity.record, 'reissue', { certificate: identity.certificate, request: withoutChallenge }),
+        'CHALLENGE_UNKNOWN',
+      );
+      await rejectsWith(
+        callController(identity.record, 'reissue', { certificate: 'garbage', request: 'garbage' }),
+        'REISSUE_REFUSED',
+      );
+    },
+  );
 
-  it('rate-limits challenges per source address, never by a name a request gives: a burst of 20, then one per 500 ms', async () => {
-    const service = world.controller.service;
-    const now = Date.now();
-    const ask = (source: string, at = now) => {
+  it(
+    'rate-limits challenges per source address, never by a name a request gives: a burst of 20, ' +
+      'then one per 500 ms',
+    async () => {
+      const service = world.controller.service;
+      const now = Date.now();
+      const ask = (source: string, at = now) => {
+        try {
+          return service.reissueChallenge(source, at).challenge ? 'ok' : 'none';
+        } catch (error) {
+          return (error as PortalError).code;
+        }
+      };
+      const codes = Array.from({ length: 22 }, () => ask('192.0.2.7'));
+      assert.deepEqual(codes, [...Array<string>(20).fill('ok'), 'RATE_LIMITED', 'RATE_LIMITED']);
+      assert.equal(ask('192.0.2.8'), 'ok', 'another source is not held up by the flood');
+      assert.equal(ask('192.0.2.7', now + 500), 'ok', 'the flooding source gets one more after 500 ms');
+      // Over the wire the source is the connection's address, whatever node the request names.
+      const channel = await openControlChannel(world.admin.record);
       try {
-        return service.reissueChallenge(source, at).challenge ? 'ok' : 'none';
-      } catch (error) {
-        return (error as PortalError).code;
+        assert.ok((await channel.request('reissue-challenge', { node: 'n-flood' })).challenge);
+      } finally {
+        channel.close();
       }
-    };
-    const codes = Array.from({ length: 22 }, () => ask('192.0.2.7'));
-    assert.deepEqual(codes, [...Array<string>(20).fill('ok'), 'RATE_LIMITED', 'RATE_LIMITED']);
-    assert.equal(ask('192.0.2.8'), 'ok', 'another source is not held up by the flood');
-    assert.equal(ask('192.0.2.7', now + 500), 'ok', 'the flooding source gets one more after 500 ms');
-    // Over the wire the source is the connection's address, whatever node the request names.
-    const channel = await openControlChannel(world.admin.record);
-    try {
-      assert.ok((await channel.request('reissue-challenge', { node: 'n-flood' })).challenge);
-    } finally {
-      channel.close();
-    }
-  });
+    },
+  );
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -296,26 +304,33 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     assert.equal(reissues() - reissuedBefore, 2, 'both nodes were re-issued a certificate, once each');
   }
 
-  it('stopped (SIGTERM) for 12 s: node show says the certificate expired, and bytes flow again within seconds of its return', async () => {
-    const { inletShow, outletShow, took, down } = await outage(
-      async () => void (await project.controller.process.stop()),
-      () => project.startController(),
-      12_000,
-    );
-    assert.ok(down >= 12_000, `the controller was away ${down} ms`);
-    for (const run of [inletShow, outletShow]) {
-      assert.equal(run.code, 1, run.stdout);
-      assert.match(
-        run.stderr,
-        /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet \(cannot reach the controller at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); the controller 127\.0\.0\.1:\d+ is unreachable/,
+  it(
+    'stopped (SIGTERM) for 12 s: node show says the certificate expired, ' +
+      'and bytes flow again within seconds of its return',
+    async () => {
+      const { inletShow, outletShow, took, down } = await outage(
+        async () => void (await project.controller.process.stop()),
+        () => project.startController(),
+        12_000,
       );
-      // The relay in the controller's process went with it.
-      assert.match(run.stderr, /; no relay of the project is reachable \(127\.0\.0\.1:\d+\)/);
-    }
-    assert.match(inletShow.stderr, /its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo"/);
-    assert.match(outletShow.stderr, /its outlet is not registered on any relay as "echo"/);
-    await assertRecovered(took, 'SIGTERM for 12 s');
-  });
+      assert.ok(down >= 12_000, `the controller was away ${down} ms`);
+      for (const run of [inletShow, outletShow]) {
+        assert.equal(run.code, 1, run.stdout);
+        assert.match(
+          run.stderr,
+          joinedRegExp(
+            /^portal: The node is DOWN: its certificate expired at \S+ and has not been renewed yet \(cannot reach /,
+            /the controller at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); the controller 127\.0\.0\.1:\d+ is unreachable/,
+          ),
+        );
+        // The relay in the controller's process went with it.
+        assert.match(run.stderr, /; no relay of the project is reachable \(127\.0\.0\.1:\d+\)/);
+      }
+      assert.match(inletShow.stderr, /its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo"/);
+      assert.match(outletShow.stderr, /its outlet is not registered on any relay as "echo"/);
+      await assertRecovered(took, 'SIGTERM for 12 s');
+    },
+  );
 
   it('frozen (SIGSTOP) for 12 s: the same, once it runs again', async () => {
     const child = project.controller.process.child;
@@ -343,7 +358,8 @@ describe('end to end: credentials outlive a controller outage (6 s certificates)
     port = await inletPort(home('inlet'));
     const took = await timeUntilWorking(port, 30_000);
     console.log(
-      `      restarted with an expired certificate: bytes flow ${((Date.now() - started) / 1000).toFixed(1)} s after the start`,
+      '      restarted with an expired certificate: ' +
+        `bytes flow ${((Date.now() - started) / 1000).toFixed(1)} s after the start`,
     );
     assert.ok(
       Date.now() - started < 10_000,

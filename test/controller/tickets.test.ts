@@ -165,7 +165,8 @@ describe('controller: projects and tickets', () => {
     const verification = await cpu(() => readCertificateRequest(request));
     const refused = await cpu(() => controller.service.enroll(ticket.ticketId, 'guessed', request));
     console.log(
-      `      CPU per wrong-ticket enroll ${refused.toFixed(0)} µs; per request signature check ${verification.toFixed(0)} µs`,
+      `      CPU per wrong-ticket enroll ${refused.toFixed(0)} µs; ` +
+        `per request signature check ${verification.toFixed(0)} µs`,
     );
     assert.ok(
       refused * 4 < verification,

@@ -44,30 +44,33 @@ describe('end to end: the foundation-model runtime use case (TLS inlet and outle
       ...(options.ca ? { ca: options.ca } : {}),
     });
 
-  it('invokes a model through https://<label>.<project_id>.<network_domain>, signed, with the answer intact', async () => {
-    const response = await invoke('Explain in one sentence what an end-to-end encrypted tunnel is.');
-    const answer = JSON.parse(new TextDecoder().decode(response.body)) as {
-      inputTextTokenCount: number;
-      results: { tokenCount: number; outputText: string; completionReason: string }[];
-    };
-    assert.deepEqual(answer, {
-      inputTextTokenCount: 10,
-      results: [
-        {
-          tokenCount: 256,
-          outputText: 'Explain in one sentence what an end-to-end encrypted tunnel is.',
-          completionReason: 'FINISH',
-        },
-      ],
-    });
-    const last = runtime.seen.at(-1);
-    assert.equal(last?.modelId, 'amazon.titan-text-express-v1');
-    assert.equal(
-      last?.host,
-      `bedrock.${projectId}.${networkDomain}:${port}`,
-      'the runtime saw the name the client signed',
-    );
-  });
+  it(
+    'invokes a model through https://<label>.<project_id>.<network_domain>, ' + 'signed, with the answer intact',
+    async () => {
+      const response = await invoke('Explain in one sentence what an end-to-end encrypted tunnel is.');
+      const answer = JSON.parse(new TextDecoder().decode(response.body)) as {
+        inputTextTokenCount: number;
+        results: { tokenCount: number; outputText: string; completionReason: string }[];
+      };
+      assert.deepEqual(answer, {
+        inputTextTokenCount: 10,
+        results: [
+          {
+            tokenCount: 256,
+            outputText: 'Explain in one sentence what an end-to-end encrypted tunnel is.',
+            completionReason: 'FINISH',
+          },
+        ],
+      });
+      const last = runtime.seen.at(-1);
+      assert.equal(last?.modelId, 'amazon.titan-text-express-v1');
+      assert.equal(
+        last?.host,
+        `bedrock.${projectId}.${networkDomain}:${port}`,
+        'the runtime saw the name the client signed',
+      );
+    },
+  );
 
   it('carries a 1 MiB body both ways exactly', async () => {
     const inputText = randomBytes(768 * 1024).toString('base64');
@@ -77,11 +80,14 @@ describe('end to end: the foundation-model runtime use case (TLS inlet and outle
     assert.equal(answer.results[0]?.outputText, inputText);
   });
 
-  it('fails verification for a client that does not trust the project CA, and for a name outside the project', async () => {
-    await assert.rejects(invoke('untrusted', {}), /self[- ]signed|unable to (verify|get)/i);
-    await assert.rejects(
-      invoke('elsewhere', { name: `models.another-project.${networkDomain}`, ca: projectCa }),
-      /altnames|does not match/i,
-    );
-  });
+  it(
+    'fails verification for a client that does not trust the project CA, ' + 'and for a name outside the project',
+    async () => {
+      await assert.rejects(invoke('untrusted', {}), /self[- ]signed|unable to (verify|get)/i);
+      await assert.rejects(
+        invoke('elsewhere', { name: `models.another-project.${networkDomain}`, ca: projectCa }),
+        /altnames|does not match/i,
+      );
+    },
+  );
 });

@@ -162,85 +162,98 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
   let first: Machine;
   let firstNodeId: string | undefined;
 
-  it('waits for the file system name, mounts it as the state directory, installs portal, enrolls the node and reports setup', async () => {
-    first = await bootMachine('outlet');
-    assert.equal(first.code, 0, first.cloudInitLog);
-    const lines = first.cloudInitLog.trimEnd().split('\n');
-    assert.equal(lines.at(-1), 'Portal node setup completed successfully');
-    assert.deepEqual(
-      lines.filter((line) => line.includes('does not resolve yet')),
-      [1, 2, 3].map(
-        (n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.05 s`,
-      ),
-    );
-    assert.ok(lines.includes(`portal-boot: installing Node.js and portal from ${host.base}/install.sh`));
-    assert.ok((await first.sandbox.calls()).includes('dnf install -y nodejs24'), 'Node.js comes from the distribution');
-    assert.ok(
-      lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`),
-      first.cloudInitLog,
-    );
+  it(
+    'waits for the file system name, mounts it as the state directory, installs portal, ' +
+      'enrolls the node and reports setup',
+    async () => {
+      first = await bootMachine('outlet');
+      assert.equal(first.code, 0, first.cloudInitLog);
+      const lines = first.cloudInitLog.trimEnd().split('\n');
+      assert.equal(lines.at(-1), 'Portal node setup completed successfully');
+      assert.deepEqual(
+        lines.filter((line) => line.includes('does not resolve yet')),
+        [1, 2, 3].map(
+          (n) => `portal-boot: ${fileSystemHost} does not resolve yet (attempt ${n} of 20); retrying in 0.05 s`,
+        ),
+      );
+      assert.ok(lines.includes(`portal-boot: installing Node.js and portal from ${host.base}/install.sh`));
+      assert.ok(
+        (await first.sandbox.calls()).includes('dnf install -y nodejs24'),
+        'Node.js comes from the distribution',
+      );
+      assert.ok(
+        lines.includes(`portal-install: installed portal ${version} in ${join(first.sandbox.root, 'root/.portal')}`),
+        first.cloudInitLog,
+      );
 
-    const stateDirectory = join(first.sandbox.root, 'var/lib/portal');
-    assert.ok(
-      (await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystems.outlet,
-      'the file system is mounted there',
-    );
-    assert.equal((await stat(fileSystems.outlet)).mode & 0o777, 0o700);
-    assert.ok(existsSync(join(fileSystems.outlet, 'node')), "the node's identity is on the file system");
-    const keyFile = join(first.sandbox.root, 'run/portal/seal.key');
-    assert.equal(
-      await readFile(keyFile, 'utf8'),
-      `${sealingKeys.outlet}\n`,
-      "the stack's sealing key, in the machine's memory",
-    );
-    assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
-    assert.deepEqual(
-      await keyCopies(fileSystems.outlet, sealingKeys.outlet),
-      [],
-      'the file system holds no copy of the key that seals it',
-    );
+      const stateDirectory = join(first.sandbox.root, 'var/lib/portal');
+      assert.ok(
+        (await lstat(stateDirectory)).isSymbolicLink() && (await readlink(stateDirectory)) === fileSystems.outlet,
+        'the file system is mounted there',
+      );
+      assert.equal((await stat(fileSystems.outlet)).mode & 0o777, 0o700);
+      assert.ok(existsSync(join(fileSystems.outlet, 'node')), "the node's identity is on the file system");
+      const keyFile = join(first.sandbox.root, 'run/portal/seal.key');
+      assert.equal(
+        await readFile(keyFile, 'utf8'),
+        `${sealingKeys.outlet}\n`,
+        "the stack's sealing key, in the machine's memory",
+      );
+      assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+      assert.deepEqual(
+        await keyCopies(fileSystems.outlet, sealingKeys.outlet),
+        [],
+        'the file system holds no copy of the key that seals it',
+      );
 
-    const nodePid = Number(await readFile(join(first.sandbox.dir, 'portal-node.service.pid'), 'utf8'));
-    const commandLine = (await readFile(`/proc/${nodePid}/cmdline`, 'utf8')).split('\0').join(' ');
-    assert.match(commandLine, /node create --foreground --configuration /);
-    assert.ok(!commandLine.includes(run.tickets.outlet), 'the ticket is in node.env, not on the command line ps shows');
-    const nodeLog = await first.unitLog('portal-node.service');
-    firstNodeId = /enrolled as (\S+) in project \S+ with attribute warehouse-outlet/.exec(nodeLog)?.[1];
-    assert.ok(firstNodeId, nodeLog);
-    assert.match(nodeLog, /Portal node setup completed successfully/);
-    const calls = await first.sandbox.calls();
-    assert.equal(
-      calls.at(-1),
-      'cfn-signal -e 0 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1',
-    );
-  });
+      const nodePid = Number(await readFile(join(first.sandbox.dir, 'portal-node.service.pid'), 'utf8'));
+      const commandLine = (await readFile(`/proc/${nodePid}/cmdline`, 'utf8')).split('\0').join(' ');
+      assert.match(commandLine, /node create --foreground --configuration /);
+      assert.ok(
+        !commandLine.includes(run.tickets.outlet),
+        'the ticket is in node.env, not on the command line ps shows',
+      );
+      const nodeLog = await first.unitLog('portal-node.service');
+      firstNodeId = /enrolled as (\S+) in project \S+ with attribute warehouse-outlet/.exec(nodeLog)?.[1];
+      assert.ok(firstNodeId, nodeLog);
+      assert.match(nodeLog, /Portal node setup completed successfully/);
+      const calls = await first.sandbox.calls();
+      assert.equal(
+        calls.at(-1),
+        'cfn-signal -e 0 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1',
+      );
+    },
+  );
 
-  it('writes a status line per interval for <stack>-status-logs while the node is up, and no UP line once it dies', async () => {
-    assert.ok(first, 'the first machine booted');
-    // The status unit starts with the node, so its first lines may say DOWN while the node sets up.
-    const up = await until(async () => {
-      const lines = await first.statusLines();
-      const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
-      return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
-    }, 'three status lines from the first UP');
-    assert.ok(
-      up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)),
-      up.join('\n'),
-    );
+  it(
+    'writes a status line per interval for <stack>-status-logs while the node is up, ' + 'and no UP line once it dies',
+    async () => {
+      assert.ok(first, 'the first machine booted');
+      // The status unit starts with the node, so its first lines may say DOWN while the node sets up.
+      const up = await until(async () => {
+        const lines = await first.statusLines();
+        const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
+        return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
+      }, 'three status lines from the first UP');
+      assert.ok(
+        up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)),
+        up.join('\n'),
+      );
 
-    const linesBeforeDeath = (await first.statusLines()).length;
-    await first.kill('portal-node.service');
-    // A check already under way when the node died may still say UP; every later one says DOWN.
-    const afterDeath = await until(async () => {
-      const lines = (await first.statusLines()).slice(linesBeforeDeath);
-      const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
-      return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
-    }, 'three status lines after the node died');
-    assert.ok(
-      afterDeath.every((line) => line.endsWith('The node is DOWN')),
-      afterDeath.join('\n'),
-    );
-  });
+      const linesBeforeDeath = (await first.statusLines()).length;
+      await first.kill('portal-node.service');
+      // A check already under way when the node died may still say UP; every later one says DOWN.
+      const afterDeath = await until(async () => {
+        const lines = (await first.statusLines()).slice(linesBeforeDeath);
+        const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
+        return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
+      }, 'three status lines after the node died');
+      assert.ok(
+        afterDeath.every((line) => line.endsWith('The node is DOWN')),
+        afterDeath.join('\n'),
+      );
+    },
+  );
 
   let replacement: Machine | undefined;
 
@@ -263,32 +276,39 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
     );
   });
 
-  it("the inlet stack's machine comes up on its own file system and carries psql to the database behind the outlet's machine", async () => {
-    const inlet = await bootMachine('inlet');
-    assert.equal(inlet.code, 0, inlet.cloudInitLog);
-    assert.equal(inlet.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
-    assert.match(
-      await inlet.unitLog('portal-node.service'),
-      /enrolled as \S+ in project \S+ with attribute warehouse-inlet/,
-    );
-    const { stdout } = await execFileAsync('psql', ['-tA', '-c', "SELECT 'through two stack machines'"], {
-      env: database.clientEnvironment(await inletPort(fileSystems.inlet)),
-    });
-    assert.equal(stdout.trim(), 'through two stack machines');
-  });
+  it(
+    "the inlet stack's machine comes up on its own file system and carries psql to the database behind the " +
+      "outlet's machine",
+    async () => {
+      const inlet = await bootMachine('inlet');
+      assert.equal(inlet.code, 0, inlet.cloudInitLog);
+      assert.equal(inlet.cloudInitLog.trimEnd().split('\n').at(-1), 'Portal node setup completed successfully');
+      assert.match(
+        await inlet.unitLog('portal-node.service'),
+        /enrolled as \S+ in project \S+ with attribute warehouse-inlet/,
+      );
+      const { stdout } = await execFileAsync('psql', ['-tA', '-c', "SELECT 'through two stack machines'"], {
+        env: database.clientEnvironment(await inletPort(fileSystems.inlet)),
+      });
+      assert.equal(stdout.trim(), 'through two stack machines');
+    },
+  );
 
-  it('a machine given another sealing key cannot open the identity on the file system, and the stack hears of it', async () => {
-    assert.ok(replacement, 'the replacement machine booted');
-    await replacement.shutDown();
-    // Twenty checks (about 8 s here) instead of 150 before the boot script gives up on the node.
-    const stranger = await bootMachine('outlet', 'AnotherSealingKey0123456789abcdefghijklmnopqrstu', 20);
-    assert.equal(stranger.code, 1, stranger.cloudInitLog);
-    const nodeLog = await stranger.unitLog('portal-node.service');
-    assert.match(nodeLog, /the sealing key in \S+\/run\/portal\/seal\.key does not open /, nodeLog);
-    assert.doesNotMatch(nodeLog, /enrolled as/);
-    assert.equal(
-      (await stranger.sandbox.calls()).at(-1),
-      'cfn-signal -e 1 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1',
-    );
-  });
+  it(
+    'a machine given another sealing key cannot open the identity on the file system, ' + 'and the stack hears of it',
+    async () => {
+      assert.ok(replacement, 'the replacement machine booted');
+      await replacement.shutDown();
+      // Twenty checks (about 8 s here) instead of 150 before the boot script gives up on the node.
+      const stranger = await bootMachine('outlet', 'AnotherSealingKey0123456789abcdefghijklmnopqrstu', 20);
+      assert.equal(stranger.code, 1, stranger.cloudInitLog);
+      const nodeLog = await stranger.unitLog('portal-node.service');
+      assert.match(nodeLog, /the sealing key in \S+\/run\/portal\/seal\.key does not open /, nodeLog);
+      assert.doesNotMatch(nodeLog, /enrolled as/);
+      assert.equal(
+        (await stranger.sandbox.calls()).at(-1),
+        'cfn-signal -e 1 --stack warehouse-outlet --resource NodeAutoScalingGroup --region us-east-1',
+      );
+    },
+  );
 });

@@ -115,69 +115,75 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     image = imageConfig(stages);
   });
 
-  it('the Dockerfile builds portal-node from the bundle alone, for a non-root user, with its state on a volume', async () => {
-    const [build, final] = stages;
-    assert.equal(stages.length, 2);
-    assert.equal(build?.name, 'build');
-    assert.ok(
-      build?.instructions.some(
-        (instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs',
-      ),
-      'the build stage bundles with esbuild',
-    );
-    assert.ok(
-      build?.instructions.some(
-        (instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text),
-      ),
-      'no install script runs: no native module is built',
-    );
-    assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
-    assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
-    assert.deepEqual(
-      image.copies,
-      [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }],
-      'only the bundle: no node_modules',
-    );
-    assert.deepEqual(image.entrypoint, ['portal']);
-    assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);
-    assert.deepEqual(
-      image.volumes,
-      [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')],
-      'PORTAL_HOME is a volume, and the sealing key has a volume of its own',
-    );
-    assert.ok(
-      final?.instructions.some(
-        (instruction) =>
-          instruction.keyword === 'RUN' &&
-          /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) &&
-          /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text),
-      ),
-      "both volumes belong to the image's user, 0700",
-    );
-    assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
-    const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
-    for (const path of ['node_modules', 'dist', '.git'])
-      assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
-    // Every file the build stage copies is in the build context.
-    const sources = (build?.instructions ?? [])
-      .filter((instruction) => instruction.keyword === 'COPY')
-      .flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
-    assert.deepEqual(sources, [
-      'package.json',
-      'package-lock.json',
-      'tsconfig.json',
-      'scripts/build.mjs',
-      'schemas',
-      'src',
-    ]);
-    for (const source of sources) {
-      assert.ok(existsSync(join(projectRoot, source)), `${source} exists`);
+  it(
+    'the Dockerfile builds portal-node from the bundle alone, ' + 'for a non-root user, with its state on a volume',
+    async () => {
+      const [build, final] = stages;
+      assert.equal(stages.length, 2);
+      assert.equal(build?.name, 'build');
       assert.ok(
-        !ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)),
-        `${source} is not ignored`,
+        build?.instructions.some(
+          (instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs',
+        ),
+        'the build stage bundles with esbuild',
       );
-    }
-  });
+      assert.ok(
+        build?.instructions.some(
+          (instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text),
+        ),
+        'no install script runs: no native module is built',
+      );
+      assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
+      assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
+      assert.deepEqual(
+        image.copies,
+        [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }],
+        'only the bundle: no node_modules',
+      );
+      assert.deepEqual(image.entrypoint, ['portal']);
+      assert.ok(
+        Number.isInteger(image.user.uid) && image.user.uid > 0,
+        `a numeric non-root user, not ${image.user.uid}`,
+      );
+      assert.deepEqual(
+        image.volumes,
+        [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')],
+        'PORTAL_HOME is a volume, and the sealing key has a volume of its own',
+      );
+      assert.ok(
+        final?.instructions.some(
+          (instruction) =>
+            instruction.keyword === 'RUN' &&
+            /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) &&
+            /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text),
+        ),
+        "both volumes belong to the image's user, 0700",
+      );
+      assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
+      const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
+      for (const path of ['node_modules', 'dist', '.git'])
+        assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
+      // Every file the build stage copies is in the build context.
+      const sources = (build?.instructions ?? [])
+        .filter((instruction) => instruction.keyword === 'COPY')
+        .flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
+      assert.deepEqual(sources, [
+        'package.json',
+        'package-lock.json',
+        'tsconfig.json',
+        'scripts/build.mjs',
+        'schemas',
+        'src',
+      ]);
+      for (const source of sources) {
+        assert.ok(existsSync(join(projectRoot, source)), `${source} exists`);
+        assert.ok(
+          !ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)),
+          `${source} is not ignored`,
+        );
+      }
+    },
+  );
 
   describe('with a live outlet', () => {
     let container: Container;
@@ -205,156 +211,168 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
         ['postgres', /^\$POSTGRES_ENDPOINT:5432$/],
         ['warehouse', /^\$REDSHIFT_ENDPOINT$/],
       ] as const) {
-        it(`${usecase}: the node comes up from the ticket in inlet.ticket, node show reports UP, psql reaches the database`, async () => {
-          const run = await runUseCase(usecase);
-          let inlet: ContainerInlet | undefined;
-          try {
-            const { compiledTarget } = await run.startOutlet(() => `127.0.0.1:${database.port}`);
-            assert.match(compiledTarget, placeholder);
-            inlet = await startContainerInlet(usecase, run, container);
-            assert.equal(inlet.service.network_mode, 'host');
-            assert.equal(inlet.service.container_name, `${usecase}-inlet`);
-            assert.equal(
-              inlet.service.environment.ENROLLMENT_TICKET,
-              run.tickets.inlet,
-              'docker-compose put the ticket from inlet.ticket into the environment',
-            );
-            assert.ok(!inlet.service.command.join('\n').includes(run.tickets.inlet), 'and not into the command');
-            const commandLine = await readFile(`/proc/${inlet.node.child.pid}/cmdline`, 'utf8');
-            assert.ok(
-              commandLine.includes('--foreground') && !commandLine.includes(run.tickets.inlet),
-              'the running node shows no ticket in ps',
-            );
-
-            const shown = await inlet.exec(['portal', 'node', 'show']);
-            assert.equal(shown.code, 0, shown.stderr);
-            assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
-            const healthcheck = await inlet.exec(image.healthcheck);
-            assert.equal(healthcheck.code, 0, 'the image health check passes');
-            if (container.user)
+        it(
+          `${usecase}: the node comes up from the ticket in inlet.ticket, node show reports UP, ` +
+            'psql reaches the database',
+          async () => {
+            const run = await runUseCase(usecase);
+            let inlet: ContainerInlet | undefined;
+            try {
+              const { compiledTarget } = await run.startOutlet(() => `127.0.0.1:${database.port}`);
+              assert.match(compiledTarget, placeholder);
+              inlet = await startContainerInlet(usecase, run, container);
+              assert.equal(inlet.service.network_mode, 'host');
+              assert.equal(inlet.service.container_name, `${usecase}-inlet`);
               assert.equal(
-                (await stat(join(container.volume, 'node'))).uid,
-                image.user.uid,
-                "the node's state belongs to the image's user",
+                inlet.service.environment.ENROLLMENT_TICKET,
+                run.tickets.inlet,
+                'docker-compose put the ticket from inlet.ticket into the environment',
               );
-            const keyFile = container.translate(inlet.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
-            assert.ok(keyFile.startsWith(container.volumes['/var/lib/portal-keys'] ?? '/nowhere'), keyFile);
-            assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'the node created its sealing key, private');
-            const key = (await readFile(keyFile, 'utf8')).trim();
-            assert.deepEqual(
-              await filesHolding(container.volume, key),
-              [],
-              'the state volume holds no copy of the key',
-            );
+              assert.ok(!inlet.service.command.join('\n').includes(run.tickets.inlet), 'and not into the command');
+              const commandLine = await readFile(`/proc/${inlet.node.child.pid}/cmdline`, 'utf8');
+              assert.ok(
+                commandLine.includes('--foreground') && !commandLine.includes(run.tickets.inlet),
+                'the running node shows no ticket in ps',
+              );
 
-            const { stdout } = await execFileAsync(
-              'psql',
-              ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`],
-              {
-                env: database.clientEnvironment(listeningPort(shown.stdout)),
-              },
-            );
-            assert.equal(stdout.trim(), `through the ${usecase} container inlet|${database.user}`);
-            assert.equal(await inlet.stop(), 0, 'docker stop (SIGTERM) ends the node cleanly');
+              const shown = await inlet.exec(['portal', 'node', 'show']);
+              assert.equal(shown.code, 0, shown.stderr);
+              assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
+              const healthcheck = await inlet.exec(image.healthcheck);
+              assert.equal(healthcheck.code, 0, 'the image health check passes');
+              if (container.user)
+                assert.equal(
+                  (await stat(join(container.volume, 'node'))).uid,
+                  image.user.uid,
+                  "the node's state belongs to the image's user",
+                );
+              const keyFile = container.translate(inlet.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
+              assert.ok(keyFile.startsWith(container.volumes['/var/lib/portal-keys'] ?? '/nowhere'), keyFile);
+              assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'the node created its sealing key, private');
+              const key = (await readFile(keyFile, 'utf8')).trim();
+              assert.deepEqual(
+                await filesHolding(container.volume, key),
+                [],
+                'the state volume holds no copy of the key',
+              );
 
-            const after = await inlet.exec(['portal', 'node', 'show']);
-            assert.equal(after.code, 1);
-            assert.match(after.stderr, /The node is DOWN/);
+              const { stdout } = await execFileAsync(
+                'psql',
+                ['-tA', '-c', `SELECT 'through the ${usecase} container inlet', current_user`],
+                {
+                  env: database.clientEnvironment(listeningPort(shown.stdout)),
+                },
+              );
+              assert.equal(stdout.trim(), `through the ${usecase} container inlet|${database.user}`);
+              assert.equal(await inlet.stop(), 0, 'docker stop (SIGTERM) ends the node cleanly');
+
+              const after = await inlet.exec(['portal', 'node', 'show']);
+              assert.equal(after.code, 1);
+              assert.match(after.stderr, /The node is DOWN/);
+            } finally {
+              await inlet?.stop();
+              await run.close();
+            }
+          },
+        );
+      }
+
+      it(
+        'postgres: a replaced container on the same volume ' + 'comes up without the consumed ticket being used again',
+        async () => {
+          const run = await runUseCase('postgres');
+          const inlets: ContainerInlet[] = [];
+          try {
+            await run.startOutlet(() => `127.0.0.1:${database.port}`);
+            const first = await startContainerInlet('postgres', run, container);
+            inlets.push(first);
+            assert.ok(first.node.lines.some((line) => line.includes('enrolled as')));
+            await first.stop();
+            // The same command line, ticket included: the ticket was used once and would be refused now.
+            const replaced = await startContainerInlet('postgres', run, container);
+            inlets.push(replaced);
+            assert.ok(
+              replaced.node.lines.some(
+                (line) =>
+                  line.includes('already enrolled as') &&
+                  line.includes('the enrollment ticket is not needed and was not used'),
+              ),
+              replaced.node.lines.join('\n'),
+            );
+            const shown = await replaced.exec(['portal', 'node', 'show']);
+            assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
+            await replaced.stop();
+
+            // The state volume alone, as a copy or backup of it would be: the identity does not open.
+            const keyFile = container.translate(replaced.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
+            await rm(keyFile);
+            const service = replaced.service;
+            const environment = Object.fromEntries(
+              Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [
+                name,
+                container.translate(value),
+              ]),
+            );
+            const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
+            const alone = start(program, args, {
+              env: environment,
+              isolated: true,
+              cwd: container.volume,
+              ...(container.user ? { user: container.user } : {}),
+            });
+            const [code] = (await once(alone.child, 'exit')) as [number | null];
+            assert.equal(code, 1, alone.lines.join('\n'));
+            assert.ok(
+              alone.lines.some(
+                (line) => line.includes('is sealed, but its sealing key file') && line.includes(keyFile),
+              ),
+              alone.lines.join('\n'),
+            );
+            assert.equal(existsSync(keyFile), false, 'no new key was made for an existing identity');
           } finally {
-            await inlet?.stop();
+            for (const inlet of inlets) await inlet.stop();
             await run.close();
           }
-        });
-      }
+        },
+      );
+    });
 
-      it('postgres: a replaced container on the same volume comes up without the consumed ticket being used again', async () => {
-        const run = await runUseCase('postgres');
-        const inlets: ContainerInlet[] = [];
+    it(
+      'bedrock: the TLS inlet (bridge network, debug log) ' + 'serves the model runtime to a real AWS SDK client',
+      async () => {
+        const runtime = await startRuntime();
+        let run: UseCaseRun | undefined;
+        let inlet: ContainerInlet | undefined;
         try {
-          await run.startOutlet(() => `127.0.0.1:${database.port}`);
-          const first = await startContainerInlet('postgres', run, container);
-          inlets.push(first);
-          assert.ok(first.node.lines.some((line) => line.includes('enrolled as')));
-          await first.stop();
-          // The same command line, ticket included: the ticket was used once and would be refused now.
-          const replaced = await startContainerInlet('postgres', run, container);
-          inlets.push(replaced);
-          assert.ok(
-            replaced.node.lines.some(
-              (line) =>
-                line.includes('already enrolled as') &&
-                line.includes('the enrollment ticket is not needed and was not used'),
-            ),
-            replaced.node.lines.join('\n'),
-          );
-          const shown = await replaced.exec(['portal', 'node', 'show']);
-          assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
-          await replaced.stop();
+          run = await runUseCase('bedrock');
+          const trust = join(run.dir, 'runtime-ca.pem');
+          await writeFile(trust, runtime.certificate);
+          await run.startOutlet(() => `localhost:${runtime.port}`, { NODE_EXTRA_CA_CERTS: trust });
+          inlet = await startContainerInlet('bedrock', run, container);
+          assert.equal(inlet.service.network_mode, 'bridge');
+          assert.equal(inlet.service.environment.NODE_LOG_LEVEL, 'debug');
+          const shown = await inlet.exec(['portal', 'node', 'show']);
+          assert.equal(shown.stdout.split('\n')[0], 'The node is UP', shown.stderr);
 
-          // The state volume alone, as a copy or backup of it would be: the identity does not open.
-          const keyFile = container.translate(replaced.service.environment.PORTAL_SEALING_KEY_FILE ?? '');
-          await rm(keyFile);
-          const service = replaced.service;
-          const environment = Object.fromEntries(
-            Object.entries({ ...container.env, ...service.environment }).map(([name, value]) => [
-              name,
-              container.translate(value),
-            ]),
-          );
-          const [program, args] = container.commandLine(onFreePortsInCommand(service.command));
-          const alone = start(program, args, {
-            env: environment,
-            isolated: true,
-            cwd: container.volume,
-            ...(container.user ? { user: container.user } : {}),
+          const projectId = (await portal(run.adminHome, ['project', 'show', '--jq', '.id'])).stdout.trim();
+          const networkDomain = (
+            await portal(run.adminHome, ['project', 'show', '--jq', '.network_domain'])
+          ).stdout.trim();
+          const ca = (await portal(run.adminHome, ['project', 'ca'])).stdout;
+          const response = await invokeModel('Through a container inlet.', {
+            inletPort: listeningPort(shown.stdout),
+            name: `bedrock.${projectId}.${networkDomain}`,
+            ca,
           });
-          const [code] = (await once(alone.child, 'exit')) as [number | null];
-          assert.equal(code, 1, alone.lines.join('\n'));
-          assert.ok(
-            alone.lines.some((line) => line.includes('is sealed, but its sealing key file') && line.includes(keyFile)),
-            alone.lines.join('\n'),
-          );
-          assert.equal(existsSync(keyFile), false, 'no new key was made for an existing identity');
+          const answer = JSON.parse(new TextDecoder().decode(response.body)) as { results: { outputText: string }[] };
+          assert.equal(answer.results[0]?.outputText, 'Through a container inlet.');
+          assert.equal(runtime.seen.at(-1)?.modelId, 'amazon.titan-text-express-v1');
         } finally {
-          for (const inlet of inlets) await inlet.stop();
-          await run.close();
+          await inlet?.stop();
+          await run?.close();
+          await new Promise<void>((resolve) => runtime.server.close(() => resolve()));
         }
-      });
-    });
-
-    it('bedrock: the TLS inlet (bridge network, debug log) serves the model runtime to a real AWS SDK client', async () => {
-      const runtime = await startRuntime();
-      let run: UseCaseRun | undefined;
-      let inlet: ContainerInlet | undefined;
-      try {
-        run = await runUseCase('bedrock');
-        const trust = join(run.dir, 'runtime-ca.pem');
-        await writeFile(trust, runtime.certificate);
-        await run.startOutlet(() => `localhost:${runtime.port}`, { NODE_EXTRA_CA_CERTS: trust });
-        inlet = await startContainerInlet('bedrock', run, container);
-        assert.equal(inlet.service.network_mode, 'bridge');
-        assert.equal(inlet.service.environment.NODE_LOG_LEVEL, 'debug');
-        const shown = await inlet.exec(['portal', 'node', 'show']);
-        assert.equal(shown.stdout.split('\n')[0], 'The node is UP', shown.stderr);
-
-        const projectId = (await portal(run.adminHome, ['project', 'show', '--jq', '.id'])).stdout.trim();
-        const networkDomain = (
-          await portal(run.adminHome, ['project', 'show', '--jq', '.network_domain'])
-        ).stdout.trim();
-        const ca = (await portal(run.adminHome, ['project', 'ca'])).stdout;
-        const response = await invokeModel('Through a container inlet.', {
-          inletPort: listeningPort(shown.stdout),
-          name: `bedrock.${projectId}.${networkDomain}`,
-          ca,
-        });
-        const answer = JSON.parse(new TextDecoder().decode(response.body)) as { results: { outputText: string }[] };
-        assert.equal(answer.results[0]?.outputText, 'Through a container inlet.');
-        assert.equal(runtime.seen.at(-1)?.modelId, 'amazon.titan-text-express-v1');
-      } finally {
-        await inlet?.stop();
-        await run?.close();
-        await new Promise<void>((resolve) => runtime.server.close(() => resolve()));
-      }
-    });
+      },
+    );
   });
 });

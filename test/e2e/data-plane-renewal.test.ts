@@ -64,7 +64,9 @@ describe('end to end: renewal keeps the direct path', function () {
     ).length;
     const shown = await nodeStatus(inletHome());
     console.log(
-      `      ${samples} samples over 60 s, ${problems.length} not direct; the inlet renewed ${renewals} times (outlet ${outletRenewals} in all); direct sessions at most ${peakDirect} at once; connections relayed ${shown.inlets[0]?.connections_relayed}`,
+      `      ${samples} samples over 60 s, ${problems.length} not direct; ` +
+        `the inlet renewed ${renewals} times (outlet ${outletRenewals} in all); ` +
+        `direct sessions at most ${peakDirect} at once; connections relayed ${shown.inlets[0]?.connections_relayed}`,
     );
     assert.deepEqual(problems.slice(0, 20), []);
     assert.ok(samples >= 200, `${samples} samples`);
@@ -72,36 +74,44 @@ describe('end to end: renewal keeps the direct path', function () {
     assert.equal(shown.inlets[0]?.connections_relayed, 0);
   });
 
-  it('carries 256 MiB each way intact on the direct path while every relay is SIGKILLed (the standalone one and the controller with its own)', async () => {
-    const payload = randomBytes(256 * MiB);
-    const socket = connect({ host: '127.0.0.1', port: portal.port, allowHalfOpen: true });
-    const received: Buffer[] = [];
-    let length = 0;
-    let killed: Promise<void> | undefined;
-    const done = new Promise<void>((resolve, reject) => {
-      socket.on('data', (chunk: Buffer) => {
-        received.push(chunk);
-        length += chunk.length;
-        if (!killed && length >= 16 * MiB)
-          killed = Promise.all([relay.process.kill(), project.killController()]).then(() => undefined);
+  it(
+    'carries 256 MiB each way intact on the direct path while every relay is SIGKILLed ' +
+      '(the standalone one and the controller with its own)',
+    async () => {
+      const payload = randomBytes(256 * MiB);
+      const socket = connect({ host: '127.0.0.1', port: portal.port, allowHalfOpen: true });
+      const received: Buffer[] = [];
+      let length = 0;
+      let killed: Promise<void> | undefined;
+      const done = new Promise<void>((resolve, reject) => {
+        socket.on('data', (chunk: Buffer) => {
+          received.push(chunk);
+          length += chunk.length;
+          if (!killed && length >= 16 * MiB)
+            killed = Promise.all([relay.process.kill(), project.killController()]).then(() => undefined);
+        });
+        socket.once('end', () => resolve());
+        socket.once('error', reject);
       });
-      socket.once('end', () => resolve());
-      socket.once('error', reject);
-    });
-    socket.end(payload);
-    await done;
-    socket.destroy();
-    await killed;
-    const stillSending = length;
-    assert.ok(killed, 'the relays were killed during the transfer');
-    assert.equal(relay.process.child.signalCode, 'SIGKILL');
-    assert.equal(project.controller.process.child.signalCode, 'SIGKILL');
-    assert.equal(stillSending, payload.length);
-    assert.equal(digest(Buffer.concat(received)), digest(payload));
-    const shown = await nodeStatus(inletHome());
-    assert.equal(shown.inlets[0]?.path, 'direct');
-    assert.equal(await newConnections(portal.port, 20), 0, 'new connections on the direct path with every relay gone');
-    // Back for the cleanup, as an operator would bring it back.
-    await project.startController();
-  });
+      socket.end(payload);
+      await done;
+      socket.destroy();
+      await killed;
+      const stillSending = length;
+      assert.ok(killed, 'the relays were killed during the transfer');
+      assert.equal(relay.process.child.signalCode, 'SIGKILL');
+      assert.equal(project.controller.process.child.signalCode, 'SIGKILL');
+      assert.equal(stillSending, payload.length);
+      assert.equal(digest(Buffer.concat(received)), digest(payload));
+      const shown = await nodeStatus(inletHome());
+      assert.equal(shown.inlets[0]?.path, 'direct');
+      assert.equal(
+        await newConnections(portal.port, 20),
+        0,
+        'new connections on the direct path with every relay gone',
+      );
+      // Back for the cleanup, as an operator would bring it back.
+      await project.startController();
+    },
+  );
 });

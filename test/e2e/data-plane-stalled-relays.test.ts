@@ -55,75 +55,86 @@ describe('end to end: relays that stall do not stall the inlet', function () {
       await echo?.close();
     });
 
-    it('has a session through the healthy relay within 5 s of the inlet starting, when the inlet links the rogue first', async () => {
-      const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
-      const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-      const outlet = await project.startNode(
-        'outlet',
-        { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } },
-        outletTicket,
-        heartbeat,
-      );
-      nodes.push(outlet);
-      await outlet.waitFor(ready);
-      const registered = await statusWhen(
-        join(project.dir, 'outlet'),
-        (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 2,
-      );
-      assert.deepEqual([...(registered.outlets[0]?.registered_on ?? [])].sort(), [rogue.id, healthy.id].sort());
+    it(
+      'has a session through the healthy relay within 5 s of the inlet starting, ' +
+        'when the inlet links the rogue first',
+      async () => {
+        const outletTicket = await project.ticket(['--attribute', 'echo-outlet', '--relay', 'echo']);
+        const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
+        const outlet = await project.startNode(
+          'outlet',
+          { 'http-server-port': 0, relay: 'echo', 'tcp-outlet': { to: `127.0.0.1:${echo.port}`, allow: 'echo-inlet' } },
+          outletTicket,
+          heartbeat,
+        );
+        nodes.push(outlet);
+        await outlet.waitFor(ready);
+        const registered = await statusWhen(
+          join(project.dir, 'outlet'),
+          (shown) => (shown.outlets[0]?.registered_on.length ?? 0) === 2,
+        );
+        assert.deepEqual([...(registered.outlets[0]?.registered_on ?? [])].sort(), [rogue.id, healthy.id].sort());
 
-      // New connections to the healthy relay wait until the inlet has tried the rogue (at most 3 s).
-      gate.hold();
-      const started = Date.now();
-      const inlet = await project.startNode(
-        'inlet',
-        {
-          'http-server-port': 0,
-          'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false },
-        },
-        inletTicket,
-        heartbeat,
-      );
-      nodes.push(inlet);
-      await rogue.process.waitFor(/rogue relay: holding splice/, 3000).catch(() => undefined);
-      gate.release();
-      const heldAfterMs = Date.now() - started;
-      // Waited for longer than the bound, so that a miss is measured, not only seen.
-      const open = await statusFromStart(inletHome(), (shown) => shown.inlets[0]?.session === 'open', 30_000);
-      const sessionMs = Date.now() - started;
-      const because = `session open after ${sessionMs} ms; inlet log:\n${inlet.lines.join('\n')}`;
-      assert.ok(sessionMs < 5000, because);
-      assert.equal(open.inlets[0]?.path, `relay ${healthy.id}`);
-      const port = await inletPort(inletHome());
-      const workingMs = sessionMs + (await timeUntilWorking(port, 5000, 20));
-      const listed = open.relays.map((relay) => relay.id);
-      console.log(
-        `      relays as the inlet lists them: ${listed.join(', ')} (rogue ${rogue.id}); the rogue held a splice ${heldAfterMs} ms after the inlet started; session open after ${sessionMs} ms, a client round trip after ${workingMs} ms`,
-      );
-      // The attack happened: the inlet listed the rogue first and went through it.
-      assert.equal(listed[0], rogue.id, 'the rogue relay is listed first');
-      assert.ok(splicesHeld(rogue) >= 1, 'the rogue relay accepted a splice of this inlet and held it');
-      assert.ok(workingMs < 5000, `clients working after ${workingMs} ms`);
-      assert.equal(await newConnections(port, 20), 0);
-    });
+        // New connections to the healthy relay wait until the inlet has tried the rogue (at most 3 s).
+        gate.hold();
+        const started = Date.now();
+        const inlet = await project.startNode(
+          'inlet',
+          {
+            'http-server-port': 0,
+            'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false },
+          },
+          inletTicket,
+          heartbeat,
+        );
+        nodes.push(inlet);
+        await rogue.process.waitFor(/rogue relay: holding splice/, 3000).catch(() => undefined);
+        gate.release();
+        const heldAfterMs = Date.now() - started;
+        // Waited for longer than the bound, so that a miss is measured, not only seen.
+        const open = await statusFromStart(inletHome(), (shown) => shown.inlets[0]?.session === 'open', 30_000);
+        const sessionMs = Date.now() - started;
+        const because = `session open after ${sessionMs} ms; inlet log:\n${inlet.lines.join('\n')}`;
+        assert.ok(sessionMs < 5000, because);
+        assert.equal(open.inlets[0]?.path, `relay ${healthy.id}`);
+        const port = await inletPort(inletHome());
+        const workingMs = sessionMs + (await timeUntilWorking(port, 5000, 20));
+        const listed = open.relays.map((relay) => relay.id);
+        console.log(
+          `      relays as the inlet lists them: ${listed.join(', ')} (rogue ${rogue.id}); ` +
+            `the rogue held a splice ${heldAfterMs} ms after the inlet started; session open after ${sessionMs} ms, ` +
+            `a client round trip after ${workingMs} ms`,
+        );
+        // The attack happened: the inlet listed the rogue first and went through it.
+        assert.equal(listed[0], rogue.id, 'the rogue relay is listed first');
+        assert.ok(splicesHeld(rogue) >= 1, 'the rogue relay accepted a splice of this inlet and held it');
+        assert.ok(workingMs < 5000, `clients working after ${workingMs} ms`);
+        assert.equal(await newConnections(port, 20), 0);
+      },
+    );
 
-    it('keeps new client connections working while the rogue relay stays up (15 s, past its time at the back of the order)', async () => {
-      // On its own: once the inlet has a session, however late.
-      await statusWhen(inletHome(), (shown) => shown.inlets[0]?.session === 'open', 30_000);
-      const port = await inletPort(inletHome());
-      // Pauses between clients let used warm streams be replaced, each through a relay chosen again.
-      const clients = realClients(port, 60);
-      await new Promise((resolve) => setTimeout(resolve, 15_000));
-      const load = await clients.stop();
-      const shown = await nodeStatus(inletHome());
-      console.log(
-        `      ${load.attempts} new connections with ${load.errors} errors, p99 ${load.p99Ms} ms; the rogue held ${splicesHeld(rogue)} splices in all; path ${shown.inlets[0]?.path}`,
-      );
-      assert.ok(load.attempts > 100, `${load.attempts} connections`);
-      assert.equal(load.errors, 0);
-      assert.equal(shown.inlets[0]?.path, `relay ${healthy.id}`);
-      assert.equal(rogue.process.child.exitCode, null, 'the rogue relay stayed up throughout');
-    });
+    it(
+      'keeps new client connections working while the rogue relay stays up ' +
+        '(15 s, past its time at the back of the order)',
+      async () => {
+        // On its own: once the inlet has a session, however late.
+        await statusWhen(inletHome(), (shown) => shown.inlets[0]?.session === 'open', 30_000);
+        const port = await inletPort(inletHome());
+        // Pauses between clients let used warm streams be replaced, each through a relay chosen again.
+        const clients = realClients(port, 60);
+        await new Promise((resolve) => setTimeout(resolve, 15_000));
+        const load = await clients.stop();
+        const shown = await nodeStatus(inletHome());
+        console.log(
+          `      ${load.attempts} new connections with ${load.errors} errors, p99 ${load.p99Ms} ms; ` +
+            `the rogue held ${splicesHeld(rogue)} splices in all; path ${shown.inlets[0]?.path}`,
+        );
+        assert.ok(load.attempts > 100, `${load.attempts} connections`);
+        assert.equal(load.errors, 0);
+        assert.equal(shown.inlets[0]?.path, `relay ${healthy.id}`);
+        assert.equal(rogue.process.child.exitCode, null, 'the rogue relay stayed up throughout');
+      },
+    );
   });
 
   describe('a relay process stopped by SIGSTOP', () => {
@@ -165,7 +176,8 @@ describe('end to end: relays that stall do not stall the inlet', function () {
         5000,
       );
       console.log(
-        `      relay ${stopped.id} stopped (SIGSTOP): clients working again after ${took} ms, session now ${after.inlets[0]?.path}`,
+        `      relay ${stopped.id} stopped (SIGSTOP): clients working again after ${took} ms, ` +
+          `session now ${after.inlets[0]?.path}`,
       );
       assert.ok(took < 5000, `working again after ${took} ms`);
       assert.equal(after.inlets[0]?.path, `relay ${other.id}`);

@@ -45,35 +45,42 @@ describe('end to end: a relay killed during transfers cuts no stream short with 
         await portal?.echo.close();
       });
 
-      it(`${clients} clients each send ${bytes / MiB} MiB and read it back through the relay, SIGKILLed once 8 MiB have come back: each sees all its bytes or a reset`, async () => {
-        const home = join(project.dir, 'inlet');
-        const shown = await statusWhen(
-          home,
-          (status) => status.inlets[0]?.session === 'open' && status.inlets[0]?.warm_streams === warm,
-        );
-        assert.equal(shown.inlets[0]?.path, `relay ${relay.id}`);
-        const result = await cutTransfers(portal.port, {
-          clients,
-          bytes,
-          cutAfter: 8 * MiB,
-          cut: () => relay.process.kill(),
-        });
-        const counts = countOutcomes(result.outcomes);
-        console.log(
-          `      relay killed once ${result.cutAt} bytes had come back: ${counts.whole} whole, ${counts.reset} reset, ${counts.truncated} truncated (end of stream, bytes missing), ${counts.other} other; ${result.seconds} s` +
-            (warm > 0 ? `; clients 0-${warm - 1} connected first and took the ${warm} warm streams` : ''),
-        );
-        for (const outcome of result.outcomes)
-          if (outcome.kind !== 'whole' && outcome.kind !== 'reset') console.log(`        ${describeOutcome(outcome)}`);
-        assert.equal(relay.process.child.signalCode, 'SIGKILL');
-        assert.ok(counts.whole < clients, 'the relay was killed during the transfers');
-        const wrong = result.outcomes.filter((outcome) => outcome.kind !== 'whole' && outcome.kind !== 'reset');
-        assert.deepEqual(
-          wrong.map(describeOutcome),
-          [],
-          'every client saw all its bytes (sha256) and the end, or ECONNRESET',
-        );
-      });
+      it(
+        `${clients} clients each send ${bytes / MiB} MiB and read it back through the relay, ` +
+          'SIGKILLed once 8 MiB have come back: each sees all its bytes or a reset',
+        async () => {
+          const home = join(project.dir, 'inlet');
+          const shown = await statusWhen(
+            home,
+            (status) => status.inlets[0]?.session === 'open' && status.inlets[0]?.warm_streams === warm,
+          );
+          assert.equal(shown.inlets[0]?.path, `relay ${relay.id}`);
+          const result = await cutTransfers(portal.port, {
+            clients,
+            bytes,
+            cutAfter: 8 * MiB,
+            cut: () => relay.process.kill(),
+          });
+          const counts = countOutcomes(result.outcomes);
+          console.log(
+            `      relay killed once ${result.cutAt} bytes had come back: ${counts.whole} whole, ` +
+              `${counts.reset} reset, ${counts.truncated} truncated (end of stream, bytes missing), ` +
+              `${counts.other} other; ${result.seconds} s` +
+              (warm > 0 ? `; clients 0-${warm - 1} connected first and took the ${warm} warm streams` : ''),
+          );
+          for (const outcome of result.outcomes)
+            if (outcome.kind !== 'whole' && outcome.kind !== 'reset')
+              console.log(`        ${describeOutcome(outcome)}`);
+          assert.equal(relay.process.child.signalCode, 'SIGKILL');
+          assert.ok(counts.whole < clients, 'the relay was killed during the transfers');
+          const wrong = result.outcomes.filter((outcome) => outcome.kind !== 'whole' && outcome.kind !== 'reset');
+          assert.deepEqual(
+            wrong.map(describeOutcome),
+            [],
+            'every client saw all its bytes (sha256) and the end, or ECONNRESET',
+          );
+        },
+      );
     });
   }
 });

@@ -66,27 +66,33 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     assert.equal(result.received, result.sent);
   });
 
-  it(`carries ${mebibytes} MiB each way intact on the relayed path (direct: false), by sha256 at both ends`, async () => {
-    const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
-    const inlet = await project.startNode(
-      'relayed-inlet',
-      { 'http-server-port': 0, 'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false } },
-      inletTicket,
-      heartbeat,
-    );
-    await inlet.waitFor(/setup completed/);
-    const shown = await statusWhen(
-      join(project.dir, 'relayed-inlet'),
-      (status) => status.inlets[0]?.session === 'open',
-    );
-    assert.equal(shown.inlets[0]?.path, 'relay controller');
-    assert.equal(shown.inlets[0]?.direct, null);
-    const port = Number(shown.inlets[0]?.listening?.split(':').at(-1));
-    const result = await integrity(port, mebibytes * 1024 * 1024);
-    assert.equal(result.received, result.sent);
-    assert.equal((await nodeStatus(join(project.dir, 'relayed-inlet'))).inlets[0]?.connections_direct, 0);
-    await inlet.stop();
-  });
+  it(
+    `carries ${mebibytes} MiB each way intact on the relayed path (direct: false), ` + 'by sha256 at both ends',
+    async () => {
+      const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
+      const inlet = await project.startNode(
+        'relayed-inlet',
+        {
+          'http-server-port': 0,
+          'tcp-inlet': { from: '127.0.0.1:0', via: 'echo', allow: 'echo-outlet', direct: false },
+        },
+        inletTicket,
+        heartbeat,
+      );
+      await inlet.waitFor(/setup completed/);
+      const shown = await statusWhen(
+        join(project.dir, 'relayed-inlet'),
+        (status) => status.inlets[0]?.session === 'open',
+      );
+      assert.equal(shown.inlets[0]?.path, 'relay controller');
+      assert.equal(shown.inlets[0]?.direct, null);
+      const port = Number(shown.inlets[0]?.listening?.split(':').at(-1));
+      const result = await integrity(port, mebibytes * 1024 * 1024);
+      assert.equal(result.received, result.sent);
+      assert.equal((await nodeStatus(join(project.dir, 'relayed-inlet'))).inlets[0]?.connections_direct, 0);
+      await inlet.stop();
+    },
+  );
 
   it('falls back to the relay within the budget when the direct dial cannot connect', async () => {
     const inletTicket = await project.ticket(['--attribute', 'echo-inlet']);
@@ -115,49 +121,53 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     const outlet = await nodeStatus(join(project.dir, 'outlet'));
     assert.equal(outlet.outlets[0]?.direct_paths, 2, 'the outlet keeps trying the walled inlet later');
     console.log(
-      `      relayed after the direct dial failed: working ${Date.now() - started} ms after start (${took} ms after setup)`,
+      `      relayed after the direct dial failed: working ${Date.now() - started} ms after start ` +
+        `(${took} ms after setup)`,
     );
     await inlet.stop();
   });
 
-  it('closes at once what is not an outlet naming the secret, and holds one source to 32 silent connections', async () => {
-    const shown = await nodeStatus(join(project.dir, 'inlet'));
-    const directPort = Number(shown.inlets[0]?.direct?.split(':').at(-1));
-    const closedWithin = (socket: Socket) =>
-      new Promise<number>((resolve) => {
-        const started = Date.now();
-        socket.on('error', () => undefined);
-        socket.once('close', () => resolve(Date.now() - started));
-      });
-    for (const first of [
-      'GET / HTTP/1.1\r\n\r\n',
-      'PORTAL-DIRECT/2 wrongsecretwrongsecretwrong\n',
-      'PORTAL-DIRECT/1 x\n',
-      '\x16\x03\x01\x00\xc8\x01',
-    ]) {
-      const socket = connect({ host: '127.0.0.1', port: directPort });
-      const closed = closedWithin(socket);
-      socket.write(first);
-      assert.ok((await closed) < 1000, `closed at once after ${JSON.stringify(first)}`);
-    }
-    // A connection that ends before it names itself is closed at once, not at its deadline.
-    const ending = connect({ host: '127.0.0.1', port: directPort });
-    const endingClosed = closedWithin(ending);
-    await once(ending, 'connect');
-    ending.end();
-    assert.ok((await endingClosed) < 1000, 'a connection that ended before naming itself was closed at once');
-    const silent = Array.from({ length: 100 }, () => connect({ host: '127.0.0.1', port: directPort }));
-    const closings = silent.map(closedWithin);
-    const times = await Promise.all(closings);
-    // The bound is at most 32 waiting per source; a dial of the outlet's own, from the same address, may
-    // hold a place for the moment it takes to name itself.
-    const held = times.filter((ms) => ms >= 1000).length;
-    assert.ok(
-      held <= 32 && held >= 24,
-      `${held} of 100 silent connections held until their deadline, the rest closed at once`,
-    );
-    assert.ok(Math.max(...times) < 7000, `every silent connection closed by its deadline: ${Math.max(...times)} ms`);
-    // The portal itself is unharmed.
-    assert.equal((await roundTrip(direct.port, Buffer.from('still here'))).toString(), 'still here');
-  });
+  it(
+    'closes at once what is not an outlet naming the secret, ' + 'and holds one source to 32 silent connections',
+    async () => {
+      const shown = await nodeStatus(join(project.dir, 'inlet'));
+      const directPort = Number(shown.inlets[0]?.direct?.split(':').at(-1));
+      const closedWithin = (socket: Socket) =>
+        new Promise<number>((resolve) => {
+          const started = Date.now();
+          socket.on('error', () => undefined);
+          socket.once('close', () => resolve(Date.now() - started));
+        });
+      for (const first of [
+        'GET / HTTP/1.1\r\n\r\n',
+        'PORTAL-DIRECT/2 wrongsecretwrongsecretwrong\n',
+        'PORTAL-DIRECT/1 x\n',
+        '\x16\x03\x01\x00\xc8\x01',
+      ]) {
+        const socket = connect({ host: '127.0.0.1', port: directPort });
+        const closed = closedWithin(socket);
+        socket.write(first);
+        assert.ok((await closed) < 1000, `closed at once after ${JSON.stringify(first)}`);
+      }
+      // A connection that ends before it names itself is closed at once, not at its deadline.
+      const ending = connect({ host: '127.0.0.1', port: directPort });
+      const endingClosed = closedWithin(ending);
+      await once(ending, 'connect');
+      ending.end();
+      assert.ok((await endingClosed) < 1000, 'a connection that ended before naming itself was closed at once');
+      const silent = Array.from({ length: 100 }, () => connect({ host: '127.0.0.1', port: directPort }));
+      const closings = silent.map(closedWithin);
+      const times = await Promise.all(closings);
+      // The bound is at most 32 waiting per source; a dial of the outlet's own, from the same address, may
+      // hold a place for the moment it takes to name itself.
+      const held = times.filter((ms) => ms >= 1000).length;
+      assert.ok(
+        held <= 32 && held >= 24,
+        `${held} of 100 silent connections held until their deadline, the rest closed at once`,
+      );
+      assert.ok(Math.max(...times) < 7000, `every silent connection closed by its deadline: ${Math.max(...times)} ms`);
+      // The portal itself is unharmed.
+      assert.equal((await roundTrip(direct.port, Buffer.from('still here'))).toString(), 'still here');
+    },
+  );
 });

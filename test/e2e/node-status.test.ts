@@ -6,6 +6,7 @@ import { metricsOf, sample, statusFromStart } from '../support/node-checks.ts';
 import { inletPort, portal, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { expectRefusal, roundTrip, startEchoServer } from '../support/tcp.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 /** The sum of a metric's samples over both paths. */
 const overPaths = (metrics: string, name: string, part: string) =>
@@ -77,40 +78,51 @@ describe('end to end: node status tells the truth', function () {
     assert.equal(outlet.lines.filter((logged) => logged.includes(' listens on ')).length, 1);
   });
 
-  it('an inlet whose allow does not match never says setup completed, and node show names both attributes', async () => {
-    const inlet = await project.startNode(
-      'wrong-allow',
-      inletConfig('echo-outlett'),
-      await project.ticket(['--attribute', 'echo-inlet']),
-    );
-    try {
-      const listening = await inlet.waitFor(/ listens on /);
-      assert.match(
-        listening,
-        /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 0\.0\.0\.0:\d+ \(direct path, for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/metrics\)$/,
+  it(
+    'an inlet whose allow does not match never says setup completed, ' + 'and node show names both attributes',
+    async () => {
+      const inlet = await project.startNode(
+        'wrong-allow',
+        inletConfig('echo-outlett'),
+        await project.ticket(['--attribute', 'echo-inlet']),
       );
-      const shown = await statusFromStart(
-        home('wrong-allow'),
-        (status) => status.problems.some((problem) => problem.includes('"echo-outlett"')),
-        15_000,
-      );
-      assert.equal(shown.status, 'starting', 'never up');
-      const show = await portal(home('wrong-allow'), ['node', 'show']);
-      assert.equal(show.code, 1);
-      assert.equal(show.stdout, '');
-      assert.match(
-        show.stderr,
-        /^portal: The node is DOWN: its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo" \(retrying\): the relay refused it: no outlet of the relay "echo" that allows this node carries the attribute "echo-outlett" this inlet allows \(they carry "echo-outlet"\) \(not up yet, \d+ s after its start\); the node runs \(pid \d+\); its log says more about each problem\n$/,
-      );
-      assert.ok(
-        sample(await metricsOf(home('wrong-allow')), 'portal_failures_total', 'reason="peer_refused"') >= 1,
-        'the refusal is counted',
-      );
-      assert.ok(!inlet.lines.some((line) => line.includes('setup completed')), inlet.lines.join('\n'));
-    } finally {
-      assert.equal(await inlet.stop(), 0);
-    }
-  });
+      try {
+        const listening = await inlet.waitFor(/ listens on /);
+        assert.match(
+          listening,
+          joinedRegExp(
+            /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 0\.0\.0\.0:\d+ \(direct path, /,
+            /for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/metrics\)$/,
+          ),
+        );
+        const shown = await statusFromStart(
+          home('wrong-allow'),
+          (status) => status.problems.some((problem) => problem.includes('"echo-outlett"')),
+          15_000,
+        );
+        assert.equal(shown.status, 'starting', 'never up');
+        const show = await portal(home('wrong-allow'), ['node', 'show']);
+        assert.equal(show.code, 1);
+        assert.equal(show.stdout, '');
+        assert.match(
+          show.stderr,
+          joinedRegExp(
+            /^portal: The node is DOWN: its inlet on 127\.0\.0\.1:\d+ has no session to relay "echo" \(retrying\): /,
+            /the relay refused it: no outlet of the relay "echo" that allows this node carries /,
+            /the attribute "echo-outlett" this inlet allows \(they carry "echo-outlet"\) \(not up yet, /,
+            /\d+ s after its start\); the node runs \(pid \d+\); its log says more about each problem\n$/,
+          ),
+        );
+        assert.ok(
+          sample(await metricsOf(home('wrong-allow')), 'portal_failures_total', 'reason="peer_refused"') >= 1,
+          'the refusal is counted',
+        );
+        assert.ok(!inlet.lines.some((line) => line.includes('setup completed')), inlet.lines.join('\n'));
+      } finally {
+        assert.equal(await inlet.stop(), 0);
+      }
+    },
+  );
 
   it('an outlet names the inlet it refused, with both attributes, while it serves nobody', async () => {
     const stranger = await project.startNode(
@@ -119,8 +131,10 @@ describe('end to end: node status tells the truth', function () {
       await project.ticket(['--attribute', 'stranger']),
     );
     try {
-      const saw =
-        /its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet" \(\d+ times?, last [^)]+, at the relay\)/;
+      const saw = joinedRegExp(
+        /its outlet refused inlet node n[0-9a-f]+: /,
+        /saw "stranger", allow is "echo-inlet" \(\d+ times?, last [^)]+, at the relay\)/,
+      );
       await statusFromStart(home('outlet'), (status) => status.problems.some((problem) => saw.test(problem)), 15_000);
       const show = await portal(home('outlet'), ['node', 'show']);
       assert.equal(show.code, 1);
@@ -137,89 +151,103 @@ describe('end to end: node status tells the truth', function () {
     }
   });
 
-  it('an inlet that has a session says setup completed; open connections count in gauges that fall back to 0', async () => {
-    const inlet = await project.startNode(
-      'inlet',
-      inletConfig('echo-outlet'),
-      await project.ticket(['--attribute', 'echo-inlet']),
-    );
-    await inlet.waitFor(ready);
-    const port = await inletPort(home('inlet'));
-    const clients = await Promise.all([openClient(port), openClient(port), openClient(port)]);
-    for (const [name, part] of [
-      ['inlet', 'inlet'],
-      ['outlet', 'outlet'],
-    ] as const) {
-      const metrics = await eventually(
-        () => metricsOf(home(name)),
-        (text) => overPaths(text, 'portal_connections_open', part) === 3,
-        `${part} gauge at 3`,
+  it(
+    'an inlet that has a session says setup completed; ' + 'open connections count in gauges that fall back to 0',
+    async () => {
+      const inlet = await project.startNode(
+        'inlet',
+        inletConfig('echo-outlet'),
+        await project.ticket(['--attribute', 'echo-inlet']),
       );
-      assert.equal(overPaths(metrics, 'portal_connections_total', part), 3);
-      assert.ok(overPaths(metrics, 'portal_sessions_open', part) >= 1, `${part} has a session open`);
-    }
-    for (const client of clients) client.destroy();
-    for (const [name, part] of [
-      ['inlet', 'inlet'],
-      ['outlet', 'outlet'],
-    ] as const) {
-      const metrics = await eventually(
-        () => metricsOf(home(name)),
-        (text) => overPaths(text, 'portal_connections_open', part) === 0,
-        `${part} gauge back at 0`,
+      await inlet.waitFor(ready);
+      const port = await inletPort(home('inlet'));
+      const clients = await Promise.all([openClient(port), openClient(port), openClient(port)]);
+      for (const [name, part] of [
+        ['inlet', 'inlet'],
+        ['outlet', 'outlet'],
+      ] as const) {
+        const metrics = await eventually(
+          () => metricsOf(home(name)),
+          (text) => overPaths(text, 'portal_connections_open', part) === 3,
+          `${part} gauge at 3`,
+        );
+        assert.equal(overPaths(metrics, 'portal_connections_total', part), 3);
+        assert.ok(overPaths(metrics, 'portal_sessions_open', part) >= 1, `${part} has a session open`);
+      }
+      for (const client of clients) client.destroy();
+      for (const [name, part] of [
+        ['inlet', 'inlet'],
+        ['outlet', 'outlet'],
+      ] as const) {
+        const metrics = await eventually(
+          () => metricsOf(home(name)),
+          (text) => overPaths(text, 'portal_connections_open', part) === 0,
+          `${part} gauge back at 0`,
+        );
+        assert.equal(overPaths(metrics, 'portal_connections_total', part), 3, 'the total stays');
+      }
+      const inletShow = await portal(home('inlet'), ['node', 'show']);
+      assert.equal(inletShow.code, 0, inletShow.stderr);
+      assert.match(
+        inletShow.stdout,
+        joinedRegExp(
+          /^ {2}inlet: 127\.0\.0\.1:\d+ via echo, session open \((direct|relay controller)\), /m,
+          /3 connections so far \(\d+ direct, \d+ relayed\), 0 open now, 0 refused$/m,
+        ),
       );
-      assert.equal(overPaths(metrics, 'portal_connections_total', part), 3, 'the total stays');
-    }
-    const inletShow = await portal(home('inlet'), ['node', 'show']);
-    assert.equal(inletShow.code, 0, inletShow.stderr);
-    assert.match(
-      inletShow.stdout,
-      /^ {2}inlet: 127\.0\.0\.1:\d+ via echo, session open \((direct|relay controller)\), 3 connections so far \(\d+ direct, \d+ relayed\), 0 open now, 0 refused$/m,
-    );
-    // The stranger refused a moment ago is still said, but beside a served inlet it keeps nothing down.
-    const outletShow = await portal(home('outlet'), ['node', 'show']);
-    assert.equal(outletShow.code, 0, outletShow.stderr);
-    assert.match(
-      outletShow.stdout,
-      /^ {2}outlet: relay echo -> 127\.0\.0\.1:\d+, up, registered on 1 relay, 1 session open \(\d direct\), 3 connections so far, 0 open now$/m,
-    );
-    assert.match(
-      outletShow.stdout,
-      /^ {2}warning: its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet"/m,
-    );
-  });
+      // The stranger refused a moment ago is still said, but beside a served inlet it keeps nothing down.
+      const outletShow = await portal(home('outlet'), ['node', 'show']);
+      assert.equal(outletShow.code, 0, outletShow.stderr);
+      assert.match(
+        outletShow.stdout,
+        joinedRegExp(
+          /^ {2}outlet: relay echo -> 127\.0\.0\.1:\d+, up, registered on 1 relay, /m,
+          /1 session open \(\d direct\), 3 connections so far, 0 open now$/m,
+        ),
+      );
+      assert.match(
+        outletShow.stdout,
+        /^ {2}warning: its outlet refused inlet node n[0-9a-f]+: saw "stranger", allow is "echo-inlet"/m,
+      );
+    },
+  );
 
-  it('with the target stopped, both nodes say why and the failures are counted; a connection that succeeds clears it', async () => {
-    const port = await inletPort(home('inlet'));
-    await echo.close();
-    for (let client = 0; client < 3; client += 1) assert.equal((await expectRefusal(port)).bytes, 0);
-    const show = await portal(home('outlet'), ['node', 'show']);
-    assert.equal(show.code, 1);
-    assert.match(
-      show.stderr,
-      new RegExp(
-        `^portal: The node is DOWN: the target 127\\.0\\.0\\.1:${echo.port} refused its last 3 connections \\(ECONNREFUSED\\), last [^;]+; the node runs`,
-      ),
-    );
-    assert.equal(sample(await metricsOf(home('outlet')), 'portal_failures_total', 'reason="target_unreachable"'), 3);
-    const inletShow = await portal(home('inlet'), ['node', 'show']);
-    assert.equal(inletShow.code, 1);
-    assert.match(
-      inletShow.stderr,
-      /the outlet refused its inlet's last 3 clients \(the outlet cannot reach its target\)/,
-    );
+  it(
+    'with the target stopped, both nodes say why and the failures are counted; ' +
+      'a connection that succeeds clears it',
+    async () => {
+      const port = await inletPort(home('inlet'));
+      await echo.close();
+      for (let client = 0; client < 3; client += 1) assert.equal((await expectRefusal(port)).bytes, 0);
+      const show = await portal(home('outlet'), ['node', 'show']);
+      assert.equal(show.code, 1);
+      assert.match(
+        show.stderr,
+        new RegExp(
+          `^portal: The node is DOWN: the target 127\\.0\\.0\\.1:${echo.port} refused its last 3 connections ` +
+            `\\(ECONNREFUSED\\), last [^;]+; the node runs`,
+        ),
+      );
+      assert.equal(sample(await metricsOf(home('outlet')), 'portal_failures_total', 'reason="target_unreachable"'), 3);
+      const inletShow = await portal(home('inlet'), ['node', 'show']);
+      assert.equal(inletShow.code, 1);
+      assert.match(
+        inletShow.stderr,
+        /the outlet refused its inlet's last 3 clients \(the outlet cannot reach its target\)/,
+      );
 
-    // The target comes back on its address: the first connection carried ends the streak on both sides.
-    const back = createServer((socket) => {
-      socket.on('error', () => socket.destroy());
-      socket.pipe(socket);
-    });
-    target = back;
-    await new Promise<void>((resolve) => back.listen(echo.port, '127.0.0.1', resolve));
-    assert.equal((await roundTrip(port, Buffer.from('back'))).toString(), 'back');
-    for (const name of ['outlet', 'inlet']) {
-      const recovered = await portal(home(name), ['node', 'show']);
-      assert.equal(recovered.code, 0, `${name}: ${recovered.stderr}`);
-    }
-  });
+      // The target comes back on its address: the first connection carried ends the streak on both sides.
+      const back = createServer((socket) => {
+        socket.on('error', () => socket.destroy());
+        socket.pipe(socket);
+      });
+      target = back;
+      await new Promise<void>((resolve) => back.listen(echo.port, '127.0.0.1', resolve));
+      assert.equal((await roundTrip(port, Buffer.from('back'))).toString(), 'back');
+      for (const name of ['outlet', 'inlet']) {
+        const recovered = await portal(home(name), ['node', 'show']);
+        assert.equal(recovered.code, 0, `${name}: ${recovered.stderr}`);
+      }
+    },
+  );
 });

@@ -78,26 +78,30 @@ describe('end to end: standalone relays, and the controller off the data path', 
     assert.equal(await newConnections(portal.port, 20), 0);
   });
 
-  it("bounds what peers that prove nothing cost a relay's own port: 64 silent connections a source, closed by the deadline", async () => {
-    const relay = relays[0] as RelayProcess;
-    const listening =
-      /listening on (\S+),/.exec(relay.process.lines.find((line) => line.includes('listening on')) ?? '')?.[1] ?? '';
-    const port = Number(listening.split(':').at(-1));
-    const silent = Array.from({ length: 100 }, () => connect({ host: '127.0.0.1', port }));
-    const times = await Promise.all(
-      silent.map(
-        (socket) =>
-          new Promise<number>((resolve) => {
-            const started = Date.now();
-            socket.on('error', () => undefined);
-            socket.once('close', () => resolve(Date.now() - started));
-          }),
-      ),
-    );
-    assert.equal(times.filter((ms) => ms < 1000).length, 100 - 64, 'beyond 64 from one source, closed at once');
-    assert.ok(Math.max(...times) < 12_000, `all closed by the 10 s deadline: ${Math.max(...times)} ms`);
-    assert.equal(await newConnections(portal.port, 10), 0, 'the portal is unharmed');
-  });
+  it(
+    "bounds what peers that prove nothing cost a relay's own port: 64 silent connections a source, " +
+      'closed by the deadline',
+    async () => {
+      const relay = relays[0] as RelayProcess;
+      const listening =
+        /listening on (\S+),/.exec(relay.process.lines.find((line) => line.includes('listening on')) ?? '')?.[1] ?? '';
+      const port = Number(listening.split(':').at(-1));
+      const silent = Array.from({ length: 100 }, () => connect({ host: '127.0.0.1', port }));
+      const times = await Promise.all(
+        silent.map(
+          (socket) =>
+            new Promise<number>((resolve) => {
+              const started = Date.now();
+              socket.on('error', () => undefined);
+              socket.once('close', () => resolve(Date.now() - started));
+            }),
+        ),
+      );
+      assert.equal(times.filter((ms) => ms < 1000).length, 100 - 64, 'beyond 64 from one source, closed at once');
+      assert.ok(Math.max(...times) < 12_000, `all closed by the 10 s deadline: ${Math.max(...times)} ms`);
+      assert.equal(await newConnections(portal.port, 10), 0, 'the portal is unharmed');
+    },
+  );
 
   it('moves the session to another relay when its relay dies, and new clients see no error once moved', async () => {
     const before = await nodeStatus(inletHome());
@@ -113,7 +117,8 @@ describe('end to end: standalone relays, and the controller off the data path', 
     assert.equal(await newConnections(portal.port, 200), 0);
     assert.ok(took < 5000, `working again after ${took} ms`);
     console.log(
-      `      session moved to ${after.inlets[0]?.path} after relay ${carrying.id} was killed; working again after ${took} ms`,
+      `      session moved to ${after.inlets[0]?.path} after relay ${carrying.id} was killed; ` +
+        `working again after ${took} ms`,
     );
   });
 

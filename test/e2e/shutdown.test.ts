@@ -8,6 +8,7 @@ import { nodeStatus, statusWhen, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRelay } from '../support/relay-processes.ts';
 import { expectRefusal, roundTrip } from '../support/tcp.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 
@@ -72,60 +73,70 @@ describe('end to end: every Portal process stops on the first signal', function 
   });
 
   for (const path of ['direct', 'relayed'] as const) {
-    it(`stops an outlet with a connected inlet (${path}) on SIGTERM at once when idle, warm streams included, exit 0`, async () => {
-      const portal = await startEchoPortal(project, heartbeat, path === 'direct' ? {} : { direct: false });
-      portals.push(portal);
-      const inletHome = join(project.dir, 'inlet');
-      await statusWhen(
-        inletHome,
-        (shown) =>
-          shown.inlets[0]?.session === 'open' &&
-          shown.inlets[0].warm_streams === 2 &&
-          (shown.inlets[0].path === 'direct') === (path === 'direct'),
-      );
-      assert.equal((await roundTrip(portal.port, Buffer.from('before'))).toString(), 'before');
-      const { code, ms } = await signalled(portal.outlet, 'SIGTERM');
-      assert.equal(code, 0, portal.outlet.lines.join('\n'));
-      assert.ok(ms < 3000, `the outlet took ${ms} ms to stop`);
-      console.log(`      SIGTERM to exit: ${ms} ms`);
-      assert.ok(
-        portal.outlet.lines.some((line) => /INFO the node stopped on SIGTERM after [0-9.]+s$/.test(line)),
-        portal.outlet.lines.join('\n'),
-      );
-      // Nothing of the outlet carries traffic any more: no warm stream, no session.
-      await expectRefusal(portal.port);
-    });
+    it(
+      `stops an outlet with a connected inlet (${path}) on SIGTERM at once when idle, ` +
+        'warm streams included, exit 0',
+      async () => {
+        const portal = await startEchoPortal(project, heartbeat, path === 'direct' ? {} : { direct: false });
+        portals.push(portal);
+        const inletHome = join(project.dir, 'inlet');
+        await statusWhen(
+          inletHome,
+          (shown) =>
+            shown.inlets[0]?.session === 'open' &&
+            shown.inlets[0].warm_streams === 2 &&
+            (shown.inlets[0].path === 'direct') === (path === 'direct'),
+        );
+        assert.equal((await roundTrip(portal.port, Buffer.from('before'))).toString(), 'before');
+        const { code, ms } = await signalled(portal.outlet, 'SIGTERM');
+        assert.equal(code, 0, portal.outlet.lines.join('\n'));
+        assert.ok(ms < 3000, `the outlet took ${ms} ms to stop`);
+        console.log(`      SIGTERM to exit: ${ms} ms`);
+        assert.ok(
+          portal.outlet.lines.some((line) => /INFO the node stopped on SIGTERM after [0-9.]+s$/.test(line)),
+          portal.outlet.lines.join('\n'),
+        );
+        // Nothing of the outlet carries traffic any more: no warm stream, no session.
+        await expectRefusal(portal.port);
+      },
+    );
   }
 
-  it('lets an open connection finish while it stops (SIGINT), then exits 0; new clients are refused meanwhile', async () => {
-    const portal = await startEchoPortal(project, heartbeat);
-    portals.push(portal);
-    const client = await heldClient(portal.port);
-    assert.equal(await client.say('one'), 'one');
-    const exited = once(portal.outlet.child, 'exit');
-    portal.outlet.child.kill('SIGINT');
-    await portal.outlet.waitFor(
-      /the node is stopping on SIGINT: it takes no new connections and gives the 1 open connection up to 10s to finish/,
-    );
-    assert.equal(await client.say('two'), 'two', 'the open connection is still carried');
-    await expectRefusal(portal.port);
-    // Its relay connections closed on purpose: no relay counts as lost.
-    assert.equal(
-      sample(await metricsOf(join(project.dir, 'outlet')), 'portal_failures_total', 'reason="relay_lost"'),
-      0,
-    );
-    const ended = Date.now();
-    client.socket.end();
-    const [code] = (await exited) as [number | null];
-    assert.equal(code, 0);
-    console.log(`      last connection closed to exit: ${Date.now() - ended} ms`);
-    assert.ok(
-      portal.outlet.lines.some((line) =>
-        /stopped on SIGINT after [0-9.]+s: 1 of 1 connection finished, 0 cut$/.test(line),
-      ),
-      portal.outlet.lines.join('\n'),
-    );
-  });
+  it(
+    'lets an open connection finish while it stops (SIGINT), ' + 'then exits 0; new clients are refused meanwhile',
+    async () => {
+      const portal = await startEchoPortal(project, heartbeat);
+      portals.push(portal);
+      const client = await heldClient(portal.port);
+      assert.equal(await client.say('one'), 'one');
+      const exited = once(portal.outlet.child, 'exit');
+      portal.outlet.child.kill('SIGINT');
+      await portal.outlet.waitFor(
+        joinedRegExp(
+          /the node is stopping on SIGINT: /,
+          /it takes no new connections and gives the 1 open connection up to 10s to finish/,
+        ),
+      );
+      assert.equal(await client.say('two'), 'two', 'the open connection is still carried');
+      await expectRefusal(portal.port);
+      // Its relay connections closed on purpose: no relay counts as lost.
+      assert.equal(
+        sample(await metricsOf(join(project.dir, 'outlet')), 'portal_failures_total', 'reason="relay_lost"'),
+        0,
+      );
+      const ended = Date.now();
+      client.socket.end();
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 0);
+      console.log(`      last connection closed to exit: ${Date.now() - ended} ms`);
+      assert.ok(
+        portal.outlet.lines.some((line) =>
+          /stopped on SIGINT after [0-9.]+s: 1 of 1 connection finished, 0 cut$/.test(line),
+        ),
+        portal.outlet.lines.join('\n'),
+      );
+    },
+  );
 
   it('cuts what is left when the drain time (PORTAL_DRAIN_TIMEOUT) runs out', async () => {
     const portal = await startEchoPortal(project, { ...heartbeat, PORTAL_DRAIN_TIMEOUT: '1s' });
@@ -181,52 +192,60 @@ describe('end to end: every Portal process stops on the first signal', function 
     await statusWhen(join(project.dir, 'outlet'), (shown) => shown.outlets[0]?.sessions === 0);
   });
 
-  it('moves the inlet off a relay that stops: new clients ride another relay, and the relay exits once its last connection ends', async () => {
-    const relayProject = await startProject({ controllerFlags: ['--no-relay'] });
-    try {
-      const relays = [await startRelay(relayProject, 'relay-a'), await startRelay(relayProject, 'relay-b')];
-      const portal = await startEchoPortal(relayProject, heartbeat, { direct: false });
+  it(
+    'moves the inlet off a relay that stops: new clients ride another relay, ' +
+      'and the relay exits once its last connection ends',
+    async () => {
+      const relayProject = await startProject({ controllerFlags: ['--no-relay'] });
       try {
-        const inletHome = join(relayProject.dir, 'inlet');
-        await statusWhen(
-          inletHome,
-          (shown) =>
-            shown.relays.filter((relay) => relay.status === 'connected').length === 2 &&
-            shown.inlets[0]?.warm_streams === 2,
-        );
-        const riding = (await nodeStatus(inletHome)).inlets[0]?.path?.replace('relay ', '');
-        const carrier = relays.find((relay) => relay.id === riding);
-        assert.ok(carrier, `the session rides one of the two relays (${riding})`);
-        const client = await heldClient(portal.port);
-        assert.equal(await client.say('held'), 'held');
-        const exited = once(carrier.process.child, 'exit');
-        const signalledAt = Date.now();
-        carrier.process.child.kill('SIGTERM');
-        await carrier.process.waitFor(/the relay is stopping on SIGTERM/);
-        const moved = await statusWhen(
-          inletHome,
-          (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0].path !== `relay ${carrier.id}`,
-        );
-        assert.match(String(moved.inlets[0]?.path), /^relay /);
-        for (let i = 0; i < 20; i += 1)
-          assert.equal((await roundTrip(portal.port, Buffer.from(`new ${i}`))).toString(), `new ${i}`);
-        assert.equal(await client.say('still'), 'still', 'the held connection is still carried by the stopping relay');
-        client.socket.end();
-        const [code] = (await exited) as [number | null];
-        assert.equal(code, 0, carrier.process.lines.join('\n'));
-        const took = Date.now() - signalledAt;
-        assert.ok(took < 8000, `the relay took ${took} ms: it waited for the session it no longer carries`);
-        console.log(`      relay stopped ${took} ms after SIGTERM, once its last connection ended`);
+        const relays = [await startRelay(relayProject, 'relay-a'), await startRelay(relayProject, 'relay-b')];
+        const portal = await startEchoPortal(relayProject, heartbeat, { direct: false });
+        try {
+          const inletHome = join(relayProject.dir, 'inlet');
+          await statusWhen(
+            inletHome,
+            (shown) =>
+              shown.relays.filter((relay) => relay.status === 'connected').length === 2 &&
+              shown.inlets[0]?.warm_streams === 2,
+          );
+          const riding = (await nodeStatus(inletHome)).inlets[0]?.path?.replace('relay ', '');
+          const carrier = relays.find((relay) => relay.id === riding);
+          assert.ok(carrier, `the session rides one of the two relays (${riding})`);
+          const client = await heldClient(portal.port);
+          assert.equal(await client.say('held'), 'held');
+          const exited = once(carrier.process.child, 'exit');
+          const signalledAt = Date.now();
+          carrier.process.child.kill('SIGTERM');
+          await carrier.process.waitFor(/the relay is stopping on SIGTERM/);
+          const moved = await statusWhen(
+            inletHome,
+            (shown) => shown.inlets[0]?.session === 'open' && shown.inlets[0].path !== `relay ${carrier.id}`,
+          );
+          assert.match(String(moved.inlets[0]?.path), /^relay /);
+          for (let i = 0; i < 20; i += 1)
+            assert.equal((await roundTrip(portal.port, Buffer.from(`new ${i}`))).toString(), `new ${i}`);
+          assert.equal(
+            await client.say('still'),
+            'still',
+            'the held connection is still carried by the stopping relay',
+          );
+          client.socket.end();
+          const [code] = (await exited) as [number | null];
+          assert.equal(code, 0, carrier.process.lines.join('\n'));
+          const took = Date.now() - signalledAt;
+          assert.ok(took < 8000, `the relay took ${took} ms: it waited for the session it no longer carries`);
+          console.log(`      relay stopped ${took} ms after SIGTERM, once its last connection ended`);
+        } finally {
+          await portal.inlet.stop();
+          await portal.outlet.stop();
+          await portal.echo.close();
+          for (const relay of relays) await relay.process.stop();
+        }
       } finally {
-        await portal.inlet.stop();
-        await portal.outlet.stop();
-        await portal.echo.close();
-        for (const relay of relays) await relay.process.stop();
+        await relayProject.close();
       }
-    } finally {
-      await relayProject.close();
-    }
-  });
+    },
+  );
 
   it('stops a relay carrying a splice once the splice ends, and the controller at once; both exit 0', async () => {
     const relayProject = await startProject({ controllerFlags: ['--no-relay'] });
@@ -240,7 +259,10 @@ describe('end to end: every Portal process stops on the first signal', function 
         const exited = once(relay.process.child, 'exit');
         relay.process.child.kill('SIGTERM');
         await relay.process.waitFor(
-          /the relay is stopping on SIGTERM: it takes no new connections and gives the \d+ open connections? up to 10s to finish/,
+          joinedRegExp(
+            /the relay is stopping on SIGTERM: /,
+            /it takes no new connections and gives the \d+ open connections? up to 10s to finish/,
+          ),
         );
         assert.equal(await client.say('s'), 's');
         client.socket.end();

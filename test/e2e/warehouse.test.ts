@@ -78,7 +78,8 @@ describe('end to end: the data warehouse use case (PostgreSQL standing in for th
     assert.equal(portal.failed, 0);
     assert.ok(portal.tps > 0, 'the portal carried transactions');
     process.stdout.write(
-      `      pgbench -S -c 8 -T 10: direct ${direct.tps.toFixed(0)} tps, through the portal ${portal.tps.toFixed(0)} tps (${(portal.tps / direct.tps).toFixed(2)}x)\n`,
+      `      pgbench -S -c 8 -T 10: direct ${direct.tps.toFixed(0)} tps, ` +
+        `through the portal ${portal.tps.toFixed(0)} tps (${(portal.tps / direct.tps).toFixed(2)}x)\n`,
     );
   });
 });

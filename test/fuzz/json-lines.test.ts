@@ -80,23 +80,26 @@ const peerBytes = fc.oneof(
 );
 
 describe('fuzz: JSON-lines control messages (readJsonLines, readOneJsonLine, writeJsonLine)', () => {
-  it('reads back every JSON value written, in order, however the bytes are split (inside UTF-8 sequences too)', async () => {
-    await fuzz(
-      'json lines round trip',
-      fc.asyncProperty(
-        fc
-          .array(fc.jsonValue({ maxDepth: 4 }), { minLength: 1, maxLength: 8 })
-          .chain((values) => fc.tuple(fc.constant(values), chunked(linesOfSync(values)))),
-        async ([values, chunks]) => {
-          const read = await readAll(chunks);
-          assert.deepEqual(read.errors, []);
-          assert.deepEqual(read.messages, JSON.parse(JSON.stringify(values)));
-          assert.equal(read.stillReading, true);
-        },
-      ),
-      150,
-    );
-  });
+  it(
+    'reads back every JSON value written, in order, ' + 'however the bytes are split (inside UTF-8 sequences too)',
+    async () => {
+      await fuzz(
+        'json lines round trip',
+        fc.asyncProperty(
+          fc
+            .array(fc.jsonValue({ maxDepth: 4 }), { minLength: 1, maxLength: 8 })
+            .chain((values) => fc.tuple(fc.constant(values), chunked(linesOfSync(values)))),
+          async ([values, chunks]) => {
+            const read = await readAll(chunks);
+            assert.deepEqual(read.errors, []);
+            assert.deepEqual(read.messages, JSON.parse(JSON.stringify(values)));
+            assert.equal(read.stillReading, true);
+          },
+        ),
+        150,
+      );
+    },
+  );
 
   it('hands on exactly the whole JSON lines before the first bad one, reports one error and lets go', async () => {
     await fuzz(
@@ -120,25 +123,29 @@ describe('fuzz: JSON-lines control messages (readJsonLines, readOneJsonLine, wri
     );
   });
 
-  it('buffers at most its bound: a line without end is refused once it passes maxLineBytes, however it arrives', async () => {
-    await fuzz(
-      'json lines, long line',
-      fc.asyncProperty(
-        fc.integer({ min: maxLineBytes - 2048, max: maxLineBytes + 70_000 }),
-        fc.integer({ min: 1024, max: 65_536 }),
-        async (length, chunkSize) => {
-          const line = Buffer.alloc(length, 0x20);
-          const chunks: Buffer[] = [];
-          for (let start = 0; start < length; start += chunkSize) chunks.push(line.subarray(start, start + chunkSize));
-          const read = await readAll(chunks);
-          assert.equal(read.errors.length, length > maxLineBytes ? 1 : 0, `${length} bytes without a newline`);
-          if (length > maxLineBytes)
-            assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
-        },
-      ),
-      12,
-    );
-  });
+  it(
+    'buffers at most its bound: ' + 'a line without end is refused once it passes maxLineBytes, however it arrives',
+    async () => {
+      await fuzz(
+        'json lines, long line',
+        fc.asyncProperty(
+          fc.integer({ min: maxLineBytes - 2048, max: maxLineBytes + 70_000 }),
+          fc.integer({ min: 1024, max: 65_536 }),
+          async (length, chunkSize) => {
+            const line = Buffer.alloc(length, 0x20);
+            const chunks: Buffer[] = [];
+            for (let start = 0; start < length; start += chunkSize)
+              chunks.push(line.subarray(start, start + chunkSize));
+            const read = await readAll(chunks);
+            assert.equal(read.errors.length, length > maxLineBytes ? 1 : 0, `${length} bytes without a newline`);
+            if (length > maxLineBytes)
+              assert.deepEqual([read.stillReading, read.reportedAfter], [false, false], 'let go after the error');
+          },
+        ),
+        12,
+      );
+    },
+  );
 
   it('readOneJsonLine gives the first line and leaves every later byte, exactly, to whoever reads next', async () => {
     await fuzz(

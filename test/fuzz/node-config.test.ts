@@ -92,16 +92,19 @@ function assertAccepted(config: NodeConfig, text: string): void {
 }
 
 describe('fuzz: node configuration (parseNodeConfig)', () => {
-  it('accepts a configuration that meets its rules or refuses it with located problems, for any YAML text', async () => {
-    await fuzz(
-      'node configuration, any text',
-      fc.property(yamlText(), (text) => {
-        const config = parsed(text);
-        if (config) assertAccepted(config, text);
-      }),
-      300,
-    );
-  });
+  it(
+    'accepts a configuration that meets its rules or ' + 'refuses it with located problems, for any YAML text',
+    async () => {
+      await fuzz(
+        'node configuration, any text',
+        fc.property(yamlText(), (text) => {
+          const config = parsed(text);
+          if (config) assertAccepted(config, text);
+        }),
+        300,
+      );
+    },
+  );
 
   it('does the same for valid configurations edited anywhere, in YAML or JSON', async () => {
     await fuzz(

@@ -65,27 +65,30 @@ const pasted = (prefix: string) =>
   );
 
 describe('fuzz: ticket and admin code text (decodeTicket, decodeAdminCode)', () => {
-  it('gives every pasted text back as a ticket with string fields or as TICKET_MALFORMED, never another error', async () => {
-    await fuzz(
-      'ticket text',
-      fc.property(pasted('pt1.'), (text) => {
-        let ticket: EnrollmentTicket;
-        try {
-          ticket = timed(250, () => decodeTicket(text));
-        } catch (error) {
-          assertTypedRejection(error);
-          assert.equal(error.code, 'TICKET_MALFORMED');
-          assert.ok(error.hint, 'a hint says what to give instead');
-          return;
-        }
-        for (const key of ['controller', 'fingerprint', 'projectId', 'ticketId', 'secret'] as const)
-          assert.ok(typeof ticket[key] === 'string' && ticket[key].length > 0, key);
-        assert.match(ticket.fingerprint, /^[0-9a-f]{64}$/);
-        if (ticket.grants) assert.equal(typeof ticket.grants.attribute, 'string');
-      }),
-      400,
-    );
-  });
+  it(
+    'gives every pasted text back as a ticket with string fields or as TICKET_MALFORMED, ' + 'never another error',
+    async () => {
+      await fuzz(
+        'ticket text',
+        fc.property(pasted('pt1.'), (text) => {
+          let ticket: EnrollmentTicket;
+          try {
+            ticket = timed(250, () => decodeTicket(text));
+          } catch (error) {
+            assertTypedRejection(error);
+            assert.equal(error.code, 'TICKET_MALFORMED');
+            assert.ok(error.hint, 'a hint says what to give instead');
+            return;
+          }
+          for (const key of ['controller', 'fingerprint', 'projectId', 'ticketId', 'secret'] as const)
+            assert.ok(typeof ticket[key] === 'string' && ticket[key].length > 0, key);
+          assert.match(ticket.fingerprint, /^[0-9a-f]{64}$/);
+          if (ticket.grants) assert.equal(typeof ticket.grants.attribute, 'string');
+        }),
+        400,
+      );
+    },
+  );
 
   it('gives every pasted text back as an admin code or as ADMIN_CODE_MALFORMED, never another error', async () => {
     await fuzz(

@@ -56,7 +56,8 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
       ],
       [
         '{"relay": "d\nb"}',
-        "1:13: /relay: not valid JSON: a string may not span lines: close it with '\"' on its line, or write \\n for a line break",
+        "1:13: /relay: not valid JSON: a string may not span lines: close it with '\"' on its line, " +
+          'or write \\n for a line break',
       ],
       [
         '{"http-server-port": 080}',
@@ -72,7 +73,8 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
       ],
       [
         '{"relay": "\\x"}',
-        '1:12: /relay: not valid JSON: \\x is not an escape in JSON; use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and four hexadecimal digits',
+        '1:12: /relay: not valid JSON: \\x is not an escape in JSON; use \\", \\\\, \\/, \\b, \\f, \\n, \\r, ' +
+          '\\t or \\u and four hexadecimal digits',
       ],
       ['{"tcp-inlet": [1, 2,]}', "1:20: /tcp-inlet/1: not valid JSON: a trailing comma before ']'; remove the comma"],
     ];
@@ -82,15 +84,20 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
   it('refuses nesting deeper than any configuration needs, where it starts', () => {
     const deep = `{"a": ${'['.repeat(100)}${']'.repeat(100)}}`;
     assert.deepEqual(refused(deep), [
-      `--configuration:1:70: /a/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: not valid JSON: nested more than 64 levels deep`,
+      '--configuration:1:70: /a' +
+        '/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0' +
+        '/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0' +
+        ': not valid JSON: nested more than 64 levels deep',
     ]);
   });
 
   it('locates schema problems of JSON text by line, column and pointer', () => {
     const text =
-      '{\n\t"relay": "db",\n\t"tcp-outlet": {"to": "10.0.0.5:5432", "allow": "db-inlet", "tls": "yes"},\n\t"colour": 1\n}';
+      '{\n\t"relay": "db",\n\t"tcp-outlet": {"to": "10.0.0.5:5432", "allow": "db-inlet", "tls": "yes"},\n' +
+      '\t"colour": 1\n}';
     assert.deepEqual(refused(text), [
-      '--configuration:4:2: /colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-inlet, http-server-port, ticket',
+      '--configuration:4:2: /colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-inlet, ' +
+        'http-server-port, ticket',
       '--configuration:3:68: /tcp-outlet/tls: expected boolean, got "yes"',
     ]);
     assert.deepEqual(refused('{"relay": "db", "tcp-outlet": {"to": "nowhere", "allow": "db-inlet"}}'), [
@@ -117,7 +124,8 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
 
   it('keeps a "__proto__" key as data, refused as an unknown key', () => {
     assert.deepEqual(refused('{"relay": "db", "__proto__": {"polluted": true}}'), [
-      '--configuration:1:17: /__proto__: unknown key "__proto__"; expected one of: relay, tcp-outlet, tcp-inlet, http-server-port, ticket',
+      '--configuration:1:17: /__proto__: unknown key "__proto__"; expected one of: relay, tcp-outlet, tcp-inlet, ' +
+        'http-server-port, ticket',
     ]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });

@@ -49,58 +49,62 @@ describe('direct path: the outlet dialling an inlet', () => {
     }
   });
 
-  it('tries again later when the inlet cannot be reached, and stops dialling once it holds what the inlet asked for', async () => {
-    // A port nothing listens on yet: the first dials are refused.
-    const probe = createServer();
-    const port = await listen(probe);
-    probe.close();
-    const carried: string[] = [];
-    let held = { session: false, waiting: 0 };
-    const dialer = new DirectDialer({
-      logger: quiet,
-      retry: { initialMs: 40, maxMs: 80 },
-      holding: () => held,
-      carry: async (raw, inlet) => {
-        const [line] = (await once(raw, 'data')) as [Buffer];
-        carried.push(`${inlet} ${line.toString()}`);
-        raw.destroy();
-        // The first becomes the session, the next the one waiting stream the advert asks for.
-        held = held.session ? { session: true, waiting: held.waiting + 1 } : { session: true, waiting: 0 };
-      },
-    });
-    const advert: InletAdvert = {
-      inlet: 'n-inlet',
-      attributes: ['echo-inlet'],
-      via: 'echo',
-      addresses: [`127.0.0.1:${port}`],
-      secret: 's'.repeat(32),
-      warm: 1,
-    };
-    const server = createServer((socket) => socket.pipe(socket));
-    try {
-      dialer.set(advert);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      assert.equal(carried.length, 0, 'nothing carried while the inlet is unreachable');
-      assert.ok((dialer.describe()[0]?.failures ?? 0) >= 2, 'and it kept trying');
-      await listen(server, port);
-      for (let waited = 0; carried.length < 2 && waited < 2000; waited += 20)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(carried, [
-        `n-inlet ${directPreambleOf(advert.secret)}`,
-        `n-inlet ${directPreambleOf(advert.secret)}`,
-      ]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(carried.length, 2, 'no more dials while the session and the waiting stream are held');
-      held = { session: true, waiting: 0 };
-      dialer.nudge('n-inlet');
-      for (let waited = 0; carried.length < 3 && waited < 2000; waited += 20)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.equal(carried.length, 3, 'a used stream is replaced');
-      dialer.gone('n-inlet');
-      assert.deepEqual(dialer.describe(), []);
-    } finally {
-      dialer.stop();
-      server.close();
-    }
-  });
+  it(
+    'tries again later when the inlet cannot be reached, and stops dialling once it holds what ' +
+      'the inlet asked for',
+    async () => {
+      // A port nothing listens on yet: the first dials are refused.
+      const probe = createServer();
+      const port = await listen(probe);
+      probe.close();
+      const carried: string[] = [];
+      let held = { session: false, waiting: 0 };
+      const dialer = new DirectDialer({
+        logger: quiet,
+        retry: { initialMs: 40, maxMs: 80 },
+        holding: () => held,
+        carry: async (raw, inlet) => {
+          const [line] = (await once(raw, 'data')) as [Buffer];
+          carried.push(`${inlet} ${line.toString()}`);
+          raw.destroy();
+          // The first becomes the session, the next the one waiting stream the advert asks for.
+          held = held.session ? { session: true, waiting: held.waiting + 1 } : { session: true, waiting: 0 };
+        },
+      });
+      const advert: InletAdvert = {
+        inlet: 'n-inlet',
+        attributes: ['echo-inlet'],
+        via: 'echo',
+        addresses: [`127.0.0.1:${port}`],
+        secret: 's'.repeat(32),
+        warm: 1,
+      };
+      const server = createServer((socket) => socket.pipe(socket));
+      try {
+        dialer.set(advert);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        assert.equal(carried.length, 0, 'nothing carried while the inlet is unreachable');
+        assert.ok((dialer.describe()[0]?.failures ?? 0) >= 2, 'and it kept trying');
+        await listen(server, port);
+        for (let waited = 0; carried.length < 2 && waited < 2000; waited += 20)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(carried, [
+          `n-inlet ${directPreambleOf(advert.secret)}`,
+          `n-inlet ${directPreambleOf(advert.secret)}`,
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.equal(carried.length, 2, 'no more dials while the session and the waiting stream are held');
+        held = { session: true, waiting: 0 };
+        dialer.nudge('n-inlet');
+        for (let waited = 0; carried.length < 3 && waited < 2000; waited += 20)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(carried.length, 3, 'a used stream is replaced');
+        dialer.gone('n-inlet');
+        assert.deepEqual(dialer.describe(), []);
+      } finally {
+        dialer.stop();
+        server.close();
+      }
+    },
+  );
 });

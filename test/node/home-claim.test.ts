@@ -27,7 +27,8 @@ describe('one process per identity directory', () => {
       assert.equal(error.code, 'ALREADY_RUNNING');
       assert.equal(
         error.message,
-        `a node runs already with PORTAL_HOME=${home} (process ${pid}, started 2026-11-25T00:00:00.000Z, status on 127.0.0.1:23345)`,
+        `a node runs already with PORTAL_HOME=${home} ` +
+          `(process ${pid}, started 2026-11-25T00:00:00.000Z, status on 127.0.0.1:23345)`,
       );
       assert.equal(error.hint, 'one node per PORTAL_HOME: stop that one first, or give this one another PORTAL_HOME');
       return true;

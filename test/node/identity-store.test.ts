@@ -15,6 +15,7 @@ import { PortalError } from '../../src/shared/errors.ts';
 import { portal, portalBundle, startPortal } from '../support/processes.ts';
 import { statusFromStart } from '../support/node-checks.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 /** How the previous version sealed: the raw key in <directory>/seal.key, no key identifier. */
 function legacySeal(key: Buffer, plaintext: Buffer): Buffer {
@@ -104,30 +105,33 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     assert.equal(opened.toString(), identityA.privateKey);
   });
 
-  it('takes the key from PORTAL_SEALING_KEY_FILE, making it before the ticket is used when it does not exist', async () => {
-    const home = join(world.dir, 'named');
-    const keyFile = join(world.dir, 'instance-disk', 'secrets', 'node.key');
-    const environment = { PORTAL_SEALING_KEY_FILE: keyFile };
-    assert.equal(await loadIdentity(nodeDir(home), { environment }), undefined);
-    assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'made at once, before any ticket is spent');
-    assert.equal((await stat(join(world.dir, 'instance-disk', 'secrets'))).mode & 0o777, 0o700);
-    const before = await readFile(keyFile, 'utf8');
-    // enrollment.ts saves with the process environment, as the node does.
-    process.env.PORTAL_SEALING_KEY_FILE = keyFile;
-    try {
-      await enrollWithTicket(nodeDir(home), await world.ticket({ attribute: 'named-inlet' }));
-    } finally {
-      delete process.env.PORTAL_SEALING_KEY_FILE;
-    }
-    assert.equal(await readFile(keyFile, 'utf8'), before, 'the key is not replaced');
-    assert.equal(existsSync(join(home, 'keys')), false, 'no default key file beside it');
-    assert.ok(await loadIdentity(nodeDir(home), { environment }));
-    await rejectsWith(
-      loadIdentity(nodeDir(home), { environment: {} }),
-      'SEALING_KEY_MISSING',
-      /node-seal\.key does not exist$/,
-    );
-  });
+  it(
+    'takes the key from PORTAL_SEALING_KEY_FILE, ' + 'making it before the ticket is used when it does not exist',
+    async () => {
+      const home = join(world.dir, 'named');
+      const keyFile = join(world.dir, 'instance-disk', 'secrets', 'node.key');
+      const environment = { PORTAL_SEALING_KEY_FILE: keyFile };
+      assert.equal(await loadIdentity(nodeDir(home), { environment }), undefined);
+      assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'made at once, before any ticket is spent');
+      assert.equal((await stat(join(world.dir, 'instance-disk', 'secrets'))).mode & 0o777, 0o700);
+      const before = await readFile(keyFile, 'utf8');
+      // enrollment.ts saves with the process environment, as the node does.
+      process.env.PORTAL_SEALING_KEY_FILE = keyFile;
+      try {
+        await enrollWithTicket(nodeDir(home), await world.ticket({ attribute: 'named-inlet' }));
+      } finally {
+        delete process.env.PORTAL_SEALING_KEY_FILE;
+      }
+      assert.equal(await readFile(keyFile, 'utf8'), before, 'the key is not replaced');
+      assert.equal(existsSync(join(home, 'keys')), false, 'no default key file beside it');
+      assert.ok(await loadIdentity(nodeDir(home), { environment }));
+      await rejectsWith(
+        loadIdentity(nodeDir(home), { environment: {} }),
+        'SEALING_KEY_MISSING',
+        /node-seal\.key does not exist$/,
+      );
+    },
+  );
 
   it('refuses a key file inside the state directory', async () => {
     await rejectsWith(
@@ -150,7 +154,10 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     assert.equal(lines.length, 1);
     assert.match(
       lines[0] as string,
-      /^moved the sealing key out of .*legacy\/node: .*identity\.key\.sealed is now sealed under .*legacy\/keys\/node-seal\.key, and .*seal\.key was removed$/,
+      joinedRegExp(
+        /^moved the sealing key out of .*legacy\/node: /,
+        /.*identity\.key\.sealed is now sealed under .*legacy\/keys\/node-seal\.key, and .*seal\.key was removed$/,
+      ),
     );
     assert.equal(existsSync(join(directory, 'seal.key')), false);
     assert.equal((await stat(join(home, 'keys', 'node-seal.key'))).mode & 0o777, 0o600);
@@ -189,7 +196,10 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
-      `portal: the sealing key in ${keyFile} does not open ${join(home, 'node', 'identity.key.sealed')} (sealed under another key); give the key that sealed it (set PORTAL_SEALING_KEY_FILE to the file that holds it), or remove ${join(home, 'node')} and enroll again with a new ticket\n`,
+      `portal: the sealing key in ${keyFile} does not open ${join(home, 'node', 'identity.key.sealed')} ` +
+        '(sealed under another key); give the key that sealed it ' +
+        '(set PORTAL_SEALING_KEY_FILE to the file that holds it), ' +
+        `or remove ${join(home, 'node')} and enroll again with a new ticket\n`,
     );
   });
 
@@ -201,7 +211,9 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     const keyFile = join(home, 'keys', 'node-seal.key');
     assert.equal(
       run.stderr,
-      `portal: the node key in ${join(home, 'node', 'identity.key.sealed')} is sealed, but its sealing key file ${keyFile} does not exist; set PORTAL_SEALING_KEY_FILE to the file that holds it; without it this identity cannot be used: remove ${join(home, 'node')} and enroll again with a new ticket\n`,
+      `portal: the node key in ${join(home, 'node', 'identity.key.sealed')} is sealed, ` +
+        `but its sealing key file ${keyFile} does not exist; set PORTAL_SEALING_KEY_FILE to the file that holds it; ` +
+        `without it this identity cannot be used: remove ${join(home, 'node')} and enroll again with a new ticket\n`,
     );
     assert.equal(existsSync(keyFile), false, 'no silent new key');
   });
@@ -313,7 +325,8 @@ describe('node identity store: sealing key kept apart, state checked on load', f
     after(() => {
       if (exitTimes.length > 0)
         console.log(
-          `      ${exitTimes.length} damaged states: exit 1 after ${Math.min(...exitTimes)}-${Math.max(...exitTimes)} ms`,
+          `      ${exitTimes.length} damaged states: ` +
+            `exit 1 after ${Math.min(...exitTimes)}-${Math.max(...exitTimes)} ms`,
         );
     });
 

@@ -31,7 +31,8 @@ describe('the node log settings (NODE_LOGGING, NODE_LOG_LEVEL)', () => {
     };
     assert.equal(
       refused({ NODE_LOG_LEVEL: 'verbose' }),
-      'NODE_LOG_LEVEL=verbose is not one of error, warn, info, debug, trace; set NODE_LOG_LEVEL to one of them, or leave it empty for info',
+      'NODE_LOG_LEVEL=verbose is not one of error, warn, info, debug, trace; set NODE_LOG_LEVEL to one of them, ' +
+        'or leave it empty for info',
     );
     assert.equal(
       refused({ NODE_LOGGING: 'yes' }),
@@ -43,7 +44,8 @@ describe('the node log settings (NODE_LOGGING, NODE_LOG_LEVEL)', () => {
     );
     assert.equal(
       refused({ NODE_LOG_LEVEL: 'info\u001b[2J' }),
-      'NODE_LOG_LEVEL=info\\u001b[2J is not one of error, warn, info, debug, trace; set NODE_LOG_LEVEL to one of them, or leave it empty for info',
+      'NODE_LOG_LEVEL=info\\u001b[2J is not one of error, warn, info, debug, trace; ' +
+        'set NODE_LOG_LEVEL to one of them, or leave it empty for info',
     );
   });
 

@@ -58,42 +58,46 @@ describe('outlet: target connections per inlet and in all (a member that opens s
   const attacker = async (name: string) =>
     enrollWithTicket(join(world.dir, name), await world.ticket({ attribute: 'app-inlet' }));
 
-  it("dials the target for at most its bound of one inlet's streams, refuses the rest as stream errors, and serves other inlets meanwhile", async () => {
-    const flooding = await floodStreams(
-      await attacker('flooder-a'),
-      world.controller.address,
-      world.controller.fingerprint,
-      'app',
-      'app-outlet',
-      400,
-    );
-    try {
-      assert.equal(flooding.accepted, bounds.perInlet, 'one inlet holds its bound of target connections');
-      assert.equal(
-        flooding.refused,
-        400 - bounds.perInlet,
-        'every other open is answered with a refusal, and the session stays',
+  it(
+    "dials the target for at most its bound of one inlet's streams, refuses the rest as stream errors, " +
+      'and serves other inlets meanwhile',
+    async () => {
+      const flooding = await floodStreams(
+        await attacker('flooder-a'),
+        world.controller.address,
+        world.controller.fingerprint,
+        'app',
+        'app-outlet',
+        400,
       );
-      assert.deepEqual(
-        [...flooding.reasons],
-        [`the outlet holds ${bounds.perInlet} connections of this inlet already`],
-      );
-      const shown = (await showOf(outlet)).outlets[0];
-      assert.equal(shown?.connections_over_bound, 400 - bounds.perInlet);
-      const targets = await new Promise<number>((resolve) =>
-        echo.server.getConnections((_error, count) => resolve(count)),
-      );
-      assert.ok(
-        targets <= bounds.perInlet + 2,
-        `the target holds ${targets} connections: the flood's ${bounds.perInlet} and the real inlet's warm streams`,
-      );
-    } finally {
-      // The real inlet's clients are served while the flood holds its connections.
-      const payload = Buffer.from('a real client');
-      assert.deepEqual(await roundTrip(port, payload), payload);
-      flooding.close();
-    }
-  });
+      try {
+        assert.equal(flooding.accepted, bounds.perInlet, 'one inlet holds its bound of target connections');
+        assert.equal(
+          flooding.refused,
+          400 - bounds.perInlet,
+          'every other open is answered with a refusal, and the session stays',
+        );
+        assert.deepEqual(
+          [...flooding.reasons],
+          [`the outlet holds ${bounds.perInlet} connections of this inlet already`],
+        );
+        const shown = (await showOf(outlet)).outlets[0];
+        assert.equal(shown?.connections_over_bound, 400 - bounds.perInlet);
+        const targets = await new Promise<number>((resolve) =>
+          echo.server.getConnections((_error, count) => resolve(count)),
+        );
+        assert.ok(
+          targets <= bounds.perInlet + 2,
+          `the target holds ${targets} connections: the flood's ${bounds.perInlet} and the real inlet's warm streams`,
+        );
+      } finally {
+        // The real inlet's clients are served while the flood holds its connections.
+        const payload = Buffer.from('a real client');
+        assert.deepEqual(await roundTrip(port, payload), payload);
+        flooding.close();
+      }
+    },
+  );
 
   it("holds every inlet together to the outlet's bound, and logs the refusals a few lines at a time", async () => {
     const first = await floodStreams(
@@ -154,17 +158,9 @@ describe('outlet: target connections per inlet and in all (a member that opens s
     );
     burst.close();
     assert.ok(burst.closedEarly, 'the outlet closed the session');
-    await until(
-      () =>
-        warnings.some((line) =>
-          /^outlet: closed a session of inlet \S+: the peer broke the session protocol: it reads none of the answers/.test(
-            line,
-          ),
-        )
-          ? true
-          : undefined,
-      'the warning',
-    );
+    const closed =
+      /^outlet: closed a session of inlet \S+: the peer broke the session protocol: it reads none of the answers/;
+    await until(() => (warnings.some((line) => closed.test(line)) ? true : undefined), 'the warning');
     const payload = Buffer.from('after the burst');
     assert.deepEqual(await roundTrip(port, payload), payload);
   });
@@ -172,7 +168,8 @@ describe('outlet: target connections per inlet and in all (a member that opens s
   it('holds the bounds under the descriptor limit, whatever was asked for', () => {
     assert.equal(
       descriptorLimitOf(
-        'Limit                     Soft Limit           Hard Limit           Units\nMax open files            20000                20000                files\n',
+        'Limit                     Soft Limit           Hard Limit           Units\n' +
+          'Max open files            20000                20000                files\n',
       ),
       20000,
     );

@@ -113,61 +113,65 @@ describe('relay links: chosen by health, not by order', function () {
     await world?.close();
   });
 
-  it('links a real relay announced after 20 unreachable ones, keeps it, and links it again after a restart on a new port', async () => {
-    const set = links('restart');
-    const watcher = watch(set);
-    const downs: RelayLink[] = [];
-    set.on('down', (link: RelayLink) => downs.push(link));
-    try {
-      const dead = await deadEntries(20);
-      const first = entryOf(relay as RunningRelayNode);
-      const startedAt = Date.now();
-      set.update([...dead, first]);
-      assert.equal(set.all().length, maxRelayLinks);
-      assert.equal(set.describe().filter((relayShown) => relayShown.status === 'waiting').length, 21 - maxRelayLinks);
-      await until(
-        () => (connectedTo(set, first) ? true : undefined),
-        'the real relay linked behind 20 unreachable ones',
-        linkedWithinMs,
-      );
-      const linkedAfter = Date.now() - startedAt;
-      assert.ok(linkedAfter >= probeMs - 100, `linked after ${linkedAfter} ms: only a rotation gives it a slot`);
-      assert.deepEqual(
-        set.describe().find((shown) => shown.address === first.address),
-        { id: first.id, address: first.address, status: 'connected' },
-      );
+  it(
+    'links a real relay announced after 20 unreachable ones, keeps it, ' +
+      'and links it again after a restart on a new port',
+    async () => {
+      const set = links('restart');
+      const watcher = watch(set);
+      const downs: RelayLink[] = [];
+      set.on('down', (link: RelayLink) => downs.push(link));
+      try {
+        const dead = await deadEntries(20);
+        const first = entryOf(relay as RunningRelayNode);
+        const startedAt = Date.now();
+        set.update([...dead, first]);
+        assert.equal(set.all().length, maxRelayLinks);
+        assert.equal(set.describe().filter((relayShown) => relayShown.status === 'waiting').length, 21 - maxRelayLinks);
+        await until(
+          () => (connectedTo(set, first) ? true : undefined),
+          'the real relay linked behind 20 unreachable ones',
+          linkedWithinMs,
+        );
+        const linkedAfter = Date.now() - startedAt;
+        assert.ok(linkedAfter >= probeMs - 100, `linked after ${linkedAfter} ms: only a rotation gives it a slot`);
+        assert.deepEqual(
+          set.describe().find((shown) => shown.address === first.address),
+          { id: first.id, address: first.address, status: 'connected' },
+        );
 
-      // A connected relay keeps its slot while the unreachable ones rotate through the others.
-      await new Promise((resolve) => setTimeout(resolve, 3 * probeMs));
-      assert.ok(connectedTo(set, first), 'the real relay is still linked');
-      assert.deepEqual(downs, [], 'no link that was up went down');
-      assert.ok(
-        dead.every((entry) => watcher.held.has(entry.address)),
-        'every unreachable address had its turn in a slot',
-      );
+        // A connected relay keeps its slot while the unreachable ones rotate through the others.
+        await new Promise((resolve) => setTimeout(resolve, 3 * probeMs));
+        assert.ok(connectedTo(set, first), 'the real relay is still linked');
+        assert.deepEqual(downs, [], 'no link that was up went down');
+        assert.ok(
+          dead.every((entry) => watcher.held.has(entry.address)),
+          'every unreachable address had its turn in a slot',
+        );
 
-      // Restarted: the old address is dead, the relay is announced again at the end of the list.
-      await (relay as RunningRelayNode).stop();
-      relay = await startRelay();
-      const second = entryOf(relay);
-      assert.notEqual(second.address, first.address);
-      await until(() => (downs.length > 0 ? true : undefined), 'the stopped relay reported down', linkedWithinMs);
-      const restartedAt = Date.now();
-      set.update([...dead, first, second]);
-      await until(
-        () => (connectedTo(set, second) ? true : undefined),
-        'the restarted relay linked again',
-        linkedWithinMs,
-      );
-      const relinkedAfter = Date.now() - restartedAt;
-      assert.ok(relinkedAfter < linkedWithinMs, `relinked after ${relinkedAfter} ms`);
-      assert.equal(set.describe().length, 22);
-      assert.ok(watcher.most() <= maxRelayLinks, `at most ${maxRelayLinks} channels at once, saw ${watcher.most()}`);
-      assert.deepEqual(JSON.parse(await readFile(join(world.dir, 'restart.json'), 'utf8')), [...dead, first, second]);
-    } finally {
-      watcher.stop();
-    }
-  });
+        // Restarted: the old address is dead, the relay is announced again at the end of the list.
+        await (relay as RunningRelayNode).stop();
+        relay = await startRelay();
+        const second = entryOf(relay);
+        assert.notEqual(second.address, first.address);
+        await until(() => (downs.length > 0 ? true : undefined), 'the stopped relay reported down', linkedWithinMs);
+        const restartedAt = Date.now();
+        set.update([...dead, first, second]);
+        await until(
+          () => (connectedTo(set, second) ? true : undefined),
+          'the restarted relay linked again',
+          linkedWithinMs,
+        );
+        const relinkedAfter = Date.now() - restartedAt;
+        assert.ok(relinkedAfter < linkedWithinMs, `relinked after ${relinkedAfter} ms`);
+        assert.equal(set.describe().length, 22);
+        assert.ok(watcher.most() <= maxRelayLinks, `at most ${maxRelayLinks} channels at once, saw ${watcher.most()}`);
+        assert.deepEqual(JSON.parse(await readFile(join(world.dir, 'restart.json'), 'utf8')), [...dead, first, second]);
+      } finally {
+        watcher.stop();
+      }
+    },
+  );
 
   it('links at once when a slot frees: a relay leaving the list gives its slot to one waiting', async () => {
     const set = links('freed', { probeMs: 60_000 }); // no rotation within the test: only a free slot lets it in

@@ -85,7 +85,8 @@ describe('node status: which problems there are, from facts', () => {
       },
     };
     assert.deepEqual(problemsOf(facts({ inlet })), [
-      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): its allow refused the outlet: saw "db-outlet", allow is "db-outlett"',
+      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): its allow refused the outlet: ' +
+        'saw "db-outlet", allow is "db-outlett"',
     ]);
   });
 
@@ -100,13 +101,15 @@ describe('node status: which problems there are, from facts', () => {
       },
     };
     assert.deepEqual(problemsOf(facts({ inlet })), [
-      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the outlet refused it: it saw "db-inlet", its allow is "db-inlett"',
+      'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the outlet refused it: ' +
+        'it saw "db-inlet", its allow is "db-inlett"',
     ]);
   });
 
   it("passes on the relay's answer: a refusal, or no outlet registered under the inlet's via", () => {
     const refused =
-      'no outlet of the relay "db" that allows this node carries the attribute "db-outlett" this inlet allows (they carry "db-outlet")';
+      'no outlet of the relay "db" that allows this node carries the attribute "db-outlett" this inlet allows ' +
+      '(they carry "db-outlet")';
     assert.deepEqual(
       problemsOf(
         facts({
@@ -130,7 +133,8 @@ describe('node status: which problems there are, from facts', () => {
         }),
       ),
       [
-        `its inlet on 127.0.0.1:15432 has no session to relay "dbb" (retrying): ${none}; check that the outlet runs and that via "dbb" is its relay name`,
+        `its inlet on 127.0.0.1:15432 has no session to relay "dbb" (retrying): ${none}; ` +
+          'check that the outlet runs and that via "dbb" is its relay name',
       ],
     );
     assert.deepEqual(
@@ -148,51 +152,58 @@ describe('node status: which problems there are, from facts', () => {
         }),
       ),
       [
-        'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the end-to-end session failed: no verdict from the peer',
+        'its inlet on 127.0.0.1:15432 has no session to relay "db" (retrying): the end-to-end session failed: ' +
+          'no verdict from the peer',
       ],
     );
   });
 
-  it("gives the outlet's view of an inlet it refused, with both attributes, as a problem while it serves nobody", () => {
-    const refusals: RefusalShow[] = [
-      {
-        by: 'this node',
-        told_by: 'relay',
-        peer: 'n-stranger',
-        saw: ['stranger'],
-        allow: 'db-inlet',
-        count: 3,
-        last_at: at(4000),
-      },
-    ];
-    assert.deepEqual(assessNode(facts({ outlet: { refusals } })), {
-      problems: [
-        'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" (3 times, last 4 s ago, at the relay)',
-      ],
-      warnings: [],
-    });
-    // Beside sessions it serves, a refused member is a stranger: said, but the outlet is up.
-    assert.deepEqual(assessNode(facts({ outlet: { refusals, sessions: 1 } })), {
-      problems: [],
-      warnings: [
-        'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" (3 times, last 4 s ago, at the relay)',
-      ],
-    });
-    const byPeer: RefusalShow[] = [
-      {
-        by: 'the peer',
-        told_by: 'verdict',
-        peer: 'n-inlet',
-        saw: ['db-outlet'],
-        allow: 'db-outlett',
-        count: 1,
-        last_at: at(200),
-      },
-    ];
-    assert.deepEqual(problemsOf(facts({ outlet: { refusals: byPeer } })), [
-      'inlet node n-inlet refused its outlet: it saw "db-outlet", its allow is "db-outlett" (1 time, last less than 1 s ago)',
-    ]);
-  });
+  it(
+    "gives the outlet's view of an inlet it refused, with both attributes, " + 'as a problem while it serves nobody',
+    () => {
+      const refusals: RefusalShow[] = [
+        {
+          by: 'this node',
+          told_by: 'relay',
+          peer: 'n-stranger',
+          saw: ['stranger'],
+          allow: 'db-inlet',
+          count: 3,
+          last_at: at(4000),
+        },
+      ];
+      assert.deepEqual(assessNode(facts({ outlet: { refusals } })), {
+        problems: [
+          'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" ' +
+            '(3 times, last 4 s ago, at the relay)',
+        ],
+        warnings: [],
+      });
+      // Beside sessions it serves, a refused member is a stranger: said, but the outlet is up.
+      assert.deepEqual(assessNode(facts({ outlet: { refusals, sessions: 1 } })), {
+        problems: [],
+        warnings: [
+          'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" ' +
+            '(3 times, last 4 s ago, at the relay)',
+        ],
+      });
+      const byPeer: RefusalShow[] = [
+        {
+          by: 'the peer',
+          told_by: 'verdict',
+          peer: 'n-inlet',
+          saw: ['db-outlet'],
+          allow: 'db-outlett',
+          count: 1,
+          last_at: at(200),
+        },
+      ];
+      assert.deepEqual(problemsOf(facts({ outlet: { refusals: byPeer } })), [
+        'inlet node n-inlet refused its outlet: it saw "db-outlet", its allow is "db-outlett" ' +
+          '(1 time, last less than 1 s ago)',
+      ]);
+    },
+  );
 
   it('forgets a refusal once it is no longer recent', () => {
     const refusals: RefusalShow[] = [
@@ -227,7 +238,8 @@ describe('node status: which problems there are, from facts', () => {
         facts({ outlet: { target_failures: { count: 2, reason: 'ERR_TLS_CERT_ALTNAME_INVALID', last_at: at(0) } } }),
       ),
       [
-        'the TLS certificate of target 127.0.0.1:28080 did not verify on its last 2 connections (ERR_TLS_CERT_ALTNAME_INVALID), last less than 1 s ago',
+        'the TLS certificate of target 127.0.0.1:28080 did not verify on its last 2 connections ' +
+          '(ERR_TLS_CERT_ALTNAME_INVALID), last less than 1 s ago',
       ],
     );
   });
@@ -263,7 +275,8 @@ describe('node status: which problems there are, from facts', () => {
       problems: [],
       warnings: [
         'relay r2 at 127.0.0.1:4100 is unreachable (reconnecting); the others carry the node',
-        'relay r2 failed the inlet 2 times in a row (relay r2 gave no session within 2000 ms); it is tried after the others for 10 s more',
+        'relay r2 failed the inlet 2 times in a row (relay r2 gave no session within 2000 ms); ' +
+          'it is tried after the others for 10 s more',
       ],
     });
   });

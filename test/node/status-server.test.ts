@@ -73,20 +73,23 @@ describe('node status server: answers only requests addressed to loopback', () =
     }
   });
 
-  it('answers fetch (as node show sends it), curl localhost:port/show and an HTTP/1.0 request without Host', async () => {
-    assert.deepEqual(await (await fetch(`http://127.0.0.1:${status.port}/show`)).json(), secret);
-    const curl = await promisify(execFile)('curl', ['-sS', '--fail', `localhost:${status.port}/show`]);
-    assert.deepEqual(JSON.parse(curl.stdout), secret);
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(status.port, '127.0.0.1', () => socket.end('GET /show HTTP/1.0\r\n\r\n'));
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (text += chunk));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
-    assert.match(raw, /^HTTP\/1\.1 200 OK\r\n/);
-  });
+  it(
+    'answers fetch (as node show sends it), ' + 'curl localhost:port/show and an HTTP/1.0 request without Host',
+    async () => {
+      assert.deepEqual(await (await fetch(`http://127.0.0.1:${status.port}/show`)).json(), secret);
+      const curl = await promisify(execFile)('curl', ['-sS', '--fail', `localhost:${status.port}/show`]);
+      assert.deepEqual(JSON.parse(curl.stdout), secret);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(status.port, '127.0.0.1', () => socket.end('GET /show HTTP/1.0\r\n\r\n'));
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 200 OK\r\n/);
+    },
+  );
 
   it('reads Host strictly (pure)', () => {
     assert.equal(isLoopbackHost('localhost:80', 80), true);

@@ -21,7 +21,8 @@ describe('a ticket or an enrolled identity against the node configuration', () =
     assert.equal(misfit?.code, 'WRONG_TICKET');
     assert.equal(
       misfit?.message,
-      'this ticket was issued for an outlet (it grants the relay "db"), but this configuration has no tcp-outlet; it was not used',
+      'this ticket was issued for an outlet (it grants the relay "db"), but this configuration has no tcp-outlet; ' +
+        'it was not used',
     );
     assert.match(misfit?.hint ?? '', /give this inlet its own ticket/);
   });
@@ -31,7 +32,8 @@ describe('a ticket or an enrolled identity against the node configuration', () =
     assert.equal(misfit?.code, 'RELAY_NOT_GRANTED');
     assert.equal(
       misfit?.message,
-      'this ticket was issued for an inlet (it grants no relay), but this configuration has an outlet for the relay "db"; it was not used',
+      'this ticket was issued for an inlet (it grants no relay), ' +
+        'but this configuration has an outlet for the relay "db"; it was not used',
     );
     assert.equal(misfit?.hint, "issue the outlet's ticket with --relay db");
   });
@@ -52,11 +54,14 @@ describe('a ticket or an enrolled identity against the node configuration', () =
     const misfit = identityMisfit(outlet, { relays: [], tls: false, relayNode: false }, enrolled(true));
     assert.equal(
       misfit?.message,
-      'this home is enrolled already as node n-1 of project p-1, whose identity was enrolled for an inlet (it grants no relay), but this configuration has an outlet for the relay "db"; the ticket given was not used, because an enrolled home keeps its identity',
+      'this home is enrolled already as node n-1 of project p-1, whose identity was enrolled for an inlet ' +
+        '(it grants no relay), but this configuration has an outlet for the relay "db"; ' +
+        'the ticket given was not used, because an enrolled home keeps its identity',
     );
     assert.equal(
       misfit?.hint,
-      'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or remove tcp-outlet from the configuration',
+      'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; ' +
+        'or remove tcp-outlet from the configuration',
     );
     assert.doesNotMatch(
       identityMisfit(outlet, { relays: [], tls: false, relayNode: false }, enrolled(false))?.message ?? '',

@@ -49,7 +49,8 @@ describe('project certificate authority', () => {
     const der = Buffer.from(request.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
     const at = der.indexOf(Buffer.from('n42'));
     der[at + 2] = '3'.charCodeAt(0);
-    const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
+    const tampered =
+      '-----BEGIN CERTIFICATE REQUEST-----\n' + `${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
     const issued = issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 });
     await assert.rejects(issued, /certificate request/);
     await assert.rejects(issued, {

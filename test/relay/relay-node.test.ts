@@ -50,21 +50,25 @@ describe('relay node: its TLS key is sealed like its identity', function () {
     await world.close();
   });
 
-  it('keeps no plain tls.key: the key is sealed under the relay sealing key, and the same key serves after a restart', async () => {
-    const first = await startAndStop();
-    assert.equal(first.served, first.fingerprint);
-    assert.deepEqual((await readdir(directory())).filter((name) => name.startsWith('tls.')).sort(), [
-      'tls.crt',
-      'tls.key.sealed',
-    ]);
-    const sealed = await readFile(join(directory(), 'tls.key.sealed'));
-    assert.equal((await stat(join(directory(), 'tls.key.sealed'))).mode & 0o777, 0o600);
-    assert.ok(!sealed.toString('latin1').includes('PRIVATE KEY'));
-    assert.match(unseal(await sealingKey(), sealed).toString(), /^-----BEGIN PRIVATE KEY-----\n/);
-    const second = await startAndStop();
-    assert.equal(second.fingerprint, first.fingerprint);
-    assert.equal(second.served, first.fingerprint);
-  });
+  it(
+    'keeps no plain tls.key: the key is sealed under the relay sealing key, ' +
+      'and the same key serves after a restart',
+    async () => {
+      const first = await startAndStop();
+      assert.equal(first.served, first.fingerprint);
+      assert.deepEqual((await readdir(directory())).filter((name) => name.startsWith('tls.')).sort(), [
+        'tls.crt',
+        'tls.key.sealed',
+      ]);
+      const sealed = await readFile(join(directory(), 'tls.key.sealed'));
+      assert.equal((await stat(join(directory(), 'tls.key.sealed'))).mode & 0o777, 0o600);
+      assert.ok(!sealed.toString('latin1').includes('PRIVATE KEY'));
+      assert.match(unseal(await sealingKey(), sealed).toString(), /^-----BEGIN PRIVATE KEY-----\n/);
+      const second = await startAndStop();
+      assert.equal(second.fingerprint, first.fingerprint);
+      assert.equal(second.served, first.fingerprint);
+    },
+  );
 
   it('seals the plain tls.key of an earlier version once, logs it, and keeps the fingerprint', async () => {
     const { fingerprint } = await startAndStop();
@@ -80,7 +84,8 @@ describe('relay node: its TLS key is sealed like its identity', function () {
     assert.equal(logged.length, 1);
     assert.ok(
       logged[0]?.endsWith(
-        ` INFO sealed the TLS key of ${directory()}: ${sealedPath} under ${join(home, 'keys', 'relay-seal.key')}, and the unsealed ${plainPath} was removed\n`,
+        ` INFO sealed the TLS key of ${directory()}: ${sealedPath} under ${join(home, 'keys', 'relay-seal.key')}, ` +
+          `and the unsealed ${plainPath} was removed\n`,
       ),
       logged[0],
     );
@@ -89,36 +94,41 @@ describe('relay node: its TLS key is sealed like its identity', function () {
     assert.equal(again.lines.filter((line) => line.includes('sealed the TLS key')).length, 0, 'once');
   });
 
-  it("warns through the relay's logger, once per file, about key files open to other users (its TLS key too), and still serves", async () => {
-    const { fingerprint } = await startAndStop();
-    const files = [
-      relaySealingKeyFile(home),
-      join(directory(), 'identity.key.sealed'),
-      join(directory(), 'tls.key.sealed'),
-    ];
-    await Promise.all(files.map((path) => chmod(path, 0o644)));
-    try {
-      const open = await startAndStop();
-      assert.equal(open.fingerprint, fingerprint);
-      const warned = open.lines.filter((line) => line.includes(' WARN '));
-      const what = ['the sealing key file', 'the sealed private key file', 'the sealed TLS key file'];
-      assert.deepEqual(
-        warned.map((line) => line.slice(line.indexOf(' WARN ') + ' WARN '.length)).sort(),
-        files
-          .map(
-            (path, index) =>
-              `${what[index]} ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}\n`,
-          )
-          .sort(),
-      );
-      const again = await startAndStop();
-      assert.deepEqual(
-        again.lines.filter((line) => line.includes(' WARN ')),
-        [],
-        'once per file and process',
-      );
-    } finally {
-      await Promise.all(files.map((path) => chmod(path, 0o600)));
-    }
-  });
+  it(
+    "warns through the relay's logger, once per file, " +
+      'about key files open to other users (its TLS key too), and still serves',
+    async () => {
+      const { fingerprint } = await startAndStop();
+      const files = [
+        relaySealingKeyFile(home),
+        join(directory(), 'identity.key.sealed'),
+        join(directory(), 'tls.key.sealed'),
+      ];
+      await Promise.all(files.map((path) => chmod(path, 0o644)));
+      try {
+        const open = await startAndStop();
+        assert.equal(open.fingerprint, fingerprint);
+        const warned = open.lines.filter((line) => line.includes(' WARN '));
+        const what = ['the sealing key file', 'the sealed private key file', 'the sealed TLS key file'];
+        assert.deepEqual(
+          warned.map((line) => line.slice(line.indexOf(' WARN ') + ' WARN '.length)).sort(),
+          files
+            .map(
+              (path, index) =>
+                `${what[index]} ${path} may be read or changed by users other than its owner (mode 0644); ` +
+                `run chmod 600 ${path}\n`,
+            )
+            .sort(),
+        );
+        const again = await startAndStop();
+        assert.deepEqual(
+          again.lines.filter((line) => line.includes(' WARN ')),
+          [],
+          'once per file and process',
+        );
+      } finally {
+        await Promise.all(files.map((path) => chmod(path, 0o600)));
+      }
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { floorTable, ratioToSsh, table, verdict, rows, type Figures } from '../../scripts/bench/report.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const figures: Figures = {
   connect: { none: 0.07, ssh: 0.27, portal: { relayed: 0.48, direct: 0.41 }, floor: { relayed: 0.46, direct: 0.27 } },
@@ -23,7 +24,10 @@ describe('bench report: the table and the runtime floor beside it', () => {
     assert.equal(lines.length, 4, 'header, rule, new connection and iperf3; rtt has no floor figure');
     assert.match(
       lines[0] ?? '',
-      /^figure +\| ssh -L \| relayed: Node\.js floor \| floor ÷ ssh \| portal relayed \| direct: Node\.js floor \| floor ÷ ssh \| portal direct$/,
+      joinedRegExp(
+        /^figure +\| ssh -L \| relayed: Node\.js floor \| floor ÷ ssh \| portal relayed \| direct: /,
+        /Node\.js floor \| floor ÷ ssh \| portal direct$/,
+      ),
     );
     const iperf = (lines.find((line) => line.startsWith('iperf3')) ?? '').split('|').map((cell) => cell.trim());
     assert.deepEqual(iperf, ['iperf3 (Gbit/s)', '9.80', '7.26', '0.74x', '7.00', '—', '—', '8.64']);

@@ -5,6 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../support/usecases.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const tsxLoader = pathToFileURL(join(projectRoot, 'node_modules/tsx/dist/loader.mjs')).href;
 
@@ -32,57 +33,67 @@ describe('npm start (scripts/demo.ts)', function () {
     if (kept && existsSync(kept))
       spawnSync('bash', [
         '-c',
-        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' reset --yes; rm -rf '${kept}'`,
+        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' reset --yes; ` +
+          `rm -rf '${kept}'`,
       ]);
   });
 
-  it('with --keep, prints each command as a user would type it, keeps the directory, and those commands run as printed', async () => {
-    const run = await demo(['--keep']);
-    assert.equal(run.code, 0, run.stdout + run.stderr);
-    kept = /^Kept (\S+): /m.exec(run.stdout)?.[1];
-    assert.ok(kept, run.stdout);
-    assert.deepEqual((await readdir(kept)).sort(), [
-      'admin',
-      'bin',
-      'inlet',
-      'inlet.json',
-      'inlet.ticket',
-      'out',
-      'outlet',
-      'outlet.json',
-      'outlet.ticket',
-    ]);
-    const commands = [...run.stdout.matchAll(/^ {6}\$ (.*)$/gm)].map((match) => match[1] as string);
-    const expected = [
-      `export PATH=${kept}/bin:"$PATH"`,
-      `PORTAL_HOME=${kept}/admin portal compile ${projectRoot}usecases/webhook.yaml --out ${kept}/out`,
-      `cd ${kept} && PORTAL_HOME=${kept}/admin bash ${kept}/out/webhook/tickets.sh`,
-      `PORTAL_HOME=${kept}/admin portal project show`,
-      `python3 ${kept}/out/webhook/webhook_receiver.py --port 0`,
-      `PORTAL_HOME=${kept}/outlet ENROLLMENT_TICKET="$(cat ${kept}/outlet.ticket)" portal node create --foreground --configuration ${kept}/outlet.json`,
-      `PORTAL_HOME=${kept}/inlet ENROLLMENT_TICKET="$(cat ${kept}/inlet.ticket)" portal node create --foreground --configuration ${kept}/inlet.json`,
-    ];
-    assert.deepEqual(commands.slice(0, expected.length), expected);
-    assert.match(
-      commands[expected.length] ?? '',
-      /^curl -sS -X POST -H 'Content-Type: application\/json' -d '\{"from":"[^']*"\}' http:\/\/127\.0\.0\.1:\d+\/webhook$/,
-    );
-    assert.match(run.stdout, new RegExp(`^\\$ PORTAL_HOME=${kept}/outlet portal node show\\n  The node is UP$`, 'm'));
+  it(
+    'with --keep, prints each command as a user would type it, keeps the directory, ' +
+      'and those commands run as printed',
+    async () => {
+      const run = await demo(['--keep']);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      kept = /^Kept (\S+): /m.exec(run.stdout)?.[1];
+      assert.ok(kept, run.stdout);
+      assert.deepEqual((await readdir(kept)).sort(), [
+        'admin',
+        'bin',
+        'inlet',
+        'inlet.json',
+        'inlet.ticket',
+        'out',
+        'outlet',
+        'outlet.json',
+        'outlet.ticket',
+      ]);
+      const commands = [...run.stdout.matchAll(/^ {6}\$ (.*)$/gm)].map((match) => match[1] as string);
+      const expected = [
+        `export PATH=${kept}/bin:"$PATH"`,
+        `PORTAL_HOME=${kept}/admin portal compile ${projectRoot}usecases/webhook.yaml --out ${kept}/out`,
+        `cd ${kept} && PORTAL_HOME=${kept}/admin bash ${kept}/out/webhook/tickets.sh`,
+        `PORTAL_HOME=${kept}/admin portal project show`,
+        `python3 ${kept}/out/webhook/webhook_receiver.py --port 0`,
+        `PORTAL_HOME=${kept}/outlet ENROLLMENT_TICKET="$(cat ${kept}/outlet.ticket)" portal node create --foreground ` +
+          `--configuration ${kept}/outlet.json`,
+        `PORTAL_HOME=${kept}/inlet ENROLLMENT_TICKET="$(cat ${kept}/inlet.ticket)" portal node create --foreground ` +
+          `--configuration ${kept}/inlet.json`,
+      ];
+      assert.deepEqual(commands.slice(0, expected.length), expected);
+      assert.match(
+        commands[expected.length] ?? '',
+        joinedRegExp(
+          /^curl -sS -X POST -H 'Content-Type: application\/json' /,
+          /-d '\{"from":"[^']*"\}' http:\/\/127\.0\.0\.1:\d+\/webhook$/,
+        ),
+      );
+      assert.match(run.stdout, new RegExp(`^\\$ PORTAL_HOME=${kept}/outlet portal node show\\n  The node is UP$`, 'm'));
 
-    // As printed, with the demo's PATH: the administrator's state was kept (this starts the controller again).
-    const path = `${kept}/bin:${process.env.PATH}`;
-    const shown = spawnSync('bash', ['-c', `PORTAL_HOME=${kept}/admin portal project show`], {
-      encoding: 'utf8',
-      env: { ...process.env, PATH: path },
-    });
-    assert.equal(shown.status, 0, shown.stderr);
-    assert.match(shown.stdout, /"id": "p[0-9a-f]{16}"/);
-    const remove = /^Remove it with:\n {6}\$ (.*)$/m.exec(run.stdout)?.[1];
-    assert.equal(remove, `PORTAL_HOME=${kept}/admin portal reset --yes && rm -rf ${kept}`);
-    const removed = spawnSync('bash', ['-c', remove], { encoding: 'utf8', env: { ...process.env, PATH: path } });
-    assert.equal(removed.status, 0, removed.stderr);
-    assert.equal(existsSync(kept), false);
-  });
+      // As printed, with the demo's PATH: the administrator's state was kept (this starts the controller again).
+      const path = `${kept}/bin:${process.env.PATH}`;
+      const shown = spawnSync('bash', ['-c', `PORTAL_HOME=${kept}/admin portal project show`], {
+        encoding: 'utf8',
+        env: { ...process.env, PATH: path },
+      });
+      assert.equal(shown.status, 0, shown.stderr);
+      assert.match(shown.stdout, /"id": "p[0-9a-f]{16}"/);
+      const remove = /^Remove it with:\n {6}\$ (.*)$/m.exec(run.stdout)?.[1];
+      assert.equal(remove, `PORTAL_HOME=${kept}/admin portal reset --yes && rm -rf ${kept}`);
+      const removed = spawnSync('bash', ['-c', remove], { encoding: 'utf8', env: { ...process.env, PATH: path } });
+      assert.equal(removed.status, 0, removed.stderr);
+      assert.equal(existsSync(kept), false);
+    },
+  );
 
   it('without --keep, shows no commands and removes its directory, as before', async () => {
     const run = await demo([]);

@@ -4,6 +4,7 @@ import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { projectRoot } from '../support/usecases.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const script = join(projectRoot, 'scripts/test-prerequisites.sh');
 /** Every command the script looks for on PATH (the PostgreSQL server it finds under /usr/lib/postgresql). */
@@ -86,8 +87,9 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     assert.equal(result.stdout, '');
     assert.equal(
       result.stderr,
-      'test-prerequisites: the tests need curl, shellcheck, which this machine lacks; install the Debian packages curl ca-certificates shellcheck' +
-        ' (as root: apt-get install curl ca-certificates shellcheck) and run the tests again\n',
+      'test-prerequisites: the tests need curl, shellcheck, which this machine lacks; ' +
+        'install the Debian packages curl ca-certificates shellcheck ' +
+        '(as root: apt-get install curl ca-certificates shellcheck) and run the tests again\n',
     );
   });
 
@@ -117,7 +119,11 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     assert.equal(result.stdout, 'test-prerequisites: installing docker-compose with apt-get (for docker-compose)\n');
     assert.match(
       result.stderr,
-      /^test-prerequisites: the tests need docker-compose, which this machine lacks; install the Debian packages docker-compose \(as root: apt-get install docker-compose\) and run the tests again\n$/,
+      joinedRegExp(
+        /^test-prerequisites: the tests need docker-compose, which this machine lacks; /,
+        /install the Debian packages docker-compose \(as root: apt-get install docker-compose\) /,
+        /and run the tests again\n$/,
+      ),
     );
   });
 

@@ -22,30 +22,34 @@ const settings = (text: string, key: string) =>
     .map((line) => line.slice(key.length + 1));
 
 describe('systemd units', () => {
-  it('runs the foreground command as a dedicated user, with its state, its credentials and a stop timeout above the drain time', () => {
-    const text = renderUnit(base);
-    assert.deepEqual(settings(text, 'ExecStart'), [
-      '/usr/bin/node /opt/portal/lib/portal/dist/portal.mjs controller start --listen 0.0.0.0:4000',
-    ]);
-    assert.deepEqual(settings(text, 'User'), ['portal']);
-    assert.deepEqual(settings(text, 'Environment'), ['PORTAL_HOME=/var/lib/portal/controller']);
-    assert.deepEqual(settings(text, 'LoadCredential'), ['controller-seal.key:/etc/portal/controller-seal.key']);
-    assert.deepEqual(settings(text, 'StateDirectory'), ['portal/controller']);
-    assert.deepEqual(settings(text, 'ReadWritePaths'), ['/var/lib/portal/controller']);
-    assert.deepEqual(settings(text, 'KillSignal'), ['SIGTERM']);
-    assert.deepEqual(
-      settings(text, 'TimeoutStopSec'),
-      ['30s'],
-      'the default drain of 10 s, and 20 s to close and exit',
-    );
-    assert.deepEqual(
-      settings(text, 'RestartPreventExitStatus'),
-      ['2'],
-      'a refusal (exit 2) would be refused again: no restart',
-    );
-    assert.deepEqual(settings(text, 'CapabilityBoundingSet'), ['']);
-    assert.equal(settings(text, 'AmbientCapabilities').length, 0);
-  });
+  it(
+    'runs the foreground command as a dedicated user, with its state, ' +
+      'its credentials and a stop timeout above the drain time',
+    () => {
+      const text = renderUnit(base);
+      assert.deepEqual(settings(text, 'ExecStart'), [
+        '/usr/bin/node /opt/portal/lib/portal/dist/portal.mjs controller start --listen 0.0.0.0:4000',
+      ]);
+      assert.deepEqual(settings(text, 'User'), ['portal']);
+      assert.deepEqual(settings(text, 'Environment'), ['PORTAL_HOME=/var/lib/portal/controller']);
+      assert.deepEqual(settings(text, 'LoadCredential'), ['controller-seal.key:/etc/portal/controller-seal.key']);
+      assert.deepEqual(settings(text, 'StateDirectory'), ['portal/controller']);
+      assert.deepEqual(settings(text, 'ReadWritePaths'), ['/var/lib/portal/controller']);
+      assert.deepEqual(settings(text, 'KillSignal'), ['SIGTERM']);
+      assert.deepEqual(
+        settings(text, 'TimeoutStopSec'),
+        ['30s'],
+        'the default drain of 10 s, and 20 s to close and exit',
+      );
+      assert.deepEqual(
+        settings(text, 'RestartPreventExitStatus'),
+        ['2'],
+        'a refusal (exit 2) would be refused again: no restart',
+      );
+      assert.deepEqual(settings(text, 'CapabilityBoundingSet'), ['']);
+      assert.equal(settings(text, 'AmbientCapabilities').length, 0);
+    },
+  );
 
   it('quotes and escapes every word of ExecStart and every value, and writes credential paths as %d', () => {
     const text = renderUnit({
@@ -71,7 +75,8 @@ describe('systemd units', () => {
       privilegedPort: true,
     });
     assert.deepEqual(settings(text, 'ExecStart'), [
-      '/usr/bin/node /opt/portal/lib/portal/dist/portal.mjs controller start --network-domain "a b" 100%% $$HOME "say \\"hi\\"" "back\\\\slash" ";" %d/controller-seal.key',
+      '/usr/bin/node /opt/portal/lib/portal/dist/portal.mjs controller start --network-domain "a b" 100%% $$HOME ' +
+        '"say \\"hi\\"" "back\\\\slash" ";" %d/controller-seal.key',
     ]);
     assert.deepEqual(settings(text, 'Environment'), [
       '"PORTAL_HOME=/srv/portal 50%%"',

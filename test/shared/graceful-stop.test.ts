@@ -57,7 +57,8 @@ describe('stopping on a signal', () => {
     await tick();
     assert.equal(
       lines[0],
-      'the relay is stopping on SIGINT: it takes no new connections and gives the 2 open connections up to 10s to finish (a second signal stops it at once)',
+      'the relay is stopping on SIGINT: it takes no new connections and gives the 2 open connections up to 10s to ' +
+        'finish (a second signal stops it at once)',
     );
     target.finishOne();
     target.finishOne();
@@ -165,7 +166,8 @@ describe('stopping on a signal', () => {
           error.code === 'BAD_ENVIRONMENT' &&
           error.message === `PORTAL_DRAIN_TIMEOUT=${bad} ${reason}` &&
           error.hint ===
-            'give a whole number followed by ms, s, m, h or d (such as 10s or 1m), at most 10m, or 0s to close connections at once',
+            'give a whole number followed by ms, s, m, h or d (such as 10s or 1m), at most 10m, ' +
+              'or 0s to close connections at once',
       );
     }
   });

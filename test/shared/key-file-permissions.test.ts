@@ -10,6 +10,7 @@ import { sealingKeyFromMaterial } from '../../src/pki/seal.ts';
 import { warnIfKeyFileOpen } from '../../src/shared/key-file-permissions.ts';
 import { loadServerCertificate } from '../../src/shared/sealed-server-certificate.ts';
 import { readSealingKey } from '../../src/shared/sealing-key.ts';
+import { joinedRegExp } from '../support/joined-regexp.ts';
 
 /** A warn function that keeps what it is given. */
 function collector(): { warn: (line: string) => void; lines: string[] } {
@@ -41,7 +42,8 @@ describe('key files that other users may read or write: one warning per file, na
     await warnIfKeyFileOpen(path, 'the sealing key file', warn);
     await warnIfKeyFileOpen(path, 'the sealing key file', warn);
     assert.deepEqual(lines, [
-      `the sealing key file ${path} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${path}`,
+      `the sealing key file ${path} may be read or changed by users other than its owner (mode 0644); ` +
+        `run chmod 600 ${path}`,
     ]);
   });
 
@@ -58,7 +60,8 @@ describe('key files that other users may read or write: one warning per file, na
     const { warn, lines } = collector();
     await warnIfKeyFileOpen(path, 'the sealing key file', warn);
     assert.deepEqual(lines, [
-      `the sealing key file ${path} may be read or changed by users other than its owner (mode 0620); run chmod 600 '${path}'`,
+      `the sealing key file ${path} may be read or changed by users other than its owner (mode 0620); ` +
+        `run chmod 600 '${path}'`,
     ]);
   });
 
@@ -71,61 +74,69 @@ describe('key files that other users may read or write: one warning per file, na
     assert.equal(lines.length, 1);
     assert.match(
       lines[0] ?? '',
-      /^the sealing key file .*node-seal\.key may be read or changed by users other than its owner \(mode 0644\); run chmod 600 \S*node-seal\.key$/,
+      joinedRegExp(
+        /^the sealing key file .*node-seal\.key may be read or changed by users other than its owner \(mode 0644\); /,
+        /run chmod 600 \S*node-seal\.key$/,
+      ),
     );
   });
 
-  it("warns through the identity store's logger about a node's open sealing key and sealed private key, once each", async () => {
-    const node = join(directory, 'node');
-    const sealingKeyFile = join(directory, 'keys', 'node-seal.key');
-    await mkdir(join(directory, 'keys'), { mode: 0o700 });
-    const authority = await createAuthority('p1');
-    const keys = generateKeyPair();
-    const identity = {
-      projectId: 'p1',
-      nodeId: 'n1',
-      attributes: ['a'],
-      relays: [],
-      admin: false,
-      tls: false,
-      relayNode: false,
-    };
-    const certificate = await issueCertificate({
-      authority,
-      request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'n1'),
-      identity,
-      lifetimeMs: 3600_000,
-    });
-    const record = {
-      controller: '127.0.0.1:4000',
-      fingerprint: 'ab'.repeat(32),
-      projectId: 'p1',
-      nodeId: 'n1',
-      networkDomain: 'portal.test',
-      attributes: ['a'],
-      relays: [],
-      tls: false,
-    };
-    const quiet = collector();
-    await saveIdentity(
-      node,
-      { record, privateKey: keys.privateKey, certificate, authority: authority.certificate },
-      { sealingKeyFile, warn: quiet.warn },
-    );
-    await loadIdentity(node, { sealingKeyFile, warn: quiet.warn });
-    assert.deepEqual(quiet.lines, [], 'what Portal writes is 0600');
+  it(
+    "warns through the identity store's logger about a node's open sealing key and sealed private key, " + 'once each',
+    async () => {
+      const node = join(directory, 'node');
+      const sealingKeyFile = join(directory, 'keys', 'node-seal.key');
+      await mkdir(join(directory, 'keys'), { mode: 0o700 });
+      const authority = await createAuthority('p1');
+      const keys = generateKeyPair();
+      const identity = {
+        projectId: 'p1',
+        nodeId: 'n1',
+        attributes: ['a'],
+        relays: [],
+        admin: false,
+        tls: false,
+        relayNode: false,
+      };
+      const certificate = await issueCertificate({
+        authority,
+        request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'n1'),
+        identity,
+        lifetimeMs: 3600_000,
+      });
+      const record = {
+        controller: '127.0.0.1:4000',
+        fingerprint: 'ab'.repeat(32),
+        projectId: 'p1',
+        nodeId: 'n1',
+        networkDomain: 'portal.test',
+        attributes: ['a'],
+        relays: [],
+        tls: false,
+      };
+      const quiet = collector();
+      await saveIdentity(
+        node,
+        { record, privateKey: keys.privateKey, certificate, authority: authority.certificate },
+        { sealingKeyFile, warn: quiet.warn },
+      );
+      await loadIdentity(node, { sealingKeyFile, warn: quiet.warn });
+      assert.deepEqual(quiet.lines, [], 'what Portal writes is 0600');
 
-    await chmod(sealingKeyFile, 0o644);
-    await chmod(join(node, 'identity.key.sealed'), 0o640);
-    const { warn, lines } = collector();
-    for (let load = 0; load < 3; load += 1)
-      assert.equal((await loadIdentity(node, { sealingKeyFile, warn }))?.privateKey, keys.privateKey);
-    const sealedKey = join(node, 'identity.key.sealed');
-    assert.deepEqual(lines.sort(), [
-      `the sealed private key file ${sealedKey} may be read or changed by users other than its owner (mode 0640); run chmod 600 ${sealedKey}`,
-      `the sealing key file ${sealingKeyFile} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${sealingKeyFile}`,
-    ]);
-  });
+      await chmod(sealingKeyFile, 0o644);
+      await chmod(join(node, 'identity.key.sealed'), 0o640);
+      const { warn, lines } = collector();
+      for (let load = 0; load < 3; load += 1)
+        assert.equal((await loadIdentity(node, { sealingKeyFile, warn }))?.privateKey, keys.privateKey);
+      const sealedKey = join(node, 'identity.key.sealed');
+      assert.deepEqual(lines.sort(), [
+        `the sealed private key file ${sealedKey} may be read or changed by users other than its owner (mode 0640); ` +
+          `run chmod 600 ${sealedKey}`,
+        `the sealing key file ${sealingKeyFile} may be read or changed by users other than its owner (mode 0644); ` +
+          `run chmod 600 ${sealingKeyFile}`,
+      ]);
+    },
+  );
 
   it('warns once about a sealed TLS key (tls.key.sealed) open to other users, and still serves with it', async () => {
     const server = join(directory, 'controller');
@@ -147,7 +158,8 @@ describe('key files that other users may read or write: one warning per file, na
     for (let load = 0; load < 3; load += 1)
       assert.equal((await loadServerCertificate({ ...options, warn })).privateKey, made.privateKey);
     assert.deepEqual(lines, [
-      `the sealed TLS key file ${sealedKey} may be read or changed by users other than its owner (mode 0644); run chmod 600 ${sealedKey}`,
+      `the sealed TLS key file ${sealedKey} may be read or changed by users other than its owner (mode 0644); ` +
+        `run chmod 600 ${sealedKey}`,
     ]);
   });
 });

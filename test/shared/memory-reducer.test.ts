@@ -21,14 +21,16 @@ describe('memory reducer', () => {
     const after = process.memoryUsage();
     const mb = (bytes: number) => Math.round(bytes / 1048576);
     console.log(
-      `      heap ${mb(before)} MB before, ${mb(grown.heapTotal)} MB committed (${mb(slack)} MB unused) -> ${mb(after.heapTotal)} MB (${mb(after.heapTotal - after.heapUsed)} MB unused)`,
+      `      heap ${mb(before)} MB before, ${mb(grown.heapTotal)} MB committed ` +
+        `(${mb(slack)} MB unused) -> ${mb(after.heapTotal)} MB (${mb(after.heapTotal - after.heapUsed)} MB unused)`,
     );
     assert.ok(slack > 8 * 1024 * 1024, `the burst left ${mb(slack)} MB unused`);
     const growth = grown.heapTotal - before;
     assert.ok(growth > 8 * 1024 * 1024, `the burst grew the heap by ${mb(growth)} MB`);
     assert.ok(
       after.heapTotal - before < growth / 2,
-      `at least half of what the burst grew was given back: ${mb(before)} -> ${mb(grown.heapTotal)} -> ${mb(after.heapTotal)} MB`,
+      'at least half of what the burst grew was given back: ' +
+        `${mb(before)} -> ${mb(grown.heapTotal)} -> ${mb(after.heapTotal)} MB`,
     );
     assert.equal(made, 2_000_000);
   });

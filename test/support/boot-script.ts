@@ -81,8 +81,10 @@ export function bootScriptOfStack(
  * which is what a chroot would do. Restart= is not emulated: a unit that dies stays dead.
  */
 export function systemdStandIn(logs: string): string {
-  return `
-translate() { case "$1" in /etc/* | /var/* | /usr/local/* | /root/* | /opt/* | /run/*) printf '%s' "$PORTAL_BOOT_ROOT$1" ;; *) printf '%s' "$1" ;; esac; }
+  return (
+    `
+translate() { case "$1" in /etc/* | /var/* | /usr/local/* | /root/* | /opt/* | /run/*) ` +
+    `printf '%s' "$PORTAL_BOOT_ROOT$1" ;; *) printf '%s' "$1" ;; esac; }
 [ "$1" = enable ] || exit 0
 shift
 [ "$1" = --now ] && shift
@@ -96,7 +98,8 @@ for unit in "$@"; do
   done < "$(translate "$(sed -n 's/^EnvironmentFile=//p' "$file")")"
   before=()
   for word in $(sed -n 's/^ExecStartPre=//p' "$file"); do before+=("$(translate "$word")"); done
-  if [ \${#before[@]} -gt 0 ] && ! env -i PATH="$PATH" "\${environment[@]}" "\${before[@]}" >> '${logs}'/"$unit.log" 2>&1 < /dev/null; then
+  if [ \${#before[@]} -gt 0 ] && ! env -i PATH="$PATH" "\${environment[@]}" "\${before[@]}" ` +
+    `>> '${logs}'/"$unit.log" 2>&1 < /dev/null; then
     echo "$unit: ExecStartPre failed" >> '${logs}'/"$unit.log"
     continue
   fi
@@ -105,10 +108,14 @@ for unit in "$@"; do
   setsid env -i PATH="$PATH" "\${environment[@]}" "\${command[@]}" >> '${logs}'/"$unit.log" 2>&1 < /dev/null &
   echo $! > '${logs}'/"$unit.pid"
 done
-`;
+`
+  );
 }
 
-/** A `getent` stand-in: name lookups fail `failures` times, as while the file system's name propagates, then succeed. */
+/**
+ * A `getent` stand-in: name lookups fail `failures` times, as while the file system's name propagates, then
+ * succeed.
+ */
 export async function stubNameLookups(sandbox: Sandbox, failures: number): Promise<void> {
   const counter = join(sandbox.dir, 'lookups');
   await writeFile(counter, '0');

@@ -62,7 +62,10 @@ const resourceKeys = new Set([
   'UpdatePolicy',
 ]);
 const deletionPolicies = new Set(['Delete', 'Retain', 'RetainExceptOnCreate', 'Snapshot']);
-/** The resource types whose DeletionPolicy and UpdateReplacePolicy may be Snapshot (CloudFormation's DeletionPolicy attribute). */
+/**
+ * The resource types whose DeletionPolicy and UpdateReplacePolicy may be Snapshot (CloudFormation's
+ * DeletionPolicy attribute).
+ */
 const snapshotTypes = new Set([
   'AWS::DocDB::DBCluster',
   'AWS::EC2::Volume',

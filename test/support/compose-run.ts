@@ -21,7 +21,10 @@ export interface ComposeService {
   readonly volumes?: string[];
 }
 
-/** The README line that starts the container inlet, e.g. `ENROLLMENT_TICKET="$(cat inlet.ticket)" docker-compose -f inlet.compose.yaml up -d`. */
+/**
+ * The README line that starts the container inlet, e.g.
+ * `ENROLLMENT_TICKET="$(cat inlet.ticket)" docker-compose -f inlet.compose.yaml up -d`.
+ */
 export function composeUpLine(usecase: string): string {
   const line = artifactText(usecase, 'README.md')
     .split('\n')

@@ -23,7 +23,10 @@ export interface TransferOutcome {
   readonly error: string | null;
 }
 
-/** whole: every byte, then the end; reset: ECONNRESET; truncated: an end of stream with bytes missing; other: anything else. */
+/**
+ * whole: every byte, then the end; reset: ECONNRESET; truncated: an end of stream with bytes missing; other:
+ * anything else.
+ */
 export type OutcomeKind = 'whole' | 'reset' | 'truncated' | 'other';
 
 export function kindOf(outcome: TransferOutcome): OutcomeKind {
@@ -81,5 +84,8 @@ export function countOutcomes(outcomes: readonly { readonly kind: OutcomeKind }[
 
 /** What one client saw, in a line. */
 export function describeOutcome(outcome: TransferOutcome & { readonly kind: OutcomeKind }): string {
-  return `client ${outcome.index}: ${outcome.kind}, ${outcome.received} bytes, reading ended by ${outcome.end}${outcome.error ? ` ${outcome.error}` : ''}, ${outcome.intact ? 'intact' : 'not intact'}`;
+  return (
+    `client ${outcome.index}: ${outcome.kind}, ${outcome.received} bytes, reading ended by ` +
+    `${outcome.end}${outcome.error ? ` ${outcome.error}` : ''}, ${outcome.intact ? 'intact' : 'not intact'}`
+  );
 }

@@ -12,6 +12,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Agent, createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { createServerCertificate } from '../../src/pki/authority.ts';
+import { joinedRegExp } from './joined-regexp.ts';
 
 export interface InvokeBody {
   inputText: string;
@@ -42,9 +43,10 @@ export async function startRuntime(): Promise<{
         return;
       }
       if (
-        !/^AWS4-HMAC-SHA256 Credential=AKIDPORTALTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/.test(
-          authorization,
-        )
+        !joinedRegExp(
+          /^AWS4-HMAC-SHA256 Credential=AKIDPORTALTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request, /,
+          /SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/,
+        ).test(authorization)
       ) {
         res
           .writeHead(403, { 'content-type': 'application/json' })

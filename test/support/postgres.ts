@@ -15,7 +15,10 @@ export interface Postgres {
   readonly user: string;
   readonly password: string;
   readonly database: string;
-  /** This process's environment plus the libpq variables that take psql to this database through `port` (an inlet's, or its own). */
+  /**
+   * This process's environment plus the libpq variables that take psql to this database through `port` (an
+   * inlet's, or its own).
+   */
   clientEnvironment(port?: number): NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }

@@ -37,7 +37,8 @@ splices.pipe = (inlet, outlet) => {
 };
 
 logger.announce(
-  `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ${relay.address} (certificate fingerprint ${relay.fingerprint}); rogue: splices are accepted and never carried`,
+  `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, reached as ` +
+    `${relay.address} (certificate fingerprint ${relay.fingerprint}); rogue: splices are accepted and never carried`,
 );
 await new Promise<void>((resolve) => {
   process.once('SIGTERM', resolve);

@@ -21,7 +21,10 @@ export interface UseCaseRun {
   startNode(role: 'outlet' | 'inlet', config: Record<string, unknown>, env?: NodeJS.ProcessEnv): Promise<Running>;
   /** Stops (SIGTERM) every node of `role` started so far; resolves with their exit codes. */
   stopNodes(role: 'outlet' | 'inlet'): Promise<(number | null)[]>;
-  /** Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the endpoint); waits until it has set up. */
+  /**
+   * Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the endpoint);
+   * waits until it has set up.
+   */
   startOutlet(
     retarget: (compiledTarget: string) => string,
     env?: NodeJS.ProcessEnv,

@@ -11,7 +11,8 @@ function required(command: string, debianPackage: string): string {
   const found = spawnSync('bash', ['-c', `command -v '${command}'`], { encoding: 'utf8' }).stdout.trim();
   assert.ok(
     found.startsWith('/'),
-    `${command} is missing: this test needs a private network namespace; install the Debian package ${debianPackage} (as root: apt-get install ${debianPackage})`,
+    `${command} is missing: this test needs a private network namespace; ` +
+      `install the Debian package ${debianPackage} (as root: apt-get install ${debianPackage})`,
   );
   return found;
 }

@@ -89,17 +89,21 @@ describe('controller admission: what a peer may cost before it proves anything',
     assert.equal(admission.stats().unauthenticated, 10);
   });
 
-  it('closes a connection that proves nothing by its deadline, however it dribbles, and keeps one that proved itself', async () => {
-    const slow = await open(port, '127.0.0.7', 1);
-    const proven = await open(port, '127.0.0.9', 1);
-    opened.push(...slow.sockets, ...proven.sockets);
-    const drip = setInterval(() => slow.sockets[0]?.write('P'), 50);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    clearInterval(drip);
-    assert.equal(slow.closed(), 1, 'cut at its deadline although it kept sending');
-    assert.equal(proven.closed(), 0);
-    assert.equal(admission.stats().expired, 1);
-  });
+  it(
+    'closes a connection that proves nothing by its deadline, however it dribbles, ' +
+      'and keeps one that proved itself',
+    async () => {
+      const slow = await open(port, '127.0.0.7', 1);
+      const proven = await open(port, '127.0.0.9', 1);
+      opened.push(...slow.sockets, ...proven.sockets);
+      const drip = setInterval(() => slow.sockets[0]?.write('P'), 50);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      clearInterval(drip);
+      assert.equal(slow.closed(), 1, 'cut at its deadline although it kept sending');
+      assert.equal(proven.closed(), 0);
+      assert.equal(admission.stats().expired, 1);
+    },
+  );
 });
 
 describe('rate limiter', () => {

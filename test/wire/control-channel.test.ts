@@ -80,57 +80,62 @@ describe('control channel client: what a server that stops answering may cost th
     }
   }
 
-  it(`keeps at most ${maxPendingRequests} requests waiting, and refuses the next at once without sending it`, async () => {
-    channel = await openControlChannel({ controller: address, fingerprint });
-    const open = channel;
-    const outcome = (request: Promise<unknown>) =>
-      request.then(
-        () => 'answered',
-        (error: PortalError) => error.code,
+  it(
+    `keeps at most ${maxPendingRequests} requests waiting, ` + 'and refuses the next at once without sending it',
+    async () => {
+      channel = await openControlChannel({ controller: address, fingerprint });
+      const open = channel;
+      const outcome = (request: Promise<unknown>) =>
+        request.then(
+          () => 'answered',
+          (error: PortalError) => error.code,
+        );
+      const waiting = Array.from({ length: maxPendingRequests - 1 }, () => outcome(open.request('ping', {}, 60_000)));
+      const short = outcome(open.request('ping', {}, 300));
+      await serverHasRead(maxPendingRequests);
+      assert.equal(channel.pending, maxPendingRequests);
+
+      for (let more = 0; more < 3; more += 1) {
+        await assert.rejects(channel.request('ping', {}), (error: unknown) => {
+          assert.ok(error instanceof PortalError);
+          assert.equal(error.code, 'TOO_MANY_PENDING_REQUESTS');
+          assert.equal(
+            error.message,
+            `${maxPendingRequests} requests to the controller at ${address} wait for answers already; ` +
+              'ping was not sent',
+          );
+          assert.equal(
+            error.hint,
+            'check the controller: it answers slowly or not at all ' +
+              '(waiting requests time out by themselves, and then new ones are sent)',
+          );
+          assert.equal(error.exitCode, 1);
+          return true;
+        });
+      }
+      assert.equal(channel.pending, maxPendingRequests, 'a refused request holds nothing');
+
+      // A waiting request that times out makes room for one more: on the same connection, in order, so
+      // a refused request that had been sent would reach the server before it.
+      assert.equal(await short, 'CONTROLLER_TIMEOUT');
+      assert.equal(channel.pending, maxPendingRequests - 1);
+      waiting.push(outcome(channel.request('project', {}, 60_000)));
+      await serverHasRead(maxPendingRequests + 1);
+      assert.deepEqual(
+        received,
+        [...Array<string>(maxPendingRequests).fill('ping'), 'project'],
+        'the refused requests were never sent',
       );
-    const waiting = Array.from({ length: maxPendingRequests - 1 }, () => outcome(open.request('ping', {}, 60_000)));
-    const short = outcome(open.request('ping', {}, 300));
-    await serverHasRead(maxPendingRequests);
-    assert.equal(channel.pending, maxPendingRequests);
 
-    for (let more = 0; more < 3; more += 1) {
-      await assert.rejects(channel.request('ping', {}), (error: unknown) => {
-        assert.ok(error instanceof PortalError);
-        assert.equal(error.code, 'TOO_MANY_PENDING_REQUESTS');
-        assert.equal(
-          error.message,
-          `${maxPendingRequests} requests to the controller at ${address} wait for answers already; ping was not sent`,
-        );
-        assert.equal(
-          error.hint,
-          'check the controller: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)',
-        );
-        assert.equal(error.exitCode, 1);
-        return true;
-      });
-    }
-    assert.equal(channel.pending, maxPendingRequests, 'a refused request holds nothing');
-
-    // A waiting request that times out makes room for one more: on the same connection, in order, so
-    // a refused request that had been sent would reach the server before it.
-    assert.equal(await short, 'CONTROLLER_TIMEOUT');
-    assert.equal(channel.pending, maxPendingRequests - 1);
-    waiting.push(outcome(channel.request('project', {}, 60_000)));
-    await serverHasRead(maxPendingRequests + 1);
-    assert.deepEqual(
-      received,
-      [...Array<string>(maxPendingRequests).fill('ping'), 'project'],
-      'the refused requests were never sent',
-    );
-
-    channel.destroy();
-    assert.deepEqual(
-      new Set(await Promise.all(waiting)),
-      new Set(['CONTROLLER_LOST']),
-      'the waiting requests fail when the channel closes',
-    );
-    assert.equal(channel.pending, 0);
-  });
+      channel.destroy();
+      assert.deepEqual(
+        new Set(await Promise.all(waiting)),
+        new Set(['CONTROLLER_LOST']),
+        'the waiting requests fail when the channel closes',
+      );
+      assert.equal(channel.pending, 0);
+    },
+  );
 
   it('takes requests again once waiting ones have timed out', async () => {
     channel = await openControlChannel({ controller: address, fingerprint });

@@ -84,46 +84,49 @@ describe('relay splices: a relay that resets at every step', () => {
 
   for (const step of ['accept', 'preamble', 'handshake', 'handshake-fin'] as const) {
     for (const role of ['inlet', 'outlet'] as const) {
-      it(`fails the ${role}'s attempt with an error, and nothing else, when the relay resets after the ${step}`, async () => {
-        const relay = await resettingRelay(step);
-        const uncaught: Error[] = [];
-        const onUncaught = (error: Error) => uncaught.push(error);
-        process.prependListener('uncaughtException', onUncaught);
-        try {
-          // Twenty at once: the reset meets each socket at a slightly different moment.
-          const attempts = Array.from({ length: 20 }, async () => {
-            const raw = await dialSplice(relay.address, 'a'.repeat(24), role, 'secret', true);
-            // The reset may reach a socket only after it is handed over: the write of the preamble,
-            // or the handshake, then fails on a socket that must still have a listener.
-            const channel =
-              role === 'inlet'
-                ? openInletChannel(raw, inlet, 'app-outlet', 'session', 5000)
-                : acceptOutletChannel(raw, outlet, 'app-inlet', 5000);
-            await channel;
-          });
-          const started = Date.now();
-          const results = await Promise.allSettled(attempts);
-          // At once, not after the handshake's 10 s deadline: a half-open socket would wait for it.
-          assert.ok(Date.now() - started < 2000, `failed after ${Date.now() - started} ms`);
-          for (const result of results) {
-            assert.equal(result.status, 'rejected');
-            const reason = result.reason as Error & { code?: string };
-            // Either the dial itself failed (reset before the connect completed) or the session did.
-            assert.ok(
-              reason instanceof SessionFailed || ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'].includes(reason.code ?? ''),
-              `unexpected: ${reason.message}`,
-            );
+      it(
+        `fails the ${role}'s attempt with an error, ` + `and nothing else, when the relay resets after the ${step}`,
+        async () => {
+          const relay = await resettingRelay(step);
+          const uncaught: Error[] = [];
+          const onUncaught = (error: Error) => uncaught.push(error);
+          process.prependListener('uncaughtException', onUncaught);
+          try {
+            // Twenty at once: the reset meets each socket at a slightly different moment.
+            const attempts = Array.from({ length: 20 }, async () => {
+              const raw = await dialSplice(relay.address, 'a'.repeat(24), role, 'secret', true);
+              // The reset may reach a socket only after it is handed over: the write of the preamble,
+              // or the handshake, then fails on a socket that must still have a listener.
+              const channel =
+                role === 'inlet'
+                  ? openInletChannel(raw, inlet, 'app-outlet', 'session', 5000)
+                  : acceptOutletChannel(raw, outlet, 'app-inlet', 5000);
+              await channel;
+            });
+            const started = Date.now();
+            const results = await Promise.allSettled(attempts);
+            // At once, not after the handshake's 10 s deadline: a half-open socket would wait for it.
+            assert.ok(Date.now() - started < 2000, `failed after ${Date.now() - started} ms`);
+            for (const result of results) {
+              assert.equal(result.status, 'rejected');
+              const reason = result.reason as Error & { code?: string };
+              // Either the dial itself failed (reset before the connect completed) or the session did.
+              assert.ok(
+                reason instanceof SessionFailed || ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'].includes(reason.code ?? ''),
+                `unexpected: ${reason.message}`,
+              );
+            }
+            assert.equal(relay.resets(), 20);
+            // A late error event (the preamble's write) arrives on a later turn: give it one.
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            assert.deepEqual(uncaught, []);
+          } finally {
+            process.off('uncaughtException', onUncaught);
+            relay.server.close();
+            await once(relay.server, 'close');
           }
-          assert.equal(relay.resets(), 20);
-          // A late error event (the preamble's write) arrives on a later turn: give it one.
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          assert.deepEqual(uncaught, []);
-        } finally {
-          process.off('uncaughtException', onUncaught);
-          relay.server.close();
-          await once(relay.server, 'close');
-        }
-      });
+        },
+      );
     }
   }
 });

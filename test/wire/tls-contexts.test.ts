@@ -153,7 +153,8 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
           error instanceof SessionFailed &&
           error.code === 'SESSION_FAILED' &&
           error.message ===
-            `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ${versionHint}`,
+            `the peer node speaks end-to-end protocol 1 (no version) and this node ${e2eProtocolVersion}; ` +
+              `${versionHint}`,
       );
       assert.equal(raw.destroyed, true);
     } finally {
