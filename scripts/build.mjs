@@ -12,7 +12,10 @@ await build({
   sourcemap: 'linked',
   banner: {
     // Bundled CommonJS dependencies call require(); give them one.
-    js: "#!/usr/bin/env node\nimport { createRequire as __portalCreateRequire } from 'node:module';\nconst require = __portalCreateRequire(import.meta.url);",
+    js:
+      '#!/usr/bin/env node\n' +
+      "import { createRequire as __portalCreateRequire } from 'node:module';\n" +
+      'const require = __portalCreateRequire(import.meta.url);',
   },
   // Native, and needed by the controller only: loaded from node_modules when a controller starts.
   external: ['better-sqlite3'],

@@ -37,7 +37,10 @@ function typed(environment: Record<string, string | { file: string }>, words: re
   return cwd ? `cd ${shellQuote(cwd)} && ${command}` : command;
 }
 
-/** One step of the list: a spinner while it runs on a terminal, then ✔ or ✖ with what it found, and with --keep the commands it ran. */
+/**
+ * One step of the list: a spinner while it runs on a terminal, then ✔ or ✖ with what it found, and with
+ * --keep the commands it ran.
+ */
 async function step<T>(
   title: string,
   run: () => Promise<T> | T,
@@ -110,7 +113,8 @@ async function main(): Promise<void> {
   chmodSync(join(bin, 'portal'), 0o755);
   if (keep)
     console.log(
-      `Each step shows the commands it ran; portal is ${join(bin, 'portal')} (it runs ${bundle}): to type them yourself, first\n      $ export PATH=${shellQuote(bin)}:"$PATH"\n`,
+      `Each step shows the commands it ran; portal is ${join(bin, 'portal')} (it runs ${bundle}): ` +
+        `to type them yourself, first\n      $ export PATH=${shellQuote(bin)}:"$PATH"\n`,
     );
 
   const compileArgs = ['compile', join(root, 'usecases/webhook.yaml'), '--out', out];
@@ -133,7 +137,8 @@ async function main(): Promise<void> {
       return JSON.parse(portal(adminHome, ['project', 'show'])) as { id: string; controller: string };
     },
     (project) =>
-      `enrolled: project ${project.id} on the embedded controller ${project.controller}; wrote outlet.ticket and inlet.ticket`,
+      `enrolled: project ${project.id} on the embedded controller ${project.controller}; ` +
+      'wrote outlet.ticket and inlet.ticket',
     [
       typed({ PORTAL_HOME: adminHome }, ['bash', join(out, 'webhook/tickets.sh')], work),
       typed({ PORTAL_HOME: adminHome }, ['portal', 'project', 'show']),
@@ -287,10 +292,12 @@ try {
   );
   if (keep) {
     console.log(
-      `\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again without a new ticket.`,
+      `\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again ` +
+        'without a new ticket.',
     );
     console.log(
-      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} && rm -rf ${shellQuote(work)}`,
+      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} ` +
+        `&& rm -rf ${shellQuote(work)}`,
     );
   }
 }

@@ -54,7 +54,8 @@ console.log(`\n${'target'.padEnd(width)}  ${'runs'.padStart(10)}  ${'seconds'.pa
 for (const { target, runs, seconds, failed } of figures) {
   const rate = seconds > 0 ? (runs / seconds).toFixed(1) : '-';
   console.log(
-    `${target.padEnd(width)}  ${String(runs).padStart(10)}  ${seconds.toFixed(1).padStart(8)}  ${rate.padStart(9)}${failed ? '  FAILED' : ''}`,
+    `${target.padEnd(width)}  ${String(runs).padStart(10)}  ${seconds.toFixed(1).padStart(8)}  ` +
+      `${rate.padStart(9)}${failed ? '  FAILED' : ''}`,
   );
 }
 for (const [text, count] of warnings) console.log(`warning, ${count} times: ${text}`);

@@ -38,10 +38,8 @@ try {
     // npm packs a bundled module's own `files`; the built addon is not among better-sqlite3's.
     const staged = join(stage, 'node_modules', name, 'package.json');
     const { scripts: _scripts, devDependencies: _dev, ...module } = JSON.parse(readFileSync(staged, 'utf8'));
-    writeFileSync(
-      staged,
-      `${JSON.stringify({ ...module, files: runtimeFiles[name].filter((path) => path !== 'package.json') }, null, 2)}\n`,
-    );
+    const released = { ...module, files: runtimeFiles[name].filter((path) => path !== 'package.json') };
+    writeFileSync(staged, `${JSON.stringify(released, null, 2)}\n`);
   }
   // The bundle carries every other dependency; none is installed beside it.
   writeFileSync(

@@ -252,10 +252,12 @@ function compare(versions: readonly string[]): void {
     }
   }
   console.log(
-    `mutual TLS 1.3 over loopback, two processes: ${gib} GiB one way, ${roundTrips} round trips of 64 bytes; median of ${repeats} runs`,
+    `mutual TLS 1.3 over loopback, two processes: ${gib} GiB one way, ${roundTrips} round trips of 64 bytes; ` +
+      `median of ${repeats} runs`,
   );
   console.log(
-    'node      openssl    suite                          Gbit/s (min-max)    CPU s/GiB (sender)  RTT p50 µs  RTT p99 µs',
+    'node      openssl    suite                          Gbit/s (min-max)    CPU s/GiB (sender)  ' +
+      'RTT p50 µs  RTT p99 µs',
   );
   for (const [version, list] of runs) {
     for (const suite of suites) {
@@ -269,9 +271,10 @@ function compare(versions: readonly string[]): void {
           median(of.map((f) => f.gbitPerSecond))
             .toFixed(2)
             .padStart(6),
-          `(${Math.min(...of.map((f) => f.gbitPerSecond)).toFixed(1)}-${Math.max(...of.map((f) => f.gbitPerSecond)).toFixed(1)})`.padEnd(
-            11,
-          ),
+          (
+            `(${Math.min(...of.map((f) => f.gbitPerSecond)).toFixed(1)}-` +
+            `${Math.max(...of.map((f) => f.gbitPerSecond)).toFixed(1)})`
+          ).padEnd(11),
           median(of.map((f) => f.cpuSecondsPerGib))
             .toFixed(2)
             .padStart(10),

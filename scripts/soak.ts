@@ -197,7 +197,11 @@ async function main(): Promise<number> {
     });
     await attack('5 slowloris', async () => {
       const slow = await slowloris(attackers, 15_000);
-      return `${slow.oneSourceClosedAtOnce} of 300 closed at once, ${slow.evicted} evicted, ${slow.closedInAll}/${slow.total} closed by ${slow.allClosedSeconds} s; admin answered in ${slow.adminLatencyMs} ms`;
+      return (
+        `${slow.oneSourceClosedAtOnce} of 300 closed at once, ${slow.evicted} evicted, ` +
+        `${slow.closedInAll}/${slow.total} closed by ${slow.allClosedSeconds} s; ` +
+        `admin answered in ${slow.adminLatencyMs} ms`
+      );
     });
     await attack('6 rogue registrations', async () => {
       const rogue = await rogueOutlet(attackers, 'rogue');
@@ -214,8 +218,12 @@ async function main(): Promise<number> {
       if (flood.accepted > perInletBound)
         failures.push(`the flooding member held ${flood.accepted} target connections (bound ${perInletBound})`);
       const outcome = (result: typeof flood) =>
-        `${result.accepted} accepted, ${result.refused} refused${result.closedEarly ? ', then the outlet closed the session' : ''}`;
-      return `${flood.opened} opens by 1,000: ${outcome(flood)} (${flood.reasons.join('; ')}); ${burst.opened} at once: ${outcome(burst)}`;
+        `${result.accepted} accepted, ` +
+        `${result.refused} refused${result.closedEarly ? ', then the outlet closed the session' : ''}`;
+      return (
+        `${flood.opened} opens by 1,000: ${outcome(flood)} (${flood.reasons.join('; ')}); ` +
+        `${burst.opened} at once: ${outcome(burst)}`
+      );
     });
 
     let bulkPort = 0;
@@ -260,8 +268,11 @@ async function main(): Promise<number> {
         failures.push(`bulk clients saw ${bulkLoad.errors} errors once the inlet had a session (rogue relay up)`);
       const slow = bulkInlet.lines.find((line) => line.includes('gave no session within'));
       return (
-        `relays listed by the bulk inlet: ${open.relays[0]?.id === rogue.id ? 'the rogue first' : 'the rogue NOT first'}; the rogue held ${splicesHeld(rogue)} splices; ` +
-        `session ${open.inlets[0]?.path} after ${sessionMs} ms, clients working after ${workingMs} ms; then ${bulkLoad.attempts} bulk clients, ${bulkLoad.errors} errors` +
+        'relays listed by the bulk inlet: ' +
+        `${open.relays[0]?.id === rogue.id ? 'the rogue first' : 'the rogue NOT first'}; ` +
+        `the rogue held ${splicesHeld(rogue)} splices; ` +
+        `session ${open.inlets[0]?.path} after ${sessionMs} ms, clients working after ${workingMs} ms; ` +
+        `then ${bulkLoad.attempts} bulk clients, ${bulkLoad.errors} errors` +
         (slow ? `; inlet: "${slow.replace(/^\S+ \S+ /, '')}"` : '')
       );
     });
@@ -300,7 +311,12 @@ async function main(): Promise<number> {
           failures.push(
             'the bulk inlet did not link the restarted relay again within 90 s (20 unreachable relays announced)',
           );
-        return `the bulk inlet listed ${listed.relays.length} relays (20 unreachable), ${slots} in slots; relay restarted: linked by the bulk inlet after ${linked ?? 'never (90 s)'} ms, registered by the bulk outlet after ${registered ?? 'never (90 s)'} ms, bulk clients working after ${working ?? 'never (90 s)'} ms`;
+        return (
+          `the bulk inlet listed ${listed.relays.length} relays (20 unreachable), ${slots} in slots; ` +
+          `relay restarted: linked by the bulk inlet after ${linked ?? 'never (90 s)'} ms, ` +
+          `registered by the bulk outlet after ${registered ?? 'never (90 s)'} ms, ` +
+          `bulk clients working after ${working ?? 'never (90 s)'} ms`
+        );
       } finally {
         phantoms.withdraw();
       }
@@ -348,9 +364,15 @@ async function main(): Promise<number> {
         console.log(`soak: D6 did not go as planned (${JSON.stringify(counts)}); logged meanwhile:\n${logsSince()}`);
       if (short.length > 0)
         failures.push(
-          `relay killed mid-transfer: ${counts.truncated} clients saw an end of stream with bytes missing, ${counts.other} something else (clients ${short.join(', ')}; 0 and 1 took the warm streams)`,
+          `relay killed mid-transfer: ${counts.truncated} clients saw an end of stream with bytes missing, ` +
+            `${counts.other} something else (clients ${short.join(', ')}; 0 and 1 took the warm streams)`,
         );
-      return `20 clients x 32 MiB through the bulk inlet, relay SIGKILLed once ${result.cutAt} bytes had come back: ${counts.whole} whole, ${counts.reset} reset, ${counts.truncated} truncated (end of stream, bytes missing)${counts.other ? `, ${counts.other} other` : ''}${short.length ? ` [clients ${short.join(', ')}; 0 and 1 took the warm streams]` : ''}`;
+      return (
+        `20 clients x 32 MiB through the bulk inlet, relay SIGKILLed once ${result.cutAt} bytes had come back: ` +
+        `${counts.whole} whole, ${counts.reset} reset, ${counts.truncated} truncated (end of stream, ` +
+        `bytes missing)${counts.other ? `, ${counts.other} other` : ''}` +
+        `${short.length ? ` [clients ${short.join(', ')}; 0 and 1 took the warm streams]` : ''}`
+      );
     });
 
     step(`resting ${restSeconds} s`);
@@ -371,7 +393,8 @@ async function main(): Promise<number> {
     const widths = [30, 8, 7, 8, 7, ...names.map(() => 16)];
     console.log('');
     console.log(
-      `real clients before the attacks: app ${quiet.attempts} round trips, ${quiet.errors} errors, p99 ${quiet.p99Ms} ms; other ${otherQuiet.attempts} round trips, ${otherQuiet.errors} errors`,
+      `real clients before the attacks: app ${quiet.attempts} round trips, ${quiet.errors} errors, ` +
+        `p99 ${quiet.p99Ms} ms; other ${otherQuiet.attempts} round trips, ${otherQuiet.errors} errors`,
     );
     console.log('');
     console.log(pad(['attack', 'clients', 'errors', 'p99 ms', 'other', ...names], widths));
@@ -399,7 +422,9 @@ async function main(): Promise<number> {
       const end = after[name] as Usage;
       const ratio = end.rssMb / start.rssMb;
       console.log(
-        `${name.padEnd(13)} RSS ${start.rssMb} MB before, ${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`,
+        `${name.padEnd(13)} RSS ${start.rssMb} MB before, ` +
+          `${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ` +
+          `${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`,
       );
       if (!alive[name]) failures.push(`${name} died`);
       if (ratio > 1.1) failures.push(`${name} holds ${((ratio - 1) * 100).toFixed(1)} % more memory than before`);
@@ -407,11 +432,13 @@ async function main(): Promise<number> {
     for (const row of rows) {
       if (row.clients.errors > 0)
         failures.push(
-          `app's real clients saw ${row.clients.errors} errors during attack ${row.name} (${JSON.stringify(row.clients.errorKinds)})`,
+          `app's real clients saw ${row.clients.errors} errors during attack ${row.name} ` +
+            `(${JSON.stringify(row.clients.errorKinds)})`,
         );
       if (row.other.errors > 0)
         failures.push(
-          `other's real clients saw ${row.other.errors} errors during attack ${row.name} (${JSON.stringify(row.other.errorKinds)})`,
+          `other's real clients saw ${row.other.errors} errors during attack ${row.name} ` +
+            `(${JSON.stringify(row.other.errorKinds)})`,
         );
     }
     console.log('');

@@ -6,7 +6,8 @@ const { syncBuiltinESMExports } = require('node:module');
 for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
   childProcess[name] = () => {
     throw new Error(
-      `a unit test called child_process.${name}: unit tests start no program; it belongs to the integration suite (scripts/test-suites.cjs)`,
+      `a unit test called child_process.${name}: unit tests start no program; ` +
+        'it belongs to the integration suite (scripts/test-suites.cjs)',
     );
   };
 }

@@ -36,7 +36,10 @@ function put(figures: Figures, key: RowKey, column: Column, value: number): void
   else figure.portal[column] = value;
 }
 
-/** iperf3 throughput: the targets take turns, as throughput on a shared machine drifts from minute to minute; each keeps its median. */
+/**
+ * iperf3 throughput: the targets take turns, as throughput on a shared machine drifts from minute to minute;
+ * each keeps its median.
+ */
 export async function throughputPhase(targets: readonly Target[], figures: Figures): Promise<void> {
   const runs = new Map<Target, number[]>(targets.map((target) => [target, []]));
   for (let round = 1; round <= settings.repeats; round += 1) {
@@ -84,7 +87,8 @@ export async function latencyPhase(targets: readonly Target[], figures: Figures)
     const each = (pick: (one: Latency) => number, digits: number) =>
       measured.map((one) => pick(one).toFixed(digits)).join(', ');
     log(
-      `${target.label}: rtt p50 ${each((one) => one.rttP50, 0)} µs (p99 ${each((one) => one.rttP99, 0)}); new connection p50 ${each((one) => one.connectP50, 2)} ms (p99 ${each((one) => one.connectP99, 2)})`,
+      `${target.label}: rtt p50 ${each((one) => one.rttP50, 0)} µs (p99 ${each((one) => one.rttP99, 0)}); ` +
+        `new connection p50 ${each((one) => one.connectP50, 2)} ms (p99 ${each((one) => one.connectP99, 2)})`,
     );
   }
 }
@@ -106,7 +110,8 @@ export async function cpuPhase(targets: readonly Target[], figures: Figures): Pr
     put(figures, 'cpu', target.column, used / gib);
     const parts = byRole.map(([role, seconds]) => `${role} ${seconds.toFixed(2)}`).join(', ');
     log(
-      `CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`,
+      `CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ` +
+        `${(carried.bitsPerSecond / 1e9).toFixed(2)} Gbit/s = ${(used / gib).toFixed(2)} s/GiB`,
     );
   }
 }
@@ -151,7 +156,8 @@ export async function idlePhase(targets: readonly Target[], figures: Figures): P
     log(`  ${result.answered} of ${result.opened} answered after the idle time; per connection: ${growth.join(', ')}`);
     if (result.opened < result.wanted || result.answered < result.opened) {
       problems.push(
-        `${target.label}: ${result.opened} of ${result.wanted} idle connections opened, ${result.answered} answered after ${settings.idleSeconds} s`,
+        `${target.label}: ${result.opened} of ${result.wanted} idle connections opened, ` +
+          `${result.answered} answered after ${settings.idleSeconds} s`,
       );
     }
     put(figures, 'idleAnswered', target.column, result.answered);

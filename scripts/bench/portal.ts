@@ -42,7 +42,9 @@ export function portalPaths(schemas = join(settings.root, 'schemas')): { paths: 
     };
   return {
     paths: [{ name: 'relayed', inlet: {} }],
-    note: 'the direct path is not in this build (no node configuration schema knows tcp-inlet.direct): Portal is measured on the relayed path only',
+    note:
+      'the direct path is not in this build (no node configuration schema knows tcp-inlet.direct): ' +
+      'Portal is measured on the relayed path only',
   };
 }
 
@@ -167,7 +169,8 @@ async function waitForPath(inletHome: string, path: PortalPath['name']): Promise
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(
-    `the inlet's session is not on the ${path} path after 15 s (session ${facts?.session ?? 'unknown'}, path ${facts?.path ?? 'none'})`,
+    `the inlet's session is not on the ${path} path after 15 s (session ${facts?.session ?? 'unknown'}, ` +
+      `path ${facts?.path ?? 'none'})`,
   );
 }
 

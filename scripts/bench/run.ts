@@ -39,7 +39,12 @@ const scratch: string[] = [];
 function idleLimitProblem(openFiles: number): string | undefined {
   const limit = openFilesLimit();
   if (limit.soft >= openFiles) return undefined;
-  return `${settings.idleConnections} idle connections need ${openFiles} open files per process, but this process may open ${limit.soft} (hard limit ${limit.hard}): raise the limit before npm run bench (ulimit -n ${openFiles}) or set BENCH_IDLE_CONNECTIONS lower; the idle-connection figures are left out`;
+  return (
+    `${settings.idleConnections} idle connections need ${openFiles} open files per process, ` +
+    `but this process may open ${limit.soft} (hard limit ${limit.hard}): ` +
+    `raise the limit before npm run bench (ulimit -n ${openFiles}) or set BENCH_IDLE_CONNECTIONS lower; ` +
+    'the idle-connection figures are left out'
+  );
 }
 
 export async function main(): Promise<void> {
@@ -50,9 +55,12 @@ export async function main(): Promise<void> {
   const openFiles = settings.idleConnections + 1024;
   const idleProblem = idleLimitProblem(openFiles);
   console.log(
-    `Portal benchmark: pgbench ${settings.pgbenchSeconds} s per run (scale ${settings.pgbenchScale}, best of ${settings.pgbenchRounds} alternating rounds, synchronous_commit off), ` +
-      `iperf3 ${settings.repeats} × ${settings.seconds} s (median), ${settings.roundTrips} round trips of 64 bytes and ${settings.newConnections} new connections × ${settings.repeats} (median p50), ` +
-      `CPU over ${(settings.cpuBytes / 1024 ** 3).toFixed(2)} GiB, ${settings.idleConnections} idle connections for ${settings.idleSeconds} s; Portal paths: ${paths.map((path) => path.name).join(', ')}`,
+    `Portal benchmark: pgbench ${settings.pgbenchSeconds} s per run (scale ${settings.pgbenchScale}, ` +
+      `best of ${settings.pgbenchRounds} alternating rounds, synchronous_commit off), ` +
+      `iperf3 ${settings.repeats} × ${settings.seconds} s (median), ${settings.roundTrips} round trips of 64 bytes ` +
+      `and ${settings.newConnections} new connections × ${settings.repeats} (median p50), ` +
+      `CPU over ${(settings.cpuBytes / 1024 ** 3).toFixed(2)} GiB, ${settings.idleConnections} idle connections for ` +
+      `${settings.idleSeconds} s; Portal paths: ${paths.map((path) => path.name).join(', ')}`,
   );
   const nodeVersion = execFileSync(settings.nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
   console.log(`Portal nodes and the relay on Node.js ${nodeVersion}; the controller on ${process.version}`);
@@ -168,7 +176,8 @@ export async function main(): Promise<void> {
   if (floorLines.length > 0) {
     console.log('');
     console.log(
-      'The runtime floor: the same figures through bare Node.js TCP proxies (no TLS, no Portal code), as many processes as each path has:',
+      'The runtime floor: the same figures through bare Node.js TCP proxies (no TLS, no Portal code), ' +
+        'as many processes as each path has:',
     );
     for (const line of floorLines) console.log(line);
   }

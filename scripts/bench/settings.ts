@@ -66,7 +66,10 @@ export const settings = {
   idleSeconds: count('BENCH_IDLE_SECONDS', 60),
   /** Connections opened (or checked) at once while the idle set is built: below ssh's listen backlog of 128. */
   idleBatch: 100,
-  /** Whether the runtime floor (chains of bare Node.js proxies) is measured beside each path: BENCH_FLOORS=0 leaves it out. */
+  /**
+   * Whether the runtime floor (chains of bare Node.js proxies) is measured beside each path: BENCH_FLOORS=0
+   * leaves it out.
+   */
   floors: flag('BENCH_FLOORS', true),
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
@@ -76,6 +79,9 @@ export const settings = {
    * their native module): BENCH_NODE="$(bash scripts/with-node.sh 22 which node)".
    */
   nodeBinary: process.env.BENCH_NODE || process.execPath,
-  /** Extra Node.js arguments for the Portal nodes, to profile them: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
+  /**
+   * Extra Node.js arguments for the Portal nodes, to profile them:
+   * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+   */
   nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((argument) => argument !== ''),
 } as const;
