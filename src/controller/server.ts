@@ -34,7 +34,10 @@ export interface ControlLimits {
   readonly memberConnections: number;
   /** Requests a connection without a member certificate may send before it is closed. @default 8 */
   readonly anonymousRequests: number;
-  /** Requests per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may send without a member certificate. @default 50, 100 */
+  /**
+   * Requests per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may send without a
+   * member certificate. @default 50, 100
+   */
   readonly anonymousRate: { readonly perSecond: number; readonly burst: number };
   /** Unread answers and events a peer may leave queued before its connection is closed. @default 1 MiB */
   readonly maxQueuedBytes: number;

@@ -209,7 +209,9 @@ async function openPrivateKey(
       'SEALING_KEY_MISSING',
       `the node key in ${sealedPath} is sealed, but its sealing key file ${location.path} does not exist`,
       {
-        hint: `${location.howToName}; without it this identity cannot be used: remove ${directory} and enroll again with a new ticket`,
+        hint:
+          `${location.howToName}; without it this identity cannot be used: ` +
+          `remove ${directory} and enroll again with a new ticket`,
       },
     );
   }
@@ -230,7 +232,8 @@ async function openPrivateKey(
     const log =
       options.log ?? ((line: string) => loggerFromEnvironmentOrDefault(options.environment ?? process.env).info(line));
     log(
-      `moved the sealing key out of ${directory}: ${sealedPath} is now sealed under ${location.path}, and ${legacyPath} was removed`,
+      `moved the sealing key out of ${directory}: ${sealedPath} is now sealed under ${location.path}, ` +
+        `and ${legacyPath} was removed`,
     );
   }
   return plain.toString('utf8');
@@ -247,7 +250,9 @@ function unsealFailure(
     'SEALING_KEY_WRONG',
     `the sealing key in ${location.path} does not open ${sealedPath} (${error.message})`,
     {
-      hint: `give the key that sealed it (${location.howToName}), or remove ${directory} and enroll again with a new ticket`,
+      hint:
+        `give the key that sealed it (${location.howToName}), ` +
+        `or remove ${directory} and enroll again with a new ticket`,
     },
   );
 }

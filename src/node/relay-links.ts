@@ -186,7 +186,8 @@ export class RelayLinks extends EventEmitter {
     for (let index = 0; index < Math.min(due.length, stale.length); index += 1) {
       const [leaving, coming] = [stale[index] as Candidate, due[index] as Candidate];
       this.options.logger.debug(
-        `relay ${leaving.entry.address} not reachable for ${this.probeMs} ms; its slot goes to relay ${coming.entry.address}`,
+        `relay ${leaving.entry.address} not reachable for ${this.probeMs} ms; ` +
+          `its slot goes to relay ${coming.entry.address}`,
       );
       this.release(leaving, now);
       this.take(coming, now);

@@ -92,7 +92,10 @@ export class RelayServer {
     return this.relay.whenIdle();
   }
 
-  /** Takes no new members or splices and closes member connections (their outlets are no longer registered); splices carried go on. */
+  /**
+   * Takes no new members or splices and closes member connections (their outlets are no longer
+   * registered); splices carried go on.
+   */
   stopAccepting(): void {
     this.ownPort?.stopAccepting();
     this.relay.stopAccepting();

@@ -112,7 +112,10 @@ export class ServiceChannel<Ops> extends EventEmitter {
   }
 
   /** Connects, checks the pinned certificate, and exchanges versions; rejects with one line saying why not. */
-  /** `maxPending`: requests that may wait for answers at once (a peer that is no node, such as an attack test's, may raise it). */
+  /**
+   * `maxPending`: requests that may wait for answers at once (a peer that is no node, such as an attack
+   * test's, may raise it).
+   */
   static open<Ops>(
     target: ServiceTarget,
     credentials?: ClientCredentials,
@@ -157,7 +160,9 @@ export class ServiceChannel<Ops> extends EventEmitter {
           fail(
             new RuntimeFailure(
               serviceErrorCodes[target.service].mismatch,
-              `the server at ${target.address} is not the ${who} ${target.service === 'control' ? 'the ticket names' : 'the controller named'} (its certificate differs)`,
+              `the server at ${target.address} is not the ${who} ` +
+                `${target.service === 'control' ? 'the ticket names' : 'the controller named'} ` +
+                '(its certificate differs)',
               {
                 hint:
                   target.service === 'control'
@@ -322,7 +327,9 @@ export class TooManyPending extends RuntimeFailure {
       'TOO_MANY_PENDING_REQUESTS',
       `${bound} requests to the ${who} at ${target.address} wait for answers already; ${op} was not sent`,
       {
-        hint: `check the ${who}: it answers slowly or not at all (waiting requests time out by themselves, and then new ones are sent)`,
+        hint:
+          `check the ${who}: it answers slowly or not at all ` +
+          '(waiting requests time out by themselves, and then new ones are sent)',
       },
     );
   }

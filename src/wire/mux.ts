@@ -392,7 +392,10 @@ export class MuxSession extends EventEmitter {
     resetSocket(stream.socket);
   }
 
-  /** Settles the inlet's wait for the outlet's answer; `why` makes the refusal (an Error is costly: only when one waits). */
+  /**
+   * Settles the inlet's wait for the outlet's answer; `why` makes the refusal (an Error is costly: only
+   * when one waits).
+   */
   private settle(stream: Stream, why?: () => Error): void {
     const { answer } = stream;
     if (!answer) return;

@@ -167,7 +167,10 @@ export interface InletEvent {
   readonly advert: InletAdvert;
 }
 
-/** Pushed to the members that heard of an inlet's direct path when it is withdrawn (its connection to the controller closed). */
+/**
+ * Pushed to the members that heard of an inlet's direct path when it is withdrawn (its connection to
+ * the controller closed).
+ */
 export interface InletGoneEvent {
   readonly event: 'inlet-gone';
   readonly inlet: string;

@@ -14,8 +14,8 @@ export interface Pingable {
 
 /**
  * Pings the session every `intervalMs`; a ping unanswered within `timeoutMs`, with nothing else heard
- * from the peer meanwhile, means the peer (or the path to it) is gone: `onLost` runs (to close the peer's warm streams too) and the session is
- * destroyed so that its streams and their sockets close.
+ * from the peer meanwhile, means the peer (or the path to it) is gone: `onLost` runs (to close the
+ * peer's warm streams too) and the session is destroyed so that its streams and their sockets close.
  */
 export function keepAlive(
   session: Pingable,

@@ -122,7 +122,10 @@ async function rawPeer(port: number, source: string): Promise<Peer> {
   };
 }
 
-/** An answer as the protocol promises it: the request's id, and a refusal with a stable code unless the operation is open to all. */
+/**
+ * An answer as the protocol promises it: the request's id, and a refusal with a stable code unless the
+ * operation is open to all.
+ */
 function assertAnswer(answer: unknown, request: Record<string, unknown>): void {
   assert.ok(
     answer !== null && typeof answer === 'object' && !Array.isArray(answer),
@@ -150,7 +153,10 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
   let admin: ControlChannel;
   let port: number;
   const logged: string[] = [];
-  /** Real-looking values that reach deeper than the first check: a signed request, a certificate, forged tickets and codes. */
+  /**
+   * Real-looking values that reach deeper than the first check: a signed request, a certificate, forged
+   * tickets and codes.
+   */
   let realistic: fc.Arbitrary<unknown>;
 
   before(async () => {
@@ -183,121 +189,126 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
     await world?.close();
   });
 
-  it('answers every request once, refusing all but ping and the re-issue challenge with a stable code; garbage only closes its own connection', async () => {
-    const value = fc.oneof(
-      fc.jsonValue({ maxDepth: 2 }),
-      hostileText(6),
-      realistic,
-      fc.string({ maxLength: 4000 }),
-      fc.double(),
-      fc.integer(),
-    );
-    const request = fc
-      .record(
-        {
-          id: fc.oneof(fc.integer(), fc.jsonValue({ maxDepth: 1 })),
-          op: fc.oneof(
-            { weight: 8, arbitrary: fc.constantFrom(...operations) },
-            { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
-            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
-          ),
-          fields: fc.dictionary(
-            fc.oneof(
-              { weight: 6, arbitrary: fc.constantFrom(...fields) },
-              { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
-            ),
-            value,
-            { maxKeys: 6 },
-          ),
-        },
-        { requiredKeys: ['fields'] },
-      )
-      // What the controller receives is the JSON text: compare answers with the request as it parses.
-      .map(
-        ({ id, op, fields: body }) =>
-          JSON.parse(
-            JSON.stringify({ ...body, ...(op === undefined ? {} : { op }), ...(id === undefined ? {} : { id }) }),
-          ) as Record<string, unknown>,
+  it(
+    'answers every request once, refusing all but ping and the re-issue challenge with a stable code; ' +
+      'garbage only closes its own connection',
+    async () => {
+      const value = fc.oneof(
+        fc.jsonValue({ maxDepth: 2 }),
+        hostileText(6),
+        realistic,
+        fc.string({ maxLength: 4000 }),
+        fc.double(),
+        fc.integer(),
       );
-    const garbage = fc.oneof(
-      fc
-        .jsonValue({ maxDepth: 2 })
-        .filter((line) => line === null || typeof line !== 'object' || Array.isArray(line))
-        .map((line) => JSON.stringify(line)),
-      fc.string({ unit: 'binary', maxLength: 200 }).filter(
-        (line) =>
-          !line.includes('\n') &&
-          (() => {
-            try {
-              JSON.parse(line);
-              return false;
-            } catch {
-              return true;
-            }
-          })(),
-      ),
-    );
-    let connection = 0;
-    await fuzz(
-      'control protocol',
-      fc.asyncProperty(
-        fc.array(request, { minLength: 1, maxLength: maxRequests }),
-        fc.option(garbage, { nil: undefined }),
-        fc.boolean(),
-        async (requests, tail, pipelined) => {
-          // Many source addresses on loopback, as many peers would come from: the per-source limits are not what this exercises.
-          const source = `127.0.${1 + (connection % 200)}.${1 + ((connection += 1) % 250)}`;
-          const peer = await anonymousPeer(port, source);
-          try {
-            const lines = requests.map((body) => `${JSON.stringify(body)}\n`);
-            if (tail !== undefined) lines.push(`${tail}\n`);
-            if (pipelined) peer.socket.write(lines.join(''));
-            else {
-              for (const [index, line] of lines.entries()) {
-                peer.socket.write(line);
-                if (index < requests.length)
-                  assert.ok(
-                    await peer.linesReceived(index + 1),
-                    `answer ${index + 1} of ${requests.length} came before the connection closed`,
-                  );
+      const request = fc
+        .record(
+          {
+            id: fc.oneof(fc.integer(), fc.jsonValue({ maxDepth: 1 })),
+            op: fc.oneof(
+              { weight: 8, arbitrary: fc.constantFrom(...operations) },
+              { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
+              { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+            ),
+            fields: fc.dictionary(
+              fc.oneof(
+                { weight: 6, arbitrary: fc.constantFrom(...fields) },
+                { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+              ),
+              value,
+              { maxKeys: 6 },
+            ),
+          },
+          { requiredKeys: ['fields'] },
+        )
+        // What the controller receives is the JSON text: compare answers with the request as it parses.
+        .map(
+          ({ id, op, fields: body }) =>
+            JSON.parse(
+              JSON.stringify({ ...body, ...(op === undefined ? {} : { op }), ...(id === undefined ? {} : { id }) }),
+            ) as Record<string, unknown>,
+        );
+      const garbage = fc.oneof(
+        fc
+          .jsonValue({ maxDepth: 2 })
+          .filter((line) => line === null || typeof line !== 'object' || Array.isArray(line))
+          .map((line) => JSON.stringify(line)),
+        fc.string({ unit: 'binary', maxLength: 200 }).filter(
+          (line) =>
+            !line.includes('\n') &&
+            (() => {
+              try {
+                JSON.parse(line);
+                return false;
+              } catch {
+                return true;
               }
+            })(),
+        ),
+      );
+      let connection = 0;
+      await fuzz(
+        'control protocol',
+        fc.asyncProperty(
+          fc.array(request, { minLength: 1, maxLength: maxRequests }),
+          fc.option(garbage, { nil: undefined }),
+          fc.boolean(),
+          async (requests, tail, pipelined) => {
+            // Many source addresses on loopback, as many peers would come from: the per-source limits are
+            // not what this exercises.
+            const source = `127.0.${1 + (connection % 200)}.${1 + ((connection += 1) % 250)}`;
+            const peer = await anonymousPeer(port, source);
+            try {
+              const lines = requests.map((body) => `${JSON.stringify(body)}\n`);
+              if (tail !== undefined) lines.push(`${tail}\n`);
+              if (pipelined) peer.socket.write(lines.join(''));
+              else {
+                for (const [index, line] of lines.entries()) {
+                  peer.socket.write(line);
+                  if (index < requests.length)
+                    assert.ok(
+                      await peer.linesReceived(index + 1),
+                      `answer ${index + 1} of ${requests.length} came before the connection closed`,
+                    );
+                }
+              }
+              if (tail === undefined) {
+                assert.ok(
+                  await peer.linesReceived(requests.length),
+                  `${peer.lines.length} answers to ${requests.length} requests before the connection closed`,
+                );
+                assert.equal(peer.lines.length, requests.length, 'one answer per request');
+              } else {
+                // Closed, or an answer too many; neither within the bound is a controller that hangs.
+                await Promise.race([peer.closed, peer.linesReceived(requests.length + 1)]).catch(() =>
+                  assert.fail(`the connection stayed open ${answerWithinMs} ms after garbage`),
+                );
+                await peer.closed;
+                assert.ok(peer.lines.length <= requests.length, 'no answer to garbage');
+              }
+              peer.lines.forEach((answer, index) => assertAnswer(answer, requests[index] as Record<string, unknown>));
+            } finally {
+              peer.socket.destroy();
             }
-            if (tail === undefined) {
-              assert.ok(
-                await peer.linesReceived(requests.length),
-                `${peer.lines.length} answers to ${requests.length} requests before the connection closed`,
-              );
-              assert.equal(peer.lines.length, requests.length, 'one answer per request');
-            } else {
-              // Closed, or an answer too many; neither within the bound is a controller that hangs.
-              await Promise.race([peer.closed, peer.linesReceived(requests.length + 1)]).catch(() =>
-                assert.fail(`the connection stayed open ${answerWithinMs} ms after garbage`),
-              );
-              await peer.closed;
-              assert.ok(peer.lines.length <= requests.length, 'no answer to garbage');
-            }
-            peer.lines.forEach((answer, index) => assertAnswer(answer, requests[index] as Record<string, unknown>));
-          } finally {
-            peer.socket.destroy();
-          }
-          // The administrator's connection, open all along, is served as before.
-          const answer = await admin.request('project', {});
-          assert.equal(answer.project.id, world.admin.record.projectId);
-        },
-      ),
-      25,
-    );
-    assert.deepEqual(
-      logged.filter((line) => /internal error/i.test(line)),
-      [],
-      'no internal error logged',
-    );
-    // And a new anonymous peer and the administrator's tickets still work.
-    const peer = await anonymousPeer(port, '127.0.0.1');
-    peer.socket.write('{"id":7,"op":"ping"}\n');
-    assert.ok(await peer.linesReceived(1));
-    assert.deepEqual(peer.lines, [{ id: 7, ok: true }]);
-    peer.socket.destroy();
-    assert.match(await world.ticket({ attribute: 'after-fuzz' }), /^pt1\./);
-  });
+            // The administrator's connection, open all along, is served as before.
+            const answer = await admin.request('project', {});
+            assert.equal(answer.project.id, world.admin.record.projectId);
+          },
+        ),
+        25,
+      );
+      assert.deepEqual(
+        logged.filter((line) => /internal error/i.test(line)),
+        [],
+        'no internal error logged',
+      );
+      // And a new anonymous peer and the administrator's tickets still work.
+      const peer = await anonymousPeer(port, '127.0.0.1');
+      peer.socket.write('{"id":7,"op":"ping"}\n');
+      assert.ok(await peer.linesReceived(1));
+      assert.deepEqual(peer.lines, [{ id: 7, ok: true }]);
+      peer.socket.destroy();
+      assert.match(await world.ticket({ attribute: 'after-fuzz' }), /^pt1\./);
+    },
+  );
 });

@@ -181,29 +181,33 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     );
   });
 
-  it("resets clients and targets, never ends them, when the link ends without their streams' ends (a relay killed mid-transfer)", async () => {
-    const targets: Socket[] = [];
-    const targetPort = await listen((socket) => {
-      targets.push(socket);
-      socket.on('error', () => undefined);
-      socket.write(Buffer.alloc(64 * 1024, 1));
-    });
-    const [inletLink, outletLink] = await linked();
-    outletOn(outletLink, targetPort);
-    const inlet = new MuxSession(inletLink, 'inlet');
-    const clients: Socket[] = [];
-    const front = await listen((client) => void inlet.open(client, 5000).answered.catch(() => undefined));
-    for (let i = 0; i < 3; i += 1) clients.push(dial(front));
-    for (const client of clients) {
-      client.write('x');
-      await once(client, 'data');
-    }
-    const resets = clients.map((client) => resetByPeer(client));
-    const targetResets = targets.map((target) => resetByPeer(target));
-    // What the far side sees when the process between dies: a FIN, with no stream's end before it.
-    outletLink.end();
-    await Promise.all([...resets, ...targetResets]);
-  });
+  it(
+    'resets clients and targets, never ends them, ' +
+      "when the link ends without their streams' ends (a relay killed mid-transfer)",
+    async () => {
+      const targets: Socket[] = [];
+      const targetPort = await listen((socket) => {
+        targets.push(socket);
+        socket.on('error', () => undefined);
+        socket.write(Buffer.alloc(64 * 1024, 1));
+      });
+      const [inletLink, outletLink] = await linked();
+      outletOn(outletLink, targetPort);
+      const inlet = new MuxSession(inletLink, 'inlet');
+      const clients: Socket[] = [];
+      const front = await listen((client) => void inlet.open(client, 5000).answered.catch(() => undefined));
+      for (let i = 0; i < 3; i += 1) clients.push(dial(front));
+      for (const client of clients) {
+        client.write('x');
+        await once(client, 'data');
+      }
+      const resets = clients.map((client) => resetByPeer(client));
+      const targetResets = targets.map((target) => resetByPeer(target));
+      // What the far side sees when the process between dies: a FIN, with no stream's end before it.
+      outletLink.end();
+      await Promise.all([...resets, ...targetResets]);
+    },
+  );
 
   it('resets the other side when a client goes away without a half-close', async () => {
     const targetPort = await listen(() => undefined);
@@ -356,7 +360,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
       else if (type === 4) dataBytes += body.length;
       else seen.push(type === 5 ? 'end' : type === 6 ? 'reset' : String(type));
     });
-    const front = await listen((client) => inlet.open(client, 5000).answered.catch(() => undefined));
+    const front = await listen((client) => void inlet.open(client, 5000).answered.catch(() => undefined));
     const client = dial(front);
     client.resume();
     // The outlet's end reaches the client; then the client sends a whole window and more, and ends.
@@ -381,7 +385,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     onFrames(raw, (type) => seen.push(type));
     const front = await listen((client) => {
       client.pause();
-      client.once('end', () => inlet.open(client, 5000).answered.catch(() => undefined));
+      client.once('end', () => void inlet.open(client, 5000).answered.catch(() => undefined));
       client.read(0);
     });
     dial(front).end();
@@ -425,24 +429,27 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     assert.equal(writes(), 1, 'the opens and the bytes in one write');
   });
 
-  it("sends an accept with the target's first bytes in one write, or alone once a silent target has waited", async () => {
-    const [raw, link] = await linked();
-    const writes = countWrites(link);
-    // The first target speaks at once; the second says nothing.
-    let targets = 0;
-    outletOn(link, await listen((socket) => (targets += 1) === 1 && socket.write('hello')));
-    const seen: string[] = [];
-    onFrames(raw, (type, id, body) => seen.push(`${type}:${id}${body.length > 0 ? `:${body.toString()}` : ''}`));
-    raw.write(frameHeader(1, 1, 0));
-    while (seen.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.deepEqual(seen, ['2:1', '4:1:hello']);
-    assert.equal(writes(), 1, 'the accept and the bytes in one write');
-    const opened = Date.now();
-    raw.write(frameHeader(1, 2, 0));
-    while (seen.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(seen[2], '2:2');
-    assert.ok(Date.now() - opened >= 90, `the lone accept came after ${Date.now() - opened} ms`);
-  });
+  it(
+    "sends an accept with the target's first bytes in one write, " + 'or alone once a silent target has waited',
+    async () => {
+      const [raw, link] = await linked();
+      const writes = countWrites(link);
+      // The first target speaks at once; the second says nothing.
+      let targets = 0;
+      outletOn(link, await listen((socket) => (targets += 1) === 1 && socket.write('hello')));
+      const seen: string[] = [];
+      onFrames(raw, (type, id, body) => seen.push(`${type}:${id}${body.length > 0 ? `:${body.toString()}` : ''}`));
+      raw.write(frameHeader(1, 1, 0));
+      while (seen.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(seen, ['2:1', '4:1:hello']);
+      assert.equal(writes(), 1, 'the accept and the bytes in one write');
+      const opened = Date.now();
+      raw.write(frameHeader(1, 2, 0));
+      while (seen.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(seen[2], '2:2');
+      assert.ok(Date.now() - opened >= 90, `the lone accept came after ${Date.now() - opened} ms`);
+    },
+  );
 
   it('sends no accept for a stream the inlet reset while the accept waited', async () => {
     const [raw, link] = await linked();

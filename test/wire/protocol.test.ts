@@ -82,7 +82,13 @@ describe('protocol versions: the first line of every connection', () => {
     const old = createServer({ key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3' }, (peer) => {
       peer.once('data', () =>
         peer.end(
-          `${JSON.stringify({ id: null, ok: false, code: 'UNKNOWN_OPERATION', message: 'the controller does not know the operation "?"', exit: 2 })}\n`,
+          `${JSON.stringify({
+            id: null,
+            ok: false,
+            code: 'UNKNOWN_OPERATION',
+            message: 'the controller does not know the operation "?"',
+            exit: 2,
+          })}\n`,
         ),
       );
     });
