@@ -3,7 +3,7 @@
  * administrator issues tickets (stored hashed, each good for so many enrollments until it expires); a
  * ticket enrolls a node with what it grants, its use taken atomically with the member it records.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createAuthority } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { seal } from '../pki/seal.ts';
@@ -14,6 +14,7 @@ import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
 import type { ControllerSettings, MemberCertificates } from './member-certificates.ts';
 import { requireAdmin } from './projects.ts';
 import type { Store } from './store/open.ts';
+import { sameSecret } from '../shared/secret-compare.ts';
 
 const namePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -22,9 +23,7 @@ const newId = (prefix: string) => prefix + randomBytes(8).toString('hex');
 const newSecret = () => randomBytes(32).toString('base64url');
 
 function sameHash(expected: string, secret: string): boolean {
-  const a = Buffer.from(expected, 'hex');
-  const b = Buffer.from(hash(secret), 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(Buffer.from(hash(secret), 'hex'), Buffer.from(expected, 'hex'));
 }
 
 export class Enrollments {

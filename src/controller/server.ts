@@ -26,29 +26,31 @@ import {
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { ControllerService } from './service.ts';
+import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
+import { anonymousRate, anonymousRequests } from './limits.ts';
 
 export interface ControlLimits {
-  /** Requests a member's connection may have in flight. @default 32 */
+  /** Requests a member's connection may have in flight. @default memberInFlight */
   readonly memberInFlight: number;
-  /** Control connections one member may hold at once. @default 16 */
+  /** Control connections one member may hold at once. @default memberConnections */
   readonly memberConnections: number;
-  /** Requests a connection without a member certificate may send before it is closed. @default 8 */
+  /** Requests a connection without a member certificate may send before it is closed. @default anonymousRequests */
   readonly anonymousRequests: number;
   /**
    * Requests per second, and the burst, that one source (an IPv4 address, an IPv6 /64) may send without a
-   * member certificate. @default 50, 100
+   * member certificate. @default anonymousRate
    */
   readonly anonymousRate: { readonly perSecond: number; readonly burst: number };
-  /** Unread answers and events a peer may leave queued before its connection is closed. @default 1 MiB */
+  /** Unread answers and events a peer may leave queued before its connection is closed. @default queuedBytesPerPeer */
   readonly maxQueuedBytes: number;
 }
 
 export const defaultControlLimits: ControlLimits = {
-  memberInFlight: 32,
-  memberConnections: 16,
-  anonymousRequests: 8,
-  anonymousRate: { perSecond: 50, burst: 100 },
-  maxQueuedBytes: 1024 * 1024,
+  memberInFlight,
+  memberConnections,
+  anonymousRequests,
+  anonymousRate,
+  maxQueuedBytes: queuedBytesPerPeer,
 };
 
 export interface ControllerServerOptions {

@@ -21,15 +21,7 @@ import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
 import type { RelayShow } from './show.ts';
 import { StandingChannel } from './standing-channel.ts';
-
-/** Relays a node keeps connections to at once: a bound on what a project's relay list can cost a node. */
-export const maxRelayLinks = 16;
-/** Entries of the controller's list a node takes as candidates; the rest are ignored. */
-export const maxRelayCandidates = 256;
-/** How long a relay in a slot may stay unconnected while candidates wait before it gives the slot up. */
-export const relayProbeMs = 3000;
-/** The longest a relay that gave up its slot waits before it may take one from an unconnected relay. */
-export const relayRequeueMaxMs = 60_000;
+import { maxRelayCandidates, maxRelayLinks, relayProbeMs, relayRequeueMaxMs } from './limits.ts';
 
 export interface RelayLink {
   readonly entry: RelayEntry;

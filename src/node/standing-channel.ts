@@ -10,12 +10,13 @@ import { serviceErrorCodes } from '../wire/service-error-codes.ts';
 import type { AnswerOf, ControllerOperations, EventOf, RequestOf } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
+import { heartbeatIntervalMs } from '../wire/limits.ts';
 
 export interface StandingChannelOptions {
   readonly target: ServiceTarget;
   readonly credentials: () => ClientCredentials;
   readonly logger: Logger;
-  /** Heartbeat period on the control channel. @default 5000 */
+  /** Heartbeat period on the control channel. @default heartbeatIntervalMs */
   readonly heartbeatMs?: number;
   readonly backoff?: Backoff;
 }
@@ -108,8 +109,8 @@ export class StandingChannel<Ops> extends EventEmitter {
       channel.on('dropped', (what: string) => this.options.logger.warn(`the ${this.describe()} sent ${what}; dropped`));
       channel.once('close', () => this.lost(channel));
       this.heartbeat = setInterval(() => {
-        channel.ping(this.options.heartbeatMs ?? 5000).catch(() => channel.destroy());
-      }, this.options.heartbeatMs ?? 5000);
+        channel.ping(this.options.heartbeatMs ?? heartbeatIntervalMs).catch(() => channel.destroy());
+      }, this.options.heartbeatMs ?? heartbeatIntervalMs);
       this.heartbeat.unref();
       this.emit('up');
     } catch (error) {

@@ -13,20 +13,25 @@ import { MemberService, type MemberConnection, type Session } from '../wire/memb
 import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-port.ts';
 import { relayFields, type RelayEvent, type RelayOperations } from '../wire/protocol.ts';
 import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
+import { repeatedWarningMs } from '../shared/limits.ts';
+import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
 
 export interface RelayServerLimits {
-  /** Requests a member's connection may have in flight. @default 32 */
+  /** Requests a member's connection may have in flight. @default memberInFlight */
   readonly memberInFlight: number;
-  /** Connections one member may hold at once. @default 16 */
+  /** Connections one member may hold at once. @default memberConnections */
   readonly memberConnections: number;
-  /** Unread answers and events a member may leave queued before its connection is closed. @default 1 MiB */
+  /**
+   * Unread answers and events a member may leave queued before its connection is closed.
+   * @default queuedBytesPerPeer
+   */
   readonly maxQueuedBytes: number;
 }
 
 export const defaultRelayServerLimits: RelayServerLimits = {
-  memberInFlight: 32,
-  memberConnections: 16,
-  maxQueuedBytes: 1024 * 1024,
+  memberInFlight,
+  memberConnections,
+  maxQueuedBytes: queuedBytesPerPeer,
 };
 
 export interface RelayServerOptions {
@@ -135,7 +140,7 @@ export class RelayServer {
   /** Peers of another version are logged once a minute, not at every connection. */
   private warnVersion(reason: string): void {
     const now = Date.now();
-    if (now - this.versionWarnedAt < 60_000) return;
+    if (now - this.versionWarnedAt < repeatedWarningMs) return;
     this.versionWarnedAt = now;
     this.options.log?.(`relay: refused ${reason}: run the same Portal version on the relays and every node`);
   }

@@ -31,6 +31,7 @@ import {
 } from './protocol.ts';
 import { serviceErrorCodes } from './service-error-codes.ts';
 import type { ControllerPin } from './ticket.ts';
+import { controlConnectTimeoutMs, controlRequestTimeoutMs } from './limits.ts';
 
 export interface ClientCredentials {
   readonly key: string;
@@ -119,7 +120,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
   static open<Ops>(
     target: ServiceTarget,
     credentials?: ClientCredentials,
-    timeoutMs = 5000,
+    timeoutMs = controlConnectTimeoutMs,
     maxPending = maxPendingRequests,
   ): Promise<ServiceChannel<Ops>> {
     const parsed = parseHostPort(target.address);
@@ -207,7 +208,11 @@ export class ServiceChannel<Ops> extends EventEmitter {
    * Sends a request; resolves with the answer or rejects with the server's error. Rejects at once, and
    * sends nothing, while maxPendingRequests requests wait for their answers.
    */
-  request<K extends keyof Ops & string>(op: K, body: RequestOf<Ops, K>, timeoutMs = 10_000): Promise<AnswerOf<Ops, K>> {
+  request<K extends keyof Ops & string>(
+    op: K,
+    body: RequestOf<Ops, K>,
+    timeoutMs = controlRequestTimeoutMs,
+  ): Promise<AnswerOf<Ops, K>> {
     return this.call<AnswerOf<Ops, K>>(op, body, timeoutMs);
   }
 
@@ -217,7 +222,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
   }
 
   /** Sends a request of any operation; `Answer` is the answer its operation is declared with. */
-  private call<Answer>(op: string, body: object, timeoutMs = 10_000): Promise<Answer> {
+  private call<Answer>(op: string, body: object, timeoutMs = controlRequestTimeoutMs): Promise<Answer> {
     if (this.waiting.size >= this.maxPending)
       return Promise.reject(new TooManyPending(this.target, op, this.maxPending));
     const id = this.nextId++;

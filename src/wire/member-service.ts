@@ -12,6 +12,7 @@ import type { PeerIdentity } from '../pki/identity.ts';
 import { helloOf, type Fields, type OperationHandlers, type ServiceName } from './protocol.ts';
 import { serveService } from './service-connection.ts';
 import { sourceKeyOf } from './source-key.ts';
+import { CounterMap } from '../shared/counter-map.ts';
 
 export interface MemberLimits {
   /** Requests a member's connection may have in flight. */
@@ -151,30 +152,23 @@ export class MemberService<Ops, Event> {
 
 /** Counts each member's connections, so that one member may hold only so many at once. */
 export class MemberConnections {
-  private readonly held = new Map<string, number>();
+  private readonly held = new CounterMap<string>();
 
   constructor(private readonly limit: number) {}
 
   /** Counts `socket` for `nodeId` until it closes; false (nothing counted) past the limit. */
   admit(nodeId: string, socket: TLSSocket): boolean {
-    const held = this.held.get(nodeId) ?? 0;
-    if (held >= this.limit) return false;
-    this.held.set(nodeId, held + 1);
-    socket.once('close', () => {
-      const left = (this.held.get(nodeId) ?? 1) - 1;
-      if (left > 0) this.held.set(nodeId, left);
-      else this.held.delete(nodeId);
-    });
+    if (this.held.get(nodeId) >= this.limit) return false;
+    this.held.add(nodeId);
+    socket.once('close', () => this.held.remove(nodeId));
     return true;
   }
 
   count(nodeId: string): number {
-    return this.held.get(nodeId) ?? 0;
+    return this.held.get(nodeId);
   }
 
   get total(): number {
-    let total = 0;
-    for (const count of this.held.values()) total += count;
-    return total;
+    return this.held.total;
   }
 }

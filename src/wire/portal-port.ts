@@ -7,7 +7,7 @@
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
-import { dataPathHighWaterMark } from '../shared/socket-tuning.ts';
+import { dataPathTuning } from '../shared/socket-tuning.ts';
 import { Admission, defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from './admission.ts';
 import { parseSplicePreamble, serviceAlpn, type ServiceName, type SplicePreamble } from './protocol.ts';
 
@@ -55,9 +55,7 @@ export class PortalPort {
     this.admission = new Admission(options.admission ?? defaultAdmissionLimits);
     this.context = createSecureContext({ key: options.tls.key, cert: options.tls.certificate, minVersion: 'TLSv1.3' });
     this.protocols = (Object.keys(options.handlers.secure) as ServiceName[]).map((service) => serviceAlpn[service]);
-    this.server = createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: dataPathHighWaterMark }, (socket) =>
-      this.accept(socket),
-    );
+    this.server = createServer(dataPathTuning, (socket) => this.accept(socket));
   }
 
   listen(host: string, port: number): Promise<AddressInfo> {
