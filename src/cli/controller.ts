@@ -147,27 +147,21 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       options.readyJson || options.adminCode || projects === 0
         ? await running.service.createAdminCode(adminCodeLifetimeMs)
         : undefined;
+    // Where it listens, for a probe from this machine (the public address may not lead back here).
+    const where = {
+      pid: process.pid,
+      address: running.address,
+      listening: running.listening,
+      fingerprint: running.fingerprint,
+    };
     if (options.runtimeFile) {
-      // Where it listens, for a probe from this machine (the public address may not lead back here), and how
-      // long it drains, for whoever stops it.
-      const runtime = {
-        pid: process.pid,
-        address: running.address,
-        listening: running.listening,
-        fingerprint: running.fingerprint,
-        drainMs,
-      };
+      // And how long it drains, for whoever stops it.
+      const runtime = { ...where, drainMs };
       await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
       await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
     }
     if (options.readyJson) {
-      const ready = {
-        pid: process.pid,
-        address: running.address,
-        listening: running.listening,
-        fingerprint: running.fingerprint,
-        adminCode,
-      };
+      const ready = { ...where, adminCode };
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     } else {
       console.log(

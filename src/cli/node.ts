@@ -19,7 +19,7 @@ import { product } from '../shared/product.ts';
 import { durationVariable } from './duration-flag.ts';
 import { statusAnswerMs } from './limits.ts';
 import { portalHome } from './home.ts';
-import { readTicketFile } from './ticket-input.ts';
+import { ticketFromFlags } from './ticket-input.ts';
 
 export interface NodeCreateOptions {
   readonly foreground?: boolean;
@@ -70,19 +70,9 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: 
     });
   const { name, text } = await readConfigurationArgument(value, flag);
   const config = parseNodeConfig(name, text);
-  if (options.enrollmentTicket && options.enrollmentTicketFile) {
-    throw new InputError(
-      'BAD_FLAG',
-      '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket',
-      { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' },
-    );
-  }
-  const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
-  const ticket = [options.enrollmentTicket, fromFile, config.ticket, process.env.ENROLLMENT_TICKET].find(
-    (candidate) => candidate && candidate.trim() !== '',
-  );
+  const ticket = await ticketFromFlags(options, config.ticket);
   const { ticket: _ticket, ...rest } = config;
-  return ticket ? { config: rest, ticket: ticket.trim() } : { config: rest };
+  return ticket ? { config: rest, ticket } : { config: rest };
 }
 
 async function runNode(options: NodeCreateOptions): Promise<void> {

@@ -9,7 +9,7 @@ import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
 import { startRelayNode } from '../relay/relay-node.ts';
 import { portalHome } from './home.ts';
-import { readTicketFile } from './ticket-input.ts';
+import { ticketFromFlags } from './ticket-input.ts';
 
 export interface RelayStartOptions {
   readonly controller?: string;
@@ -62,17 +62,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     if (value !== undefined && !parseHostPort(value).ok)
       throw new InputError('BAD_FLAG', `${flag} ${value} is not host:port`, { hint: `give ${flag} HOST:PORT` });
   }
-  if (options.enrollmentTicket && options.enrollmentTicketFile) {
-    throw new InputError(
-      'BAD_FLAG',
-      '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket',
-      { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' },
-    );
-  }
-  const fromFile = options.enrollmentTicketFile ? await readTicketFile(options.enrollmentTicketFile) : undefined;
-  const ticket = [options.enrollmentTicket, fromFile, process.env.ENROLLMENT_TICKET]
-    .find((candidate) => candidate && candidate.trim() !== '')
-    ?.trim();
+  const ticket = await ticketFromFlags(options);
   const host = socketHost(listen.address.host);
   const drainMs = drainFromEnvironment(process.env);
   const wildcard = host === '0.0.0.0' || host === '::';

@@ -35,3 +35,26 @@ async function readStandardInput(limit: number): Promise<string> {
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+export interface TicketFlags {
+  readonly enrollmentTicket?: string;
+  readonly enrollmentTicketFile?: string;
+}
+
+/**
+ * The ticket given by --enrollment-ticket, --enrollment-ticket-file, the configuration (a container's)
+ * or ENROLLMENT_TICKET, the first that is not blank, trimmed; both flags at once are refused.
+ */
+export async function ticketFromFlags(flags: TicketFlags, fromConfiguration?: string): Promise<string | undefined> {
+  if (flags.enrollmentTicket && flags.enrollmentTicketFile) {
+    throw new InputError(
+      'BAD_FLAG',
+      '--enrollment-ticket and --enrollment-ticket-file are two ways to give the ticket',
+      { hint: 'give one of them (--enrollment-ticket-file keeps the ticket out of ps)' },
+    );
+  }
+  const fromFile = flags.enrollmentTicketFile ? await readTicketFile(flags.enrollmentTicketFile) : undefined;
+  return [flags.enrollmentTicket, fromFile, fromConfiguration, process.env.ENROLLMENT_TICKET]
+    .find((candidate) => candidate !== undefined && candidate.trim() !== '')
+    ?.trim();
+}
