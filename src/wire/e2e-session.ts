@@ -3,8 +3,8 @@
  * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
  * other's attributes (so that a refusal is logged on both sides with what was seen), then either
  * multiplexed streams that carry client connections (a session, src/wire/mux.ts) or one client's
- * connection kept ready (a warm stream, a session of one stream). The verdicts are the contract of
- * src/wire/protocol/e2e.ts. The relay sees only TLS records.
+ * connection kept ready (a warm stream, a session of one stream). The verdicts and the frames are the
+ * contract of src/wire/protocol/e2e.ts and src/wire/protocol/mux-frame.ts. The relay sees only TLS records.
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';
