@@ -23,7 +23,7 @@ export class FrameReader {
   private headerFill = 0;
   private readonly header: FrameHeader = { type: 0, id: 0, length: 0 };
   private bodyLeft = 0;
-  private control: Buffer[] = [];
+  private readonly control: Buffer[] = [];
   /** The problem that stopped the reading, if one did. */
   problem: string | undefined;
 
@@ -47,15 +47,14 @@ export class FrameReader {
         continue;
       }
       const take = Math.min(this.bodyLeft, chunk.length - offset);
-      // A small part of a larger chunk is copied: kept waiting for a slow reader, a slice would keep
-      // the whole chunk, and the window would no longer bound what a stream holds.
-      const piece =
-        take * 2 < chunk.length
-          ? Buffer.from(chunk.subarray(offset, offset + take))
-          : chunk.subarray(offset, offset + take);
+      const piece = chunk.subarray(offset, offset + take);
       offset += take;
       this.bodyLeft -= take;
-      if (this.header.type === FrameType.data) this.sink.data(this.header.id, piece);
+      // A small part of a larger chunk is copied: kept waiting for a slow reader, a slice would keep
+      // the whole chunk, and the window would no longer bound what a stream holds. A control body is
+      // read at once and never kept: its slice will do.
+      if (this.header.type === FrameType.data)
+        this.sink.data(this.header.id, take * 2 < chunk.length ? Buffer.from(piece) : piece);
       else this.control.push(piece);
       if (this.bodyLeft === 0) this.frameDone();
     }
@@ -72,7 +71,7 @@ export class FrameReader {
     }
     const { control } = this;
     const body = control.length === 0 ? empty : control.length === 1 ? (control[0] as Buffer) : Buffer.concat(control);
-    this.control = [];
+    control.length = 0;
     this.sink.control(type as FrameType, id, body);
   }
 }

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import {
   FrameType,
   GoAwayCode,
+  encodeFrame,
   encodeGoAway,
   encodeHeader,
   encodeWindow,
@@ -162,14 +163,13 @@ export class FrameWriter {
   /** Writes one frame; false when the link's buffer is full. */
   write(type: FrameType, id: number, body?: Buffer, written?: () => void): boolean {
     if (this.stopped) return false;
-    const length = body?.length ?? 0;
-    const header = encodeHeader(type, id, length);
     // Frames written during one turn of the event loop (the messages of every stream that was readable
     // at once, an end and a reset) leave in one TLS record and one system call: about 6% fewer system
     // calls and 8% less CPU per transaction with 8 pgbench clients on one session.
     this.gather();
-    if (!body || length === 0) return this.link.write(header, written);
-    this.link.write(header);
+    // A data body goes as it is, after its header: never copied. A control frame is one small buffer.
+    if (type !== FrameType.data || !body) return this.link.write(encodeFrame(type, id, body), written);
+    this.link.write(encodeHeader(type, id, body.length));
     return this.link.write(body, written);
   }
 

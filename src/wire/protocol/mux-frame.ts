@@ -115,17 +115,22 @@ export interface FrameHeader {
 export type MuxRole = 'inlet' | 'outlet';
 
 export function encodeHeader(type: FrameType, id: number, length: number): Buffer {
-  const header = Buffer.allocUnsafe(frameHeaderSize);
-  header[0] = type;
-  header.writeUInt32BE(id, 1);
-  header.writeUInt32BE(length, 5);
-  return header;
+  return writeHeader(Buffer.allocUnsafe(frameHeaderSize), type, id, length);
 }
 
 /** A whole frame in one buffer: for control frames (a data body is written after its header, uncopied). */
 export function encodeFrame(type: FrameType, id: number, body?: Buffer): Buffer {
-  const header = encodeHeader(type, id, body?.length ?? 0);
-  return body && body.length > 0 ? Buffer.concat([header, body]) : header;
+  const length = body?.length ?? 0;
+  const frame = writeHeader(Buffer.allocUnsafe(frameHeaderSize + length), type, id, length);
+  body?.copy(frame, frameHeaderSize);
+  return frame;
+}
+
+function writeHeader(bytes: Buffer, type: FrameType, id: number, length: number): Buffer {
+  bytes[0] = type;
+  bytes.writeUInt32BE(id, 1);
+  bytes.writeUInt32BE(length, 5);
+  return bytes;
 }
 
 /** Reads the header at `offset` of `bytes` (which holds at least frameHeaderSize bytes from there). */
