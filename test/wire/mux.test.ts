@@ -12,6 +12,8 @@ import {
   muxDefaults,
   type IncomingStream,
 } from '../../src/wire/mux.ts';
+import { InputError } from '../../src/shared/errors.ts';
+import { settingsOf } from '../../src/wire/mux/options.ts';
 import { versionHint } from '../../src/wire/protocol.ts';
 import { e2eProtocolVersion, parseVerdict } from '../../src/wire/protocol/e2e.ts';
 import {
@@ -328,7 +330,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
       else if (type === FrameType.data) dataBytes += body.length;
       else seen.push(frameName(type));
     });
-    const front = await listen((client) => inlet.open(client, 5000).answered.catch(() => undefined));
+    const front = await listen((client) => void inlet.open(client, 5000).answered.catch(() => undefined));
     const client = dial(front);
     client.resume();
     // The outlet's end reaches the client; then the client sends a whole window and more, and ends.
@@ -351,7 +353,7 @@ describe('session multiplexer (the streams of an end-to-end session)', () => {
     onFrames(raw, (type) => seen.push(frameName(type)));
     const front = await listen((client) => {
       client.pause();
-      client.once('end', () => inlet.open(client, 5000).answered.catch(() => undefined));
+      client.once('end', () => void inlet.open(client, 5000).answered.catch(() => undefined));
       client.read(0);
     });
     dial(front).end();
@@ -771,6 +773,31 @@ describe('session multiplexer: go-away, pings that match their pongs, windows ea
     raw.write(encodeFrame(FrameType.credit, 1, encodeCredit(16 * 1024 + 1)));
     const [why] = await closed;
     assert.equal(why.message, 'the peer broke the session protocol: credit beyond the window on stream 1');
+  });
+});
+
+describe('the windows a session is configured with', () => {
+  it("advertises each side's own, the outlet's never below what the inlet may send before the answer", () => {
+    assert.deepEqual(settingsOf('inlet', { initialWindow: 1024, maxWindow: 4096 }).window, {
+      initial: 1024,
+      most: 4096,
+    });
+    assert.deepEqual(settingsOf('outlet', { initialWindow: 1024, maxWindow: 4096 }).window, {
+      initial: frameLimits.openAllowance,
+      most: frameLimits.openAllowance,
+    });
+    assert.deepEqual(settingsOf('inlet', {}).window, {
+      initial: muxDefaults.initialWindow,
+      most: muxDefaults.maxWindow,
+    });
+  });
+
+  it('refuses a window that is none, or one that grows to less than its start, with MUX_WINDOW_INVALID', () => {
+    for (const options of [{ initialWindow: 0 }, { maxWindow: 2 ** 32 }, { initialWindow: 1.5 }, { maxWindow: 10 }])
+      assert.throws(
+        () => settingsOf('inlet', { ...options }),
+        (error: Error) => error instanceof InputError && error.code === 'MUX_WINDOW_INVALID',
+      );
   });
 });
 

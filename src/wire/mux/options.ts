@@ -54,12 +54,12 @@ export function settingsOf(role: MuxRole, options: MuxOptions): MuxSettings {
     ['maxWindow', most],
   ] as const) {
     if (!Number.isInteger(value) || value < 1 || value > frameLimits.window)
-      throw new InputError('INVALID_MUX_OPTIONS', `the session's ${name} is ${value}: not a window`, {
+      throw new InputError('MUX_WINDOW_INVALID', `the session's ${name} is ${value}: not a window`, {
         hint: `give a whole number of bytes from 1 to ${frameLimits.window}`,
       });
   }
   if (most < initial)
-    throw new InputError('INVALID_MUX_OPTIONS', `the session's maxWindow (${most}) is below its initialWindow`, {
+    throw new InputError('MUX_WINDOW_INVALID', `the session's maxWindow (${most}) is below its initialWindow`, {
       hint: 'give a maxWindow at least as large as the initialWindow',
     });
   // The outlet's window counts the inlet's first bytes, sent before any answer.
