@@ -4,7 +4,7 @@
  * otherwise it is refused with a reset.
  */
 import type { Socket } from 'node:net';
-import { ClientLeft, MuxSession } from '../wire/mux.ts';
+import { ClientLeft, MuxSession, SessionGoneAway } from '../wire/mux.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import type { ClientTls } from './client-tls.ts';
 import type { InletCounters } from './inlet-counters.ts';
@@ -24,9 +24,6 @@ export interface InletClientsOptions {
   /** Where the inlet listens, as a refusal's log line names it. */
   readonly listening: () => string;
 }
-
-/** The refusals of an outlet that is stopping, or closing the session they were asked on. */
-const outletLeaving = /^the outlet is (stopping|closing the session)/;
 
 export class InletClients {
   private readonly clients = new Set<Socket>();
@@ -133,7 +130,7 @@ export class InletClients {
         counters.outletRefused(error as Error);
         this.refuse(socket, (error as Error).message);
         // An outlet that stops closes its sessions: the next clients wait for another.
-        if (outletLeaving.test((error as Error).message)) keeper.leaveSession(session);
+        if (error instanceof SessionGoneAway) keeper.leaveSession(session);
       }
       return;
     }

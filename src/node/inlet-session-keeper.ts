@@ -6,7 +6,8 @@
  */
 import type { TLSSocket } from 'node:tls';
 import { openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
-import { keepAlive } from '../wire/tunnel-streams.ts';
+import { goAwayNames, type GoAwayCode } from '../wire/mux.ts';
+import { HeartbeatLost, keepAlive } from '../wire/tunnel-streams.ts';
 import type { Backoff } from './backoff.ts';
 import type { RelayAttempts } from './inlet-relay-attempts.ts';
 import { isPeerRefusal, sessionFailureOf, type SessionFailureShow } from './inlet-session-failure.ts';
@@ -191,12 +192,21 @@ export class SessionKeeper {
     this.lastRefusal = '';
     // With an error, so that each stream's client is closed too rather than left waiting.
     const closeStreams = () => {
-      const lost = new Error('the outlet stopped answering');
+      const lost = new HeartbeatLost('the outlet stopped answering');
       this.warm.destroyAll(lost);
       this.options.onOutletSilent(lost);
     };
     if (this.options.heartbeat)
       keepAlive(opened.session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closeStreams);
+    // An outlet that stops, or closes the session, says so with a go-away: new clients go to a successor.
+    opened.session.on('goaway', (code: GoAwayCode) => {
+      if (this.session !== opened || this.stopping) return;
+      logger.info(
+        `inlet: the outlet went away from the session (${described}, ${goAwayNames[code]}); ` +
+          'new clients go to the next one',
+      );
+      this.leaveSession(opened);
+    });
     opened.session.once('close', (why?: Error) => {
       metrics.sessionsOpen.dec({ part: 'inlet', path: pathLabel });
       if (this.session !== opened) return;

@@ -6,9 +6,17 @@
  */
 import type { Socket } from 'node:net';
 import { acceptOutletChannel, adoptOutletSession, PeerRefused, type Channel } from '../wire/e2e-session.ts';
-import { MuxSession, type IncomingStream } from '../wire/mux.ts';
+import {
+  GoAwayCode,
+  goAwayNames,
+  MuxSession,
+  RefusalCode,
+  SessionClosed,
+  SessionProtocolError,
+  type IncomingStream,
+} from '../wire/mux.ts';
 import { dialSplice } from '../wire/splice.ts';
-import { keepAlive } from '../wire/tunnel-streams.ts';
+import { HeartbeatLost, keepAlive } from '../wire/tunnel-streams.ts';
 import { DirectDialer } from './direct-dialer.ts';
 import type { LogThrottle } from './log-throttle.ts';
 import { CounterMap } from '../shared/counter-map.ts';
@@ -169,7 +177,7 @@ export class OutletSessions {
     }
     const closePeerStreams = () => {
       for (const socket of this.streamsByPeer.get(inlet) ?? [])
-        socket.destroy(new Error('the inlet stopped answering'));
+        socket.destroy(new HeartbeatLost('the inlet stopped answering'));
     };
     if (this.options.heartbeat)
       keepAlive(session, this.options.heartbeat.intervalMs, this.options.heartbeat.timeoutMs, closePeerStreams);
@@ -178,13 +186,15 @@ export class OutletSessions {
       metrics.sessionsOpen.dec({ part: 'outlet', path });
       // A session closed for breaking the protocol (a flood of opens it does not read the answers to,
       // bytes beyond a window) is a member misbehaving: said, a line per member every 10 s at most.
-      if (why?.message.startsWith('the peer broke the session protocol')) {
+      if (why instanceof SessionProtocolError) {
         this.options.throttled.note(
           `protocol ${inlet}`,
           (count) =>
             `outlet: closed ${count === 1 ? 'a session' : `${count} sessions`} ` +
             `of inlet ${inlet || '?'}: ${why.message}`,
         );
+      } else if (why instanceof SessionClosed && why.goAway !== undefined && why.goAway !== GoAwayCode.normal) {
+        logger.warn(`outlet: inlet ${inlet || '?'} closed its session: ${goAwayNames[why.goAway]}`);
       }
       const held = this.directSessions.get(inlet);
       if (held?.delete(session)) {
@@ -248,7 +258,7 @@ export class OutletSessions {
   /** A stream of a session, or a warm stream's one: refused while stopping, else taken to the target. */
   private onStream(stream: IncomingStream, path: Path, inlet: string): void {
     if (this.stopping) {
-      stream.refuse('the outlet is stopping');
+      stream.refuse('the outlet is stopping', RefusalCode.goingAway);
       return;
     }
     this.options.targets.connect(stream, path, inlet);

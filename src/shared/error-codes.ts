@@ -165,7 +165,7 @@ export const errorCodes = [
   'PEER_NOT_READING',
   /** The connection closed, or the time ran out, before the line awaited arrived. */
   'ANSWER_MISSING',
-  // The multiplexer's (src/wire/mux.ts).
+  // The multiplexer's (src/wire/mux/).
   /** The outlet refused a stream (its target, its bounds), or the session could not open one. */
   'STREAM_REFUSED',
   /** The client left before the outlet answered its stream. */
@@ -176,6 +176,10 @@ export const errorCodes = [
   'SESSION_PROTOCOL_ERROR',
   /** The peer is leaving the session and takes no new streams on it. */
   'SESSION_GONE_AWAY',
+  /** This side closed the session because something in it failed that is not the peer's fault. */
+  'SESSION_INTERNAL_ERROR',
+  /** A multiplexer window given in the options is not a whole number of bytes within the protocol's range. */
+  'MUX_WINDOW_INVALID',
 
   // The controller's data, backups and keys.
   /** The embedded controller did not start. */

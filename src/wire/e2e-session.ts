@@ -3,14 +3,16 @@
  * 1.3 with both certificates checked against the project CA, then an exchange of verdicts on each
  * other's attributes (so that a refusal is logged on both sides with what was seen), then either
  * multiplexed streams that carry client connections (a session, src/wire/mux.ts) or one client's
- * connection kept ready (a warm stream, a session of one stream). The verdicts are the contract of
- * src/wire/protocol/e2e.ts. The relay sees only TLS records.
+ * connection kept ready (a warm stream, a session of one stream). The verdicts and the frames are the
+ * contract of src/wire/protocol/e2e.ts and src/wire/protocol/mux-frame.ts. The relay sees only TLS records.
  */
 import type { Socket } from 'node:net';
-import { TLSSocket, connect as connectTls, type ConnectionOptions } from 'node:tls';
+import { TLSSocket, connect as connectTls } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
+import { withSocketTuning } from '../shared/socket-tuning.ts';
 import { readOneJsonLine } from './json-lines.ts';
+import { e2eHandshakeTimeoutMs } from './limits.ts';
 import { MuxSession, type MuxOptions } from './mux.ts';
 import { e2eProtocolVersion, parseVerdict, type ChannelMode, type Verdict } from './protocol/e2e.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
@@ -127,21 +129,24 @@ export async function openInletChannel(
   credentials: SessionCredentials,
   allow: string,
   mode: ChannelMode,
-  timeoutMs = 10_000,
+  timeoutMs = e2eHandshakeTimeoutMs,
 ): Promise<Channel> {
   // Half-open only after the handshake (see acceptTlsWith): a peer that leaves mid-handshake fails it at once.
   raw.allowHalfOpen = false;
-  const socket = connectTls({
-    socket: raw,
-    // Key, certificates, TLS 1.3 and the suites: built once per set of credentials.
-    secureContext: clientContext(credentials),
-    rejectUnauthorized: true,
-    ALPNProtocols: e2eAlpn,
-    allowHalfOpen: false,
-    // Names play no part: peers are identified by their project certificate's attributes, checked below.
-    checkServerIdentity: () => undefined,
-    // allowHalfOpen is a socket option TLSSocket passes on; @types/node does not list it here.
-  } as ConnectionOptions);
+  const socket = connectTls(
+    withSocketTuning(
+      {
+        socket: raw,
+        // Key, certificates, TLS 1.3 and the suites: built once per set of credentials.
+        secureContext: clientContext(credentials),
+        rejectUnauthorized: true,
+        ALPNProtocols: e2eAlpn,
+        // Names play no part: peers are identified by their project certificate's attributes, checked below.
+        checkServerIdentity: () => undefined,
+      },
+      { allowHalfOpen: false },
+    ),
+  );
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
   await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs);
@@ -158,7 +163,7 @@ export async function openInletSession(
   raw: Socket,
   credentials: SessionCredentials,
   allow: string,
-  timeoutMs = 10_000,
+  timeoutMs = e2eHandshakeTimeoutMs,
 ): Promise<E2eSession> {
   const { socket, peer } = await openInletChannel(raw, credentials, allow, 'session', timeoutMs);
   return { session: new MuxSession(socket, 'inlet'), peer };
@@ -169,7 +174,7 @@ export async function acceptOutletChannel(
   raw: Socket,
   credentials: SessionCredentials,
   allow: string,
-  timeoutMs = 10_000,
+  timeoutMs = e2eHandshakeTimeoutMs,
 ): Promise<Channel> {
   const socket = await acceptTlsWith(raw, credentials).catch((error: Error) => {
     throw new SessionFailed(`end-to-end TLS failed: ${error.message}`, error);

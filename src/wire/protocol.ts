@@ -38,8 +38,9 @@ export function versionMismatch(service: ServiceName, server: number | undefined
 export const versionHint =
   'run the same Portal version on the controller, the relays and every node (portal --version)';
 
-// The data plane's contract between an inlet and an outlet: their verdicts and version.
+// The data plane's contract between an inlet and an outlet: their verdicts and version, then frames.
 export * from './protocol/e2e.ts';
+export * from './protocol/mux-frame.ts';
 
 /** The server's check of a client's first line: undefined when it may go on, else why not. */
 export function checkHello(service: ServiceName, message: unknown): string | undefined {

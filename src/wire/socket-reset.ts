@@ -7,6 +7,11 @@ import type { Socket } from 'node:net';
 /** Resets `socket` (RST, not FIN); a TLS socket, whose handle cannot reset, is destroyed instead. */
 export function resetSocket(socket: Socket): void {
   if (socket.destroyed) return;
+  // Ended and not yet flushed: Node 20 leaves the handle of such a socket open after a reset.
+  if (socket.writableEnded && !socket.writableFinished) {
+    socket.destroy();
+    return;
+  }
   try {
     socket.resetAndDestroy();
   } catch {

@@ -1,6 +1,13 @@
 /** What the session's streams (src/wire/mux.ts) leave to their users: heartbeats that find a peer gone quiet. */
 import { RuntimeFailure } from '../shared/errors.ts';
 
+/** A peer that went silent for longer than the heartbeat allows: what its session and streams end with. */
+export class HeartbeatLost extends RuntimeFailure {
+  constructor(message = 'heartbeat lost') {
+    super('HEARTBEAT_LOST', message, { hint: 'the node opens another session by itself' });
+  }
+}
+
 /** A session that can be pinged: the multiplexer's. */
 export interface Pingable {
   readonly destroyed: boolean;
@@ -33,10 +40,7 @@ export function keepAlive(
     // A peer whose frames keep arriving is alive, however late its answer: under load the pong waits
     // behind the data it is sending. Only silence for the whole timeout means it is gone.
     const deadline = setTimeout(() => {
-      if (session.lastHeardAt < sentAt)
-        lost(
-          new RuntimeFailure('HEARTBEAT_LOST', 'heartbeat lost', { hint: 'the node opens another session by itself' }),
-        );
+      if (session.lastHeardAt < sentAt) lost(new HeartbeatLost());
     }, timeoutMs);
     const sent = session.ping((error) => {
       clearTimeout(deadline);

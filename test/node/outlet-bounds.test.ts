@@ -146,7 +146,7 @@ describe('outlet: target connections per inlet and in all (a member that opens s
   });
 
   it('closes the session of a member whose burst of opens outruns its reading, and says so', async () => {
-    // More refusals in one turn than a session may leave unread (muxLimits.unreadAnswers, 4,096).
+    // More refusals in one turn than a session may leave unread (muxDefaults.unreadAnswers, 4,096).
     const burst = await floodStreams(
       await attacker('flooder-d'),
       world.controller.address,

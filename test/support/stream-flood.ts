@@ -8,8 +8,15 @@ import { openInletChannel, type SessionCredentials } from '../../src/wire/e2e-se
 import type { RelayOperations } from '../../src/wire/protocol.ts';
 import { dialSplice } from '../../src/wire/splice.ts';
 import type { StoredIdentity } from '../../src/node/identity-store.ts';
-
-const frame = { open: 1, accept: 2, refuse: 3, reset: 6 } as const;
+import {
+  FrameType,
+  decodeHeader,
+  decodeRefusal,
+  encodeFrame,
+  encodeWindow,
+  frameHeaderSize,
+} from '../../src/wire/protocol/mux-frame.ts';
+import { muxDefaults } from '../../src/wire/mux.ts';
 
 export interface StreamFlood {
   readonly opened: number;
@@ -60,16 +67,17 @@ export async function floodStreams(
   let progress: () => void = () => undefined;
   socket.on('data', (chunk: Buffer) => {
     pending = Buffer.concat([pending, chunk]);
-    while (pending.length >= 9) {
-      const length = pending.readUInt32BE(5);
-      if (pending.length < 9 + length) break;
-      const type = pending[0];
-      if (type === frame.accept) accepted += 1;
-      if (type === frame.refuse) {
+    while (pending.length >= frameHeaderSize) {
+      const { type, length } = decodeHeader(pending);
+      const end = frameHeaderSize + length;
+      if (pending.length < end) break;
+      if (type === FrameType.accept) accepted += 1;
+      if (type === FrameType.refuse) {
         refused += 1;
-        reasons.add(pending.subarray(9, 9 + length).toString());
+        const refusal = decodeRefusal(pending.subarray(frameHeaderSize, end));
+        reasons.add(typeof refusal === 'string' ? refusal : refusal.reason);
       }
-      pending = pending.subarray(9 + length);
+      pending = pending.subarray(end);
     }
     progress();
     if (accepted + refused >= count) done();
@@ -82,15 +90,10 @@ export async function floodStreams(
   });
   // The verdict's reader paused the socket: the frames after it flow from here.
   socket.resume();
-  const header = Buffer.alloc(9);
+  const window = encodeWindow({ initial: muxDefaults.initialWindow, most: muxDefaults.maxWindow });
   for (let first = 1; first <= count && !closed; first += batch) {
     const last = Math.min(count, first + batch - 1);
-    for (let id = first; id <= last; id += 1) {
-      header[0] = frame.open;
-      header.writeUInt32BE(id, 1);
-      header.writeUInt32BE(0, 5);
-      socket.write(Buffer.from(header));
-    }
+    for (let id = first; id <= last; id += 1) socket.write(encodeFrame(FrameType.open, id, window));
     if (last === count) break;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 1000);

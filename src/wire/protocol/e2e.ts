@@ -1,7 +1,7 @@
 /**
  * The data plane's contract between an inlet and an outlet, inside their end-to-end TLS: the verdict
  * each side sends first (the first line), which names the protocol version and says what follows,
- * then the frames of the multiplexer (src/wire/mux.ts).
+ * then the frames of src/wire/protocol/mux-frame.ts.
  */
 import { versionHint } from '../protocol.ts';
 
@@ -11,8 +11,10 @@ import { versionHint } from '../protocol.ts';
  * 2. the multiplexer of src/wire/mux.ts, with 4 MiB windows from the start.
  * 3. each stream's windows start at 128 KiB and grow as the stream's bytes leave.
  * 4. a warm stream is a session of one stream (no open line), so that its end is a frame.
+ * 5. a go-away frame with a code; pings carry a payload their pongs return; each receiver advertises
+ *    its windows in `open` and `accept`; a refusal carries a code.
  */
-export const e2eProtocolVersion = 4;
+export const e2eProtocolVersion = 5;
 
 /** The sentence both nodes log when their end-to-end versions differ. */
 export function e2eVersionMismatch(peer: number | undefined): string {
