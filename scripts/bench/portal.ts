@@ -228,6 +228,7 @@ export async function startPortal(
       ...path.inlet,
     },
   };
+  const outletConnections = Math.max(settings.idleConnections + 100, 4096);
   const node = (role: string, config: object, ticket: string) => {
     const file = join(work, `${name}-${role}.json`);
     writeFileSync(file, JSON.stringify(config));
@@ -235,7 +236,15 @@ export async function startPortal(
       settings.nodeBinary,
       [...settings.nodeArgs, settings.bundle, 'node', 'create', '--foreground', '--configuration', file],
       {
-        env: { PORTAL_HOME: join(work, `${name}-${role}`), ENROLLMENT_TICKET: ticket, NODE_LOG_LEVEL: 'warn' },
+        env: {
+          PORTAL_HOME: join(work, `${name}-${role}`),
+          ENROLLMENT_TICKET: ticket,
+          NODE_LOG_LEVEL: 'warn',
+          // The idle phase holds every connection from one inlet: the outlet's bounds per inlet and in
+          // all (512 and 4096 by default) would refuse most of them.
+          PORTAL_OUTLET_CONNECTIONS: String(outletConnections),
+          PORTAL_OUTLET_CONNECTIONS_PER_INLET: String(outletConnections),
+        },
         ready: /setup completed/,
         openFiles,
       },
