@@ -24,6 +24,9 @@ export interface Endpoint {
 export const configurationFile = (role: NodeRole): string => `${role}.json`;
 
 export function configurationMap(usecase: string, role: NodeRole, config: NodeConfig): KubernetesDocument {
+  // A ConfigMap is readable by whoever may read the namespace's configuration: never a ticket in one.
+  if (config.ticket !== undefined)
+    throw new Error(`the ${role} configuration carries a ticket; it belongs in a Secret`);
   const object: IConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
