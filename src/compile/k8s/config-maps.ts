@@ -1,8 +1,9 @@
 /**
  * The two ConfigMaps of a node. The configuration is the compiled node configuration, applied as it is;
  * the endpoints are the values of the outlet's placeholders (`$POSTGRES_ENDPOINT` in its `to`), which the
- * node substitutes from its environment and the administrator edits in the cluster. Neither holds a
- * secret: the ticket and the sealing key are in Secrets the administrator creates. Pure.
+ * node substitutes from its environment; the administrator replaces the manifest's examples in the file
+ * before applying it. Neither holds a secret: the ticket and the sealing key are in Secrets the
+ * administrator creates. Pure.
  */
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { toStableJson } from '../../shared/serialize.ts';

@@ -11,9 +11,9 @@ import { secretCommands, ticketFile } from './admin-commands.ts';
 import { configurationMap, endpointsMap, type Endpoint } from './config-maps.ts';
 import { nodeDeployment } from './deployment.ts';
 import type { KubernetesDocument } from './document.ts';
-import { renderDocuments } from './render.ts';
 import { podPorts, type NamedPort } from './inlet-ports.ts';
 import { objectNames, type NodeRole } from './names.ts';
+import { renderDocuments } from './render.ts';
 import { inletService } from './service.ts';
 import { stateClaim } from './storage.ts';
 
