@@ -97,7 +97,7 @@ function nodeContainer(workload: NodeWorkload): IContainer {
     securityContext: containerSecurityContext,
     startupProbe: startupProbe(statusPort),
     livenessProbe: livenessProbe(statusPort),
-    readinessProbe,
+    readinessProbe: readinessProbe(statusPort),
     volumeMounts: [
       { name: volumeNames.configuration, mountPath: podPaths.configuration, readOnly: true },
       sealingKeyMount,
