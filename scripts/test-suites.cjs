@@ -14,6 +14,8 @@ const unitFiles = [
   'test/cli/node-show.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
+  'test/compile/k8s-api-check.test.ts',
+  'test/compile/k8s.test.ts',
   'test/compile/limits.test.ts',
   'test/compile/node-config.test.ts',
   'test/compile/rules.test.ts',
