@@ -24,6 +24,7 @@ const unitFiles = [
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
   'test/node/client-tls.test.ts',
+  'test/node/config-portals.test.ts',
   'test/node/config.test.ts',
   'test/node/direct-dialer.test.ts',
   'test/node/direct-listener.test.ts',

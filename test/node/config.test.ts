@@ -96,8 +96,8 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
       '{\n\t"relay": "db",\n\t"tcp-outlet": {"to": "10.0.0.5:5432", "allow": "db-inlet", "tls": "yes"},\n' +
       '\t"colour": 1\n}';
     assert.deepEqual(refused(text), [
-      '--configuration:4:2: /colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-inlet, ' +
-        'http-server-port, ticket',
+      '--configuration:4:2: /colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-outlets, ' +
+        'tcp-inlet, tcp-inlets, http-server-port, ticket',
       '--configuration:3:68: /tcp-outlet/tls: expected boolean, got "yes"',
     ]);
     assert.deepEqual(refused('{"relay": "db", "tcp-outlet": {"to": "nowhere", "allow": "db-inlet"}}'), [
@@ -124,8 +124,8 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
 
   it('keeps a "__proto__" key as data, refused as an unknown key', () => {
     assert.deepEqual(refused('{"relay": "db", "__proto__": {"polluted": true}}'), [
-      '--configuration:1:17: /__proto__: unknown key "__proto__"; expected one of: relay, tcp-outlet, tcp-inlet, ' +
-        'http-server-port, ticket',
+      '--configuration:1:17: /__proto__: unknown key "__proto__"; expected one of: relay, tcp-outlet, tcp-outlets, ' +
+        'tcp-inlet, tcp-inlets, http-server-port, ticket',
     ]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
