@@ -33,6 +33,8 @@ const unitFiles = [
   'test/node/outlet-bounds.test.ts',
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
+  'test/node/reload.test.ts',
+  'test/node/several-portals.test.ts',
   'test/node/show.test.ts',
   'test/node/standing-channel.test.ts',
   'test/node/ticket-fit.test.ts',

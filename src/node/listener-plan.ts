@@ -1,10 +1,12 @@
 /**
  * How a reload gives its new inlets their listeners without dropping a client of anything that stays:
- * an inlet that listens where a replaced or removed one did takes over that one's listener (so no
- * client finds the port closed in between); listeners on addresses nothing running holds are bound
- * before anything running is touched (a taken address then refuses the whole reload); the rest, on
- * addresses that overlap those of the inlets going away, only once those stopped listening. Pure.
+ * an inlet that listens where a replaced or removed one did takes over that one's listener, so no
+ * client finds the port closed in between (with port 0, only the same portal keeps the port it had);
+ * listeners on addresses nothing running holds are bound before anything running is touched (a taken
+ * address then refuses the whole reload); the rest, on addresses that overlap those of the inlets
+ * going away, only once those stopped listening. Pure.
  */
+import { parseHostPort } from '../shared/address.ts';
 import { listenAddressesOverlap } from './config-rules.ts';
 import type { InletPortal } from './portals.ts';
 
@@ -23,7 +25,11 @@ export function planListeners(coming: readonly InletPortal[], going: readonly In
   const clashes = (address: string) => held.some((other) => listenAddressesOverlap(other, address));
   const taken = new Set<string>();
   return coming.map((inlet) => {
-    const donor = going.find((other) => other.from === inlet.from && !taken.has(other.name));
+    // Port 0 asks for any port: only the same portal keeps the one it had; another gets its own.
+    const donor = going.find(
+      (other) =>
+        other.from === inlet.from && !taken.has(other.name) && (other.name === inlet.name || !anyPort(inlet.from)),
+    );
     if (donor) taken.add(donor.name);
     return {
       inlet,
@@ -32,4 +38,9 @@ export function planListeners(coming: readonly InletPortal[], going: readonly In
       direct: inlet.direct === false ? 'none' : clashes(inlet.direct) ? 'late' : 'early',
     };
   });
+}
+
+function anyPort(address: string): boolean {
+  const parsed = parseHostPort(address, true);
+  return parsed.ok && parsed.address.port === 0;
 }
