@@ -227,8 +227,9 @@ export class NodePortalSet {
       this.unrouted.note(
         `unnamed ${link.entry.id}`,
         (count) =>
-          `relay ${link.entry.id} at ${link.entry.address} sent ${count === 1 ? 'a dial' : `${count} dials`} ` +
-          "that name no relay name (an earlier Portal version), which this node's outlets cannot tell apart; " +
+          `relay ${link.entry.id} at ${link.entry.address} sent ` +
+          `${count === 1 ? 'a dial that names' : `${count} dials that name`} no relay name ` +
+          "(an earlier Portal version), which this node's outlets cannot tell apart; " +
           'run the same Portal version on the relays and every node',
       );
     else this.options.node.logger.debug(`relay ${link.entry.id} sent an event for no outlet of this node`);

@@ -191,3 +191,69 @@ describe('reload (in process): portals added, removed and changed while others c
     );
   });
 });
+
+describe('reload (in process): an outlet removed leaves the relays', function () {
+  this.timeout(60_000);
+
+  it("takes the removed outlet's relay name off the relay, while the other outlet carries on", async () => {
+    const world = await createWorld();
+    const keep = await namedTarget('keep');
+    const drop = await namedTarget('drop');
+    const nodes: RunningNode[] = [];
+    try {
+      const file = join(world.dir, 'outlet.json');
+      const outletConfig = (names: string[]): NodeConfig => ({
+        'http-server-port': 0,
+        'tcp-outlets': Object.fromEntries(
+          names.map((name) => [name, { to: `127.0.0.1:${(name === 'keep' ? keep : drop).port}`, allow: 'o-inlet' }]),
+        ),
+      });
+      await writeFile(file, JSON.stringify(outletConfig(['keep', 'drop'])));
+      const outlet = await startNode({
+        home: join(world.dir, 'outlet'),
+        ticket: await world.ticket({ attribute: 'o-outlet', relay: 'keep,drop' }),
+        logger: quiet,
+        config: outletConfig(['keep', 'drop']),
+        source: { file, flag: '--configuration', ticket: undefined },
+        environment: {},
+      });
+      nodes.push(outlet);
+      const inlet = await startNode({
+        home: join(world.dir, 'inlet'),
+        ticket: await world.ticket({ attribute: 'o-inlet' }),
+        logger: quiet,
+        config: {
+          'http-server-port': 0,
+          'tcp-inlets': {
+            keep: { from: '127.0.0.1:0', allow: 'o-outlet', direct: false },
+            drop: { from: '127.0.0.1:0', allow: 'o-outlet', direct: false },
+          },
+        },
+      });
+      nodes.push(inlet);
+      const inletOf = async (name: string) => (await showOf(inlet)).inlets.find((entry) => entry.name === name);
+      await until(async () => ((await inletOf('drop'))?.session === 'open' ? true : undefined), 'both sessions');
+      await until(async () => ((await inletOf('keep'))?.session === 'open' ? true : undefined), 'both sessions');
+
+      await writeFile(file, JSON.stringify(outletConfig(['keep'])));
+      assert.deepEqual((await outlet.reload()).removed, ['outlet drop']);
+      // The inlet's session ends with the outlet, and the relay now says no outlet has the name.
+      const failure = await until(async () => {
+        const shown = await inletOf('drop');
+        return shown?.session_failure?.reason === 'no_outlet' ? shown.session_failure : undefined;
+      }, 'the relay to know the name no more');
+      assert.match(failure.message, /no outlet is registered for the relay "drop" right now/);
+      const keepPort = Number((await inletOf('keep'))?.listening?.split(':').at(-1));
+      assert.equal((await roundTrip(keepPort, Buffer.from('k'))).toString(), 'keep:k');
+      assert.deepEqual(
+        (await showOf(outlet)).outlets.map((entry) => entry.name),
+        ['keep'],
+      );
+    } finally {
+      for (const node of nodes) await node.stop();
+      await keep.close();
+      await drop.close();
+      await world.close();
+    }
+  });
+});
