@@ -5,6 +5,7 @@
  * what was added starts. Listeners on free addresses are bound before anything running is touched, so
  * that a taken address refuses the reload whole.
  */
+import { RuntimeFailure } from '../shared/errors.ts';
 import { bindInletListeners, closeListeners, type InletListeners } from './node-listeners.ts';
 import type { NodePortalSet } from './node-portals.ts';
 import { planListeners, type InletListenerPlan } from './listener-plan.ts';
@@ -38,6 +39,13 @@ export async function applyPortals(set: NodePortalSet, next: NodePortals): Promi
     throw error;
   }
   const bounds = outlets.added.length + outlets.changed.length > 0 ? await set.options.connectionBounds() : undefined;
+  // A stop that came while the listeners were bound wins: nothing is started on a stopping node.
+  if (set.stopped) {
+    closeListeners(early.values());
+    throw new RuntimeFailure('NODE_DOWN', 'the node is stopping', {
+      hint: 'start it again with the new configuration',
+    });
+  }
 
   // Outlets: the new set first, so that a relay's dial for a replaced outlet's name finds its successor.
   const nextRelays = new Set(next.outlets.map((portal) => portal.relay));
@@ -89,6 +97,11 @@ export async function applyPortals(set: NodePortalSet, next: NodePortals): Promi
       return undefined;
     });
     if (listeners) bound.set(plan.inlet.name, listeners);
+  }
+  if (set.stopped) {
+    // Stopped while binding: the new inlets are not started, and what they would listen on is let go.
+    closeListeners(bound.values());
+    bound.clear();
   }
   set.inlets = new Map();
   for (const portal of next.inlets) {
