@@ -215,4 +215,19 @@ describe('end to end: a node reloads its configuration while its portals carry t
     assert.equal((await roundTrip(await portOf('bulk'), Buffer.from('still'))).toString(), 'still');
     assert.equal((await roundTrip(await portOf('added'), Buffer.from('here'))).toString(), 'added:here');
   });
+
+  it('stops on SIGTERM letting the clients of every portal finish', async () => {
+    const clients = [echoClient(await portOf('bulk')), echoClient(await portOf('added'))];
+    for (const client of clients) client.socket.write('x');
+    await until(() => (clients.every((client) => client.bytes() > 0) ? true : undefined), 'both clients carried');
+    inlet.child.kill('SIGTERM');
+    await inlet.waitFor(
+      /the node is stopping on SIGTERM: it takes no new connections and gives the 2 open connections /,
+    );
+    for (const client of clients) client.socket.end();
+    assert.deepEqual(await Promise.all(clients.map((client) => client.ended)), ['end', 'end']);
+    await inlet.waitFor(/the node stopped on SIGTERM after [\d.]+s: 2 of 2 connections finished, 0 cut$/);
+    const exited = inlet.child.exitCode ?? (await once(inlet.child, 'exit').then(([code]) => code as number | null));
+    assert.equal(exited, 0);
+  });
 });

@@ -167,7 +167,17 @@ describe('reload (in process): portals added, removed and changed while others c
     assert.equal((await showOf(inlet)).reload.count, 5);
   });
 
-  it('refuses a relay the identity does not grant, and a node started with its configuration inline', async () => {
+  it('refuses a new ticket, a relay the identity does not grant, and a node started inline', async () => {
+    await writeFile(file, JSON.stringify({ ...inletOf(['one', 'three']), ticket: 'pt1.another' }));
+    const ticket = await inlet.reload();
+    assert.deepEqual(
+      ticket.problems.map((problem) => `${problem.pointer}: ${problem.message}`),
+      [
+        '/ticket: the ticket cannot change while the node runs (it is read once, at start); ' +
+          'set it back, or restart the node with the new one',
+      ],
+    );
+
     const outlet = nodes[0] as RunningNode;
     const inline = await outlet.reload();
     assert.equal(inline.code, 'CONFIGURATION_INLINE');

@@ -134,4 +134,41 @@ describe('several portals on one node (in process)', function () {
     const { beta: _beta, ...onlyAlpha } = outletConfig()['tcp-outlets'] ?? {};
     await start('alpha-only', { 'http-server-port': 0, 'tcp-outlets': onlyAlpha }, ticket);
   });
+
+  it('rotates every inlet on renewal: both keep a session and carry their clients through it', async () => {
+    const short = await createWorld({ credentialLifetimeMs: 3000 });
+    const renewed: RunningNode[] = [];
+    try {
+      const ticket = await short.ticket({ attribute: 'pair-outlet', relay: 'alpha,beta-relay' });
+      renewed.push(await startNode({ home: join(short.dir, 'outlet'), ticket, logger: quiet, config: outletConfig() }));
+      const inlet = await startNode({
+        home: join(short.dir, 'inlet'),
+        ticket: await short.ticket({ attribute: 'pair-inlet' }),
+        logger: quiet,
+        config: {
+          'http-server-port': 0,
+          'tcp-inlets': {
+            alpha: { from: '127.0.0.1:0', allow: 'pair-outlet', direct: false },
+            beta: { from: '127.0.0.1:0', via: 'beta-relay', allow: 'pair-outlet', direct: false },
+          },
+        },
+      });
+      renewed.push(inlet);
+      const ports = await inletPorts(inlet, /^relay /);
+      const first = (await showOf(inlet)).identity.valid_until;
+      const lapses: string[] = [];
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
+        const shown = await showOf(inlet);
+        for (const entry of shown.inlets) if (entry.session !== 'open') lapses.push(`${entry.name} ${entry.session}`);
+        assert.equal((await roundTrip(ports.alpha as number, Buffer.from('a'))).toString(), 'alpha:a');
+        assert.equal((await roundTrip(ports.beta as number, Buffer.from('b'))).toString(), 'beta:b');
+        if (shown.identity.valid_until !== first && shown.inlets.every((entry) => entry.session === 'open')) break;
+      }
+      assert.notEqual((await showOf(inlet)).identity.valid_until, first, 'renewed');
+      assert.deepEqual(lapses, [], 'no moment without a session');
+    } finally {
+      for (const node of renewed) await node.stop();
+      await short.close();
+    }
+  });
 });
