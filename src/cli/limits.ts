@@ -29,3 +29,12 @@ export const lingerAfterStopMs = 2000;
 
 /** How long an administrator enrollment code is valid: a secret printed to a log, good for a day. */
 export const adminCodeLifetimeMs = 24 * 3600_000;
+
+/**
+ * How long `portal node reload` waits for the node to say how the reload went: reading and checking
+ * the file and binding new listeners take moments; draining what it removed goes on after the answer.
+ */
+export const reloadAnswerMs = 15_000;
+
+/** How often `portal node reload` reads the node's /show while it waits. */
+export const reloadPollMs = 50;

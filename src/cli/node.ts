@@ -1,4 +1,7 @@
-/** `portal node create --foreground` runs a node; `portal node show` reports whether it is UP. */
+/**
+ * `portal node create --foreground` runs a node (SIGHUP reloads its configuration file); `portal node
+ * show` reports whether it is UP; `portal node reload` is in node-reload.ts.
+ */
 import type { Command } from 'commander';
 import { parseHostPort } from '../shared/address.ts';
 import { durationRanges } from '../shared/duration.ts';
@@ -8,17 +11,20 @@ import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
-import { loggerFromEnvironment } from '../node/logger.ts';
+import { loggerFromEnvironment, type Logger } from '../node/logger.ts';
+import type { ConfigurationSource } from '../node/node-options.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
 import { runningHolder } from '../node/home-claim.ts';
 import { defaultWarmStreams, maxWarmStreams } from '../node/limits.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
+import { portalLabel } from '../node/portals.ts';
 import type { NodeShow, NodeShowRunning } from '../node/show.ts';
 import { plural } from '../shared/plural.ts';
 import { product } from '../shared/product.ts';
 import { durationVariable } from './duration-flag.ts';
 import { statusAnswerMs } from './limits.ts';
 import { portalHome } from './home.ts';
+import { registerNodeReload } from './node-reload.ts';
 import { ticketFromFlags } from './ticket-input.ts';
 
 export interface NodeCreateOptions {
@@ -54,9 +60,16 @@ export function registerNode(program: Command): void {
     .command('show')
     .description('print "The node is UP" and its details when the local node is ready')
     .action(async () => showNode());
+  registerNodeReload(node);
 }
 
-async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: NodeConfig; ticket?: string }> {
+interface LoadedConfiguration {
+  readonly config: NodeConfig;
+  readonly ticket?: string;
+  readonly source: ConfigurationSource;
+}
+
+async function loadConfiguration(options: NodeCreateOptions): Promise<LoadedConfiguration> {
   if (options.configuration && options.nodeConfig) {
     throw new InputError('BAD_FLAG', '--configuration and --node-config are two ways to say the same thing', {
       hint: 'give one of them',
@@ -68,11 +81,12 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<{ config: 
     throw new InputError('BAD_FLAG', 'no node configuration was given', {
       hint: 'give --configuration (JSON or YAML, inline or a file) or --node-config',
     });
-  const { name, text } = await readConfigurationArgument(value, flag);
-  const config = parseNodeConfig(name, text);
+  const { name, text, file } = await readConfigurationArgument(value, flag);
+  const config = parseNodeConfig(name, text, { environment: process.env });
   const ticket = await ticketFromFlags(options, config.ticket);
-  const { ticket: _ticket, ...rest } = config;
-  return ticket ? { config: rest, ticket } : { config: rest };
+  const { ticket: documentTicket, ...rest } = config;
+  const source: ConfigurationSource = { file, flag, ticket: documentTicket };
+  return ticket ? { config: rest, ticket, source } : { config: rest, source };
 }
 
 async function runNode(options: NodeCreateOptions): Promise<void> {
@@ -85,7 +99,23 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   }
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
-  const { config, ticket } = await loadConfiguration(options);
+  // Until the node runs, a SIGHUP (a reload) waits for it rather than ending the process.
+  let reload: () => void = () => undefined;
+  const onHangUp = () => reload();
+  process.on('SIGHUP', onHangUp);
+  try {
+    await startAndRun(options, logger, (ask) => (reload = ask));
+  } finally {
+    process.off('SIGHUP', onHangUp);
+  }
+}
+
+async function startAndRun(
+  options: NodeCreateOptions,
+  logger: Logger,
+  onReload: (reload: () => void) => void,
+): Promise<void> {
+  const { config, ticket, source } = await loadConfiguration(options);
   const heartbeat = heartbeatFromEnvironment(process.env);
   const warmStreams = warmStreamsFromEnvironment(process.env);
   const directAdvertise = directAdvertiseFromEnvironment(process.env);
@@ -94,6 +124,9 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
   const starting = startNode({
     home: portalHome(),
     config,
+    source,
+    environment: process.env,
+    drainMs,
     logger,
     ...(ticket ? { ticket } : {}),
     ...(heartbeat ? { heartbeat } : {}),
@@ -101,6 +134,7 @@ async function runNode(options: NodeCreateOptions): Promise<void> {
     ...(directAdvertise ? { directAdvertise } : {}),
     connectionBounds,
   });
+  onReload(() => void starting.then((node) => node.reload()).catch(() => undefined));
   // Listening from the start: a signal while the node enrolls or binds stops it once it has started.
   await stopOnSignal(
     starting.then((node) => ({
@@ -221,15 +255,21 @@ async function showNode(): Promise<void> {
   console.log(describeNode(shown).join('\n'));
 }
 
-/** The lines of `node show` for a node that is up: which figures are totals since its start, which are open now. */
+/**
+ * The lines of `node show` for a node that is up: which figures are totals since its start, which are
+ * open now. A portal given by name is printed with it ("outlet postgres:"); those of the single forms
+ * as they always were ("outlet:").
+ */
 export function describeNode(shown: NodeShowRunning): string[] {
+  const label = (kind: 'outlet' | 'inlet', part: { name: string; configured_at: string }) =>
+    portalLabel(kind, { name: part.name, pointer: part.configured_at });
   return [
     product.nodeUpLine,
     `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
     `  certificate valid until ${shown.identity.valid_until}`,
     ...shown.outlets.map(
       (o) =>
-        `  outlet: relay ${o.relay} -> ${o.to}, ${o.status}, ` +
+        `  ${label('outlet', o)}: relay ${o.relay} -> ${o.to}, ${o.status}, ` +
         `registered on ${plural(o.registered_on.length, 'relay')}, ` +
         `${plural(o.sessions, 'session')} open (${o.sessions_direct} direct), ` +
         `${plural(o.connections_total, 'connection')} so far, ${o.connections_active} open now`,
@@ -237,7 +277,8 @@ export function describeNode(shown: NodeShowRunning): string[] {
     ...shown.relays.map((r) => `  relay ${r.id} at ${r.address}: ${r.status}`),
     ...shown.inlets.map(
       (i) =>
-        `  inlet: ${i.listening ?? i.from} via ${i.via}, session ${i.session}${i.path ? ` (${i.path})` : ''}, ` +
+        `  ${label('inlet', i)}: ${i.listening ?? i.from} via ${i.via}, session ${i.session}` +
+        `${i.path ? ` (${i.path})` : ''}, ` +
         `${plural(i.connections_total, 'connection')} so far (${i.connections_direct} direct, ` +
         `${i.connections_relayed} relayed), ${i.connections_active} open now, ${i.connections_refused} refused`,
     ),

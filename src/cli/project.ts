@@ -15,7 +15,8 @@ export interface TicketOptions {
   /** @default "1" */
   readonly usageCount: string;
   readonly attribute?: string;
-  readonly relay?: string;
+  /** One name per --relay. @default [] */
+  readonly relay: readonly string[];
   readonly tls?: boolean;
   readonly relayNode?: boolean;
 }
@@ -41,7 +42,12 @@ export function registerProject(program: Command): void {
       '--attribute <name>',
       'attribute given to the enrolled node; peers match it with allow (required, except with --relay-node)',
     )
-    .option('--relay <name>', 'relay the enrolled node may register (outlet tickets)')
+    .option(
+      '--relay <name>',
+      'relay name the enrolled node may register (outlet tickets); repeat it for an outlet node of several portals',
+      (name: string, names: readonly string[]) => [...names, name],
+      [] as readonly string[],
+    )
     .option('--tls', 'let the enrolled inlet obtain a TLS server certificate')
     .option('--relay-node', 'enroll a relay (portal relay start) instead of a node: no attribute, relay name or --tls')
     .action(async (options: TicketOptions) => {
@@ -58,7 +64,7 @@ export function registerProject(program: Command): void {
         expiresInMs,
         usageCount: Number(options.usageCount),
         attribute: options.attribute ?? '',
-        ...(options.relay ? { relay: options.relay } : {}),
+        ...(options.relay.length > 0 ? { relay: relayFlags(options.relay) } : {}),
         tls: options.tls === true,
         relayNode: options.relayNode === true,
       });
@@ -73,6 +79,22 @@ export function registerProject(program: Command): void {
       const answer = await adminRequest(portalHome(), 'ca', {});
       process.stdout.write(String(answer.certificate));
     });
+}
+
+/**
+ * The --relay names as the ticket request carries them, comma-joined: one name per flag (the
+ * controller checks the names, that each comes once, and how many there are).
+ */
+export function relayFlags(names: readonly string[]): string {
+  const joined = names.find((name) => name.includes(','));
+  if (joined !== undefined)
+    throw new InputError('BAD_FLAG', `--relay ${joined} holds a comma`, {
+      hint: `give one name per --relay: ${joined
+        .split(',')
+        .map((name) => `--relay ${name}`)
+        .join(' ')}`,
+    });
+  return names.join(',');
 }
 
 /**

@@ -13,6 +13,7 @@ import type { EnrollmentAnswer as Enrollment, TicketBody as TicketRequest } from
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
 import type { ControllerSettings, MemberCertificates } from './member-certificates.ts';
 import { requireAdmin } from './projects.ts';
+import { relayNames, relaysOfGrant } from './relay-grant.ts';
 import type { Store } from './store/open.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 
@@ -124,8 +125,7 @@ export class Enrollments {
     } else if (!namePattern.test(request.attribute)) {
       throw badFlag('--attribute', 'a name of lower-case letters, digits and dashes, such as postgres-inlet');
     }
-    if (request.relay !== undefined && !namePattern.test(request.relay))
-      throw badFlag('--relay', 'a name of lower-case letters, digits and dashes, such as postgres');
+    const relays = relayNames(request.relay);
     if (!Number.isInteger(request.usageCount) || request.usageCount < 1)
       throw badFlag('--usage-count', 'a whole number of 1 or more');
     // The CLI checks the same bounds; a client of another version may not.
@@ -143,7 +143,8 @@ export class Enrollments {
         project_id: admin.projectId,
         secret_hash: hash(secret),
         attribute: request.attribute,
-        relay: request.relay ?? null,
+        // The grant as a comma-joined list: names hold no comma, and the column stays one text.
+        relay: relays.length > 0 ? relays.join(',') : null,
         tls: request.tls ? 1 : 0,
         relay_node: request.relayNode ? 1 : 0,
         expires_at: now + request.expiresInMs,
@@ -159,7 +160,7 @@ export class Enrollments {
       secret,
       grants: {
         attribute: request.attribute,
-        ...(request.relay ? { relay: request.relay } : {}),
+        ...(relays.length > 0 ? { relay: relays.join(',') } : {}),
         ...(request.tls ? { tls: true } : {}),
         ...(request.relayNode ? { relayNode: true } : {}),
       },
@@ -223,7 +224,7 @@ export class Enrollments {
       projectId: ticket.project_id,
       nodeId,
       attributes: ticket.attribute ? [ticket.attribute] : [],
-      relays: ticket.relay ? [ticket.relay] : [],
+      relays: relaysOfGrant(ticket.relay),
       admin: false,
       tls: ticket.tls === 1,
       relayNode: ticket.relay_node === 1,

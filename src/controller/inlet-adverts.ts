@@ -1,5 +1,6 @@
 /**
- * The direct paths inlets advertise, each for as long as its connection to the controller lasts, and
+ * The direct paths inlets advertise, each for as long as its connection to the controller lasts (a node
+ * of several inlets advertises one per relay name it wants), and
  * who hears of them: the members of the same project whose certificate grants the relay name the inlet
  * wants AND carries the attribute the inlet allows (its outlets, as the inlet's own TLS check would
  * accept them). A member granted the relay name with any other attribute learns neither the addresses
@@ -26,19 +27,23 @@ export function hearsOf(member: PeerIdentity, entry: AdvertEntry): boolean {
   return member.relays.includes(entry.advert.via) && member.attributes.includes(entry.allow);
 }
 
+/** An advert's place: the inlet node and the relay name it wants. */
+const keyOf = (advert: Pick<InletAdvert, 'inlet' | 'via'>) => `${advert.inlet} ${advert.via}`;
+
 export class InletAdverts {
   private readonly byProject = new Map<string, Map<string, AdvertEntry>>();
 
-  /** The advert `inlet` holds now in `projectId`, if any. */
-  get(projectId: string, inlet: string): AdvertEntry | undefined {
-    return this.byProject.get(projectId)?.get(inlet);
+  /** The advert `inlet` holds now in `projectId` for the relay name `via`, if any. */
+  get(projectId: string, inlet: string, via: string): AdvertEntry | undefined {
+    return this.byProject.get(projectId)?.get(keyOf({ inlet, via }));
   }
 
-  /** Records (or replaces) an inlet's advert; false past the bound. */
+  /** Records (or replaces) an inlet's advert for its via; false past the bound. */
   set(projectId: string, entry: AdvertEntry): boolean {
     const adverts = this.byProject.get(projectId) ?? new Map<string, AdvertEntry>();
-    if (!adverts.has(entry.advert.inlet) && adverts.size >= maxPerProject) return false;
-    adverts.set(entry.advert.inlet, entry);
+    const key = keyOf(entry.advert);
+    if (!adverts.has(key) && adverts.size >= maxPerProject) return false;
+    adverts.set(key, entry);
     this.byProject.set(projectId, adverts);
     return true;
   }
@@ -46,8 +51,9 @@ export class InletAdverts {
   /** Withdraws `entry` unless a newer one replaced it; true when it was withdrawn. */
   withdraw(projectId: string, entry: AdvertEntry): boolean {
     const adverts = this.byProject.get(projectId);
-    if (adverts?.get(entry.advert.inlet) !== entry) return false;
-    adverts.delete(entry.advert.inlet);
+    const key = keyOf(entry.advert);
+    if (adverts?.get(key) !== entry) return false;
+    adverts.delete(key);
     if (adverts.size === 0) this.byProject.delete(projectId);
     return true;
   }

@@ -24,3 +24,9 @@ export const anonymousRequests = 8;
 
 /** Requests per second, and the burst, that one source may send without a member certificate. */
 export const anonymousRate = { perSecond: 50, burst: 100 } as const;
+
+/**
+ * Direct paths one control connection may advertise at once: a node advertises one per relay name
+ * its inlets want, so this bounds what one connection adds to its project's adverts.
+ */
+export const advertsPerConnection = 64;

@@ -27,7 +27,7 @@ import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { ControllerService } from './service.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
-import { anonymousRate, anonymousRequests } from './limits.ts';
+import { advertsPerConnection, anonymousRate, anonymousRequests } from './limits.ts';
 
 export interface ControlLimits {
   /** Requests a member's connection may have in flight. @default memberInFlight */
@@ -72,8 +72,8 @@ interface Connection {
   readonly source: string;
   /** Withdraws what a relay node announced on it. */
   withdraw: (() => void) | undefined;
-  /** Withdraws the direct path an inlet advertised on it. */
-  withdrawAdvert: (() => void) | undefined;
+  /** Withdraws each direct path an inlet advertised on it, by the relay name it wants. */
+  readonly adverts: Map<string, () => void>;
 }
 
 /** What an announced or advertised address may hold: host characters and a port, nothing else. */
@@ -156,14 +156,14 @@ export class ControllerServer {
     { peer, source }: Pick<Connection, 'peer' | 'source'>,
     push?: (event: ControllerEvent) => void,
   ): Session<ControllerOperations> {
-    const connection: Connection = { peer, source, withdraw: undefined, withdrawAdvert: undefined };
+    const connection: Connection = { peer, source, withdraw: undefined, adverts: new Map() };
     const subscriber = peer && push ? { peer, push } : undefined;
     if (subscriber) this.subscribe(subscriber);
     return {
       handlers: this.handlers(connection),
       closed: () => {
         connection.withdraw?.();
-        connection.withdrawAdvert?.();
+        connection.adverts.forEach((withdraw) => withdraw());
         if (subscriber) this.unsubscribe(subscriber);
       },
     };
@@ -220,6 +220,12 @@ export class ControllerServer {
       relays: () => ({ relays: this.relays.relaysOf(member(peer).projectId) }),
       'relay-announce': (body) => this.announce(connection, member(peer), body),
       advertise: (body) => this.advertise(connection, member(peer), body),
+      unadvertise: ({ via }) => {
+        member(peer);
+        connection.adverts.get(via)?.();
+        connection.adverts.delete(via);
+        return {};
+      },
       inlets: () => ({ inlets: this.adverts.forMember(member(peer)) }),
     };
   }
@@ -262,7 +268,15 @@ export class ControllerServer {
       warm: body.warm,
     };
     const entry: AdvertEntry = { advert, allow: body.allow };
-    const earlier = this.adverts.get(peer.projectId, peer.nodeId);
+    if (!connection.adverts.has(body.via) && connection.adverts.size >= advertsPerConnection)
+      throw new InputError(
+        'TOO_MANY_INLETS',
+        `this connection advertises ${advertsPerConnection} direct paths already`,
+        {
+          hint: 'the inlet uses the relays',
+        },
+      );
+    const earlier = this.adverts.get(peer.projectId, peer.nodeId, body.via);
     if (!this.adverts.set(peer.projectId, entry))
       throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', {
         hint: 'the inlet uses the relays',
@@ -275,10 +289,10 @@ export class ControllerServer {
         { event: 'inlet-gone', inlet: advert.inlet },
         (member) => hearsOf(member, earlier) && !hearers(member),
       );
-    connection.withdrawAdvert = () => {
+    connection.adverts.set(body.via, () => {
       if (this.adverts.withdraw(peer.projectId, entry))
         this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, hearers);
-    };
+    });
     this.tell(peer.projectId, { event: 'inlet', advert }, hearers);
     return {};
   }

@@ -5,20 +5,29 @@
  * with every problem located by line and JSON pointer.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { InputError, ValidationError, type Problem } from '../shared/errors.ts';
 import { schemaProblems, validateNodeConfigShape } from '../shared/schema-check.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { looksLikeJson, parseJsonSource } from '../shared/json-source.ts';
 import { parseYamlSource } from '../shared/yaml-source.ts';
-import { parseHostPort } from '../shared/address.ts';
+import { checkNodeConfig, type Environment, type Rule } from './config-rules.ts';
+
+/** A configuration as given: its text, the name problems are located in, and the file it came from, if any. */
+export interface ConfigurationText {
+  readonly name: string;
+  readonly text: string;
+  /** The file it was read from (absolute), which a reload reads again; none for an inline document. */
+  readonly file?: string;
+}
 
 /** Inline text if it looks like a document, else a file path. */
-export async function readConfigurationArgument(value: string, flag: string): Promise<{ name: string; text: string }> {
+export async function readConfigurationArgument(value: string, flag: string): Promise<ConfigurationText> {
   const trimmed = value.trim();
   if (trimmed.startsWith('{') || trimmed.includes('\n') || /^[A-Za-z-]+:\s/.test(trimmed))
     return { name: flag, text: value };
   try {
-    return { name: value, text: await readFile(value, 'utf8') };
+    return { name: value, text: await readFile(value, 'utf8'), file: resolve(value) };
   } catch (error) {
     throw new InputError(
       'CONFIGURATION_UNREADABLE',
@@ -34,34 +43,29 @@ export async function readConfigurationArgument(value: string, flag: string): Pr
 const invalid = (problems: readonly Problem[]) =>
   new ValidationError(problems, 'fix the configuration and start the node again');
 
-export function parseNodeConfig(name: string, text: string): NodeConfig {
+export interface ParseOptions {
+  /** Where `$NAME` placeholders in an outlet's `to` are read from. @default {} (none is set) */
+  readonly environment?: Environment;
+  /** Rules of the caller's beside the configuration's own (a reload's: what may not change live). */
+  readonly rules?: (config: NodeConfig) => readonly Rule[];
+  /** The words the refusal ends with. @default "fix the configuration and start the node again" */
+  readonly hint?: string;
+}
+
+/**
+ * The configuration in `text`, checked against the schema and the rules (config-rules.ts), with its
+ * placeholders replaced from the environment; every problem at once, located, when there is any.
+ */
+export function parseNodeConfig(name: string, text: string, options: ParseOptions = {}): NodeConfig {
+  const refuse = (problems: readonly Problem[]) =>
+    options.hint ? new ValidationError(problems, options.hint) : invalid(problems);
   // JSON is YAML, but a YAML parser words a JSON mistake as a YAML one, or accepts it (a trailing comma).
   const source = looksLikeJson(text) ? parseJsonSource(name, text) : parseYamlSource(name, text);
-  if (source.syntaxProblems.length > 0) throw invalid(source.syntaxProblems);
+  if (source.syntaxProblems.length > 0) throw refuse(source.syntaxProblems);
   const problems = schemaProblems(validateNodeConfigShape, source, source.value);
-  if (problems.length > 0) throw invalid(problems);
-  const config = source.value as NodeConfig;
-  const rules: { pointer: string; message: string }[] = [];
-  const outlet = config['tcp-outlet'];
-  const inlet = config['tcp-inlet'];
-  if (!outlet && !inlet)
-    rules.push({ pointer: '', message: 'the configuration has neither tcp-outlet nor tcp-inlet; give at least one' });
-  if (outlet && !config.relay)
-    rules.push({ pointer: '/tcp-outlet', message: 'an outlet needs relay: <name> (the relay its ticket grants)' });
-  if (outlet) {
-    const target = parseHostPort(outlet.to);
-    if (!target.ok)
-      rules.push({
-        pointer: '/tcp-outlet/to',
-        message:
-          `expected host:port, but ${target.reason}` +
-          `${outlet.to.includes('$') ? ' (an endpoint placeholder the stack did not replace?)' : ''}`,
-      });
-  }
-  if (inlet) {
-    const from = parseHostPort(inlet.from, true);
-    if (!from.ok) rules.push({ pointer: '/tcp-inlet/from', message: `expected address:port, but ${from.reason}` });
-  }
-  if (rules.length > 0) throw invalid(rules.map((rule) => source.problem(rule.pointer, rule.message)));
+  if (problems.length > 0) throw refuse(problems);
+  const { config, rules } = checkNodeConfig(source.value as NodeConfig, options.environment ?? {});
+  const all = [...rules, ...(options.rules?.(config) ?? [])];
+  if (all.length > 0) throw refuse(all.map((rule) => source.problem(rule.pointer, rule.message)));
   return config;
 }

@@ -75,6 +75,11 @@ export class DirectDialer {
     this.maintain(state);
   }
 
+  /** Whether it dials `inlet` now. */
+  knows(inlet: string): boolean {
+    return this.inlets.has(inlet);
+  }
+
   /** The inlet withdrew its direct path. */
   gone(inlet: string): void {
     const state = this.inlets.get(inlet);

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { printable } from '../shared/errors.ts';
 import { ClientLeft } from '../wire/mux.ts';
 import { FailureStreak, type StreakShow } from './failure-streak.ts';
-import type { NodeMetrics } from './metrics.ts';
+import type { PortalMetrics } from './metrics.ts';
 import type { Path } from './warm-streams.ts';
 
 export class InletCounters {
@@ -15,7 +15,7 @@ export class InletCounters {
   /** Clients the outlet refused (its target unreachable, its bounds) since it last accepted one. */
   private readonly outletRefusals = new FailureStreak();
 
-  constructor(private readonly metrics: NodeMetrics) {}
+  constructor(private readonly metrics: PortalMetrics) {}
 
   /** Counts a client connection while `joined` carries it, and its bytes once it is over. */
   async carry(socket: Socket, joined: Promise<void>, path: Path): Promise<void> {

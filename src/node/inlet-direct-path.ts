@@ -10,6 +10,7 @@ import type { SessionKeeper } from './inlet-session-keeper.ts';
 import { advertReachMs, directBudgetMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { NodeControl } from './standing-channel.ts';
+import type { Subscriptions } from './subscriptions.ts';
 
 export interface InletDirectPathOptions {
   /** The direct path's listener, bound already. */
@@ -22,6 +23,8 @@ export interface InletDirectPathOptions {
   readonly via: string;
   readonly allow: string;
   readonly logger: Logger;
+  /** Where its listener on the controller channel is kept, to be dropped with the inlet's. */
+  readonly subscriptions: Subscriptions;
 }
 
 export class InletDirectPath {
@@ -33,7 +36,7 @@ export class InletDirectPath {
   start(): void {
     const { direct, control } = this.options;
     direct.serve((raw) => void this.acceptDirect(raw));
-    control.on('up', () => void this.advertise());
+    this.options.subscriptions.on(control, 'up', () => void this.advertise());
     if (control.connected) void this.advertise();
   }
 

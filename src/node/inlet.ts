@@ -26,6 +26,7 @@ import { SessionKeeper } from './inlet-session-keeper.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import type { NodeControl } from './standing-channel.ts';
+import { Subscriptions } from './subscriptions.ts';
 import { clientWaitMs, defaultWarmStreams } from './limits.ts';
 
 export { bindInletListener } from './inlet-listener.ts';
@@ -33,6 +34,10 @@ export type { SessionFailureShow } from './inlet-session-failure.ts';
 export { directBudgetMs, relayAttemptMs } from './limits.ts';
 
 export interface InletOptions extends PartContext {
+  /** The portal's name, as /show gives it. */
+  readonly name: string;
+  /** Where the configuration defines it (/tcp-inlet, /tcp-inlets/<name>), as /show gives it. */
+  readonly configuredAt: string;
   readonly from: string;
   readonly via: string;
   readonly allow: string;
@@ -54,12 +59,18 @@ export interface InletOptions extends PartContext {
 export class Inlet {
   status: PartStatus = 'starting';
   private readonly server: Server;
+  /** Its listener went to the inlet that replaced it: it neither takes its connections nor closes it. */
+  private released = false;
+  private readonly onConnection = (socket: Socket) => void this.clients.accept(socket);
+  private readonly onServerError = (error: Error) => this.options.logger.error(`inlet: ${error.message}`);
   private bound: AddressInfo | undefined;
   private readonly relayAttempts: RelayAttempts;
   private readonly keeper: SessionKeeper;
   private readonly directPath: InletDirectPath | undefined;
   private readonly counters: InletCounters;
   private readonly clients: InletClients;
+  /** What it listens to on the node's relay links and controller channel: dropped when it stops accepting. */
+  private readonly subscriptions = new Subscriptions();
 
   constructor(private readonly options: InletOptions) {
     const { via, allow, relays, direct, control } = options;
@@ -73,7 +84,9 @@ export class Inlet {
       onOutletSilent: (error) => this.clients.closeStreams(error),
     });
     this.directPath =
-      direct && control ? new InletDirectPath({ ...options, direct, control, keeper: this.keeper }) : undefined;
+      direct && control
+        ? new InletDirectPath({ ...options, direct, control, keeper: this.keeper, subscriptions: this.subscriptions })
+        : undefined;
     this.counters = new InletCounters(options.metrics);
     this.clients = new InletClients({
       keeper: this.keeper,
@@ -83,19 +96,19 @@ export class Inlet {
       clientWaitMs: options.clientWaitMs ?? clientWaitMs,
       listening: () => (this.bound ? `${this.bound.address}:${this.bound.port}` : options.from),
     });
-    this.server.on('connection', (socket: Socket) => void this.clients.accept(socket));
+    this.server.on('connection', this.onConnection);
   }
 
   /** Starts serving clients and keeping a session warm. */
   start(): AddressInfo {
     this.bound = this.server.address() as AddressInfo;
-    this.server.on('error', (error) => this.options.logger.error(`inlet: ${error.message}`));
+    this.server.on('error', this.onServerError);
     const { relays } = this.options;
-    relays.on('up', () => {
+    this.subscriptions.on(relays, 'up', () => {
       this.status = 'up';
       this.keeper.ensureSession();
     });
-    relays.on('down', (link: RelayLink) => {
+    this.subscriptions.on(relays, 'down', (link: RelayLink) => {
       if (this.status === 'up' && relays.up().length === 0) this.status = 'waiting';
       this.keeper.relayLost(link);
     });
@@ -127,9 +140,30 @@ export class Inlet {
    */
   stopAccepting(): void {
     if (this.keeper.stopped) return;
+    this.subscriptions.clear();
     this.keeper.stopAccepting();
-    this.server.close();
+    if (!this.released) this.server.close();
     this.options.direct?.stopAccepting();
+  }
+
+  /**
+   * Gives its listener to the inlet that replaces it on the same address, so that no client finds the
+   * port closed in between: from now on it takes no connection from it, and never closes it.
+   */
+  releaseListener(): Server {
+    this.released = true;
+    this.server.off('connection', this.onConnection);
+    this.server.off('error', this.onServerError);
+    return this.server;
+  }
+
+  /** Takes its direct path back from the controller (the node no longer has an inlet of this via). */
+  withdraw(): void {
+    const { control, direct, logger, via } = this.options;
+    if (!direct || !control?.connected) return;
+    void control
+      .request('unadvertise', { via })
+      .catch((error: Error) => logger.debug(`inlet: the direct path was not withdrawn: ${error.message}`));
   }
 
   /** Client connections open right now. */
@@ -147,11 +181,14 @@ export class Inlet {
     this.keeper.destroySessions();
     this.clients.cutAll();
     const closing = this.options.direct?.close();
+    if (this.released) return closing ?? Promise.resolve();
     return new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => closing);
   }
 
   describe() {
     return {
+      name: this.options.name,
+      configured_at: this.options.configuredAt,
       from: this.options.from,
       listening: this.bound ? `${this.bound.address}:${this.bound.port}` : null,
       via: this.options.via,

@@ -1,21 +1,33 @@
 /** The line a node logs at start naming every address it listens on. */
 import type { AddressInfo } from 'node:net';
+import { isNamed } from './portals.ts';
+
+export interface InletListening {
+  readonly portal: { readonly name: string; readonly pointer: string };
+  /** Its listener, for its clients. */
+  readonly clients: AddressInfo | undefined;
+  /** Its direct-path listener, for outlets (host:port). */
+  readonly direct: string | undefined;
+}
 
 export interface Listening {
   readonly nodeId: string;
-  /** The inlet's listener, for its clients. */
-  readonly inlet: AddressInfo | undefined;
-  /** The inlet's direct-path listener, for outlets (host:port). */
-  readonly direct: string | undefined;
+  readonly inlets: readonly InletListening[];
   /** The status server's port, on 127.0.0.1. */
   readonly status: number;
 }
 
 export function listeningLine(listening: Listening): string {
-  const { nodeId, inlet, direct, status } = listening;
+  const { nodeId, inlets, status } = listening;
   const addresses = [
-    ...(inlet ? [`${hostPort(inlet.address, inlet.port)} (inlet clients)`] : []),
-    ...(direct ? [`${direct} (direct path, for outlets)`] : []),
+    ...inlets.flatMap(({ portal, clients, direct }) => {
+      const named = isNamed(portal);
+      const who = named ? `clients of inlet ${portal.name}` : 'inlet clients';
+      return [
+        ...(clients ? [`${hostPort(clients.address, clients.port)} (${who})`] : []),
+        ...(direct ? [`${direct} (direct path${named ? ` of inlet ${portal.name}` : ''}, for outlets)`] : []),
+      ];
+    }),
     `127.0.0.1:${status} (status: /show, /metrics)`,
   ];
   return `node ${nodeId} listens on ${addresses.join(', ')}`;

@@ -1,7 +1,8 @@
 /**
  * The node's Prometheus metrics (GET /metrics on the status server): totals since the start beside
  * what is open now, by path (direct or relay), and failures by reason, which is what an operator
- * alerts on.
+ * alerts on. A portal given by name (tcp-outlets, tcp-inlets) labels its series `portal="<name>"`;
+ * those of the single forms keep the label sets they always had.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -19,19 +20,62 @@ export type FailureReason =
 
 export interface NodeMetrics {
   readonly registry: Registry;
-  readonly connections: Counter<'part' | 'path'>;
-  readonly connectionsOpen: Gauge<'part' | 'path'>;
-  readonly sessions: Counter<'part' | 'path'>;
-  readonly sessionsOpen: Gauge<'part' | 'path'>;
-  readonly bytes: Counter<'part' | 'direction'>;
-  readonly refusals: Counter<'part'>;
-  readonly failures: Counter<'reason'>;
+  readonly connections: Counter<'part' | 'path' | 'portal'>;
+  readonly connectionsOpen: Gauge<'part' | 'path' | 'portal'>;
+  readonly sessions: Counter<'part' | 'path' | 'portal'>;
+  readonly sessionsOpen: Gauge<'part' | 'path' | 'portal'>;
+  readonly bytes: Counter<'part' | 'direction' | 'portal'>;
+  readonly refusals: Counter<'part' | 'portal'>;
+  readonly failures: Counter<'reason' | 'portal'>;
+}
+
+type Labels<L extends string> = Partial<Record<L, string>>;
+
+/** A counter as one portal's parts count on it: its labels, the portal's added. */
+export interface PortalCounter<L extends string> {
+  inc(labels: Labels<L>, value?: number): void;
+}
+
+export interface PortalGauge<L extends string> extends PortalCounter<L> {
+  dec(labels: Labels<L>, value?: number): void;
+}
+
+/** What an outlet or an inlet counts, on the node's series. */
+export interface PortalMetrics {
+  readonly connections: PortalCounter<'part' | 'path'>;
+  readonly connectionsOpen: PortalGauge<'part' | 'path'>;
+  readonly sessions: PortalCounter<'part' | 'path'>;
+  readonly sessionsOpen: PortalGauge<'part' | 'path'>;
+  readonly bytes: PortalCounter<'part' | 'direction'>;
+  readonly refusals: PortalCounter<'part'>;
+  readonly failures: PortalCounter<'reason'>;
+}
+
+/** The node's series as one portal counts on them: labelled with `portal`, its name, when given. */
+export function portalMetrics(metrics: NodeMetrics, portal: string | undefined): PortalMetrics {
+  const extra = portal === undefined ? {} : { portal };
+  const counter = <L extends string>(of: Counter<L | 'portal'>): PortalCounter<L> => ({
+    inc: (labels, value) => of.inc({ ...labels, ...extra } as Labels<L | 'portal'>, value),
+  });
+  const gauge = <L extends string>(of: Gauge<L | 'portal'>): PortalGauge<L> => ({
+    inc: (labels, value) => of.inc({ ...labels, ...extra } as Labels<L | 'portal'>, value),
+    dec: (labels, value) => of.dec({ ...labels, ...extra } as Labels<L | 'portal'>, value),
+  });
+  return {
+    connections: counter(metrics.connections),
+    connectionsOpen: gauge(metrics.connectionsOpen),
+    sessions: counter(metrics.sessions),
+    sessionsOpen: gauge(metrics.sessionsOpen),
+    bytes: counter(metrics.bytes),
+    refusals: counter(metrics.refusals),
+    failures: counter(metrics.failures),
+  };
 }
 
 export function createMetrics(): NodeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'portal_node_' });
-  const labelNames = ['part', 'path'] as const;
+  const labelNames = ['part', 'path', 'portal'] as const;
   const registers = [registry];
   return {
     registry,
@@ -62,7 +106,7 @@ export function createMetrics(): NodeMetrics {
     bytes: new Counter({
       name: 'portal_bytes_total',
       help: 'Bytes carried, by direction',
-      labelNames: ['part', 'direction'],
+      labelNames: ['part', 'direction', 'portal'],
       registers,
     }),
     refusals: new Counter({
@@ -70,13 +114,13 @@ export function createMetrics(): NodeMetrics {
       help:
         'Clients refused: no session could be had, ' +
         'or the outlet refused their connection (its target unreachable, a bound)',
-      labelNames: ['part'],
+      labelNames: ['part', 'portal'],
       registers,
     }),
     failures: new Counter({
       name: 'portal_failures_total',
       help: 'Failures by reason: target_unreachable, peer_refused, no_outlet, session_failed, relay_failed, relay_lost',
-      labelNames: ['reason'],
+      labelNames: ['reason', 'portal'],
       registers,
     }),
   };

@@ -44,7 +44,8 @@ export async function identityToStart(
       ? identityMisfit(
           config,
           {
-            relays: ticket.grants.relay ? [ticket.grants.relay] : [],
+            // A ticket granting several relay names carries them comma-joined.
+            relays: ticket.grants.relay ? ticket.grants.relay.split(',') : [],
             tls: ticket.grants.tls === true,
             relayNode: ticket.grants.relayNode === true,
           },

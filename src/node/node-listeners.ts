@@ -1,38 +1,63 @@
 /**
- * An inlet node's listeners, for its clients and for its direct path: bound before enrollment, so
- * that a taken address fails before a ticket is spent.
+ * An inlet's listeners, for its clients and for its direct path: bound before enrollment (at start) or
+ * before anything running is touched (on reload), so that a taken address fails first.
  */
 import type { Server } from 'node:net';
-import type { NodeConfig } from '../shared/types/node-config.ts';
 import { DirectListener } from './direct-listener.ts';
 import { bindInletListener } from './inlet-listener.ts';
+import type { InletPortal } from './portals.ts';
 
-export interface NodeListeners {
-  /** The inlet's listener for its clients; none without an inlet. */
-  readonly listener: Server | undefined;
-  /** The inlet's direct path; none without an inlet, or with the direct path off. */
+export interface InletListeners {
+  /** For its clients. */
+  readonly listener: Server;
+  /** Its direct path; none with the direct path off. */
   readonly direct: DirectListener | undefined;
 }
 
-/** Binds the inlet's listeners; one that fails closes the other. */
-export async function bindNodeListeners(
-  config: NodeConfig,
+/** What listens where for one inlet: its clients' listener and its direct path, each bound or to bind. */
+export interface ListenerPlan {
+  /** A listener bound already (one a replaced inlet hands over), or none: bind `from`. */
+  readonly listener?: Server;
+  /** Whether to bind the direct path (an inlet with it on). */
+  readonly direct: boolean;
+}
+
+/** Binds one inlet's listeners (those `plan` does not give); one that fails closes what this bound. */
+export async function bindInletListeners(
+  inlet: InletPortal,
   directAdvertise: readonly string[] | undefined,
-): Promise<NodeListeners> {
-  const inletConfig = config['tcp-inlet'];
-  const listener = inletConfig ? await bindInletListener(inletConfig.from) : undefined;
-  const directAddress = inletConfig ? directListenAddress(inletConfig.direct) : undefined;
-  const direct = directAddress
-    ? await DirectListener.bind(directAddress, directAdvertise).catch((error: unknown) => {
-        listener?.close();
-        throw error;
-      })
-    : undefined;
+  plan: ListenerPlan = { direct: true },
+): Promise<InletListeners> {
+  const listener = plan.listener ?? (await bindInletListener(inlet.from));
+  const direct =
+    plan.direct && inlet.direct !== false
+      ? await DirectListener.bind(inlet.direct, directAdvertise).catch((error: unknown) => {
+          if (!plan.listener) listener.close();
+          throw error;
+        })
+      : undefined;
   return { listener, direct };
 }
 
-/** Where the direct path listens: every address on a port the system picks unless configured; none when false. */
-function directListenAddress(direct: boolean | string | undefined): string | undefined {
-  if (direct === false) return undefined;
-  return typeof direct === 'string' ? direct : '0.0.0.0:0';
+/** Binds the listeners of every inlet, by name; one that fails closes all the others. */
+export async function bindNodeListeners(
+  inlets: readonly InletPortal[],
+  directAdvertise: readonly string[] | undefined,
+): Promise<Map<string, InletListeners>> {
+  const bound = new Map<string, InletListeners>();
+  try {
+    for (const inlet of inlets) bound.set(inlet.name, await bindInletListeners(inlet, directAdvertise));
+    return bound;
+  } catch (error) {
+    closeListeners(bound.values());
+    throw error;
+  }
+}
+
+/** Closes listeners no inlet took. */
+export function closeListeners(listeners: Iterable<InletListeners>): void {
+  for (const { listener, direct } of listeners) {
+    listener.close();
+    void direct?.close();
+  }
 }

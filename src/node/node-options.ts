@@ -1,12 +1,20 @@
 /** What a node is started with. */
 import type { NodeConfig } from '../shared/types/node-config.ts';
+import type { Environment } from './config-rules.ts';
 import type { ConnectionBounds } from './connection-bounds.ts';
 import type { Logger } from './logger.ts';
 
 export interface NodeOptions {
   /** PORTAL_HOME: the node keeps its identity in <home>/node. */
   readonly home: string;
+  /** The configuration, its placeholders replaced (parseNodeConfig), without its ticket. */
   readonly config: NodeConfig;
+  /** Where the configuration came from, which a reload reads again; none: it cannot be reloaded. */
+  readonly source?: ConfigurationSource;
+  /** Where a reload reads `$NAME` placeholders from. @default process.env */
+  readonly environment?: Environment;
+  /** How long a portal a reload removes or replaces may finish what it carries. @default 0 (closed at once) */
+  readonly drainMs?: number;
   readonly ticket?: string;
   readonly logger: Logger;
   /** Heartbeats on sessions and the control channel. @default heartbeatIntervalMs, heartbeatTimeoutMs */
@@ -22,4 +30,14 @@ export interface NodeOptions {
   readonly warmStreams?: number;
   /** Target connections an outlet holds at once (held under the descriptor limit). @default defaultConnectionBounds */
   readonly connectionBounds?: ConnectionBounds;
+}
+
+/** Where a node's configuration came from. */
+export interface ConfigurationSource {
+  /** The file a reload reads again (absolute); none for a document given inline. */
+  readonly file: string | undefined;
+  /** The flag that gave it: --configuration or --node-config. */
+  readonly flag: string;
+  /** The document's `ticket` key at start, which a reload may not change. */
+  readonly ticket: string | undefined;
 }

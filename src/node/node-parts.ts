@@ -1,9 +1,9 @@
 /**
  * The parts of an enrolled node, put together but not started: its standing connection to the
- * controller, its links to the relays, its outlet and its inlet, all on the node's current credentials.
+ * controller, its links to the relays, and the set of its portals (empty until started), all on the
+ * node's current credentials.
  */
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:net';
 import { join } from 'node:path';
 import type { PortalError } from '../shared/errors.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
@@ -16,14 +16,11 @@ import {
   descriptorLimitOf,
   type ConnectionBounds,
 } from './connection-bounds.ts';
-import type { DirectListener } from './direct-listener.ts';
 import type { StoredIdentity } from './identity-store.ts';
-import { Inlet } from './inlet.ts';
 import type { Logger } from './logger.ts';
 import type { NodeMetrics } from './metrics.ts';
 import type { NodeOptions } from './node-options.ts';
-import { Outlet } from './outlet.ts';
-import type { PartContext } from './part.ts';
+import { NodePortalSet } from './node-portals.ts';
 import { RelayLinks } from './relay-links.ts';
 import { StandingChannel, type NodeControl } from './standing-channel.ts';
 
@@ -33,25 +30,21 @@ export interface NodePartsOptions {
   readonly directory: string;
   /** The node's identity now: it changes on renewal. */
   readonly identity: () => StoredIdentity;
-  /** The inlet's listeners, bound already. */
-  readonly listener: Server | undefined;
-  readonly direct: DirectListener | undefined;
   readonly metrics: NodeMetrics;
   readonly heartbeat: { readonly intervalMs: number; readonly timeoutMs: number };
-  /** A relay refused the outlet's registration for good. */
+  /** A relay refused an outlet's registration for good. */
   readonly onFatal: (error: PortalError) => void;
 }
 
 export interface NodeParts {
   readonly control: NodeControl;
   readonly relays: RelayLinks;
-  readonly outlet: Outlet | undefined;
-  readonly inlet: Inlet | undefined;
+  readonly portals: NodePortalSet;
 }
 
 export async function assembleParts(options: NodePartsOptions): Promise<NodeParts> {
-  const { node, directory, identity, listener, direct, metrics, heartbeat } = options;
-  const { config, logger } = node;
+  const { node, directory, identity, metrics, heartbeat } = options;
+  const { logger } = node;
   const newBackoff = () => new Backoff(node.backoff ?? {});
   const credentials = (): SessionCredentials => ({
     key: identity().privateKey,
@@ -76,6 +69,9 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     backoff: newBackoff,
     stateFile: join(directory, 'relays.json'),
   });
+  // Every portal listens to both, and a reload adds and removes portals: their number is the bound.
+  control.setMaxListeners(0);
+  relays.setMaxListeners(0);
   await relays.restore();
   const askForRelays = async () => {
     try {
@@ -89,40 +85,20 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     if (event.event === 'relays') relays.update(event.relays);
   });
 
-  const part: PartContext = { relays, credentials, logger, metrics, heartbeat };
-  const outletConfig = config['tcp-outlet'];
-  const connectionBounds = outletConfig
-    ? await outletConnectionBounds(node.connectionBounds ?? defaultConnectionBounds, logger)
-    : undefined;
-  const outlet = outletConfig
-    ? new Outlet({
-        ...part,
-        relay: config.relay as string,
-        to: outletConfig.to,
-        allow: outletConfig.allow,
-        tls: outletConfig.tls === true,
-        control,
-        onFatal: options.onFatal,
-        ...(connectionBounds ? { connectionBounds } : {}),
-      })
-    : undefined;
-  const inletConfig = config['tcp-inlet'];
-  const inlet =
-    inletConfig && listener
-      ? new Inlet({
-          ...part,
-          listener,
-          from: inletConfig.from,
-          via: inletConfig.via,
-          allow: inletConfig.allow,
-          tls: inletConfig.tls === true,
-          backoff: newBackoff(),
-          control,
-          ...(direct ? { direct } : {}),
-          ...(node.warmStreams === undefined ? {} : { warmStreams: node.warmStreams }),
-        })
-      : undefined;
-  return { control, relays, outlet, inlet };
+  let bounds: Promise<ConnectionBounds> | undefined;
+  const portals = new NodePortalSet({
+    node,
+    relays,
+    control,
+    credentials,
+    metrics,
+    heartbeat,
+    // Read once, when the first outlet needs them.
+    connectionBounds: () =>
+      (bounds ??= outletConnectionBounds(node.connectionBounds ?? defaultConnectionBounds, logger)),
+    onFatal: options.onFatal,
+  });
+  return { control, relays, portals };
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
- * An enrolled node at work: its parts started, its credentials renewed, its status served and
- * announced the first time it is up; stopped in two steps (graceful-stop.ts).
+ * An enrolled node at work: its portals started, its credentials renewed, its status served and
+ * announced the first time it is up, its configuration reloaded on request; stopped in two steps
+ * (graceful-stop.ts).
  */
 import type { Server as HttpServer } from 'node:http';
-import type { Server } from 'node:net';
 import type { PortalError } from '../shared/errors.ts';
 import { product } from '../shared/product.ts';
-import type { DirectListener } from './direct-listener.ts';
 import type { HomeClaim } from './home-claim.ts';
 import type { StoredIdentity } from './identity-store.ts';
 import { listeningLine } from './listening.ts';
 import type { NodeMetrics } from './metrics.ts';
+import type { InletListeners } from './node-listeners.ts';
 import type { NodeOptions } from './node-options.ts';
 import { assembleParts } from './node-parts.ts';
+import type { NodePortals } from './portals.ts';
+import { Reloader, type ReloadOutcome } from './reload.ts';
 import { Renewal } from './renewal.ts';
 import { RunningShow } from './running-show.ts';
 import { assessNode, type NodeShow } from './show.ts';
@@ -23,9 +25,14 @@ export interface RunningNode {
   readonly identity: () => StoredIdentity;
   /** Settles when the node stops; rejects on a fatal error (such as a relay its ticket does not grant). */
   readonly finished: Promise<void>;
+  /**
+   * Reads the configuration file again and applies what changed (SIGHUP, `portal node reload`);
+   * settles with the outcome, which /show gives too. The running configuration stays when it is refused.
+   */
+  reload(): Promise<ReloadOutcome>;
   /** Takes no new clients, sessions or streams; the connections carried go on until stop(). */
   stopAccepting(): void;
-  /** Client connections (inlet) and target connections (outlet) carried right now. */
+  /** Client connections (inlets) and target connections (outlets) carried right now. */
   openConnections(): number;
   /** Settles once no connection is carried. */
   whenIdle(): Promise<void>;
@@ -37,8 +44,9 @@ export interface RunningNode {
 export interface PreparedNode {
   /** Where the node keeps its identity. */
   readonly directory: string;
-  readonly listener: Server | undefined;
-  readonly direct: DirectListener | undefined;
+  /** The portals it starts with, and their inlets' listeners, by portal name. */
+  readonly portals: NodePortals;
+  readonly listeners: ReadonlyMap<string, InletListeners>;
   readonly status: { readonly server: HttpServer; readonly port: number };
   readonly metrics: NodeMetrics;
   readonly startedAt: number;
@@ -52,7 +60,7 @@ export async function runEnrolled(
   prepared: PreparedNode,
 ): Promise<RunningNode> {
   const { logger } = options;
-  const { directory, listener, direct, status, metrics, startedAt } = prepared;
+  const { directory, status, metrics, startedAt } = prepared;
   let current = identity;
   const heartbeat = options.heartbeat ?? { intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs };
 
@@ -63,12 +71,10 @@ export async function runEnrolled(
     finish = resolve;
   });
 
-  const { control, relays, outlet, inlet } = await assembleParts({
+  const { control, relays, portals } = await assembleParts({
     node: options,
     directory,
     identity: () => current,
-    listener,
-    direct,
     metrics,
     heartbeat,
     onFatal: (error) => fail(error),
@@ -79,29 +85,41 @@ export async function runEnrolled(
     current: () => current,
     update: (refreshed) => {
       current = refreshed.identity;
-      inlet?.rotate();
+      portals.rotate();
     },
     control,
     logger,
     holder: 'this node',
   });
   relays.on('down', () => metrics.failures.inc({ reason: 'relay_lost' }));
-  const running = new RunningShow({ identity: () => current, startedAt, control, relays, renewal, outlet, inlet });
+  const reloader = new Reloader({ node: options, portals, identity: () => current });
+  const running = new RunningShow({
+    identity: () => current,
+    startedAt,
+    control,
+    relays,
+    renewal,
+    portals,
+    reloads: () => reloader.state(),
+  });
   // GET /show from now on; the node is announced the first time it is up (below).
   prepared.setShow(() => running.show(announced));
 
   let announced = false;
   let accepting = true;
   let stopped = false;
-  inlet?.start();
-  outlet?.start();
+  await portals.start(prepared.portals, prepared.listeners);
   control.start();
 
+  const shown = portals.describe();
   logger.info(
     listeningLine({
       nodeId: current.record.nodeId,
-      inlet: inlet?.address,
-      direct: direct?.listening,
+      inlets: [...portals.inlets.values()].map(({ portal, inlet }, index) => ({
+        portal,
+        clients: inlet.address,
+        direct: shown.inlets[index]?.direct ?? undefined,
+      })),
       status: status.port,
     }),
   );
@@ -124,25 +142,21 @@ export async function runEnrolled(
     control.stop();
     // Without its relay connections the outlet is no longer registered: relays send it no new dials.
     relays.stop();
-    outlet?.stopAccepting();
-    inlet?.stopAccepting();
+    portals.stopAccepting();
   };
-  const openConnections = () => (inlet?.openConnections() ?? 0) + (outlet?.openConnections() ?? 0);
   return {
     statusPort: status.port,
     identity: () => current,
     finished,
+    reload: () => reloader.reload(),
     stopAccepting,
-    openConnections,
-    async whenIdle() {
-      await Promise.all([inlet?.whenIdle(), outlet?.whenIdle()]);
-    },
+    openConnections: () => portals.openConnections(),
+    whenIdle: () => portals.whenIdle(),
     async stop() {
       if (stopped) return;
       stopped = true;
       stopAccepting();
-      outlet?.stop();
-      await inlet?.stop();
+      await portals.stop();
       const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));
       status.server.closeAllConnections();
       await closed;

@@ -1,9 +1,9 @@
 /**
  * A running node: its identity (enrolled once, then reused from PORTAL_HOME), its standing connection
- * to the controller, its outlet and/or inlet, the status server, and credential renewal.
+ * to the controller, its outlets and inlets, the status server, and credential renewal.
  *
  * Starting takes the steps in order, each in its file: the identity checked (node-identity.ts), the
- * inlet's listeners bound (node-listeners.ts), the status server up and the ticket spent (here), then
+ * inlets' listeners bound (node-listeners.ts), the status server up and the ticket spent (here), then
  * the parts put together (node-parts.ts) and run (node-run.ts).
  */
 import { join } from 'node:path';
@@ -13,8 +13,9 @@ import { startClaimed, type HomeClaim } from './home-claim.ts';
 import type { StoredIdentity } from './identity-store.ts';
 import { createMetrics } from './metrics.ts';
 import { identityToStart } from './node-identity.ts';
-import { bindNodeListeners } from './node-listeners.ts';
+import { bindNodeListeners, closeListeners } from './node-listeners.ts';
 import type { NodeOptions } from './node-options.ts';
+import { portalsOf } from './portals.ts';
 import { runEnrolled, type RunningNode } from './node-run.ts';
 import type { NodeShow } from './show.ts';
 import { startStatusServer } from './status-server.ts';
@@ -36,7 +37,8 @@ async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<Run
   const { config, logger } = options;
   const directory = nodeDirectory(options.home);
   const stored = await identityToStart(directory, options);
-  const { listener, direct } = await bindNodeListeners(config, options.directAdvertise);
+  const portals = portalsOf(config);
+  const listeners = await bindNodeListeners(portals.inlets, options.directAdvertise);
   let current: StoredIdentity | undefined = stored;
   const startedAt = Date.now();
   let show: () => NodeShow = () => ({ status: current ? 'starting' : 'enrolling', version, problems: [] });
@@ -46,13 +48,11 @@ async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<Run
     show: () => show(),
     registry: metrics.registry,
   }).catch((error) => {
-    listener?.close();
-    void direct?.close();
+    closeListeners(listeners.values());
     throw error;
   });
   const closeEarly = () => {
-    listener?.close();
-    void direct?.close();
+    closeListeners(listeners.values());
     status.server.close();
   };
   try {
@@ -74,8 +74,8 @@ async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<Run
   try {
     return await runEnrolled(options, current, {
       directory,
-      listener,
-      direct,
+      portals,
+      listeners,
       status,
       metrics,
       startedAt,

@@ -5,7 +5,7 @@
  */
 import { PeerRefused } from '../wire/e2e-session.ts';
 import type { Logger } from './logger.ts';
-import type { NodeMetrics } from './metrics.ts';
+import type { PortalMetrics } from './metrics.ts';
 import { RecentRefusals, type RefusalShow } from './refusals.ts';
 import { repeatedWarningMs } from '../shared/limits.ts';
 import { warningKeysKept } from './limits.ts';
@@ -14,7 +14,7 @@ export interface OutletRefusalsOptions {
   /** The outlet's allow, which the refusals name. */
   readonly allow: string;
   readonly logger: Logger;
-  readonly metrics: NodeMetrics;
+  readonly metrics: PortalMetrics;
 }
 
 export class OutletRefusals {

@@ -9,7 +9,7 @@ import type { IncomingStream } from '../wire/mux.ts';
 import { ConnectionCounter, type ConnectionBounds } from './connection-bounds.ts';
 import { FailureStreak } from './failure-streak.ts';
 import type { LogThrottle } from './log-throttle.ts';
-import type { NodeMetrics } from './metrics.ts';
+import type { PortalMetrics } from './metrics.ts';
 import { targetConnectTimeoutMs } from './limits.ts';
 import { connectTargetTls } from './target-tls.ts';
 import type { Path } from './warm-streams.ts';
@@ -21,7 +21,7 @@ export interface TargetConnectionsOptions {
   readonly tls: boolean;
   /** Target connections held at once, per inlet node and in all. */
   readonly bounds: ConnectionBounds;
-  readonly metrics: NodeMetrics;
+  readonly metrics: PortalMetrics;
   /** Warnings that a flood would repeat thousands of times a second. */
   readonly throttled: LogThrottle;
 }

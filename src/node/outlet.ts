@@ -20,10 +20,15 @@ import { TargetConnections } from './outlet-targets.ts';
 import type { PartContext, PartStatus } from './part.ts';
 import type { RelayLink } from './relay-links.ts';
 import type { NodeControl } from './standing-channel.ts';
+import { Subscriptions } from './subscriptions.ts';
 
 export { outletLimits, targetConnectTimeoutMs } from './outlet-limits.ts';
 
 export interface OutletOptions extends PartContext {
+  /** The portal's name, as /show gives it. */
+  readonly name: string;
+  /** Where the configuration defines it (/tcp-outlet, /tcp-outlets/<name>), as /show gives it. */
+  readonly configuredAt: string;
   readonly relay: string;
   readonly to: string;
   readonly allow: string;
@@ -44,6 +49,8 @@ export class Outlet {
   private readonly targets: TargetConnections;
   private readonly refusals: OutletRefusals;
   private readonly sessions: OutletSessions;
+  /** What it listens to on the node's relay links and controller channel: dropped when it stops accepting. */
+  private readonly subscriptions = new Subscriptions();
 
   constructor(private readonly options: OutletOptions) {
     const { to, allow, logger, metrics } = options;
@@ -60,18 +67,17 @@ export class Outlet {
     this.sessions = new OutletSessions({ ...options, targets: this.targets, refusals: this.refusals, throttled });
   }
 
+  /**
+   * Registers on every relay that is up (and again whenever one comes up) and learns the direct paths
+   * of its inlets. The relays' dials and refusals reach it through onRelayEvent, from the node, which
+   * knows which of its outlets each is for.
+   */
   start(): void {
     const { relays } = this.options;
-    relays.on('up', (link: RelayLink) => void this.register(link));
-    relays.on('down', (link: RelayLink) => {
+    this.subscriptions.on(relays, 'up', (link: RelayLink) => void this.register(link));
+    this.subscriptions.on(relays, 'down', (link: RelayLink) => {
       this.registeredOn.delete(link.entry.id);
       if (this.registeredOn.size === 0 && this.status === 'up') this.status = 'waiting';
-    });
-    // Events arrive read through their field tables (src/wire/protocol/fields.ts).
-    relays.on('event', (link: RelayLink, event: RelayEvent) => {
-      if (event.event === 'dial') this.sessions.onDial(link, event.splice, event.secret, event.from.slice(0, 64));
-      if (event.event === 'refused')
-        this.refusals.byRelay(event.from.slice(0, 64), event.attributes.slice(0, 8), event.count);
     });
     for (const link of relays.up()) void this.register(link);
     const { control } = this.options;
@@ -83,13 +89,37 @@ export class Outlet {
           (error: Error) =>
             this.options.logger.debug(`outlet: no direct paths from the controller yet: ${error.message}`),
         );
-      control.on('up', () => void fetchAdverts());
-      control.on('event', (event: ControllerEvent) => {
+      this.subscriptions.on(control, 'up', () => void fetchAdverts());
+      this.subscriptions.on(control, 'event', (event: ControllerEvent) => {
         if (event.event === 'inlet' && this.wants(event.advert)) dialer.set(event.advert);
-        if (event.event === 'inlet-gone') dialer.gone(event.inlet);
+        if (event.event === 'inlet-gone' && dialer.knows(event.inlet)) {
+          dialer.gone(event.inlet);
+          // A node advertises one direct path per relay name, and the event names the node only: the
+          // one for this outlet's relay name may still stand.
+          void fetchAdverts();
+        }
       });
       if (control.connected) void fetchAdverts();
     }
+  }
+
+  /** A relay's event for this outlet's relay name: a dial to answer, or members it refused. */
+  onRelayEvent(link: RelayLink, event: RelayEvent): void {
+    if (this.sessions.stopped) return;
+    if (event.event === 'dial') this.sessions.onDial(link, event.splice, event.secret, event.from.slice(0, 64));
+    if (event.event === 'refused')
+      this.refusals.byRelay(event.from.slice(0, 64), event.attributes.slice(0, 8), event.count);
+  }
+
+  /** Takes its relay name off every relay it is registered on (the name is no longer the node's). */
+  withdraw(): void {
+    for (const link of this.options.relays.up())
+      void link.channel
+        .request('unregister', { relay: this.options.relay })
+        .catch((error: Error) =>
+          this.options.logger.debug(`outlet: relay ${link.entry.id} kept the registration: ${error.message}`),
+        );
+    this.registeredOn.clear();
   }
 
   private wants(advert: InletAdvert | undefined): advert is InletAdvert {
@@ -101,6 +131,7 @@ export class Outlet {
    * warm streams no client uses; the connections it carries go on until they finish or stop() cuts them.
    */
   stopAccepting(): void {
+    this.subscriptions.clear();
     this.sessions.stopAccepting();
   }
 
@@ -125,6 +156,8 @@ export class Outlet {
     const sessions = this.sessions.describe();
     const targets = this.targets.describe();
     return {
+      name: this.options.name,
+      configured_at: this.options.configuredAt,
       relay: this.options.relay,
       registered_on: [...this.registeredOn],
       to: this.options.to,
@@ -150,7 +183,7 @@ export class Outlet {
     try {
       // The relay refuses on the outlet's behalf every inlet this allow would refuse.
       await link.channel.request('register', { relay: this.options.relay, allow: this.options.allow });
-      if (!link.channel.connected) return;
+      if (!link.channel.connected || this.sessions.stopped) return;
       this.registeredOn.add(link.entry.id);
       this.options.logger.info(
         `outlet: relay name "${this.options.relay}" registered on relay ${link.entry.id} ` +

@@ -1,7 +1,7 @@
 /** What an outlet and an inlet share: the node's relay connections, credentials, log and metrics. */
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import type { Logger } from './logger.ts';
-import type { NodeMetrics } from './metrics.ts';
+import type { PortalMetrics } from './metrics.ts';
 import type { RelayLinks } from './relay-links.ts';
 
 export interface PartContext {
@@ -10,7 +10,8 @@ export interface PartContext {
   /** The node's current credentials (they change on renewal). */
   readonly credentials: () => SessionCredentials;
   readonly logger: Logger;
-  readonly metrics: NodeMetrics;
+  /** The node's series, as this portal counts on them. */
+  readonly metrics: PortalMetrics;
   /** Session heartbeats; none when absent. */
   readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
 }

@@ -4,11 +4,10 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { StoredIdentity } from './identity-store.ts';
-import type { Inlet } from './inlet.ts';
-import type { Outlet } from './outlet.ts';
+import type { NodePortalSet } from './node-portals.ts';
 import type { RelayLinks } from './relay-links.ts';
 import type { Renewal } from './renewal.ts';
-import { assessNode, type NodeFacts, type NodeShowRunning } from './show.ts';
+import { assessNode, type NodeFacts, type NodeShowRunning, type ReloadShow } from './show.ts';
 import type { NodeControl } from './standing-channel.ts';
 import { version } from './version.ts';
 
@@ -20,8 +19,9 @@ export interface RunningShowOptions {
   readonly control: NodeControl;
   readonly relays: RelayLinks;
   readonly renewal: Renewal;
-  readonly outlet: Outlet | undefined;
-  readonly inlet: Inlet | undefined;
+  readonly portals: NodePortalSet;
+  /** The reloads so far. */
+  readonly reloads: () => ReloadShow;
 }
 
 export class RunningShow {
@@ -31,7 +31,7 @@ export class RunningShow {
   constructor(private readonly options: RunningShowOptions) {}
 
   facts(): NodeFacts {
-    const { identity, renewal, control, relays, outlet, inlet } = this.options;
+    const { identity, renewal, control, relays, portals } = this.options;
     const current = identity();
     if (this.validity.certificate !== current.certificate)
       this.validity = {
@@ -45,14 +45,13 @@ export class RunningShow {
       controller: current.record.controller,
       controllerConnected: control.connected,
       relays: relays.describe(),
-      outlet: outlet?.describe(),
-      inlet: inlet?.describe(),
+      ...portals.describe(),
     };
   }
 
   /**
-   * Up: able to carry traffic right now (the inlet has a session; the outlet is registered on a relay
-   * or has inlets on the direct path), with nothing else in the way. `announced`: it was up once, so
+   * Up: able to carry traffic right now (every inlet has a session; every outlet is registered on a
+   * relay or has inlets on the direct path), with nothing else in the way. `announced`: it was up once, so
    * that a node that cannot carry traffic is down, not starting.
    */
   show(announced: boolean): NodeShowRunning {
@@ -80,9 +79,10 @@ export class RunningShow {
         network_domain: current.record.networkDomain,
       },
       controller: this.options.control.connected ? 'connected' : 'reconnecting',
-      outlets: known.outlet ? [known.outlet] : [],
-      inlets: known.inlet ? [known.inlet] : [],
+      outlets: known.outlets,
+      inlets: known.inlets,
       relays: known.relays,
+      reload: this.options.reloads(),
     };
   }
 }

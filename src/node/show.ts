@@ -9,10 +9,13 @@ import type { StreakShow } from './failure-streak.ts';
 import { recentMs } from './limits.ts';
 import type { Inlet, SessionFailureShow } from './inlet.ts';
 import type { Outlet } from './outlet.ts';
+import { portalLabel } from './portals.ts';
 import type { RefusalShow } from './refusals.ts';
+import type { ReloadShow } from './reload-show.ts';
 
 export type InletShow = ReturnType<Inlet['describe']>;
 export type OutletShow = ReturnType<Outlet['describe']>;
+export type { ReloadOutcome, ReloadShow } from './reload-show.ts';
 
 /** Before the node has an identity and its parts: enrolling (with a ticket) or loading one. */
 export interface NodeShowEarly {
@@ -42,10 +45,13 @@ export interface NodeShowRunning {
   };
   readonly project: { readonly id: string; readonly controller: string; readonly network_domain: string };
   readonly controller: 'connected' | 'reconnecting';
+  /** Every outlet and inlet, each with its portal's name, in the configuration's order. */
   readonly outlets: readonly OutletShow[];
   readonly inlets: readonly InletShow[];
   /** The relays of the project and this node's connection to each. */
   readonly relays: readonly RelayShow[];
+  /** How many times the configuration was reloaded, and how the last reload went. */
+  readonly reload: ReloadShow;
 }
 
 export interface RelayShow {
@@ -66,8 +72,8 @@ export interface NodeFacts {
   readonly controller: string;
   readonly controllerConnected: boolean;
   readonly relays: readonly RelayShow[];
-  readonly outlet: OutletShow | undefined;
-  readonly inlet: InletShow | undefined;
+  readonly outlets: readonly OutletShow[];
+  readonly inlets: readonly InletShow[];
 }
 
 /** What stops the node from carrying traffic, one line each; none when it can. */
@@ -82,7 +88,7 @@ export function problemsOf(facts: NodeFacts): string[] {
 export function assessNode(facts: NodeFacts): { problems: string[]; warnings: string[] } {
   const problems: string[] = [];
   const warnings: string[] = [];
-  const { now, outlet, inlet } = facts;
+  const { now, outlets, inlets } = facts;
   const expired = now >= facts.validUntil;
   if (expired) {
     const why = facts.renewalError ? ` (${facts.renewalError})` : '';
@@ -97,11 +103,11 @@ export function assessNode(facts: NodeFacts): { problems: string[]; warnings: st
   if (facts.relays.length === 0 && facts.controllerConnected)
     problems.push('the controller knows no relay of the project: start one with portal relay start');
   // A part that carries its traffic on the direct path needs no relay for it.
-  const outletDirect = (outlet?.sessions_direct ?? 0) > 0;
+  const outletDirect = (outlet: OutletShow) => outlet.sessions_direct > 0;
   const allDirect =
-    (inlet !== undefined || outlet !== undefined) &&
-    (!inlet || (inlet.session === 'open' && inlet.path === 'direct')) &&
-    (!outlet || outletDirect);
+    outlets.length + inlets.length > 0 &&
+    inlets.every((inlet) => inlet.session === 'open' && inlet.path === 'direct') &&
+    outlets.every(outletDirect);
   const connected = facts.relays.filter((relay) => relay.status === 'connected');
   if (facts.relays.length > 0 && connected.length === 0) {
     (allDirect ? warnings : problems).push(
@@ -113,12 +119,29 @@ export function assessNode(facts: NodeFacts): { problems: string[]; warnings: st
       if (relay.status === 'reconnecting')
         warnings.push(`relay ${relay.id} at ${relay.address} is unreachable (reconnecting); the others carry the node`);
   }
-  if (outlet) assessOutlet(outlet, now, outletDirect, problems, warnings);
-  if (inlet) assessInlet(inlet, now, problems, warnings);
+  for (const outlet of outlets) {
+    const said = labelled(portalLabel('outlet', { name: outlet.name, pointer: outlet.configured_at }));
+    assessOutlet(outlet, now, outletDirect(outlet), said(problems), said(warnings));
+  }
+  for (const inlet of inlets) {
+    const said = labelled(portalLabel('inlet', { name: inlet.name, pointer: inlet.configured_at }));
+    assessInlet(inlet, now, said(problems), said(warnings));
+  }
   return { problems, warnings };
 }
 
-function assessOutlet(outlet: OutletShow, now: number, direct: boolean, problems: string[], warnings: string[]): void {
+/** Lines about a portal given by name begin with it ("inlet postgres: "); those of the single forms as they were. */
+const labelled =
+  (label: string) =>
+  (lines: string[]): Lines => ({
+    push: (line) => lines.push(label === 'outlet' || label === 'inlet' ? line : `${label}: ${line}`),
+  });
+
+interface Lines {
+  push(line: string): void;
+}
+
+function assessOutlet(outlet: OutletShow, now: number, direct: boolean, problems: Lines, warnings: Lines): void {
   if (outlet.status !== 'up') {
     const line =
       `its outlet is not registered on any relay as "${outlet.relay}"` +
@@ -139,7 +162,7 @@ function assessOutlet(outlet: OutletShow, now: number, direct: boolean, problems
   }
 }
 
-function assessInlet(inlet: InletShow, now: number, problems: string[], warnings: string[]): void {
+function assessInlet(inlet: InletShow, now: number, problems: Lines, warnings: Lines): void {
   const where = inlet.listening ?? inlet.from;
   if (inlet.session !== 'open') {
     const state = inlet.session === 'opening' && !inlet.session_failure ? 'opening one' : 'retrying';

@@ -7,6 +7,7 @@
 import type { ErrorCode } from '../shared/error-codes.ts';
 import { InputError } from '../shared/errors.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
+import { isNamed, portalsOf, type OutletPortal } from './portals.ts';
 
 export interface Grants {
   readonly relays: readonly string[];
@@ -51,11 +52,11 @@ interface Misfit {
 
 /**
  * `ticket`: an outlet's ticket is refused for an inlet-only configuration (an enrolled identity may serve
- * less than it may).
+ * less than it may). A configuration of the single forms is told in the words of one outlet and one
+ * inlet; one of named portals names the portals.
  */
 function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit | undefined {
-  const outlet = config['tcp-outlet'];
-  const inlet = config['tcp-inlet'];
+  const { outlets, inlets } = portalsOf(config);
   if (grants.relayNode) {
     return {
       code: 'WRONG_TICKET',
@@ -64,25 +65,43 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
       keep: 'run this home with portal relay start',
     };
   }
-  if (outlet && config.relay && !grants.relays.includes(config.relay)) {
-    const granted = grants.relays.map((relay) => `"${relay}"`).join(', ');
+  const ungranted = outlets.filter((outlet) => !grants.relays.includes(outlet.relay));
+  const granted = quoted(grants.relays);
+  const single = outlets.length === 1 && !isNamed(outlets[0] as OutletPortal);
+  if (ungranted.length > 0 && single) {
+    const relay = (ungranted[0] as OutletPortal).relay;
     return grants.relays.length === 0
       ? {
           code: 'RELAY_NOT_GRANTED',
           what:
             'was issued for an inlet (it grants no relay), ' +
-            `but this configuration has an outlet for the relay "${config.relay}"`,
-          fix: `issue the outlet's ticket with --relay ${config.relay}`,
+            `but this configuration has an outlet for the relay "${relay}"`,
+          fix: `issue the outlet's ticket with --relay ${relay}`,
           keep: 'remove tcp-outlet from the configuration',
         }
       : {
           code: 'RELAY_NOT_GRANTED',
-          what: `grants the relay ${granted}, but this configuration's outlet is for "${config.relay}"`,
-          fix: `set relay to ${granted}, or issue the outlet's ticket with --relay ${config.relay}`,
+          what: `grants the relay ${granted}, but this configuration's outlet is for "${relay}"`,
+          fix: `set relay to ${granted}, or issue the outlet's ticket with --relay ${relay}`,
           keep: `set relay to ${granted}`,
         };
   }
-  if (ticket && !outlet && grants.relays.length > 0) {
+  if (ungranted.length > 0) {
+    const which = ungranted.map((outlet) => `"${outlet.name}" (relay "${outlet.relay}")`).join(', ');
+    const needed = [...new Set(outlets.map((outlet) => outlet.relay))].map((relay) => `--relay ${relay}`).join(' ');
+    return {
+      code: 'RELAY_NOT_GRANTED',
+      what:
+        (grants.relays.length === 0 ? 'was issued for an inlet (it grants no relay)' : `grants the relay ${granted}`) +
+        `, but this configuration has ${ungranted.length === 1 ? 'the outlet' : 'the outlets'} ${which}`,
+      fix: `issue the outlet node's ticket with ${needed}`,
+      keep:
+        grants.relays.length === 0
+          ? 'remove the outlets from the configuration'
+          : `give each outlet a relay its identity grants (${granted}), or remove it`,
+    };
+  }
+  if (ticket && outlets.length === 0 && grants.relays.length > 0) {
     return {
       code: 'WRONG_TICKET',
       what:
@@ -94,13 +113,20 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
       keep: `add tcp-outlet for the relay "${grants.relays[0]}"`,
     };
   }
-  if (inlet?.tls && !grants.tls) {
+  const serving = inlets.find((inlet) => inlet.tls);
+  if (serving && !grants.tls) {
+    const named = isNamed(serving);
     return {
       code: 'TLS_NOT_GRANTED',
-      what: "grants no TLS server certificate, but this configuration's inlet serves TLS (tcp-inlet.tls)",
-      fix: "issue the inlet's ticket with --tls, or remove tls from tcp-inlet",
-      keep: 'remove tls from tcp-inlet',
+      what: named
+        ? `grants no TLS server certificate, but this configuration's inlet "${serving.name}" serves TLS ` +
+          `(${serving.pointer.slice(1)}/tls)`
+        : "grants no TLS server certificate, but this configuration's inlet serves TLS (tcp-inlet.tls)",
+      fix: `issue the inlet's ticket with --tls, or remove tls from ${named ? `inlet "${serving.name}"` : 'tcp-inlet'}`,
+      keep: `remove tls from ${named ? `inlet "${serving.name}"` : 'tcp-inlet'}`,
     };
   }
   return undefined;
 }
+
+const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).join(', ');

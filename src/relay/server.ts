@@ -126,9 +126,18 @@ export class RelayServer {
         ping: () => ({}),
         register: ({ relay: name, allow }) => {
           const earlier = registrations.get(name);
-          registrations.set(name, this.relay.register(peer, name, allow, push));
+          // Its events name the relay name, so that a node of several outlets knows which one is asked.
+          const named = (event: RelayEvent) => push({ ...event, relay: name });
+          registrations.set(name, this.relay.register(peer, name, allow, named));
           earlier?.();
           if (!earlier) this.options.log?.(`relay: ${peer.nodeId} registered ${name}`);
+          return {};
+        },
+        unregister: ({ relay: name }) => {
+          const withdraw = registrations.get(name);
+          registrations.delete(name);
+          withdraw?.();
+          if (withdraw) this.options.log?.(`relay: ${peer.nodeId} withdrew ${name}`);
           return {};
         },
         connect: ({ relay: name, allow }) => this.relay.connect(peer, name, allow),

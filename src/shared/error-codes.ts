@@ -19,6 +19,8 @@ export const errorCodes = [
   'MANIFEST_UNREADABLE',
   /** The node configuration file cannot be read. */
   'CONFIGURATION_UNREADABLE',
+  /** A reload was asked of a node started with its configuration inline: it has no file to read again. */
+  'CONFIGURATION_INLINE',
   /** The compiler cannot create its output folder. */
   'OUTPUT_NOT_WRITABLE',
   /** The Handlebars templates are not beside the installed Portal package: the installation is broken. */

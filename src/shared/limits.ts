@@ -57,3 +57,10 @@ export const heapCheckMs = 20_000;
  * memory-reducer.ts), which a few MB of ordinary slack should not trigger.
  */
 export const heapSlackBytes = 8 * 1024 * 1024;
+
+/**
+ * Relay names one ticket may grant (`portal project ticket --relay` given that many times): an outlet
+ * node registers each on every relay, so the bound keeps what one member may register, and the
+ * certificate that carries them, small. The CLI and the controller both hold to it.
+ */
+export const relaysPerTicket = 16;

@@ -84,6 +84,10 @@ export interface TicketBody {
   readonly usageCount: number;
   /** Empty for a relay node's ticket. */
   readonly attribute: string;
+  /**
+   * The relay names the ticket grants, comma-joined (`--relay a --relay b`); a single name is the form
+   * of every version, and a controller of an earlier one refuses a list rather than grant less.
+   */
   readonly relay?: string;
   readonly tls?: boolean;
   readonly relayNode?: boolean;
@@ -132,6 +136,11 @@ export interface ControllerOperations {
     request: { via: string; allow: string; addresses: readonly string[]; secret: string; warm: number };
     answer: Empty;
   };
+  /**
+   * Withdraws the direct path this connection advertised for `via` (an inlet removed by a reload); its
+   * hearers are told `inlet-gone`. Each of a node's inlets advertises under its own via.
+   */
+  unadvertise: { request: { via: string }; answer: Empty };
   /** The direct paths of the inlets that want one of this member's relay names and allow one of its attributes. */
   inlets: { request: Empty; answer: { inlets: readonly InletAdvert[] } };
 }
@@ -145,6 +154,8 @@ export interface RelayOperations {
   ping: { request: Empty; answer: Empty };
   /** An outlet offers `relay` (its relay name) to inlets whose attribute is `allow`. */
   register: { request: { relay: string; allow: string }; answer: Empty };
+  /** Withdraws this connection's registration of `relay` (an outlet removed by a reload). */
+  unregister: { request: { relay: string }; answer: Empty };
   /**
    * An inlet asks for a splice to an outlet of `relay` that allows it and carries the attribute `allow`
    * (the inlet's tcp-inlet.allow): the relay pairs it with no other.
@@ -186,6 +197,11 @@ export interface DialEvent {
   readonly secret: string;
   /** The node that asked for the splice. */
   readonly from: string;
+  /**
+   * The relay name asked for: which of a node's outlets answers. Absent from relays of an earlier
+   * version, whose dials a node of one outlet answers alone.
+   */
+  readonly relay?: string;
 }
 
 /** Members the relay refused on an outlet's behalf since the last report, pushed at most once a second. */
@@ -194,6 +210,8 @@ export interface RefusedEvent {
   readonly from: string;
   readonly attributes: readonly string[];
   readonly count: number;
+  /** The relay name the refused members asked for (see DialEvent.relay). */
+  readonly relay?: string;
 }
 
 export type RelayEvent = DialEvent | RefusedEvent;

@@ -19,9 +19,12 @@ const shown: NodeShowRunning = {
   project: { id: 'p1', controller: '127.0.0.1:4000', network_domain: 'portal.example.net' },
   controller: 'connected',
   relays: [{ id: 'controller', address: '127.0.0.1:4000', status: 'connected' }],
+  reload: { count: 0, last: null },
   inlets: [],
   outlets: [
     {
+      name: 'db',
+      configured_at: '/tcp-outlet',
       relay: 'db',
       registered_on: ['controller'],
       to: '127.0.0.1:5432',
@@ -69,5 +72,23 @@ describe('portal node show: the lines of a node that is up', () => {
       '  outlet: relay db -> 127.0.0.1:5432, up, registered on 2 relays, 2 sessions open (1 direct), ' +
         '3 connections so far, 0 open now',
     );
+  });
+
+  it('prints each portal given by name with it', () => {
+    const outlet = shown.outlets[0] as NodeShowRunning['outlets'][number];
+    const several = {
+      ...shown,
+      warnings: [],
+      outlets: [
+        { ...outlet, name: 'db', configured_at: '/tcp-outlets/db' },
+        { ...outlet, name: 'cache', configured_at: '/tcp-outlets/cache', relay: 'cache', to: '127.0.0.1:6379' },
+      ],
+    };
+    assert.deepEqual(describeNode(several).slice(3, 5), [
+      '  outlet db: relay db -> 127.0.0.1:5432, up, registered on 1 relay, 1 session open (1 direct), ' +
+        '1 connection so far, 1 open now',
+      '  outlet cache: relay cache -> 127.0.0.1:6379, up, registered on 1 relay, 1 session open (1 direct), ' +
+        '1 connection so far, 1 open now',
+    ]);
   });
 });

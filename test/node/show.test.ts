@@ -8,6 +8,8 @@ const now = Date.parse('2026-11-21T10:00:00Z');
 const at = (msAgo: number) => new Date(now - msAgo).toISOString();
 
 const outletUp: OutletShow = {
+  name: 'db',
+  configured_at: '/tcp-outlet',
   relay: 'db',
   registered_on: ['controller'],
   to: '127.0.0.1:28080',
@@ -27,6 +29,8 @@ const outletUp: OutletShow = {
 };
 
 const inletUp: InletShow = {
+  name: 'db',
+  configured_at: '/tcp-inlet',
   from: '127.0.0.1:0',
   listening: '127.0.0.1:15432',
   via: 'db',
@@ -57,8 +61,8 @@ function facts(
     controller: '127.0.0.1:4000',
     controllerConnected: true,
     relays: [{ id: 'controller', address: '127.0.0.1:4000', status: 'connected' }],
-    outlet: parts.outlet ? { ...outletUp, ...parts.outlet } : undefined,
-    inlet: parts.inlet ? { ...inletUp, ...parts.inlet } : undefined,
+    outlets: parts.outlet ? [{ ...outletUp, ...parts.outlet }] : [],
+    inlets: parts.inlet ? [{ ...inletUp, ...parts.inlet }] : [],
     ...more,
   };
 }
@@ -317,6 +321,55 @@ describe('node status: which problems there are, from facts', () => {
     assert.deepEqual(problems, [
       `its certificate expired at ${at(1000)} and has not been renewed yet (cannot reach the controller)`,
       'the controller 127.0.0.1:4000 is unreachable',
+    ]);
+  });
+});
+
+describe('node status: a node of several portals names each in its lines', () => {
+  const named = (name: string) => ({ name, configured_at: `/tcp-inlets/${name}` });
+
+  it('is up only when every inlet has a session, and says which one has none', () => {
+    const inlets = [
+      { ...inletUp, ...named('postgres'), via: 'postgres' },
+      {
+        ...inletUp,
+        ...named('web'),
+        via: 'web',
+        listening: '127.0.0.1:17777',
+        session: 'none' as const,
+        path: null,
+      },
+    ];
+    assert.deepEqual(assessNode(facts({}, { inlets })), {
+      problems: ['inlet web: its inlet on 127.0.0.1:17777 has no session to relay "web" (retrying)'],
+      warnings: [],
+    });
+    assert.deepEqual(assessNode(facts({}, { inlets: [inlets[0] as InletShow] })), { problems: [], warnings: [] });
+  });
+
+  it("names the outlet whose target fails, and counts each outlet's direct sessions for itself", () => {
+    const outlets = [
+      { ...outletUp, name: 'db', configured_at: '/tcp-outlets/db' },
+      {
+        ...outletUp,
+        name: 'cache',
+        configured_at: '/tcp-outlets/cache',
+        relay: 'cache',
+        to: '127.0.0.1:6379',
+        target_failures: { count: 2, reason: 'ECONNREFUSED', last_at: at(1000) },
+      },
+    ];
+    assert.deepEqual(problemsOf(facts({}, { outlets })), [
+      'outlet cache: the target 127.0.0.1:6379 refused its last 2 connections (ECONNREFUSED), last 1 s ago',
+    ]);
+    const relays = [{ id: 'controller', address: '127.0.0.1:4000', status: 'reconnecting' }] as const;
+    const oneDirect = [
+      { ...outletUp, name: 'db', configured_at: '/tcp-outlets/db', sessions_direct: 1, sessions: 1 },
+      { ...outletUp, name: 'cache', configured_at: '/tcp-outlets/cache', relay: 'cache', status: 'waiting' as const },
+    ];
+    assert.deepEqual(problemsOf(facts({}, { outlets: oneDirect, relays })), [
+      'no relay of the project is reachable (127.0.0.1:4000)',
+      'outlet cache: its outlet is not registered on any relay as "cache"',
     ]);
   });
 });

@@ -38,6 +38,7 @@ describe('control channel client: what a server that stops answering may cost th
     relays: neverAnswers('relays'),
     'relay-announce': neverAnswers('relay-announce'),
     advertise: neverAnswers('advertise'),
+    unadvertise: neverAnswers('unadvertise'),
     inlets: neverAnswers('inlets'),
   };
 

@@ -124,12 +124,14 @@ export const controllerFields: Fields<ControllerOperations> = {
   relays: {},
   'relay-announce': { address: 'text', fingerprint: 'text' },
   advertise: { via: 'text', allow: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
+  unadvertise: { via: 'text' },
   inlets: {},
 };
 
 export const relayFields: Fields<RelayOperations> = {
   ping: {},
   register: { relay: 'text', allow: 'text' },
+  unregister: { relay: 'text' },
   connect: { relay: 'text', allow: 'text' },
 };
 
@@ -171,8 +173,8 @@ export const controllerEventFields: EventFields<ControllerEvent> = {
 };
 
 export const relayEventFields: EventFields<RelayEvent> = {
-  dial: { event: 'text', splice: 'text', secret: 'text', from: 'text' },
-  refused: { event: 'text', from: 'text', attributes: 'texts', count: 'number' },
+  dial: { event: 'text', splice: 'text', secret: 'text', from: 'text', relay: 'text?' },
+  refused: { event: 'text', from: 'text', attributes: 'texts', count: 'number', relay: 'text?' },
 };
 
 /**

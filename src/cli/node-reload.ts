@@ -1,0 +1,115 @@
+/**
+ * `portal node reload`: the node of this PORTAL_HOME reads its configuration file again. The node is
+ * found through its runtime file, sent SIGHUP, and its /show read until its reload count moves; the
+ * outcome is printed. Exit 0 when applied, 2 (with each problem located) when the configuration is
+ * refused, 1 when no node runs or it does not answer.
+ */
+import type { Command } from 'commander';
+import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
+import { runtimeFile } from '../node/node.ts';
+import type { NodeShow, ReloadOutcome, ReloadShow } from '../node/show.ts';
+import { knownCode } from '../shared/error-codes.ts';
+import { InputError, RuntimeFailure, ValidationError } from '../shared/errors.ts';
+import { portalHome } from './home.ts';
+import { reloadAnswerMs, reloadPollMs, statusAnswerMs } from './limits.ts';
+
+export function registerNodeReload(node: Command): void {
+  node
+    .command('reload')
+    .description(
+      'make the running node read its configuration file again: portals added, removed or changed, ' +
+        'the others untouched',
+    )
+    .action(async () => reloadNode());
+}
+
+async function reloadNode(): Promise<void> {
+  const home = portalHome();
+  const runtime = await runningHolder(runtimeFile(home));
+  if (!runtime)
+    throw new RuntimeFailure('NODE_DOWN', `no node runs with PORTAL_HOME=${home}`, {
+      hint: 'start it with portal node create --foreground, or give the PORTAL_HOME it runs with',
+    });
+  const before = await reloadsOf(runtime);
+  try {
+    process.kill(runtime.pid, 'SIGHUP');
+  } catch (error) {
+    throw new RuntimeFailure(
+      'NODE_DOWN',
+      `cannot signal the node (process ${runtime.pid}): ${(error as Error).message}`,
+      {
+        hint: 'run portal node reload as the user the node runs as',
+      },
+    );
+  }
+  const outcome = await outcomeAfter(runtime, before.count);
+  if (outcome.outcome === 'applied') {
+    console.log(`Reloaded the configuration of the node (process ${runtime.pid}): ${outcome.message}.`);
+    return;
+  }
+  throw refusal(outcome);
+}
+
+/** The node's reloads so far; a node that is not up yet, or of a version that does not reload, is refused. */
+async function reloadsOf(runtime: RuntimeRecord): Promise<ReloadShow> {
+  const shown = await showOf(runtime);
+  if (!('reload' in shown)) {
+    const starting = shown.status === 'enrolling' || shown.status === 'starting';
+    throw new RuntimeFailure(
+      'NODE_DOWN',
+      starting
+        ? `the node (process ${runtime.pid}) is ${shown.status} and cannot reload yet`
+        : `the node (process ${runtime.pid}, Portal ${shown.version}) does not reload its configuration live`,
+      {
+        hint: starting
+          ? 'run portal node reload again once it is up'
+          : 'restart it to apply the configuration, or upgrade it',
+      },
+    );
+  }
+  return shown.reload;
+}
+
+/** The outcome of the first reload counted after `count`, waiting up to reloadAnswerMs. */
+async function outcomeAfter(runtime: RuntimeRecord, count: number): Promise<ReloadOutcome> {
+  const deadline = Date.now() + reloadAnswerMs;
+  for (;;) {
+    const shown = await showOf(runtime);
+    if ('reload' in shown && shown.reload.count > count && shown.reload.last) return shown.reload.last;
+    if (Date.now() > deadline)
+      throw new RuntimeFailure(
+        'NODE_DOWN',
+        `the node (process ${runtime.pid}) did not say within ${reloadAnswerMs / 1000} s whether it reloaded`,
+        { hint: 'check its log: it logs every reload, applied or refused' },
+      );
+    await new Promise((resolve) => setTimeout(resolve, reloadPollMs));
+  }
+}
+
+async function showOf(runtime: RuntimeRecord): Promise<NodeShow> {
+  if (runtime.statusPort === undefined)
+    throw new RuntimeFailure('NODE_DOWN', `the node (process ${runtime.pid}) is starting`, {
+      hint: 'run portal node reload again once it is up',
+    });
+  try {
+    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, {
+      signal: AbortSignal.timeout(statusAnswerMs),
+    });
+    return (await response.json()) as NodeShow;
+  } catch {
+    throw new RuntimeFailure(
+      'NODE_DOWN',
+      `the node's status server on 127.0.0.1:${runtime.statusPort} does not answer (process ${runtime.pid})`,
+      { hint: 'check its log' },
+    );
+  }
+}
+
+/** The error the refused (or partly failed) reload stands for, as the node worded it. */
+function refusal(outcome: ReloadOutcome): Error {
+  if (outcome.problems.length > 0) return new ValidationError(outcome.problems, outcome.hint ?? undefined);
+  const code = knownCode(outcome.code, outcome.exit === 2 ? 'INVALID_INPUT' : 'INTERNAL');
+  const words = outcome.outcome === 'failed' ? `the reload was applied in part: ${outcome.message}` : outcome.message;
+  const hint = { hint: outcome.hint ?? 'check the node log' };
+  return outcome.exit === 2 ? new InputError(code, words, hint) : new RuntimeFailure(code, words, hint);
+}
