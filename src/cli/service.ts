@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { version } from '../node/version.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
+import { portalsOf } from '../node/portals.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { InputError, RuntimeFailure, printable } from '../shared/errors.ts';
 import { sealingKeyFileNames, sealingKeyVariables } from '../shared/sealing-key.ts';
@@ -161,7 +162,7 @@ async function unitFor(
   const environment = options.env.map((text) => parseEnvironment(text, role));
   const drainMs = drainOf(environment);
   checkExtraArguments(extra, role);
-  const parts = role === 'node' ? await nodeParts(options) : listenerParts(role, options);
+  const parts = role === 'node' ? await nodeParts(options, environment) : listenerParts(role, options);
   return {
     role,
     name,
@@ -199,21 +200,25 @@ function ticketParts(options: ServiceInstallOptions, parts: RoleParts): void {
  * `portal node create --foreground`, its configuration (checked now) and ticket as credentials, and its
  * sealing key when given.
  */
-async function nodeParts(options: ServiceInstallOptions): Promise<RoleParts> {
+async function nodeParts(
+  options: ServiceInstallOptions,
+  environment: readonly (readonly [string, string])[],
+): Promise<RoleParts> {
   if (!options.configuration)
     throw new InputError('BAD_FLAG', 'portal service install node needs --configuration', {
       hint: 'give the node configuration file (JSON or YAML) the service runs with',
     });
   const configuration = existing(options.configuration, '--configuration');
   const { name: source, text } = await readConfigurationArgument(configuration, '--configuration');
-  const config = parseNodeConfig(source, text);
-  const inlet = config['tcp-inlet'];
+  // Checked as the service will read it: an outlet's $NAME placeholders come from the unit's --env.
+  const config = parseNodeConfig(source, text, { environment: Object.fromEntries(environment) });
+  const listens = portalsOf(config).inlets.flatMap((inlet) => [inlet.from, inlet.direct || undefined]);
   const parts: RoleParts = {
     // A credential too: the service user needs no access to /etc/portal, and a ticket in it stays private.
     words: ['node', 'create', '--foreground', '--configuration', { credential: configurationCredential }],
     credentials: [{ id: configurationCredential, path: configuration }],
     environment: [],
-    privilegedPort: [inlet?.from, typeof inlet?.direct === 'string' ? inlet.direct : undefined].some(belowPort1024),
+    privilegedPort: listens.some(belowPort1024),
   };
   ticketParts(options, parts);
   if (options.sealingKeyFile) {

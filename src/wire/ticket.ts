@@ -20,6 +20,7 @@ export interface EnrollmentTicket extends ControllerPin {
   /** What the ticket grants, so a node can check its configuration before using it up (the controller decides). */
   readonly grants?: {
     readonly attribute: string;
+    /** The relay names the node may register, comma-joined (`--relay a --relay b` gives "a,b"). */
     readonly relay?: string;
     readonly tls?: boolean;
     readonly relayNode?: boolean;

@@ -408,6 +408,37 @@ describe('portal service install: systemd units', function () {
     assert.equal(forced.code, 0, forced.stderr);
   });
 
+  it('checks a node of several portals as its unit runs it: every inlet port, placeholders from --env', async () => {
+    const inlets = join(dir, 'etc', 'inlets.yaml');
+    await writeFile(
+      inlets,
+      'tcp-inlets:\n' +
+        '  db:\n    from: 127.0.0.1:15432\n    allow: svc-outlet\n' +
+        '  api:\n    from: 0.0.0.0:443\n    allow: svc-outlet\n    direct: false\n',
+    );
+    const printed = await portal(dir, ['service', 'install', 'node', '--configuration', inlets, '--dry-run']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n/, 'the second inlet listens on 443');
+
+    const outlets = join(dir, 'etc', 'outlets.yaml');
+    await writeFile(outlets, 'tcp-outlets:\n  cache:\n    to: $CACHE_ENDPOINT:6379\n    allow: svc-inlet\n');
+    const unset = await portal(dir, ['service', 'install', 'node', '--configuration', outlets, '--dry-run']);
+    assert.equal(unset.code, 2);
+    assert.match(unset.stderr, /\/tcp-outlets\/cache\/to: .*CACHE_ENDPOINT/);
+    const given = await portal(dir, [
+      'service',
+      'install',
+      'node',
+      '--configuration',
+      outlets,
+      '--env',
+      'CACHE_ENDPOINT=cache.internal',
+      '--dry-run',
+    ]);
+    assert.equal(given.code, 0, given.stderr);
+    assert.match(given.stdout, /\nEnvironment=.*CACHE_ENDPOINT=cache\.internal/);
+  });
+
   it('warns when the service user could not read the program it would run', async () => {
     const hidden = join(dir, 'private');
     await mkdir(hidden, { mode: 0o700 });
