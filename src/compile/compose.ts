@@ -4,7 +4,7 @@
  * how the ticket from the shell's ENROLLMENT_TICKET reaches the node's environment. The ticket is
  * never an argument: a container's command line shows in the host's ps.
  */
-import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import type { ContainerManifest } from '../shared/types/manifest.ts';
 import { Document } from 'yaml';
 import { formatDuration } from '../shared/duration.ts';
 import { defaultDrainMs } from '../shared/limits.ts';
@@ -12,6 +12,7 @@ import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
+import type { UseCase } from './model.ts';
 import { containerInletConfig } from './node-config.ts';
 
 export interface ComposeService {
@@ -48,8 +49,8 @@ export const nodeStopGracePeriod = formatDuration(stopWaitMs(defaultDrainMs));
 /** How the compose file refers to the ticket; compose substitutes it from the shell, or stops if it is unset. */
 export const ticketVariable = '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}';
 
-export function composeFile(manifest: UseCaseManifest, container: ContainerManifest): ComposeFile {
-  const services: Record<string, ComposeService> = { node: nodeService(manifest, container) };
+export function composeFile(useCase: UseCase, container: ContainerManifest): ComposeFile {
+  const services: Record<string, ComposeService> = { node: nodeService(useCase, container) };
   if (container['psql-client']) {
     services['psql-client'] = {
       image: container['psql-client'].image,
@@ -62,33 +63,35 @@ export function composeFile(manifest: UseCaseManifest, container: ContainerManif
   return { services, volumes: { [keysVolume]: {} } };
 }
 
-function nodeService(manifest: UseCaseManifest, container: ContainerManifest): ComposeService {
+function nodeService(useCase: UseCase, container: ContainerManifest): ComposeService {
   const environment: Record<string, string> = {
     ENROLLMENT_TICKET: ticketVariable,
     NODE_LOGGING: 'true',
-    NODE_LOG_LEVEL: container['log-level'],
+    NODE_LOG_LEVEL: container['log-level'] ?? 'info',
     PORTAL_SEALING_KEY_FILE: compileDefaults.containerSealingKeyFile,
   };
   if (container['developer-variable']) environment.NODE_DEVELOPER = '${NODE_DEVELOPER:-false}';
   const bridge = container['network-mode'] === 'bridge';
   return {
     image: container.image ?? compileDefaults.containerImage,
-    container_name: `${manifest.usecase}-inlet`,
-    network_mode: container['network-mode'],
+    container_name: `${useCase.usecase}-inlet`,
+    network_mode: bridge ? 'bridge' : 'host',
     // A portal outlives a reboot of the Docker host, as the stacks' node outlives its machine.
     restart: 'unless-stopped',
     stop_grace_period: nodeStopGracePeriod,
-    ...(bridge ? { ports: container.publish ?? [] } : {}),
+    ...(bridge
+      ? { ports: container.publish ?? useCase.portals.map(({ inlet }) => `${inlet.port}:${inlet.port}`) }
+      : {}),
     environment,
     volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],
-    command: ['node', 'create', '--foreground', ...configurationArguments(manifest, container)],
+    command: ['node', 'create', '--foreground', ...configurationArguments(useCase, container)],
   };
 }
 
 /** The configuration, as --node-config (spec 2.5) or --configuration; the ticket is in neither. */
-function configurationArguments(manifest: UseCaseManifest, container: ContainerManifest): string[] {
+function configurationArguments(useCase: UseCase, container: ContainerManifest): string[] {
   const flag = container['ticket-passing'] === 'node-config' ? '--node-config' : '--configuration';
-  return [flag, nodeConfigYaml(containerInletConfig(manifest))];
+  return [flag, nodeConfigYaml(containerInletConfig(useCase))];
 }
 
 function nodeConfigYaml(config: NodeConfig): string {

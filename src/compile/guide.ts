@@ -3,8 +3,9 @@
  * and tickets.sh quote. Pure: a manifest in, a template context out.
  */
 import { product } from '../shared/product.ts';
-import type { TicketManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import type { InstanceTypeManifest } from '../shared/types/manifest.ts';
 import { compileDefaults } from './defaults.ts';
+import type { Portal, Ticket, UseCase } from './model.ts';
 import { directDialBudgetMs } from '../shared/limits.ts';
 import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
 import { fileSystemWait } from './stack/compute.ts';
@@ -13,18 +14,18 @@ import { nodeStack } from './stack/stack.ts';
 import { stackDirectAddress, stackInletConfig } from './node-config.ts';
 
 /** The words of the `portal project ticket` command; templates quote each (shwords). */
-export function ticketCommand(ticket: TicketManifest): string[] {
+export function ticketCommand(ticket: Ticket): string[] {
   return [
     'portal',
     'project',
     'ticket',
     '--expires-in',
-    ticket['expires-in'],
+    ticket.expiresIn,
     '--usage-count',
-    String(ticket['usage-count']),
+    String(ticket.usageCount),
     '--attribute',
     ticket.attribute,
-    ...(ticket.relay ? ['--relay', ticket.relay] : []),
+    ...ticket.relays.flatMap((relay) => ['--relay', relay]),
     ...(ticket.tls ? ['--tls'] : []),
   ];
 }
@@ -42,37 +43,39 @@ export const outletCidrPlaceholder = '<outlet_cidr>';
  * The --parameters words of the update-stack that opens a running inlet stack's direct path: the outlet
  * network, and every other parameter kept as it is (update-stack resets one it is not told about).
  */
-export function directUpdateParameters(manifest: UseCaseManifest): string[] {
-  const parameterIds = Object.keys(nodeStack(manifest, 'inlet', stackInletConfig(manifest)).Parameters);
+export function directUpdateParameters(useCase: UseCase): string[] {
+  const parameterIds = Object.keys(nodeStack(useCase, 'inlet', stackInletConfig(useCase)).Parameters);
   return [
     `ParameterKey=${ids.outletCidr},ParameterValue=${outletCidrPlaceholder}`,
     ...parameterIds.filter((id) => id !== ids.outletCidr).map((id) => `ParameterKey=${id},UsePreviousValue=true`),
   ];
 }
 
-export function guideContext(manifest: UseCaseManifest) {
-  const { outlet, inlet, container, verification } = manifest;
+export function guideContext(useCase: UseCase) {
+  const portal = useCase.portals[0] as Portal;
+  const { outlet, inlet, verification } = portal;
   const endpoint = outlet.endpoint;
+  const container = useCase.container;
   return {
-    usecase: manifest.usecase,
-    title: manifest.title,
+    usecase: useCase.usecase,
+    title: useCase.title,
     installUrl: compileDefaults.installUrl,
     networkDomain: compileDefaults.networkDomain,
-    statusPort: manifest['status-port'],
-    outletTicketCommand: ticketCommand(manifest.tickets.outlet),
-    inletTicketCommand: ticketCommand(manifest.tickets.inlet),
+    statusPort: useCase.statusPort,
+    outletTicketCommand: ticketCommand(useCase.tickets.outlet),
+    inletTicketCommand: ticketCommand(useCase.tickets.inlet),
     outletTarget: outlet.to,
     outletTls: outlet.tls,
-    outletAttribute: manifest.tickets.outlet.attribute,
-    inletAttribute: manifest.tickets.inlet.attribute,
+    outletAttribute: useCase.tickets.outlet.attribute,
+    inletAttribute: useCase.tickets.inlet.attribute,
     relay: outlet.relay,
     inletPort: inlet.port,
     verifyUrl: verification.kind === 'webhook' ? `http://localhost:${inlet.port}${verification.path}` : '',
     inletTls: inlet.tls,
-    outletInstance: instanceText(outlet['instance-type']),
-    inletInstance: instanceText(inlet['instance-type']),
-    outletInstanceType: outlet['instance-type'].default,
-    inletInstanceType: inlet['instance-type'].default,
+    outletInstance: instanceText(useCase.instanceTypes.outlet),
+    inletInstance: instanceText(useCase.instanceTypes.inlet),
+    outletInstanceType: useCase.instanceTypes.outlet.default,
+    inletInstanceType: useCase.instanceTypes.inlet.default,
     endpoint: endpoint
       ? {
           parameter: endpoint.parameter ?? false,
@@ -80,19 +83,19 @@ export function guideContext(manifest: UseCaseManifest) {
           service: endpoint.service ?? '',
           placeholder: endpoint.placeholder,
           label: endpoint.label,
-          example: endpoint.example,
+          example: endpoint.example ?? `<${endpoint.placeholder.toLowerCase()}>`,
           carriesPort: endpoint.port !== undefined,
         }
       : false,
     container: container
       ? {
           image: container.image ?? compileDefaults.containerImage,
-          hostNetwork: container['network-mode'] === 'host',
+          hostNetwork: container['network-mode'] !== 'bridge',
           psqlClient: container['psql-client'] !== undefined,
           ticketInConfig: container['ticket-passing'] === 'node-config',
         }
       : false,
-    verification,
+    verification: { ...verification, label: portal.label },
     modelId: verification.kind === 'invoke-model' ? verification['model-id'] : '',
     modelRequestBody,
     direct: {
@@ -101,7 +104,7 @@ export function guideContext(manifest: UseCaseManifest) {
       dialMs: directDialBudgetMs,
       parameter: ids.outletCidr,
       placeholder: outletCidrPlaceholder,
-      updateParameters: directUpdateParameters(manifest),
+      updateParameters: directUpdateParameters(useCase),
     },
     setupCompletedLine: product.setupCompletedLine,
     nodeUpLine: product.nodeUpLine,
@@ -116,7 +119,7 @@ export function guideContext(manifest: UseCaseManifest) {
   };
 }
 
-function instanceText(instanceType: UseCaseManifest['inlet']['instance-type']): string {
+function instanceText(instanceType: InstanceTypeManifest): string {
   const note = instanceType.note ? ` (${instanceType.note})` : '';
   const alternatives = instanceType.alternatives?.length ? `; ${instanceType.alternatives.join(' or ')} also suit` : '';
   return `${instanceType.default}${note}${alternatives}`;

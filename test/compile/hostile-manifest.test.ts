@@ -193,7 +193,8 @@ function checkStructure(
     ? [parse(artifacts.get('inlet.compose.yaml') as string) as unknown]
     : [];
   const configs = ['outlet.json', 'inlet.json'].map((path) => JSON.parse(artifacts.get(path) as string) as unknown);
-  const inParameter = manifest.outlet.endpoint?.source === 'parameter' || !pointer.startsWith('/outlet/endpoint/');
+  const inParameter =
+    (manifest.outlet?.endpoint?.source ?? 'parameter') === 'parameter' || !pointer.startsWith('/outlet/endpoint/');
   if (reachesStacks.has(pointer) && inParameter) {
     assert.ok(
       stacks.some((stack) => allStrings(stack).some((text) => text.includes(value))),
@@ -294,7 +295,7 @@ describe('hostile manifest values (issue: command injection through a manifest)'
       const free: Path[] = [
         ['title'],
         ['outlet', 'instance-type', 'note'],
-        ...(original.outlet.endpoint ? [['outlet', 'endpoint', 'label']] : []),
+        ...(original.outlet?.endpoint ? [['outlet', 'endpoint', 'label']] : []),
       ];
       for (const path of free) {
         const pointer = encodePointer(path);

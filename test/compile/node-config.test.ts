@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { validateNodeConfigShape } from '../../src/shared/schema-check.ts';
 import { containerInletConfig } from '../../src/compile/node-config.ts';
+import { resolveUseCase } from '../../src/compile/model.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { product } from '../../src/shared/product.ts';
@@ -61,7 +62,7 @@ describe('node configurations (spec 2.2)', () => {
 
   it("turns the container inlet's direct path off, and refuses a direct value that is not an address", () => {
     for (const usecase of containerUseCases) {
-      assert.equal(containerInletConfig(loadManifest(usecase))['tcp-inlet']?.direct, false, usecase);
+      assert.equal(containerInletConfig(resolveUseCase(loadManifest(usecase)))['tcp-inlet']?.direct, false, usecase);
     }
     assert.equal(
       validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }),

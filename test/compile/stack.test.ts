@@ -5,7 +5,8 @@ import { builtInLogicalIds } from '../../src/compile/stack/context.ts';
 import { outletConfig, stackInletConfig } from '../../src/compile/node-config.ts';
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { checkTemplate, specificationVersion } from '../support/cfn-spec-check.ts';
-import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts';
+import { allUseCases, artifactText } from '../support/usecases.ts';
+import { loadUseCase } from './resolved-use-cases.ts';
 
 type Template = {
   Parameters: Record<string, Record<string, unknown>>;
@@ -40,7 +41,7 @@ describe('CloudFormation stacks', () => {
         });
 
         it('parses back to the same object it was printed from', () => {
-          const manifest = loadManifest(usecase);
+          const manifest = loadUseCase(usecase);
           const config =
             role === 'outlet'
               ? outletConfig(manifest)
@@ -272,7 +273,7 @@ describe('CloudFormation stacks', () => {
     'opens no direct port when the inlet configuration names none (true: a system-chosen port; ' +
       'false: relays only)',
     () => {
-      const manifest = loadManifest('postgres');
+      const manifest = loadUseCase('postgres');
       for (const direct of [true, false, '0.0.0.0:0']) {
         const config = stackInletConfig(manifest);
         const inlet = { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct } } as NodeConfig;
@@ -319,7 +320,7 @@ describe('CloudFormation stacks', () => {
     for (const usecase of allUseCases) {
       for (const role of ['outlet', 'inlet'] as const) {
         const template = stack(usecase, role);
-        const endpointParameter = loadManifest(usecase).outlet.endpoint?.parameter;
+        const endpointParameter = loadUseCase(usecase).portals[0]?.outlet.endpoint?.parameter;
         const defined = [...Object.keys(template.Parameters), ...Object.keys(template.Resources)].filter(
           (id) => id !== endpointParameter,
         );

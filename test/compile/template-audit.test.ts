@@ -14,7 +14,7 @@ const quotingHelpers: Readonly<Record<string, readonly string[]>> = {
   md: ['md', 'code', 'cell', 'shq', 'shdq', 'shwords', 'comment', 'int', 'sqlid'],
 };
 
-const blocks = /^(#if|#unless|\/if|\/unless|else)\b/;
+const blocks = /^(#if|#unless|#each|\/if|\/unless|\/each|else)\b/;
 
 function kindOf(name: string): string {
   if (name.endsWith('.sh.hbs')) return 'sh';
