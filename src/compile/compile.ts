@@ -4,7 +4,7 @@
  */
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { toStableJson, toStableYaml } from '../shared/serialize.ts';
-import { composeFile } from './compose.ts';
+import { composeFile, outletComposeFile } from './compose.ts';
 import { guideContext } from './guide.ts';
 import { resolveUseCase, type CompileSettings, type UseCase } from './model.ts';
 import { outletConfig, stackInletConfig } from './node-config.ts';
@@ -37,10 +37,10 @@ export function compileResolved(useCase: UseCase): Artifact[] {
     file('outlet.stack.yaml', printCfnYaml(nodeStack(useCase, 'outlet', outlet))),
     file('inlet.stack.yaml', printCfnYaml(nodeStack(useCase, 'inlet', inlet))),
     file('README.md', renderTemplate('README.md.hbs', guide)),
+    file('outlet.compose.yaml', toStableYaml(outletComposeFile(useCase))),
+    file('inlet.compose.yaml', toStableYaml(composeFile(useCase, useCase.container ?? {}))),
   ];
-  if (useCase.container) {
-    artifacts.push(file('inlet.compose.yaml', toStableYaml(composeFile(useCase, useCase.container))));
-  }
+  // Kubernetes (k8s/outlet.yaml, k8s/inlet.yaml) is wired here when src/compile/k8s/ lands.
   for (const portal of useCase.portals) {
     const { verification } = portal;
     if (verification.kind !== 'webhook') continue;

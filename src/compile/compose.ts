@@ -1,8 +1,9 @@
 /**
  * The container inlet of spec 2.5 as a compose file: the `node` service and, where the use case has
- * one, a `psql-client` beside it. Compose interpolates `${…}` when `docker-compose up` runs, which is
- * how the ticket from the shell's ENROLLMENT_TICKET reaches the node's environment. The ticket is
- * never an argument: a container's command line shows in the host's ps.
+ * one, a `psql-client` or a `client` beside it; and the container outlet, a `node` service alone.
+ * Compose interpolates `${…}` when `docker-compose up` runs, which is how the ticket from the shell's
+ * ENROLLMENT_TICKET (and an endpoint's value) reaches the node's environment. The ticket is never an
+ * argument: a container's command line shows in the host's ps.
  */
 import type { ContainerManifest } from '../shared/types/manifest.ts';
 import { Document } from 'yaml';
@@ -12,8 +13,8 @@ import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
-import type { UseCase } from './model.ts';
-import { containerInletConfig } from './node-config.ts';
+import { endpointsOf, type NodeRole, type UseCase } from './model.ts';
+import { containerInletConfig, outletConfig } from './node-config.ts';
 
 export interface ComposeService {
   readonly image: string;
@@ -47,7 +48,11 @@ export const keysVolume = 'portal-keys';
 export const nodeStopGracePeriod = formatDuration(stopWaitMs(defaultDrainMs));
 
 /** How the compose file refers to the ticket; compose substitutes it from the shell, or stops if it is unset. */
-export const ticketVariable = '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}';
+export const ticketVariable = (role: NodeRole): string =>
+  `\${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of ${role}.ticket}`;
+
+/** A command that keeps a client container running for `docker exec`. */
+const idle = ['/bin/sh', '-c', 'while true; do sleep 30; done'];
 
 export function composeFile(useCase: UseCase, container: ContainerManifest): ComposeFile {
   const services: Record<string, ComposeService> = { node: nodeService(useCase, container) };
@@ -57,15 +62,54 @@ export function composeFile(useCase: UseCase, container: ContainerManifest): Com
       container_name: 'psql-client',
       network_mode: 'host',
       depends_on: ['node'],
-      command: ['/bin/sh', '-c', 'while true; do sleep 30; done'],
+      command: idle,
+    };
+  }
+  if (container.client) {
+    services.client = {
+      image: container.client.image,
+      container_name: `${useCase.usecase}-client`,
+      network_mode: 'host',
+      depends_on: ['node'],
+      command: idle,
     };
   }
   return { services, volumes: { [keysVolume]: {} } };
 }
 
+/**
+ * The outlet as a container: on the host's network, so that a target on the host (localhost) and
+ * anything the host reaches is reachable, and it opens no port. Each endpoint placeholder's value comes
+ * from the shell's variable of the same name, which the node substitutes into its targets.
+ */
+export function outletComposeFile(useCase: UseCase): ComposeFile {
+  const environment: Record<string, string> = {
+    ENROLLMENT_TICKET: ticketVariable('outlet'),
+    NODE_LOGGING: 'true',
+    NODE_LOG_LEVEL: useCase.container?.['log-level'] ?? 'info',
+    PORTAL_SEALING_KEY_FILE: compileDefaults.containerSealingKeyFile,
+  };
+  for (const endpoint of endpointsOf(useCase)) {
+    // The message is fixed text: a label may hold characters that compose would read.
+    const name = endpoint.placeholder;
+    environment[name] = `\${${name}:?set ${name} to the endpoint's value, as README.md says}`;
+  }
+  const node: ComposeService = {
+    image: useCase.container?.image ?? compileDefaults.containerImage,
+    container_name: `${useCase.usecase}-outlet`,
+    network_mode: 'host',
+    restart: 'unless-stopped',
+    stop_grace_period: nodeStopGracePeriod,
+    environment,
+    volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],
+    command: ['node', 'create', '--foreground', '--configuration', nodeConfigYaml(outletConfig(useCase))],
+  };
+  return { services: { node }, volumes: { [keysVolume]: {} } };
+}
+
 function nodeService(useCase: UseCase, container: ContainerManifest): ComposeService {
   const environment: Record<string, string> = {
-    ENROLLMENT_TICKET: ticketVariable,
+    ENROLLMENT_TICKET: ticketVariable('inlet'),
     NODE_LOGGING: 'true',
     NODE_LOG_LEVEL: container['log-level'] ?? 'info',
     PORTAL_SEALING_KEY_FILE: compileDefaults.containerSealingKeyFile,

@@ -11,35 +11,52 @@ import { builtInLogicalIds, portalIds } from '../stack/context.ts';
 
 const placeholderName = /^[A-Z][A-Z_]{0,62}$/;
 
+/** What the target alone must be: host:port, or a placeholder $NAME with a port in range. */
 function targetViolations(portal: PortalSource): RuleViolation[] {
-  const base = portal.pointers.outlet;
-  const { to, endpoint } = portal.outlet;
+  const pointer = `${portal.pointers.outlet}/to`;
+  const to = portal.outlet.to;
   if (to === undefined) return [];
   const placeholder = /^\$([^:]*)(?::(.*))?$/.exec(to);
   if (!placeholder) {
     const parsed = parseHostPort(to);
-    const found: RuleViolation[] = [];
-    if (!parsed.ok) found.push({ pointer: `${base}/to`, message: `expected host:port, but ${parsed.reason}` });
-    if (endpoint) {
-      found.push({
-        pointer: `${base}/endpoint`,
-        at: 'key',
-        message:
-          'the target uses no $NAME placeholder, so nothing takes the endpoint; use one in to or remove endpoint',
-      });
-    }
-    return found;
+    return parsed.ok ? [] : [{ pointer, message: `expected host:port, but ${parsed.reason}` }];
   }
   const [, name = '', portText] = placeholder;
   const found: RuleViolation[] = [];
   if (!placeholderName.test(name)) {
     found.push({
-      pointer: `${base}/to`,
+      pointer,
       message:
         `"$${name}" is not a placeholder: ` +
         'write an upper-case name of letters and underscores, such as $REDIS_ENDPOINT',
     });
-  } else if (endpoint?.placeholder !== undefined && endpoint.placeholder !== name) {
+  }
+  if (portText !== undefined && (!/^[0-9]{1,5}$/.test(portText) || !isPort(Number(portText)))) {
+    found.push({ pointer, message: `port "${portText}" is out of range; expected a whole number from 1 to 65535` });
+  }
+  return found;
+}
+
+/** What the target and its endpoint must agree on: the placeholder, and which of them gives the port. */
+function endpointMatchViolations(portal: PortalSource): RuleViolation[] {
+  const base = portal.pointers.outlet;
+  const { to, endpoint } = portal.outlet;
+  if (to === undefined) return [];
+  const placeholder = /^\$([^:]*)(?::(.*))?$/.exec(to);
+  if (!placeholder) {
+    if (!endpoint) return [];
+    return [
+      {
+        pointer: `${base}/endpoint`,
+        at: 'key',
+        message:
+          'the target uses no $NAME placeholder, so nothing takes the endpoint; use one in to or remove endpoint',
+      },
+    ];
+  }
+  const [, name = '', portText] = placeholder;
+  const found: RuleViolation[] = [];
+  if (placeholderName.test(name) && endpoint?.placeholder !== undefined && endpoint.placeholder !== name) {
     found.push({
       pointer: `${base}/to`,
       message:
@@ -47,37 +64,32 @@ function targetViolations(portal: PortalSource): RuleViolation[] {
         'use the same placeholder in both (or leave endpoint.placeholder out)',
     });
   }
-  if (portText === undefined) {
-    if (endpoint?.port === undefined) {
-      found.push({
-        pointer: endpoint ? `${base}/endpoint` : `${base}/to`,
-        message:
-          `the target is the bare placeholder, so its value must carry the port; ` +
-          `write $${name}:<port>, or give endpoint.port when the value is host:port`,
-      });
-    }
-  } else {
-    if (!/^[0-9]{1,5}$/.test(portText) || !isPort(Number(portText))) {
-      found.push({
-        pointer: `${base}/to`,
-        message: `port "${portText}" is out of range; expected a whole number from 1 to 65535`,
-      });
-    }
-    if (endpoint?.port !== undefined) {
-      found.push({
-        pointer: `${base}/endpoint/port`,
-        at: 'key',
-        message: 'the target already gives the port; remove endpoint.port',
-      });
-    }
+  if (portText === undefined && endpoint?.port === undefined) {
+    found.push({
+      pointer: endpoint ? `${base}/endpoint` : `${base}/to`,
+      message:
+        `the target is the bare placeholder, so its value must carry the port; ` +
+        `write $${name}:<port>, or give endpoint.port when the value is host:port`,
+    });
+  }
+  if (portText !== undefined && endpoint?.port !== undefined) {
+    found.push({
+      pointer: `${base}/endpoint/port`,
+      at: 'key',
+      message: 'the target already gives the port; remove endpoint.port',
+    });
   }
   return found;
 }
 
 const targetAddress: Rule = (manifest, sound) =>
-  portalSources(manifest).flatMap((portal) =>
-    sound.whole(`${portal.pointers.outlet}/to`, `${portal.pointers.outlet}/endpoint`) ? targetViolations(portal) : [],
-  );
+  portalSources(manifest).flatMap((portal) => {
+    const to = `${portal.pointers.outlet}/to`;
+    return [
+      ...(sound.whole(to) ? targetViolations(portal) : []),
+      ...(sound.whole(to, `${portal.pointers.outlet}/endpoint`) ? endpointMatchViolations(portal) : []),
+    ];
+  });
 
 function sourceViolations(endpoint: EndpointManifest, pointer: string, takenIds: ReadonlySet<string>): RuleViolation[] {
   const found: RuleViolation[] = [];

@@ -33,12 +33,12 @@ function commandViolations(portal: PortalSource, words: readonly string[]): Rule
     });
   }
   for (const [index, word] of words.entries()) {
-    for (const match of word.matchAll(/\{([^{}]*)\}/g)) {
+    for (const match of word.matchAll(/\{([a-z]+)\}/g)) {
       const name = match[1] as string;
       if (!(commandPlaceholders as readonly string[]).includes(name)) {
         found.push({
           pointer: `${base}/${index}`,
-          message: `{${name}} is not a placeholder; use {host}, {port}, {name} or {ca}, or leave braces out`,
+          message: `{${name}} is not a placeholder; use {host}, {port}, {name} or {ca}`,
         });
       } else if (tlsOnly.has(name) && portal.inlet.tls !== true) {
         found.push({

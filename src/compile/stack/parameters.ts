@@ -2,7 +2,6 @@
 import type { InstanceTypeManifest } from '../../shared/types/manifest.ts';
 import type { Endpoint } from '../model.ts';
 import { sortKeys } from '../../shared/serialize.ts';
-import { compileDefaults } from '../defaults.ts';
 import type { CfnValue } from './intrinsics.ts';
 import { ids, type StackContext } from './context.ts';
 import { cfnLimits, type CfnFragment, type CfnParameter } from './template.ts';
@@ -55,9 +54,10 @@ export function parametersFragment(context: StackContext): CfnFragment {
       Default: latestAmazonLinux,
       Description: 'Machine image of the node (latest Amazon Linux 2023 by default).',
     },
+    // No default unless the compiler was told one: an address made up here would be presented as real.
     [ids.installUrl]: {
       Type: 'String',
-      Default: compileDefaults.installUrl,
+      ...(useCase.settings.installUrl ? { Default: useCase.settings.installUrl } : {}),
       AllowedPattern: '^https://[^\\s\'"]+$',
       MaxLength: 1024,
       ConstraintDescription: 'an https address of install.sh',
