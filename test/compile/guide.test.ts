@@ -361,7 +361,7 @@ fi`,
           assert.ok(guide.includes(`\n${heading}\n`), `${usecase}: ${heading}`);
         }
         assert.ok(!guide.includes('portal.example.net/install.sh'), 'no placeholder presented as real');
-        assert.ok(guide.includes('This guide was compiled without\n`--install-url`'));
+        assert.ok(guide.includes('this guide was compiled without `--install-url`, and\nthe address of your'));
         assert.ok(guide.includes("curl --proto '=https' --tlsv1.2 -sSfL '<install_url>' | sh"));
         assert.ok(
           guide.includes('portal controller start --listen 0.0.0.0:4000 --public-address <controller_host>:4000'),
