@@ -70,8 +70,14 @@ export function templatesDirectory(): string {
   }
 }
 
-/** Templates included in others with {{> name}}: fixed text, no values. */
-const partials = ['tcp_check.py.hbs'];
+/** Templates included in others with {{> name}}, in the context of the one that includes them. */
+const partials = [
+  'tcp_check.py.hbs',
+  'guide-cloudformation.md.hbs',
+  'guide-compose.md.hbs',
+  'guide-systemd.md.hbs',
+  'guide-verify.md.hbs',
+];
 
 export function renderTemplate(name: string, context: object): string {
   let template = compiled.get(name);

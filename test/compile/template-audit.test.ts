@@ -31,6 +31,10 @@ describe('templates render no value unquoted', () => {
     assert.deepEqual(names.sort(), [
       'README.md.hbs',
       'boot.sh.hbs',
+      'guide-cloudformation.md.hbs',
+      'guide-compose.md.hbs',
+      'guide-systemd.md.hbs',
+      'guide-verify.md.hbs',
       'status-metric.py.hbs',
       'tcp_check.py.hbs',
       'tickets.sh.hbs',
