@@ -410,6 +410,16 @@ describe('open manifests: any TCP service', () => {
         `case "$status" in 'The node is UP'*) failure=$(check_portals) || status="The node runs, but $failure" ;; esac`,
       ),
     );
+    const literal = parsed(
+      ...head,
+      'outlet:',
+      '  to: localhost:6379',
+      'inlet:',
+      '  port: 16379',
+      'verification: { kind: tcp, expect: "${AWS::AccountId}" }',
+    );
+    const sub = (userData(stackOf(literal, 'inlet')) as { 'Fn::Sub': string })['Fn::Sub'];
+    assert.ok(sub.includes(`[ "$reply" = '\${!AWS::AccountId}' ]`), 'Fn::Sub gives the text back, not a stack value');
     const outlet = userData(stackOf(manifest, 'outlet')) as { 'Fn::Sub': string };
     assert.ok(!outlet['Fn::Sub'].includes('check_portals'), 'the outlet has no inlet to check through');
   });

@@ -7,7 +7,7 @@
  * left to the guide's verification.
  */
 import type { UseCase } from '../model.ts';
-import { printfOctal } from '../quote.ts';
+import { printfOctal, subLiteral } from '../quote.ts';
 
 export type StatusCheck =
   | {
@@ -39,7 +39,8 @@ export function statusChecks(useCase: UseCase): StatusCheck[] {
           kind: 'http',
           ...base,
           method: verification.method ?? 'GET',
-          path: verification.path ?? '/',
+          // The boot script is a Fn::Sub template: what the manifest wrote must come out literally.
+          path: subLiteral(verification.path ?? '/'),
           status: verification.status ?? 200,
         },
       ];
@@ -50,7 +51,7 @@ export function statusChecks(useCase: UseCase): StatusCheck[] {
           kind: 'tcp',
           ...base,
           send: verification.send === undefined ? '' : printfOctal(verification.send),
-          expect: verification.expect,
+          expect: subLiteral(verification.expect),
           expectBytes: Buffer.byteLength(verification.expect, 'utf8'),
         },
       ];
