@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   await step(
     'enroll with the embedded controller and issue the two tickets (tickets.sh)',
     () => {
-      const result = spawnSync('bash', [join(out, 'webhook/tickets.sh')], {
+      const result = spawnSync('bash', [join(out, 'webhook/tickets.sh'), '--local'], {
         cwd: work,
         env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORTAL_HOME: adminHome },
         encoding: 'utf8',
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
       `enrolled: project ${project.id} on the embedded controller ${project.controller}; ` +
       'wrote outlet.ticket and inlet.ticket',
     [
-      typed({ PORTAL_HOME: adminHome }, ['bash', join(out, 'webhook/tickets.sh')], work),
+      typed({ PORTAL_HOME: adminHome }, ['bash', join(out, 'webhook/tickets.sh'), '--local'], work),
       typed({ PORTAL_HOME: adminHome }, ['portal', 'project', 'show']),
     ],
   );

@@ -39,6 +39,8 @@ check() {
   want python3 python3                  # the webhook receiver, the status metric function
   want hostname hostname                # the webhook use case's verification
   want psql postgresql-client           # the PostgreSQL and warehouse use cases
+  want redis-server redis-server        # a real Redis over TLS for the redis use case
+  want redis-cli redis-tools            # its verification (tickets.sh verify runs redis-cli)
   want_postgres_server                  # a real PostgreSQL server for them
   want runuser util-linux               # PostgreSQL will not run as root: tests run it as postgres
   want unshare util-linux               # a private network namespace for IPv6 source addresses

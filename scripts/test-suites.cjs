@@ -18,6 +18,7 @@ const unitFiles = [
   'test/compile/k8s.test.ts',
   'test/compile/limits.test.ts',
   'test/compile/node-config.test.ts',
+  'test/compile/open-manifests.test.ts',
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',

@@ -1,23 +1,90 @@
 #!/usr/bin/env bash
 # Portal, Foundation-model runtime use case: the administrator's commands.
 #
-#   ./tickets.sh            install portal if needed, enroll, write outlet.ticket and inlet.ticket
-#   ./tickets.sh verify     check the portal from the inlet machine
-#   ./tickets.sh cleanup    delete both stacks and remove this machine's portal configuration
+#   ./tickets.sh [tickets] CONTROLLER   install portal if needed, enroll, write outlet.ticket and inlet.ticket
+#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost)
+#   ./tickets.sh cleanup                delete both stacks and remove this machine's portal configuration
+#
+# CONTROLLER says where the nodes enroll: an address that both of them reach (README.md, step 3).
+#   --controller HOST:PORT --code CODE  a controller that portal controller start runs, and the admin code it printed
+#                                       (or PORTAL_CONTROLLER and PORTAL_ADMIN_CODE)
+#   --public-address HOST:PORT          the embedded controller, on this machine, which the nodes reach at HOST:PORT
+#                                       (or PORTAL_PUBLIC_ADDRESS)
+#   --local                             the embedded controller on loopback: for nodes on this machine only
+# A machine enrolled already issues tickets from its controller and takes none of these.
+# PORTAL_INSTALL_URL: the address of install.sh, when portal is not installed here yet.
 #
 # Launch the outlet with outlet.ticket, then the inlet with inlet.ticket, between the first two steps
 # (see README.md).
 set -euo pipefail
 
+usage() {
+  echo "usage: $0 [tickets] [--controller HOST:PORT --code CODE | --public-address HOST:PORT | --local]" >&2
+  echo "       $0 verify | cleanup" >&2
+  exit 2
+}
+
+COMMAND=tickets
+CONTROLLER=''
+CONTROLLER="${PORTAL_CONTROLLER:-$CONTROLLER}"
+ADMIN_CODE="${PORTAL_ADMIN_CODE:-}"
+PUBLIC_ADDRESS="${PORTAL_PUBLIC_ADDRESS:-}"
+LOCAL=no
+INSTALL_URL=''
+INSTALL_URL="${PORTAL_INSTALL_URL:-$INSTALL_URL}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    tickets | verify | cleanup) COMMAND=$1 ;;
+    --controller) [ $# -ge 2 ] || usage; CONTROLLER=$2; shift ;;
+    --code) [ $# -ge 2 ] || usage; ADMIN_CODE=$2; shift ;;
+    --public-address) [ $# -ge 2 ] || usage; PUBLIC_ADDRESS=$2; shift ;;
+    --local) LOCAL=yes ;;
+    *) usage ;;
+  esac
+  shift
+done
+
 install_portal() {
   if ! command -v portal >/dev/null 2>&1; then
-    curl --proto '=https' --tlsv1.2 -sSfL https://portal.example.net/install.sh | sh
+    if [ -z "$INSTALL_URL" ]; then
+      echo "portal is not installed: install it from a release (README.md, step 2), or set PORTAL_INSTALL_URL to the address of your install.sh" >&2
+      exit 2
+    fi
+    curl --proto '=https' --tlsv1.2 -sSfL "$INSTALL_URL" | sh
     source "$HOME/.portal/env"
   fi
 }
 
+enroll() {
+  if ENROLLED=$(portal project show --jq .controller 2>/dev/null); then
+    echo "Enrolled already: the tickets come from the controller at $ENROLLED."
+  elif [ -n "$CONTROLLER" ]; then
+    if [ -z "$ADMIN_CODE" ]; then
+      echo "--controller $CONTROLLER needs --code CODE (or PORTAL_ADMIN_CODE): the admin code portal controller start printed" >&2
+      exit 2
+    fi
+    portal enroll --controller "$CONTROLLER" --code "$ADMIN_CODE"
+  elif [ -n "$PUBLIC_ADDRESS" ]; then
+    portal enroll --listen "0.0.0.0:${PUBLIC_ADDRESS##*:}" --public-address "$PUBLIC_ADDRESS"
+  elif [ "$LOCAL" = yes ]; then
+    portal enroll
+  else
+    echo "say where the nodes enroll: --controller HOST:PORT --code CODE, --public-address HOST:PORT, or --local for nodes on this machine only (README.md, step 3)" >&2
+    usage
+  fi
+  ENROLLED=$(portal project show --jq .controller)
+  case "$ENROLLED" in
+    127.* | localhost:* | \[::1\]:*)
+      if [ "$LOCAL" != yes ]; then
+        echo "the tickets would name the controller at $ENROLLED, which only this machine reaches; enroll where the nodes reach it (README.md, step 3), or give --local to keep every node on this machine" >&2
+        exit 2
+      fi
+      ;;
+  esac
+}
+
 issue_tickets() {
-  portal enroll
+  enroll
   # Tickets are secrets until used: readable by this user only.
   umask 077
   portal project ticket --expires-in 10h --usage-count 1 --attribute bedrock-outlet --relay bedrock > outlet.ticket
@@ -26,20 +93,21 @@ issue_tickets() {
 }
 
 verify() {
+  INLET_HOST="${INLET_HOST:-localhost}"
   REGION=us-east-1
   export AWS_REGION="${AWS_REGION:-$REGION}"
   PROJECT_ID=$(portal project show --jq .id)
   NETWORK_DOMAIN=$(portal project show --jq .network_domain)
-  INLET_HOST="bedrock.$PROJECT_ID.$NETWORK_DOMAIN"
-  if ! getent hosts "$INLET_HOST" >/dev/null; then
-    echo "$INLET_HOST does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)" >&2
+  INLET_NAME="bedrock.$PROJECT_ID.$NETWORK_DOMAIN"
+  if ! getent hosts "$INLET_NAME" >/dev/null; then
+    echo "$INLET_NAME does not resolve: add a DNS record or a hosts entry pointing at the inlet (README.md, step 6)" >&2
     exit 1
   fi
   # The inlet's certificate is signed by the project's certificate authority.
   portal project ca > project-ca.pem
   export AWS_CA_BUNDLE="$PWD/project-ca.pem"
   aws bedrock-runtime invoke-model \
-    --endpoint-url "https://$INLET_HOST" \
+    --endpoint-url "https://$INLET_NAME" \
     --model-id amazon.titan-text-express-v1 \
     --body '{"inputText":"Explain in one sentence what an end-to-end encrypted tunnel is.","textGenerationConfig":{"maxTokenCount":256,"temperature":0.5,"topP":0.9}}' \
     --cli-binary-format raw-in-base64-out \
@@ -49,15 +117,16 @@ verify() {
 }
 
 cleanup() {
-  aws cloudformation delete-stack --stack-name bedrock-inlet
-  aws cloudformation delete-stack --stack-name bedrock-outlet
+  if command -v aws >/dev/null 2>&1; then
+    aws cloudformation delete-stack --stack-name bedrock-inlet
+    aws cloudformation delete-stack --stack-name bedrock-outlet
+    echo "The stacks keep each node's file system, sealing-key secret and status log group; README.md, step 7, says how to remove them."
+  fi
   portal reset --yes
-  echo "The stacks keep each node's file system, sealing-key secret and status log group; README.md, step 7, says how to remove them."
 }
 
-case "${1:-tickets}" in
+case "$COMMAND" in
   tickets) install_portal && issue_tickets ;;
   verify) verify ;;
   cleanup) cleanup ;;
-  *) echo "usage: $0 [tickets|verify|cleanup]" >&2; exit 2 ;;
 esac

@@ -4,8 +4,9 @@
  */
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { toStableJson, toStableYaml } from '../shared/serialize.ts';
-import { composeFile } from './compose.ts';
+import { composeFile, outletComposeFile } from './compose.ts';
 import { guideContext } from './guide.ts';
+import { resolveUseCase, type CompileSettings, type UseCase } from './model.ts';
 import { outletConfig, stackInletConfig } from './node-config.ts';
 import { printCfnYaml } from './stack/cfn-yaml.ts';
 import { nodeStack } from './stack/stack.ts';
@@ -21,34 +22,37 @@ export interface Artifact {
 
 const file = (path: string, content: string, mode = 0o644): Artifact => ({ path, content, mode });
 
-export function compileUseCase(manifest: UseCaseManifest): Artifact[] {
-  const outlet = outletConfig(manifest);
-  const inlet = stackInletConfig(manifest);
-  const guide = guideContext(manifest);
+export function compileUseCase(manifest: UseCaseManifest, settings: CompileSettings = {}): Artifact[] {
+  return compileResolved(resolveUseCase(manifest, settings));
+}
+
+export function compileResolved(useCase: UseCase): Artifact[] {
+  const outlet = outletConfig(useCase);
+  const inlet = stackInletConfig(useCase);
+  const guide = guideContext(useCase);
   const artifacts = [
     file('tickets.sh', renderTemplate('tickets.sh.hbs', guide), 0o755),
     file('outlet.json', toStableJson(outlet)),
     file('inlet.json', toStableJson(inlet)),
-    file('outlet.stack.yaml', printCfnYaml(nodeStack(manifest, 'outlet', outlet))),
-    file('inlet.stack.yaml', printCfnYaml(nodeStack(manifest, 'inlet', inlet))),
+    file('outlet.stack.yaml', printCfnYaml(nodeStack(useCase, 'outlet', outlet))),
+    file('inlet.stack.yaml', printCfnYaml(nodeStack(useCase, 'inlet', inlet))),
     file('README.md', renderTemplate('README.md.hbs', guide)),
+    file('outlet.compose.yaml', toStableYaml(outletComposeFile(useCase))),
+    file('inlet.compose.yaml', toStableYaml(composeFile(useCase, useCase.container ?? {}))),
   ];
-  if (manifest.container) {
-    artifacts.push(file('inlet.compose.yaml', toStableYaml(composeFile(manifest, manifest.container))));
-  }
-  if (manifest.verification.kind === 'webhook') {
+  // Kubernetes (k8s/outlet.yaml, k8s/inlet.yaml) is wired here when src/compile/k8s/ lands.
+  for (const portal of useCase.portals) {
+    const { verification } = portal;
+    if (verification.kind !== 'webhook') continue;
+    // The receiver listens where the outlet forwards: the port of tcp-outlet.to.
     const receiver = renderTemplate('webhook_receiver.py.hbs', {
-      title: manifest.title,
-      path: manifest.verification.path,
-      port: webhookPort(manifest),
-      inletPort: manifest.inlet.port,
+      title: useCase.title,
+      path: verification.path,
+      port: Number(portal.outlet.to.slice(portal.outlet.to.lastIndexOf(':') + 1)),
+      inletPort: portal.inlet.port,
     });
-    artifacts.push(file('webhook_receiver.py', receiver, 0o755));
+    const name = useCase.listed ? `webhook_receiver_${portal.name.replace(/-/g, '_')}.py` : 'webhook_receiver.py';
+    artifacts.push(file(name, receiver, 0o755));
   }
   return artifacts.sort((a, b) => a.path.localeCompare(b.path));
-}
-
-/** The receiver listens where the outlet forwards: the port of tcp-outlet.to. */
-function webhookPort(manifest: UseCaseManifest): number {
-  return Number(manifest.outlet.to.slice(manifest.outlet.to.lastIndexOf(':') + 1));
 }

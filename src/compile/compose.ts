@@ -1,10 +1,11 @@
 /**
  * The container inlet of spec 2.5 as a compose file: the `node` service and, where the use case has
- * one, a `psql-client` beside it. Compose interpolates `${…}` when `docker-compose up` runs, which is
- * how the ticket from the shell's ENROLLMENT_TICKET reaches the node's environment. The ticket is
- * never an argument: a container's command line shows in the host's ps.
+ * one, a `psql-client` or a `client` beside it; and the container outlet, a `node` service alone.
+ * Compose interpolates `${…}` when `docker-compose up` runs, which is how the ticket from the shell's
+ * ENROLLMENT_TICKET (and an endpoint's value) reaches the node's environment. The ticket is never an
+ * argument: a container's command line shows in the host's ps.
  */
-import type { ContainerManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import type { ContainerManifest } from '../shared/types/manifest.ts';
 import { Document } from 'yaml';
 import { formatDuration } from '../shared/duration.ts';
 import { defaultDrainMs } from '../shared/limits.ts';
@@ -12,7 +13,8 @@ import { portableYamlOptions, sortKeys } from '../shared/serialize.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
-import { containerInletConfig } from './node-config.ts';
+import { endpointsOf, type NodeRole, type UseCase } from './model.ts';
+import { containerInletConfig, outletConfig } from './node-config.ts';
 
 export interface ComposeService {
   readonly image: string;
@@ -46,49 +48,94 @@ export const keysVolume = 'portal-keys';
 export const nodeStopGracePeriod = formatDuration(stopWaitMs(defaultDrainMs));
 
 /** How the compose file refers to the ticket; compose substitutes it from the shell, or stops if it is unset. */
-export const ticketVariable = '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of inlet.ticket}';
+export const ticketVariable = (role: NodeRole): string =>
+  `\${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of ${role}.ticket}`;
 
-export function composeFile(manifest: UseCaseManifest, container: ContainerManifest): ComposeFile {
-  const services: Record<string, ComposeService> = { node: nodeService(manifest, container) };
+/** A command that keeps a client container running for `docker exec`. */
+const idle = ['/bin/sh', '-c', 'while true; do sleep 30; done'];
+
+export function composeFile(useCase: UseCase, container: ContainerManifest): ComposeFile {
+  const services: Record<string, ComposeService> = { node: nodeService(useCase, container) };
   if (container['psql-client']) {
     services['psql-client'] = {
       image: container['psql-client'].image,
       container_name: 'psql-client',
       network_mode: 'host',
       depends_on: ['node'],
-      command: ['/bin/sh', '-c', 'while true; do sleep 30; done'],
+      command: idle,
+    };
+  }
+  if (container.client) {
+    services.client = {
+      image: container.client.image,
+      container_name: `${useCase.usecase}-client`,
+      network_mode: 'host',
+      depends_on: ['node'],
+      command: idle,
     };
   }
   return { services, volumes: { [keysVolume]: {} } };
 }
 
-function nodeService(manifest: UseCaseManifest, container: ContainerManifest): ComposeService {
+/**
+ * The outlet as a container: on the host's network, so that a target on the host (localhost) and
+ * anything the host reaches is reachable, and it opens no port. Each endpoint placeholder's value comes
+ * from the shell's variable of the same name, which the node substitutes into its targets.
+ */
+export function outletComposeFile(useCase: UseCase): ComposeFile {
   const environment: Record<string, string> = {
-    ENROLLMENT_TICKET: ticketVariable,
+    ENROLLMENT_TICKET: ticketVariable('outlet'),
     NODE_LOGGING: 'true',
-    NODE_LOG_LEVEL: container['log-level'],
+    NODE_LOG_LEVEL: useCase.container?.['log-level'] ?? 'info',
+    PORTAL_SEALING_KEY_FILE: compileDefaults.containerSealingKeyFile,
+  };
+  for (const endpoint of endpointsOf(useCase)) {
+    // The message is fixed text: a label may hold characters that compose would read.
+    const name = endpoint.placeholder;
+    environment[name] = `\${${name}:?set ${name} to the endpoint's value, as README.md says}`;
+  }
+  const node: ComposeService = {
+    image: useCase.container?.image ?? compileDefaults.containerImage,
+    container_name: `${useCase.usecase}-outlet`,
+    network_mode: 'host',
+    restart: 'unless-stopped',
+    stop_grace_period: nodeStopGracePeriod,
+    environment,
+    volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],
+    command: ['node', 'create', '--foreground', '--configuration', nodeConfigYaml(outletConfig(useCase))],
+  };
+  return { services: { node }, volumes: { [keysVolume]: {} } };
+}
+
+function nodeService(useCase: UseCase, container: ContainerManifest): ComposeService {
+  const environment: Record<string, string> = {
+    ENROLLMENT_TICKET: ticketVariable('inlet'),
+    NODE_LOGGING: 'true',
+    NODE_LOG_LEVEL: container['log-level'] ?? 'info',
     PORTAL_SEALING_KEY_FILE: compileDefaults.containerSealingKeyFile,
   };
   if (container['developer-variable']) environment.NODE_DEVELOPER = '${NODE_DEVELOPER:-false}';
   const bridge = container['network-mode'] === 'bridge';
   return {
     image: container.image ?? compileDefaults.containerImage,
-    container_name: `${manifest.usecase}-inlet`,
-    network_mode: container['network-mode'],
+    container_name: `${useCase.usecase}-inlet`,
+    network_mode: bridge ? 'bridge' : 'host',
     // A portal outlives a reboot of the Docker host, as the stacks' node outlives its machine.
     restart: 'unless-stopped',
     stop_grace_period: nodeStopGracePeriod,
-    ...(bridge ? { ports: container.publish ?? [] } : {}),
+    ...(bridge
+      ? { ports: container.publish ?? useCase.portals.map(({ inlet }) => `${inlet.port}:${inlet.port}`) }
+      : {}),
     environment,
     volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],
-    command: ['node', 'create', '--foreground', ...configurationArguments(manifest, container)],
+    command: ['node', 'create', '--foreground', ...configurationArguments(useCase, container)],
   };
 }
 
 /** The configuration, as --node-config (spec 2.5) or --configuration; the ticket is in neither. */
-function configurationArguments(manifest: UseCaseManifest, container: ContainerManifest): string[] {
+function configurationArguments(useCase: UseCase, container: ContainerManifest): string[] {
   const flag = container['ticket-passing'] === 'node-config' ? '--node-config' : '--configuration';
-  return [flag, nodeConfigYaml(containerInletConfig(manifest))];
+  return [flag, nodeConfigYaml(containerInletConfig(useCase))];
 }
 
 function nodeConfigYaml(config: NodeConfig): string {

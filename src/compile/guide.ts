@@ -1,30 +1,32 @@
 /**
  * What the text outputs say: the ticket commands, the stack launch commands and the values the guide
- * and tickets.sh quote. Pure: a manifest in, a template context out.
+ * and tickets.sh quote. Pure: a use case in, a template context out.
  */
 import { product } from '../shared/product.ts';
-import type { TicketManifest, UseCaseManifest } from '../shared/types/manifest.ts';
+import type { InstanceTypeManifest } from '../shared/types/manifest.ts';
 import { compileDefaults } from './defaults.ts';
+import { anyTlsInlet, endpointsOf, type Portal, type Ticket, type UseCase } from './model.ts';
+import { portalCheck } from './verification.ts';
 import { directDialBudgetMs } from '../shared/limits.ts';
 import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
 import { fileSystemWait } from './stack/compute.ts';
 import { ids } from './stack/context.ts';
 import { nodeStack } from './stack/stack.ts';
-import { stackDirectAddress, stackInletConfig } from './node-config.ts';
+import { directPortAt, stackDirectAddress, stackInletConfig } from './node-config.ts';
 
 /** The words of the `portal project ticket` command; templates quote each (shwords). */
-export function ticketCommand(ticket: TicketManifest): string[] {
+export function ticketCommand(ticket: Ticket): string[] {
   return [
     'portal',
     'project',
     'ticket',
     '--expires-in',
-    ticket['expires-in'],
+    ticket.expiresIn,
     '--usage-count',
-    String(ticket['usage-count']),
+    String(ticket.usageCount),
     '--attribute',
     ticket.attribute,
-    ...(ticket.relay ? ['--relay', ticket.relay] : []),
+    ...ticket.relays.flatMap((relay) => ['--relay', relay]),
     ...(ticket.tls ? ['--tls'] : []),
   ];
 }
@@ -42,37 +44,26 @@ export const outletCidrPlaceholder = '<outlet_cidr>';
  * The --parameters words of the update-stack that opens a running inlet stack's direct path: the outlet
  * network, and every other parameter kept as it is (update-stack resets one it is not told about).
  */
-export function directUpdateParameters(manifest: UseCaseManifest): string[] {
-  const parameterIds = Object.keys(nodeStack(manifest, 'inlet', stackInletConfig(manifest)).Parameters);
+export function directUpdateParameters(useCase: UseCase): string[] {
+  const parameterIds = Object.keys(nodeStack(useCase, 'inlet', stackInletConfig(useCase)).Parameters);
   return [
     `ParameterKey=${ids.outletCidr},ParameterValue=${outletCidrPlaceholder}`,
     ...parameterIds.filter((id) => id !== ids.outletCidr).map((id) => `ParameterKey=${id},UsePreviousValue=true`),
   ];
 }
 
-export function guideContext(manifest: UseCaseManifest) {
-  const { outlet, inlet, container, verification } = manifest;
+/** What a guide says for one portal. */
+function portalContext(useCase: UseCase, portal: Portal) {
+  const { outlet, inlet } = portal;
   const endpoint = outlet.endpoint;
   return {
-    usecase: manifest.usecase,
-    title: manifest.title,
-    installUrl: compileDefaults.installUrl,
-    networkDomain: compileDefaults.networkDomain,
-    statusPort: manifest['status-port'],
-    outletTicketCommand: ticketCommand(manifest.tickets.outlet),
-    inletTicketCommand: ticketCommand(manifest.tickets.inlet),
-    outletTarget: outlet.to,
+    name: portal.name,
+    target: outlet.to,
     outletTls: outlet.tls,
-    outletAttribute: manifest.tickets.outlet.attribute,
-    inletAttribute: manifest.tickets.inlet.attribute,
     relay: outlet.relay,
     inletPort: inlet.port,
-    verifyUrl: verification.kind === 'webhook' ? `http://localhost:${inlet.port}${verification.path}` : '',
     inletTls: inlet.tls,
-    outletInstance: instanceText(outlet['instance-type']),
-    inletInstance: instanceText(inlet['instance-type']),
-    outletInstanceType: outlet['instance-type'].default,
-    inletInstanceType: inlet['instance-type'].default,
+    label: portal.label,
     endpoint: endpoint
       ? {
           parameter: endpoint.parameter ?? false,
@@ -80,28 +71,88 @@ export function guideContext(manifest: UseCaseManifest) {
           service: endpoint.service ?? '',
           placeholder: endpoint.placeholder,
           label: endpoint.label,
-          example: endpoint.example,
+          example: endpoint.example ?? false,
           carriesPort: endpoint.port !== undefined,
         }
       : false,
-    container: container
-      ? {
-          image: container.image ?? compileDefaults.containerImage,
-          hostNetwork: container['network-mode'] === 'host',
-          psqlClient: container['psql-client'] !== undefined,
-          ticketInConfig: container['ticket-passing'] === 'node-config',
-        }
-      : false,
-    verification,
-    modelId: verification.kind === 'invoke-model' ? verification['model-id'] : '',
+    check: portalCheck(portal),
+    /** The words of the portal's row in the status table. */
+    verificationKind: portal.verification.kind,
+    receiver: useCase.listed ? `webhook_receiver_${portal.name.replace(/-/g, '_')}.py` : 'webhook_receiver.py',
+  };
+}
+
+export function guideContext(useCase: UseCase) {
+  const portals = useCase.portals.map((portal) => portalContext(useCase, portal));
+  const first = portals[0] as ReturnType<typeof portalContext>;
+  const container = useCase.container ?? {};
+  const endpoints = endpointsOf(useCase);
+  const { installUrl, controller } = useCase.settings;
+  return {
+    usecase: useCase.usecase,
+    title: useCase.title,
+    listed: useCase.listed,
+    installUrl: installUrl ?? false,
+    installUrlPlaceholder,
+    controller: controller ?? false,
+    controllerPort: controller ? controller.slice(controller.lastIndexOf(':') + 1) : '',
+    controllerPlaceholder,
+    networkDomain: compileDefaults.networkDomain,
+    statusPort: useCase.statusPort,
+    outletTicketCommand: ticketCommand(useCase.tickets.outlet),
+    inletTicketCommand: ticketCommand(useCase.tickets.inlet),
+    outletAttribute: useCase.tickets.outlet.attribute,
+    inletAttribute: useCase.tickets.inlet.attribute,
+    relays: useCase.tickets.outlet.relays,
+    anyTls: anyTlsInlet(useCase),
+    portals,
+    /** The single portal's, or the first's: sections that speak of one portal use it. */
+    first,
+    endpoints: endpoints.map((endpoint) => ({
+      placeholder: endpoint.placeholder,
+      parameter: endpoint.parameter ?? false,
+      label: endpoint.label,
+      example: endpoint.example ?? false,
+      fromStack: endpoint.source === 'vpc-endpoint',
+    })),
+    parameterEndpoints: endpoints.flatMap((endpoint) =>
+      endpoint.parameter === undefined
+        ? []
+        : [
+            {
+              parameter: endpoint.parameter,
+              placeholder: endpoint.placeholder,
+              label: endpoint.label,
+              example: endpoint.example ?? false,
+            },
+          ],
+    ),
+    webhooks: portals.filter((portal) => portal.check.kind === 'webhook'),
+    checks: portals.map((portal) => portal.check),
+    tcpChecks: portals.some((portal) => portal.check.kind === 'tcp'),
+    needsProjectCa: portals.some((portal) => portal.inletTls && portal.check.kind !== 'invoke-model'),
+    outletInstance: instanceText(useCase.instanceTypes.outlet),
+    inletInstance: instanceText(useCase.instanceTypes.inlet),
+    outletInstanceType: useCase.instanceTypes.outlet.default,
+    inletInstanceType: useCase.instanceTypes.inlet.default,
+    container: {
+      image: container.image ?? compileDefaults.containerImage,
+      hostNetwork: container['network-mode'] !== 'bridge',
+      psqlClient: container['psql-client'] !== undefined,
+      client: container.client !== undefined,
+      ticketInConfig: container['ticket-passing'] === 'node-config',
+    },
+    // Kubernetes manifests (k8s/outlet.yaml, k8s/inlet.yaml) are wired here when src/compile/k8s/ lands.
+    kubernetes: false,
     modelRequestBody,
     direct: {
       port: product.directPort,
+      lastPort: directPortAt(useCase.portals.length - 1),
       address: stackDirectAddress,
       dialMs: directDialBudgetMs,
       parameter: ids.outletCidr,
       placeholder: outletCidrPlaceholder,
-      updateParameters: directUpdateParameters(manifest),
+      updateParameters: directUpdateParameters(useCase),
     },
     setupCompletedLine: product.setupCompletedLine,
     nodeUpLine: product.nodeUpLine,
@@ -116,7 +167,11 @@ export function guideContext(manifest: UseCaseManifest) {
   };
 }
 
-function instanceText(instanceType: UseCaseManifest['inlet']['instance-type']): string {
+/** What the guide writes where the administrator fills in an address the compiler was not given. */
+export const installUrlPlaceholder = '<install_url>';
+export const controllerPlaceholder = '<controller_host>:4000';
+
+function instanceText(instanceType: InstanceTypeManifest): string {
   const note = instanceType.note ? ` (${instanceType.note})` : '';
   const alternatives = instanceType.alternatives?.length ? `; ${instanceType.alternatives.join(' or ')} also suit` : '';
   return `${instanceType.default}${note}${alternatives}`;

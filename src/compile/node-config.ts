@@ -1,31 +1,71 @@
 /**
  * The node configurations of spec 2.2, built as typed objects: the outlet's, the stack inlet's and the
- * container inlet's. Keys appear only when they carry a value (tls only when true).
+ * container inlet's. A single portal keeps the single forms (relay and tcp-outlet, tcp-inlet); several
+ * portals take tcp-outlets and tcp-inlets, by portal name, with relay and via written only where they
+ * differ from the name. Keys appear only when they carry a value (tls only when true).
  */
 import { product } from '../shared/product.ts';
-import type { NodeConfig, TcpInletConfig } from '../shared/types/node-config.ts';
-import type { UseCaseManifest } from '../shared/types/manifest.ts';
+import type {
+  NamedTcpInletConfig,
+  NamedTcpOutletConfig,
+  NodeConfig,
+  TcpInletConfig,
+} from '../shared/types/node-config.ts';
 import { stackListenAddress } from './defaults.ts';
+import type { Portal, UseCase } from './model.ts';
 
-export function outletConfig(manifest: UseCaseManifest): NodeConfig {
-  const { outlet } = manifest;
-  return {
-    'http-server-port': manifest['status-port'],
-    relay: outlet.relay,
-    'tcp-outlet': { to: outlet.to, allow: outlet.allow, ...(outlet.tls ? { tls: true } : {}) },
-  };
+export function outletConfig(useCase: UseCase): NodeConfig {
+  const base = { 'http-server-port': useCase.statusPort };
+  const target = (portal: Portal) => ({
+    to: portal.outlet.to,
+    allow: portal.outlet.allow,
+    ...(portal.outlet.tls ? { tls: true } : {}),
+  });
+  if (!useCase.listed) {
+    const portal = useCase.portals[0] as Portal;
+    return { ...base, relay: portal.outlet.relay, 'tcp-outlet': target(portal) };
+  }
+  const outlets: Record<string, NamedTcpOutletConfig> = {};
+  for (const portal of useCase.portals) {
+    outlets[portal.name] = {
+      ...(portal.outlet.relay === portal.name ? {} : { relay: portal.outlet.relay }),
+      ...target(portal),
+    };
+  }
+  return { ...base, 'tcp-outlets': outlets };
 }
 
-function tcpInlet(manifest: UseCaseManifest, listenAddress: string, direct: TcpInletConfig['direct']): TcpInletConfig {
-  const { inlet } = manifest;
+type Direct = TcpInletConfig['direct'];
+
+function tcpInlet(portal: Portal, listenAddress: string, direct: Direct): TcpInletConfig {
   return {
-    from: `${listenAddress}:${inlet.port}`,
-    via: inlet.via,
-    allow: inlet.allow,
-    ...(inlet.tls ? { tls: true } : {}),
+    from: `${listenAddress}:${portal.inlet.port}`,
+    via: portal.inlet.via,
+    allow: portal.inlet.allow,
+    ...(portal.inlet.tls ? { tls: true } : {}),
     direct,
   };
 }
+
+function inletConfig(useCase: UseCase, listenAddress: string, direct: (index: number) => Direct): NodeConfig {
+  const base = { 'http-server-port': useCase.statusPort };
+  if (!useCase.listed) {
+    return { ...base, 'tcp-inlet': tcpInlet(useCase.portals[0] as Portal, listenAddress, direct(0)) };
+  }
+  const inlets: Record<string, NamedTcpInletConfig> = {};
+  for (const [index, portal] of useCase.portals.entries()) {
+    const { via, ...inlet } = tcpInlet(portal, listenAddress, direct(index));
+    inlets[portal.name] = { ...inlet, ...(via === portal.name ? {} : { via }) };
+  }
+  return { ...base, 'tcp-inlets': inlets };
+}
+
+/**
+ * The port of the stack inlet's direct path for the portal at `index`: the first at the product's
+ * fixed port, each further one on the next, so that every inlet of a node has a listener of its own
+ * and one security group rule can name them all.
+ */
+export const directPortAt = (index: number): number => product.directPort + index;
 
 /** Where a stack inlet's direct path listens: every interface, on the port its OutletCidr rule opens. */
 export const stackDirectAddress = `${stackListenAddress}:${product.directPort}`;
@@ -35,11 +75,8 @@ export const stackDirectAddress = `${stackListenAddress}:${product.directPort}`;
  * on, at a fixed port; the stack's security group lets outlets reach it only from the network its
  * OutletCidr parameter names, and otherwise the outlet's dial fails fast and the relay carries.
  */
-export function stackInletConfig(manifest: UseCaseManifest): NodeConfig {
-  return {
-    'http-server-port': manifest['status-port'],
-    'tcp-inlet': tcpInlet(manifest, stackListenAddress, stackDirectAddress),
-  };
+export function stackInletConfig(useCase: UseCase): NodeConfig {
+  return inletConfig(useCase, stackListenAddress, (index) => `${stackListenAddress}:${directPortAt(index)}`);
 }
 
 /**
@@ -48,10 +85,23 @@ export function stackInletConfig(manifest: UseCaseManifest): NodeConfig {
  * Its direct path is off: the addresses a container sees are rarely the ones an outlet can reach, and
  * a container should open no port on its host unasked. The guide says how to turn it on.
  */
-export function containerInletConfig(manifest: UseCaseManifest): NodeConfig {
-  const listen = manifest.container?.listen ?? '127.0.0.1';
-  return {
-    'http-server-port': manifest['status-port'],
-    'tcp-inlet': tcpInlet(manifest, listen, false),
-  };
+export function containerInletConfig(useCase: UseCase): NodeConfig {
+  return inletConfig(useCase, containerListenAddress(useCase), () => false);
+}
+
+/** The container inlet's listen address: as given, else every interface on a bridge, loopback on the host. */
+export function containerListenAddress(useCase: UseCase): string {
+  const container = useCase.container ?? {};
+  return container.listen ?? (container['network-mode'] === 'bridge' ? '0.0.0.0' : '127.0.0.1');
+}
+
+/** The ports a node configuration's inlets listen on for the direct path (host:port values, not 0). */
+export function directPortsOf(config: NodeConfig): number[] {
+  const inlets = [config['tcp-inlet'], ...Object.values(config['tcp-inlets'] ?? {})];
+  return inlets.flatMap((inlet) => {
+    const direct = inlet?.direct;
+    if (typeof direct !== 'string') return [];
+    const port = Number(direct.slice(direct.lastIndexOf(':') + 1));
+    return Number.isInteger(port) && port > 0 ? [port] : [];
+  });
 }

@@ -85,3 +85,62 @@ export function sqlIdentifier(value: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(value)) throw new Error(`not a plain SQL identifier: ${JSON.stringify(value)}`);
   return value;
 }
+
+/**
+ * Text as a printf format that prints exactly its UTF-8 bytes: letters and digits as they are, every
+ * other byte as a three-digit octal escape, so that the format holds nothing a shell, printf (% or \)
+ * or Fn::Sub reads otherwise.
+ */
+export function printfOctal(value: string): string {
+  let out = '';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    out += /[A-Za-z0-9]/.test(char) ? char : `\\${byte.toString(8).padStart(3, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * Text as printable ASCII with Python's backslash escapes (\\, \r, \n, \t, \xHH, \uHHHH, \UHHHHHHHH),
+ * which codecs.decode(…, "unicode_escape") turns back into the text: one line, whatever it holds.
+ */
+export function pythonEscapes(value: string): string {
+  const named: Record<string, string> = { '\\': '\\\\', '\r': '\\r', '\n': '\\n', '\t': '\\t' };
+  let out = '';
+  for (const char of value) {
+    const code = char.codePointAt(0) as number;
+    if (named[char] !== undefined) out += named[char];
+    else if (code >= 0x20 && code < 0x7f) out += char;
+    else if (code < 0x100) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code <= 0xffff) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += `\\U${code.toString(16).padStart(8, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * One shell word from a text with {name} placeholders: the text around them single-quoted where it
+ * needs to be, each placeholder the double-quoted shell variable `variables` names for it, all joined
+ * without a space, so that whatever a variable holds at run time stays inside the one word.
+ */
+export function shellWordWith(word: string, variables: Readonly<Record<string, string>>): string {
+  const parts: string[] = [];
+  let rest = word;
+  for (;;) {
+    const match = /\{([a-z]+)\}/.exec(rest);
+    const variable = match ? variables[match[1] as string] : undefined;
+    if (!match || variable === undefined) {
+      if (!match) {
+        if (rest !== '' || parts.length === 0) parts.push(shellQuote(rest));
+        return parts.join('');
+      }
+      // A brace pair that names no variable is text.
+      parts.push(shellQuote(rest.slice(0, match.index + match[0].length)));
+      rest = rest.slice(match.index + match[0].length);
+      continue;
+    }
+    if (match.index > 0) parts.push(shellQuote(rest.slice(0, match.index)));
+    parts.push(`"$${variable}"`);
+    rest = rest.slice(match.index + match[0].length);
+  }
+}

@@ -14,8 +14,10 @@ import {
   pythonQuote,
   shellDoubleQuoted,
   shellQuote,
+  shellWordWith,
   sqlIdentifier,
 } from './quote.ts';
+import { checkVariables } from './verification.ts';
 
 const handlebars = Handlebars.create();
 handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
@@ -33,6 +35,11 @@ handlebars.registerHelper('concat', (...args: unknown[]) => args.slice(0, -1).ma
 handlebars.registerHelper('shwords', (words: unknown) => {
   if (!Array.isArray(words)) throw new Error('expected a list of command words');
   return words.map((word) => shellQuote(text(word))).join(' ');
+});
+// Command words whose {host}, {port}, {name} and {ca} become double-quoted shell variables.
+handlebars.registerHelper('shargs', (words: unknown) => {
+  if (!Array.isArray(words)) throw new Error('expected a list of command words');
+  return words.map((word) => shellWordWith(text(word), checkVariables)).join(' ');
 });
 handlebars.registerHelper('pyq', (value: unknown) => pythonQuote(text(value)));
 handlebars.registerHelper('comment', (value: unknown) => oneLine(text(value)));
@@ -63,9 +70,24 @@ export function templatesDirectory(): string {
   }
 }
 
+/** Templates included in others with {{> name}}, in the context of the one that includes them. */
+const partials = [
+  'tcp_check.py.hbs',
+  'guide-cloudformation.md.hbs',
+  'guide-compose.md.hbs',
+  'guide-systemd.md.hbs',
+  'guide-verify.md.hbs',
+];
+
 export function renderTemplate(name: string, context: object): string {
   let template = compiled.get(name);
   if (!template) {
+    for (const partial of partials) {
+      handlebars.registerPartial(
+        partial.replace(/\..*$/, ''),
+        readFileSync(join(templatesDirectory(), partial), 'utf8'),
+      );
+    }
     const text = readFileSync(join(templatesDirectory(), name), 'utf8');
     template = handlebars.compile(text, { noEscape: true, strict: true });
     compiled.set(name, template);

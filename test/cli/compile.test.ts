@@ -52,7 +52,18 @@ describe('portal compile', () => {
       { cwd: work },
     );
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, 'compiled postgres: 7 files in out/postgres\ncompiled webhook: 7 files in out/webhook\n');
+    assert.equal(run.stdout, 'compiled postgres: 8 files in out/postgres\ncompiled webhook: 9 files in out/webhook\n');
+    assert.deepEqual(
+      run.stderr.trimEnd().split('\n'),
+      [
+        'portal: warning: no --controller: the nodes must reach the controller you enroll with, which the compiler ' +
+          'cannot know; tickets.sh asks for it (--controller HOST:PORT --code CODE, or --public-address HOST:PORT), ' +
+          'as step 3 of each guide says',
+        'portal: warning: no --install-url: the guides say how to install portal from a release, and the stacks ask ' +
+          'for the address of your install.sh (InstallUrl)',
+      ],
+      'one line for each address the compiler could not know',
+    );
     assert.deepEqual((await readdir(out)).sort(), ['postgres', 'webhook']);
     const tickets = await readFile(join(out, 'postgres/tickets.sh'), 'utf8');
     assert.match(
@@ -169,17 +180,132 @@ describe('portal compile', () => {
   it('refuses a relay on the inlet ticket and a TLS inlet without a --tls ticket', async () => {
     const text = editedManifest('bedrock', [
       [['tickets', 'inlet', 'relay'], 'bedrock'],
-      [['tickets', 'inlet', 'tls'], undefined],
+      [['tickets', 'inlet', 'tls'], false],
     ]);
     const { lines } = await compileBad(text, 2);
     assert.match(
       lines[0] ?? '',
-      /\/tickets\/inlet\/relay: only outlet tickets carry a relay; remove relay from the inlet ticket$/,
+      /\/inlet\/tls: an inlet that serves TLS needs a ticket issued with --tls; set tickets\.inlet\.tls: true \(or/,
     );
     assert.match(
       lines[1] ?? '',
-      /\/inlet\/tls: an inlet that serves TLS needs a ticket issued with --tls; set tickets.inlet.tls: true$/,
+      /\/tickets\/inlet\/relay: only outlet tickets carry a relay; remove relay from the inlet ticket$/,
     );
+  });
+
+  it('reports the schema and the cross-field rules in one pass, every problem at its line and column', async () => {
+    const text = editedManifest('postgres', [
+      [['outlet', 'instance-type', 'default'], 'huge'],
+      [['outlet', 'allow'], 'someone-else'],
+      [['verification', 'table'], 'Bad Table'],
+    ]);
+    const { lines } = await compileBad(text, 3);
+    assert.deepEqual(lines, [
+      `${at(text, 'someone-else')}: /outlet/allow: the outlet allows "someone-else" but the inlet ticket's attribute ` +
+        'is "postgres-inlet"; set outlet.allow to "postgres-inlet"',
+      `${at(text, 'huge')}: /outlet/instance-type/default: expected an EC2 instance type such as m6a.large, got "huge"`,
+      `${at(text, 'Bad Table')}: /verification/table: expected a lower-case SQL table name such as portal_check, ` +
+        'got "Bad Table"',
+    ]);
+  });
+
+  it('compiles a first manifest of four lines for any TCP service, every name derived', async () => {
+    await writeFile(
+      join(work, 'mqtt.yaml'),
+      'usecase: mqtt\ntitle: MQTT broker\noutlet:\n  to: $MQTT_BROKER:8883\ninlet:\n  port: 18883\n',
+    );
+    const run = await runPortal(['compile', 'mqtt.yaml', '--out', out], { cwd: work });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'compiled mqtt: 8 files in out/mqtt\n');
+    assert.deepEqual(JSON.parse(await readFile(join(out, 'mqtt/outlet.json'), 'utf8')), {
+      'http-server-port': 23345,
+      relay: 'mqtt',
+      'tcp-outlet': { allow: 'mqtt-inlet', to: '$MQTT_BROKER:8883' },
+    });
+    const stack = await readFile(join(out, 'mqtt/outlet.stack.yaml'), 'utf8');
+    assert.match(stack, /^ {2}MqttBroker:\n {4}Type: String\n/m, 'the placeholder names its stack parameter');
+  });
+
+  it('refuses the new fields at their line and column, each with what to write', async () => {
+    const text = [
+      'usecase: shop',
+      'title: Shop',
+      'portals:',
+      '  - name: cache',
+      '    outlet:',
+      '      to: $cache_host:6379',
+      '      endpoint:',
+      '        source: vpc-endpoint',
+      '        service: com.amazonaws.vpce.us-east-1.vpce-svc-123',
+      '    inlet:',
+      '      port: 16379',
+      '    verification:',
+      '      kind: command',
+      '      run: [redis-cli, -h, "{hots}", PING]',
+      '  - name: cache',
+      '    outlet:',
+      '      to: localhost:8080',
+      '    inlet:',
+      '      port: 18080',
+      '    verification:',
+      '      kind: http',
+      '      path: /health check',
+      '',
+    ].join('\n');
+    const { lines } = await compileBad(text, 5);
+    assert.deepEqual(lines, [
+      `bad.yaml:6:11: /portals/0/outlet/to: "$cache_host" is not a placeholder: write an upper-case name of ` +
+        'letters and underscores, such as $REDIS_ENDPOINT',
+      'bad.yaml:9:18: /portals/0/outlet/endpoint/service: expected an AWS service short name such as ' +
+        'bedrock-runtime, com.amazonaws.<region>.<service>, or com.amazonaws.vpce.<region>.vpce-svc-<17 hex digits>, ' +
+        'got "com.amazonaws.vpce.us-east-1.vpce-svc-123"',
+      'bad.yaml:14:28: /portals/0/verification/run/2: {hots} is not a placeholder; use {host}, {port}, {name} or {ca}',
+      'bad.yaml:15:11: /portals/1/name: portal "cache" is also the name of portals[0]; give each portal its own name',
+      'bad.yaml:22:13: /portals/1/verification/path: expected a URL path: / followed by letters, digits, ' +
+        `-._~!$&'()*+,;=:@/ and %XX escapes, such as /index.html, got "/health check"`,
+    ]);
+  });
+
+  it('takes the installer and controller addresses as settings, and refuses ones no node could use', async () => {
+    const good = await runPortal(
+      [
+        'compile',
+        join(projectRoot, 'usecases/redis.yaml'),
+        '--out',
+        out,
+        '--install-url',
+        'https://downloads.example.net/install.sh',
+        '--controller',
+        'ctl.example.net:4000',
+      ],
+      { cwd: work },
+    );
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(good.stderr, '', 'nothing to warn about');
+    assert.match(await readFile(join(out, 'redis/tickets.sh'), 'utf8'), /^CONTROLLER=ctl\.example\.net:4000$/m);
+    for (const [flag, value, message] of [
+      ['--controller', '127.0.0.1:4000', /^portal: --controller 127\.0\.0\.1:4000 is a loopback address/],
+      [
+        '--controller',
+        'ctl.example.net',
+        /^portal: --controller ctl\.example\.net: expected host:port, but it has no :port/,
+      ],
+      [
+        '--install-url',
+        'http://downloads.example.net/install.sh',
+        /^portal: --install-url http:.* is not an https address/,
+      ],
+    ] as const) {
+      const bad = await runPortal(
+        ['compile', join(projectRoot, 'usecases/redis.yaml'), '--out', join(work, 'x'), flag, value],
+        {
+          cwd: work,
+        },
+      );
+      assert.equal(bad.code, 2, `${flag} ${value}`);
+      assert.match(bad.stderr, message);
+      assert.equal(existsSync(join(work, 'x')), false, 'nothing was written');
+    }
   });
 
   it('leaves earlier output untouched when a later compile fails', async () => {

@@ -16,6 +16,7 @@ import {
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
+import { endpointParameterValues } from './resolved-use-cases.ts';
 
 interface BootRun {
   readonly code: number | null;
@@ -67,7 +68,7 @@ describe('stack boot script (sandbox)', () => {
   for (const usecase of allUseCases) {
     for (const role of ['outlet', 'inlet'] as const) {
       it(`${usecase} ${role}: is valid bash after substitution`, () => {
-        const script = renderedBootScript(usecase, role, { PostgresEndpoint: 'db', RedshiftEndpoint: 'wh:5439' });
+        const script = renderedBootScript(usecase, role, endpointParameterValues);
         const result = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
         assert.equal(result.status, 0, result.stderr);
         assert.ok(!script.includes(ticket), 'the ticket is not in user data: the machine reads it from the secret');

@@ -7,7 +7,7 @@ import { parseNodeConfig } from '../../src/node/config.ts';
 import { imageConfig, readDockerfile } from '../support/dockerfile.ts';
 import { Ajv } from 'ajv';
 import { parse, stringify } from 'yaml';
-import { artifactText, compiled, containerUseCases, projectRoot } from '../support/usecases.ts';
+import { allUseCases, artifactText, compiled, containerUseCases, projectRoot } from '../support/usecases.ts';
 
 // The official compose-spec schema, as the dclint package ships it (its exports do not list the file).
 // It names draft-07 by its https address, which ajv knows by its http one: draft-07 is ajv's default.
@@ -53,8 +53,67 @@ describe('compose files (spec 2.5)', () => {
     });
   }
 
-  it('is written only for the use cases with a container inlet', () => {
-    assert.equal(compiled('webhook').has('inlet.compose.yaml'), false);
+  it('is written for both nodes of every use case, each conforming to the compose specification', () => {
+    for (const usecase of allUseCases) {
+      for (const role of ['outlet', 'inlet']) {
+        assert.ok(compiled(usecase).has(`${role}.compose.yaml`), `${usecase} ${role}`);
+        const file = parse(artifactText(usecase, `${role}.compose.yaml`)) as unknown;
+        assert.equal(validateCompose(file), true, `${usecase} ${role}: ${JSON.stringify(validateCompose.errors)}`);
+      }
+    }
+  });
+
+  it('runs the outlet as <usecase>-outlet on the host network, its ticket and endpoints from the shell', () => {
+    const outlet = (usecase: string) =>
+      (parse(artifactText(usecase, 'outlet.compose.yaml')) as { services: Record<string, Service> }).services;
+    const { node } = outlet('redis');
+    assert.equal(node?.container_name, 'redis-outlet');
+    assert.equal(node?.network_mode, 'host');
+    assert.equal(node?.ports, undefined, 'it opens no port');
+    assert.equal(node?.restart, 'unless-stopped');
+    assert.deepEqual(node?.environment, {
+      ENROLLMENT_TICKET: '${ENROLLMENT_TICKET:?set ENROLLMENT_TICKET to the contents of outlet.ticket}',
+      NODE_LOGGING: 'true',
+      NODE_LOG_LEVEL: 'info',
+      PORTAL_SEALING_KEY_FILE: '/var/lib/portal-keys/node-seal.key',
+      REDIS_ENDPOINT: "${REDIS_ENDPOINT:?set REDIS_ENDPOINT to the endpoint's value, as README.md says}",
+    });
+    assert.deepEqual(parse(node?.command[4] ?? ''), JSON.parse(artifactText('redis', 'outlet.json')));
+    assert.deepEqual(
+      Object.keys(outlet('shop').node?.environment ?? {}).filter((name) => name.endsWith('_ENDPOINT')),
+      ['CACHE_ENDPOINT', 'ORDERS_DB_ENDPOINT'],
+      'one variable per placeholder',
+    );
+    assert.equal(outlet('webhook').node?.environment?.ENROLLMENT_TICKET?.includes('outlet.ticket'), true);
+  });
+
+  it('runs a client container beside the inlet where the manifest names one', () => {
+    const { client } = compose('redis').services;
+    assert.deepEqual(client, {
+      command: ['/bin/sh', '-c', 'while true; do sleep 30; done'],
+      container_name: 'redis-client',
+      depends_on: ['node'],
+      image: 'redis:7',
+      network_mode: 'host',
+    });
+    assert.equal(compose('api').services.client, undefined);
+  });
+
+  it('docker-compose config -q takes the outlet with its ticket and endpoint, and names what is missing', () => {
+    const file = join(projectRoot, 'out', 'redis', 'outlet.compose.yaml');
+    const check = (env: Record<string, string>) =>
+      spawnSync('docker-compose', ['-f', file, 'config', '-q'], {
+        env: { PATH: process.env.PATH, ...env },
+        encoding: 'utf8',
+      });
+    const accepted = check({ ENROLLMENT_TICKET: 'pt1.aBc-123_xyz', REDIS_ENDPOINT: 'cache.internal.example' });
+    assert.equal(accepted.status, 0, accepted.stderr);
+    const noEndpoint = check({ ENROLLMENT_TICKET: 'pt1.aBc-123_xyz' });
+    assert.equal(noEndpoint.status, 1);
+    assert.match(noEndpoint.stderr, /set REDIS_ENDPOINT to the endpoint's value, as README\.md says/);
+    const noTicket = check({ REDIS_ENDPOINT: 'cache.internal.example' });
+    assert.equal(noTicket.status, 1);
+    assert.match(noTicket.stderr, /set ENROLLMENT_TICKET to the contents of outlet\.ticket/);
   });
 
   it('runs the node as <usecase>-inlet with the spec environment', () => {
@@ -78,7 +137,7 @@ describe('compose files (spec 2.5)', () => {
       );
     }
     const levels = containerUseCases.map((usecase) => compose(usecase).services.node?.environment?.NODE_LOG_LEVEL);
-    assert.deepEqual(levels, ['debug', 'info', 'info']);
+    assert.deepEqual(levels, ['debug', 'info', 'info', 'info']);
     assert.equal(compose('postgres').services.node?.environment?.NODE_DEVELOPER, '${NODE_DEVELOPER:-false}');
   });
 

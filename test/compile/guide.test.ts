@@ -7,6 +7,7 @@ import { createSandbox } from '../support/sandbox.ts';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import type { NodeShowRunning } from '../../src/node/show.ts';
 import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
+import { compileUseCase } from '../../src/compile/compile.ts';
 
 interface AlarmProperties {
   Namespace: string;
@@ -61,7 +62,7 @@ describe('the compiled guide (README.md)', () => {
       const image = (parse(artifactText(usecase, 'inlet.compose.yaml')) as { services: { node: { image: string } } })
         .services.node.image;
       const guide = artifactText(usecase, 'README.md').replace(/\s+/g, ' ');
-      assert.ok(guide.includes(`The compose file runs the image \`${image}\``), guide);
+      assert.ok(guide.includes(`The compose files run the image \`${image}\``), guide);
       assert.ok(guide.includes('`docker build -t portal-node .`'));
     });
   }
@@ -192,7 +193,7 @@ fi`,
     };
     const inletStack = (usecase: string) => parseCfnYaml(artifactText(usecase, 'inlet.stack.yaml')) as InletStack;
 
-    for (const usecase of allUseCases) {
+    for (const usecase of allUseCases.filter((name) => name !== 'shop')) {
       it(
         `${usecase}: says what it is, the port the stack opens, the parameter, ` +
           'the fallback and how to see the path',
@@ -224,11 +225,7 @@ fi`,
                 'the relay as before.',
             ),
           );
-          assert.ok(
-            text.includes(
-              `controller gives only to the outlets registered as \`${loadManifest(usecase).outlet.relay}\``,
-            ),
-          );
+          assert.ok(text.includes(`controller gives only to the outlets registered as \`${usecase}\``));
           assert.ok(
             text.includes('`portal node show` says `session open (direct)` or `session open (relay <relay_id>)`'),
           );
@@ -239,6 +236,18 @@ fi`,
         },
       );
     }
+
+    it('names the port of each portal of several, and the rule that opens them all', () => {
+      const text = section('shop').replace(/\s+/g, ' ');
+      assert.ok(
+        text.includes('listens for it on TCP 4200 (the first portal; each further one on the next port, up to 4202)'),
+      );
+      assert.ok(
+        text.includes('The inlet stack opens TCP 4200–4202 only to the network of its **Outlet network** parameter'),
+      );
+      const rule = inletStack('shop').Resources.NodeDirectIngress;
+      assert.deepEqual([rule?.Properties.FromPort, rule?.Properties.ToPort], [4200, 4202]);
+    });
 
     it('opens it at creation with one line in the inlet parameters file, which create-stack then passes', async () => {
       const guide = artifactText('postgres', 'README.md');
@@ -266,9 +275,9 @@ fi`,
         }[];
         assert.deepEqual(
           parameters.map((parameter) => parameter.ParameterKey),
-          ['VpcId', 'SubnetId', 'OutletCidr', 'EnrollmentTicket'],
+          ['VpcId', 'SubnetId', 'InstallUrl', 'OutletCidr', 'EnrollmentTicket'],
         );
-        assert.equal(parameters[2]?.ParameterValue, '<outlet_cidr>');
+        assert.equal(parameters[3]?.ParameterValue, '<outlet_cidr>');
         for (const { ParameterKey } of parameters)
           assert.ok(ParameterKey in inletStack('postgres').Parameters, ParameterKey);
         assert.ok(
@@ -342,5 +351,100 @@ fi`,
         assert.ok(text.includes("let TCP 4200 in from the outlet's network in the host's firewall"));
       });
     }
+  });
+
+  describe('the targets, the controller and the installer', () => {
+    for (const usecase of allUseCases) {
+      it(`${usecase}: has a section per target, and hands no node a loopback controller or a made-up installer`, () => {
+        const guide = artifactText(usecase, 'README.md');
+        for (const heading of ['### On AWS, with CloudFormation', '### With Docker Compose', '### With systemd']) {
+          assert.ok(guide.includes(`\n${heading}\n`), `${usecase}: ${heading}`);
+        }
+        assert.ok(!guide.includes('portal.example.net/install.sh'), 'no placeholder presented as real');
+        assert.ok(guide.includes('this guide was compiled without `--install-url`, and\nthe address of your'));
+        assert.ok(guide.includes("curl --proto '=https' --tlsv1.2 -sSfL '<install_url>' | sh"));
+        assert.ok(
+          guide.includes('portal controller start --listen 0.0.0.0:4000 --public-address <controller_host>:4000'),
+        );
+        assert.ok(guide.includes('portal enroll --controller <controller_host>:4000 --code <admin_code>'));
+        assert.ok(!/^portal enroll$/m.test(guide), 'the plain loopback enrollment is for one machine only');
+        assert.ok(!guide.includes('{{'), 'no template text left');
+      });
+    }
+
+    it('writes the controller and the installer it is given into the guide, tickets.sh and the stacks', () => {
+      const settings = {
+        installUrl: 'https://downloads.example.net/portal/install.sh',
+        controller: 'ctl.example.net:4443',
+      };
+      const artifacts = new Map(
+        compileUseCase(loadManifest('redis'), settings).map((artifact) => [artifact.path, artifact.content]),
+      );
+      const guide = artifacts.get('README.md') ?? '';
+      assert.ok(
+        guide.includes("curl --proto '=https' --tlsv1.2 -sSfL https://downloads.example.net/portal/install.sh | sh"),
+      );
+      assert.ok(guide.includes('portal controller start --listen 0.0.0.0:4443 --public-address ctl.example.net:4443'));
+      assert.ok(guide.includes('portal enroll --controller ctl.example.net:4443 --code <admin_code>'));
+      assert.ok(!guide.includes('<install_url>'));
+      const tickets = artifacts.get('tickets.sh') ?? '';
+      assert.ok(tickets.includes('CONTROLLER=ctl.example.net:4443\n'));
+      assert.ok(tickets.includes('INSTALL_URL=https://downloads.example.net/portal/install.sh\n'));
+      for (const role of ['outlet', 'inlet']) {
+        const stack = parseCfnYaml(artifacts.get(`${role}.stack.yaml`) ?? '') as {
+          Parameters: Record<string, { Default?: string }>;
+        };
+        assert.equal(stack.Parameters.InstallUrl?.Default, settings.installUrl, role);
+      }
+    });
+
+    it('installs each node as a systemd service with its configuration, ticket and endpoint', async () => {
+      const guide = artifactText('redis', 'README.md');
+      const section = guide.slice(guide.indexOf('### With systemd'), guide.indexOf('## 6. Verify'));
+      const scripts = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+      assert.equal(scripts.length, 2, 'one command on each machine');
+      const sandbox = await createSandbox();
+      try {
+        await sandbox.stub('portal');
+        for (const script of scripts) {
+          const filled = script.replace('<REDIS_ENDPOINT>', 'cache.internal.example');
+          const run = spawnSync('bash', ['-euo', 'pipefail', '-c', filled], {
+            cwd: sandbox.dir,
+            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            encoding: 'utf8',
+          });
+          assert.equal(run.status, 0, run.stderr);
+        }
+        assert.deepEqual(await sandbox.calls(), [
+          'portal service install node --name portal-redis-outlet --home /var/lib/portal/redis-outlet ' +
+            '--configuration outlet.json --enrollment-ticket-file outlet.ticket ' +
+            '--env REDIS_ENDPOINT=cache.internal.example',
+          'portal service install node --name portal-redis-inlet --home /var/lib/portal/redis-inlet ' +
+            '--configuration inlet.json --enrollment-ticket-file inlet.ticket',
+        ]);
+      } finally {
+        await sandbox.remove();
+      }
+    });
+
+    it('verifies each portal of several by its own kind, and shows the commands tickets.sh runs', () => {
+      const guide = artifactText('shop', 'README.md');
+      const verify = guide.slice(guide.indexOf('## 6. Verify'), guide.indexOf('## 7. Clean up'));
+      assert.deepEqual(
+        [...verify.matchAll(/^#### Portal (.*)$/gm)].map((match) => match[1]),
+        ['orders-db', 'cache', 'api'],
+      );
+      assert.ok(verify.includes('sends `PING\\r\\n` and expects a reply that begins with `+PONG`'));
+      assert.ok(
+        verify.includes(`curl -sS -o /dev/null -w '%{http_code}' -X GET http://"$INLET_HOST":"$INLET_PORT"/health`),
+      );
+      const api = artifactText('api', 'README.md');
+      assert.ok(
+        api.includes('--cacert "$PROJECT_CA" --connect-to "$INLET_NAME":"$INLET_PORT":"$INLET_HOST":"$INLET_PORT"'),
+      );
+      assert.ok(
+        api.includes('INLET_NAME=api."$(portal project show --jq .id).$(portal project show --jq .network_domain)"'),
+      );
+    });
   });
 });

@@ -13,6 +13,8 @@ import { manifestProblems } from '../../src/compile/manifest.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { allUseCases, editedManifest, loadManifest, manifestText } from '../support/usecases.ts';
+import { resolveUseCase } from '../../src/compile/model.ts';
+import { loadUseCase } from './resolved-use-cases.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
 
 /** Seven levels of nine: 9^7 = 4,782,969 strings once expanded. */
@@ -100,15 +102,15 @@ describe('limits a manifest can reach', () => {
 
   it('names the field behind every limit a text can pass, even one the schema would have refused', () => {
     const manifest = structuredClone(loadManifest('postgres'));
-    manifest.outlet['instance-type'].note = 'x'.repeat(200_000);
+    manifest.outlet = { ...manifest.outlet, 'instance-type': { default: 'm6a.large', note: 'x'.repeat(200_000) } };
     manifest.title = 't'.repeat(2_000);
-    const found = [...new Set(stackLimitViolations(manifest).map((violation) => violation.pointer))];
+    const found = [...new Set(stackLimitViolations(resolveUseCase(manifest)).map((violation) => violation.pointer))];
     assert.deepEqual(found.sort(), ['', '/outlet/instance-type', '/title'].sort());
   });
 
   for (const usecase of allUseCases) {
     it(`${usecase}: both stacks are within every limit, with room to spare`, () => {
-      const manifest = loadManifest(usecase);
+      const manifest = loadUseCase(usecase);
       assert.deepEqual(stackLimitViolations(manifest), []);
       for (const [role, config] of [
         ['outlet', outletConfig(manifest)],

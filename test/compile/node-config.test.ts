@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { validateNodeConfigShape } from '../../src/shared/schema-check.ts';
-import { containerInletConfig } from '../../src/compile/node-config.ts';
+import { containerInletConfig, outletConfig, stackInletConfig } from '../../src/compile/node-config.ts';
+import { resolveUseCase } from '../../src/compile/model.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { product } from '../../src/shared/product.ts';
 import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
+
+/** The use cases of the spec, with its single portal each. */
+const specUseCases = ['bedrock', 'postgres', 'warehouse', 'webhook'] as const;
 
 const config = (usecase: string, role: 'outlet' | 'inlet') =>
   JSON.parse(artifactText(usecase, `${role}.json`)) as NodeConfig;
@@ -41,7 +45,8 @@ describe('node configurations (spec 2.2)', () => {
     'has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay, ' +
       'with the direct path on 0.0.0.0:4200',
     () => {
-      const inlets = Object.fromEntries(allUseCases.map((usecase) => [usecase, config(usecase, 'inlet')['tcp-inlet']]));
+      const inletOf = (usecase: string) => config(usecase, 'inlet')['tcp-inlet'];
+      const inlets = Object.fromEntries(specUseCases.map((usecase) => [usecase, inletOf(usecase)]));
       assert.deepEqual(inlets, {
         bedrock: { allow: 'bedrock-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
         postgres: { allow: 'postgres-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432', via: 'postgres' },
@@ -53,7 +58,7 @@ describe('node configurations (spec 2.2)', () => {
   );
 
   it('gives the stack inlet a direct path the node itself reads as a fixed port on every interface', () => {
-    for (const usecase of allUseCases) {
+    for (const usecase of specUseCases) {
       const parsed = parseNodeConfig(`${usecase}/inlet.json`, artifactText(usecase, 'inlet.json'));
       assert.equal(parsed['tcp-inlet']?.direct, `0.0.0.0:${product.directPort}`, usecase);
     }
@@ -61,7 +66,7 @@ describe('node configurations (spec 2.2)', () => {
 
   it("turns the container inlet's direct path off, and refuses a direct value that is not an address", () => {
     for (const usecase of containerUseCases) {
-      assert.equal(containerInletConfig(loadManifest(usecase))['tcp-inlet']?.direct, false, usecase);
+      assert.equal(containerInletConfig(resolveUseCase(loadManifest(usecase)))['tcp-inlet']?.direct, false, usecase);
     }
     assert.equal(
       validateNodeConfigShape({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }),
@@ -74,7 +79,7 @@ describe('node configurations (spec 2.2)', () => {
   });
 
   it('writes tls only where the spec has it, and the status port 23345 everywhere', () => {
-    for (const usecase of allUseCases) {
+    for (const usecase of specUseCases) {
       for (const role of ['outlet', 'inlet'] as const) {
         const node = config(usecase, role);
         assert.equal(node['http-server-port'], 23345);
@@ -82,6 +87,48 @@ describe('node configurations (spec 2.2)', () => {
         assert.equal(section !== undefined && 'tls' in section, usecase === 'bedrock', `${usecase} ${role}`);
       }
     }
+  });
+
+  it('gives several portals the plural forms by portal name, each direct path on a port of its own', () => {
+    assert.deepEqual(config('shop', 'outlet'), {
+      'http-server-port': 23345,
+      'tcp-outlets': {
+        api: { allow: 'shop-inlet', to: 'localhost:8080' },
+        cache: { allow: 'shop-inlet', tls: true, to: '$CACHE_ENDPOINT:6379' },
+        'orders-db': { allow: 'shop-inlet', to: '$ORDERS_DB_ENDPOINT:5432' },
+      },
+    });
+    assert.deepEqual(config('shop', 'inlet'), {
+      'http-server-port': 23345,
+      'tcp-inlets': {
+        api: { allow: 'shop-outlet', direct: '0.0.0.0:4202', from: '0.0.0.0:18080' },
+        cache: { allow: 'shop-outlet', direct: '0.0.0.0:4201', from: '0.0.0.0:16379' },
+        'orders-db': { allow: 'shop-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432' },
+      },
+    });
+    const container = containerInletConfig(resolveUseCase(loadManifest('shop')));
+    assert.deepEqual(
+      Object.values(container['tcp-inlets'] ?? {}).map((inlet) => [inlet.from, inlet.direct]),
+      [
+        ['127.0.0.1:15432', false],
+        ['127.0.0.1:16379', false],
+        ['127.0.0.1:18080', false],
+      ],
+    );
+  });
+
+  it('writes relay and via only where they differ from the portal name', () => {
+    const manifest = structuredClone(loadManifest('shop'));
+    const [first] = manifest.portals ?? [];
+    if (first) {
+      first.outlet.relay = 'orders';
+      first.inlet.via = 'orders';
+    }
+    const useCase = resolveUseCase(manifest);
+    assert.deepEqual(outletConfig(useCase)['tcp-outlets']?.['orders-db']?.relay, 'orders');
+    assert.deepEqual(stackInletConfig(useCase)['tcp-inlets']?.['orders-db']?.via, 'orders');
+    assert.equal(stackInletConfig(useCase)['tcp-inlets']?.cache?.via, undefined);
+    assert.deepEqual(useCase.tickets.outlet.relays, ['orders', 'cache', 'api']);
   });
 
   it('is serialised with sorted keys, so golden files change only with behaviour', () => {

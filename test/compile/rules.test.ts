@@ -19,52 +19,73 @@ describe('cross-field rules', () => {
   });
 
   it('want the two tickets to carry different attributes', () => {
-    const same = variant('webhook', (m) => {
-      m.tickets.inlet.attribute = 'webhook-outlet';
-      m.outlet.allow = 'webhook-outlet';
+    const same = variant('postgres', (m) => {
+      m.tickets = { ...m.tickets, inlet: { ...m.tickets?.inlet, attribute: 'postgres-outlet' } };
+      m.outlet = { ...m.outlet, allow: 'postgres-outlet' };
     });
     assert.deepEqual(pointers(same), ['/tickets/inlet/attribute']);
   });
 
   it('keep --tls off the outlet ticket and require it for a TLS inlet', () => {
-    assert.deepEqual(pointers(variant('bedrock', (m) => (m.tickets.outlet.tls = true))), ['/tickets/outlet/tls']);
-    assert.deepEqual(pointers(variant('bedrock', (m) => (m.inlet.tls = false))), [
-      '/tickets/inlet/tls',
+    assert.deepEqual(pointers(variant('bedrock', (m) => (m.tickets = { outlet: { tls: true } }))), [
+      '/tickets/outlet/tls',
+    ]);
+    assert.deepEqual(pointers(variant('bedrock', (m) => (m.inlet = { ...m.inlet, tls: false }))), [
       '/verification/kind',
     ]);
+    const explicit = variant('bedrock', (m) => {
+      m.inlet = { ...m.inlet, tls: false };
+      m.tickets = { inlet: { tls: true } };
+    });
+    assert.deepEqual(pointers(explicit), ['/tickets/inlet/tls', '/verification/kind']);
+    assert.deepEqual(pointers(variant('bedrock', (m) => (m.tickets = { inlet: { tls: false } }))), ['/inlet/tls']);
   });
 
   it('tie the target placeholder to the endpoint that replaces it', () => {
-    assert.deepEqual(pointers(variant('postgres', (m) => (m.outlet.to = '$REDSHIFT_ENDPOINT:5432'))), ['/outlet/to']);
-    assert.deepEqual(pointers(variant('postgres', (m) => delete m.outlet.endpoint)), ['/outlet/to']);
     assert.deepEqual(
-      pointers(variant('webhook', (m) => (m.outlet.endpoint = loadManifest('postgres').outlet.endpoint))),
+      pointers(variant('postgres', (m) => (m.outlet = { ...m.outlet, to: '$REDSHIFT_ENDPOINT:5432' }))),
+      ['/outlet/to'],
+    );
+    assert.deepEqual(
+      pointers(variant('postgres', (m) => delete m.outlet?.endpoint)),
+      [],
+      'the endpoint follows from the placeholder',
+    );
+    assert.deepEqual(
+      pointers(
+        variant('webhook', (m) => (m.outlet = { ...m.outlet, endpoint: loadManifest('postgres').outlet?.endpoint })),
+      ),
       ['/outlet/endpoint'],
     );
-    assert.deepEqual(pointers(variant('warehouse', (m) => delete m.outlet.endpoint?.port)), [
+    assert.deepEqual(pointers(variant('warehouse', (m) => delete m.outlet?.endpoint?.port)), [
       '/outlet/endpoint',
       '/outlet/endpoint/example',
     ]);
-    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.port = 5432))), [
+    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet?.endpoint && (m.outlet.endpoint.port = 5432))), [
       '/outlet/endpoint/port',
       '/outlet/endpoint/example',
     ]);
   });
 
   it('match the endpoint source with its parameter or service', () => {
-    assert.deepEqual(pointers(variant('postgres', (m) => m.outlet.endpoint && delete m.outlet.endpoint.parameter)), [
+    assert.deepEqual(
+      pointers(variant('postgres', (m) => m.outlet?.endpoint && delete m.outlet.endpoint.parameter)),
+      [],
+      'the parameter follows from the placeholder',
+    );
+    assert.deepEqual(
+      pointers(variant('bedrock', (m) => m.outlet?.endpoint && (m.outlet.endpoint.parameter = 'RuntimeEndpoint'))),
+      ['/outlet/endpoint/parameter'],
+    );
+    assert.deepEqual(pointers(variant('bedrock', (m) => m.outlet?.endpoint && delete m.outlet.endpoint.service)), [
       '/outlet/endpoint',
     ]);
     assert.deepEqual(
-      pointers(variant('bedrock', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = 'RuntimeEndpoint'))),
-      ['/outlet/endpoint/parameter'],
-    );
-    assert.deepEqual(
-      pointers(variant('warehouse', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'wh.example:5440'))),
+      pointers(variant('warehouse', (m) => m.outlet?.endpoint && (m.outlet.endpoint.example = 'wh.example:5440'))),
       ['/outlet/endpoint/example'],
     );
     assert.deepEqual(
-      pointers(variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.example = 'db.example:5432'))),
+      pointers(variant('postgres', (m) => m.outlet?.endpoint && (m.outlet.endpoint.example = 'db.example:5432'))),
       ['/outlet/endpoint/example'],
     );
   });
@@ -96,7 +117,7 @@ describe('cross-field rules', () => {
   });
 
   it("keep the inlet and the status server off the stack inlet's direct port, 4200", () => {
-    const inletOnIt = checkRules(variant('postgres', (m) => (m.inlet.port = 4200)));
+    const inletOnIt = checkRules(variant('postgres', (m) => (m.inlet = { ...m.inlet, port: 4200 })));
     assert.deepEqual(inletOnIt, [
       {
         pointer: '/inlet/port',
@@ -105,7 +126,7 @@ describe('cross-field rules', () => {
     ]);
     assert.deepEqual(pointers(variant('postgres', (m) => (m['status-port'] = 4200))), ['/status-port']);
     assert.deepEqual(
-      pointers(variant('webhook', (m) => (m.outlet.to = 'localhost:4200'))),
+      pointers(variant('webhook', (m) => (m.outlet = { ...m.outlet, to: 'localhost:4200' }))),
       [],
       'the outlet machine does not listen on it',
     );
@@ -114,7 +135,7 @@ describe('cross-field rules', () => {
   it('refuse an endpoint parameter named like something the stack already defines', () => {
     for (const taken of ['VpcId', 'StateFileSystem', 'NodeRole']) {
       const violations = checkRules(
-        variant('postgres', (m) => m.outlet.endpoint && (m.outlet.endpoint.parameter = taken)),
+        variant('postgres', (m) => m.outlet?.endpoint && (m.outlet.endpoint.parameter = taken)),
       );
       assert.deepEqual(
         violations.map((v) => v.pointer),
@@ -130,26 +151,25 @@ describe('cross-field rules', () => {
 
   it('want a literal host:port for a webhook receiver beside the outlet', () => {
     const placeholder = variant('webhook', (m) => {
-      m.outlet.to = '$POSTGRES_ENDPOINT:7777';
-      m.outlet.endpoint = loadManifest('postgres').outlet.endpoint;
+      m.outlet = { ...m.outlet, to: '$POSTGRES_ENDPOINT:7777', endpoint: loadManifest('postgres').outlet?.endpoint };
     });
     assert.deepEqual(pointers(placeholder), ['/outlet/to']);
   });
 
   it('keep each ticket lifetime within what portal project ticket --expires-in accepts: positive, at most 30d', () => {
     const hint = 'give a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), at most 30d';
-    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.inlet['expires-in'] = '400d'))), [
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets = { inlet: { 'expires-in': '400d' } }))), [
       { pointer: '/tickets/inlet/expires-in', message: `"400d" is longer than 30d; ${hint}` },
     ]);
-    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '0h'))), [
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets = { outlet: { 'expires-in': '0h' } }))), [
       { pointer: '/tickets/outlet/expires-in', message: `"0h" must be positive; ${hint}` },
     ]);
     assert.deepEqual(
-      checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '1h30m'))),
+      checkRules(variant('webhook', (m) => (m.tickets = { outlet: { 'expires-in': '1h30m' } }))),
       [],
       'the CLI takes combined units',
     );
-    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets.outlet['expires-in'] = '30d'))), []);
+    assert.deepEqual(checkRules(variant('webhook', (m) => (m.tickets = { outlet: { 'expires-in': '30d' } }))), []);
   });
 
   it('locate an out-of-range expires-in in the manifest by file, line, column and pointer', () => {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderedBootScript } from '../support/boot-script.ts';
 import { allUseCases, artifactText, projectRoot } from '../support/usecases.ts';
+import { endpointParameterValues } from './resolved-use-cases.ts';
 
 /** shellcheck's findings of warning level and above: empty when the script is clean. */
 function shellcheck(script: string, shell: 'sh' | 'bash'): string {
@@ -31,10 +32,7 @@ describe('shell scripts Portal ships pass shellcheck (warnings and errors)', () 
     it(`${usecase}: tickets.sh, both boot scripts and the status loop and sealing-key script they write`, () => {
       assert.equal(shellcheck(artifactText(usecase, 'tickets.sh'), 'bash'), '');
       for (const role of ['outlet', 'inlet'] as const) {
-        const boot = renderedBootScript(usecase, role, {
-          PostgresEndpoint: 'db.internal.example',
-          RedshiftEndpoint: 'wh.internal.example:5439',
-        });
+        const boot = renderedBootScript(usecase, role, endpointParameterValues);
         assert.equal(shellcheck(boot, 'bash'), '', `${role} boot script`);
         assert.equal(shellcheck(hereDocument(boot, 'PORTAL_STATUS_LOOP'), 'bash'), '', `${role} status loop`);
         assert.equal(shellcheck(hereDocument(boot, 'PORTAL_SEALING_KEY'), 'bash'), '', `${role} sealing-key script`);

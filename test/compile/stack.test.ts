@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { parseCfnYaml, printCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import { nodeStack } from '../../src/compile/stack/stack.ts';
-import { builtInLogicalIds } from '../../src/compile/stack/context.ts';
+import { builtInLogicalIds, portalIds } from '../../src/compile/stack/context.ts';
 import { outletConfig, stackInletConfig } from '../../src/compile/node-config.ts';
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { checkTemplate, specificationVersion } from '../support/cfn-spec-check.ts';
-import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts';
+import { allUseCases, artifactText } from '../support/usecases.ts';
+import { loadUseCase } from './resolved-use-cases.ts';
 
 type Template = {
   Parameters: Record<string, Record<string, unknown>>;
@@ -40,7 +41,7 @@ describe('CloudFormation stacks', () => {
         });
 
         it('parses back to the same object it was printed from', () => {
-          const manifest = loadManifest(usecase);
+          const manifest = loadUseCase(usecase);
           const config =
             role === 'outlet'
               ? outletConfig(manifest)
@@ -135,11 +136,19 @@ describe('CloudFormation stacks', () => {
       allUseCases.map((usecase) => [usecase, stack(usecase, 'outlet').Parameters.InstanceType?.Default]),
     );
     assert.deepEqual(defaults, {
+      api: 'm6a.large',
       bedrock: 'm6a.large',
       postgres: 'm6a.8xlarge',
+      redis: 'm6a.large',
+      shop: 'm6a.large',
       warehouse: 'm6a.large',
       webhook: 'm6a.8xlarge',
     });
+    assert.match(
+      String(stack('redis', 'outlet').Parameters.InstanceType?.Description),
+      /^EC2 instance type of the node; default m6a\.large\.$/,
+      'the general default, m6a.large, when the manifest names none',
+    );
     assert.equal(stack('postgres', 'inlet').Parameters.InstanceType?.Default, 'm6a.8xlarge');
     assert.match(String(stack('warehouse', 'outlet').Parameters.InstanceType?.Description), /m6a\.8xlarge, t3\.medium/);
   });
@@ -184,11 +193,8 @@ describe('CloudFormation stacks', () => {
           const ingress = resourcesOfType(stack(usecase, role), 'AWS::EC2::SecurityGroupIngress').map(
             ([logicalId]) => logicalId,
           );
-          assert.deepEqual(
-            ingress,
-            role === 'inlet' ? ['NodeClientIngress', 'NodeDirectIngress'] : [],
-            `${usecase} ${role}`,
-          );
+          const clients = loadUseCase(usecase).portals.map((portal) => `NodeClientIngress${portal.idPart}`);
+          assert.deepEqual(ingress, role === 'inlet' ? [...clients, 'NodeDirectIngress'] : [], `${usecase} ${role}`);
         }
       }
     },
@@ -214,7 +220,7 @@ describe('CloudFormation stacks', () => {
   });
 
   it("opens the inlet's direct path, TCP 4200, only to an outlet network the administrator names", () => {
-    for (const usecase of allUseCases) {
+    for (const usecase of allUseCases.filter((name) => !loadUseCase(name).listed)) {
       const inlet = stack(usecase, 'inlet') as Template & {
         Conditions: Record<string, unknown>;
         Resources: Record<string, { Condition?: string }>;
@@ -272,7 +278,7 @@ describe('CloudFormation stacks', () => {
     'opens no direct port when the inlet configuration names none (true: a system-chosen port; ' +
       'false: relays only)',
     () => {
-      const manifest = loadManifest('postgres');
+      const manifest = loadUseCase('postgres');
       for (const direct of [true, false, '0.0.0.0:0']) {
         const config = stackInletConfig(manifest);
         const inlet = { ...config, 'tcp-inlet': { ...config['tcp-inlet'], direct } } as NodeConfig;
@@ -319,9 +325,11 @@ describe('CloudFormation stacks', () => {
     for (const usecase of allUseCases) {
       for (const role of ['outlet', 'inlet'] as const) {
         const template = stack(usecase, role);
-        const endpointParameter = loadManifest(usecase).outlet.endpoint?.parameter;
+        const useCase = loadUseCase(usecase);
+        const endpointParameters = useCase.portals.map((portal) => portal.outlet.endpoint?.parameter);
+        const perPortal = useCase.portals.flatMap((portal) => Object.values(portalIds).map((id) => id(portal.idPart)));
         const defined = [...Object.keys(template.Parameters), ...Object.keys(template.Resources)].filter(
-          (id) => id !== endpointParameter,
+          (id) => !endpointParameters.includes(id) && !perPortal.includes(id),
         );
         assert.deepEqual(
           defined.filter((id) => !builtInLogicalIds.includes(id)),

@@ -9,12 +9,13 @@ import { templatesDirectory } from '../../src/compile/templates.ts';
 
 /** Helpers that quote (or refuse) a value for its target, by template kind. */
 const quotingHelpers: Readonly<Record<string, readonly string[]>> = {
-  sh: ['shq', 'shdq', 'shwords', 'comment', 'int', 'sqlid'],
+  sh: ['shq', 'shdq', 'shwords', 'shargs', 'comment', 'int', 'sqlid'],
   py: ['pyq', 'comment', 'int'],
-  md: ['md', 'code', 'cell', 'shq', 'shdq', 'shwords', 'comment', 'int', 'sqlid'],
+  md: ['md', 'code', 'cell', 'shq', 'shdq', 'shwords', 'shargs', 'comment', 'int', 'sqlid'],
 };
 
-const blocks = /^(#if|#unless|\/if|\/unless|else)\b/;
+// Blocks, and partials: templates of fixed text, audited themselves.
+const blocks = /^(#if|#unless|#each|\/if|\/unless|\/each|else|>)(\b|\s)/;
 
 function kindOf(name: string): string {
   if (name.endsWith('.sh.hbs')) return 'sh';
@@ -30,7 +31,12 @@ describe('templates render no value unquoted', () => {
     assert.deepEqual(names.sort(), [
       'README.md.hbs',
       'boot.sh.hbs',
+      'guide-cloudformation.md.hbs',
+      'guide-compose.md.hbs',
+      'guide-systemd.md.hbs',
+      'guide-verify.md.hbs',
       'status-metric.py.hbs',
+      'tcp_check.py.hbs',
       'tickets.sh.hbs',
       'webhook_receiver.py.hbs',
     ]);

@@ -1,16 +1,36 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, artifactText } from '../support/usecases.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
 
-const fakePortal = `case "$1 $2" in
+/**
+ * A portal stand-in that remembers its enrollment (a file beside it): project show fails until portal
+ * enroll ran, then names the controller the enrollment gave (loopback for a plain portal enroll).
+ */
+const fakePortal = `state="$(dirname "$0")/../enrolled"
+case "$1 $2" in
+  "enroll "*)
+    case "$*" in
+      *--controller*) echo "$3" > "$state" ;;
+      *--public-address*) echo "$5" > "$state" ;;
+      *) echo "127.0.0.1:41234" > "$state" ;;
+    esac ;;
   "project ticket") echo "pt1_ticket_for_$(echo "$*" | sed 's/.*--attribute \\([a-z-]*\\).*/\\1/')" ;;
-  "project show") [ "$4" = ".network_domain" ] && echo tunnels.test || echo p0123456789 ;;
+  "project show")
+    [ -f "$state" ] || { echo "portal: not enrolled" >&2; exit 2; }
+    case "$4" in
+      .network_domain) echo tunnels.test ;;
+      .controller) cat "$state" ;;
+      *) echo p0123456789 ;;
+    esac ;;
   "project ca") echo "-----BEGIN CERTIFICATE-----" ;;
 esac`;
+
+const controllerFlags = ['--controller', 'ctl.example.net:4000', '--code', 'pa1_admin_code'];
 
 function runTickets(sandbox: Sandbox, usecase: string, args: string[], env: Record<string, string> = {}) {
   return spawnSync('bash', [join(sandbox.dir, 'tickets.sh'), ...args], {
@@ -43,12 +63,14 @@ describe('tickets.sh (administrator workflow)', () => {
     });
   }
 
-  it('enrolls and issues the two tickets with the spec flags, into private files', async () => {
+  it('enrolls with the controller it is given, issues the two tickets with the spec flags, privately', async () => {
     await install('bedrock');
-    const run = runTickets(sandbox, 'bedrock', []);
+    const run = runTickets(sandbox, 'bedrock', controllerFlags);
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(await sandbox.calls(), [
-      'portal enroll',
+      'portal project show --jq .controller',
+      'portal enroll --controller ctl.example.net:4000 --code pa1_admin_code',
+      'portal project show --jq .controller',
       'portal project ticket --expires-in 10h --usage-count 1 --attribute bedrock-outlet --relay bedrock',
       'portal project ticket --expires-in 10h --usage-count 1 --attribute bedrock-inlet --tls',
     ]);
@@ -67,16 +89,30 @@ describe('tickets.sh (administrator workflow)', () => {
     await sandbox.stub('curl', `cat <<'INSTALLER'\n${installer}\nINSTALLER`);
     const pathWithoutPortal = join(sandbox.dir, 'tools');
     spawnSync('bash', ['-c', `mkdir -p '${pathWithoutPortal}' && cp '${sandbox.bin}/curl' '${pathWithoutPortal}/'`]);
-    const run = spawnSync('bash', [join(sandbox.dir, 'tickets.sh')], {
+    const env = { PATH: `${pathWithoutPortal}:/usr/bin:/bin`, HOME: sandbox.root };
+    const unset = spawnSync('bash', [join(sandbox.dir, 'tickets.sh'), '--local'], {
       cwd: sandbox.dir,
-      env: { PATH: `${pathWithoutPortal}:/usr/bin:/bin`, HOME: sandbox.root },
+      env,
+      encoding: 'utf8',
+    });
+    assert.equal(unset.status, 2, 'no installer address was compiled in or given');
+    assert.equal(
+      unset.stderr,
+      'portal is not installed: install it from a release (README.md, step 2), ' +
+        'or set PORTAL_INSTALL_URL to the address of your install.sh\n',
+    );
+    const run = spawnSync('bash', [join(sandbox.dir, 'tickets.sh'), '--local'], {
+      cwd: sandbox.dir,
+      env: { ...env, PORTAL_INSTALL_URL: 'https://downloads.example.test/install.sh' },
       encoding: 'utf8',
     });
     assert.equal(run.status, 0, run.stderr);
     const calls = await sandbox.calls();
-    assert.equal(calls[0], 'curl --proto =https --tlsv1.2 -sSfL https://portal.example.net/install.sh');
+    assert.equal(calls[0], 'curl --proto =https --tlsv1.2 -sSfL https://downloads.example.test/install.sh');
     assert.deepEqual(calls.slice(1), [
+      'portal project show --jq .controller',
       'portal enroll',
+      'portal project show --jq .controller',
       'portal project ticket --expires-in 10h --usage-count 1 --attribute webhook-outlet --relay webhook',
       'portal project ticket --expires-in 10h --usage-count 1 --attribute webhook-inlet',
     ]);
@@ -130,6 +166,7 @@ describe('tickets.sh (administrator workflow)', () => {
 
   it('invokes the model at https://<label>.<project_id>.<network_domain>', async () => {
     await install('bedrock');
+    await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
     await sandbox.stub(
       'aws',
       'echo "region=$AWS_REGION ca=$AWS_CA_BUNDLE" >> "$(dirname "$0")/../aws.env"; echo "{}" > output.json',
@@ -156,6 +193,7 @@ describe('tickets.sh (administrator workflow)', () => {
 
   it('stops the model check with the fix when the inlet name does not resolve', async () => {
     await install('bedrock');
+    await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
     await sandbox.stub('aws');
     await sandbox.stub('getent', 'exit 2');
     const run = runTickets(sandbox, 'bedrock', ['verify']);
@@ -184,6 +222,91 @@ describe('tickets.sh (administrator workflow)', () => {
     await install('postgres');
     const run = runTickets(sandbox, 'postgres', ['launch']);
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /usage: .*tickets\.sh \[tickets\|verify\|cleanup\]/);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        String.raw`^usage: .*tickets\.sh \[tickets\] ` +
+          String.raw`\[--controller HOST:PORT --code CODE \| --public-address HOST:PORT \| --local\]\n`,
+      ),
+    );
+    assert.match(run.stderr, /\n {7}.*tickets\.sh verify \| cleanup\n$/);
+  });
+
+  describe('the controller the nodes enroll with', () => {
+    it('is asked for: with none given, nothing is enrolled and the usage says what to give', async () => {
+      await install('postgres');
+      const run = runTickets(sandbox, 'postgres', []);
+      assert.equal(run.status, 2);
+      assert.match(
+        run.stderr,
+        /^say where the nodes enroll: --controller HOST:PORT --code CODE, --public-address HOST:PORT, or --local /,
+      );
+      assert.deepEqual(await sandbox.calls(), ['portal project show --jq .controller']);
+      assert.ok(!existsSync(join(sandbox.dir, 'outlet.ticket')));
+    });
+
+    it('takes the controller and its admin code from the environment too', async () => {
+      await install('postgres');
+      const run = runTickets(sandbox, 'postgres', [], {
+        PORTAL_CONTROLLER: 'ctl.example.net:4000',
+        PORTAL_ADMIN_CODE: 'pa1_from_env',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok(
+        (await sandbox.calls()).includes('portal enroll --controller ctl.example.net:4000 --code pa1_from_env'),
+      );
+    });
+
+    it('wants the admin code with the controller', async () => {
+      await install('postgres');
+      const run = runTickets(sandbox, 'postgres', ['--controller', 'ctl.example.net:4000']);
+      assert.equal(run.status, 2);
+      assert.match(run.stderr, /^--controller ctl\.example\.net:4000 needs --code CODE \(or PORTAL_ADMIN_CODE\)/);
+    });
+
+    it('starts the embedded controller where the nodes reach it with --public-address', async () => {
+      await install('postgres');
+      const run = runTickets(sandbox, 'postgres', ['--public-address', 'admin.example.net:4000']);
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok(
+        (await sandbox.calls()).includes('portal enroll --listen 0.0.0.0:4000 --public-address admin.example.net:4000'),
+      );
+    });
+
+    it('refuses tickets that would name a loopback controller, unless --local says every node is here', async () => {
+      await install('postgres');
+      await writeFile(join(sandbox.dir, 'enrolled'), '127.0.0.1:41234\n');
+      const refused = runTickets(sandbox, 'postgres', []);
+      assert.equal(refused.status, 2);
+      assert.match(
+        refused.stderr,
+        /^the tickets would name the controller at 127\.0\.0\.1:41234, which only this machine reaches/,
+      );
+      assert.ok(!existsSync(join(sandbox.dir, 'outlet.ticket')), 'no ticket was issued');
+      const local = runTickets(sandbox, 'postgres', ['--local']);
+      assert.equal(local.status, 0, local.stderr);
+      assert.ok(existsSync(join(sandbox.dir, 'outlet.ticket')));
+    });
+
+    it('issues tickets from the controller a machine enrolled with already, without enrolling again', async () => {
+      await install('postgres');
+      await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
+      const run = runTickets(sandbox, 'postgres', []);
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, /^Enrolled already: the tickets come from the controller at ctl\.example\.net:4000\.$/m);
+      assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('portal enroll')));
+    });
+
+    it('names every relay of several portals on the outlet ticket', async () => {
+      await install('shop');
+      const run = runTickets(sandbox, 'shop', controllerFlags);
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok(
+        (await sandbox.calls()).includes(
+          'portal project ticket --expires-in 10h --usage-count 1 --attribute shop-outlet ' +
+            '--relay orders-db --relay cache --relay api',
+        ),
+      );
+    });
   });
 });

@@ -4,7 +4,7 @@ import { compileUseCase } from '../../src/compile/compile.ts';
 import { parseManifest } from '../../src/compile/manifest.ts';
 import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
 import { allUseCases, loadManifest } from '../support/usecases.ts';
-import { assertTypedRejection, fuzz, timed } from './fuzz.ts';
+import { assertTypedRejection, fuzz, hostileText, timed } from './fuzz.ts';
 import { edited, rendered, yamlText } from './yaml-text.ts';
 
 const file = 'usecase.yaml';
@@ -41,7 +41,105 @@ function assertCompiles(manifest: UseCaseManifest, text: string): void {
   }
 }
 
+/** A value of a field: mostly a plausible one, sometimes hostile text. */
+const either = <T>(plausible: fc.Arbitrary<T>) => fc.oneof({ arbitrary: plausible, weight: 12 }, hostileText(4));
+
+const port = fc.oneof(
+  { arbitrary: fc.integer({ min: 1024, max: 65535 }), weight: 8 },
+  fc.constantFrom(4200, 4201, 23345, 0, 70000),
+);
+const placeholder = fc.constantFrom('REDIS_ENDPOINT', 'DB', 'DB_REPLICA', 'API_HOST', 'lower', 'VPC_ID');
+const target = fc.oneof(
+  fc.tuple(placeholder, fc.option(port, { nil: undefined })).map(([name, p]) => (p ? `$${name}:${p}` : `$${name}`)),
+  fc.tuple(fc.constantFrom('localhost', 'db.internal.example', '[::1]'), port).map(([host, p]) => `${host}:${p}`),
+);
+const verification = fc.oneof(
+  fc.record(
+    {
+      kind: fc.constant('tcp'),
+      send: either(fc.constantFrom('PING\r\n', 'HELO x\r\n', '\u0001\u00ff')),
+      expect: either(fc.constantFrom('+PONG', 'SSH-', '250')),
+      label: either(fc.constantFrom('cache', 'api')),
+    },
+    { requiredKeys: ['kind'] },
+  ),
+  fc.record(
+    {
+      kind: fc.constant('http'),
+      method: fc.constantFrom('GET', 'HEAD', 'POST', 'BREW'),
+      path: either(fc.webPath()),
+      status: fc.integer({ min: 0, max: 700 }),
+    },
+    { requiredKeys: ['kind'] },
+  ),
+  fc.record({
+    kind: fc.constant('command'),
+    run: fc
+      .array(either(fc.constantFrom('{host}', '{port}', '{ca}', '{name}', '-h', '{x}', '{"a": 1}')), { maxLength: 6 })
+      .map((words) => ['redis-cli', ...words]),
+  }),
+);
+const endpoint = fc.oneof(
+  fc.record(
+    {
+      parameter: either(fc.constantFrom('CacheHost', 'VpcId', 'NodeClientIngressA')),
+      port,
+      label: either(fc.constantFrom('the cache', 'API server (host only)')),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record({
+    source: fc.constant('vpc-endpoint'),
+    service: either(
+      fc.constantFrom(
+        'bedrock-runtime',
+        'com.amazonaws.eu-west-1.sts',
+        'com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0',
+      ),
+    ),
+  }),
+);
+const outlet = fc.record({ to: target, tls: fc.boolean(), endpoint }, { requiredKeys: ['to'] });
+const portalEntry = fc.record(
+  {
+    name: either(fc.constantFrom('a', 'b', 'orders-db', 'cache')),
+    outlet,
+    inlet: fc.record({ port, tls: fc.boolean() }, { requiredKeys: ['port'] }),
+    verification,
+  },
+  { requiredKeys: ['name', 'outlet', 'inlet'] },
+);
+/** Manifests of the open shapes: one portal or several, any verification kind, endpoints of both sources. */
+const openManifest = fc.oneof(
+  fc.record({
+    usecase: fc.constantFrom('svc', 'redis', 'shop'),
+    title: fc.constant('A service'),
+    outlet,
+    inlet: fc.record({ port, tls: fc.boolean() }, { requiredKeys: ['port'] }),
+    verification,
+  }),
+  fc.record({
+    usecase: fc.constant('shop'),
+    title: fc.constant('Shop'),
+    portals: fc.uniqueArray(portalEntry, { minLength: 1, maxLength: 4, selector: (portal) => portal.name }),
+  }),
+);
+
 describe('fuzz: use-case manifests (parseManifest, then compileUseCase)', () => {
+  it('compiles or refuses at located fields manifests of the open shapes: portals, kinds, endpoints', async () => {
+    await fuzz(
+      'manifest, open shapes',
+      fc.property(
+        openManifest.chain((data) => rendered(data)),
+        (text) => {
+          const manifest = parsed(text);
+          if (manifest) assertCompiles(manifest, text);
+        },
+      ),
+      60,
+    );
+  });
+
   it('accepts a manifest or refuses it with located problems, for any YAML text', async () => {
     await fuzz(
       'manifest, any text',

@@ -61,7 +61,7 @@ describe('npm start (scripts/demo.ts)', function () {
       const expected = [
         `export PATH=${kept}/bin:"$PATH"`,
         `PORTAL_HOME=${kept}/admin portal compile ${projectRoot}usecases/webhook.yaml --out ${kept}/out`,
-        `cd ${kept} && PORTAL_HOME=${kept}/admin bash ${kept}/out/webhook/tickets.sh`,
+        `cd ${kept} && PORTAL_HOME=${kept}/admin bash ${kept}/out/webhook/tickets.sh --local`,
         `PORTAL_HOME=${kept}/admin portal project show`,
         `python3 ${kept}/out/webhook/webhook_receiver.py --port 0`,
         `PORTAL_HOME=${kept}/outlet ENROLLMENT_TICKET="$(cat ${kept}/outlet.ticket)" portal node create --foreground ` +

@@ -12,6 +12,8 @@ const wanted = [
   'python3',
   'hostname',
   'psql',
+  'redis-server',
+  'redis-cli',
   'runuser',
   'unshare',
   'ip',

@@ -1,6 +1,6 @@
 /**
  * A use case run as its compiled artifacts say: an administrator PORTAL_HOME enrolled with the embedded
- * controller, tickets.sh run for real (with the bundled portal on PATH), and the compiled node
+ * controller (tickets.sh --local), tickets.sh run for real (with the bundled portal on PATH), and the compiled node
  * configurations with only what the test machine must change: fixed ports become port 0, and the
  * target becomes the test's own server.
  */
@@ -41,7 +41,8 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
   const dir = await mkdtemp(join(tmpdir(), `portal-${usecase}-`));
   const adminHome = join(dir, 'admin');
   const bin = await portalOnPath(dir);
-  const script = spawnSync('bash', [join(projectRoot, 'out', usecase, 'tickets.sh')], {
+  // --local: every node of the test runs on this machine, beside the embedded controller on loopback.
+  const script = spawnSync('bash', [join(projectRoot, 'out', usecase, 'tickets.sh'), '--local'], {
     cwd: dir,
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORTAL_HOME: adminHome },
     encoding: 'utf8',

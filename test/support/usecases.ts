@@ -47,5 +47,6 @@ export function editedManifest(
   return doc.toString();
 }
 
-export const allUseCases = ['bedrock', 'postgres', 'warehouse', 'webhook'] as const;
-export const containerUseCases = ['bedrock', 'postgres', 'warehouse'] as const;
+export const allUseCases = ['api', 'bedrock', 'postgres', 'redis', 'shop', 'warehouse', 'webhook'] as const;
+/** Every use case compiles to compose files; these set container options of their own. */
+export const containerUseCases = ['bedrock', 'postgres', 'redis', 'warehouse'] as const;

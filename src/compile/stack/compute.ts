@@ -7,10 +7,11 @@ import { product } from '../../shared/product.ts';
 import { compileDefaults } from '../defaults.ts';
 import { subLiteral } from '../quote.ts';
 import { renderTemplate } from '../templates.ts';
-import { base64, getAtt, ref, sub } from './intrinsics.ts';
-import { capitalized, ids, type StackContext } from './context.ts';
+import { base64, getAtt, ref, sub, subWith, type CfnValue } from './intrinsics.ts';
+import { capitalized, ids, portalIds, type StackContext } from './context.ts';
 import { assumedBy } from './monitoring.ts';
-import { endpointValueExpression } from './private-endpoint.ts';
+import { endpointValue } from './private-endpoint.ts';
+import { statusChecks } from './status-checks.ts';
 import { keepOnDeleteAndReplace, tags, type CfnFragment } from './template.ts';
 
 /** The boot script waits up to 10 minutes for the file system's name: 20 tries, 30 s apart. */
@@ -22,12 +23,20 @@ export const sealingKeyCharacters = 48;
 /** How long the stack waits for the boot script's signal: the name wait plus installing and starting. */
 export const bootTimeout = 'PT20M';
 
-export function bootScript(context: StackContext): string {
-  const value = endpointValueExpression(context);
-  return renderTemplate('boot.sh.hbs', {
+/** The boot script as a Fn::Sub template, and the variables it names beside the stack's own. */
+export function bootScript(context: StackContext): { template: string; variables: Record<string, CfnValue> } {
+  const variables: Record<string, CfnValue> = {};
+  const endpoints = context.endpoints.map((endpoint) => {
+    const value = endpointValue(endpoint);
+    Object.assign(variables, value.variables);
+    return { placeholder: endpoint.placeholder, value: value.text };
+  });
+  // Longest first, so that $DB_REPLICA is replaced before $DB, which begins it.
+  endpoints.sort((a, b) => b.placeholder.length - a.placeholder.length);
+  const template = renderTemplate('boot.sh.hbs', {
     role: context.role,
     // The script is a Fn::Sub template: the title must come out literally, whatever it holds.
-    title: subLiteral(context.manifest.title),
+    title: subLiteral(context.useCase.title),
     fileSystemHost: `\${${ids.fileSystem}}.efs.\${AWS::Region}.\${AWS::URLSuffix}`,
     logGroup: `\${${ids.logGroup}}`,
     ticketSecret: `\${${ids.ticketSecret}}`,
@@ -37,14 +46,20 @@ export function bootScript(context: StackContext): string {
     stateDirectory: compileDefaults.stateDirectory,
     retryAttempts: fileSystemWait.attempts,
     retrySeconds: fileSystemWait.seconds,
-    endpoint: context.endpoint && value ? { placeholder: context.endpoint.placeholder, value } : false,
+    endpoints,
+    checks: context.role === 'inlet' ? statusChecks(context.useCase) : [],
+    nodeUpLine: product.nodeUpLine,
     completionLine: product.setupCompletedLine,
   });
+  return { template, variables };
 }
 
 export function computeFragment(context: StackContext): CfnFragment {
   const dependsOn: string[] = [ids.mountTarget, ids.logGroup];
-  if (context.endpoint?.source === 'vpc-endpoint') dependsOn.push(ids.runtimeEndpoint);
+  for (const endpoint of context.endpoints) {
+    if (endpoint.source === 'vpc-endpoint') dependsOn.push(portalIds.privateEndpoint(endpoint.idPart));
+  }
+  const boot = bootScript(context);
   return {
     Resources: {
       // The ticket reaches the machine through the secret, not through user data, which anyone who may
@@ -136,7 +151,7 @@ export function computeFragment(context: StackContext): CfnFragment {
             TagSpecifications: [
               { ResourceType: 'instance', Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }) },
             ],
-            UserData: base64(sub(bootScript(context))),
+            UserData: base64(subWith(boot.template, boot.variables)),
           },
         },
       },

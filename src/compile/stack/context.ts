@@ -1,21 +1,17 @@
 /** What every stack fragment needs to know: which node the stack runs and for which use case. */
-import type { EndpointManifest, UseCaseManifest } from '../../shared/types/manifest.ts';
 import type { NodeConfig } from '../../shared/types/node-config.ts';
-import { parseHostPort } from '../../shared/address.ts';
+import type { Endpoint, NodeRole, UseCase } from '../model.ts';
 
-export type NodeRole = 'outlet' | 'inlet';
+export type { NodeRole } from '../model.ts';
 
 export interface StackContext {
-  readonly manifest: UseCaseManifest;
+  readonly useCase: UseCase;
   readonly role: NodeRole;
   readonly nodeConfig: NodeConfig;
-  /** The private target's endpoint: outlets that have one. */
-  readonly endpoint: EndpointManifest | undefined;
-  /**
-   * The fixed port of the inlet's direct path (tcp-inlet.direct), which outlets may be let in on; none for an
-   * outlet or a system-chosen port.
-   */
-  readonly directPort: number | undefined;
+  /** The private targets' endpoints, once per placeholder: an outlet's; none for an inlet. */
+  readonly endpoints: readonly Endpoint[];
+  /** The fixed ports of the inlets' direct paths (tcp-inlet.direct), which outlets may be let in on. */
+  readonly directPorts: readonly number[];
 }
 
 /** Logical ids shared between fragments. */
@@ -59,13 +55,12 @@ export const builtInLogicalIds: readonly string[] = [
   'NodeDownAlarm',
 ];
 
-/** The port a node configuration's direct path listens on, when it names one (host:port, not 0). */
-export function directPortOf(nodeConfig: NodeConfig): number | undefined {
-  const direct = nodeConfig['tcp-inlet']?.direct;
-  if (typeof direct !== 'string') return undefined;
-  const parsed = parseHostPort(direct);
-  return parsed.ok ? parsed.address.port : undefined;
-}
+/** Logical ids a stack defines once per portal; a single portal's idPart is '', which gives the names above. */
+export const portalIds = {
+  clientIngress: (idPart: string) => `NodeClientIngress${idPart}`,
+  privateEndpoint: (idPart: string) => `${ids.runtimeEndpoint}${idPart}`,
+  privateEndpointOutput: (idPart: string) => `${ids.runtimeEndpoint}${idPart}Id`,
+} as const;
 
 export function capitalized(role: NodeRole): string {
   return role === 'outlet' ? 'Outlet' : 'Inlet';

@@ -4,12 +4,14 @@
  */
 export type Intrinsic =
   | { readonly Ref: string }
-  | { readonly 'Fn::Sub': string }
+  | { readonly 'Fn::Sub': string | readonly [string, Readonly<Record<string, CfnValue>>] }
   | { readonly 'Fn::GetAtt': readonly [string, string] }
   | { readonly 'Fn::Base64': CfnValue }
   | { readonly 'Fn::Join': readonly [string, readonly CfnValue[]] }
   | { readonly 'Fn::Equals': readonly [CfnValue, CfnValue] }
-  | { readonly 'Fn::Not': readonly [CfnValue] };
+  | { readonly 'Fn::Not': readonly [CfnValue] }
+  | { readonly 'Fn::Select': readonly [string, CfnValue] }
+  | { readonly 'Fn::Split': readonly [string, CfnValue] };
 
 export type CfnValue =
   string | number | boolean | Intrinsic | readonly CfnValue[] | { readonly [key: string]: CfnValue };
@@ -28,3 +30,8 @@ export const not = (condition: CfnValue): Intrinsic => ({ 'Fn::Not': [condition]
 export function subReferences(template: string): string[] {
   return [...template.matchAll(/\$\{([^!}][^}]*)\}/g)].map((match) => match[1] as string);
 }
+export const select = (index: number, list: CfnValue): Intrinsic => ({ 'Fn::Select': [String(index), list] });
+export const split = (delimiter: string, value: CfnValue): Intrinsic => ({ 'Fn::Split': [delimiter, value] });
+/** Fn::Sub with variables defined beside the template, for values a reference cannot name. */
+export const subWith = (template: string, variables: Readonly<Record<string, CfnValue>>): Intrinsic =>
+  Object.keys(variables).length === 0 ? sub(template) : { 'Fn::Sub': [template, variables] };

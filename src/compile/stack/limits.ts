@@ -1,13 +1,13 @@
 /**
  * CloudFormation's quotas that a manifest can push a compiled stack past, checked before anything is
  * written so that `create-stack` never is the first to refuse. Each violation names the manifest field
- * that causes it. Pure: a manifest in, violations out.
+ * that causes it. Pure: a use case in, violations out.
  */
-import type { UseCaseManifest } from '../../shared/types/manifest.ts';
+import { endpointsOf, type UseCase } from '../model.ts';
 import type { RuleViolation } from '../rules.ts';
 import { outletConfig, stackInletConfig } from '../node-config.ts';
 import { printCfnYaml } from './cfn-yaml.ts';
-import type { NodeRole } from './context.ts';
+import { portalIds, type NodeRole } from './context.ts';
 import { subReferences } from './intrinsics.ts';
 import { nodeStack } from './stack.ts';
 import { cfnLimits, type CfnTemplate } from './template.ts';
@@ -20,11 +20,11 @@ const referenceBound = 256;
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-export function stackLimitViolations(manifest: UseCaseManifest): RuleViolation[] {
+export function stackLimitViolations(useCase: UseCase): RuleViolation[] {
   const found: RuleViolation[] = [];
   for (const role of ['outlet', 'inlet'] as const) {
-    const config = role === 'outlet' ? outletConfig(manifest) : stackInletConfig(manifest);
-    found.push(...templateViolations(manifest, role, nodeStack(manifest, role, config)));
+    const config = role === 'outlet' ? outletConfig(useCase) : stackInletConfig(useCase);
+    found.push(...templateViolations(useCase, role, nodeStack(useCase, role, config)));
   }
   // Both stacks share most causes: say each once.
   const seen = new Set<string>();
@@ -36,7 +36,7 @@ export function stackLimitViolations(manifest: UseCaseManifest): RuleViolation[]
   });
 }
 
-function templateViolations(manifest: UseCaseManifest, role: NodeRole, template: CfnTemplate): RuleViolation[] {
+function templateViolations(useCase: UseCase, role: NodeRole, template: CfnTemplate): RuleViolation[] {
   const found: RuleViolation[] = [];
   const stack = `the ${role} stack`;
   const over = (what: string, size: number, limit: number, unit: string) =>
@@ -81,7 +81,7 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
   for (const id of ids) {
     if (!/^[A-Za-z0-9]+$/.test(id) || id.length > cfnLimits.logicalIdCharacters) {
       found.push({
-        pointer: causeOfParameter(manifest, role, id),
+        pointer: causeOfParameter(useCase, role, id),
         message:
           `"${id}" is not a CloudFormation logical id (letters and digits, ` +
           `at most ${cfnLimits.logicalIdCharacters})`,
@@ -90,7 +90,7 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
   }
 
   for (const [id, parameter] of Object.entries(template.Parameters)) {
-    const pointer = causeOfParameter(manifest, role, id);
+    const pointer = causeOfParameter(useCase, role, id);
     if (parameter.Description.length > cfnLimits.parameterDescriptionCharacters) {
       found.push({
         pointer,
@@ -120,7 +120,7 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
     const size = bytes(output.Description);
     if (size > cfnLimits.outputDescriptionBytes) {
       found.push({
-        pointer: id === 'RuntimeEndpointId' ? '/outlet/endpoint/service' : '',
+        pointer: causeOfOutput(useCase, id),
         message: over(`the description of output ${id}`, size, cfnLimits.outputDescriptionBytes, 'bytes'),
       });
     }
@@ -143,8 +143,10 @@ function templateViolations(manifest: UseCaseManifest, role: NodeRole, template:
 /** The largest size the boot script can reach once Fn::Sub fills in every reference. */
 function userDataBound(template: CfnTemplate): number {
   const launch = template.Resources.NodeLaunchTemplate?.Properties.LaunchTemplateData as
-    { UserData?: { 'Fn::Base64'?: { 'Fn::Sub'?: string } } } | undefined;
-  const script = launch?.UserData?.['Fn::Base64']?.['Fn::Sub'] ?? '';
+    { UserData?: { 'Fn::Base64'?: { 'Fn::Sub'?: string | [string, unknown] } } } | undefined;
+  const sub = launch?.UserData?.['Fn::Base64']?.['Fn::Sub'] ?? '';
+  // A variable defined beside the template (a private endpoint's name) is bounded like a reference.
+  const script = typeof sub === 'string' ? sub : sub[0];
   let size = bytes(script);
   for (const name of subReferences(script)) {
     const parameter = template.Parameters[name];
@@ -155,9 +157,15 @@ function userDataBound(template: CfnTemplate): number {
 }
 
 /** The manifest field a parameter's text comes from. */
-function causeOfParameter(manifest: UseCaseManifest, role: NodeRole, id: string): string {
+function causeOfParameter(useCase: UseCase, role: NodeRole, id: string): string {
   if (id === 'InstanceType') return `/${role}/instance-type`;
-  if (id === 'JSONNodeConfig') return `/${role}`;
-  if (id === manifest.outlet.endpoint?.parameter) return '/outlet/endpoint';
-  return '';
+  if (id === 'JSONNodeConfig') return useCase.listed ? '/portals' : `/${role}`;
+  const endpoint = endpointsOf(useCase).find((candidate) => candidate.parameter === id);
+  return endpoint ? endpoint.pointer : '';
+}
+
+/** The manifest field an output's description comes from: a private endpoint's service. */
+function causeOfOutput(useCase: UseCase, id: string): string {
+  const endpoint = endpointsOf(useCase).find((candidate) => portalIds.privateEndpointOutput(candidate.idPart) === id);
+  return endpoint ? `${endpoint.pointer}/service` : '';
 }

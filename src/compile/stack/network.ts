@@ -4,7 +4,7 @@
  * direct path opened to the outlet's network when one is given (else the relay carries the portal).
  */
 import { equals, not, ref, sub, type CfnValue } from './intrinsics.ts';
-import { capitalized, ids, type StackContext } from './context.ts';
+import { capitalized, ids, portalIds, type StackContext } from './context.ts';
 import { tags, type CfnFragment, type CfnResource } from './template.ts';
 
 export function networkFragment(context: StackContext): CfnFragment {
@@ -21,7 +21,7 @@ export function networkFragment(context: StackContext): CfnFragment {
       },
     },
   };
-  if (context.endpoint?.source === 'vpc-endpoint') {
+  if (context.endpoints.some((endpoint) => endpoint.source === 'vpc-endpoint')) {
     // The private endpoint shares the node's group; members must reach each other on 443.
     resources.NodeSecurityGroupSelfIngress = {
       Type: 'AWS::EC2::SecurityGroupIngress',
@@ -34,22 +34,24 @@ export function networkFragment(context: StackContext): CfnFragment {
     };
   }
   if (context.role === 'inlet') {
-    resources.NodeClientIngress = {
-      Type: 'AWS::EC2::SecurityGroupIngress',
-      Condition: 'HasClientNetwork',
-      Properties: {
-        GroupId: ref(ids.nodeSecurityGroup),
-        IpProtocol: 'tcp',
-        FromPort: context.manifest.inlet.port,
-        ToPort: context.manifest.inlet.port,
-        CidrIp: ref(ids.clientCidr),
-        Description: 'Clients of the inlet',
-      },
-    };
+    for (const portal of context.useCase.portals) {
+      resources[portalIds.clientIngress(portal.idPart)] = {
+        Type: 'AWS::EC2::SecurityGroupIngress',
+        Condition: 'HasClientNetwork',
+        Properties: {
+          GroupId: ref(ids.nodeSecurityGroup),
+          IpProtocol: 'tcp',
+          FromPort: portal.inlet.port,
+          ToPort: portal.inlet.port,
+          CidrIp: ref(ids.clientCidr),
+          Description: context.useCase.listed ? `Clients of the inlet of ${portal.name}` : 'Clients of the inlet',
+        },
+      };
+    }
   }
   const conditions: Record<string, CfnValue> = {};
   if (context.role === 'inlet') conditions.HasClientNetwork = not(equals(ref(ids.clientCidr), ''));
-  if (context.directPort !== undefined) {
+  if (context.directPorts.length > 0) {
     conditions.HasOutletNetwork = not(equals(ref(ids.outletCidr), ''));
     resources.NodeDirectIngress = {
       Type: 'AWS::EC2::SecurityGroupIngress',
@@ -57,10 +59,10 @@ export function networkFragment(context: StackContext): CfnFragment {
       Properties: {
         GroupId: ref(ids.nodeSecurityGroup),
         IpProtocol: 'tcp',
-        FromPort: context.directPort,
-        ToPort: context.directPort,
+        FromPort: Math.min(...context.directPorts),
+        ToPort: Math.max(...context.directPorts),
         CidrIp: ref(ids.outletCidr),
-        Description: 'Outlets dialling the direct path of the inlet',
+        Description: `Outlets dialling the direct path of the inlet${context.directPorts.length > 1 ? 's' : ''}`,
       },
     };
   }

@@ -1,7 +1,7 @@
 /** Stack parameters of spec 2.3, with the labels the console shows. */
-import type { EndpointManifest, InstanceTypeManifest } from '../../shared/types/manifest.ts';
+import type { InstanceTypeManifest } from '../../shared/types/manifest.ts';
+import type { Endpoint } from '../model.ts';
 import { sortKeys } from '../../shared/serialize.ts';
-import { compileDefaults } from '../defaults.ts';
 import type { CfnValue } from './intrinsics.ts';
 import { ids, type StackContext } from './context.ts';
 import { cfnLimits, type CfnFragment, type CfnParameter } from './template.ts';
@@ -17,21 +17,23 @@ const optionalCidr = {
 } as const;
 
 export function parametersFragment(context: StackContext): CfnFragment {
-  const { manifest, role, endpoint } = context;
+  const { useCase, role, endpoints } = context;
+  const privateEndpoints = endpoints.filter((endpoint) => endpoint.source === 'vpc-endpoint').length;
+  const endpointsCreated = privateEndpoints > 1 ? 'its private endpoints are' : 'the private endpoint is';
   const ticketKind = role === 'outlet' ? 'outlet.ticket' : 'inlet.ticket';
   const parameters: Record<string, CfnParameter> = {
     [ids.vpc]: {
       Type: 'AWS::EC2::VPC::Id',
       Description:
-        role === 'outlet' && endpoint?.source === 'vpc-endpoint'
-          ? 'Network where the node runs and where the private endpoint is created.'
+        role === 'outlet' && privateEndpoints > 0
+          ? `Network where the node runs and where ${endpointsCreated} created.`
           : 'Network where the node runs.',
     },
     [ids.subnet]: {
       Type: 'AWS::EC2::Subnet::Id',
       Description: role === 'outlet' ? 'Subnet of the node; it must reach the private target.' : 'Subnet of the node.',
     },
-    [ids.instanceType]: instanceTypeParameter(manifest[role]['instance-type']),
+    [ids.instanceType]: instanceTypeParameter(useCase.instanceTypes[role]),
     [ids.ticket]: {
       Type: 'String',
       NoEcho: true,
@@ -52,9 +54,10 @@ export function parametersFragment(context: StackContext): CfnFragment {
       Default: latestAmazonLinux,
       Description: 'Machine image of the node (latest Amazon Linux 2023 by default).',
     },
+    // No default unless the compiler was told one: an address made up here would be presented as real.
     [ids.installUrl]: {
       Type: 'String',
-      Default: compileDefaults.installUrl,
+      ...(useCase.settings.installUrl ? { Default: useCase.settings.installUrl } : {}),
       AllowedPattern: '^https://[^\\s\'"]+$',
       MaxLength: 1024,
       ConstraintDescription: 'an https address of install.sh',
@@ -62,23 +65,26 @@ export function parametersFragment(context: StackContext): CfnFragment {
     },
   };
   if (role === 'inlet') {
+    const ports = useCase.portals.map((portal) => portal.inlet.port).join(', ');
     parameters[ids.clientCidr] = {
       ...optionalCidr,
       Description:
-        `Network (CIDR) allowed to reach the inlet on port ${manifest.inlet.port}. ` +
+        `Network (CIDR) allowed to reach the inlet on port${useCase.portals.length > 1 ? 's' : ''} ${ports}. ` +
         'Empty: only clients on the inlet machine itself.',
     };
   }
-  if (context.directPort !== undefined) {
+  if (context.directPorts.length > 0) {
     parameters[ids.outletCidr] = {
       ...optionalCidr,
       Description:
-        `Network (CIDR) the outlet dials the inlet's direct path from, on TCP ${context.directPort}. ` +
+        `Network (CIDR) the outlet dials the inlet's direct path from, on TCP ${portRange(context.directPorts)}. ` +
         'Empty: nothing is opened and the relay carries the portal.',
     };
   }
-  if (endpoint?.source === 'parameter' && endpoint.parameter) {
-    parameters[endpoint.parameter] = endpointParameter(endpoint);
+  for (const endpoint of endpoints) {
+    if (endpoint.source === 'parameter' && endpoint.parameter) {
+      parameters[endpoint.parameter] = endpointParameter(endpoint);
+    }
   }
   return { Parameters: parameters };
 }
@@ -96,13 +102,21 @@ function instanceTypeParameter(instanceType: InstanceTypeManifest): CfnParameter
   };
 }
 
-function endpointParameter(endpoint: EndpointManifest): CfnParameter {
+/** Ports as CloudFormation's console reads them: one, or the first and the last of a run. */
+export function portRange(ports: readonly number[]): string {
+  const low = Math.min(...ports);
+  const high = Math.max(...ports);
+  return low === high ? String(low) : `${low}-${high}`;
+}
+
+function endpointParameter(endpoint: Endpoint): CfnParameter {
   const carriesPort = endpoint.port !== undefined;
+  const example = endpoint.example === undefined ? '' : `, such as ${endpoint.example}`;
   return {
     Type: 'String',
     Description: carriesPort
-      ? `The ${endpoint.label}, such as ${endpoint.example}.`
-      : `The ${endpoint.label}, such as ${endpoint.example}; the port is appended by the configuration.`,
+      ? `The ${endpoint.label}${example}.`
+      : `The ${endpoint.label}${example}; the port is appended by the configuration.`,
     AllowedPattern: carriesPort ? '^[A-Za-z0-9.-]+:[0-9]{1,5}$' : '^[A-Za-z0-9.-]+$',
     // A DNS name is at most 253 characters, plus :65535.
     MaxLength: 259,
@@ -115,7 +129,7 @@ function endpointParameter(endpoint: EndpointManifest): CfnParameter {
 /** Console labels (spec 2.3 names) and grouping. */
 export function parameterInterface(
   parameterIds: readonly string[],
-  endpoint: EndpointManifest | undefined,
+  endpoints: readonly Endpoint[],
 ): Readonly<Record<string, CfnValue>> {
   const labels: Record<string, string> = {
     [ids.vpc]: 'VPC ID',
@@ -128,8 +142,11 @@ export function parameterInterface(
     [ids.clientCidr]: 'Client network',
     [ids.outletCidr]: 'Outlet network',
   };
-  if (endpoint?.parameter) labels[endpoint.parameter] = capitalize(endpoint.label);
-  const node = [ids.ticket, ids.nodeConfig, ...(endpoint?.parameter ? [endpoint.parameter] : [])];
+  const endpointParameters = endpoints.flatMap((endpoint) => (endpoint.parameter ? [endpoint.parameter] : []));
+  for (const endpoint of endpoints) {
+    if (endpoint.parameter) labels[endpoint.parameter] = capitalize(endpoint.label);
+  }
+  const node = [ids.ticket, ids.nodeConfig, ...endpointParameters];
   return {
     'AWS::CloudFormation::Interface': {
       ParameterGroups: [

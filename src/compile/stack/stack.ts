@@ -1,8 +1,9 @@
 /** A whole node stack: the fragments of spec 2.3–2.4 merged into one CloudFormation template. */
-import type { UseCaseManifest } from '../../shared/types/manifest.ts';
 import type { NodeConfig } from '../../shared/types/node-config.ts';
+import { endpointsOf, type UseCase } from '../model.ts';
+import { directPortsOf } from '../node-config.ts';
 import { computeFragment } from './compute.ts';
-import { directPortOf, type NodeRole, type StackContext } from './context.ts';
+import type { NodeRole, StackContext } from './context.ts';
 import { monitoringFragment } from './monitoring.ts';
 import { networkFragment } from './network.ts';
 import { parameterInterface, parametersFragment } from './parameters.ts';
@@ -10,13 +11,13 @@ import { privateEndpointFragment } from './private-endpoint.ts';
 import { storageFragment } from './storage.ts';
 import { mergeFragments, type CfnTemplate } from './template.ts';
 
-export function nodeStack(manifest: UseCaseManifest, role: NodeRole, nodeConfig: NodeConfig): CfnTemplate {
+export function nodeStack(useCase: UseCase, role: NodeRole, nodeConfig: NodeConfig): CfnTemplate {
   const context: StackContext = {
-    manifest,
+    useCase,
     role,
     nodeConfig,
-    endpoint: role === 'outlet' ? manifest.outlet.endpoint : undefined,
-    directPort: role === 'inlet' ? directPortOf(nodeConfig) : undefined,
+    endpoints: role === 'outlet' ? endpointsOf(useCase) : [],
+    directPorts: role === 'inlet' ? directPortsOf(nodeConfig) : [],
   };
   const merged = mergeFragments([
     parametersFragment(context),
@@ -29,8 +30,8 @@ export function nodeStack(manifest: UseCaseManifest, role: NodeRole, nodeConfig:
   const { Parameters, Conditions, Resources, Outputs } = merged;
   return {
     AWSTemplateFormatVersion: '2010-09-09',
-    Description: `Portal ${role} node: ${manifest.title} (stack name suggestion: ${manifest.usecase}-${role})`,
-    Metadata: parameterInterface(Object.keys(Parameters), context.endpoint),
+    Description: `Portal ${role} node: ${useCase.title} (stack name suggestion: ${useCase.usecase}-${role})`,
+    Metadata: parameterInterface(Object.keys(Parameters), context.endpoints),
     Parameters,
     ...(Object.keys(Conditions).length > 0 ? { Conditions } : {}),
     Resources,
