@@ -2,7 +2,8 @@
 # Portal, Internal HTTP API use case: the administrator's commands.
 #
 #   ./tickets.sh [tickets] CONTROLLER   install portal if needed, enroll, write outlet.ticket and inlet.ticket
-#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost)
+#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost;
+#                                       INLET_PORT: its port, default the manifest's)
 #   ./tickets.sh cleanup                delete both stacks and remove this machine's portal configuration
 #
 # CONTROLLER says where the nodes enroll: an address that both of them reach (README.md, step 3).
@@ -99,7 +100,7 @@ verify() {
   NETWORK_DOMAIN=$(portal project show --jq .network_domain)
   portal project ca > project-ca.pem
   PROJECT_CA="$PWD/project-ca.pem"
-  INLET_PORT=8443
+  INLET_PORT="${INLET_PORT:-8443}"
   INLET_NAME=api."$PROJECT_ID.$NETWORK_DOMAIN"
   STATUS=$(curl -sS -o /dev/null -w '%{http_code}' -X GET --cacert "$PROJECT_CA" --connect-to "$INLET_NAME":"$INLET_PORT":"$INLET_HOST":"$INLET_PORT" https://"$INLET_NAME":"$INLET_PORT"/health) || true
   if [ "$STATUS" != 200 ]; then

@@ -2,7 +2,8 @@
 # Portal, Foundation-model runtime use case: the administrator's commands.
 #
 #   ./tickets.sh [tickets] CONTROLLER   install portal if needed, enroll, write outlet.ticket and inlet.ticket
-#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost)
+#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost;
+#                                       INLET_PORT: its port, default the manifest's)
 #   ./tickets.sh cleanup                delete both stacks and remove this machine's portal configuration
 #
 # CONTROLLER says where the nodes enroll: an address that both of them reach (README.md, step 3).

@@ -2,7 +2,8 @@
 # Portal, PostgreSQL database use case: the administrator's commands.
 #
 #   ./tickets.sh [tickets] CONTROLLER   install portal if needed, enroll, write outlet.ticket and inlet.ticket
-#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost)
+#   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost;
+#                                       INLET_PORT: its port, default the manifest's)
 #   ./tickets.sh cleanup                delete both stacks and remove this machine's portal configuration
 #
 # CONTROLLER says where the nodes enroll: an address that both of them reach (README.md, step 3).
@@ -94,7 +95,7 @@ issue_tickets() {
 
 verify() {
   INLET_HOST="${INLET_HOST:-localhost}"
-  INLET_PORT=15432
+  INLET_PORT="${INLET_PORT:-15432}"
   : "${PGUSER:?set PGUSER, PGPASSWORD and PGDATABASE to the database user, password and name}"
   export PGHOST="${PGHOST:-$INLET_HOST}" PGPORT="${PGPORT:-$INLET_PORT}"
   psql -c '\dt'

@@ -2,7 +2,8 @@
 # Portal, Shop back office use case: the administrator's commands.
 #
 #   ./tickets.sh [tickets] CONTROLLER   install portal if needed, enroll, write outlet.ticket and inlet.ticket
-#   ./tickets.sh verify                 check the portals through the inlet (INLET_HOST: where it is, default localhost)
+#   ./tickets.sh verify                 check the portals through the inlet (INLET_HOST: where it is, default localhost;
+#                                       INLET_PORT_<NAME>: a portal's port, default the manifest's)
 #   ./tickets.sh cleanup                delete both stacks and remove this machine's portal configuration
 #
 # CONTROLLER says where the nodes enroll: an address that both of them reach (README.md, step 3).
@@ -132,13 +133,13 @@ PORTAL_TCP_CHECK
 
 verify() {
   INLET_HOST="${INLET_HOST:-localhost}"
-  INLET_PORT=15432
+  INLET_PORT="${INLET_PORT_ORDERS_DB:-15432}"
   echo "portal orders-db: connecting to $INLET_HOST:$INLET_PORT"
   check_tcp "$INLET_HOST" "$INLET_PORT" '' ''
-  INLET_PORT=16379
+  INLET_PORT="${INLET_PORT_CACHE:-16379}"
   echo "portal cache: connecting to $INLET_HOST:$INLET_PORT"
   check_tcp "$INLET_HOST" "$INLET_PORT" 'PING\r\n' +PONG
-  INLET_PORT=18080
+  INLET_PORT="${INLET_PORT_API:-18080}"
   STATUS=$(curl -sS -o /dev/null -w '%{http_code}' -X GET http://"$INLET_HOST":"$INLET_PORT"/health) || true
   if [ "$STATUS" != 200 ]; then
     echo "portal api: the request through $INLET_HOST:$INLET_PORT answered ${STATUS:-nothing}, not 200" >&2

@@ -75,7 +75,7 @@ function portalContext(useCase: UseCase, portal: Portal) {
           carriesPort: endpoint.port !== undefined,
         }
       : false,
-    check: portalCheck(portal),
+    check: portalCheck(portal, useCase.listed),
     /** The words of the portal's row in the status table. */
     verificationKind: portal.verification.kind,
     receiver: useCase.listed ? `webhook_receiver_${portal.name.replace(/-/g, '_')}.py` : 'webhook_receiver.py',

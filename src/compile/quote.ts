@@ -34,6 +34,16 @@ export function shellDoubleQuoted(value: string | number): string {
 }
 
 /**
+ * `"${NAME:-N}"`: a shell variable's value, or the whole number N when it is unset or empty. Only a number:
+ * quotes inside such an expansion are read differently by bash and by POSIX shells.
+ */
+export function shellVariableOr(name: string, fallback: number): string {
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) throw new Error(`not a shell variable name: ${name}`);
+  if (!Number.isSafeInteger(fallback)) throw new Error(`expected a whole number, got ${String(fallback)}`);
+  return `"\${${name}:-${fallback}}"`;
+}
+
+/**
  * A Python string literal: printable ASCII as is, everything else (quotes, backslashes, line breaks,
  * NUL, any non-ASCII character) as an escape, so the literal is one line of ASCII whatever the value.
  */

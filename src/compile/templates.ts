@@ -14,6 +14,7 @@ import {
   pythonQuote,
   shellDoubleQuoted,
   shellQuote,
+  shellVariableOr,
   shellWordWith,
   sqlIdentifier,
 } from './quote.ts';
@@ -47,6 +48,7 @@ handlebars.registerHelper('md', (value: unknown) => markdownText(text(value)));
 handlebars.registerHelper('code', (value: unknown) => markdownCode(text(value)));
 handlebars.registerHelper('cell', (value: unknown) => markdownCode(text(value), true));
 handlebars.registerHelper('shdq', (value: unknown) => shellDoubleQuoted(text(value)));
+handlebars.registerHelper('shor', (name: unknown, fallback: unknown) => shellVariableOr(text(name), Number(fallback)));
 handlebars.registerHelper('sqlid', (value: unknown) => sqlIdentifier(text(value)));
 handlebars.registerHelper('int', (value: unknown) => {
   if (!Number.isSafeInteger(value)) throw new Error(`expected a whole number, got ${String(value)}`);

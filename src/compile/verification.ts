@@ -21,6 +21,8 @@ export interface PortalCheck {
   readonly name: string;
   readonly kind: Portal['verification']['kind'];
   readonly port: number;
+  /** The variable that moves the port tickets.sh verify connects to (the inlet published elsewhere). */
+  readonly portVariable: string;
   readonly tls: boolean;
   readonly label: string;
   /** tcp: the bytes to send as Python escapes, '' for none; what the reply must begin with, '' for any. */
@@ -40,12 +42,13 @@ export interface PortalCheck {
   readonly region: string;
 }
 
-export function portalCheck(portal: Portal): PortalCheck {
+export function portalCheck(portal: Portal, listed: boolean): PortalCheck {
   const { verification } = portal;
   const base: PortalCheck = {
     name: portal.name,
     kind: verification.kind,
     port: portal.inlet.port,
+    portVariable: listed ? `INLET_PORT_${portal.name.toUpperCase().replace(/-/g, '_')}` : 'INLET_PORT',
     tls: portal.inlet.tls,
     label: portal.label,
     send: '',

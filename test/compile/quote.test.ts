@@ -8,6 +8,7 @@ import {
   pythonQuote,
   shellDoubleQuoted,
   shellQuote,
+  shellVariableOr,
   sqlIdentifier,
   subLiteral,
 } from '../../src/compile/quote.ts';
@@ -47,6 +48,16 @@ describe('quoting by construction (src/compile/quote.ts)', () => {
     const run = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(run.stdout.split('\0').slice(0, -1), hostile);
+  });
+
+  it('shellVariableOr: the variable when set, else the number; only names and numbers go in', () => {
+    const script = `printf '%s' ${shellVariableOr('PORTAL_X', 16379)}`;
+    const read = (env: NodeJS.ProcessEnv) => spawnSync('bash', ['-c', script], { encoding: 'utf8', env }).stdout;
+    assert.equal(read({ PATH: process.env.PATH }), '16379');
+    assert.equal(read({ PATH: process.env.PATH, PORTAL_X: '' }), '16379');
+    assert.equal(read({ PATH: process.env.PATH, PORTAL_X: '6379 $(x)' }), '6379 $(x)');
+    assert.throws(() => shellVariableOr('x; rm', 1), /not a shell variable name/);
+    assert.throws(() => shellVariableOr('X', 1.5), /whole number/);
   });
 
   it('pythonQuote: Python reads each value back, NUL included, from one line of ASCII', () => {

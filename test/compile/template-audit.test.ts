@@ -9,7 +9,7 @@ import { templatesDirectory } from '../../src/compile/templates.ts';
 
 /** Helpers that quote (or refuse) a value for its target, by template kind. */
 const quotingHelpers: Readonly<Record<string, readonly string[]>> = {
-  sh: ['shq', 'shdq', 'shwords', 'shargs', 'comment', 'int', 'sqlid'],
+  sh: ['shq', 'shdq', 'shor', 'shwords', 'shargs', 'comment', 'int', 'sqlid'],
   py: ['pyq', 'comment', 'int'],
   md: ['md', 'code', 'cell', 'shq', 'shdq', 'shwords', 'shargs', 'comment', 'int', 'sqlid'],
 };
