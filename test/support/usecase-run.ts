@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inletPort, portal, portalOnPath, startPortal, type Running } from './processes.ts';
+import { inletPort, nodeStatus, portal, portalOnPath, startPortal, type Running } from './processes.ts';
 import { projectRoot } from './usecases.ts';
 
 export interface UseCaseRun {
@@ -22,20 +22,42 @@ export interface UseCaseRun {
   /** Stops (SIGTERM) every node of `role` started so far; resolves with their exit codes. */
   stopNodes(role: 'outlet' | 'inlet'): Promise<(number | null)[]>;
   /**
-   * Starts the compiled outlet, its target rewritten by `retarget` (as the stack substitutes the endpoint);
-   * waits until it has set up.
+   * Starts the compiled outlet, each target rewritten by `retarget` (as the stack substitutes the endpoint);
+   * waits until it has set up. `compiledTarget` is the single portal's (or the first's) as compiled.
    */
-  startOutlet(
-    retarget: (compiledTarget: string) => string,
-    env?: NodeJS.ProcessEnv,
-  ): Promise<{ compiledTarget: string }>;
-  /** startOutlet, then the compiled inlet; waits until both have set up. */
+  startOutlet(retarget: Retarget, env?: NodeJS.ProcessEnv): Promise<{ compiledTarget: string }>;
+  /**
+   * startOutlet, then the compiled inlet; waits until both have set up. `inletPort` is the single portal's
+   * (or the first's); `inletPorts` each portal's by name (a single form's under '').
+   */
   startPortal(
-    retarget: (compiledTarget: string) => string,
+    retarget: Retarget,
     outletEnv?: NodeJS.ProcessEnv,
-  ): Promise<{ compiledTarget: string; inletPort: number }>;
+  ): Promise<{ compiledTarget: string; inletPort: number; inletPorts: Record<string, number> }>;
   close(): Promise<void>;
 }
+
+/** The target a compiled outlet portal reaches on this machine; `portal` is its name ('' for the single form). */
+export type Retarget = (compiledTarget: string, portal: string) => string;
+
+type Entries = Record<string, Record<string, unknown>>;
+
+/** A node configuration's portals of one side, single or named form, as name → entry ('' for the single form). */
+function portalsOf(config: Record<string, unknown>, side: 'outlet' | 'inlet'): Entries {
+  const single = config[`tcp-${side}`] as Record<string, unknown> | undefined;
+  return single ? { '': single } : ((config[`tcp-${side}s`] as Entries | undefined) ?? {});
+}
+
+/** `config` with its portals of one side replaced, in the form it had. */
+function withPortals(config: Record<string, unknown>, side: 'outlet' | 'inlet', entries: Entries) {
+  if (config[`tcp-${side}`]) return { ...config, [`tcp-${side}`]: entries[''] };
+  return config[`tcp-${side}s`] ? { ...config, [`tcp-${side}s`]: entries } : config;
+}
+
+const mapValues = (
+  entries: Entries,
+  change: (entry: Record<string, unknown>, name: string) => Record<string, unknown>,
+) => Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, change(entry, name)]));
 
 export async function runUseCase(usecase: string): Promise<UseCaseRun> {
   const dir = await mkdtemp(join(tmpdir(), `portal-${usecase}-`));
@@ -82,22 +104,21 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     },
     async startOutlet(retarget, env = {}) {
       const outlet = await run.compiledConfig('outlet');
-      const compiledTarget = String((outlet['tcp-outlet'] as { to: string }).to);
-      const node = await run.startNode(
-        'outlet',
-        { ...onFreePorts(outlet), 'tcp-outlet': { ...(outlet['tcp-outlet'] as object), to: retarget(compiledTarget) } },
-        env,
-      );
+      const compiled = portalsOf(outlet, 'outlet');
+      const targets = mapValues(compiled, (entry, name) => ({ ...entry, to: retarget(String(entry.to), name) }));
+      const node = await run.startNode('outlet', withPortals(onFreePorts(outlet), 'outlet', targets), env);
       await node.waitFor(/Portal node setup completed successfully/);
-      return { compiledTarget };
+      return { compiledTarget: String(Object.values(compiled)[0]?.to) };
     },
     async startPortal(retarget, outletEnv = {}) {
+      const inlet = await run.compiledConfig('inlet');
       const [{ compiledTarget }, inletNode] = await Promise.all([
         run.startOutlet(retarget, outletEnv),
-        run.startNode('inlet', onFreePorts(await run.compiledConfig('inlet'))),
+        run.startNode('inlet', onFreePorts(inlet)),
       ]);
       await inletNode.waitFor(/Portal node setup completed successfully/);
-      return { compiledTarget, inletPort: await inletPort(join(dir, 'inlet-home')) };
+      const inletPorts = await inletPortsByName(join(dir, 'inlet-home'), inlet['tcp-inlet'] !== undefined);
+      return { compiledTarget, inletPort: Object.values(inletPorts)[0] as number, inletPorts };
     },
     async close() {
       for (const node of started) await node.stop();
@@ -108,13 +129,19 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
   return run;
 }
 
-/** The compiled inlet configuration, listening (clients, direct path, status) on free ports. */
+/** A compiled node configuration listening (clients, direct path, status) on free loopback ports. */
 export function onFreePorts(config: Record<string, unknown>): Record<string, unknown> {
-  const inlet = config['tcp-inlet'] as Record<string, unknown> | undefined;
-  const direct = typeof inlet?.direct === 'string' ? { direct: inlet.direct.replace(/:\d+$/, ':0') } : {};
-  return {
-    ...config,
-    'http-server-port': 0,
-    ...(inlet ? { 'tcp-inlet': { ...inlet, from: '127.0.0.1:0', ...direct } } : {}),
-  };
+  const inlets = mapValues(portalsOf(config, 'inlet'), (inlet) => ({
+    ...inlet,
+    from: '127.0.0.1:0',
+    ...(typeof inlet.direct === 'string' ? { direct: inlet.direct.replace(/:\d+$/, ':0') } : {}),
+  }));
+  return withPortals({ ...config, 'http-server-port': 0 }, 'inlet', inlets);
+}
+
+/** Each running inlet's port by portal name; a single form's under ''. */
+async function inletPortsByName(home: string, single: boolean): Promise<Record<string, number>> {
+  if (single) return { '': await inletPort(home) };
+  const shown = await nodeStatus(home);
+  return Object.fromEntries(shown.inlets.map((inlet) => [inlet.name, Number(inlet.listening?.split(':').at(-1))]));
 }
