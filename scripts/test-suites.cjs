@@ -15,6 +15,7 @@ const unitFiles = [
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
   'test/compile/k8s-api-check.test.ts',
+  'test/compile/k8s-compiled.test.ts',
   'test/compile/k8s.test.ts',
   'test/compile/limits.test.ts',
   'test/compile/node-config.test.ts',

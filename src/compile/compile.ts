@@ -6,6 +6,8 @@ import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { toStableJson, toStableYaml } from '../shared/serialize.ts';
 import { composeFile, outletComposeFile } from './compose.ts';
 import { guideContext } from './guide.ts';
+import { kubernetesArtifacts } from './k8s/kubernetes.ts';
+import { kubernetesInput } from './kubernetes-input.ts';
 import { resolveUseCase, type CompileSettings, type UseCase } from './model.ts';
 import { outletConfig, stackInletConfig } from './node-config.ts';
 import { printCfnYaml } from './stack/cfn-yaml.ts';
@@ -39,8 +41,8 @@ export function compileResolved(useCase: UseCase): Artifact[] {
     file('README.md', renderTemplate('README.md.hbs', guide)),
     file('outlet.compose.yaml', toStableYaml(outletComposeFile(useCase))),
     file('inlet.compose.yaml', toStableYaml(composeFile(useCase, useCase.container ?? {}))),
+    ...kubernetesArtifacts(kubernetesInput(useCase, outlet)).map(({ path, content }) => file(path, content)),
   ];
-  // Kubernetes (k8s/outlet.yaml, k8s/inlet.yaml) is wired here when src/compile/k8s/ lands.
   for (const portal of useCase.portals) {
     const { verification } = portal;
     if (verification.kind !== 'webhook') continue;

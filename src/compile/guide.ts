@@ -6,6 +6,7 @@ import { product } from '../shared/product.ts';
 import type { InstanceTypeManifest } from '../shared/types/manifest.ts';
 import { compileDefaults } from './defaults.ts';
 import { anyTlsInlet, endpointsOf, type Portal, type Ticket, type UseCase } from './model.ts';
+import { kubernetesGuide } from './kubernetes-guide.ts';
 import { portalCheck } from './verification.ts';
 import { directDialBudgetMs } from '../shared/limits.ts';
 import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from './stack/monitoring.ts';
@@ -142,8 +143,7 @@ export function guideContext(useCase: UseCase) {
       client: container.client !== undefined,
       ticketInConfig: container['ticket-passing'] === 'node-config',
     },
-    // Kubernetes manifests (k8s/outlet.yaml, k8s/inlet.yaml) are wired here when src/compile/k8s/ lands.
-    kubernetes: false,
+    kubernetes: kubernetesGuide(useCase),
     modelRequestBody,
     direct: {
       port: product.directPort,

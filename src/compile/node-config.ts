@@ -89,6 +89,15 @@ export function containerInletConfig(useCase: UseCase): NodeConfig {
   return inletConfig(useCase, containerListenAddress(useCase), () => false);
 }
 
+/**
+ * The inlet of the Kubernetes target: listens on every interface of its pod, which its Service reaches.
+ * Its direct path is off: a pod's address is not one an outlet elsewhere can dial, and the Service opens
+ * the portals' ports only; the relay carries.
+ */
+export function kubernetesInletConfig(useCase: UseCase): NodeConfig {
+  return inletConfig(useCase, stackListenAddress, () => false);
+}
+
 /** The container inlet's listen address: as given, else every interface on a bridge, loopback on the host. */
 export function containerListenAddress(useCase: UseCase): string {
   const container = useCase.container ?? {};

@@ -77,6 +77,7 @@ const partials = [
   'tcp_check.py.hbs',
   'guide-cloudformation.md.hbs',
   'guide-compose.md.hbs',
+  'guide-kubernetes.md.hbs',
   'guide-systemd.md.hbs',
   'guide-verify.md.hbs',
 ];

@@ -55,6 +55,8 @@ describe('golden output (out/)', () => {
       'inlet.compose.yaml',
       'inlet.json',
       'inlet.stack.yaml',
+      'k8s/inlet.yaml',
+      'k8s/outlet.yaml',
       'outlet.compose.yaml',
       'outlet.json',
       'outlet.stack.yaml',
@@ -62,8 +64,8 @@ describe('golden output (out/)', () => {
     ];
     const byUseCase: Record<string, string[]> = {};
     for (const path of await listTree(fresh)) {
-      const [usecase, file] = path.split('/') as [string, string];
-      (byUseCase[usecase] ??= []).push(file);
+      const [usecase, ...file] = path.split('/') as [string, ...string[]];
+      (byUseCase[usecase] ??= []).push(file.join('/'));
     }
     assert.deepEqual(byUseCase, {
       api: common,

@@ -4,6 +4,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { createSandbox } from '../support/sandbox.ts';
+import { parseKubernetesFile, type KubernetesObjectLike } from '../support/k8s-api-check.ts';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import type { NodeShowRunning } from '../../src/node/show.ts';
 import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
@@ -357,7 +359,13 @@ fi`,
     for (const usecase of allUseCases) {
       it(`${usecase}: has a section per target, and hands no node a loopback controller or a made-up installer`, () => {
         const guide = artifactText(usecase, 'README.md');
-        for (const heading of ['### On AWS, with CloudFormation', '### With Docker Compose', '### With systemd']) {
+        const headings = [
+          '### On AWS, with CloudFormation',
+          '### With Docker Compose',
+          '### With systemd',
+          '### On Kubernetes',
+        ];
+        for (const heading of headings) {
           assert.ok(guide.includes(`\n${heading}\n`), `${usecase}: ${heading}`);
         }
         assert.ok(!guide.includes('portal.example.net/install.sh'), 'no placeholder presented as real');
@@ -400,7 +408,7 @@ fi`,
 
     it('installs each node as a systemd service with its configuration, ticket and endpoint', async () => {
       const guide = artifactText('redis', 'README.md');
-      const section = guide.slice(guide.indexOf('### With systemd'), guide.indexOf('## 6. Verify'));
+      const section = guide.slice(guide.indexOf('### With systemd'), guide.indexOf('### On Kubernetes'));
       const scripts = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
       assert.equal(scripts.length, 2, 'one command on each machine');
       const sandbox = await createSandbox();
@@ -427,6 +435,45 @@ fi`,
       }
     });
 
+    it('creates on Kubernetes the Secrets, by name and key, that the compiled Deployments read', async () => {
+      const guide = artifactText('shop', 'README.md');
+      const section = guide.slice(guide.indexOf('### On Kubernetes'), guide.indexOf('## 6. Verify'));
+      const scripts = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+      assert.equal(scripts.length, 3, 'the outlet, the inlet, and the port-forward');
+      const sandbox = await createSandbox();
+      try {
+        await sandbox.stub('kubectl', 'cat > /dev/null');
+        await sandbox.stub('openssl', 'echo c2VhbGluZy1rZXk=');
+        for (const script of scripts) {
+          const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+            cwd: sandbox.dir,
+            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            encoding: 'utf8',
+          });
+          assert.equal(run.status, 0, run.stderr);
+        }
+        const created = (await sandbox.calls()).flatMap((call) => {
+          const match = /^kubectl create secret generic (\S+) --from-file=([^=\s]+)=(\S+)$/.exec(call);
+          return match ? [`${match[1]} ${match[2]}`] : [];
+        });
+        const read = ['outlet', 'inlet'].flatMap((role) =>
+          secretsReadBy(parseKubernetesFile(artifactText('shop', `k8s/${role}.yaml`))),
+        );
+        assert.deepEqual(created.sort(), read.sort());
+        assert.deepEqual(created.sort(), [
+          'shop-inlet-sealing-key node-seal.key',
+          'shop-inlet-ticket ticket',
+          'shop-outlet-sealing-key node-seal.key',
+          'shop-outlet-ticket ticket',
+        ]);
+        const calls = await sandbox.calls();
+        assert.ok(calls.includes('kubectl apply -f k8s/outlet.yaml'));
+        assert.ok(calls.includes('kubectl port-forward service/shop-inlet 15432:15432 16379:16379 18080:18080'));
+      } finally {
+        await sandbox.remove();
+      }
+    });
+
     it('verifies each portal of several by its own kind, and shows the commands tickets.sh runs', () => {
       const guide = artifactText('shop', 'README.md');
       const verify = guide.slice(guide.indexOf('## 6. Verify'), guide.indexOf('## 7. Clean up'));
@@ -448,3 +495,22 @@ fi`,
     });
   });
 });
+
+/** "<secret> <key>" of every Secret a file's Deployments read: an environment variable's, or a volume's. */
+function secretsReadBy(objects: readonly KubernetesObjectLike[]): string[] {
+  return objects
+    .filter((object) => object.kind === 'Deployment')
+    .flatMap((object) => {
+      const pod = (object as unknown as IDeployment).spec?.template.spec;
+      const fromEnv = (pod?.containers ?? []).flatMap((container) =>
+        (container.env ?? []).flatMap((variable) => {
+          const ref = variable.valueFrom?.secretKeyRef;
+          return ref ? [`${ref.name} ${ref.key}`] : [];
+        }),
+      );
+      const fromVolumes = (pod?.volumes ?? []).flatMap((volume) =>
+        (volume.secret?.items ?? []).map((item) => `${volume.secret?.secretName} ${item.key}`),
+      );
+      return [...fromEnv, ...fromVolumes];
+    });
+}

@@ -33,6 +33,7 @@ describe('templates render no value unquoted', () => {
       'boot.sh.hbs',
       'guide-cloudformation.md.hbs',
       'guide-compose.md.hbs',
+      'guide-kubernetes.md.hbs',
       'guide-systemd.md.hbs',
       'guide-verify.md.hbs',
       'status-metric.py.hbs',
