@@ -9,7 +9,7 @@ import { ready } from '../support/echo-portal.ts';
 import { digest, echoClient, transferDuring } from '../support/echo-transfer.ts';
 import { startFileServer, type FileServer } from '../support/http-files.ts';
 import { nodeStatus, portal, statusWhen, type Running } from '../support/processes.ts';
-import { startRedis, type RedisTls } from '../support/redis-tls.ts';
+import { startRedis, type Redis } from '../support/redis-tls.ts';
 import { shopOutletEnvironment, shopRetarget } from '../support/shop-targets.ts';
 import { acceptsConnections, roundTrip, startEchoServer } from '../support/tcp.ts';
 import { inletPortsByName, onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
@@ -21,7 +21,7 @@ describe('end to end: the compiled shop inlet reloads to add a portal while anot
   this.timeout(120_000);
   let run: UseCaseRun;
   let echo: Awaited<ReturnType<typeof startEchoServer>>;
-  let cache: RedisTls;
+  let cache: Redis;
   let api: FileServer;
   let inlet: Running;
   /** The compiled inlet configuration on free ports: all three portals, and without api. */

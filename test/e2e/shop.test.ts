@@ -6,7 +6,7 @@ import { startFileServer, type FileServer } from '../support/http-files.ts';
 import { metricsOf } from '../support/node-checks.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { nodeStatus, portal, portalOnPath, statusWhen } from '../support/processes.ts';
-import { startRedis, type RedisTls } from '../support/redis-tls.ts';
+import { startRedis, type Redis } from '../support/redis-tls.ts';
 import { shopOutletEnvironment, shopRetarget } from '../support/shop-targets.ts';
 import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
 import { projectRoot } from '../support/usecases.ts';
@@ -26,7 +26,7 @@ describe('end to end: the shop use case, three portals on one compiled pair of n
   this.timeout(120_000);
   let run: UseCaseRun;
   let database: Postgres;
-  let cache: RedisTls;
+  let cache: Redis;
   let api: FileServer;
   let ports: Record<string, number>;
 

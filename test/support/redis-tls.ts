@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, start, type Running } from './processes.ts';
 
-export interface RedisTls {
+export interface Redis {
   /** The TLS port (the plain port is off). */
   readonly port: number;
   /** The test CA's certificate (PEM file): what a client trusts, such as NODE_EXTRA_CA_CERTS. */
@@ -38,7 +38,7 @@ async function makeCertificates(dir: string): Promise<void> {
   ]);
 }
 
-export async function startRedis(): Promise<RedisTls> {
+export async function startRedis(): Promise<Redis> {
   const dir = await mkdtemp(join(tmpdir(), 'portal-redis-'));
   await makeCertificates(dir);
   let server: Running | undefined;
