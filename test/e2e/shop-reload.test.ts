@@ -9,7 +9,7 @@ import { ready } from '../support/echo-portal.ts';
 import { digest, echoClient, transferDuring } from '../support/echo-transfer.ts';
 import { startFileServer, type FileServer } from '../support/http-files.ts';
 import { nodeStatus, portal, statusWhen, type Running } from '../support/processes.ts';
-import { startRedis, type Redis } from '../support/redis-tls.ts';
+import { startRedis, type Redis } from '../support/redis.ts';
 import { shopOutletEnvironment, shopRetarget } from '../support/shop-targets.ts';
 import { acceptsConnections, roundTrip, startEchoServer } from '../support/tcp.ts';
 import { inletPortsByName, onFreePorts, runUseCase, type UseCaseRun } from '../support/usecase-run.ts';

@@ -6,7 +6,7 @@ import { startFileServer, type FileServer } from '../support/http-files.ts';
 import { metricsOf } from '../support/node-checks.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { nodeStatus, portal, portalOnPath, statusWhen } from '../support/processes.ts';
-import { startRedis, type Redis } from '../support/redis-tls.ts';
+import { startRedis, type Redis } from '../support/redis.ts';
 import { shopOutletEnvironment, shopRetarget } from '../support/shop-targets.ts';
 import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
 import { projectRoot } from '../support/usecases.ts';
