@@ -1,55 +1,17 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { ready } from '../support/echo-portal.ts';
+import { digest, echoClient, transferDuring } from '../support/echo-transfer.ts';
+import { until } from '../support/in-process.ts';
 import { nodeStatus, portal, statusWhen, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { acceptsConnections, roundTrip, startEchoServer } from '../support/tcp.ts';
 import { namedTarget, type NamedTarget } from '../node/named-target.ts';
 
-const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const total = 64 * 1024 * 1024;
-const quarter = total / 4;
-
-/** Writes `data` in 1 MiB pieces, as fast as the connection takes them. */
-async function writeAll(socket: Socket, data: Buffer): Promise<void> {
-  for (let offset = 0; offset < data.length; offset += 1 << 20) {
-    if (!socket.write(data.subarray(offset, offset + (1 << 20)))) await once(socket, 'drain');
-  }
-}
-
-/** A client connection whose echo is collected whole, and whose end (clean or a reset) is recorded. */
-function echoClient(port: number): { socket: Socket; received: Buffer[]; bytes: () => number; ended: Promise<string> } {
-  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
-  const received: Buffer[] = [];
-  let bytes = 0;
-  socket.on('data', (chunk: Buffer) => {
-    received.push(chunk);
-    bytes += chunk.length;
-  });
-  const ended = new Promise<string>((resolve) => {
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-    socket.once('end', () => resolve('end'));
-  });
-  return { socket, received, bytes: () => bytes, ended };
-}
-
-async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  limitMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('end to end: a node reloads its configuration while its portals carry traffic', function () {
   this.timeout(180_000);
@@ -121,23 +83,15 @@ describe('end to end: a node reloads its configuration while its portals carry t
     const payload = randomBytes(total);
     const client = echoClient(bulkPort);
     await once(client.socket, 'connect');
-    client.socket.write(payload.subarray(0, quarter));
-    await until(() => (client.bytes() >= quarter ? true : undefined), 'the first quarter echoed');
-
     // The rest flows while the node reloads; the client ends only once the reload is done.
-    await writeFile(file(), JSON.stringify(inletConfig(['bulk', 'leaving', 'added'])));
-    let answered = false;
-    const reloading = reload().finally(() => (answered = true));
-    // Paced, so that bytes are on the way the whole time; the last MiB waits for the answer.
-    let sent = quarter;
-    while (!answered && sent < total - (1 << 20)) {
-      if (!client.socket.write(payload.subarray(sent, sent + (1 << 18)))) await once(client.socket, 'drain');
-      sent += 1 << 18;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    const reloaded = await reloading;
-    const echoedByThen = client.bytes();
-    await writeAll(client.socket, payload.subarray(sent));
+    const {
+      result: reloaded,
+      echoedBefore,
+      echoedByThen,
+    } = await transferDuring(client, payload, async () => {
+      await writeFile(file(), JSON.stringify(inletConfig(['bulk', 'leaving', 'added'])));
+      return reload();
+    });
     assert.equal(reloaded.code, 0, reloaded.stderr);
     assert.match(
       reloaded.stdout,
@@ -151,7 +105,7 @@ describe('end to end: a node reloads its configuration while its portals carry t
     assert.equal(digest(answer), digest(payload));
     assert.ok(echoedByThen < total, 'the transfer was under way when the reload answered');
     console.log(
-      `      ${((echoedByThen - quarter) / 1048576).toFixed(1)} MiB echoed while the node reloaded, ` +
+      `      ${((echoedByThen - echoedBefore) / 1048576).toFixed(1)} MiB echoed while the node reloaded, ` +
         `${((total - echoedByThen) / 1048576).toFixed(1)} MiB after`,
     );
 

@@ -140,7 +140,7 @@ export function onFreePorts(config: Record<string, unknown>): Record<string, unk
 }
 
 /** Each running inlet's port by portal name; a single form's under ''. */
-async function inletPortsByName(home: string, single: boolean): Promise<Record<string, number>> {
+export async function inletPortsByName(home: string, single: boolean): Promise<Record<string, number>> {
   if (single) return { '': await inletPort(home) };
   const shown = await nodeStatus(home);
   return Object.fromEntries(shown.inlets.map((inlet) => [inlet.name, Number(inlet.listening?.split(':').at(-1))]));
