@@ -96,7 +96,10 @@ issue_tickets() {
 verify() {
   INLET_HOST="${INLET_HOST:-localhost}"
   INLET_PORT="${INLET_PORT:-16379}"
-  OUTPUT=$(redis-cli -h "$INLET_HOST" -p "$INLET_PORT" PING)
+  OUTPUT=$(redis-cli -h "$INLET_HOST" -p "$INLET_PORT" PING) || {
+    echo "portal redis: the check's command failed (exit $?) through $INLET_HOST:$INLET_PORT" >&2
+    exit 1
+  }
   printf 'portal redis: %s\n' "$OUTPUT"
   case "$OUTPUT" in
     *PONG*) ;;

@@ -120,7 +120,11 @@ describe('end to end: the Redis cache use case (TLS to a real redis-server, redi
       const verify = await compiledVerify(port);
       assert.equal(verify.code, 1, verify.stdout);
       assert.equal(verify.stdout, '');
-      assert.equal(verify.stderr, 'Error: Connection reset by peer\n');
+      assert.equal(
+        verify.stderr,
+        'Error: Connection reset by peer\n' +
+          `portal redis: the check's command failed (exit 1) through localhost:${port}\n`,
+      );
 
       // The log line without its timestamp: which target, which check failed, and what to do.
       const reason = (await outlet.waitFor(/does not verify/)).replace(/^\S+ /, '');
