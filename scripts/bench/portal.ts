@@ -25,13 +25,29 @@ export interface PortalPath {
  * knows `tcp-inlet.direct`; from then on the relayed path needs `"direct": false`, and before it the
  * key would be refused, so the relayed path is all there is.
  */
+interface SchemaNode {
+  readonly $ref?: string;
+  readonly properties?: Record<string, SchemaNode>;
+  readonly [key: string]: unknown;
+}
+
+/** The properties of `node`, through a local `$ref` (#/definitions/…) when it is one. */
+function properties(root: SchemaNode, node: SchemaNode | undefined): Record<string, SchemaNode> | undefined {
+  if (node?.$ref?.startsWith('#/')) {
+    const target = node.$ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], root) as SchemaNode | undefined;
+    return properties(root, target);
+  }
+  return node?.properties;
+}
+
 export function portalPaths(schemas = join(settings.root, 'schemas')): { paths: PortalPath[]; note?: string } {
   const files = readdirSync(schemas).filter((file) => /^node-config.*\.json$/.test(file));
   const knowsDirect = files.some((file) => {
-    const schema = JSON.parse(readFileSync(join(schemas, file), 'utf8')) as {
-      properties?: Record<string, { properties?: Record<string, unknown> }>;
-    };
-    return schema.properties?.['tcp-inlet']?.properties?.direct !== undefined;
+    const schema = JSON.parse(readFileSync(join(schemas, file), 'utf8')) as SchemaNode;
+    return properties(schema, schema.properties?.['tcp-inlet'])?.direct !== undefined;
   });
   if (knowsDirect)
     return {
