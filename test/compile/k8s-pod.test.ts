@@ -5,26 +5,26 @@ import { join } from 'node:path';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { imageConfig, layOutImage, readDockerfile, type Container } from '../support/dockerfile.ts';
-import { nodeContainer, nodeFiles, podSpec, single } from '../support/k8s-files.ts';
+import { nodeContainer, nodeFile, podSpec } from '../support/k8s-files.ts';
 import { createPod, type ClusterObjects } from '../support/k8s-pod.ts';
 import { inletPort, statusWhen } from '../support/processes.ts';
 import { roundTrip, startEchoServer } from '../support/tcp.ts';
 import { runUseCase, type UseCaseRun } from '../support/usecase-run.ts';
+import { artifactText } from '../support/usecases.ts';
 
 const setUp = /Portal node setup completed successfully/;
 const keyWarning = /may be read or changed by users other than its owner/;
 
 /**
  * The one change a test machine needs, in the ConfigMap as the administrator could make it: the inlet
- * and its status server on free ports of loopback, and no direct path, which would advertise this
- * machine's other addresses.
+ * and its status server on free ports of loopback (the compiled file has the direct path off already).
  */
 function onTestMachine(json: string): string {
   const config = JSON.parse(json) as { 'tcp-inlet': Record<string, unknown> };
   return JSON.stringify({
     ...config,
     'http-server-port': 0,
-    'tcp-inlet': { ...config['tcp-inlet'], from: '127.0.0.1:0', direct: false },
+    'tcp-inlet': { ...config['tcp-inlet'], from: '127.0.0.1:0' },
   });
 }
 
@@ -33,9 +33,9 @@ async function tree(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map(String).sort();
 }
 
-describe('the inlet pod of k8s/inlet.yaml, run as the kubelet runs it', function () {
+describe('the inlet pod of the compiled out/postgres/k8s/inlet.yaml, run as the kubelet runs it', function () {
   this.timeout(120_000);
-  const inlet = nodeFiles(single).inlet;
+  const inlet = nodeFile(artifactText('postgres', 'k8s/inlet.yaml'));
   const spec: IPodSpec = podSpec(inlet);
   const node: IContainer = nodeContainer(inlet);
   const [copier] = spec.initContainers ?? [];

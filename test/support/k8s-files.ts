@@ -94,21 +94,23 @@ export function nodeFiles(input: KubernetesInput): { outlet: NodeFile; inlet: No
     artifacts.map((artifact) => artifact.path),
     ['k8s/outlet.yaml', 'k8s/inlet.yaml'],
   );
-  const read = (text: string): NodeFile => {
-    const objects = parseKubernetesFile(text);
-    const ofKind = <T>(kind: string) => objects.filter((object) => object.kind === kind) as unknown as T[];
-    const [deployment, ...more] = ofKind<IDeployment>('Deployment');
-    assert.ok(deployment && more.length === 0, 'one Deployment per file');
-    return {
-      text,
-      objects,
-      deployment,
-      configMaps: ofKind('ConfigMap'),
-      claims: ofKind('PersistentVolumeClaim'),
-      services: ofKind('Service'),
-    };
+  return { outlet: nodeFile(artifacts[0]?.content ?? ''), inlet: nodeFile(artifacts[1]?.content ?? '') };
+}
+
+/** One node's file (k8s/outlet.yaml or k8s/inlet.yaml), read back as kubectl reads it. */
+export function nodeFile(text: string): NodeFile {
+  const objects = parseKubernetesFile(text);
+  const ofKind = <T>(kind: string) => objects.filter((object) => object.kind === kind) as unknown as T[];
+  const [deployment, ...more] = ofKind<IDeployment>('Deployment');
+  assert.ok(deployment && more.length === 0, 'one Deployment per file');
+  return {
+    text,
+    objects,
+    deployment,
+    configMaps: ofKind('ConfigMap'),
+    claims: ofKind('PersistentVolumeClaim'),
+    services: ofKind('Service'),
   };
-  return { outlet: read(artifacts[0]?.content ?? ''), inlet: read(artifacts[1]?.content ?? '') };
 }
 
 export const podSpec = (file: NodeFile) => {
