@@ -52,7 +52,10 @@ describe('portal compile', () => {
       { cwd: work },
     );
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, 'compiled postgres: 8 files in out/postgres\ncompiled webhook: 9 files in out/webhook\n');
+    assert.equal(
+      run.stdout,
+      'compiled postgres: 10 files in out/postgres\ncompiled webhook: 11 files in out/webhook\n',
+    );
     assert.deepEqual(
       run.stderr.trimEnd().split('\n'),
       [
@@ -216,7 +219,8 @@ describe('portal compile', () => {
     );
     const run = await runPortal(['compile', 'mqtt.yaml', '--out', out], { cwd: work });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, 'compiled mqtt: 8 files in out/mqtt\n');
+    assert.equal(run.stdout, 'compiled mqtt: 10 files in out/mqtt\n');
+    assert.match(await readFile(join(out, 'mqtt/k8s/inlet.yaml'), 'utf8'), /^kind: Service$/m, 'k8s/ is written too');
     assert.deepEqual(JSON.parse(await readFile(join(out, 'mqtt/outlet.json'), 'utf8')), {
       'http-server-port': 23345,
       relay: 'mqtt',
