@@ -61,6 +61,7 @@ const unitFiles = [
   'test/shared/memory-reducer.test.ts',
   'test/shared/secret-compare.test.ts',
   'test/shared/socket-tuning.test.ts',
+  'test/shared/yaml-source.test.ts',
   'test/wire/admission.test.ts',
   'test/wire/control-channel-refusals.test.ts',
   'test/wire/control-channel.test.ts',

@@ -3,6 +3,8 @@
  * so that every problem names the exact place in the file.
  */
 import {
+  CST,
+  Lexer,
   LineCounter,
   isAlias,
   isMap,
@@ -46,6 +48,10 @@ export function encodePointer(segments: readonly (string | number)[]): string {
 }
 
 export function parseYamlSource(file: string, text: string): YamlSource {
+  const tooDeep = deepFlowOffset(text);
+  // The parser recurses once per nested [ or {: a few hundred exhaust the stack, and a stack exhausted
+  // inside V8's regular-expression compiler ends the process rather than throw. Such text is refused unparsed.
+  if (tooDeep !== undefined) return unparsed(file, positionOf(text, tooDeep));
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const positionAt = (offset: number): Position => {
@@ -106,6 +112,45 @@ export function parseYamlSource(file: string, text: string): YamlSource {
 
 /** How many alias expansions a document may hold; more is refused as a resource exhaustion attack. */
 export const maxAliasCount = 100;
+
+/** How deep [ ] and { } may nest; Portal's documents need three. */
+export const maxFlowDepth = 64;
+
+/** Tokens the lexer adds that stand for no character of the text. */
+const syntheticTokens = new Set(['doc-mode', 'scalar', 'flow-error-end']);
+
+/** The offset of the first [ or { that nests deeper than maxFlowDepth, found without recursion. */
+function deepFlowOffset(text: string): number | undefined {
+  let depth = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    const type = CST.tokenType(token);
+    if (type === 'flow-seq-start' || type === 'flow-map-start') {
+      depth += 1;
+      if (depth > maxFlowDepth) return offset;
+    } else if (type === 'flow-seq-end' || type === 'flow-map-end') depth = Math.max(0, depth - 1);
+    if (type === null || !syntheticTokens.has(type)) offset += token.length;
+  }
+  return undefined;
+}
+
+/** Line and column (from 1) of `offset` in `text`. */
+function positionOf(text: string, offset: number): Position {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
+/** A source refused before parsing: one problem at `at`, where every pointer is located. */
+function unparsed(file: string, at: Position): YamlSource {
+  const message = `not valid YAML here: lists and maps nest more than ${maxFlowDepth} deep in [ ] or { }`;
+  return {
+    file,
+    value: undefined,
+    syntaxProblems: [{ file, ...at, pointer: '', message }],
+    locate: () => at,
+    problem: (pointer, text) => ({ file, ...at, pointer, message: text }),
+  };
+}
 
 interface Found {
   readonly offset: number;
