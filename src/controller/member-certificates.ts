@@ -3,6 +3,7 @@
  * authority (its key sealed in the store, opened once and kept), reading a certificate request before
  * anything is signed, the member as the store knows it, and the signing itself.
  */
+import { attributesOfRow } from './member-attributes.ts';
 import { X509Certificate } from 'node:crypto';
 import {
   challengeOf,
@@ -130,7 +131,7 @@ export class MemberCertificates {
     return {
       projectId: member.project_id,
       nodeId: member.node_id,
-      attributes: member.attribute ? [member.attribute] : [],
+      attributes: attributesOfRow(member),
       relays: relaysOfGrant(member.relay),
       admin: member.admin === 1,
       tls: member.tls === 1,
