@@ -3,7 +3,6 @@
  * authority (its key sealed in the store, opened once and kept), reading a certificate request before
  * anything is signed, the member as the store knows it, and the signing itself.
  */
-import { attributesOfRow } from './member-attributes.ts';
 import { X509Certificate } from 'node:crypto';
 import {
   challengeOf,
@@ -17,6 +16,7 @@ import { unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
 import { InputError } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
+import { attributesOfRow } from './member-attributes.ts';
 import { relaysOfGrant } from './relay-grant.ts';
 import type { Store } from './store/open.ts';
 
