@@ -65,6 +65,7 @@ const unitFiles = [
   'test/wire/admission.test.ts',
   'test/wire/control-channel-refusals.test.ts',
   'test/wire/control-channel.test.ts',
+  'test/wire/e2e-verdicts.test.ts',
   'test/wire/json-lines.test.ts',
   'test/wire/mux-stream-state.test.ts',
   'test/wire/mux.test.ts',
