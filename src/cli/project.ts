@@ -14,7 +14,8 @@ export interface TicketOptions {
   readonly expiresIn: string;
   /** @default "1" */
   readonly usageCount: string;
-  readonly attribute?: string;
+  /** One attribute (NAME or KEY=VALUE) per --attribute. @default [] */
+  readonly attribute: readonly string[];
   /** One name per --relay. @default [] */
   readonly relay: readonly string[];
   readonly tls?: boolean;
@@ -39,8 +40,11 @@ export function registerProject(program: Command): void {
     .option('--expires-in <duration>', `lifetime of the ticket: ${durationSyntax(durationRanges.ticket)}`, '10h')
     .option('--usage-count <n>', 'how many enrollments it allows', '1')
     .option(
-      '--attribute <name>',
-      'attribute given to the enrolled node; peers match it with allow (required, except with --relay-node)',
+      '--attribute <attribute>',
+      'attribute given to the enrolled node, NAME or KEY=VALUE; peers match it with allow; ' +
+        'repeat it for several (one at least, except with --relay-node)',
+      (attribute: string, attributes: readonly string[]) => [...attributes, attribute],
+      [] as readonly string[],
     )
     .option(
       '--relay <name>',
@@ -56,14 +60,14 @@ export function registerProject(program: Command): void {
         throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, {
           hint: 'give --usage-count 1 for a one-time ticket',
         });
-      if (!options.relayNode && !options.attribute)
+      if (!options.relayNode && options.attribute.length === 0)
         throw new InputError('BAD_FLAG', 'no --attribute was given', {
-          hint: 'give --attribute NAME (peers match it with allow), or --relay-node for a relay',
+          hint: 'give --attribute NAME or KEY=VALUE (peers match it with allow), or --relay-node for a relay',
         });
       const answer = await adminRequest(portalHome(), 'ticket', {
         expiresInMs,
         usageCount: Number(options.usageCount),
-        attribute: options.attribute ?? '',
+        attribute: attributeFlags(options.attribute),
         ...(options.relay.length > 0 ? { relay: relayFlags(options.relay) } : {}),
         tls: options.tls === true,
         relayNode: options.relayNode === true,
@@ -95,6 +99,22 @@ export function relayFlags(names: readonly string[]): string {
         .join(' ')}`,
     });
   return names.join(',');
+}
+
+/**
+ * The --attribute values as the ticket request carries them, comma-joined like --relay (the controller
+ * checks each, that each key comes once, and how many there are).
+ */
+export function attributeFlags(attributes: readonly string[]): string {
+  const joined = attributes.find((attribute) => attribute.includes(','));
+  if (joined !== undefined)
+    throw new InputError('BAD_FLAG', `--attribute ${joined} holds a comma`, {
+      hint: `give one attribute per --attribute: ${joined
+        .split(',')
+        .map((attribute) => `--attribute ${attribute}`)
+        .join(' ')}`,
+    });
+  return attributes.join(',');
 }
 
 /**

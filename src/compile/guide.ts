@@ -25,8 +25,7 @@ export function ticketCommand(ticket: Ticket): string[] {
     ticket.expiresIn,
     '--usage-count',
     String(ticket.usageCount),
-    '--attribute',
-    ticket.attribute,
+    ...ticket.attributes.flatMap((attribute) => ['--attribute', attribute]),
     ...ticket.relays.flatMap((relay) => ['--relay', relay]),
     ...(ticket.tls ? ['--tls'] : []),
   ];
@@ -102,8 +101,11 @@ export function guideContext(useCase: UseCase) {
     statusPort: useCase.statusPort,
     outletTicketCommand: ticketCommand(useCase.tickets.outlet),
     inletTicketCommand: ticketCommand(useCase.tickets.inlet),
-    outletAttribute: useCase.tickets.outlet.attribute,
-    inletAttribute: useCase.tickets.inlet.attribute,
+    outletAttribute: useCase.tickets.outlet.attributes.join(', '),
+    inletAttribute: useCase.tickets.inlet.attributes.join(', '),
+    // What each side admits, as its allow says (the other ticket's attribute unless an expression is given).
+    outletAdmits: distinct(useCase.portals.map((portal) => portal.outlet.allow)),
+    inletAdmits: distinct(useCase.portals.map((portal) => portal.inlet.allow)),
     relays: useCase.tickets.outlet.relays,
     anyTls: anyTlsInlet(useCase),
     portals,
@@ -176,3 +178,6 @@ function instanceText(instanceType: InstanceTypeManifest): string {
   const alternatives = instanceType.alternatives?.length ? `; ${instanceType.alternatives.join(' or ')} also suit` : '';
   return `${instanceType.default}${note}${alternatives}`;
 }
+
+/** The allows of the portals, each once, as one table cell lists them. */
+const distinct = (allows: readonly string[]): string => [...new Set(allows)].join('; ');

@@ -11,6 +11,7 @@ import type {
 } from '../shared/types/manifest.ts';
 import {
   attributeOf,
+  ticketAttributesOf,
   inletAllowOf,
   inletTicketTls,
   isListed,
@@ -44,6 +45,8 @@ export interface Ticket {
   readonly expiresIn: string;
   readonly usageCount: number;
   readonly attribute: string;
+  /** Every attribute the ticket grants, `attribute` first: one --attribute each. */
+  readonly attributes: readonly string[];
   /** Relays the node may register (outlet tickets). */
   readonly relays: readonly string[];
   readonly tls: boolean;
@@ -105,6 +108,7 @@ export function resolveUseCase(manifest: UseCaseManifest, settings: CompileSetti
       expiresIn: given['expires-in'] ?? '10h',
       usageCount: given['usage-count'] ?? 1,
       attribute: attributeOf(manifest, role),
+      attributes: ticketAttributesOf(manifest, role),
       relays: role === 'outlet' ? [...new Set(portals.map((portal) => portal.outlet.relay))] : [],
       tls: role === 'inlet' && inletTicketTls(manifest),
     };

@@ -85,7 +85,16 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
 export function attributeOf(manifest: UseCaseManifest, role: NodeRole): string {
   return manifest.tickets?.[role]?.attribute ?? `${manifest.usecase}-${role}`;
 }
-export const attributeReads = (role: NodeRole): string[] => [`/tickets/${role}/attribute`, '/usecase'];
+export const attributeReads = (role: NodeRole): string[] => [
+  `/tickets/${role}/attribute`,
+  `/tickets/${role}/attributes`,
+  '/usecase',
+];
+
+/** Every attribute a ticket grants: its attribute, then the further ones it lists. */
+export function ticketAttributesOf(manifest: UseCaseManifest, role: NodeRole): string[] {
+  return [attributeOf(manifest, role), ...(manifest.tickets?.[role]?.attributes ?? [])];
+}
 
 /** The relay an outlet registers: as written, else the ticket's (single portal), else the portal's name. */
 export function relayOf(manifest: UseCaseManifest, portal: PortalSource): string {

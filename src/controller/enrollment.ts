@@ -11,13 +11,12 @@ import { durationRanges, durationSyntax, rangeProblem } from '../shared/duration
 import { InputError } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment, TicketBody as TicketRequest } from '../wire/protocol.ts';
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
+import { attributeColumns, attributesOfRow, requestedAttributes } from './member-attributes.ts';
 import type { ControllerSettings, MemberCertificates } from './member-certificates.ts';
 import { requireAdmin } from './projects.ts';
 import { relayNames, relaysOfGrant } from './relay-grant.ts';
 import type { Store } from './store/open.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
-
-const namePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 const hash = (secret: string) => createHash('sha256').update(secret).digest('hex');
 const newId = (prefix: string) => prefix + randomBytes(8).toString('hex');
@@ -122,9 +121,10 @@ export class Enrollments {
     if (request.relayNode) {
       if (request.attribute || request.relay || request.tls)
         throw badFlag('--relay-node', 'it alone: a relay node has no attribute, relay name or TLS certificate');
-    } else if (!namePattern.test(request.attribute)) {
+    } else if (request.attribute === '') {
       throw badFlag('--attribute', 'a name of lower-case letters, digits and dashes, such as postgres-inlet');
     }
+    const attributes = requestedAttributes(request.attribute);
     const relays = relayNames(request.relay);
     if (!Number.isInteger(request.usageCount) || request.usageCount < 1)
       throw badFlag('--usage-count', 'a whole number of 1 or more');
@@ -142,7 +142,7 @@ export class Enrollments {
         id: ticketId,
         project_id: admin.projectId,
         secret_hash: hash(secret),
-        attribute: request.attribute,
+        ...attributeColumns(attributes),
         // The grant as a comma-joined list: names hold no comma, and the column stays one text.
         relay: relays.length > 0 ? relays.join(',') : null,
         tls: request.tls ? 1 : 0,
@@ -159,7 +159,7 @@ export class Enrollments {
       ticketId,
       secret,
       grants: {
-        attribute: request.attribute,
+        attribute: attributes.join(','),
         ...(relays.length > 0 ? { relay: relays.join(',') } : {}),
         ...(request.tls ? { tls: true } : {}),
         ...(request.relayNode ? { relayNode: true } : {}),
@@ -208,7 +208,7 @@ export class Enrollments {
         .values({
           node_id: nodeId,
           project_id: row.project_id,
-          attribute: row.attribute,
+          ...attributeColumns(attributesOfRow(row)),
           relay: row.relay,
           tls: row.tls,
           relay_node: row.relay_node,
@@ -223,7 +223,7 @@ export class Enrollments {
     const identity: PeerIdentity = {
       projectId: ticket.project_id,
       nodeId,
-      attributes: ticket.attribute ? [ticket.attribute] : [],
+      attributes: attributesOfRow(ticket),
       relays: relaysOfGrant(ticket.relay),
       admin: false,
       tls: ticket.tls === 1,

@@ -2,11 +2,12 @@
  * The direct paths inlets advertise, each for as long as its connection to the controller lasts (a node
  * of several inlets advertises one per relay name it wants), and
  * who hears of them: the members of the same project whose certificate grants the relay name the inlet
- * wants AND carries the attribute the inlet allows (its outlets, as the inlet's own TLS check would
- * accept them). A member granted the relay name with any other attribute learns neither the addresses
+ * wants AND whose attributes the inlet's allow admits (its outlets, as the inlet's own TLS check would
+ * accept them). A member granted the relay name with any other attributes learns neither the addresses
  * nor the secret. Pure bookkeeping; the server sends what it returns.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
+import { evaluatePolicy, type Policy } from '../shared/policy.ts';
 import type { InletAdvert } from '../wire/protocol.ts';
 
 /** Adverts one project may hold at once: a bound on what inlets' tickets can add. */
@@ -15,16 +16,18 @@ const maxPerProject = 4096;
 /** An advert as the controller keeps it: what outlets receive, and the attribute the inlet allows. */
 export interface AdvertEntry {
   readonly advert: InletAdvert;
-  /** The inlet's tcp-inlet.allow: only members carrying it hear of the advert. */
+  /** The inlet's tcp-inlet.allow: only members it admits hear of the advert. */
   readonly allow: string;
+  /** `allow` read once, when the advert came. */
+  readonly policy: Policy;
 }
 
 /**
- * Whether `member` hears of `entry`: its certificate grants the relay name the inlet wants and carries the
- * attribute the inlet allows.
+ * Whether `member` hears of `entry`: its certificate grants the relay name the inlet wants, and the
+ * inlet's allow admits its attributes.
  */
 export function hearsOf(member: PeerIdentity, entry: AdvertEntry): boolean {
-  return member.relays.includes(entry.advert.via) && member.attributes.includes(entry.allow);
+  return member.relays.includes(entry.advert.via) && evaluatePolicy(entry.policy, member.attributes);
 }
 
 /** An advert's place: the inlet node and the relay name it wants. */

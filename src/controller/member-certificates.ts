@@ -16,6 +16,7 @@ import { unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
 import { InputError } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
+import { attributesOfRow } from './member-attributes.ts';
 import { relaysOfGrant } from './relay-grant.ts';
 import type { Store } from './store/open.ts';
 
@@ -130,7 +131,7 @@ export class MemberCertificates {
     return {
       projectId: member.project_id,
       nodeId: member.node_id,
-      attributes: member.attribute ? [member.attribute] : [],
+      attributes: attributesOfRow(member),
       relays: relaysOfGrant(member.relay),
       admin: member.admin === 1,
       tls: member.tls === 1,

@@ -10,6 +10,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { InputError, PortalError } from '../shared/errors.ts';
+import { requirePolicy } from '../shared/policy.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
@@ -246,10 +247,11 @@ export class ControllerServer {
         { hint: 'run the same Portal version on the controller and every node (portal --version)' },
       );
     }
+    // The inlet checked its allow at start; one that does not read is refused here with its column too.
+    const policy = requirePolicy(body.allow, "the advertised inlet's allow");
     const name = /^[a-z0-9][a-z0-9-]{0,62}$/;
     const valid =
       name.test(body.via) &&
-      name.test(body.allow) &&
       /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) &&
       Number.isInteger(body.warm) &&
       body.warm >= 0 &&
@@ -267,7 +269,7 @@ export class ControllerServer {
       secret: body.secret,
       warm: body.warm,
     };
-    const entry: AdvertEntry = { advert, allow: body.allow };
+    const entry: AdvertEntry = { advert, allow: body.allow, policy };
     if (!connection.adverts.has(body.via) && connection.adverts.size >= advertsPerConnection)
       throw new InputError(
         'TOO_MANY_INLETS',

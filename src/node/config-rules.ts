@@ -1,10 +1,12 @@
 /**
  * The rules a node configuration must meet beyond its schema, each broken rule located at a JSON
- * pointer: at least one portal; one form per kind; one outlet per relay name; listen addresses that
+ * pointer: at least one portal; one form per kind; one outlet per relay name; allow expressions that
+ * read (with the column of the problem); listen addresses that
  * do not overlap; targets that are host:port once their endpoint placeholders are replaced from the
  * environment. Pure: the configuration with its placeholders replaced, and every broken rule.
  */
 import { parseHostPort } from '../shared/address.ts';
+import { policyProblem } from '../shared/policy.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { substitutePlaceholders } from './placeholders.ts';
 import { portalsOf, type InletPortal } from './portals.ts';
@@ -59,6 +61,16 @@ export function checkNodeConfig(config: NodeConfig, environment: Environment): {
         message:
           `outlets "${first}" and "${portal.name}" both register the relay name "${portal.relay}"; ` +
           'a node registers each relay name once: give one of them another relay',
+      });
+  }
+  for (const portal of [...portals.outlets, ...portals.inlets]) {
+    const problem = policyProblem(portal.allow);
+    if (problem !== undefined)
+      rules.push({
+        pointer: `${portal.pointer}/allow`,
+        message:
+          `allow is neither an attribute name nor an expression: ${problem} ` +
+          '(give a name such as postgres-inlet, or an expression such as team = "ops" and env = "prod")',
       });
   }
   for (const portal of portals.inlets) {

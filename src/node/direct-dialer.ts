@@ -7,6 +7,7 @@
 import { connect, type Socket } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { directDialBudgetMs } from '../shared/limits.ts';
+import { policyAdmits } from '../shared/policy.ts';
 import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
@@ -15,11 +16,11 @@ import type { Logger } from './logger.ts';
 
 /**
  * Whether an outlet of `relay` that allows `allow` dials an inlet's direct path: the inlet wants that
- * relay name, and its attributes (from its certificate, as the controller verified it) are what the
- * outlet allows, so that no other member of the project can make the outlet dial addresses of its choosing.
+ * relay name, and the outlet's allow admits its attributes (from its certificate, as the controller
+ * verified it), so that no other member of the project can make the outlet dial addresses of its choosing.
  */
 export function outletDials(advert: InletAdvert | undefined, relay: string, allow: string): advert is InletAdvert {
-  return advert?.via === relay && Array.isArray(advert.attributes) && advert.attributes.includes(allow);
+  return advert?.via === relay && Array.isArray(advert.attributes) && policyAdmits(allow, advert.attributes);
 }
 
 export interface DirectDialerOptions {

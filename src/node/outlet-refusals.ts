@@ -9,6 +9,7 @@ import type { PortalMetrics } from './metrics.ts';
 import { RecentRefusals, type RefusalShow } from './refusals.ts';
 import { repeatedWarningMs } from '../shared/limits.ts';
 import { warningKeysKept } from './limits.ts';
+import { describeAttributes, quotedPolicy } from '../shared/policy.ts';
 
 export interface OutletRefusalsOptions {
   /** The outlet's allow, which the refusals name. */
@@ -52,7 +53,7 @@ export class OutletRefusals {
     if (now - noted.loggedAt >= repeatedWarningMs) {
       const seen =
         noted.attributes.length > 0
-          ? ` (attribute ${noted.attributes.map((a) => `"${a}"`).join(', ')}; allow is "${this.options.allow}")`
+          ? ` (attribute ${describeAttributes(noted.attributes)}; allow is ${quotedPolicy(this.options.allow)})`
           : '';
       this.options.logger.warn(
         `outlet: ${what} node ${from}${seen}: ${noted.count} time${noted.count === 1 ? '' : 's'} since the last report`,

@@ -10,9 +10,11 @@
  * the refusals (outlet-refusals.ts).
  */
 import { PortalError } from '../shared/errors.ts';
+import { describeAttributes, quotedPolicy } from '../shared/policy.ts';
 import type { ControllerEvent, InletAdvert, RelayEvent } from '../wire/protocol.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from './connection-bounds.ts';
 import { outletDials } from './direct-dialer.ts';
+import { warningKeysKept } from './limits.ts';
 import { LogThrottle } from './log-throttle.ts';
 import { OutletRefusals } from './outlet-refusals.ts';
 import { OutletSessions } from './outlet-sessions.ts';
@@ -46,6 +48,8 @@ export class Outlet {
   status: PartStatus = 'starting';
   /** The relays this outlet is registered on, by relay id. */
   private readonly registeredOn = new Set<string>();
+  /** Inlets whose direct path this outlet's allow refused, said once each. */
+  private readonly declined = new Set<string>();
   private readonly targets: TargetConnections;
   private readonly refusals: OutletRefusals;
   private readonly sessions: OutletSessions;
@@ -123,7 +127,19 @@ export class Outlet {
   }
 
   private wants(advert: InletAdvert | undefined): advert is InletAdvert {
-    return outletDials(advert, this.options.relay, this.options.allow);
+    // Asked of a copy: the answer narrows what it is asked of, and the advert is read below either way.
+    const asked: InletAdvert | undefined = advert;
+    const dials = outletDials(asked, this.options.relay, this.options.allow);
+    if (!dials && advert?.via === this.options.relay && !this.declined.has(advert.inlet)) {
+      // Said once per inlet (the set is bounded): the inlet goes on to the relay, which refuses it too.
+      if (this.declined.size >= warningKeysKept) this.declined.clear();
+      this.declined.add(advert.inlet);
+      this.options.logger.warn(
+        `outlet: allow ${quotedPolicy(this.options.allow)} refuses inlet node ${advert.inlet.slice(0, 64)} ` +
+          `(attributes ${describeAttributes(advert.attributes.slice(0, 16))}): its direct path is not dialled`,
+      );
+    }
+    return dials;
   }
 
   /**

@@ -5,6 +5,7 @@
  * problems and warnings there are is decided here, from facts, with no I/O.
  */
 import { plural } from '../shared/plural.ts';
+import { quotedPolicy } from '../shared/policy.ts';
 import type { StreakShow } from './failure-streak.ts';
 import { recentMs } from './limits.ts';
 import type { Inlet, SessionFailureShow } from './inlet.ts';
@@ -201,8 +202,9 @@ function targetFailure(to: string, count: number, code: string): string {
 function sessionFailure(failure: SessionFailureShow, via: string): string {
   const { refusal } = failure;
   if (refusal?.by === 'this node')
-    return `its allow refused the outlet: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}"`;
-  if (refusal) return `the outlet refused it: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}"`;
+    return `its allow refused the outlet: saw ${attributes(refusal.saw)}, allow is ${quotedPolicy(refusal.allow)}`;
+  if (refusal)
+    return `the outlet refused it: it saw ${attributes(refusal.saw)}, its allow is ${quotedPolicy(refusal.allow)}`;
   switch (failure.reason) {
     case 'peer_refused':
       return `the relay refused it: ${failure.message}`;
@@ -218,10 +220,11 @@ function sessionFailure(failure: SessionFailureShow, via: string): string {
 function describeRefusal(refusal: RefusalShow, now: number): string {
   const peer = refusal.peer ? `inlet node ${refusal.peer}` : 'an inlet';
   const when = `${plural(refusal.count, 'time')}, last ${ago(now, refusal.last_at)}`;
+  const allow = quotedPolicy(refusal.allow);
   if (refusal.by === 'the peer')
-    return `${peer} refused its outlet: it saw ${attributes(refusal.saw)}, its allow is "${refusal.allow}" (${when})`;
+    return `${peer} refused its outlet: it saw ${attributes(refusal.saw)}, its allow is ${allow} (${when})`;
   const teller = refusal.told_by === 'relay' ? ', at the relay' : '';
-  return `its outlet refused ${peer}: saw ${attributes(refusal.saw)}, allow is "${refusal.allow}" (${when}${teller})`;
+  return `its outlet refused ${peer}: saw ${attributes(refusal.saw)}, allow is ${allow} (${when}${teller})`;
 }
 
 const attributes = (seen: readonly string[]) =>

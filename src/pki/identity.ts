@@ -1,7 +1,8 @@
 /**
  * What a Portal certificate says about its holder, carried as SAN URIs so that any X.509 tool can read
  * it: portal://<project>/node/<id>, …/attr/<attribute>, …/relay/<name>, …/role/admin,
- * …/role/tls, …/role/relay-node.
+ * …/role/tls, …/role/relay-node. An attribute KEY=VALUE is written as it is (…/attr/team=ops): the
+ * characters attributes may hold (src/shared/policy/attributes.ts) need no escaping in a URI path.
  */
 import { X509Certificate } from 'node:crypto';
 

@@ -1,13 +1,14 @@
 /**
- * The relay: outlets register a relay name, with the attribute their `allow` requires, over their
- * connection to the relay; an inlet asks for that name, with the attribute its own `allow` requires,
- * and gets a splice ticket; the chosen outlet (one that allows the inlet and carries that attribute) is
+ * The relay: outlets register a relay name, with their `allow` (an attribute name or an expression over
+ * the inlet's attributes), over their connection to the relay; an inlet asks for that name, with its own
+ * `allow`, and gets a splice ticket; the chosen outlet (one whose allow admits the inlet and that the
+ * inlet's allow admits) is
  * told to dial in with its half. When both raw connections have arrived, the relay pipes bytes between them
  * and does nothing else: what flows is the end-to-end TLS of the two nodes, which it cannot read.
  *
  * What a member may cost is bounded here: a member no outlet would allow is refused before any outlet
  * is disturbed (and the outlets are told who, so they can log it); a member granted the relay name is
- * dialled only for inlets whose allow names its attribute; a member may have only so many
+ * dialled only for inlets whose allow admits its attributes; a member may have only so many
  * splices pending, an outlet only so many dials; a member holds one registration per relay name; and
  * an outlet that leaves its dials unanswered is taken out of the choice for a while.
  */
@@ -15,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { CounterMap } from '../shared/counter-map.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { evaluatePolicy, isBareName, quotedPolicy, requirePolicy, type Policy } from '../shared/policy.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
@@ -36,10 +38,12 @@ interface Registration {
   readonly nodeId: string;
   /**
    * The registering member's attributes, from its certificate: an inlet is paired only with an outlet
-   * carrying the one it allows.
+   * its allow admits.
    */
   readonly attributes: readonly string[];
   readonly allow: string;
+  /** `allow` read once, at registration. */
+  readonly policy: Policy;
   readonly push: (event: RelayEvent) => void;
   pendingDials: number;
   unanswered: number;
@@ -48,8 +52,8 @@ interface Registration {
 
 interface PendingSplice {
   readonly from: PeerIdentity;
-  /** The attribute the inlet requires of its outlet. */
-  readonly allow: string;
+  /** The inlet's allow, read: what it requires of its outlet. */
+  readonly allow: Policy;
   readonly key: string;
   /** The outlet dialled now, and those dialled before that did not answer. */
   outlet: Registration;
@@ -85,11 +89,11 @@ export interface RelayStats {
 }
 
 /**
- * Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each carries the
- * attribute the other allows.
+ * Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each one's allow
+ * admits the other's attributes.
  */
-const pairs = (inlet: PeerIdentity, allow: string, outlet: Registration): boolean =>
-  inlet.attributes.includes(outlet.allow) && outlet.attributes.includes(allow);
+const pairs = (inlet: PeerIdentity, allow: Policy, outlet: Registration): boolean =>
+  evaluatePolicy(outlet.policy, inlet.attributes) && evaluatePolicy(allow, outlet.attributes);
 
 const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnswerMs, unansweredLimit, suspendMs };
 
@@ -113,7 +117,7 @@ export class Relay {
   }
 
   /**
-   * Registers `peer` as an outlet of `relay` that allows members with the attribute `allow`; a member
+   * Registers `peer` as an outlet of `relay` that allows the members `allow` admits; a member
    * registering the same name again replaces its earlier registration. Returns the function that
    * withdraws it.
    */
@@ -130,11 +134,13 @@ export class Relay {
         hint: 'upgrade the outlet node to this controller version',
       });
     }
+    const policy = requirePolicy(allow, "the outlet's allow");
     const key = `${peer.projectId}/${relay}`;
     const registration: Registration = {
       nodeId: peer.nodeId,
       attributes: peer.attributes,
       allow,
+      policy,
       push,
       pendingDials: 0,
       unanswered: 0,
@@ -150,8 +156,8 @@ export class Relay {
   }
 
   /**
-   * Pairs an inlet with one of the relay's outlets that allows it and carries `allow`, the attribute the
-   * inlet requires of its outlet: that outlet is told to dial in. An outlet the inlet would refuse gets
+   * Pairs an inlet with one of the relay's outlets that allows it and that `allow`, what the inlet
+   * requires of its outlet, admits: that outlet is told to dial in. An outlet the inlet would refuse gets
    * no splice of it.
    */
   connect(peer: PeerIdentity, relay: string, allow: string): SpliceGrant {
@@ -160,6 +166,7 @@ export class Relay {
         hint: 'run the same Portal version on the relays and every node (portal --version)',
       });
     }
+    const policy = requirePolicy(allow, "the inlet's allow");
     const key = `${peer.projectId}/${relay}`;
     const outlets = this.registrations.get(key) ?? [];
     if (outlets.length === 0) {
@@ -167,30 +174,35 @@ export class Relay {
         hint: 'start the outlet node (or wait for it to reconnect); check that inlet via equals the outlet relay',
       });
     }
-    const allowing = outlets.filter((outlet) => peer.attributes.includes(outlet.allow));
+    const allowing = outlets.filter((outlet) => evaluatePolicy(outlet.policy, peer.attributes));
     if (allowing.length === 0) {
       this.noteRefusal(key, peer);
       throw new InputError(
         'PEER_NOT_ALLOWED',
         `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`,
         {
-          hint: "check that the outlet's allow equals this node's ticket attribute",
+          hint: "check that the outlet's allow admits this node's ticket attributes",
         },
       );
     }
     // The inlet's own refusal: not reported to the outlets, which refused nothing.
-    const allowed = allowing.filter((outlet) => pairs(peer, allow, outlet));
+    const allowed = allowing.filter((outlet) => pairs(peer, policy, outlet));
     if (allowed.length === 0) {
       // These outlets allow this node, which would see their certificates anyway: naming what they carry is no leak.
       const carried = [...new Set(allowing.flatMap((outlet) => outlet.attributes))]
         .slice(0, 8)
         .map((attribute) => `"${attribute}"`);
+      const which = isBareName(allow)
+        ? `carries the attribute "${allow}" this inlet allows`
+        : `is admitted by this inlet's allow ${quotedPolicy(allow)}`;
       throw new InputError(
         'PEER_NOT_ALLOWED',
-        `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows ` +
+        `no outlet of the relay "${relay}" that allows this node ${which} ` +
           `(they carry ${carried.join(', ') || 'no attribute'})`,
         {
-          hint: `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`,
+          hint: isBareName(allow)
+            ? `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`
+            : `check that the inlet's allow ${quotedPolicy(allow)} admits the outlet's ticket attributes`,
         },
       );
     }
@@ -210,7 +222,7 @@ export class Relay {
     timer.unref();
     const entry: PendingSplice = {
       from: peer,
-      allow,
+      allow: policy,
       key,
       outlet,
       tried: new Set(),

@@ -228,6 +228,10 @@ export const errorCodes = [
   'BAD_SETTING',
   /** A program the benchmark needs is not installed. */
   'PREREQUISITE_MISSING',
+
+  // Attribute policies (src/shared/policy.ts).
+  /** An allow expression does not read: the message gives the column and what was expected there. */
+  'POLICY_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

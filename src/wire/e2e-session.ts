@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, connect as connectTls } from 'node:tls';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { PortalError } from '../shared/errors.ts';
+import { describeAttributes, policyAdmits, quotedPolicy } from '../shared/policy.ts';
 import { withSocketTuning } from '../shared/socket-tuning.ts';
 import { readOneJsonLine } from './json-lines.ts';
 import { e2eHandshakeTimeoutMs } from './limits.ts';
@@ -34,7 +35,7 @@ export class PeerRefused extends PortalError {
     readonly verdicts: { readonly ours?: Verdict; readonly theirs?: Verdict },
   ) {
     super('PEER_NOT_ALLOWED', message, {
-      hint: "check that each side's allow equals the other side's ticket attribute",
+      hint: "check that each side's allow admits the other side's ticket attributes",
     });
   }
 }
@@ -54,7 +55,7 @@ function judge(
   const peer = peerCertificate ? identityOf(peerCertificate) : undefined;
   const saw = peer?.attributes ?? [];
   const sameProject = peer?.projectId === credentials.projectId;
-  return { accept: sameProject && saw.includes(allow), saw, want: allow, protocol: e2eProtocolVersion };
+  return { accept: sameProject && policyAdmits(allow, saw), saw, want: allow, protocol: e2eProtocolVersion };
 }
 
 async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
@@ -74,23 +75,25 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
   }
   if (!ours.accept) {
     socket.destroy();
-    throw new PeerRefused(`peer attribute not allowed: saw ${describe(ours.saw)}, allow is "${ours.want}"`, {
-      ours,
-      theirs,
-    });
+    throw new PeerRefused(
+      `peer attribute not allowed: saw ${describe(ours.saw)}, allow is ${quotedPolicy(ours.want)}`,
+      {
+        ours,
+        theirs,
+      },
+    );
   }
   if (!theirs.accept) {
     socket.destroy();
     throw new PeerRefused(
-      `the peer does not allow this node: it saw ${describe(theirs.saw)}, its allow is "${theirs.want}"`,
+      `the peer does not allow this node: it saw ${describe(theirs.saw)}, its allow is ${quotedPolicy(theirs.want)}`,
       { ours, theirs },
     );
   }
   return theirs;
 }
 
-const describe = (attributes: readonly string[]) =>
-  attributes.length === 0 ? 'no attribute' : attributes.map((a) => `"${a}"`).join(', ');
+const describe = describeAttributes;
 
 function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {

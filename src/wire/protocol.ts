@@ -82,7 +82,11 @@ export interface RelayEntry {
 export interface TicketBody {
   readonly expiresInMs: number;
   readonly usageCount: number;
-  /** Empty for a relay node's ticket. */
+  /**
+   * The attributes the ticket grants (NAME or KEY=VALUE), comma-joined (`--attribute a --attribute
+   * team=ops`); a single one is the form of every version, and a controller of an earlier one refuses
+   * a list rather than grant less. Empty for a relay node's ticket.
+   */
   readonly attribute: string;
   /**
    * The relay names the ticket grants, comma-joined (`--relay a --relay b`); a single name is the form

@@ -19,6 +19,7 @@ export interface EnrollmentTicket extends ControllerPin {
   readonly secret: string;
   /** What the ticket grants, so a node can check its configuration before using it up (the controller decides). */
   readonly grants?: {
+    /** The attributes, comma-joined (`--attribute a --attribute team=ops` gives "a,team=ops"). */
     readonly attribute: string;
     /** The relay names the node may register, comma-joined (`--relay a --relay b` gives "a,b"). */
     readonly relay?: string;

@@ -44,8 +44,22 @@ describe('open manifests: any TCP service', () => {
   it('derives every name a first manifest leaves out from the use case', () => {
     const useCase = resolveUseCase(parsed(...head, 'outlet:', '  to: $REDIS_ENDPOINT:6379', 'inlet:', '  port: 16379'));
     assert.deepEqual(useCase.tickets, {
-      outlet: { expiresIn: '10h', usageCount: 1, attribute: 'redis-outlet', relays: ['redis'], tls: false },
-      inlet: { expiresIn: '10h', usageCount: 1, attribute: 'redis-inlet', relays: [], tls: false },
+      outlet: {
+        expiresIn: '10h',
+        usageCount: 1,
+        attribute: 'redis-outlet',
+        attributes: ['redis-outlet'],
+        relays: ['redis'],
+        tls: false,
+      },
+      inlet: {
+        expiresIn: '10h',
+        usageCount: 1,
+        attribute: 'redis-inlet',
+        attributes: ['redis-inlet'],
+        relays: [],
+        tls: false,
+      },
     });
     const [portal] = useCase.portals;
     assert.deepEqual(portal?.outlet, {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { compileUseCase } from '../../src/compile/compile.ts';
 import { manifestProblems } from '../../src/compile/manifest.ts';
 import { checkRules } from '../../src/compile/rules.ts';
 import { formatProblem } from '../../src/shared/errors.ts';
@@ -188,5 +189,56 @@ describe('cross-field rules', () => {
     assert.deepEqual(unknownUnit, [
       'expected a duration: a whole number followed by ms, s, m, h or d (such as 10h or 1h30m), got "1w"',
     ]);
+  });
+
+  it('take an allow expression that admits the other ticket, and carry it to the guide and the ticket commands', () => {
+    const policy = variant('postgres', (m) => {
+      m.tickets = { ...m.tickets, inlet: { ...m.tickets?.inlet, attributes: ['team=ops', 'env=prod'] } };
+      m.outlet = { ...m.outlet, allow: 'team = "ops" and env in ["prod", "staging"]' };
+    });
+    assert.deepEqual(checkRules(policy), []);
+    const files = new Map(compileUseCase(policy).map((artifact) => [artifact.path, artifact.content]));
+    assert.match(
+      files.get('tickets.sh') ?? '',
+      /--attribute postgres-inlet --attribute team=ops --attribute env=prod/,
+      'one --attribute each, bare shell words',
+    );
+    assert.match(
+      files.get('README.md') ?? '',
+      /\| Accepts a peer with \| `team = "ops" and env in \["prod", "staging"\]` \| `postgres-outlet` \|/,
+    );
+    const outlet = JSON.parse(files.get('outlet.json') ?? '{}') as { 'tcp-outlet': { allow: string } };
+    assert.equal(outlet['tcp-outlet'].allow, 'team = "ops" and env in ["prod", "staging"]');
+  });
+
+  it('refuse an allow that does not admit the other ticket, or does not read, with its column', () => {
+    const text = editedManifest('postgres', [
+      [['outlet', 'allow'], 'team = "ops" and env = "prod"'],
+      [['inlet', 'allow'], 'postgres-outlet or'],
+      [
+        ['tickets', 'inlet', 'attributes'],
+        ['team=ops', 'env=dev'],
+      ],
+    ]);
+    const { problems } = manifestProblems('postgres.yaml', text);
+    assert.deepEqual(
+      problems.map((problem) => `${problem.pointer}: ${problem.message}`),
+      [
+        '/outlet/allow: the outlet\'s allow (team = "ops" and env = "prod") does not admit the inlet ticket\'s ' +
+          'attributes ("postgres-inlet", "team=ops", "env=dev"); ' +
+          'change outlet.allow, or the attributes of tickets.inlet',
+        '/inlet/allow: inlet.allow is neither an attribute name nor an expression: column 19: expected an attribute ' +
+          'name, "(" or "not", found the end of the expression (give a name such as postgres-inlet, or an ' +
+          'expression such as team = "ops" and env = "prod")',
+      ],
+    );
+    assert.ok(
+      problems.every((problem) => problem.line > 1 && problem.column > 1),
+      'located in the file',
+    );
+    const twice = variant('postgres', (m) => {
+      m.tickets = { ...m.tickets, inlet: { ...m.tickets?.inlet, attributes: ['team=ops', 'team=dev'] } };
+    });
+    assert.deepEqual(pointers(twice), ['/tickets/inlet/attributes']);
   });
 });

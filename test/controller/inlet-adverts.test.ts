@@ -132,7 +132,21 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
     },
   );
 
-  it('refuses an advert without allow, or with one that is not an attribute name', async () => {
+  it('hands an advert whose allow is an expression only to the members it admits', async () => {
+    const prod = await listen(await enrolled('team=ops,env=prod', 'app'));
+    const dev = await listen(await enrolled('team=ops,env=dev', 'app'));
+    const inlet = await listen(await enrolled('app-inlet'));
+    const body = { via: 'app', addresses: ['127.0.0.1:40003'], secret: 'v'.repeat(32), warm: 1 };
+    await inlet.channel.request('advertise', { ...body, allow: 'team = "ops" and env in ["prod", "staging"]' });
+    const advert: InletAdvert = { inlet: inlet.identity.record.nodeId, attributes: ['app-inlet'], ...body };
+    await until(() => prod.events.length > 0, "the prod outlet's event");
+    await settled([prod, dev]);
+    assert.deepEqual(prod.events, [{ event: 'inlet', advert }]);
+    assert.deepEqual(dev.events, [], 'env=dev is not admitted');
+    assert.deepEqual(await inlets(dev), []);
+  });
+
+  it('refuses an advert without allow, or with one that is not an allow expression', async () => {
     const inlet = await listen(await enrolled('app-inlet'));
     const body = { via: 'app', addresses: ['127.0.0.1:40002'], secret: 'u'.repeat(32), warm: 1 };
     const codeOf = (promise: Promise<unknown>) =>
@@ -141,7 +155,9 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
         (error: unknown) => (error instanceof PortalError ? error.code : String(error)),
       );
     assert.equal(await codeOf(inlet.channel.request('advertise', body as never)), 'ALLOW_MISSING');
-    assert.equal(await codeOf(inlet.channel.request('advertise', { ...body, allow: 'App Outlet' })), 'BAD_REQUEST');
+    assert.equal(await codeOf(inlet.channel.request('advertise', { ...body, allow: 'App Outlet' })), 'POLICY_INVALID');
+    assert.equal(await codeOf(inlet.channel.request('advertise', { ...body, allow: 'team = ' })), 'POLICY_INVALID');
+    assert.equal(await codeOf(inlet.channel.request('advertise', { ...body, via: 'App', allow: 'a' })), 'BAD_REQUEST');
     const app = await listen(await enrolled('app-outlet', 'app'));
     assert.deepEqual(await inlets(app), [], 'nothing refused was recorded');
   });

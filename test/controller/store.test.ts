@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { attributesOfRow } from '../../src/controller/member-attributes.ts';
+import { migrations } from '../../src/controller/store/migrations.ts';
 import { openStore } from '../../src/controller/store/open.ts';
 import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 
@@ -49,6 +52,41 @@ describe('controller store: SQLite kept out of the garbage collector', () => {
       );
     } finally {
       reopened.close();
+    }
+  });
+
+  it('keeps rows written before lists of attributes valid: each reads as its one attribute', async () => {
+    const path = join(work, 'before-0006.db');
+    const database = await KeptSqlite.open(path);
+    const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
+    const provider = { getMigrations: () => Promise.resolve(migrations) };
+    assert.equal((await new Migrator({ db: old, provider }).migrateTo('0003-relay-nodes')).error, undefined);
+    database.exec(
+      "INSERT INTO projects VALUES ('p1', 'demo', 'portal.example.net', 'ca', 'key', 0);" +
+        'INSERT INTO tickets (id, project_id, secret_hash, attribute, relay, tls, expires_at, uses_left, created_at) ' +
+        "VALUES ('t1', 'p1', 'h', 'postgres-inlet', NULL, 0, 1, 1, 0), ('t2', 'p1', 'h', '', NULL, 0, 1, 1, 0);" +
+        'INSERT INTO members (node_id, project_id, attribute, relay, tls, admin, ticket_id, enrolled_at) ' +
+        "VALUES ('n1', 'p1', 'postgres-inlet', NULL, 0, 0, 't1', 0), ('a1', 'p1', NULL, NULL, 0, 1, NULL, 0);",
+    );
+    await old.destroy();
+    const store = await openStore(`sqlite:${path}`);
+    try {
+      const members = await store.selectFrom('members').selectAll().orderBy('node_id').execute();
+      assert.deepEqual(
+        members.map((row) => [row.node_id, row.attributes, attributesOfRow(row)]),
+        [
+          ['a1', null, []],
+          ['n1', 'postgres-inlet', ['postgres-inlet']],
+        ],
+      );
+      const tickets = await store.selectFrom('tickets').selectAll().orderBy('id').execute();
+      assert.deepEqual(
+        tickets.map((row) => attributesOfRow(row)),
+        [['postgres-inlet'], []],
+      );
+      assert.deepEqual(attributesOfRow({ attribute: 'legacy' }), ['legacy'], 'a row read without the column');
+    } finally {
+      await store.destroy();
     }
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,8 @@ import { PortalError } from '../../src/shared/errors.ts';
 import { callController } from '../../src/wire/control-channel.ts';
 import type { TicketBody } from '../../src/wire/protocol.ts';
 import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
-import { enrollAdministrator, enrollWithTicket } from '../../src/node/enrollment.ts';
+import { enrollAdministrator, enrollWithTicket, renewCertificate } from '../../src/node/enrollment.ts';
+import { identityOf } from '../../src/pki/identity.ts';
 import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { createCertificateRequest, readCertificateRequest } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
@@ -198,6 +199,33 @@ describe('controller: projects and tickets', () => {
     for (const file of [database, wal]) assert.equal(file.indexOf(secret), -1);
     const digest = createHash('sha256').update(secret).digest('hex');
     assert.ok(database.indexOf(digest) >= 0 || wal.indexOf(digest) >= 0, 'its hash is');
+  });
+
+  it('grants several attributes, NAME and KEY=VALUE, carried in the certificate and kept on renewal', async () => {
+    const ticket = await issue({ attribute: 'ops-inlet,team=ops,env=prod,region=eu-west-1' });
+    assert.equal(decodeTicket(ticket).grants?.attribute, 'ops-inlet,team=ops,env=prod,region=eu-west-1');
+    const directory = join(work, 'several');
+    const identity = await enrollWithTicket(directory, ticket);
+    const expected = ['ops-inlet', 'team=ops', 'env=prod', 'region=eu-west-1'];
+    assert.deepEqual(identity.record.attributes, expected);
+    const certificate = new X509Certificate(identity.certificate);
+    assert.match(certificate.subjectAltName ?? '', /URI:portal:\/\/p[0-9a-f]+\/attr\/team=ops/);
+    assert.deepEqual(identityOf(certificate)?.attributes, expected, 'the certificate reads back as it was granted');
+    const renewed = await renewCertificate(directory, identity);
+    assert.deepEqual(identityOf(renewed.certificate)?.attributes, expected);
+  });
+
+  it('refuses attributes that do not read, a key given twice, and more than 16', async () => {
+    await rejectsWith(issue({ attribute: 'team=ops,team=dev' }), 'BAD_FLAG', /"team" is given twice/);
+    await rejectsWith(issue({ attribute: 'team,team=dev' }), 'BAD_FLAG', /"team" is given twice/);
+    await rejectsWith(issue({ attribute: 'team=o ps' }), 'BAD_FLAG', /the value of "team=o ps"/);
+    await rejectsWith(issue({ attribute: 'Team=ops' }), 'BAD_FLAG', /the key of "Team=ops"/);
+    await rejectsWith(issue({ attribute: 'a,' }), 'BAD_FLAG', /"" is not an attribute/);
+    await rejectsWith(
+      issue({ attribute: Array.from({ length: 17 }, (_, index) => `a${index}`).join(',') }),
+      'BAD_FLAG',
+      /17 attributes; a member carries at most 16/,
+    );
   });
 
   it('lets only the administrator issue tickets', async () => {

@@ -105,6 +105,24 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
     ]);
   });
 
+  it('reads an allow expression, and refuses one that does not read with its column in the expression', () => {
+    const admitted = 'team = "ops" and env in ["prod", "staging"]';
+    const config = parseNodeConfig(
+      '--configuration',
+      JSON.stringify({ relay: 'db', 'tcp-outlet': { to: '10.0.0.5:5432', allow: admitted } }),
+    );
+    assert.equal(config['tcp-outlet']?.allow, admitted);
+    const text = '{"tcp-inlets": {"db": {"from": "127.0.0.1:15432", "allow": "team = ops"}}}';
+    assert.deepEqual(refused(text), [
+      '--configuration:1:60: /tcp-inlets/db/allow: allow is neither an attribute name nor an expression: ' +
+        'column 8: expected a quoted value such as "ops" (letters, digits, ".", "_", "-"), found "ops" ' +
+        '(give a name such as postgres-inlet, or an expression such as team = "ops" and env = "prod")',
+    ]);
+    assert.deepEqual(refused(JSON.stringify({ relay: 'db', 'tcp-outlet': { to: '10.0.0.5:5432', allow: '' } })), [
+      '--configuration:1:58: /tcp-outlet/allow: must not be empty',
+    ]);
+  });
+
   it('reads valid JSON, with tabs, CRLF or a byte order mark, and YAML as before, flow mappings included', () => {
     const json = JSON.stringify(outlet, null, '\t').replace(/\n/g, '\r\n');
     assert.deepEqual(parseNodeConfig('node.json', json), outlet);

@@ -29,6 +29,11 @@ describe('direct path: the outlet dialling an inlet', () => {
     assert.equal(outletDials({ ...advert, attributes: [] }, 'echo', 'echo-inlet'), false);
     assert.equal(outletDials({ ...advert, via: 'other' }, 'echo', 'echo-inlet'), false);
     assert.equal(outletDials(undefined, 'echo', 'echo-inlet'), false);
+    // An expression: the outlet dials only the inlets it admits.
+    const policy = 'team = "ops" and env = "prod"';
+    assert.equal(outletDials({ ...advert, attributes: ['team=ops', 'env=prod'] }, 'echo', policy), true);
+    assert.equal(outletDials({ ...advert, attributes: ['team=ops', 'env=dev'] }, 'echo', policy), false);
+    assert.equal(outletDials({ ...advert, attributes: ['team=ops', 'env=prod'] }, 'echo', 'team = '), false);
   });
 
   it('uses the first address that connects and fails when none does', async () => {

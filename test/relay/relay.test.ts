@@ -214,6 +214,60 @@ describe('relay: what members may ask of it', () => {
     },
   );
 
+  it('pairs by allow expressions on both sides, names the one that refused, refuses one that does not read', () => {
+    const relay = newRelay();
+    const dials: string[] = [];
+    relay.register(
+      member('n-prod', ['db-outlet', 'env=prod'], ['db']),
+      'db',
+      'team = "ops" and env in ["prod", "staging"]',
+      (event) => event.event === 'dial' && dials.push('prod'),
+    );
+    relay.register(
+      member('n-dev', ['db-outlet', 'env=dev'], ['db']),
+      'db',
+      'team = "ops"',
+      (event) => event.event === 'dial' && dials.push('dev'),
+    );
+    const ops = member('n-ops', ['team=ops', 'env=prod']);
+    assert.ok(relay.connect(ops, 'db', 'db-outlet and env = "prod"').splice);
+    assert.deepEqual(dials, ['prod'], 'only the outlet both allows admit');
+    assert.deepEqual(
+      errorOf(() => relay.connect(member('n-dev-inlet', ['team=dev', 'env=prod']), 'db', 'db-outlet')),
+      {
+        code: 'PEER_NOT_ALLOWED',
+        message: 'no outlet of the relay "db" allows this node\'s attribute (team=dev, env=prod)',
+        hint: "check that the outlet's allow admits this node's ticket attributes",
+      },
+    );
+    assert.deepEqual(
+      errorOf(() => relay.connect(ops, 'db', 'env = "qa"')),
+      {
+        code: 'PEER_NOT_ALLOWED',
+        message:
+          'no outlet of the relay "db" that allows this node is admitted by this inlet\'s allow (env = "qa") ' +
+          '(they carry "db-outlet", "env=prod", "env=dev")',
+        hint: 'check that the inlet\'s allow (env = "qa") admits the outlet\'s ticket attributes',
+      },
+    );
+    assert.deepEqual(
+      errorOf(() => relay.connect(ops, 'db', 'env = qa')),
+      {
+        code: 'POLICY_INVALID',
+        message:
+          'the inlet\'s allow is not an allow expression: column 7: expected a quoted value such as "ops" ' +
+          '(letters, digits, ".", "_", "-"), found "qa"',
+        hint:
+          'give an attribute name, or an expression such as team = "ops" and env in ["prod", "staging"] ' +
+          '(docs/policies.md)',
+      },
+    );
+    assert.equal(
+      codeOf(() => relay.register(member('n-bad', ['db-outlet'], ['db']), 'db', 'team in [', () => undefined)),
+      'POLICY_INVALID',
+    );
+  });
+
   it('refuses a splice request without allow', () => {
     const relay = newRelay();
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);

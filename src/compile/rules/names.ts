@@ -1,11 +1,28 @@
 /**
- * Names that must agree: each side allows the other's attribute, the inlet goes via its outlet's relay,
+ * Names that must agree: each side's allow admits the other ticket's attributes, the inlet goes via its outlet's relay,
  * only the outlet ticket carries relays and only a TLS inlet's ticket --tls. Names the manifest leaves
  * out follow from the use case (portals.ts), so they agree by construction; these rules check the ones
  * it gives.
  */
 import { durationRanges, durationSyntax, readDuration } from '../../shared/duration.ts';
-import { attributeOf, attributeReads, portalSources, relayOf, relayReads, type PortalSource } from '../portals.ts';
+import {
+  describeAttributes,
+  describePolicyProblem,
+  evaluatePolicy,
+  isBareName,
+  parsePolicy,
+  quotedPolicy,
+} from '../../shared/policy.ts';
+import { attributeListProblems } from '../../shared/policy/attributes.ts';
+import {
+  attributeOf,
+  attributeReads,
+  portalSources,
+  relayOf,
+  relayReads,
+  ticketAttributesOf,
+  type PortalSource,
+} from '../portals.ts';
 import type { Rule, RuleViolation } from '../rules.ts';
 
 /** How a message names a field: outlet.allow for the single portal, portals[1].outlet.allow in a list. */
@@ -27,28 +44,56 @@ const attributesPair: Rule = (manifest, sound) => {
         'give the two tickets different attributes so that each side can tell its peer apart',
     });
   }
+  for (const role of ['outlet', 'inlet'] as const) {
+    const pointer = `/tickets/${role}/attributes`;
+    if (!sound.whole(pointer) || manifest.tickets?.[role]?.attributes === undefined) continue;
+    const problems = attributeListProblems(ticketAttributesOf(manifest, role));
+    if (problems.length > 0) found.push({ pointer, message: `${problems.join('; ')}` });
+  }
   for (const portal of portalSources(manifest)) {
-    const outletAllow = `${portal.pointers.outlet}/allow`;
-    if (sound.whole(outletAllow) && portal.outlet.allow !== undefined && portal.outlet.allow !== inletAttribute) {
-      found.push({
-        pointer: outletAllow,
-        message:
-          `the outlet allows "${portal.outlet.allow}" but the inlet ticket's attribute is ` +
-          `"${inletAttribute}"; set ${field(portal, 'outlet', 'allow')} to "${inletAttribute}"`,
-      });
-    }
-    const inletAllow = `${portal.pointers.inlet}/allow`;
-    if (sound.whole(inletAllow) && portal.inlet.allow !== undefined && portal.inlet.allow !== outletAttribute) {
-      found.push({
-        pointer: inletAllow,
-        message:
-          `the inlet allows "${portal.inlet.allow}" but the outlet ticket's attribute is ` +
-          `"${outletAttribute}"; set ${field(portal, 'inlet', 'allow')} to "${outletAttribute}"`,
-      });
+    for (const [role, other] of [
+      ['outlet', 'inlet'],
+      ['inlet', 'outlet'],
+    ] as const) {
+      const pointer = `${portal.pointers[role]}/allow`;
+      const allow = portal[role].allow;
+      if (!sound.whole(pointer) || allow === undefined) continue;
+      const violation = allowViolation(allow, ticketAttributesOf(manifest, other), field(portal, role, 'allow'), role);
+      if (violation !== undefined) found.push({ pointer, message: violation });
     }
   }
   return found;
 };
+
+/**
+ * What is wrong with one side's allow: an expression that does not read (the column and what was
+ * expected), or one that does not admit the other ticket's attributes. A bare name is told as before:
+ * it must be the other ticket's attribute.
+ */
+function allowViolation(
+  allow: string,
+  attributes: readonly string[],
+  where: string,
+  role: 'outlet' | 'inlet',
+): string | undefined {
+  const other = role === 'outlet' ? 'inlet' : 'outlet';
+  const reading = parsePolicy(allow);
+  if (!reading.ok)
+    return (
+      `${where} is neither an attribute name nor an expression: ${describePolicyProblem(reading.problem)} ` +
+      '(give a name such as postgres-inlet, or an expression such as team = "ops" and env = "prod")'
+    );
+  if (evaluatePolicy(reading.policy, attributes)) return undefined;
+  const first = attributes[0] ?? '';
+  if (isBareName(allow))
+    return (
+      `the ${role} allows "${allow}" but the ${other} ticket's attribute is ` + `"${first}"; set ${where} to "${first}"`
+    );
+  return (
+    `the ${role}'s allow ${quotedPolicy(allow)} does not admit the ${other} ticket's attributes ` +
+    `(${describeAttributes(attributes)}); change ${where}, or the attributes of tickets.${other}`
+  );
+}
 
 /** The schema checks the spelling of expires-in; its value must also be a ticket lifetime the CLI accepts. */
 const ticketLifetimes: Rule = (manifest, sound) =>

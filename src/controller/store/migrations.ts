@@ -1,5 +1,5 @@
 /** One set of migrations for every store dialect: only portable column types and constraints. */
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 export const migrations: Record<string, Migration> = {
   '0001-initial': {
@@ -63,6 +63,17 @@ export const migrations: Record<string, Migration> = {
         .alterTable('members')
         .addColumn('relay_node', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
+    },
+  },
+  // Several attributes per member (NAME or KEY=VALUE), comma-joined (neither holds a comma). The single
+  // attribute column keeps the first, so every existing row reads the same; each existing row's list is
+  // its one attribute.
+  '0006-attributes': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('tickets').addColumn('attributes', 'text').execute();
+      await db.schema.alterTable('members').addColumn('attributes', 'text').execute();
+      await sql`update tickets set attributes = attribute where attribute <> ''`.execute(db);
+      await sql`update members set attributes = attribute where attribute is not null and attribute <> ''`.execute(db);
     },
   },
 };

@@ -27,6 +27,8 @@ export interface TicketTable {
   tls: number;
   /** 1: the ticket enrolls a relay node. */
   relay_node: Generated<number>;
+  /** Every attribute the ticket grants, comma-joined; null for a relay node's (and rows before 0006-attributes). */
+  attributes: Generated<string | null>;
   expires_at: number;
   uses_left: number;
   created_at: number;
@@ -40,6 +42,8 @@ export interface MemberTable {
   tls: number;
   admin: number;
   relay_node: Generated<number>;
+  /** Every attribute the member carries, comma-joined; `attribute` holds the first. */
+  attributes: Generated<string | null>;
   ticket_id: string | null;
   enrolled_at: number;
   /** SHA-256 (hex) of the public key the member enrolled with; null for members enrolled before it was kept. */

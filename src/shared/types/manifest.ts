@@ -77,6 +77,44 @@ export interface TicketManifest {
    */
   attribute?: string;
   /**
+   * More attributes for the enrolled identity, after attribute (one --attribute each): a name, or KEY=VALUE such as team=ops, each key once.
+   *
+   * @maxItems 15
+   */
+  attributes?:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
+  /**
    * Relay the enrolled node may register (--relay). Outlet tickets of a single portal only: it must be the outlet's relay. A manifest with portals grants every portal's relay.
    */
   relay?: string;
@@ -95,7 +133,7 @@ export interface OutletManifest {
   relay?: string;
   to?: Target;
   /**
-   * Attribute an inlet must carry: the inlet ticket's attribute. @default that attribute
+   * Who the outlet admits: an attribute the inlet ticket carries, or an expression its attributes meet. @default that attribute
    */
   allow?: string;
   /**
@@ -168,7 +206,7 @@ export interface InletManifest {
    */
   via?: string;
   /**
-   * Attribute the outlet must carry: the outlet ticket's attribute. @default that attribute
+   * Who the inlet admits: an attribute the outlet ticket carries, or an expression its attributes meet. @default that attribute
    */
   allow?: string;
   /**
@@ -193,7 +231,7 @@ export interface PortalOutletManifest {
   relay?: string;
   to: Target;
   /**
-   * Attribute an inlet must carry: the inlet ticket's attribute. @default that attribute
+   * Who the outlet admits: an attribute the inlet ticket carries, or an expression its attributes meet. @default that attribute
    */
   allow?: string;
   /**
@@ -212,7 +250,7 @@ export interface PortalInletManifest {
    */
   via?: string;
   /**
-   * Attribute the outlet must carry: the outlet ticket's attribute. @default that attribute
+   * Who the inlet admits: an attribute the outlet ticket carries, or an expression its attributes meet. @default that attribute
    */
   allow?: string;
   /**

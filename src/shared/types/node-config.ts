@@ -40,7 +40,7 @@ export interface TcpOutletConfig {
    */
   to: string;
   /**
-   * Attribute an inlet must have.
+   * Who the outlet admits: an attribute the inlet must have, or an expression over its attributes.
    */
   allow: string;
   /**
@@ -61,7 +61,7 @@ export interface NamedTcpOutletConfig {
    */
   to: string;
   /**
-   * Attribute an inlet must have.
+   * Who the outlet admits: an attribute the inlet must have, or an expression over its attributes.
    */
   allow: string;
   /**
@@ -82,7 +82,7 @@ export interface TcpInletConfig {
    */
   via: string;
   /**
-   * Attribute the outlet must have.
+   * Who the inlet admits: an attribute the outlet must have, or an expression over its attributes.
    */
   allow: string;
   /**
@@ -107,7 +107,7 @@ export interface NamedTcpInletConfig {
    */
   via?: string;
   /**
-   * Attribute the outlet must have.
+   * Who the inlet admits: an attribute the outlet must have, or an expression over its attributes.
    */
   allow: string;
   /**

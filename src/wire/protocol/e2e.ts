@@ -36,7 +36,7 @@ export interface Verdict {
   readonly mode?: ChannelMode;
   /** The attributes this side saw on its peer's certificate. */
   readonly saw: readonly string[];
-  /** The attribute this side requires. */
+  /** This side's allow: an attribute name or an expression over the peer's attributes. */
   readonly want: string;
   /** The end-to-end protocol version this side speaks (none: 1). */
   readonly protocol?: number;
