@@ -98,6 +98,8 @@ export class Relay {
   private readonly pending = new Map<string, PendingSplice>();
   private readonly pendingByMember = new CounterMap<string>();
   private readonly active = new Set<Socket>();
+  /** The sockets of the splices each member is part of (as inlet or outlet), so a revoked one's can be cut. */
+  private readonly carriedFor = new Map<string, Set<Socket>>();
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
   private readonly limits: typeof defaults;
@@ -281,6 +283,7 @@ export class Relay {
     if (inlet && outlet) {
       this.settle(splice, entry);
       this.pipe(inlet, outlet);
+      this.carry([entry.from.nodeId, entry.outlet.nodeId], [inlet, outlet]);
     }
     return true;
   }
@@ -347,6 +350,39 @@ export class Relay {
         if (this.active.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
         if (hadError) resetSocket(to);
       });
+    }
+  }
+
+  /**
+   * Cuts everything of the member `nodeId` (revoked from its project): the splices it is part of, at
+   * once and as a reset (both nodes close their session and the inlet moves on); the splices waiting for
+   * it; its registrations. Returns how many splices were cut.
+   */
+  cutMember(nodeId: string): number {
+    for (const [splice, entry] of [...this.pending])
+      if (entry.from.nodeId === nodeId || entry.outlet.nodeId === nodeId) this.expire(splice);
+    for (const [key, list] of [...this.registrations]) {
+      const kept = list.filter((registration) => registration.nodeId !== nodeId);
+      if (kept.length === list.length) continue;
+      if (kept.length > 0) this.registrations.set(key, kept);
+      else this.registrations.delete(key);
+    }
+    const sockets = [...(this.carriedFor.get(nodeId) ?? [])];
+    for (const socket of sockets) resetSocket(socket);
+    return sockets.length / 2;
+  }
+
+  private carry(members: readonly string[], sockets: readonly Socket[]): void {
+    for (const nodeId of new Set(members)) {
+      const set = this.carriedFor.get(nodeId) ?? new Set<Socket>();
+      this.carriedFor.set(nodeId, set);
+      for (const socket of sockets) {
+        set.add(socket);
+        socket.once('close', () => {
+          set.delete(socket);
+          if (set.size === 0 && this.carriedFor.get(nodeId) === set) this.carriedFor.delete(nodeId);
+        });
+      }
     }
   }
 
