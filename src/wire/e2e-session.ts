@@ -65,6 +65,10 @@ export class RevocationsStale extends PortalError {
   }
 }
 
+/** A refusal for a revoked peer or a list too old, not for attributes: worth a line in the log. */
+export const isGuardRefusal = (error: unknown): error is PeerRevoked | RevocationsStale =>
+  error instanceof PeerRevoked || error instanceof RevocationsStale;
+
 function judge(
   peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>,
   credentials: SessionCredentials,
