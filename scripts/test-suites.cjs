@@ -11,6 +11,7 @@ const { join } = require('node:path');
 
 const unitFiles = [
   'test/cli/controller-sealing-key.test.ts',
+  'test/cli/member-tables.test.ts',
   'test/cli/node-show.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
