@@ -49,6 +49,11 @@ export class Revocations {
       throw new InputError('BAD_FLAG', `--reason is ${reason.length} characters long`, {
         hint: `give a reason of at most ${maxReasonLength} characters`,
       });
+    // Its own connection would close before the answer: another administrator does it, knowingly.
+    if (nodeId === admin.nodeId)
+      throw new InputError('SELF_REVOCATION', 'an administrator cannot revoke itself', {
+        hint: 'ask another administrator to run portal project revoke with your id',
+      });
     const revocation = await this.store.transaction().execute(async (trx) => {
       const member = await trx.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
       if (!member || member.project_id !== admin.projectId) throw unknownMember(nodeId);

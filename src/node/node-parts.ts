@@ -22,7 +22,7 @@ import type { NodeMetrics } from './metrics.ts';
 import type { NodeOptions } from './node-options.ts';
 import { NodePortalSet } from './node-portals.ts';
 import { RelayLinks } from './relay-links.ts';
-import { followRevocations } from './revocation-feed.ts';
+import { followRevocations, reportSessions } from './revocation-feed.ts';
 import { RevocationList, revocationMaxAgeMs } from './revocation-list.ts';
 import { StandingChannel, type NodeControl } from './standing-channel.ts';
 import { PeerSockets, type PeerGuard } from '../wire/peer-guard.ts';
@@ -124,19 +124,6 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     onFatal: options.onFatal,
   });
   return { control, relays, portals, revocations };
-}
-
-/** Tells the controller, at each heartbeat while connected, how many end-to-end connections the node carries. */
-function reportSessions(control: NodeControl, count: () => number, intervalMs: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  const report = () => void control.request('member-report', { liveSessions: count() }).catch(() => undefined);
-  control.on('up', () => {
-    clearInterval(timer);
-    report();
-    timer = setInterval(report, intervalMs);
-    timer.unref();
-  });
-  control.on('down', () => clearInterval(timer));
 }
 
 /**

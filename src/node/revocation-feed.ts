@@ -2,7 +2,8 @@
  * Keeps a revocation list current from the controller's connection: the whole list each time the
  * connection opens (a node or relay that was away learns what it missed before the list counts as
  * current again), each revocation the moment the controller pushes it, and the time the connection
- * dropped, from which the list ages.
+ * dropped, from which the list ages. Also what a member reports at each heartbeat on that connection,
+ * for `portal project members`.
  */
 import type { ControllerEvent } from '../wire/protocol.ts';
 import type { Logger } from './logger.ts';
@@ -20,4 +21,20 @@ export function followRevocations(control: NodeControl, list: RevocationList, lo
   control.on('event', (event: ControllerEvent) => {
     if (event.event === 'revoked') list.add(event.revoked);
   });
+}
+
+/**
+ * Tells the controller, at each heartbeat while connected, how many end-to-end connections (a node) or
+ * splices (a relay) this process carries.
+ */
+export function reportSessions(control: NodeControl, count: () => number, intervalMs: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  const report = () => void control.request('member-report', { liveSessions: count() }).catch(() => undefined);
+  control.on('up', () => {
+    clearInterval(timer);
+    report();
+    timer = setInterval(report, intervalMs);
+    timer.unref();
+  });
+  control.on('down', () => clearInterval(timer));
 }

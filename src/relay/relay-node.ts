@@ -19,7 +19,7 @@ import { enrollWithTicket } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
 import type { Logger } from '../node/logger.ts';
 import { Renewal } from '../node/renewal.ts';
-import { followRevocations } from '../node/revocation-feed.ts';
+import { followRevocations, reportSessions } from '../node/revocation-feed.ts';
 import { RevocationList } from '../node/revocation-list.ts';
 import { StandingChannel } from '../node/standing-channel.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
@@ -146,6 +146,7 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     backoff: new Backoff(),
   });
   followRevocations(control, revocations, options.logger);
+  reportSessions(control, () => server.openConnections(), options.heartbeatMs ?? heartbeatIntervalMs);
   control.on('up', () => {
     control.request('relay-announce', { address, fingerprint }).then(
       () =>

@@ -20,6 +20,7 @@ import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
+import { MemberSplices } from './member-splices.ts';
 import {
   dialAnswerMs,
   pendingPerMember,
@@ -98,8 +99,7 @@ export class Relay {
   private readonly pending = new Map<string, PendingSplice>();
   private readonly pendingByMember = new CounterMap<string>();
   private readonly active = new Set<Socket>();
-  /** The sockets of the splices each member is part of (as inlet or outlet), so a revoked one's can be cut. */
-  private readonly carriedFor = new Map<string, Set<Socket>>();
+  private readonly carriedFor = new MemberSplices();
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
   private readonly limits: typeof defaults;
@@ -283,7 +283,7 @@ export class Relay {
     if (inlet && outlet) {
       this.settle(splice, entry);
       this.pipe(inlet, outlet);
-      this.carry([entry.from.nodeId, entry.outlet.nodeId], [inlet, outlet]);
+      this.carriedFor.add([entry.from.nodeId, entry.outlet.nodeId], [inlet, outlet]);
     }
     return true;
   }
@@ -367,23 +367,7 @@ export class Relay {
       if (kept.length > 0) this.registrations.set(key, kept);
       else this.registrations.delete(key);
     }
-    const sockets = [...(this.carriedFor.get(nodeId) ?? [])];
-    for (const socket of sockets) resetSocket(socket);
-    return sockets.length / 2;
-  }
-
-  private carry(members: readonly string[], sockets: readonly Socket[]): void {
-    for (const nodeId of new Set(members)) {
-      const set = this.carriedFor.get(nodeId) ?? new Set<Socket>();
-      this.carriedFor.set(nodeId, set);
-      for (const socket of sockets) {
-        set.add(socket);
-        socket.once('close', () => {
-          set.delete(socket);
-          if (set.size === 0 && this.carriedFor.get(nodeId) === set) this.carriedFor.delete(nodeId);
-        });
-      }
-    }
+    return this.carriedFor.cut(nodeId);
   }
 
   /** The splice is no longer pending: its counts are given back. */

@@ -230,6 +230,8 @@ export const errorCodes = [
   'MEMBER_REVOKED',
   /** The administrator named is the project's last one, and a project always keeps one. */
   'LAST_ADMINISTRATOR',
+  /** An administrator asked to revoke itself: another administrator does that. */
+  'SELF_REVOCATION',
   /** An administrator cancelled the ticket before it was used. */
   'TICKET_CANCELLED',
   /** A node or relay refused a peer that was revoked from the project. */
