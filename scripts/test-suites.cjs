@@ -70,6 +70,7 @@ const unitFiles = [
   'test/wire/json-lines.test.ts',
   'test/wire/mux-stream-state.test.ts',
   'test/wire/mux.test.ts',
+  'test/wire/peer-guard.test.ts',
   'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',
   'test/wire/splice.test.ts',

@@ -90,7 +90,10 @@ function judge(
 /** The error of a refusal that is not about attributes: the peer revoked, or this node's list too old. */
 function guardError(ours: Verdict, theirs: Verdict): PortalError | undefined {
   if (ours.refusal === 'revoked')
-    return new PeerRevoked('refused a peer that was revoked from the project', 'nothing to do: it stays refused');
+    return new PeerRevoked(
+      'refused a peer that was revoked from the project',
+      'an administrator revoked it (portal project members says when and why); it stays refused',
+    );
   if (ours.refusal === 'stale')
     return new RevocationsStale('refused a new session: the list of revoked members is older than revocation-max-age');
   if (theirs.refusal === 'revoked')
