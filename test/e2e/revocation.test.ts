@@ -150,10 +150,23 @@ describe('end to end: revoking a member closes its connections within a second',
     const members = listed.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { kind: string; revoked: { reason: string } | null; connected: boolean });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            kind: string;
+            revoked: { reason: string } | null;
+            connected: boolean;
+            liveSessions: number | null;
+          },
+      );
     assert.equal(members.filter((member) => member.revoked?.reason === 'test direct').length, runs);
     assert.equal(members.filter((member) => member.revoked?.reason === 'test relayed').length, runs);
     assert.ok(members.some((member) => member.kind === 'relay' && member.connected));
+    // The echo outlet carries the echo inlet's session and warm streams, and says so at its heartbeat.
+    assert.ok(
+      members.some((member) => member.kind === 'node' && member.connected && (member.liveSessions ?? 0) > 0),
+      listed.stdout,
+    );
     const table = await portal(adminHome(), ['project', 'members']);
     assert.match(table.stdout, /^ID +KIND +ATTRIBUTES/);
     const bad = await portal(adminHome(), ['project', 'revoke', 'nobody']);
