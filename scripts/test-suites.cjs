@@ -11,6 +11,7 @@ const { join } = require('node:path');
 
 const unitFiles = [
   'test/cli/controller-sealing-key.test.ts',
+  'test/cli/member-tables.test.ts',
   'test/cli/node-show.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
@@ -24,6 +25,7 @@ const unitFiles = [
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',
   'test/controller/backup-archive.test.ts',
+  'test/controller/revocation.test.ts',
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
@@ -38,6 +40,7 @@ const unitFiles = [
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/reload.test.ts',
+  'test/node/revocation-list.test.ts',
   'test/node/several-portals.test.ts',
   'test/node/show.test.ts',
   'test/node/standing-channel.test.ts',
@@ -70,6 +73,7 @@ const unitFiles = [
   'test/wire/json-lines.test.ts',
   'test/wire/mux-stream-state.test.ts',
   'test/wire/mux.test.ts',
+  'test/wire/peer-guard.test.ts',
   'test/wire/protocol.test.ts',
   'test/wire/pump.test.ts',
   'test/wire/splice.test.ts',

@@ -8,9 +8,9 @@
 import type { Command } from 'commander';
 import { parseHostPort } from '../shared/address.ts';
 import { InputError, printable } from '../shared/errors.ts';
-import { enrollAdministrator } from '../node/enrollment.ts';
+import { enrollAdministrator, enrollWithTicket } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
-import { decodeAdminCode, encodeAdminCode } from '../wire/ticket.ts';
+import { decodeAdminCode, decodeTicket, encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
 import { readEmbeddedController, startEmbeddedController, type EmbeddedController } from './embedded-controller.ts';
 import { adminDirectory, embeddedControllerLog, portalHome } from './home.ts';
 
@@ -23,6 +23,8 @@ export interface EnrollOptions {
   readonly listen?: string;
   /** The address tickets carry for the embedded controller. @default the listening address */
   readonly publicAddress?: string;
+  /** A ticket from `portal project ticket --admin`: join an existing project as another administrator. */
+  readonly ticket?: string;
 }
 
 /** The options as a user typed them, in the order of the help. */
@@ -32,6 +34,7 @@ const flags: readonly [keyof EnrollOptions, string][] = [
   ['project', '--project'],
   ['listen', '--listen'],
   ['publicAddress', '--public-address'],
+  ['ticket', '--ticket'],
 ];
 
 export function registerEnroll(program: Command): void {
@@ -50,10 +53,15 @@ export function registerEnroll(program: Command): void {
       '--public-address <host:port>',
       'the address nodes dial to reach the embedded controller, written into tickets (default: the listening address)',
     )
+    .option(
+      '--ticket <ticket>',
+      'join an existing project as another administrator, with a ticket from portal project ticket --admin',
+    )
     .action(async (options: EnrollOptions) => {
       const home = portalHome();
       const existing = await loadIdentity(adminDirectory(home));
       if (existing) return alreadyEnrolled(home, existing, options);
+      if (options.ticket !== undefined) return enrollAsAdministrator(home, options.ticket, options);
       checkFlags(options);
       const { code, embedded } = await adminCode(home, options);
       const identity = await enrollAdministrator(adminDirectory(home), code, options.project ?? 'default');
@@ -88,6 +96,35 @@ function alreadyEnrolled(home: string, existing: StoredIdentity, options: Enroll
         `run portal reset --yes first (it removes that project's state under ${home}), ` +
         'or set PORTAL_HOME to another directory; portal enroll with no options confirms the enrollment',
     },
+  );
+}
+
+/**
+ * Joins a project as another administrator with a ticket from `portal project ticket --admin`. The
+ * ticket is checked first, so a wrong one spends nothing.
+ */
+async function enrollAsAdministrator(home: string, text: string, options: EnrollOptions): Promise<void> {
+  const others = flags
+    .filter(([key]) => key !== 'ticket' && key !== 'controller' && options[key] !== undefined)
+    .map(([, flag]) => flag);
+  if (others.length > 0)
+    throw new InputError('BAD_FLAG', `${others.join(' and ')} cannot go with --ticket`, {
+      hint: 'the ticket names the project and its controller; give --controller only to reach it by another address',
+    });
+  const ticket = decodeTicket(text);
+  if (ticket.grants?.admin !== true)
+    throw new InputError('WRONG_TICKET', 'this ticket does not enroll an administrator', {
+      hint: 'issue one with portal project ticket --admin (a node takes its ticket with portal node create)',
+    });
+  if (options.controller !== undefined && !parseHostPort(options.controller).ok)
+    throw new InputError('BAD_FLAG', `--controller ${printable(options.controller)} is not host:port`, {
+      hint: 'give the address this machine reaches the controller at',
+    });
+  const pinned = options.controller === undefined ? ticket : { ...ticket, controller: options.controller };
+  const identity = await enrollWithTicket(adminDirectory(home), encodeTicket(pinned));
+  console.log(
+    `Enrolled: administrator ${identity.record.nodeId} of project ${identity.record.projectId} ` +
+      `on controller ${identity.record.controller}.`,
   );
 }
 

@@ -8,6 +8,7 @@ import { adminRequest } from './administrator.ts';
 import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
+import { registerMembers } from './project-members.ts';
 
 export interface TicketOptions {
   /** @default "10h" */
@@ -20,6 +21,7 @@ export interface TicketOptions {
   readonly relay: readonly string[];
   readonly tls?: boolean;
   readonly relayNode?: boolean;
+  readonly admin?: boolean;
 }
 
 export function registerProject(program: Command): void {
@@ -54,13 +56,14 @@ export function registerProject(program: Command): void {
     )
     .option('--tls', 'let the enrolled inlet obtain a TLS server certificate')
     .option('--relay-node', 'enroll a relay (portal relay start) instead of a node: no attribute, relay name or --tls')
+    .option('--admin', 'enroll another administrator of the project (portal enroll --ticket) instead of a node')
     .action(async (options: TicketOptions) => {
       const expiresInMs = durationFlag('--expires-in', options.expiresIn, durationRanges.ticket);
       if (!/^[1-9][0-9]*$/.test(options.usageCount))
         throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, {
           hint: 'give --usage-count 1 for a one-time ticket',
         });
-      if (!options.relayNode && options.attribute.length === 0)
+      if (!options.relayNode && !options.admin && options.attribute.length === 0)
         throw new InputError('BAD_FLAG', 'no --attribute was given', {
           hint: 'give --attribute NAME or KEY=VALUE (peers match it with allow), or --relay-node for a relay',
         });
@@ -71,11 +74,13 @@ export function registerProject(program: Command): void {
         ...(options.relay.length > 0 ? { relay: relayFlags(options.relay) } : {}),
         tls: options.tls === true,
         relayNode: options.relayNode === true,
+        ...(options.admin ? { admin: true } : {}),
       });
       console.log(String(answer.ticket));
       const warning = loopbackWarning(String(answer.ticket));
       if (warning) console.error(warning);
     });
+  registerMembers(project);
   project
     .command('ca')
     .description("print the project's certificate authority (PEM), for clients of TLS inlets")

@@ -7,6 +7,7 @@ import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
+import { revocationMaxAgeMs } from '../node/revocation-list.ts';
 import { startRelayNode } from '../relay/relay-node.ts';
 import { portalHome } from './home.ts';
 import { ticketFromFlags } from './ticket-input.ts';
@@ -18,6 +19,7 @@ export interface RelayStartOptions {
   /** @default "0.0.0.0:4100" */
   readonly listen: string;
   readonly publicAddress?: string;
+  readonly revocationMaxAge?: string;
 }
 
 export function registerRelay(program: Command): void {
@@ -42,6 +44,11 @@ export function registerRelay(program: Command): void {
       'address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, ' +
         "this machine's first network address)",
     )
+    .option(
+      '--revocation-max-age <duration>',
+      'splice no new session while the list of revoked members is older than this (the controller away), ' +
+        'such as 5m (default: no bound)',
+    )
     .action(async (options: RelayStartOptions) => runRelay(options));
 }
 
@@ -62,6 +69,10 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     if (value !== undefined && !parseHostPort(value).ok)
       throw new InputError('BAD_FLAG', `${flag} ${value} is not host:port`, { hint: `give ${flag} HOST:PORT` });
   }
+  const revocationMaxAge =
+    options.revocationMaxAge === undefined
+      ? undefined
+      : revocationMaxAgeMs(options.revocationMaxAge, '--revocation-max-age');
   const ticket = await ticketFromFlags(options);
   const host = socketHost(listen.address.host);
   const drainMs = drainFromEnvironment(process.env);
@@ -76,6 +87,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     // Port 0 is known only once listening: the default public address then follows it.
     ...(publicAddress && listen.address.port !== 0 ? { publicAddress } : {}),
     ...(options.controller ? { controller: options.controller } : {}),
+    ...(revocationMaxAge !== undefined ? { revocationMaxAgeMs: revocationMaxAge } : {}),
   });
   const announced = starting.then((relay) => {
     logger.announce(

@@ -129,6 +129,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     tls: { key, certificate },
     ...(relay ? { sharedWith: relay.handlers } : {}),
     ...(options.log ? { log: options.log } : {}),
+    onRevoked: ({ entry }) => relay?.cutMember?.(entry.nodeId),
   });
   let bound;
   try {

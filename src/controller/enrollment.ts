@@ -118,7 +118,10 @@ export class Enrollments {
 
   async issueTicket(admin: PeerIdentity, request: TicketRequest, now = Date.now()): Promise<string> {
     requireAdmin(admin);
-    if (request.relayNode) {
+    if (request.admin) {
+      if (request.attribute || request.relay || request.tls || request.relayNode)
+        throw badFlag('--admin', 'it alone: an administrator has no attribute, relay name or TLS certificate');
+    } else if (request.relayNode) {
       if (request.attribute || request.relay || request.tls)
         throw badFlag('--relay-node', 'it alone: a relay node has no attribute, relay name or TLS certificate');
     } else if (request.attribute === '') {
@@ -147,9 +150,11 @@ export class Enrollments {
         relay: relays.length > 0 ? relays.join(',') : null,
         tls: request.tls ? 1 : 0,
         relay_node: request.relayNode ? 1 : 0,
+        admin: request.admin ? 1 : 0,
         expires_at: now + request.expiresInMs,
         uses_left: request.usageCount,
         created_at: now,
+        issued_by: admin.nodeId,
       })
       .execute();
     return encodeTicket({
@@ -163,6 +168,7 @@ export class Enrollments {
         ...(relays.length > 0 ? { relay: relays.join(',') } : {}),
         ...(request.tls ? { tls: true } : {}),
         ...(request.relayNode ? { relayNode: true } : {}),
+        ...(request.admin ? { admin: true } : {}),
       },
     });
   }
@@ -176,12 +182,12 @@ export class Enrollments {
   async enroll(ticketId: string, secret: string, request: string, now = Date.now()): Promise<Enrollment> {
     const known = await this.store
       .selectFrom('tickets')
-      .select('secret_hash')
+      .select(['secret_hash', 'admin'])
       .where('id', '=', ticketId)
       .executeTakeFirst();
     if (!known || !sameHash(known.secret_hash, secret)) throw unknownTicket();
     const { keyDigest } = await this.certificates.checkRequest(request);
-    const nodeId = newId('n');
+    const nodeId = newId(known.admin === 1 ? 'a' : 'n');
     const ticket = await this.store.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst();
       if (!row || !sameHash(row.secret_hash, secret)) throw unknownTicket();
@@ -193,6 +199,12 @@ export class Enrollments {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (taken.numUpdatedRows === 0n) {
+        if (row.cancelled_at !== null)
+          throw new InputError(
+            'TICKET_CANCELLED',
+            `the ticket was cancelled at ${new Date(Number(row.cancelled_at)).toISOString()}`,
+            { hint: 'ask an administrator for a new one (portal project ticket)' },
+          );
         throw row.expires_at <= now
           ? new InputError('TICKET_EXPIRED', `the ticket expired at ${new Date(row.expires_at).toISOString()}`, {
               hint: 'issue a new one with portal project ticket',
@@ -212,7 +224,7 @@ export class Enrollments {
           relay: row.relay,
           tls: row.tls,
           relay_node: row.relay_node,
-          admin: 0,
+          admin: row.admin,
           ticket_id: row.id,
           enrolled_at: now,
           public_key_sha256: keyDigest,
@@ -225,7 +237,7 @@ export class Enrollments {
       nodeId,
       attributes: attributesOfRow(ticket),
       relays: relaysOfGrant(ticket.relay),
-      admin: false,
+      admin: ticket.admin === 1,
       tls: ticket.tls === 1,
       relayNode: ticket.relay_node === 1,
     };

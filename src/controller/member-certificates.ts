@@ -17,7 +17,9 @@ import { verifyMember } from '../pki/verify.ts';
 import { InputError } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
 import { attributesOfRow } from './member-attributes.ts';
+import { noteCertificate } from './project-members.ts';
 import { relaysOfGrant } from './relay-grant.ts';
+import { memberRevoked, type Revocations } from './revocations.ts';
 import type { Store } from './store/open.ts';
 
 export interface ControllerSettings {
@@ -46,6 +48,7 @@ export class MemberCertificates {
     private readonly store: Store,
     /** The controller's settings now (its address is known only once it listens). */
     private readonly settings: () => ControllerSettings,
+    private readonly revocations: Revocations,
   ) {}
 
   /** Keeps a project's authority just created, so that it is not unsealed again. */
@@ -62,6 +65,8 @@ export class MemberCertificates {
     if (!identity) return undefined;
     const authority = await this.authorityOf(identity.projectId).catch(() => undefined);
     if (!authority) return undefined;
+    // A revoked member's certificate proves nothing, though it has not expired.
+    if (await this.revocations.isRevoked(identity.nodeId)) return undefined;
     return verifyMember(certificate, new X509Certificate(authority.certificate), now);
   }
 
@@ -86,6 +91,8 @@ export class MemberCertificates {
   }
 
   async certify(identity: PeerIdentity, request: string, now: number): Promise<Enrollment> {
+    // Every way to a certificate ends here: a revoked member gets none, whichever way it asks.
+    if (await this.revocations.isRevoked(identity.nodeId)) throw memberRevoked(identity.nodeId);
     const authority = await this.authorityOf(identity.projectId);
     // A --tls inlet serves <label>.<project>.<domain> with its own key: the same request, one more name.
     const dnsNames = identity.tls ? [`*.${identity.projectId}.${await this.networkDomainOf(identity.projectId)}`] : [];
@@ -97,6 +104,7 @@ export class MemberCertificates {
       lifetimeMs: this.settings().credentialLifetimeMs,
       now: new Date(now),
     });
+    await noteCertificate(this.store, identity.nodeId, Date.parse(new X509Certificate(certificate).validTo));
     return { identity, certificate, authority: authority.certificate, networkDomain: this.settings().networkDomain };
   }
 
@@ -118,6 +126,7 @@ export class MemberCertificates {
   async memberFor(projectId: string, nodeId: string, keyDigest: string): Promise<PeerIdentity> {
     const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
     if (!member || member.project_id !== projectId) throw notAMember();
+    if (await this.revocations.isRevoked(nodeId)) throw memberRevoked(nodeId);
     if (member.public_key_sha256 === null) {
       await this.store
         .updateTable('members')

@@ -12,6 +12,7 @@ import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
 import { notAMember, reissueRefused, type MemberCertificates } from './member-certificates.ts';
 import { ChallengeBook, reissueLimits } from './reissue.ts';
+import { memberRevoked, type Revocations } from './revocations.ts';
 import type { Store } from './store/open.ts';
 
 export class Renewals {
@@ -27,6 +28,7 @@ export class Renewals {
   constructor(
     private readonly store: Store,
     private readonly certificates: MemberCertificates,
+    private readonly revocations: Revocations,
   ) {}
 
   /**
@@ -85,6 +87,8 @@ export class Renewals {
       .where('node_id', '=', parsed.identity.nodeId)
       .executeTakeFirst();
     if (!known || known.project_id !== parsed.identity.projectId) throw notAMember();
+    // Refused before the signatures are checked: a revoked member costs the controller nothing more.
+    if (await this.revocations.isRevoked(parsed.identity.nodeId)) throw memberRevoked(parsed.identity.nodeId);
     if (known.public_key_sha256 !== null && known.public_key_sha256 !== certificateKey)
       throw reissueRefused('the certificate is not for the key this member enrolled with');
     const authority = await this.certificates.authorityOf(parsed.identity.projectId).catch(() => undefined);

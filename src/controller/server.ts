@@ -26,6 +26,8 @@ import {
 } from '../wire/protocol.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
+import type { MemberPresence } from './project-members.ts';
+import type { Revocation } from './revocations.ts';
 import type { ControllerService } from './service.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
 import { advertsPerConnection, anonymousRate, anonymousRequests } from './limits.ts';
@@ -63,6 +65,8 @@ export interface ControllerServerOptions {
   readonly admission?: AdmissionLimits;
   readonly control?: ControlLimits;
   readonly log?: (line: string) => void;
+  /** A member was revoked: the relay sharing this port (if any) cuts its splices and connections. */
+  readonly onRevoked?: (revocation: Revocation) => void;
 }
 
 /** One control connection, as its requests see it. */
@@ -99,6 +103,10 @@ export class ControllerServer {
   /** Each project's member connections, for pushed events. */
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private readonly adverts = new InletAdverts();
+  /** Members revoked while this server ran: refused on a connection opened before the revocation. */
+  private readonly revokedHere = new Set<string>();
+  /** What each connected member reported at its last heartbeat. */
+  private readonly reports = new Map<string, number>();
   private anonymousRefused = 0;
 
   constructor(private readonly options: ControllerServerOptions) {
@@ -160,12 +168,17 @@ export class ControllerServer {
     const connection: Connection = { peer, source, withdraw: undefined, adverts: new Map() };
     const subscriber = peer && push ? { peer, push } : undefined;
     if (subscriber) this.subscribe(subscriber);
+    if (peer) this.noteSeen(peer.nodeId);
     return {
       handlers: this.handlers(connection),
       closed: () => {
         connection.withdraw?.();
         connection.adverts.forEach((withdraw) => withdraw());
         if (subscriber) this.unsubscribe(subscriber);
+        if (peer) {
+          this.noteSeen(peer.nodeId);
+          if (!this.members.connected(peer.nodeId)) this.reports.delete(peer.nodeId);
+        }
       },
     };
   }
@@ -195,6 +208,36 @@ export class ControllerServer {
     }
   }
 
+  private noteSeen(nodeId: string): void {
+    this.options.service.noteSeen(nodeId).catch((error: Error) => {
+      this.options.log?.(`controller: could not note that ${nodeId} was seen: ${error.message}`);
+    });
+  }
+
+  /**
+   * Takes a member out (see ControllerService.revoke), then at once: its connections close (what it
+   * announced or advertised is withdrawn with them), every member of the project hears of it, and the
+   * relay on this port cuts its splices. The one place a revocation happens.
+   */
+  private async revoke(admin: PeerIdentity, nodeId: string, reason: string): Promise<Revocation> {
+    const revocation = await this.options.service.revoke(admin, nodeId, reason);
+    this.revokedHere.add(nodeId);
+    this.members.closeMember(nodeId);
+    this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
+    this.options.onRevoked?.(revocation);
+    this.options.log?.(
+      `controller: ${nodeId} of project ${revocation.projectId} revoked by ${admin.nodeId}` +
+        (reason ? ` (${JSON.stringify(reason)})` : ''),
+    );
+    return revocation;
+  }
+
+  /** The presence of a member as `project members` shows it. */
+  private presence(nodeId: string): MemberPresence {
+    const connected = this.members.connected(nodeId);
+    return { connected, liveSessions: connected ? (this.reports.get(nodeId) ?? null) : null };
+  }
+
   /** An anonymous peer's `count`-th request on its connection. */
   private anonymousAllowed(source: string, count: number): boolean {
     if (count <= this.limits.anonymousRequests && this.anonymousRate.take(source)) return true;
@@ -204,30 +247,51 @@ export class ControllerServer {
 
   /** The answers to one connection's requests. */
   private handlers(connection: Connection): OperationHandlers<ControllerOperations> {
-    const { peer, source } = connection;
+    const { source } = connection;
     const service = this.options.service;
+    // A member revoked while its connection was open is refused on it (the connection is closing too).
+    const peer = connection.peer && !this.revokedHere.has(connection.peer.nodeId) ? connection.peer : undefined;
+    const member = (): PeerIdentity => {
+      if (!peer || this.revokedHere.has(peer.nodeId)) throw new NotAuthenticated();
+      return peer;
+    };
     return {
       ping: () => ({}),
       'admin-enroll': ({ code, request, project }) => service.adminEnroll(code, request, project),
       enroll: ({ ticket, secret, request }) => service.enroll(ticket, secret, request),
-      renew: ({ request }) => service.renew(member(peer), request),
+      renew: ({ request }) => service.renew(member(), request),
       'reissue-challenge': () => service.reissueChallenge(source),
       reissue: ({ certificate, request }) => service.reissue(certificate, request),
-      ticket: async (body) => ({ ticket: await service.issueTicket(member(peer), body) }),
-      project: async () => ({ project: await service.project(member(peer)) }),
+      ticket: async (body) => ({ ticket: await service.issueTicket(member(), body) }),
+      project: async () => ({ project: await service.project(member()) }),
       ca: async () => ({
-        certificate: (await service.authorityOf(member(peer).projectId)).certificate,
+        certificate: (await service.authorityOf(member().projectId)).certificate,
       }),
-      relays: () => ({ relays: this.relays.relaysOf(member(peer).projectId) }),
-      'relay-announce': (body) => this.announce(connection, member(peer), body),
-      advertise: (body) => this.advertise(connection, member(peer), body),
+      relays: () => ({ relays: this.relays.relaysOf(member().projectId) }),
+      'relay-announce': (body) => this.announce(connection, member(), body),
+      advertise: (body) => this.advertise(connection, member(), body),
       unadvertise: ({ via }) => {
-        member(peer);
+        member();
         connection.adverts.get(via)?.();
         connection.adverts.delete(via);
         return {};
       },
-      inlets: () => ({ inlets: this.adverts.forMember(member(peer)) }),
+      inlets: () => ({ inlets: this.adverts.forMember(member()) }),
+      members: async () => ({ members: await service.members(member(), (id) => this.presence(id)) }),
+      revoke: async ({ member: nodeId, reason }) => ({
+        revoked: (await this.revoke(member(), nodeId, reason)).entry,
+      }),
+      revocations: async () => ({ revoked: await service.revocationsOf(member().projectId) }),
+      tickets: async () => ({ tickets: await service.tickets(member()) }),
+      'ticket-cancel': async ({ ticket }) => {
+        await service.cancelTicket(member(), ticket);
+        return {};
+      },
+      'member-report': ({ liveSessions }) => {
+        const { nodeId } = member();
+        if (Number.isInteger(liveSessions) && liveSessions >= 0) this.reports.set(nodeId, liveSessions);
+        return {};
+      },
     };
   }
 
@@ -329,11 +393,6 @@ export class ControllerServer {
     this.options.log?.(`controller: relay ${peer.nodeId} of project ${peer.projectId} serves at ${body.address}`);
     return {};
   }
-}
-
-function member(peer: PeerIdentity | undefined): PeerIdentity {
-  if (!peer) throw new NotAuthenticated();
-  return peer;
 }
 
 class NotAuthenticated extends PortalError {

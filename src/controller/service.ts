@@ -7,11 +7,27 @@
 import type { X509Certificate } from 'node:crypto';
 import type { Authority } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
-import type { EnrollmentAnswer as Enrollment, ProjectInfo, TicketBody as TicketRequest } from '../wire/protocol.ts';
+import type {
+  EnrollmentAnswer as Enrollment,
+  MemberInfo,
+  ProjectInfo,
+  RevokedEntry,
+  TicketBody as TicketRequest,
+  TicketInfo,
+} from '../wire/protocol.ts';
 import { Enrollments } from './enrollment.ts';
 import { MemberCertificates, type ControllerSettings } from './member-certificates.ts';
+import {
+  cancelTicket,
+  membersOf,
+  noteSeen,
+  ticketsOf,
+  type Cancellation,
+  type MemberPresence,
+} from './project-members.ts';
 import { projectCount, projectOf } from './projects.ts';
 import { Renewals } from './renewal.ts';
+import { Revocations, type Revocation } from './revocations.ts';
 import type { Store } from './store/open.ts';
 
 export type { ControllerSettings } from './member-certificates.ts';
@@ -21,15 +37,17 @@ export class ControllerService {
   private readonly certificates: MemberCertificates;
   private readonly enrollments: Enrollments;
   private readonly renewals: Renewals;
+  private readonly revocations: Revocations;
 
   constructor(
     private readonly store: Store,
     settings: ControllerSettings,
   ) {
     this.settingsNow = settings;
-    this.certificates = new MemberCertificates(store, () => this.settingsNow);
+    this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
+    this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
     this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow);
-    this.renewals = new Renewals(store, this.certificates);
+    this.renewals = new Renewals(store, this.certificates, this.revocations);
   }
 
   get settings(): ControllerSettings {
@@ -93,5 +111,37 @@ export class ControllerService {
 
   authorityOf(projectId: string): Promise<Authority> {
     return this.certificates.authorityOf(projectId);
+  }
+
+  /** Every member of the administrator's project; `presence` adds what the server knows of its connections. */
+  members(admin: PeerIdentity, presence: (nodeId: string) => MemberPresence, now = Date.now()): Promise<MemberInfo[]> {
+    return membersOf(this.store, admin, presence, now);
+  }
+
+  /** Takes a member out of the project (see Revocations.revoke); the server closes its connections, tells the rest. */
+  revoke(admin: PeerIdentity, nodeId: string, reason: string, now = Date.now()): Promise<Revocation> {
+    return this.revocations.revoke(admin, nodeId, reason, now);
+  }
+
+  isRevoked(nodeId: string): Promise<boolean> {
+    return this.revocations.isRevoked(nodeId);
+  }
+
+  /** What the nodes and relays of `projectId` refuse. */
+  revocationsOf(projectId: string, now = Date.now()): Promise<RevokedEntry[]> {
+    return this.revocations.listOf(projectId, now);
+  }
+
+  tickets(admin: PeerIdentity, now = Date.now()): Promise<TicketInfo[]> {
+    return ticketsOf(this.store, admin, now);
+  }
+
+  cancelTicket(admin: PeerIdentity, ticketId: string, now = Date.now()): Promise<Cancellation> {
+    return cancelTicket(this.store, admin, ticketId, now);
+  }
+
+  /** A member opened or closed a connection to the controller. */
+  noteSeen(nodeId: string, now = Date.now()): Promise<void> {
+    return noteSeen(this.store, nodeId, now);
   }
 }

@@ -10,6 +10,7 @@ import { policyProblem } from '../shared/policy.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { substitutePlaceholders } from './placeholders.ts';
 import { portalsOf, type InletPortal } from './portals.ts';
+import { durationRanges, durationSyntax, readDuration } from '../shared/duration.ts';
 
 export interface Rule {
   readonly pointer: string;
@@ -48,6 +49,13 @@ export function checkNodeConfig(config: NodeConfig, environment: Environment): {
     });
   if (outlet && !config.relay)
     rules.push({ pointer: '/tcp-outlet', message: 'an outlet needs relay: <name> (the relay its ticket grants)' });
+  const maxAge = config['revocation-max-age'];
+  const age = maxAge === undefined ? undefined : readDuration(maxAge, durationRanges.revocationAge);
+  if (age && !age.ok)
+    rules.push({
+      pointer: '/revocation-max-age',
+      message: `revocation-max-age ${age.reason}; give ${durationSyntax(durationRanges.revocationAge)}`,
+    });
 
   const resolved = resolveTargets(config, environment, rules);
   const portals = portalsOf(resolved);

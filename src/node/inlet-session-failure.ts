@@ -1,6 +1,6 @@
 /** Why an inlet's attempt at a session failed, read from the error alone, in the shape /show gives it. */
 import { PortalError, printable } from '../shared/errors.ts';
-import { PeerRefused, SessionFailed } from '../wire/e2e-session.ts';
+import { isGuardRefusal, PeerRefused, SessionFailed } from '../wire/e2e-session.ts';
 import type { FailureReason } from './metrics.ts';
 import type { RefusalShow } from './refusals.ts';
 
@@ -16,7 +16,11 @@ export interface SessionFailureShow {
 
 /** Refused by the outlet's verdict, or by the relay on the outlet's behalf. */
 export function isPeerRefusal(error: unknown): boolean {
-  return error instanceof PeerRefused || (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED');
+  return (
+    error instanceof PeerRefused ||
+    isGuardRefusal(error) ||
+    (error instanceof PortalError && error.code === 'PEER_NOT_ALLOWED')
+  );
 }
 
 /** What /show says of a failed attempt at a session, and the reason it is counted under. */

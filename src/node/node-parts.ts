@@ -22,7 +22,10 @@ import type { NodeMetrics } from './metrics.ts';
 import type { NodeOptions } from './node-options.ts';
 import { NodePortalSet } from './node-portals.ts';
 import { RelayLinks } from './relay-links.ts';
+import { followRevocations, reportSessions } from './revocation-feed.ts';
+import { RevocationList, revocationMaxAgeMs } from './revocation-list.ts';
 import { StandingChannel, type NodeControl } from './standing-channel.ts';
+import { PeerSockets, type PeerGuard } from '../wire/peer-guard.ts';
 
 export interface NodePartsOptions {
   readonly node: NodeOptions;
@@ -40,17 +43,37 @@ export interface NodeParts {
   readonly control: NodeControl;
   readonly relays: RelayLinks;
   readonly portals: NodePortalSet;
+  readonly revocations: RevocationList;
 }
 
 export async function assembleParts(options: NodePartsOptions): Promise<NodeParts> {
   const { node, directory, identity, metrics, heartbeat } = options;
   const { logger } = node;
   const newBackoff = () => new Backoff(node.backoff ?? {});
+  // Revoked peers are refused from the list kept on disk until the controller gives the current one.
+  const revocations = new RevocationList({
+    file: join(directory, 'revoked.json'),
+    logger,
+    ...(node.config['revocation-max-age'] !== undefined
+      ? { maxAgeMs: revocationMaxAgeMs(node.config['revocation-max-age']) }
+      : {}),
+  });
+  await revocations.restore();
+  const peers = new PeerSockets();
+  revocations.on('revoked', (nodeId: string) => {
+    const cut = peers.cut(nodeId);
+    logger.info(`${nodeId} was revoked from the project; closed ${cut} connection(s) with it`);
+  });
+  const guard: PeerGuard = {
+    refusal: (nodeId) => revocations.refusal(nodeId),
+    track: (nodeId, socket) => peers.track(nodeId, socket),
+  };
   const credentials = (): SessionCredentials => ({
     key: identity().privateKey,
     certificate: identity().certificate,
     authority: identity().authority,
     projectId: identity().record.projectId,
+    guard,
   });
   const control = new StandingChannel<ControllerOperations>({
     target: controllerTarget(identity().record),
@@ -59,6 +82,8 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     heartbeatMs: heartbeat.intervalMs,
     backoff: newBackoff(),
   });
+  followRevocations(control, revocations, logger);
+  reportSessions(control, () => peers.count, heartbeat.intervalMs);
 
   // The relays come from the controller and are remembered: with the controller away, the node still
   // reaches them, and so do its sessions and new clients.
@@ -98,7 +123,7 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
       (bounds ??= outletConnectionBounds(node.connectionBounds ?? defaultConnectionBounds, logger)),
     onFatal: options.onFatal,
   });
-  return { control, relays, portals };
+  return { control, relays, portals, revocations };
 }
 
 /**

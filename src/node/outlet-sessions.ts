@@ -5,7 +5,13 @@
  * target, or a warm stream, which waits for its one client.
  */
 import type { Socket } from 'node:net';
-import { acceptOutletChannel, adoptOutletSession, PeerRefused, type Channel } from '../wire/e2e-session.ts';
+import {
+  acceptOutletChannel,
+  adoptOutletSession,
+  isGuardRefusal,
+  PeerRefused,
+  type Channel,
+} from '../wire/e2e-session.ts';
 import {
   GoAwayCode,
   goAwayNames,
@@ -62,6 +68,7 @@ export class OutletSessions {
         this.carryRaw(raw, 'direct').catch((error: unknown) => {
           // Other failures on the direct path leave the inlet on the relay; the dialer says so.
           if (error instanceof PeerRefused) options.refusals.noteSessionFailure(error, inlet);
+          if (isGuardRefusal(error)) options.refusals.logRefusal(error.message);
           throw error;
         }),
       holding: (inlet) => ({
@@ -133,7 +140,7 @@ export class OutletSessions {
       await this.carryRaw(await dialSplice(relay, splice, 'outlet', secret, true), 'relay');
     } catch (error) {
       refusals.noteSessionFailure(error, from);
-      if (error instanceof PeerRefused) refusals.logRefusal(error.message);
+      if (error instanceof PeerRefused || isGuardRefusal(error)) refusals.logRefusal(error.message);
       else this.options.logger.debug(`outlet: session failed: ${(error as Error).message}`);
     }
   }

@@ -19,6 +19,8 @@ import { enrollWithTicket } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
 import type { Logger } from '../node/logger.ts';
 import { Renewal } from '../node/renewal.ts';
+import { followRevocations, reportSessions } from '../node/revocation-feed.ts';
+import { RevocationList } from '../node/revocation-list.ts';
 import { StandingChannel } from '../node/standing-channel.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
 import { heartbeatIntervalMs } from '../wire/limits.ts';
@@ -43,6 +45,8 @@ export interface RelayNodeOptions {
   readonly logger: Logger;
   /** Heartbeat on the controller channel. @default heartbeatIntervalMs */
   readonly heartbeatMs?: number;
+  /** Splice no new session while the list of revoked members is older than this. @default no bound */
+  readonly revocationMaxAgeMs?: number;
 }
 
 /** Draining: takes no new members or splices, while the splices carried go on until stop(). */
@@ -106,7 +110,14 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
   const authority = new X509Certificate(current.authority);
   const projectId = current.record.projectId;
   const log = (line: string) => options.logger.info(line);
+  const revocations = new RevocationList({
+    file: join(directory, 'revoked.json'),
+    logger: options.logger,
+    ...(options.revocationMaxAgeMs !== undefined ? { maxAgeMs: options.revocationMaxAgeMs } : {}),
+  });
+  await revocations.restore();
   const server = new RelayServer({
+    stale: () => revocations.stale(),
     // Members of this relay's project only.
     verifyPeer: (certificate) => {
       const member = verifyMember(certificate, authority);
@@ -114,6 +125,9 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     },
     log,
   });
+  // Revoked members are refused from the list kept on disk, before the first connection is taken.
+  for (const { nodeId } of revocations.revoked()) server.cutMember(nodeId);
+  revocations.on('revoked', (nodeId: string) => server.cutMember(nodeId));
   const { address: bound } = await server.listen(options.listen.host, options.listen.port, {
     key: tls.privateKey,
     certificate: tls.certificate,
@@ -131,6 +145,8 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     heartbeatMs: options.heartbeatMs ?? heartbeatIntervalMs,
     backoff: new Backoff(),
   });
+  followRevocations(control, revocations, options.logger);
+  reportSessions(control, () => server.openConnections(), options.heartbeatMs ?? heartbeatIntervalMs);
   control.on('up', () => {
     control.request('relay-announce', { address, fingerprint }).then(
       () =>

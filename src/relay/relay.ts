@@ -22,6 +22,7 @@ import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
+import { MemberSplices } from './member-splices.ts';
 import {
   dialAnswerMs,
   pendingPerMember,
@@ -102,6 +103,7 @@ export class Relay {
   private readonly pending = new Map<string, PendingSplice>();
   private readonly pendingByMember = new CounterMap<string>();
   private readonly active = new Set<Socket>();
+  private readonly carriedFor = new MemberSplices();
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
   private readonly limits: typeof defaults;
@@ -293,6 +295,7 @@ export class Relay {
     if (inlet && outlet) {
       this.settle(splice, entry);
       this.pipe(inlet, outlet);
+      this.carriedFor.add([entry.from.nodeId, entry.outlet.nodeId], [inlet, outlet]);
     }
     return true;
   }
@@ -360,6 +363,23 @@ export class Relay {
         if (hadError) resetSocket(to);
       });
     }
+  }
+
+  /**
+   * Cuts everything of the member `nodeId` (revoked from its project): the splices it is part of, at
+   * once and as a reset (both nodes close their session and the inlet moves on); the splices waiting for
+   * it; its registrations. Returns how many splices were cut.
+   */
+  cutMember(nodeId: string): number {
+    for (const [splice, entry] of [...this.pending])
+      if (entry.from.nodeId === nodeId || entry.outlet.nodeId === nodeId) this.expire(splice);
+    for (const [key, list] of [...this.registrations]) {
+      const kept = list.filter((registration) => registration.nodeId !== nodeId);
+      if (kept.length === list.length) continue;
+      if (kept.length > 0) this.registrations.set(key, kept);
+      else this.registrations.delete(key);
+    }
+    return this.carriedFor.cut(nodeId);
   }
 
   /** The splice is no longer pending: its counts are given back. */

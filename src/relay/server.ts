@@ -13,6 +13,7 @@ import { MemberService, type MemberConnection, type Session } from '../wire/memb
 import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-port.ts';
 import { relayFields, type RelayEvent, type RelayOperations } from '../wire/protocol.ts';
 import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
+import { RuntimeFailure } from '../shared/errors.ts';
 import { repeatedWarningMs } from '../shared/limits.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
 
@@ -40,6 +41,8 @@ export interface RelayServerOptions {
   readonly relay?: RelayOptions;
   readonly limits?: RelayServerLimits;
   readonly log?: (line: string) => void;
+  /** True while the relay's list of revoked members is older than its bound: it splices no new session. */
+  readonly stale?: () => boolean;
 }
 
 export class RelayServer {
@@ -48,13 +51,19 @@ export class RelayServer {
   /** The port of its own, when it serves on one. */
   private ownPort: PortalPort | undefined;
   private versionWarnedAt = 0;
+  /** Members revoked from the project: refused from now on. */
+  private readonly revoked = new Set<string>();
 
   constructor(private readonly options: RelayServerOptions) {
     this.relay = new Relay(options.relay);
     this.members = new MemberService({
       service: 'relay',
       fields: relayFields,
-      verifyPeer: options.verifyPeer,
+      // A revoked member's certificate proves nothing here, though it has not expired.
+      verifyPeer: async (certificate) => {
+        const peer = await options.verifyPeer(certificate);
+        return peer && !this.revoked.has(peer.nodeId) ? peer : undefined;
+      },
       limits: options.limits ?? defaultRelayServerLimits,
       open: (connection) => this.open(connection),
       // A relay serves members only: there is nothing an anonymous peer may ask of it.
@@ -113,6 +122,23 @@ export class RelayServer {
     await this.ownPort?.close();
   }
 
+  /**
+   * A member was revoked: it is refused from now on, its connections (and so its registrations) close,
+   * and every splice it is part of is cut. Returns how many splices were.
+   */
+  cutMember(nodeId: string): number {
+    this.revoked.add(nodeId);
+    this.members.closeMember(nodeId);
+    const cut = this.relay.cutMember(nodeId);
+    if (cut > 0) this.options.log?.(`relay: cut ${cut} splice(s) of ${nodeId}, revoked`);
+    return cut;
+  }
+
+  /** Whether `nodeId` was revoked (see cutMember). */
+  refuses(nodeId: string): boolean {
+    return this.revoked.has(nodeId);
+  }
+
   acceptSplice(socket: Socket, half: SpliceHalf): boolean {
     return this.relay.join(socket, half.splice, half.role, half.secret);
   }
@@ -140,7 +166,15 @@ export class RelayServer {
           if (withdraw) this.options.log?.(`relay: ${peer.nodeId} withdrew ${name}`);
           return {};
         },
-        connect: ({ relay: name, allow }) => this.relay.connect(peer, name, allow),
+        connect: ({ relay: name, allow }) => {
+          if (this.options.stale?.())
+            throw new RuntimeFailure(
+              'REVOCATIONS_STALE',
+              'the relay splices no new session: its list of revoked members is older than its bound',
+              { hint: 'the relay needs to reach the controller again; the node tries another relay' },
+            );
+          return this.relay.connect(peer, name, allow);
+        },
       },
       closed: () => registrations.forEach((withdraw) => withdraw()),
     };

@@ -50,6 +50,12 @@ export const durationRanges = {
    * service manager waits that long for a stop, so past 10m a stop looks like a hang.
    */
   drain: { minMs: 1, maxMs: 10 * minute, examples: '10s or 1m' },
+  /**
+   * A node's or relay's revocation-max-age: how old its list of revoked members may grow (the
+   * controller away) before it opens no new session. Below 1s a heartbeat's hiccup would stop it; past
+   * 30 days no certificate lives that long anyway.
+   */
+  revocationAge: { minMs: second, maxMs: 30 * day, examples: '5m or 1h' },
 } as const satisfies Record<string, DurationRange>;
 
 export type DurationReading =

@@ -223,6 +223,22 @@ export const errorCodes = [
   /** A service's TLS key file cannot be read. */
   'TLS_KEY_UNREADABLE',
 
+  // Members and their revocation.
+  /** The project has no member of that id. */
+  'MEMBER_UNKNOWN',
+  /** The member was revoked from the project: it is refused everywhere and never certified again. */
+  'MEMBER_REVOKED',
+  /** The administrator named is the project's last one, and a project always keeps one. */
+  'LAST_ADMINISTRATOR',
+  /** An administrator asked to revoke itself: another administrator does that. */
+  'SELF_REVOCATION',
+  /** An administrator cancelled the ticket before it was used. */
+  'TICKET_CANCELLED',
+  /** A node or relay refused a peer that was revoked from the project. */
+  'PEER_REVOKED',
+  /** The node's list of revoked members is older than its revocation-max-age: it opens no new session. */
+  'REVOCATIONS_STALE',
+
   // The benchmark scripts (scripts/bench/).
   /** A benchmark setting is not a value the benchmark can run with. */
   'BAD_SETTING',

@@ -16,6 +16,7 @@ import { readOneJsonLine } from './json-lines.ts';
 import { e2eHandshakeTimeoutMs } from './limits.ts';
 import { MuxSession, type MuxOptions } from './mux.ts';
 import { e2eProtocolVersion, parseVerdict, type ChannelMode, type Verdict } from './protocol/e2e.ts';
+import type { PeerGuard } from './peer-guard.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
 
 export type { ChannelMode, Verdict } from './protocol/e2e.ts';
@@ -26,6 +27,8 @@ export interface SessionCredentials {
   /** The project CA: the only trust anchor. */
   readonly authority: string;
   readonly projectId: string;
+  /** Refuses revoked peers (and every peer while the node's list is too old) and keeps accepted ones. */
+  readonly guard?: PeerGuard;
 }
 
 export class PeerRefused extends PortalError {
@@ -47,6 +50,26 @@ export class SessionFailed extends PortalError {
   }
 }
 
+export class PeerRevoked extends PortalError {
+  readonly exitCode = 1 as const;
+  constructor(message: string, hint: string) {
+    super('PEER_REVOKED', message, { hint });
+  }
+}
+
+export class RevocationsStale extends PortalError {
+  readonly exitCode = 1 as const;
+  constructor(message: string) {
+    super('REVOCATIONS_STALE', message, {
+      hint: 'let the node reach the controller again, or raise revocation-max-age in its configuration',
+    });
+  }
+}
+
+/** A refusal for a revoked peer or a list too old, not for attributes: worth a line in the log. */
+export const isGuardRefusal = (error: unknown): error is PeerRevoked | RevocationsStale =>
+  error instanceof PeerRevoked || error instanceof RevocationsStale;
+
 function judge(
   peerCertificate: ReturnType<TLSSocket['getPeerX509Certificate']>,
   credentials: SessionCredentials,
@@ -55,7 +78,33 @@ function judge(
   const peer = peerCertificate ? identityOf(peerCertificate) : undefined;
   const saw = peer?.attributes ?? [];
   const sameProject = peer?.projectId === credentials.projectId;
-  return { accept: sameProject && policyAdmits(allow, saw), saw, want: allow, protocol: e2eProtocolVersion };
+  const refusal = peer ? credentials.guard?.refusal(peer.nodeId) : undefined;
+  return {
+    accept: sameProject && policyAdmits(allow, saw) && refusal === undefined,
+    saw,
+    want: allow,
+    protocol: e2eProtocolVersion,
+    ...(refusal ? { refusal } : {}),
+  };
+}
+
+/** The error of a refusal that is not about attributes: the peer revoked, or this node's list too old. */
+function guardError(ours: Verdict, theirs: Verdict): PortalError | undefined {
+  if (ours.refusal === 'revoked')
+    return new PeerRevoked(
+      'refused a peer that was revoked from the project',
+      'an administrator revoked it (portal project members says when and why); it stays refused',
+    );
+  if (ours.refusal === 'stale')
+    return new RevocationsStale('refused a new session: the list of revoked members is older than revocation-max-age');
+  if (theirs.refusal === 'revoked')
+    return new PeerRevoked(
+      'the peer refused this node: it was revoked from the project',
+      'enroll a new node with a new ticket',
+    );
+  if (theirs.refusal === 'stale')
+    return new RevocationsStale('the peer opens no new session: its list of revoked members is too old');
+  return undefined;
 }
 
 async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
@@ -72,6 +121,11 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
   if ('mismatch' in theirs) {
     socket.destroy();
     throw new SessionFailed(theirs.mismatch);
+  }
+  const refused = !ours.accept || !theirs.accept ? guardError(ours, theirs) : undefined;
+  if (refused) {
+    socket.destroy();
+    throw refused;
   }
   if (!ours.accept) {
     socket.destroy();
@@ -153,7 +207,9 @@ export async function openInletChannel(
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
   await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs);
-  return { socket, peer: certificate ? identityOf(certificate) : undefined, mode };
+  const peer = certificate ? identityOf(certificate) : undefined;
+  if (peer) credentials.guard?.track(peer.nodeId, socket);
+  return { socket, peer, mode };
 }
 
 export interface E2eSession {
@@ -184,9 +240,11 @@ export async function acceptOutletChannel(
   });
   const certificate = socket.getPeerX509Certificate();
   const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
+  const peer = certificate ? identityOf(certificate) : undefined;
+  if (peer) credentials.guard?.track(peer.nodeId, socket);
   return {
     socket,
-    peer: certificate ? identityOf(certificate) : undefined,
+    peer,
     mode: theirs.mode === 'stream' ? 'stream' : 'session',
   };
 }

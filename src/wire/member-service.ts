@@ -68,6 +68,8 @@ const refusedConnection: Record<ServiceName, string> = {
 export class MemberService<Ops, Event> {
   private readonly members: MemberConnections;
   private readonly connections = new Set<TLSSocket>();
+  /** Each member's connections, so that a revoked member's can be closed. */
+  private readonly byMember = new Map<string, Set<TLSSocket>>();
 
   constructor(private readonly options: MemberServiceOptions<Ops, Event>) {
     this.members = new MemberConnections(options.limits.memberConnections);
@@ -94,6 +96,18 @@ export class MemberService<Ops, Event> {
     for (const socket of this.connections) socket.destroy();
   }
 
+  /** Closes every connection of the member `nodeId` (revoked): what it registered goes with them. */
+  closeMember(nodeId: string): number {
+    const sockets = [...(this.byMember.get(nodeId) ?? [])];
+    for (const socket of sockets) socket.destroy();
+    return sockets.length;
+  }
+
+  /** Whether the member `nodeId` holds a connection now. */
+  connected(nodeId: string): boolean {
+    return this.members.count(nodeId) > 0;
+  }
+
   private serveMember(socket: TLSSocket, peer: PeerIdentity, release: () => void): void {
     if (!this.members.admit(peer.nodeId, socket)) {
       const held = this.members.count(peer.nodeId);
@@ -103,6 +117,12 @@ export class MemberService<Ops, Event> {
     }
     // A member may hold its connection open indefinitely; an anonymous peer only until its deadline.
     release();
+    const held = this.byMember.get(peer.nodeId) ?? new Set<TLSSocket>();
+    this.byMember.set(peer.nodeId, held.add(socket));
+    socket.once('close', () => {
+      held.delete(socket);
+      if (held.size === 0 && this.byMember.get(peer.nodeId) === held) this.byMember.delete(peer.nodeId);
+    });
     const source = sourceKeyOf(socket.remoteAddress);
     this.run(socket, this.options.limits.memberInFlight, undefined, (push) =>
       this.options.open({ peer, source, push }),

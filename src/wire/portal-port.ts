@@ -34,6 +34,8 @@ export interface SharedDataPlane {
   openConnections(): number;
   whenIdle(): Promise<void>;
   close(): Promise<void>;
+  /** Cuts every splice and connection of a member revoked from its project. */
+  cutMember?(nodeId: string): void;
 }
 
 export interface PortalPortOptions {

@@ -95,6 +95,51 @@ export interface TicketBody {
   readonly relay?: string;
   readonly tls?: boolean;
   readonly relayNode?: boolean;
+  /** The ticket enrolls another administrator of the project (with `portal enroll --ticket`). */
+  readonly admin?: boolean;
+}
+
+/** A member taken out of the project, as nodes and relays keep it: refused until `until` (epoch ms). */
+export interface RevokedEntry {
+  readonly nodeId: string;
+  /** When the member's last certificate has expired: after it the entry may be forgotten. */
+  readonly until: number;
+}
+
+/** A member of the project, as `portal project members` shows it. Times are ISO 8601, or null. */
+export interface MemberInfo {
+  readonly id: string;
+  readonly kind: 'node' | 'relay' | 'administrator';
+  readonly attributes: readonly string[];
+  /** The relay names it may register (outlets). */
+  readonly relays: readonly string[];
+  readonly tls: boolean;
+  readonly enrolledAt: string;
+  readonly certificateExpiresAt: string | null;
+  /** When it last opened or closed a connection to the controller; "now" while one is open. */
+  readonly lastSeen: string | null;
+  /** Whether it holds a connection to the controller now. */
+  readonly connected: boolean;
+  /** End-to-end sessions and direct connections it reported carrying at its last heartbeat; null when not connected. */
+  readonly liveSessions: number | null;
+  readonly revoked: { readonly at: string; readonly by: string; readonly reason: string } | null;
+}
+
+/** An enrollment ticket that can still be used, as `portal project tickets` shows it: never its secret. */
+export interface TicketInfo {
+  readonly id: string;
+  readonly grants: {
+    readonly attribute: string;
+    readonly relays: readonly string[];
+    readonly tls: boolean;
+    readonly relayNode: boolean;
+    readonly admin: boolean;
+  };
+  readonly usesLeft: number;
+  readonly expiresAt: string;
+  readonly issuedAt: string;
+  /** The administrator who issued it; null for tickets issued before this was kept. */
+  readonly issuedBy: string | null;
 }
 
 /**
@@ -147,6 +192,24 @@ export interface ControllerOperations {
   unadvertise: { request: { via: string }; answer: Empty };
   /** The direct paths of the inlets that want one of this member's relay names and allow one of its attributes. */
   inlets: { request: Empty; answer: { inlets: readonly InletAdvert[] } };
+  /** Every member of the project, revoked ones included (administrators only). */
+  members: { request: Empty; answer: { members: readonly MemberInfo[] } };
+  /**
+   * Takes a member out of the project (administrators only): it is never certified again, its
+   * connections are closed, and every node and relay of the project is told at once (`revoked`).
+   */
+  revoke: { request: { member: string; reason: string }; answer: { revoked: RevokedEntry } };
+  /** The members revoked whose certificates may still be valid: what nodes and relays refuse. */
+  revocations: { request: Empty; answer: { revoked: readonly RevokedEntry[] } };
+  /** The tickets that can still enroll someone (administrators only). */
+  tickets: { request: Empty; answer: { tickets: readonly TicketInfo[] } };
+  /** Cancels a ticket before it is used up (administrators only). */
+  'ticket-cancel': { request: { ticket: string }; answer: Empty };
+  /**
+   * What a member reports at each heartbeat: the end-to-end sessions and direct connections it carries,
+   * shown by `portal project members`.
+   */
+  'member-report': { request: { liveSessions: number }; answer: Empty };
 }
 
 export interface SpliceGrant {
@@ -192,7 +255,16 @@ export interface InletGoneEvent {
   readonly inlet: string;
 }
 
-export type ControllerEvent = RelaysEvent | InletEvent | InletGoneEvent;
+/**
+ * Pushed to every member of a project when members are revoked: nodes close every session with them,
+ * relays every splice and registration of theirs, and both refuse them from then on.
+ */
+export interface RevokedEvent {
+  readonly event: 'revoked';
+  readonly revoked: readonly RevokedEntry[];
+}
+
+export type ControllerEvent = RelaysEvent | InletEvent | InletGoneEvent | RevokedEvent;
 
 /** Pushed by a relay to an outlet: an inlet asked for a splice; join it with this secret. */
 export interface DialEvent {

@@ -25,6 +25,8 @@ export interface EnrollmentTicket extends ControllerPin {
     readonly relay?: string;
     readonly tls?: boolean;
     readonly relayNode?: boolean;
+    /** The ticket enrolls another administrator (`portal enroll --ticket`). */
+    readonly admin?: boolean;
   };
 }
 
@@ -42,6 +44,7 @@ export function encodeTicket(ticket: EnrollmentTicket): string {
         ...(ticket.grants.relay ? { r: ticket.grants.relay } : {}),
         ...(ticket.grants.tls ? { t: true } : {}),
         ...(ticket.grants.relayNode ? { n: true } : {}),
+        ...(ticket.grants.admin ? { d: true } : {}),
       }
     : {};
   const body = {
@@ -76,12 +79,13 @@ export function decodeTicket(text: string): EnrollmentTicket {
   ) {
     throw malformed('enrollment ticket', 'give the contents of the .ticket file that portal project ticket wrote');
   }
-  const { a, r, t, n } = body;
+  const { a, r, t, n, d } = body;
   const granted = {
     attribute: String(a),
     ...(typeof r === 'string' ? { relay: r } : {}),
     ...(t === true ? { tls: true } : {}),
     ...(n === true ? { relayNode: true } : {}),
+    ...(d === true ? { admin: true } : {}),
   };
   const grants = typeof a === 'string' ? { grants: granted } : {};
   return {

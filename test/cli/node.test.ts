@@ -61,7 +61,8 @@ describe('portal node: what a user sees when something is wrong', function () {
       run.stderr,
       joinedRegExp(
         /^--configuration:1:52: \/colour: unknown key "colour"; /m,
-        /expected one of: relay, tcp-outlet, tcp-outlets, tcp-inlet, tcp-inlets, http-server-port, ticket$/m,
+        /expected one of: relay, tcp-outlet, tcp-outlets, tcp-inlet, tcp-inlets, http-server-port, /m,
+        /revocation-max-age, ticket$/m,
       ),
     );
     assert.match(run.stderr, /^--configuration:1:15: \/tcp-inlet: missing required key "allow"$/m);

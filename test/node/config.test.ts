@@ -97,7 +97,7 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
       '\t"colour": 1\n}';
     assert.deepEqual(refused(text), [
       '--configuration:4:2: /colour: unknown key "colour"; expected one of: relay, tcp-outlet, tcp-outlets, ' +
-        'tcp-inlet, tcp-inlets, http-server-port, ticket',
+        'tcp-inlet, tcp-inlets, http-server-port, revocation-max-age, ticket',
       '--configuration:3:68: /tcp-outlet/tls: expected boolean, got "yes"',
     ]);
     assert.deepEqual(refused('{"relay": "db", "tcp-outlet": {"to": "nowhere", "allow": "db-inlet"}}'), [
@@ -123,6 +123,15 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
     ]);
   });
 
+  it('reads revocation-max-age as a duration, and locates one it cannot use', () => {
+    const base = '{"relay": "db", "tcp-outlet": {"to": "10.0.0.5:5432", "allow": "db-inlet"}, ';
+    assert.equal(parseNodeConfig('node.json', `${base}"revocation-max-age": "5m"}`)['revocation-max-age'], '5m');
+    assert.deepEqual(refused(`${base}"revocation-max-age": "5"}`), [
+      '--configuration:1:99: /revocation-max-age: revocation-max-age has no unit; give a whole number followed by ' +
+        'ms, s, m, h or d (such as 5m or 1h), from 1s to 30d',
+    ]);
+  });
+
   it('reads valid JSON, with tabs, CRLF or a byte order mark, and YAML as before, flow mappings included', () => {
     const json = JSON.stringify(outlet, null, '\t').replace(/\n/g, '\r\n');
     assert.deepEqual(parseNodeConfig('node.json', json), outlet);
@@ -143,7 +152,7 @@ describe('node configuration: JSON read as JSON, YAML as YAML', () => {
   it('keeps a "__proto__" key as data, refused as an unknown key', () => {
     assert.deepEqual(refused('{"relay": "db", "__proto__": {"polluted": true}}'), [
       '--configuration:1:17: /__proto__: unknown key "__proto__"; expected one of: relay, tcp-outlet, tcp-outlets, ' +
-        'tcp-inlet, tcp-inlets, http-server-port, ticket',
+        'tcp-inlet, tcp-inlets, http-server-port, revocation-max-age, ticket',
     ]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });

@@ -40,6 +40,12 @@ describe('control channel client: what a server that stops answering may cost th
     advertise: neverAnswers('advertise'),
     unadvertise: neverAnswers('unadvertise'),
     inlets: neverAnswers('inlets'),
+    members: neverAnswers('members'),
+    revoke: neverAnswers('revoke'),
+    revocations: neverAnswers('revocations'),
+    tickets: neverAnswers('tickets'),
+    'ticket-cancel': neverAnswers('ticket-cancel'),
+    'member-report': neverAnswers('member-report'),
   };
 
   before(async () => {

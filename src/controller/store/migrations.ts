@@ -65,6 +65,30 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Revocation: a member can be taken out (the list nodes and relays keep), several administrators
+  // (admin tickets), tickets that say who issued them and can be cancelled, and what `project members`
+  // shows (the certificate's expiry, when the member was last seen).
+  '0004-revocation': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('revocations')
+        .addColumn('node_id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+        .addColumn('revoked_at', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_by', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('certificate_expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.alterTable('tickets').addColumn('issued_by', 'text').execute();
+      await db.schema
+        .alterTable('tickets')
+        .addColumn('admin', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('tickets').addColumn('cancelled_at', 'bigint').execute();
+      await db.schema.alterTable('members').addColumn('certificate_expires_at', 'bigint').execute();
+      await db.schema.alterTable('members').addColumn('last_seen', 'bigint').execute();
+    },
+  },
   // Several attributes per member (NAME or KEY=VALUE), comma-joined (neither holds a comma). The single
   // attribute column keeps the first, so every existing row reads the same; each existing row's list is
   // its one attribute.

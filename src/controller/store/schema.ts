@@ -32,6 +32,12 @@ export interface TicketTable {
   expires_at: number;
   uses_left: number;
   created_at: number;
+  /** The administrator who issued it; null for tickets issued before this was kept. */
+  issued_by: Generated<string | null>;
+  /** 1: the ticket enrolls another administrator. */
+  admin: Generated<number>;
+  /** Set when an administrator cancelled it: it enrolls nobody from then on. */
+  cancelled_at: Generated<number | null>;
 }
 
 export interface MemberTable {
@@ -49,6 +55,22 @@ export interface MemberTable {
   /** SHA-256 (hex) of the public key the member enrolled with; null for members enrolled before it was kept. */
   public_key_sha256: Generated<string | null>;
   seq: Generated<number>;
+  /** When the last certificate the controller signed for it expires. */
+  certificate_expires_at: Generated<number | null>;
+  /** When it last opened or closed a connection to the controller. */
+  last_seen: Generated<number | null>;
+}
+
+/** A member taken out of its project: it is refused everywhere, and never certified again. */
+export interface RevocationTable {
+  node_id: string;
+  project_id: string;
+  revoked_at: number;
+  /** The administrator who revoked it. */
+  revoked_by: string;
+  reason: string;
+  /** After this its last certificate has expired: nodes may forget the entry. */
+  certificate_expires_at: number;
 }
 
 export interface Database {
@@ -56,4 +78,5 @@ export interface Database {
   admin_codes: AdminCodeTable;
   tickets: TicketTable;
   members: MemberTable;
+  revocations: RevocationTable;
 }

@@ -27,6 +27,10 @@ export interface NodeConfig {
    */
   'http-server-port'?: number;
   /**
+   * Opt-in bound: the node opens and accepts no new session while its list of revoked members is older than this (the controller unreachable for longer), such as 5m. Unset: a node that cannot hear the controller keeps carrying traffic.
+   */
+  'revocation-max-age'?: string;
+  /**
    * Enrollment ticket (container YAML only).
    */
   ticket?: string;

@@ -40,6 +40,12 @@ export interface Verdict {
   readonly want: string;
   /** The end-to-end protocol version this side speaks (none: 1). */
   readonly protocol?: number;
+  /**
+   * Why this side refuses the peer when its attributes are not the reason: the peer was revoked from the
+   * project, or this side's list of revoked members is older than it accepts (`stale`). Absent from
+   * peers of earlier versions, which refuse only by attribute.
+   */
+  readonly refusal?: 'revoked' | 'stale';
 }
 
 /**
@@ -48,7 +54,7 @@ export interface Verdict {
  */
 export function parseVerdict(message: unknown): Verdict | { readonly mismatch: string } {
   const line = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
-  const { protocol, accept, saw, want, mode } = line;
+  const { protocol, accept, saw, want, mode, refusal } = line;
   if (protocol !== e2eProtocolVersion)
     return { mismatch: e2eVersionMismatch(typeof protocol === 'number' ? protocol : undefined) };
   return {
@@ -57,5 +63,6 @@ export function parseVerdict(message: unknown): Verdict | { readonly mismatch: s
     want: typeof want === 'string' ? want : '?',
     protocol,
     ...(mode === 'session' || mode === 'stream' ? { mode } : {}),
+    ...(refusal === 'revoked' || refusal === 'stale' ? { refusal } : {}),
   };
 }

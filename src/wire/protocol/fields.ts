@@ -118,6 +118,7 @@ export const controllerFields: Fields<ControllerOperations> = {
     relay: 'text?',
     tls: 'flag',
     relayNode: 'flag',
+    admin: 'flag',
   },
   project: {},
   ca: {},
@@ -126,6 +127,12 @@ export const controllerFields: Fields<ControllerOperations> = {
   advertise: { via: 'text', allow: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
   unadvertise: { via: 'text' },
   inlets: {},
+  members: {},
+  revoke: { member: 'text', reason: 'text' },
+  revocations: {},
+  tickets: {},
+  'ticket-cancel': { ticket: 'text' },
+  'member-report': { liveSessions: 'number' },
 };
 
 export const relayFields: Fields<RelayOperations> = {
@@ -170,6 +177,7 @@ export const controllerEventFields: EventFields<ControllerEvent> = {
     },
   },
   'inlet-gone': { event: 'text', inlet: 'text' },
+  revoked: { event: 'text', revoked: { records: { nodeId: 'text', until: 'number' } } },
 };
 
 export const relayEventFields: EventFields<RelayEvent> = {

@@ -1,0 +1,72 @@
+/**
+ * How `portal project members` and `portal project tickets` print: one aligned row per member or
+ * ticket for people, or the answer as JSON lines (--json, one object per line) for scripts. Pure: rows
+ * in, text out. Every value shown comes from the controller, so each is made printable first.
+ */
+import { printable } from '../shared/errors.ts';
+import type { MemberInfo, TicketInfo } from '../wire/protocol.ts';
+
+/** Columns aligned by the widest cell of each; the last column is not padded. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const cells = [header, ...rows].map((row) => row.map((cell) => printable(cell)));
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  return cells
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+/** A time as the table shows it: to the second, in UTC, or "-". */
+const shortTime = (iso: string | null) => (iso === null ? '-' : iso.replace(/\.\d{3}Z$/, 'Z'));
+
+export function membersTable(members: readonly MemberInfo[]): string {
+  return table(
+    ['ID', 'KIND', 'ATTRIBUTES', 'RELAYS', 'ENROLLED', 'CERTIFICATE EXPIRES', 'LAST SEEN', 'SESSIONS', 'STATUS'],
+    members.map((member) => [
+      member.id,
+      member.kind,
+      member.attributes.join(',') || '-',
+      member.relays.join(',') || (member.kind === 'relay' ? '(relay node)' : '-'),
+      shortTime(member.enrolledAt),
+      shortTime(member.certificateExpiresAt),
+      member.connected ? 'connected' : shortTime(member.lastSeen),
+      member.liveSessions === null ? '-' : String(member.liveSessions),
+      member.revoked
+        ? `revoked ${shortTime(member.revoked.at)} by ${member.revoked.by}` +
+          (member.revoked.reason ? `: ${member.revoked.reason}` : '')
+        : 'active',
+    ]),
+  );
+}
+
+export function ticketsTable(tickets: readonly TicketInfo[]): string {
+  return table(
+    ['ID', 'GRANTS', 'USES LEFT', 'EXPIRES', 'ISSUED', 'ISSUED BY'],
+    tickets.map((ticket) => [
+      ticket.id,
+      grantsOf(ticket.grants),
+      String(ticket.usesLeft),
+      shortTime(ticket.expiresAt),
+      shortTime(ticket.issuedAt),
+      ticket.issuedBy ?? '-',
+    ]),
+  );
+}
+
+function grantsOf(grants: TicketInfo['grants']): string {
+  if (grants.admin) return 'administrator';
+  if (grants.relayNode) return 'relay node';
+  return [
+    `attribute ${grants.attribute}`,
+    ...grants.relays.map((relay) => `relay ${relay}`),
+    ...(grants.tls ? ['tls'] : []),
+  ].join(', ');
+}
+
+/** One JSON object per line: the export format of both listings. */
+export const jsonLines = (items: readonly object[]) => items.map((item) => `${JSON.stringify(item)}\n`).join('');

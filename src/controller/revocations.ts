@@ -1,0 +1,137 @@
+/**
+ * Taking a member out of its project. A revoked member is never certified again (renewal, re-issue),
+ * its certificate authenticates nothing on the controller, and the list of revoked members whose
+ * certificates may still be valid is what nodes and relays refuse. An entry lasts until the member's
+ * last certificate has expired (at most one credential lifetime after the revocation): past that the
+ * certificate is refused for its date, so the list stays as short as the members revoked lately.
+ */
+import type { PeerIdentity } from '../pki/identity.ts';
+import { InputError } from '../shared/errors.ts';
+import type { RevokedEntry } from '../wire/protocol.ts';
+import { requireAdmin } from './projects.ts';
+import type { Store } from './store/open.ts';
+
+/** A revocation as it happened: the one place that records it (and where an audit trail hears of it). */
+export interface Revocation {
+  readonly projectId: string;
+  readonly entry: RevokedEntry;
+  readonly revokedBy: string;
+  readonly reason: string;
+  readonly at: number;
+}
+
+/** The longest reason kept. */
+const maxReasonLength = 500;
+
+export class Revocations {
+  /** Node ids revoked, read from the store once and kept as revocations happen. */
+  private revoked: Promise<Set<string>> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    /** The lifetime of the certificates the controller signs now. */
+    private readonly credentialLifetimeMs: () => number,
+  ) {}
+
+  /** Whether `nodeId` was revoked: one set lookup once the store has been read. */
+  async isRevoked(nodeId: string): Promise<boolean> {
+    return (await this.known()).has(nodeId);
+  }
+
+  /**
+   * Revokes `nodeId`, a member of the administrator's project: refused when it is not one, when it was
+   * revoked already, and when it is the project's last administrator (checked in the transaction that
+   * records the revocation, so two administrators revoking each other leave one).
+   */
+  async revoke(admin: PeerIdentity, nodeId: string, reason: string, now = Date.now()): Promise<Revocation> {
+    requireAdmin(admin);
+    if (reason.length > maxReasonLength)
+      throw new InputError('BAD_FLAG', `--reason is ${reason.length} characters long`, {
+        hint: `give a reason of at most ${maxReasonLength} characters`,
+      });
+    // Its own connection would close before the answer: another administrator does it, knowingly.
+    if (nodeId === admin.nodeId)
+      throw new InputError('SELF_REVOCATION', 'an administrator cannot revoke itself', {
+        hint: 'ask another administrator to run portal project revoke with your id',
+      });
+    const revocation = await this.store.transaction().execute(async (trx) => {
+      const member = await trx.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+      if (!member || member.project_id !== admin.projectId) throw unknownMember(nodeId);
+      const earlier = await trx
+        .selectFrom('revocations')
+        .select('revoked_at')
+        .where('node_id', '=', nodeId)
+        .executeTakeFirst();
+      if (earlier)
+        throw new InputError(
+          'MEMBER_REVOKED',
+          `the member ${nodeId} was revoked already, at ${new Date(earlier.revoked_at).toISOString()}`,
+          { hint: 'see portal project members' },
+        );
+      if (member.admin === 1) {
+        const others = await trx
+          .selectFrom('members')
+          .leftJoin('revocations', 'revocations.node_id', 'members.node_id')
+          .select('members.node_id')
+          .where('members.project_id', '=', admin.projectId)
+          .where('members.admin', '=', 1)
+          .where('revocations.node_id', 'is', null)
+          .where('members.node_id', '!=', nodeId)
+          .execute();
+        if (others.length === 0)
+          throw new InputError('LAST_ADMINISTRATOR', `${nodeId} is the last administrator of the project`, {
+            hint: 'enroll another administrator first (portal project ticket --admin, then portal enroll --ticket)',
+          });
+      }
+      // Any certificate signed before this moment has expired by `until`.
+      const until = Math.max(member.certificate_expires_at ?? 0, now + this.credentialLifetimeMs());
+      await trx
+        .insertInto('revocations')
+        .values({
+          node_id: nodeId,
+          project_id: admin.projectId,
+          revoked_at: now,
+          revoked_by: admin.nodeId,
+          reason,
+          certificate_expires_at: until,
+        })
+        .execute();
+      return { projectId: admin.projectId, entry: { nodeId, until }, revokedBy: admin.nodeId, reason, at: now };
+    });
+    (await this.known()).add(nodeId);
+    return revocation;
+  }
+
+  /** The revoked members of `projectId` whose certificates may still be valid at `now`. */
+  async listOf(projectId: string, now = Date.now()): Promise<RevokedEntry[]> {
+    const rows = await this.store
+      .selectFrom('revocations')
+      .select(['node_id', 'certificate_expires_at'])
+      .where('project_id', '=', projectId)
+      .where('certificate_expires_at', '>', now)
+      .orderBy('node_id')
+      .execute();
+    return rows.map((row) => ({ nodeId: row.node_id, until: Number(row.certificate_expires_at) }));
+  }
+
+  private known(): Promise<Set<string>> {
+    this.revoked ??= this.store
+      .selectFrom('revocations')
+      .select('node_id')
+      .execute()
+      .then((rows) => new Set(rows.map((row) => row.node_id)));
+    return this.revoked;
+  }
+}
+
+export function unknownMember(nodeId: string): InputError {
+  return new InputError('MEMBER_UNKNOWN', `the project has no member ${nodeId}`, {
+    hint: 'see the ids with portal project members',
+  });
+}
+
+export function memberRevoked(nodeId: string): InputError {
+  return new InputError('MEMBER_REVOKED', `the member ${nodeId} was revoked from the project`, {
+    hint: 'an administrator revoked it (portal project members says when and why); enroll a new node with a new ticket',
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * Keeps a revocation list current from the controller's connection: the whole list each time the
+ * connection opens (a node or relay that was away learns what it missed before the list counts as
+ * current again), each revocation the moment the controller pushes it, and the time the connection
+ * dropped, from which the list ages. Also what a member reports at each heartbeat on that connection,
+ * for `portal project members`.
+ */
+import type { ControllerEvent } from '../wire/protocol.ts';
+import type { Logger } from './logger.ts';
+import type { RevocationList } from './revocation-list.ts';
+import type { NodeControl } from './standing-channel.ts';
+
+export function followRevocations(control: NodeControl, list: RevocationList, logger: Logger): void {
+  control.on('up', () => {
+    control.request('revocations', {}).then(
+      ({ revoked }) => list.replace(revoked),
+      (error: Error) => logger.warn(`no list of revoked members from the controller: ${error.message}`),
+    );
+  });
+  control.on('down', () => list.lost());
+  control.on('event', (event: ControllerEvent) => {
+    if (event.event === 'revoked') list.add(event.revoked);
+  });
+}
+
+/**
+ * Tells the controller, at each heartbeat while connected, how many end-to-end connections (a node) or
+ * splices (a relay) this process carries.
+ */
+export function reportSessions(control: NodeControl, count: () => number, intervalMs: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  const report = () => void control.request('member-report', { liveSessions: count() }).catch(() => undefined);
+  control.on('up', () => {
+    clearInterval(timer);
+    report();
+    timer = setInterval(report, intervalMs);
+    timer.unref();
+  });
+  control.on('down', () => clearInterval(timer));
+}

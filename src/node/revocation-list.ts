@@ -1,0 +1,165 @@
+/**
+ * The members revoked from the project, as a node or relay keeps them: fetched from the controller
+ * whenever the connection to it opens, added to as the controller pushes revocations, and kept on disk,
+ * so that a revoked peer stays refused across restarts and while the controller is away. An entry is
+ * dropped once the member's last certificate has expired (the certificate is refused for its date then).
+ *
+ * The list is current while the connection to the controller is up (revocations arrive on it at once);
+ * once it drops, the list is as old as the moment it dropped. With a maximum age set (the operator's
+ * opt-in bound), a list older than that refuses every new session until the controller is back.
+ */
+import { EventEmitter } from 'node:events';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { durationRanges, readDuration } from '../shared/duration.ts';
+import { InputError } from '../shared/errors.ts';
+import type { GuardRefusal } from '../wire/peer-guard.ts';
+import type { RevokedEntry } from '../wire/protocol.ts';
+import type { Logger } from './logger.ts';
+
+export interface RevocationListOptions {
+  /** Where the list is kept (JSON, 0600). */
+  readonly file: string;
+  readonly logger: Logger;
+  /** Refuse every new session while the list is older than this; none: never. */
+  readonly maxAgeMs?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The file's content. */
+interface KeptList {
+  /** The last moment the list was known current (the connection to the controller was up). */
+  readonly currentAt: number | null;
+  readonly revoked: readonly RevokedEntry[];
+}
+
+/** Events: 'revoked' (nodeId: string), once per member newly on the list. */
+export class RevocationList extends EventEmitter {
+  private readonly entries = new Map<string, number>();
+  private currentAt: number | undefined;
+  /** True while the connection to the controller is up and the list was fetched on it. */
+  private live = false;
+  private saving: Promise<void> = Promise.resolve();
+  private readonly now: () => number;
+
+  constructor(private readonly options: RevocationListOptions) {
+    super();
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Reads the list kept on disk; a missing or unreadable file is an empty list never made current. */
+  async restore(): Promise<void> {
+    const text = await readFile(this.options.file, 'utf8').catch(() => undefined);
+    if (text === undefined) return;
+    try {
+      const kept = JSON.parse(text) as Partial<KeptList>;
+      if (typeof kept.currentAt === 'number') this.currentAt = kept.currentAt;
+      for (const entry of Array.isArray(kept.revoked) ? kept.revoked : [])
+        if (isEntry(entry)) this.entries.set(entry.nodeId, entry.until);
+    } catch {
+      this.options.logger.warn(`the list of revoked members in ${this.options.file} cannot be read; fetching it again`);
+    }
+  }
+
+  /** The whole list, as the controller gave it on a connection just opened: current from now on. */
+  replace(entries: readonly RevokedEntry[]): void {
+    this.live = true;
+    this.currentAt = this.now();
+    this.add(entries);
+  }
+
+  /** Revocations the controller pushed; each member new to the list is announced ('revoked'). */
+  add(entries: readonly RevokedEntry[]): void {
+    const now = this.now();
+    const added: string[] = [];
+    for (const entry of entries) {
+      if (!isEntry(entry) || entry.until <= now) continue;
+      if (!this.entries.has(entry.nodeId)) added.push(entry.nodeId);
+      this.entries.set(entry.nodeId, Math.max(entry.until, this.entries.get(entry.nodeId) ?? 0));
+    }
+    if (this.live) this.currentAt = now;
+    this.save();
+    for (const nodeId of added) this.emit('revoked', nodeId);
+  }
+
+  /** The connection to the controller dropped: the list ages from now. */
+  lost(): void {
+    if (!this.live) return;
+    this.live = false;
+    this.currentAt = this.now();
+    this.save();
+  }
+
+  /** Whether `nodeId` is revoked (and its certificate may still be valid). */
+  has(nodeId: string): boolean {
+    const until = this.entries.get(nodeId);
+    return until !== undefined && until > this.now();
+  }
+
+  /** How old the list is: 0 while current, Infinity when it never was. */
+  ageMs(): number {
+    if (this.live) return 0;
+    return this.currentAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, this.now() - this.currentAt);
+  }
+
+  /** Whether the list is older than the maximum age set (never, with none). */
+  stale(): boolean {
+    const { maxAgeMs } = this.options;
+    return maxAgeMs !== undefined && this.ageMs() > maxAgeMs;
+  }
+
+  /** Why a peer is refused: it was revoked, or (with a maximum age) the list is too old to tell. */
+  refusal(nodeId: string): GuardRefusal | undefined {
+    if (this.has(nodeId)) return 'revoked';
+    return this.stale() ? 'stale' : undefined;
+  }
+
+  /** The entries still in force, for the status page and the file. */
+  revoked(): RevokedEntry[] {
+    const now = this.now();
+    return [...this.entries]
+      .filter(([, until]) => until > now)
+      .map(([nodeId, until]) => ({ nodeId, until }))
+      .sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+  }
+
+  /** Writes the list (one write at a time, the last state wins), forgetting entries past their date. */
+  private save(): void {
+    const now = this.now();
+    for (const [nodeId, until] of this.entries) if (until <= now) this.entries.delete(nodeId);
+    const kept: KeptList = { currentAt: this.currentAt ?? null, revoked: this.revoked() };
+    const temporary = `${this.options.file}.tmp`;
+    this.saving = this.saving
+      .then(async () => {
+        await writeFile(temporary, `${JSON.stringify(kept)}\n`, { mode: 0o600 });
+        await rename(temporary, this.options.file);
+      })
+      .catch((error: Error) =>
+        this.options.logger.warn(`could not keep the list of revoked members: ${error.message}`),
+      );
+  }
+
+  /** Settles once what was written so far is on disk. */
+  flushed(): Promise<void> {
+    return this.saving;
+  }
+}
+
+function isEntry(value: unknown): value is RevokedEntry {
+  const entry = value as Partial<RevokedEntry> | null;
+  return (
+    typeof entry?.nodeId === 'string' &&
+    /^[a-z][0-9a-f]{16}$/.test(entry.nodeId) &&
+    typeof entry.until === 'number' &&
+    Number.isFinite(entry.until)
+  );
+}
+
+/** A revocation-max-age as milliseconds (the configuration's rules have checked it; a flag's is checked here). */
+export function revocationMaxAgeMs(text: string, where = 'revocation-max-age'): number {
+  const reading = readDuration(text, durationRanges.revocationAge);
+  if (reading.ok) return reading.ms;
+  throw new InputError('BAD_FLAG', `${where} ${reading.reason}`, {
+    hint: `give a duration such as ${durationRanges.revocationAge.examples}`,
+  });
+}

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { jsonLines, membersTable, table, ticketsTable } from '../../src/cli/member-tables.ts';
+import type { MemberInfo, TicketInfo } from '../../src/wire/protocol.ts';
+
+const member: MemberInfo = {
+  id: 'n0123456789abcdef',
+  kind: 'node',
+  attributes: ['db-inlet'],
+  relays: [],
+  tls: false,
+  enrolledAt: '2026-11-25T09:15:31.123Z',
+  certificateExpiresAt: '2026-11-25T12:09:55.000Z',
+  lastSeen: '2026-11-25T10:00:00.000Z',
+  connected: false,
+  liveSessions: null,
+  revoked: { at: '2026-11-25T10:00:01.000Z', by: 'a0123456789abcdef', reason: 'laptop lost' },
+};
+
+describe('cli: the tables of project members and tickets', () => {
+  it('aligns the columns and leaves the last one unpadded', () => {
+    assert.equal(table(['A', 'BB'], [['long', 'x']]), 'A     BB\nlong  x\n');
+  });
+
+  it('shows a revoked member with when, by whom and why, and a connected one with its sessions', () => {
+    const text = membersTable([
+      member,
+      { ...member, id: 'n1111111111111111', connected: true, liveSessions: 3, revoked: null },
+    ]);
+    const [header, revoked, active] = text.split('\n');
+    assert.match(
+      header ?? '',
+      /^ID +KIND +ATTRIBUTES +RELAYS +ENROLLED +CERTIFICATE EXPIRES +LAST SEEN +SESSIONS +STATUS$/,
+    );
+    assert.match(
+      revoked ?? '',
+      /db-inlet .*2026-11-25T09:15:31Z .*revoked 2026-11-25T10:00:01Z by a0123456789abcdef: laptop lost$/,
+    );
+    assert.match(active ?? '', / connected +3 +active$/);
+  });
+
+  it('never lets a value from the controller move the terminal', () => {
+    const text = membersTable([{ ...member, revoked: { ...member.revoked!, reason: 'x\u001b[2Jy\nz' } }]);
+    assert.ok(!text.includes('\u001b'));
+    assert.equal(text.trimEnd().split('\n').length, 2);
+  });
+
+  it('names what each ticket grants, and prints JSON lines for scripts', () => {
+    const ticket: TicketInfo = {
+      id: 't0123456789abcdef',
+      grants: { attribute: 'db-outlet', relays: ['db', 'cache'], tls: false, relayNode: false, admin: false },
+      usesLeft: 2,
+      expiresAt: '2026-11-25T19:00:00.000Z',
+      issuedAt: '2026-11-25T09:00:00.000Z',
+      issuedBy: 'a0123456789abcdef',
+    };
+    const admin = { ...ticket, id: 't1', grants: { ...ticket.grants, attribute: '', relays: [], admin: true } };
+    const text = ticketsTable([ticket, admin]);
+    assert.match(text, /attribute db-outlet, relay db, relay cache +2 /);
+    assert.match(text, /^t1 +administrator /m);
+    assert.deepEqual(
+      jsonLines([ticket])
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown),
+      [ticket],
+    );
+  });
+});

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import {
+  createAuthority,
+  createCertificateRequest,
+  issueCertificate,
+  type Authority,
+} from '../../src/pki/authority.ts';
+import { generateKeyPair } from '../../src/pki/keys.ts';
+import { PortalError } from '../../src/shared/errors.ts';
+import { acceptOutletChannel, openInletChannel, type SessionCredentials } from '../../src/wire/e2e-session.ts';
+import { PeerSockets, type GuardRefusal, type PeerGuard } from '../../src/wire/peer-guard.ts';
+
+async function member(authority: Authority, nodeId: string, attribute: string): Promise<SessionCredentials> {
+  const keys = generateKeyPair();
+  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
+  const identity = {
+    projectId: 'guarded',
+    nodeId,
+    attributes: [attribute],
+    relays: [],
+    admin: false,
+    tls: false,
+    relayNode: false,
+  };
+  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
+  return { key: keys.privateKey, certificate, authority: authority.certificate, projectId: 'guarded' };
+}
+
+const codeOf = (error: unknown) => (error instanceof PortalError ? error.code : String(error));
+
+describe('the peer guard: revoked peers refused in the verdicts, and cut once accepted', () => {
+  let outlet: SessionCredentials;
+  let inlet: SessionCredentials;
+  let listener: Server;
+  let port: number;
+  /** What the outlet's guard says of the inlet, and what the outlet's side of each handshake gave. */
+  let refusal: GuardRefusal | undefined;
+  const outletSockets = new PeerSockets();
+  let accepted: Promise<unknown>[] = [];
+
+  before(async () => {
+    const authority = await createAuthority('guarded');
+    outlet = await member(authority, 'n00000000000000aa', 'db-outlet');
+    inlet = await member(authority, 'n00000000000000bb', 'db-inlet');
+    const guard: PeerGuard = {
+      refusal: () => refusal,
+      track: (nodeId, socket) => outletSockets.track(nodeId, socket),
+    };
+    listener = createServer((raw: Socket) => {
+      accepted.push(acceptOutletChannel(raw, { ...outlet, guard }, 'db-inlet').catch((error: unknown) => error));
+    });
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    port = (listener.address() as { port: number }).port;
+  });
+
+  after(() => listener.close());
+
+  const dial = () => {
+    accepted = [];
+    return openInletChannel(connect(port, '127.0.0.1'), inlet, 'db-outlet', 'session');
+  };
+
+  it('refuses a revoked peer on both sides with PEER_REVOKED, not as an attribute mismatch', async () => {
+    refusal = 'revoked';
+    await assert.rejects(dial(), (error: unknown) => {
+      assert.equal(codeOf(error), 'PEER_REVOKED');
+      assert.match((error as Error).message, /the peer refused this node: it was revoked/);
+      return true;
+    });
+    const [outletSide] = await Promise.all(accepted);
+    assert.equal(codeOf(outletSide), 'PEER_REVOKED');
+  });
+
+  it('refuses every peer with REVOCATIONS_STALE while the list is too old', async () => {
+    refusal = 'stale';
+    await assert.rejects(dial(), (error: unknown) => codeOf(error) === 'REVOCATIONS_STALE');
+    assert.equal(codeOf((await Promise.all(accepted))[0]), 'REVOCATIONS_STALE');
+  });
+
+  it('keeps an accepted peer by its node id, and cuts it at once when it is revoked', async () => {
+    refusal = undefined;
+    const channel = await dial();
+    await Promise.all(accepted);
+    assert.equal(outletSockets.count, 1);
+    const closed = once(channel.socket, 'close');
+    assert.equal(outletSockets.cut('n00000000000000aa'), 0, 'another peer: nothing cut');
+    assert.equal(outletSockets.cut('n00000000000000bb'), 1);
+    await closed;
+    assert.equal(outletSockets.count, 0);
+  });
+});
