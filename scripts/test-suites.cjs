@@ -23,6 +23,7 @@ const unitFiles = [
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',
+  'test/controller/audit-trail.test.ts',
   'test/controller/backup-archive.test.ts',
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',

@@ -122,7 +122,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     credentialLifetimeMs: options.credentialLifetimeMs ?? defaultCredentialLifetimeMs,
     sealingKey,
   };
-  const service = new ControllerService(store, settings);
+  const service = new ControllerService(store, settings, options.log ? { log: options.log } : {});
   const relay = options.relay?.((peer) => service.verifyPeer(peer));
   const server = new ControllerServer({
     service,

@@ -23,6 +23,7 @@ import {
   type OperationHandlers,
   type RequestOf,
 } from '../wire/protocol.ts';
+import { auditHandlers } from './audit-handlers.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { ControllerService } from './service.ts';
@@ -227,6 +228,7 @@ export class ControllerServer {
         return {};
       },
       inlets: () => ({ inlets: this.adverts.forMember(member(peer)) }),
+      ...auditHandlers(service.audit, () => member(peer)),
     };
   }
 
@@ -323,7 +325,12 @@ export class ControllerServer {
         hint: 'stop relays the project no longer needs',
       });
     connection.withdraw?.();
-    connection.withdraw = withdraw;
+    const audit = this.options.service.audit;
+    connection.withdraw = () => {
+      withdraw();
+      void audit.record(peer.projectId, 'relay-lost', [peer.nodeId], { address: body.address });
+    };
+    void audit.record(peer.projectId, 'relay-announced', [peer.nodeId], { address: body.address });
     this.options.log?.(`controller: relay ${peer.nodeId} of project ${peer.projectId} serves at ${body.address}`);
     return {};
   }

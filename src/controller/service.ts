@@ -8,6 +8,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { Authority } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { EnrollmentAnswer as Enrollment, ProjectInfo, TicketBody as TicketRequest } from '../wire/protocol.ts';
+import { AuditTrail } from './audit-trail.ts';
 import { Enrollments } from './enrollment.ts';
 import { MemberCertificates, type ControllerSettings } from './member-certificates.ts';
 import { projectCount, projectOf } from './projects.ts';
@@ -21,15 +22,19 @@ export class ControllerService {
   private readonly certificates: MemberCertificates;
   private readonly enrollments: Enrollments;
   private readonly renewals: Renewals;
+  /** The project's audit trail: every part of the controller records its events here. */
+  readonly audit: AuditTrail;
 
   constructor(
     private readonly store: Store,
     settings: ControllerSettings,
+    options: { readonly log?: (line: string) => void } = {},
   ) {
     this.settingsNow = settings;
+    this.audit = new AuditTrail(store, options);
     this.certificates = new MemberCertificates(store, () => this.settingsNow);
-    this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow);
-    this.renewals = new Renewals(store, this.certificates);
+    this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);
+    this.renewals = new Renewals(store, this.certificates, this.audit);
   }
 
   get settings(): ControllerSettings {

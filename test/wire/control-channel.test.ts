@@ -40,6 +40,8 @@ describe('control channel client: what a server that stops answering may cost th
     advertise: neverAnswers('advertise'),
     unadvertise: neverAnswers('unadvertise'),
     inlets: neverAnswers('inlets'),
+    'audit-report': neverAnswers('audit-report'),
+    audit: neverAnswers('audit'),
   };
 
   before(async () => {

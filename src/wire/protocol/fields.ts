@@ -126,6 +126,10 @@ export const controllerFields: Fields<ControllerOperations> = {
   advertise: { via: 'text', allow: 'text', addresses: 'texts', secret: 'text', warm: 'number' },
   unadvertise: { via: 'text' },
   inlets: {},
+  'audit-report': {
+    records: { records: { id: 'text', event: 'text', time: 'number', members: 'texts', details: 'text' } },
+  },
+  audit: { afterSeq: 'number', limit: 'number', since: 'number', member: 'text?', event: 'text?' },
 };
 
 export const relayFields: Fields<RelayOperations> = {

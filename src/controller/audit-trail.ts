@@ -1,0 +1,195 @@
+/**
+ * The audit trail in the controller's store: records appended, never changed, each carrying the hash
+ * of the one before it in its project (src/shared/audit-chain.ts). Appends are serialised in this
+ * process, several records to a transaction; a record a reporter sends again (same reporter, same id)
+ * is recognised and not written twice. Nothing here updates or deletes a row.
+ */
+import { randomBytes } from 'node:crypto';
+import { canonicalJson, genesisHash, recordHash } from '../shared/audit-chain.ts';
+import {
+  auditLimits,
+  controllerWitness,
+  type AuditDetails,
+  type AuditQuery,
+  type AuditRecordWire,
+  type ControllerEventKind,
+} from '../wire/protocol/audit.ts';
+import type { Store } from './store/open.ts';
+
+/** One event to append. */
+export interface AuditEntry {
+  readonly event: string;
+  readonly seenBy: string;
+  readonly reportId: string;
+  readonly time: number;
+  readonly members: readonly string[];
+  readonly details: AuditDetails;
+}
+
+export interface AuditTrailOptions {
+  /** Told when a record could not be written (the event it records has happened anyway). */
+  readonly log?: (line: string) => void;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/** How many times an append is tried again when another writer took the same place in the chain. */
+const appendAttempts = 3;
+
+export class AuditTrail {
+  /** Appends in this process, one after another, so that each reads the head it extends. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private written = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: AuditTrailOptions = {},
+  ) {}
+
+  /** Records appended since the controller started. */
+  get recordsWritten(): number {
+    return this.written;
+  }
+
+  /**
+   * Appends an event the controller saw itself. Never throws: a failure is logged, and the event it
+   * records has happened anyway.
+   */
+  async record(
+    projectId: string,
+    event: ControllerEventKind,
+    members: readonly string[],
+    details: AuditDetails = {},
+  ): Promise<void> {
+    const entry = {
+      event,
+      seenBy: controllerWitness,
+      reportId: randomBytes(12).toString('base64url'),
+      time: this.now(),
+      members,
+      details,
+    };
+    await this.append(projectId, [entry]).catch((error: Error) =>
+      this.options.log?.(`controller: the audit record of ${event} was not written: ${error.message}`),
+    );
+  }
+
+  /** Appends `entries` to the project's chain, leaving out those written before; how many were written. */
+  append(projectId: string, entries: readonly AuditEntry[]): Promise<number> {
+    const run = this.tail.then(() => this.appendNow(projectId, entries));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async appendNow(projectId: string, entries: readonly AuditEntry[], attempt = 1): Promise<number> {
+    try {
+      const count = await this.store.transaction().execute(async (trx) => {
+        const head = await trx
+          .selectFrom('audit_records')
+          .select(['seq', 'hash'])
+          .where('project_id', '=', projectId)
+          .orderBy('seq', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        let seq = Number(head?.seq ?? 0);
+        let prev = head?.hash ?? genesisHash;
+        let added = 0;
+        const recorded = this.now();
+        for (const entry of entries) {
+          const known = await trx
+            .selectFrom('audit_records')
+            .select('seq')
+            .where('project_id', '=', projectId)
+            .where('seen_by', '=', entry.seenBy)
+            .where('report_id', '=', entry.reportId)
+            .executeTakeFirst();
+          if (known) continue;
+          seq += 1;
+          const record = {
+            project: projectId,
+            seq,
+            time: entry.time,
+            recorded,
+            event: entry.event,
+            seenBy: entry.seenBy,
+            reportId: entry.reportId,
+            members: canonicalJson(entry.members),
+            details: canonicalJson(entry.details),
+            prev,
+          };
+          const hash = recordHash(record);
+          await trx
+            .insertInto('audit_records')
+            .values({
+              project_id: projectId,
+              seq,
+              occurred_at: record.time,
+              recorded_at: recorded,
+              event: record.event,
+              seen_by: record.seenBy,
+              report_id: record.reportId,
+              members: record.members,
+              details: record.details,
+              prev_hash: prev,
+              hash,
+            })
+            .execute();
+          prev = hash;
+          added += 1;
+        }
+        return added;
+      });
+      this.written += count;
+      return count;
+    } catch (error) {
+      // Another controller on the same store took the place: read the head again.
+      if (attempt < appendAttempts && /unique|duplicate/i.test((error as Error).message))
+        return this.appendNow(projectId, entries, attempt + 1);
+      throw error;
+    }
+  }
+
+  /** Records of the project after `query.afterSeq`, oldest first, as `query` filters them. */
+  async query(projectId: string, query: AuditQuery): Promise<{ records: AuditRecordWire[]; head: number }> {
+    let select = this.store
+      .selectFrom('audit_records')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('seq', '>', Number.isFinite(query.afterSeq) ? Math.max(0, Math.floor(query.afterSeq)) : 0);
+    if (Number.isFinite(query.since) && query.since > 0) select = select.where('occurred_at', '>=', query.since);
+    if (query.event) select = select.where('event', '=', query.event);
+    const member = query.member;
+    if (member)
+      select = select.where((eb) => eb.or([eb('seen_by', '=', member), eb('members', 'like', `%"${member}"%`)]));
+    const limit =
+      Number.isFinite(query.limit) && query.limit > 0
+        ? Math.min(Math.floor(query.limit), auditLimits.pageRecords)
+        : auditLimits.pageRecords;
+    const rows = await select.orderBy('seq', 'asc').limit(limit).execute();
+    const head = await this.store
+      .selectFrom('audit_records')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return {
+      records: rows.map((row) => ({
+        project: row.project_id,
+        seq: Number(row.seq),
+        time: Number(row.occurred_at),
+        recorded: Number(row.recorded_at),
+        event: row.event,
+        seenBy: row.seen_by,
+        reportId: row.report_id,
+        members: row.members,
+        details: row.details,
+        prev: row.prev_hash,
+        hash: row.hash,
+      })),
+      head: Number(head?.seq ?? 0),
+    };
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}
