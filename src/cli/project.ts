@@ -8,6 +8,7 @@ import { adminRequest } from './administrator.ts';
 import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
+import { registerProjectAudit } from './project-audit.ts';
 
 export interface TicketOptions {
   /** @default "10h" */
@@ -79,6 +80,7 @@ export function registerProject(program: Command): void {
       const answer = await adminRequest(portalHome(), 'ca', {});
       process.stdout.write(String(answer.certificate));
     });
+  registerProjectAudit(project);
 }
 
 /**

@@ -50,6 +50,8 @@ export const durationRanges = {
    * service manager waits that long for a stop, so past 10m a stop looks like a hang.
    */
   drain: { minMs: 1, maxMs: 10 * minute, examples: '10s or 1m' },
+  /** portal project audit --since: how far back to read the trail (ten years covers any store). */
+  auditSince: { minMs: 1, maxMs: 3650 * day, examples: '1h or 7d' },
 } as const satisfies Record<string, DurationRange>;
 
 export type DurationReading =
