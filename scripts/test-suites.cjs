@@ -28,6 +28,7 @@ const unitFiles = [
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
+  'test/node/audit-outbox.test.ts',
   'test/node/client-tls.test.ts',
   'test/node/config-portals.test.ts',
   'test/node/config.test.ts',

@@ -73,6 +73,8 @@ export interface RelayOptions {
   readonly unansweredLimit?: number;
   /** How long such an outlet stays out of the choice (while another can be chosen). @default suspendMs */
   readonly suspendMs?: number;
+  /** Told of each splice refused (for the audit trail): whom, why, for which relay name. */
+  readonly onRefused?: (peer: PeerIdentity, reason: 'allow' | 'limits', relay: string, detail: string) => void;
 }
 
 export interface RelayStats {
@@ -106,7 +108,7 @@ export class Relay {
   private readonly reporter: NodeJS.Timeout;
   private counts = { splicesTotal: 0, refused: 0, busy: 0 };
 
-  constructor(options: RelayOptions = {}) {
+  constructor(private readonly options: RelayOptions = {}) {
     this.limits = { ...defaults, ...options };
     this.reporter = setInterval(() => this.reportRefusals(), refusalReportMs);
     this.reporter.unref();
@@ -170,6 +172,7 @@ export class Relay {
     const allowing = outlets.filter((outlet) => peer.attributes.includes(outlet.allow));
     if (allowing.length === 0) {
       this.noteRefusal(key, peer);
+      this.options.onRefused?.(peer, 'allow', relay, 'no outlet allows its attributes');
       throw new InputError(
         'PEER_NOT_ALLOWED',
         `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`,
@@ -185,6 +188,7 @@ export class Relay {
       const carried = [...new Set(allowing.flatMap((outlet) => outlet.attributes))]
         .slice(0, 8)
         .map((attribute) => `"${attribute}"`);
+      this.options.onRefused?.(peer, 'allow', relay, `no outlet that allows it carries "${allow}"`);
       throw new InputError(
         'PEER_NOT_ALLOWED',
         `no outlet of the relay "${relay}" that allows this node carries the attribute "${allow}" this inlet allows ` +
@@ -198,6 +202,7 @@ export class Relay {
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
       this.counts.busy += 1;
+      this.options.onRefused?.(peer, 'limits', relay, `${waiting} splices of this member waiting`);
       throw new RuntimeFailure(
         'RELAY_BUSY',
         `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`,
