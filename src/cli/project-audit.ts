@@ -34,7 +34,7 @@ export function registerProjectAudit(project: Command): void {
     .option('--verify', 'check the hash chain of the whole trail; exit 1 and name the first broken record')
     .action(async (options: AuditOptions) => {
       if (options.verify) {
-        if (options.since || options.member || options.event || options.follow)
+        if (options.since || options.member || options.event || options.follow || options.json)
           throw new InputError('BAD_FLAG', '--verify checks the whole trail and takes no other flag', {
             hint: 'run portal project audit --verify alone',
           });
