@@ -36,10 +36,28 @@ export interface AuditTrailOptions {
 /** How many times an append is tried again when another writer took the same place in the chain. */
 const appendAttempts = 3;
 
+/**
+ * Refusals anyone may cause (a guessed ticket secret, a re-issue with a stranger's key) are counted in
+ * memory and recorded once per window with their count, so that a flood costs a map entry per attempt
+ * rather than a write; at most `keys` distinct refusals a window, the rest counted in the last one.
+ */
+export const refusalTally = { windowMs: 5000, keys: 256 } as const;
+
+interface Tallied {
+  readonly projectId: string;
+  readonly event: ControllerEventKind;
+  readonly members: readonly string[];
+  readonly details: AuditDetails;
+  readonly first: number;
+  count: number;
+}
+
 export class AuditTrail {
   /** Appends in this process, one after another, so that each reads the head it extends. */
   private tail: Promise<unknown> = Promise.resolve();
   private written = 0;
+  private tallied = new Map<string, Tallied>();
+  private tallyTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -72,6 +90,30 @@ export class AuditTrail {
     await this.append(projectId, [entry]).catch((error: Error) =>
       this.options.log?.(`controller: the audit record of ${event} was not written: ${error.message}`),
     );
+  }
+
+  /**
+   * Counts a refusal that anyone may cause; recorded within refusalTally.windowMs, with `count` and
+   * `first_at` added to its details.
+   */
+  tally(projectId: string, event: ControllerEventKind, members: readonly string[], details: AuditDetails): void {
+    const key = canonicalJson([projectId, event, members, details]);
+    const known = this.tallied.get(key);
+    if (known) known.count += 1;
+    else if (this.tallied.size < refusalTally.keys)
+      this.tallied.set(key, { projectId, event, members, details, first: this.now(), count: 1 });
+    else [...this.tallied.values()].at(-1)!.count += 1;
+    this.tallyTimer ??= setTimeout(() => void this.flushTallies(), refusalTally.windowMs).unref();
+  }
+
+  /** Records the refusals counted so far (at the end of a window, and when the controller stops). */
+  async flushTallies(): Promise<void> {
+    clearTimeout(this.tallyTimer);
+    this.tallyTimer = undefined;
+    const tallied = [...this.tallied.values()];
+    this.tallied = new Map();
+    for (const { projectId, event, members, details, first, count } of tallied)
+      await this.record(projectId, event, members, { ...details, count, first_at: new Date(first).toISOString() });
   }
 
   /** Appends `entries` to the project's chain, leaving out those written before; how many were written. */

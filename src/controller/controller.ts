@@ -157,6 +157,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     async close() {
       await relay?.close();
       await server.close();
+      await service.audit.flushTallies();
       await store.destroy();
     },
   };

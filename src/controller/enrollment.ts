@@ -200,8 +200,8 @@ export class Enrollments {
       .executeTakeFirst();
     // A ticket id nobody issued names no project, so no trail holds its refusal.
     if (!known) throw unknownTicket();
-    const refused = async (reason: string, error: unknown): Promise<never> => {
-      await this.audit.record(known.project_id, 'ticket-refused', [], { ticket: ticketId, reason });
+    const refused = (reason: string, error: unknown): never => {
+      this.audit.tally(known.project_id, 'ticket-refused', [], { ticket: ticketId, reason });
       throw error;
     };
     if (!sameHash(known.secret_hash, secret)) return refused('wrong-secret', unknownTicket());

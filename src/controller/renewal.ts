@@ -87,9 +87,9 @@ export class Renewals {
     }
     const { projectId, nodeId } = parsed.identity;
     // Refusals of a member this project knows go to its trail; a stranger's names no project of ours.
-    const refused = async (error: unknown): Promise<never> => {
+    const refused = (error: unknown): never => {
       const reason = error instanceof Error ? error.message.slice(0, 200) : 'refused';
-      await this.audit.record(projectId, 'reissue-refused', [nodeId], { reason });
+      this.audit.tally(projectId, 'reissue-refused', [nodeId], { reason });
       throw error;
     };
     const certificateKey = publicKeyDigest(parsed.certificate.publicKey.export({ type: 'spki', format: 'der' }));

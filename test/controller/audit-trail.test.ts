@@ -105,6 +105,24 @@ describe('audit trail: an append-only hash chain per project', () => {
     assert.equal(kept.length, 1);
   });
 
+  it('counts refusals anyone may cause and records them once per window', async () => {
+    for (let n = 0; n < 1000; n += 1) trail.tally('p1', 'ticket-refused', [], { ticket: 't1', reason: 'wrong-secret' });
+    trail.tally('p1', 'ticket-refused', [], { ticket: 't1', reason: 'expired' });
+    assert.deepEqual((await trail.query('p1', everything)).records, []);
+    await trail.flushTallies();
+    const { records } = await trail.query('p1', everything);
+    assert.deepEqual(
+      records.map((r) => {
+        const { count, reason } = JSON.parse(r.details) as { count: number; reason: string };
+        return [r.event, reason, count];
+      }),
+      [
+        ['ticket-refused', 'wrong-secret', 1000],
+        ['ticket-refused', 'expired', 1],
+      ],
+    );
+  });
+
   it('filters by time, member and event, and pages after a seq', async () => {
     let now = 1000;
     trail = new AuditTrail(store, { now: () => now });
