@@ -45,7 +45,7 @@ export const refusalTally = { windowMs: 5000, keys: 256 } as const;
 
 interface Tallied {
   readonly projectId: string;
-  readonly event: ControllerEventKind;
+  readonly event: ControllerEventKind | 'refused';
   readonly members: readonly string[];
   readonly details: AuditDetails;
   readonly first: number;
@@ -75,7 +75,7 @@ export class AuditTrail {
    */
   async record(
     projectId: string,
-    event: ControllerEventKind,
+    event: ControllerEventKind | 'refused',
     members: readonly string[],
     details: AuditDetails = {},
   ): Promise<void> {
@@ -96,7 +96,12 @@ export class AuditTrail {
    * Counts a refusal that anyone may cause; recorded within refusalTally.windowMs, with `count` and
    * `first_at` added to its details.
    */
-  tally(projectId: string, event: ControllerEventKind, members: readonly string[], details: AuditDetails): void {
+  tally(
+    projectId: string,
+    event: ControllerEventKind | 'refused',
+    members: readonly string[],
+    details: AuditDetails,
+  ): void {
     const key = canonicalJson([projectId, event, members, details]);
     const known = this.tallied.get(key);
     if (known) known.count += 1;
