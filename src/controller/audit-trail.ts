@@ -5,7 +5,7 @@
  * is recognised and not written twice. Nothing here updates or deletes a row.
  */
 import { randomBytes } from 'node:crypto';
-import { canonicalJson, genesisHash, recordHash } from '../shared/audit-chain.ts';
+import { canonicalJson, canonicalRecordHash, genesisHash } from '../shared/audit-chain.ts';
 import {
   auditLimits,
   controllerWitness,
@@ -32,6 +32,21 @@ export interface AuditTrailOptions {
   /** @default Date.now */
   readonly now?: () => number;
 }
+
+/**
+ * Records read or inserted by one statement. The ids a statement looks up are padded to this many, so
+ * that its SQL text is always the same (the store prepares each text once: see store/sqlite.ts).
+ */
+const appendChunk = 50;
+
+function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let index = 0; index < items.length; index += size) chunks.push(items.slice(index, index + size));
+  return chunks;
+}
+
+/** `ids` padded with '' (no report id is empty) to appendChunk. */
+const padded = (ids: readonly string[]) => [...ids, ...Array<string>(appendChunk - ids.length).fill('')];
 
 /** How many times an append is tried again when another writer took the same place in the chain. */
 const appendAttempts = 3;
@@ -138,19 +153,24 @@ export class AuditTrail {
           .orderBy('seq', 'desc')
           .limit(1)
           .executeTakeFirst();
+        const written = new Set<string>();
+        for (const chunk of chunksOf(entries, appendChunk)) {
+          const rows = await trx
+            .selectFrom('audit_records')
+            .select(['seen_by', 'report_id'])
+            .where('project_id', '=', projectId)
+            .where('report_id', 'in', padded(chunk.map((entry) => entry.reportId)))
+            .execute();
+          for (const row of rows) written.add(`${row.seen_by}\n${row.report_id}`);
+        }
         let seq = Number(head?.seq ?? 0);
         let prev = head?.hash ?? genesisHash;
-        let added = 0;
         const recorded = this.now();
+        const rows = [];
         for (const entry of entries) {
-          const known = await trx
-            .selectFrom('audit_records')
-            .select('seq')
-            .where('project_id', '=', projectId)
-            .where('seen_by', '=', entry.seenBy)
-            .where('report_id', '=', entry.reportId)
-            .executeTakeFirst();
-          if (known) continue;
+          const key = `${entry.seenBy}\n${entry.reportId}`;
+          if (written.has(key)) continue;
+          written.add(key);
           seq += 1;
           const record = {
             project: projectId,
@@ -164,27 +184,24 @@ export class AuditTrail {
             details: canonicalJson(entry.details),
             prev,
           };
-          const hash = recordHash(record);
-          await trx
-            .insertInto('audit_records')
-            .values({
-              project_id: projectId,
-              seq,
-              occurred_at: record.time,
-              recorded_at: recorded,
-              event: record.event,
-              seen_by: record.seenBy,
-              report_id: record.reportId,
-              members: record.members,
-              details: record.details,
-              prev_hash: prev,
-              hash,
-            })
-            .execute();
+          const hash = canonicalRecordHash(record);
+          rows.push({
+            project_id: projectId,
+            seq,
+            occurred_at: record.time,
+            recorded_at: recorded,
+            event: record.event,
+            seen_by: record.seenBy,
+            report_id: record.reportId,
+            members: record.members,
+            details: record.details,
+            prev_hash: prev,
+            hash,
+          });
           prev = hash;
-          added += 1;
         }
-        return added;
+        for (const chunk of chunksOf(rows, appendChunk)) await trx.insertInto('audit_records').values(chunk).execute();
+        return rows.length;
       });
       this.written += count;
       return count;

@@ -179,7 +179,10 @@ export class AuditOutbox {
     if (this.sending) return;
     this.sending = true;
     try {
-      while (this.pending.length > 0 && control.connected && !this.stopped) {
+      // A batch now, then more only while full ones wait (a backlog): records that came in meanwhile
+      // go with the next flush, so that a steady trickle still travels in batches.
+      let more = this.pending.length > 0;
+      while (more && control.connected && !this.stopped) {
         const batch = this.pending.slice(0, auditLimits.reportRecords);
         await control.request('audit-report', { records: batch.map((entry) => entry.report) });
         const taken = new Set(batch);
@@ -187,8 +190,10 @@ export class AuditOutbox {
         this.bytes -= batch.reduce((sum, entry) => sum + entry.line.length + 1, 0);
         this.takenSinceRewrite += batch.length;
         this.tellLoss();
+        more = this.pending.length >= auditLimits.reportRecords;
       }
       if (this.takenSinceRewrite > 0) await this.writeOut();
+      if (this.pending.length > 0) this.schedule(this.options.flushMs ?? auditOutboxLimits.flushMs);
     } catch (error) {
       logger.debug(`audit: the controller did not take the records yet: ${(error as Error).message}`);
       // Connected but refused (a timeout, say): again in a while; a lost connection waits for 'up'.

@@ -55,6 +55,18 @@ export function recordHash(record: HashedRecord): string {
   return createHash('sha256').update(encoded, 'utf8').digest('hex');
 }
 
+/**
+ * recordHash for a record whose members and details are canonical JSON already (as the controller
+ * writes them): the same hash, without reading them back.
+ */
+export function canonicalRecordHash(record: HashedRecord): string {
+  const encoded =
+    `[${chainEncodingVersion},${JSON.stringify(record.project)},${record.seq},${record.time},${record.recorded},` +
+    `${JSON.stringify(record.event)},${JSON.stringify(record.seenBy)},${JSON.stringify(record.reportId)},` +
+    `${record.members},${record.details},${JSON.stringify(record.prev)}]`;
+  return createHash('sha256').update(encoded, 'utf8').digest('hex');
+}
+
 export type ChainBreak =
   | { readonly kind: 'content'; readonly seq: number }
   | { readonly kind: 'link'; readonly seq: number }
