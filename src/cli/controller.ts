@@ -48,7 +48,7 @@ export interface ControllerStartOptions {
 
 /** The relay inside the controller process, on its port: the default, so one process carries a project. */
 export function embeddedRelay(log?: (line: string) => void): NonNullable<ControllerOptions['relay']> {
-  return (verifyPeer) => new RelayServer({ verifyPeer, ...(log ? { log } : {}) });
+  return (verifyPeer, onRefused) => new RelayServer({ verifyPeer, relay: { onRefused }, ...(log ? { log } : {}) });
 }
 
 export function registerController(program: Command): void {

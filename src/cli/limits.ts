@@ -38,3 +38,6 @@ export const reloadAnswerMs = 15_000;
 
 /** How often `portal node reload` reads the node's /show while it waits. */
 export const reloadPollMs = 50;
+
+/** How often `portal project audit --follow` asks the controller for records appended since. */
+export const auditFollowPollMs = 1000;

@@ -9,6 +9,7 @@ import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
 import { registerMembers } from './project-members.ts';
+import { registerProjectAudit } from './project-audit.ts';
 
 export interface TicketOptions {
   /** @default "10h" */
@@ -88,6 +89,7 @@ export function registerProject(program: Command): void {
       const answer = await adminRequest(portalHome(), 'ca', {});
       process.stdout.write(String(answer.certificate));
     });
+  registerProjectAudit(project);
 }
 
 /**

@@ -60,6 +60,8 @@ export interface ControllerOptions {
    */
   readonly relay?: (
     verifyPeer: (certificate: X509Certificate | undefined) => Promise<PeerIdentity | undefined>,
+    /** Where the relay's refusals go: the controller's audit trail. */
+    onRefused: (peer: PeerIdentity, reason: 'allow' | 'limits', relay: string, detail: string) => void,
   ) => SharedDataPlane;
   readonly log?: (line: string) => void;
 }
@@ -122,8 +124,13 @@ export async function startController(options: ControllerOptions): Promise<Runni
     credentialLifetimeMs: options.credentialLifetimeMs ?? defaultCredentialLifetimeMs,
     sealingKey,
   };
-  const service = new ControllerService(store, settings);
-  const relay = options.relay?.((peer) => service.verifyPeer(peer));
+  const service = new ControllerService(store, settings, options.log ? { log: options.log } : {});
+  const relay = options.relay?.(
+    (peer) => service.verifyPeer(peer),
+    // The controller's own relay: its refusals are the controller's to record, tallied as a relay's are.
+    (peer, reason, relayName, detail) =>
+      service.audit.tally(peer.projectId, 'refused', [peer.nodeId], { portal: relayName, reason, detail }),
+  );
   const server = new ControllerServer({
     service,
     tls: { key, certificate },
@@ -158,6 +165,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     async close() {
       await relay?.close();
       await server.close();
+      await service.audit.flushTallies();
       await store.destroy();
     },
   };

@@ -12,6 +12,8 @@ import { InputError } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment, TicketBody as TicketRequest } from '../wire/protocol.ts';
 import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
 import { attributeColumns, attributesOfRow, requestedAttributes } from './member-attributes.ts';
+import type { AuditTrail } from './audit-trail.ts';
+import { certificateExpiry } from './audit-events.ts';
 import type { ControllerSettings, MemberCertificates } from './member-certificates.ts';
 import { requireAdmin } from './projects.ts';
 import { relayNames, relaysOfGrant } from './relay-grant.ts';
@@ -32,6 +34,7 @@ export class Enrollments {
     private readonly certificates: MemberCertificates,
     /** The controller's settings now (its address is known only once it listens). */
     private readonly settings: () => ControllerSettings,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** A one-time code that lets its holder create a project and become its administrator. */
@@ -113,7 +116,13 @@ export class Enrollments {
         .execute();
     });
     this.certificates.remember(projectId, authority);
-    return this.certificates.certify(identity, request, now);
+    const enrolled = await this.certificates.certify(identity, request, now);
+    await this.audit.record(projectId, 'project-created', [identity.nodeId], {
+      name: projectName ?? 'default',
+      role: 'administrator',
+      expires_at: certificateExpiry(enrolled.certificate),
+    });
+    return enrolled;
   }
 
   async issueTicket(admin: PeerIdentity, request: TicketRequest, now = Date.now()): Promise<string> {
@@ -157,6 +166,17 @@ export class Enrollments {
         issued_by: admin.nodeId,
       })
       .execute();
+    await this.audit.record(admin.projectId, 'ticket-issued', [admin.nodeId], {
+      ticket: ticketId,
+      by: admin.nodeId,
+      attributes: attributes.join(',') || null,
+      admin: request.admin === true,
+      relay: relays.length > 0 ? relays.join(',') : null,
+      tls: request.tls === true,
+      relay_node: request.relayNode === true,
+      uses: request.usageCount,
+      expires_at: new Date(now + request.expiresInMs).toISOString(),
+    });
     return encodeTicket({
       controller: this.settings().publicAddress,
       fingerprint: this.settings().fingerprint,
@@ -182,13 +202,52 @@ export class Enrollments {
   async enroll(ticketId: string, secret: string, request: string, now = Date.now()): Promise<Enrollment> {
     const known = await this.store
       .selectFrom('tickets')
-      .select(['secret_hash', 'admin'])
+      .select(['secret_hash', 'project_id', 'admin'])
       .where('id', '=', ticketId)
       .executeTakeFirst();
-    if (!known || !sameHash(known.secret_hash, secret)) throw unknownTicket();
-    const { keyDigest } = await this.certificates.checkRequest(request);
+    // A ticket id nobody issued names no project, so no trail holds its refusal.
+    if (!known) throw unknownTicket();
+    const refused = (reason: string, error: unknown): never => {
+      this.audit.tally(known.project_id, 'ticket-refused', [], { ticket: ticketId, reason });
+      throw error;
+    };
+    if (!sameHash(known.secret_hash, secret)) return refused('wrong-secret', unknownTicket());
+    const { keyDigest } = await this.certificates
+      .checkRequest(request)
+      .catch((error: unknown) => refused('bad-request', error));
     const nodeId = newId(known.admin === 1 ? 'a' : 'n');
-    const ticket = await this.store.transaction().execute(async (trx) => {
+    const ticket = await this.takeTicket(ticketId, secret, nodeId, keyDigest, now).catch((error: unknown) =>
+      refused(ticketRefusal(error), error),
+    );
+    const identity: PeerIdentity = {
+      projectId: ticket.project_id,
+      nodeId,
+      attributes: attributesOfRow(ticket),
+      relays: relaysOfGrant(ticket.relay),
+      admin: ticket.admin === 1,
+      tls: ticket.tls === 1,
+      relayNode: ticket.relay_node === 1,
+    };
+    const enrolled = await this.certificates.certify(identity, request, now);
+    await this.audit.record(ticket.project_id, 'ticket-used', [nodeId], {
+      ticket: ticketId,
+      uses_left: ticket.uses_left - 1,
+    });
+    await this.audit.record(ticket.project_id, 'enrolled', [nodeId], {
+      ticket: ticketId,
+      attributes: attributesOfRow(ticket).join(',') || null,
+      admin: ticket.admin === 1,
+      relay: ticket.relay,
+      tls: ticket.tls === 1,
+      relay_node: ticket.relay_node === 1,
+      expires_at: certificateExpiry(enrolled.certificate),
+    });
+    return enrolled;
+  }
+
+  /** Takes one use of the ticket and records the member, in one transaction; the ticket's row as it was. */
+  private takeTicket(ticketId: string, secret: string, nodeId: string, keyDigest: string, now: number) {
+    return this.store.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst();
       if (!row || !sameHash(row.secret_hash, secret)) throw unknownTicket();
       const taken = await trx
@@ -232,17 +291,13 @@ export class Enrollments {
         .execute();
       return row;
     });
-    const identity: PeerIdentity = {
-      projectId: ticket.project_id,
-      nodeId,
-      attributes: attributesOfRow(ticket),
-      relays: relaysOfGrant(ticket.relay),
-      admin: ticket.admin === 1,
-      tls: ticket.tls === 1,
-      relayNode: ticket.relay_node === 1,
-    };
-    return this.certificates.certify(identity, request, now);
   }
+}
+
+/** The reason a ticket-refused record gives for a failed use of a ticket. */
+function ticketRefusal(error: unknown): string {
+  if (!(error instanceof InputError)) return 'error';
+  return error.code === 'TICKET_EXPIRED' ? 'expired' : error.code === 'TICKET_CONSUMED' ? 'used-up' : 'refused';
 }
 
 function unknownTicket(): InputError {

@@ -10,6 +10,8 @@ import { x509 } from '../pki/x509.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
+import type { AuditTrail } from './audit-trail.ts';
+import { certificateExpiry } from './audit-events.ts';
 import { notAMember, reissueRefused, type MemberCertificates } from './member-certificates.ts';
 import { ChallengeBook, reissueLimits } from './reissue.ts';
 import { memberRevoked, type Revocations } from './revocations.ts';
@@ -29,6 +31,7 @@ export class Renewals {
     private readonly store: Store,
     private readonly certificates: MemberCertificates,
     private readonly revocations: Revocations,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
@@ -38,7 +41,11 @@ export class Renewals {
   async renew(peer: PeerIdentity, request: string, now = Date.now()): Promise<Enrollment> {
     const { keyDigest } = await this.certificates.checkRequest(request);
     const member = await this.certificates.memberFor(peer.projectId, peer.nodeId, keyDigest);
-    return this.certificates.certify(member, request, now);
+    const renewed = await this.certificates.certify(member, request, now);
+    await this.audit.record(member.projectId, 'renewed', [member.nodeId], {
+      expires_at: certificateExpiry(renewed.certificate),
+    });
+    return renewed;
   }
 
   /**
@@ -80,6 +87,13 @@ export class Renewals {
         { hint: 'ask for a new challenge (the node does so by itself)' },
       );
     }
+    const { projectId, nodeId } = parsed.identity;
+    // Refusals of a member this project knows go to its trail; a stranger's names no project of ours.
+    const refused = (error: unknown): never => {
+      const reason = error instanceof Error ? error.message.slice(0, 200) : 'refused';
+      this.audit.tally(projectId, 'reissue-refused', [nodeId], { reason });
+      throw error;
+    };
     const certificateKey = publicKeyDigest(parsed.certificate.publicKey.export({ type: 'spki', format: 'der' }));
     const known = await this.store
       .selectFrom('members')
@@ -90,15 +104,18 @@ export class Renewals {
     // Refused before the signatures are checked: a revoked member costs the controller nothing more.
     if (await this.revocations.isRevoked(parsed.identity.nodeId)) throw memberRevoked(parsed.identity.nodeId);
     if (known.public_key_sha256 !== null && known.public_key_sha256 !== certificateKey)
-      throw reissueRefused('the certificate is not for the key this member enrolled with');
+      return refused(reissueRefused('the certificate is not for the key this member enrolled with'));
     const authority = await this.certificates.authorityOf(parsed.identity.projectId).catch(() => undefined);
     const ca = authority ? new X509Certificate(authority.certificate) : undefined;
     if (!ca || !parsed.certificate.checkIssued(ca) || !parsed.certificate.verify(ca.publicKey))
-      throw reissueRefused('the certificate was not issued by the project');
-    const { keyDigest } = await this.certificates.checkRequest(request);
-    if (keyDigest !== certificateKey) throw reissueRefused('the request is for another key than the certificate');
-    const member = await this.certificates.memberFor(parsed.identity.projectId, parsed.identity.nodeId, keyDigest);
-    return this.certificates.certify(member, request, now);
+      return refused(reissueRefused('the certificate was not issued by the project'));
+    const { keyDigest } = await this.certificates.checkRequest(request).catch(refused);
+    if (keyDigest !== certificateKey)
+      return refused(reissueRefused('the request is for another key than the certificate'));
+    const member = await this.certificates.memberFor(projectId, nodeId, keyDigest).catch(refused);
+    const reissued = await this.certificates.certify(member, request, now);
+    await this.audit.record(projectId, 'reissued', [nodeId], { expires_at: certificateExpiry(reissued.certificate) });
+    return reissued;
   }
 }
 

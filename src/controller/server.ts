@@ -24,6 +24,7 @@ import {
   type OperationHandlers,
   type RequestOf,
 } from '../wire/protocol.ts';
+import { auditHandlers } from './audit-handlers.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { MemberPresence } from './project-members.ts';
@@ -225,6 +226,11 @@ export class ControllerServer {
     this.members.closeMember(nodeId);
     this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
     this.options.onRevoked?.(revocation);
+    // Recorded once every holder has been told: the trail never delays the cut.
+    await this.options.service.audit.record(revocation.projectId, 'revoked', [nodeId, admin.nodeId], {
+      by: admin.nodeId,
+      reason,
+    });
     this.options.log?.(
       `controller: ${nodeId} of project ${revocation.projectId} revoked by ${admin.nodeId}` +
         (reason ? ` (${JSON.stringify(reason)})` : ''),
@@ -292,6 +298,7 @@ export class ControllerServer {
         if (Number.isInteger(liveSessions) && liveSessions >= 0) this.reports.set(nodeId, liveSessions);
         return {};
       },
+      ...auditHandlers(service.audit, () => member()),
     };
   }
 
@@ -389,7 +396,12 @@ export class ControllerServer {
         hint: 'stop relays the project no longer needs',
       });
     connection.withdraw?.();
-    connection.withdraw = withdraw;
+    const audit = this.options.service.audit;
+    connection.withdraw = () => {
+      withdraw();
+      void audit.record(peer.projectId, 'relay-lost', [peer.nodeId], { address: body.address });
+    };
+    void audit.record(peer.projectId, 'relay-announced', [peer.nodeId], { address: body.address });
     this.options.log?.(`controller: relay ${peer.nodeId} of project ${peer.projectId} serves at ${body.address}`);
     return {};
   }

@@ -15,6 +15,7 @@ import type {
   TicketBody as TicketRequest,
   TicketInfo,
 } from '../wire/protocol.ts';
+import { AuditTrail } from './audit-trail.ts';
 import { Enrollments } from './enrollment.ts';
 import { MemberCertificates, type ControllerSettings } from './member-certificates.ts';
 import {
@@ -38,16 +39,20 @@ export class ControllerService {
   private readonly enrollments: Enrollments;
   private readonly renewals: Renewals;
   private readonly revocations: Revocations;
+  /** The project's audit trail: every part of the controller records its events here. */
+  readonly audit: AuditTrail;
 
   constructor(
     private readonly store: Store,
     settings: ControllerSettings,
+    options: { readonly log?: (line: string) => void } = {},
   ) {
     this.settingsNow = settings;
+    this.audit = new AuditTrail(store, options);
     this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
     this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
-    this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow);
-    this.renewals = new Renewals(store, this.certificates, this.revocations);
+    this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);
+    this.renewals = new Renewals(store, this.certificates, this.revocations, this.audit);
   }
 
   get settings(): ControllerSettings {
@@ -136,8 +141,13 @@ export class ControllerService {
     return ticketsOf(this.store, admin, now);
   }
 
-  cancelTicket(admin: PeerIdentity, ticketId: string, now = Date.now()): Promise<Cancellation> {
-    return cancelTicket(this.store, admin, ticketId, now);
+  async cancelTicket(admin: PeerIdentity, ticketId: string, now = Date.now()): Promise<Cancellation> {
+    const cancellation = await cancelTicket(this.store, admin, ticketId, now);
+    await this.audit.record(admin.projectId, 'ticket-cancelled', [admin.nodeId], {
+      ticket: ticketId,
+      by: admin.nodeId,
+    });
+    return cancellation;
   }
 
   /** A member opened or closed a connection to the controller. */

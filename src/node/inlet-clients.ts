@@ -6,9 +6,11 @@
 import type { Socket } from 'node:net';
 import { ClientLeft, MuxSession, SessionGoneAway } from '../wire/mux.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
+import type { PortalAudit } from './audit-sink.ts';
 import type { ClientTls } from './client-tls.ts';
 import type { InletCounters } from './inlet-counters.ts';
-import type { SessionKeeper } from './inlet-session-keeper.ts';
+import type { SessionKeeper, StreamOrigin } from './inlet-session-keeper.ts';
+import type { Path } from './warm-streams.ts';
 import type { Logger } from './logger.ts';
 import { streamAnswerTimeoutMs } from './limits.ts';
 
@@ -23,6 +25,8 @@ export interface InletClientsOptions {
   readonly clientWaitMs: number;
   /** Where the inlet listens, as a refusal's log line names it. */
   readonly listening: () => string;
+  /** Where each client connection carried is recorded once it ends; none: not recorded. */
+  readonly audit: PortalAudit | undefined;
 }
 
 export class InletClients {
@@ -102,7 +106,7 @@ export class InletClients {
       try {
         await answered;
         counters.outletAccepted();
-        await counters.carry(socket, finished, taken.path);
+        await this.carry(socket, finished, taken.path, keeper.origins.get(warm));
       } catch (error) {
         if (!(error instanceof ClientLeft)) {
           counters.outletRefused(error as Error);
@@ -135,7 +139,23 @@ export class InletClients {
       return;
     }
     counters.outletAccepted();
-    await counters.carry(socket, finished, path);
+    await this.carry(socket, finished, path, keeper.origin(session));
+  }
+
+  /** Carries a client connection the outlet took, then records it in the audit trail (off the data path). */
+  private async carry(socket: Socket, finished: Promise<void>, path: Path, origin: StreamOrigin | undefined) {
+    const openedAt = Date.now();
+    await this.options.counters.carry(socket, finished, path);
+    this.options.audit?.session({
+      outlet: origin?.outlet,
+      path,
+      relay: path === 'relay' ? origin?.relay : undefined,
+      openedAt,
+      bytesFromClient: socket.bytesRead,
+      bytesToClient: socket.bytesWritten,
+      ended: socket.errored ? 'cut' : 'closed',
+      ...(socket.errored ? { reason: socket.errored.message } : {}),
+    });
   }
 
   private refuse(socket: Socket, reason: string): void {

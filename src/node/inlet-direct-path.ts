@@ -93,7 +93,10 @@ export class InletDirectPath {
       return;
     }
     const made = openInletChannel(raw, credentials(), allow, 'stream').then(
-      ({ socket }) => socket,
+      ({ socket, peer }) => {
+        keeper.origins.set(socket, { outlet: peer?.nodeId, relay: undefined });
+        return socket;
+      },
       (error: Error) => {
         logger.debug(`inlet: no direct warm stream: ${error.message}`);
         return undefined;

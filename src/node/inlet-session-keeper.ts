@@ -5,7 +5,7 @@
  * Clients only take from it: a warm stream, or the session once there is one.
  */
 import type { TLSSocket } from 'node:tls';
-import { openInletChannel, openInletSession, type E2eSession } from '../wire/e2e-session.ts';
+import { openInletChannel, openInletSession, PeerRefused, type E2eSession } from '../wire/e2e-session.ts';
 import { goAwayNames, type GoAwayCode } from '../wire/mux.ts';
 import { HeartbeatLost, keepAlive } from '../wire/tunnel-streams.ts';
 import type { Backoff } from './backoff.ts';
@@ -18,6 +18,12 @@ import { WarmStreamPool } from './warm-streams.ts';
 
 /** The path of a session: direct, or the relay it runs through. */
 export type SessionPath = 'direct' | RelayLink;
+
+/** The outlet a session or warm stream reaches, and the relay it runs through (none: direct). */
+export interface StreamOrigin {
+  readonly outlet: string | undefined;
+  readonly relay: string | undefined;
+}
 
 export interface SessionKeeperOptions extends PartContext {
   /** The relay name whose outlets the session goes to. */
@@ -50,6 +56,8 @@ export class SessionKeeper {
   private lastRefusal = '';
   /** Why the last attempt at a session failed, until one opens. */
   private sessionFailure: SessionFailureShow | undefined;
+  /** Which outlet and relay each warm stream reaches, for the audit record of the client it carries. */
+  readonly origins = new WeakMap<TLSSocket, StreamOrigin>();
 
   constructor(private readonly options: SessionKeeperOptions) {
     this.warm = new WarmStreamPool(options.warmStreams, () => this.openWarmStream(), {
@@ -67,6 +75,12 @@ export class SessionKeeper {
   /** The path of the session, if there is one. */
   get path(): SessionPath | undefined {
     return this.sessionPath;
+  }
+
+  /** Where the session reaches: its outlet and relay (none on the direct path). */
+  origin(session: E2eSession): StreamOrigin {
+    const path = session === this.session ? this.sessionPath : undefined;
+    return { outlet: session.peer?.nodeId, relay: path && path !== 'direct' ? path.entry.id : undefined };
   }
 
   /** Whether there is a session, or one is being opened, as /show says. */
@@ -275,18 +289,22 @@ export class SessionKeeper {
   private noteSessionFailure(error: unknown): void {
     this.sessionFailure = sessionFailureOf(error, new Date());
     this.options.metrics.failures.inc({ reason: this.sessionFailure.reason });
+    // This inlet's own refusal of the outlet (its allow), for the audit trail; the outlet records its own.
+    if (error instanceof PeerRefused && error.verdicts.ours?.accept === false)
+      this.options.audit?.refused('allow', undefined, error.message);
   }
 
   /** One warm stream through a relay (the session's, when it has one). */
   private async openWarmStream(): Promise<TLSSocket | undefined> {
     try {
       const preferred = this.sessionPath === 'direct' ? this.lastRelay : this.sessionPath;
-      const { value } = await this.options.relayAttempts.through(
+      const { value, link } = await this.options.relayAttempts.through(
         preferred,
         true,
         (raw, timeoutMs) => openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream', timeoutMs),
         (late) => late.socket.destroy(),
       );
+      this.origins.set(value.socket, { outlet: value.peer?.nodeId, relay: link.entry.id });
       return value.socket;
     } catch (error) {
       this.options.logger.debug(`inlet: no warm stream: ${(error as Error).message}`);

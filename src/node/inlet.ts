@@ -94,6 +94,7 @@ export class Inlet {
       logger: options.logger,
       clientTls: options.tls ? new ClientTls(options.credentials) : undefined,
       clientWaitMs: options.clientWaitMs ?? clientWaitMs,
+      audit: options.audit,
       listening: () => (this.bound ? `${this.bound.address}:${this.bound.port}` : options.from),
     });
     this.server.on('connection', this.onConnection);

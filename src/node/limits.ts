@@ -151,3 +151,18 @@ export const claimRetryMs = 20;
 
 /** How many times a starter looks before it gives up: with claimRetryMs, two seconds of another's lock. */
 export const claimAttempts = 100;
+
+/**
+ * The audit records a node or relay keeps while the controller is away (src/node/audit-outbox.ts):
+ * at most `records` of them and `bytes` of file (a session record is about 400 bytes, so the bytes
+ * bind first only for unusually large records); new ones wait `flushMs` so that they are written and
+ * sent in batches; a batch the controller did not take is sent again after `retryMs`.
+ */
+export const auditOutboxLimits = { records: 10_000, bytes: 8 * 1024 * 1024, flushMs: 250, retryMs: 2000 } as const;
+
+/**
+ * Refusals are recorded per window of this long, one record per reason, portal and peer with their
+ * count, so that a flood of refused attempts costs the trail a record per peer, not per attempt; at
+ * most `keys` of them a window, the rest counted in one record with no peer.
+ */
+export const auditRefusalWindow = { ms: 5000, keys: 64 } as const;

@@ -9,6 +9,8 @@ import type { PortalError } from '../shared/errors.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
 import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts';
+import { AuditOutbox } from './audit-outbox.ts';
+import { AuditSink } from './audit-sink.ts';
 import { Backoff } from './backoff.ts';
 import {
   boundsWithin,
@@ -44,6 +46,9 @@ export interface NodeParts {
   readonly relays: RelayLinks;
   readonly portals: NodePortalSet;
   readonly revocations: RevocationList;
+  /** Audit records waiting for the controller: started before the control channel, stopped last. */
+  readonly outbox: AuditOutbox;
+  readonly audit: AuditSink;
 }
 
 export async function assembleParts(options: NodePartsOptions): Promise<NodeParts> {
@@ -110,6 +115,10 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     if (event.event === 'relays') relays.update(event.relays);
   });
 
+  // Sessions and refusals go to the controller's audit trail, and wait on disk while it is away.
+  const outbox = new AuditOutbox({ file: join(directory, 'audit-outbox.jsonl'), control, logger });
+  const audit = new AuditSink(outbox, () => identity().record.nodeId);
+
   let bounds: Promise<ConnectionBounds> | undefined;
   const portals = new NodePortalSet({
     node,
@@ -122,8 +131,9 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     connectionBounds: () =>
       (bounds ??= outletConnectionBounds(node.connectionBounds ?? defaultConnectionBounds, logger)),
     onFatal: options.onFatal,
+    audit,
   });
-  return { control, relays, portals, revocations };
+  return { control, relays, portals, revocations, outbox, audit };
 }
 
 /**

@@ -15,6 +15,7 @@ import { portalMetrics, type NodeMetrics } from './metrics.ts';
 import type { InletListeners } from './node-listeners.ts';
 import type { NodeOptions } from './node-options.ts';
 import { Outlet } from './outlet.ts';
+import type { AuditSink } from './audit-sink.ts';
 import { portalLogger } from './portal-logger.ts';
 import { isNamed, portalLabel, type InletPortal, type NodePortals, type OutletPortal } from './portals.ts';
 import type { RelayLink, RelayLinks } from './relay-links.ts';
@@ -32,6 +33,8 @@ export interface NodePortalsOptions {
   readonly connectionBounds: () => Promise<ConnectionBounds>;
   /** A relay refused an outlet's registration for good. */
   readonly onFatal: (error: PortalError) => void;
+  /** The node's audit records; none: nothing recorded. */
+  readonly audit?: AuditSink;
 }
 
 /** A part the node no longer carries new work on, while what it carries finishes. */
@@ -197,13 +200,14 @@ export class NodePortalSet {
 
   /** What a part of `portal` shares with the others, its log lines and series named as the portal is. */
   private partContext(kind: 'outlet' | 'inlet', portal: OutletPortal | InletPortal) {
-    const { node, relays, credentials, metrics, heartbeat } = this.options;
+    const { node, relays, credentials, metrics, heartbeat, audit } = this.options;
     return {
       relays,
       credentials,
       logger: portalLogger(node.logger, portalLabel(kind, portal)),
       metrics: portalMetrics(metrics, isNamed(portal) ? portal.name : undefined),
       heartbeat,
+      ...(audit ? { audit: audit.forPortal(isNamed(portal) ? portal.name : kind) } : {}),
     };
   }
 

@@ -71,7 +71,7 @@ export async function runEnrolled(
     finish = resolve;
   });
 
-  const { control, relays, portals } = await assembleParts({
+  const { control, relays, portals, outbox, audit } = await assembleParts({
     node: options,
     directory,
     identity: () => current,
@@ -109,6 +109,7 @@ export async function runEnrolled(
   let accepting = true;
   let stopped = false;
   await portals.start(prepared.portals, prepared.listeners);
+  await outbox.start();
   control.start();
 
   const shown = portals.describe();
@@ -157,6 +158,8 @@ export async function runEnrolled(
       stopped = true;
       stopAccepting();
       await portals.stop();
+      audit.close();
+      await outbox.stop();
       const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));
       status.server.closeAllConnections();
       await closed;

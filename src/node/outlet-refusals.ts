@@ -4,6 +4,7 @@
  * a minute), and the allow refusals /show lists, with what each side saw.
  */
 import { PeerRefused } from '../wire/e2e-session.ts';
+import type { PortalAudit } from './audit-sink.ts';
 import type { Logger } from './logger.ts';
 import type { PortalMetrics } from './metrics.ts';
 import { RecentRefusals, type RefusalShow } from './refusals.ts';
@@ -16,7 +17,12 @@ export interface OutletRefusalsOptions {
   readonly allow: string;
   readonly logger: Logger;
   readonly metrics: PortalMetrics;
+  /** Where refusals are recorded; none: not recorded. */
+  readonly audit?: PortalAudit | undefined;
 }
+
+/** What a TLS handshake failure says when the peer's certificate is not one of the project's. */
+const untrustedHandshake = /certificate|unknown ca|self.signed|verify/i;
 
 export class OutletRefusals {
   private lastRefusal = { message: '', at: 0 };
@@ -32,7 +38,8 @@ export class OutletRefusals {
 
   /** The relay refused `count` attempts of `from` on this outlet's behalf, seeing `attributes`. */
   byRelay(from: string, attributes: readonly string[], count: number): void {
-    this.noteRefused(from, attributes, count, 'the relay refused');
+    // The relay records its own refusals in the trail: only logged here.
+    this.logRefused(from, attributes, count, 'the relay refused');
     // The relay's word, bounded: a count a relay made up costs nothing but a wrong figure.
     const bounded = Number.isFinite(count) ? Math.max(0, Math.min(Math.floor(count), 1_000_000)) : 0;
     if (bounded > 0) {
@@ -44,8 +51,14 @@ export class OutletRefusals {
     }
   }
 
-  /** One warning per member and reason a minute, with how many times it happened meanwhile. */
+  /** This outlet turned `from` away at one of its limits: recorded, and logged as logRefused says. */
   noteRefused(from: string, attributes: readonly string[], count: number, what: string): void {
+    for (let n = 0; n < count; n += 1) this.options.audit?.refused('limits', from || undefined, `${what} ${from}`);
+    this.logRefused(from, attributes, count, what);
+  }
+
+  /** One warning per member and reason a minute, with how many times it happened meanwhile. */
+  private logRefused(from: string, attributes: readonly string[], count: number, what: string): void {
     const key = `${what} ${from}`;
     const now = Date.now();
     const noted = this.refusedMembers.get(key) ?? { count: 0, attributes, loggedAt: 0 };
@@ -76,8 +89,12 @@ export class OutletRefusals {
   noteSessionFailure(error: unknown, peer: string): void {
     if (!(error instanceof PeerRefused)) {
       this.options.metrics.failures.inc({ reason: 'session_failed' });
+      // A peer whose certificate the project CA did not sign (or that is no longer valid).
+      const message = error instanceof Error ? error.message : '';
+      if (untrustedHandshake.test(message)) this.options.audit?.refused('untrusted', peer || undefined, message);
       return;
     }
+    if (error.verdicts.ours?.accept === false) this.options.audit?.refused('allow', peer || undefined, error.message);
     this.options.metrics.failures.inc({ reason: 'peer_refused' });
     const { ours, theirs } = error.verdicts;
     const mine = ours?.accept === false;

@@ -67,7 +67,7 @@ export class Outlet {
       metrics,
       throttled,
     });
-    this.refusals = new OutletRefusals({ allow, logger, metrics });
+    this.refusals = new OutletRefusals({ allow, logger, metrics, audit: options.audit });
     this.sessions = new OutletSessions({ ...options, targets: this.targets, refusals: this.refusals, throttled });
   }
 

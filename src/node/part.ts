@@ -1,5 +1,6 @@
 /** What an outlet and an inlet share: the node's relay connections, credentials, log and metrics. */
 import type { SessionCredentials } from '../wire/e2e-session.ts';
+import type { PortalAudit } from './audit-sink.ts';
 import type { Logger } from './logger.ts';
 import type { PortalMetrics } from './metrics.ts';
 import type { RelayLinks } from './relay-links.ts';
@@ -14,6 +15,8 @@ export interface PartContext {
   readonly metrics: PortalMetrics;
   /** Session heartbeats; none when absent. */
   readonly heartbeat?: { readonly intervalMs: number; readonly timeoutMs: number };
+  /** Where the portal records its sessions and refusals in the project's audit trail; none: not recorded. */
+  readonly audit?: PortalAudit;
 }
 
 export type PartStatus = 'starting' | 'up' | 'waiting' | 'failed';

@@ -14,6 +14,8 @@ import { verifyMember } from '../pki/verify.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { loadServerCertificate, type ServerCertificate } from '../shared/sealed-server-certificate.ts';
 import { keysDirectory, readSealingKey } from '../shared/sealing-key.ts';
+import { AuditOutbox } from '../node/audit-outbox.ts';
+import { AuditSink } from '../node/audit-sink.ts';
 import { Backoff } from '../node/backoff.ts';
 import { enrollWithTicket } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
@@ -116,8 +118,13 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     ...(options.revocationMaxAgeMs !== undefined ? { maxAgeMs: options.revocationMaxAgeMs } : {}),
   });
   await revocations.restore();
+  // Made once the controller channel is (below); a refusal before that is not recorded.
+  const audit: { sink?: AuditSink } = {};
   const server = new RelayServer({
     stale: () => revocations.stale(),
+    relay: {
+      onRefused: (peer, reason, relay, detail) => audit.sink?.forPortal(relay).refused(reason, peer.nodeId, detail),
+    },
     // Members of this relay's project only.
     verifyPeer: (certificate) => {
       const member = verifyMember(certificate, authority);
@@ -166,6 +173,9 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     logger: options.logger,
     holder: 'this relay',
   });
+  const outbox = new AuditOutbox({ file: join(directory, 'audit-outbox.jsonl'), control, logger: options.logger });
+  audit.sink = new AuditSink(outbox, () => current.record.nodeId);
+  await outbox.start();
   control.start();
   renewal.start();
   return {
@@ -186,6 +196,8 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
       renewal.stop();
       control.stop();
       await server.close();
+      audit.sink?.close();
+      await outbox.stop();
       await claim.release();
     },
   };

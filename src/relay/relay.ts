@@ -78,6 +78,8 @@ export interface RelayOptions {
   readonly unansweredLimit?: number;
   /** How long such an outlet stays out of the choice (while another can be chosen). @default suspendMs */
   readonly suspendMs?: number;
+  /** Told of each splice refused (for the audit trail): whom, why, for which relay name. */
+  readonly onRefused?: (peer: PeerIdentity, reason: 'allow' | 'limits', relay: string, detail: string) => void;
 }
 
 export interface RelayStats {
@@ -112,7 +114,7 @@ export class Relay {
   private readonly reporter: NodeJS.Timeout;
   private counts = { splicesTotal: 0, refused: 0, busy: 0 };
 
-  constructor(options: RelayOptions = {}) {
+  constructor(private readonly options: RelayOptions = {}) {
     this.limits = { ...defaults, ...options };
     this.reporter = setInterval(() => this.reportRefusals(), refusalReportMs);
     this.reporter.unref();
@@ -179,6 +181,7 @@ export class Relay {
     const allowing = outlets.filter((outlet) => evaluatePolicy(outlet.policy, peer.attributes));
     if (allowing.length === 0) {
       this.noteRefusal(key, peer);
+      this.options.onRefused?.(peer, 'allow', relay, 'no outlet allows its attributes');
       throw new InputError(
         'PEER_NOT_ALLOWED',
         `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`,
@@ -197,6 +200,7 @@ export class Relay {
       const which = isBareName(allow)
         ? `carries the attribute "${allow}" this inlet allows`
         : `is admitted by this inlet's allow ${quotedPolicy(allow)}`;
+      this.options.onRefused?.(peer, 'allow', relay, `no outlet that allows it ${which}`);
       throw new InputError(
         'PEER_NOT_ALLOWED',
         `no outlet of the relay "${relay}" that allows this node ${which} ` +
@@ -212,6 +216,7 @@ export class Relay {
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
       this.counts.busy += 1;
+      this.options.onRefused?.(peer, 'limits', relay, `${waiting} splices of this member waiting`);
       throw new RuntimeFailure(
         'RELAY_BUSY',
         `the relay "${relay}" has too many splices waiting (${waiting} of this node's)`,

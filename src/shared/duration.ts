@@ -56,6 +56,8 @@ export const durationRanges = {
    * 30 days no certificate lives that long anyway.
    */
   revocationAge: { minMs: second, maxMs: 30 * day, examples: '5m or 1h' },
+  /** portal project audit --since: how far back to read the trail (ten years covers any store). */
+  auditSince: { minMs: 1, maxMs: 3650 * day, examples: '1h or 7d' },
 } as const satisfies Record<string, DurationRange>;
 
 export type DurationReading =

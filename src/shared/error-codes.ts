@@ -190,6 +190,8 @@ export const errorCodes = [
   'STORE_UNSUPPORTED',
   /** The controller's store holds data that cannot be read back (a sealed key that does not open). */
   'STORE_DAMAGED',
+  /** `portal project audit --verify` found the audit trail's hash chain broken: a record was changed or removed. */
+  'AUDIT_CHAIN_BROKEN',
   /** There is no controller data where it was looked for. */
   'NO_CONTROLLER_DATA',
   /** The controller's data directory cannot be read. */

@@ -8,6 +8,7 @@
  * protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
+import type { AuditQuery, AuditRecordWire, AuditReport } from './protocol/audit.ts';
 
 /**
  * The version every connection names on its first line. 1 was the unversioned protocol: its peers send
@@ -41,6 +42,8 @@ export const versionHint =
 // The data plane's contract between an inlet and an outlet: their verdicts and version, then frames.
 export * from './protocol/e2e.ts';
 export * from './protocol/mux-frame.ts';
+// The audit trail's events, reports and records.
+export * from './protocol/audit.ts';
 
 /** The server's check of a client's first line: undefined when it may go on, else why not. */
 export function checkHello(service: ServiceName, message: unknown): string | undefined {
@@ -210,6 +213,13 @@ export interface ControllerOperations {
    * shown by `portal project members`.
    */
   'member-report': { request: { liveSessions: number }; answer: Empty };
+  /**
+   * A node or relay hands over events it saw (sessions, refusals), oldest first; the answer says how
+   * many were new. A record sent again is recognised by its id and written once.
+   */
+  'audit-report': { request: { records: readonly AuditReport[] }; answer: { written: number } };
+  /** An administrator reads the project's audit trail: a page of records after `afterSeq`. */
+  audit: { request: AuditQuery; answer: { records: readonly AuditRecordWire[]; head: number } };
 }
 
 export interface SpliceGrant {

@@ -99,6 +99,32 @@ describe('relay: what members may ask of it', () => {
     },
   );
 
+  it('tells whoever keeps the audit trail of each splice it refuses: whom, why, for which relay name', () => {
+    const refused: string[] = [];
+    const relay = newRelay({
+      pendingPerMember: 1,
+      onRefused: (peer: PeerIdentity, reason: string, name: string) => refused.push(`${peer.nodeId} ${reason} ${name}`),
+    });
+    relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);
+    assert.equal(
+      codeOf(() => relay.connect(member('n-stranger', ['guest']), 'db', 'db-outlet')),
+      'PEER_NOT_ALLOWED',
+    );
+    assert.equal(
+      codeOf(() => relay.connect(inlet, 'db', 'other-outlet')),
+      'PEER_NOT_ALLOWED',
+    );
+    assert.equal(
+      codeOf(() => relay.connect(inlet, 'db', 'db-outlet')),
+      undefined,
+    );
+    assert.equal(
+      codeOf(() => relay.connect(inlet, 'db', 'db-outlet')),
+      'RELAY_BUSY',
+    );
+    assert.deepEqual(refused, ['n-stranger allow db', 'n-inlet allow db', 'n-inlet limits db']);
+  });
+
   it('holds a member to 16 pending splices and an outlet to 64 unanswered dials', () => {
     const relay = newRelay({ pendingPerMember: 16, pendingPerOutlet: 64 });
     relay.register(outletIdentity('n-outlet'), 'db', 'db-inlet', () => undefined);

@@ -46,6 +46,8 @@ describe('control channel client: what a server that stops answering may cost th
     tickets: neverAnswers('tickets'),
     'ticket-cancel': neverAnswers('ticket-cancel'),
     'member-report': neverAnswers('member-report'),
+    'audit-report': neverAnswers('audit-report'),
+    audit: neverAnswers('audit'),
   };
 
   before(async () => {

@@ -89,6 +89,33 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable('members').addColumn('last_seen', 'bigint').execute();
     },
   },
+  // The audit trail: one row per event, append-only, hash-chained per project (src/shared/audit-chain.ts).
+  // A reporter's id for its record is unique within the project, so a report sent twice is written once.
+  '0005-audit': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('audit_records')
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+        .addColumn('recorded_at', 'bigint', (c) => c.notNull())
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('seen_by', 'text', (c) => c.notNull())
+        .addColumn('report_id', 'text', (c) => c.notNull())
+        .addColumn('members', 'text', (c) => c.notNull())
+        .addColumn('details', 'text', (c) => c.notNull())
+        .addColumn('prev_hash', 'text', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('audit_records_pk', ['project_id', 'seq'])
+        .addUniqueConstraint('audit_records_report', ['project_id', 'seen_by', 'report_id'])
+        .execute();
+      await db.schema
+        .createIndex('audit_records_time')
+        .on('audit_records')
+        .columns(['project_id', 'occurred_at'])
+        .execute();
+    },
+  },
   // Several attributes per member (NAME or KEY=VALUE), comma-joined (neither holds a comma). The single
   // attribute column keeps the first, so every existing row reads the same; each existing row's list is
   // its one attribute.

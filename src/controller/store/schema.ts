@@ -73,10 +73,31 @@ export interface RevocationTable {
   certificate_expires_at: number;
 }
 
+/** One record of the audit trail: see src/shared/audit-chain.ts for what its hash covers. */
+export interface AuditRecordTable {
+  project_id: string;
+  /** Its place in the project's chain, from 1. */
+  seq: number;
+  occurred_at: number;
+  recorded_at: number;
+  event: string;
+  /** "controller", or the node id of the member that reported it. */
+  seen_by: string;
+  /** The reporter's id for the record (random for the controller's own). */
+  report_id: string;
+  /** Canonical JSON: an array of member ids. */
+  members: string;
+  /** Canonical JSON: an object of scalars. */
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface Database {
   projects: ProjectTable;
   admin_codes: AdminCodeTable;
   tickets: TicketTable;
   members: MemberTable;
   revocations: RevocationTable;
+  audit_records: AuditRecordTable;
 }

@@ -133,6 +133,10 @@ export const controllerFields: Fields<ControllerOperations> = {
   tickets: {},
   'ticket-cancel': { ticket: 'text' },
   'member-report': { liveSessions: 'number' },
+  'audit-report': {
+    records: { records: { id: 'text', event: 'text', time: 'number', members: 'texts', details: 'text' } },
+  },
+  audit: { afterSeq: 'number', limit: 'number', since: 'number', member: 'text?', event: 'text?' },
 };
 
 export const relayFields: Fields<RelayOperations> = {

@@ -1,0 +1,33 @@
+/** The control operations of the audit trail: members report their events, administrators read them. */
+import { InputError } from '../shared/errors.ts';
+import type { PeerIdentity } from '../pki/identity.ts';
+import { isAuditEventKind, type ControllerOperations, type OperationHandlers } from '../wire/protocol.ts';
+import { entriesOfReports, memberIdPattern } from './audit-reports.ts';
+import type { AuditTrail } from './audit-trail.ts';
+import { requireAdmin } from './projects.ts';
+
+type AuditOperations = Pick<OperationHandlers<ControllerOperations>, 'audit-report' | 'audit'>;
+
+/** `member()` is the member the connection's certificate proves (it throws for an anonymous one). */
+export function auditHandlers(trail: AuditTrail, member: () => PeerIdentity): AuditOperations {
+  return {
+    'audit-report': async ({ records }) => {
+      const peer = member();
+      const entries = entriesOfReports(peer, records);
+      return { written: entries.length > 0 ? await trail.append(peer.projectId, entries) : 0 };
+    },
+    audit: (query) => {
+      const admin = member();
+      requireAdmin(admin);
+      if (query.member !== undefined && !memberIdPattern.test(query.member))
+        throw new InputError('BAD_FLAG', `--member ${query.member.slice(0, 80)} is not a member id`, {
+          hint: 'give a member id such as n1a2b3c4d5e6f7a8b (portal project audit --json shows them)',
+        });
+      if (query.event !== undefined && !isAuditEventKind(query.event))
+        throw new InputError('BAD_FLAG', `--event ${query.event.slice(0, 80)} is not an event kind`, {
+          hint: 'give one of the kinds in docs/audit.md, such as session or enrolled',
+        });
+      return trail.query(admin.projectId, query);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The audit trail's contract: every kind of event, what a node or relay reports of its own events
+ * (`audit-report`), and what an administrator reads back (`audit`). docs/audit.md is the reader's
+ * version of this file; the two change together.
+ */
+
+/** Events the controller records itself. */
+export const controllerEventKinds = [
+  'project-created',
+  'ticket-issued',
+  'ticket-used',
+  'ticket-refused',
+  'ticket-cancelled',
+  'enrolled',
+  'renewed',
+  'reissued',
+  'reissue-refused',
+  'revoked',
+  'relay-announced',
+  'relay-lost',
+] as const;
+
+/** Events nodes and relays report over their connection to the controller. */
+export const reportedEventKinds = ['session', 'refused', 'reports-dropped'] as const;
+
+export const auditEventKinds = [...controllerEventKinds, ...reportedEventKinds] as const;
+export type ControllerEventKind = (typeof controllerEventKinds)[number];
+export type ReportedEventKind = (typeof reportedEventKinds)[number];
+export type AuditEventKind = (typeof auditEventKinds)[number];
+
+export const isAuditEventKind = (value: string): value is AuditEventKind =>
+  (auditEventKinds as readonly string[]).includes(value);
+export const isReportedEventKind = (value: string): value is ReportedEventKind =>
+  (reportedEventKinds as readonly string[]).includes(value);
+
+/** Why a node or relay refused a peer (the `reason` of a `refused` record). */
+export type RefusalReason = 'allow' | 'untrusted' | 'limits' | 'revoked';
+
+/** A detail's value: scalars only, so that every record has one canonical encoding. */
+export type AuditValue = string | number | boolean | null;
+export type AuditDetails = Readonly<Record<string, AuditValue>>;
+
+/** Who saw an event the controller recorded itself. */
+export const controllerWitness = 'controller';
+
+/**
+ * One event as a node or relay reports it. `id` is the reporter's own name for it, random, so that a
+ * report sent again (its answer was lost) is recognised and written once. `details` is the JSON text of
+ * an object of scalars (see AuditDetails).
+ */
+export interface AuditReport {
+  readonly id: string;
+  readonly event: string;
+  /** When it happened, epoch milliseconds, by the reporter's clock. */
+  readonly time: number;
+  readonly members: readonly string[];
+  readonly details: string;
+}
+
+/** One record of the trail, as the controller stores and returns it. */
+export interface AuditRecordWire {
+  readonly project: string;
+  /** Its place in the project's chain, from 1. */
+  readonly seq: number;
+  /** When it happened (epoch ms): by the controller's clock, or the reporter's for a reported event. */
+  readonly time: number;
+  /** When the controller appended it (epoch ms). */
+  readonly recorded: number;
+  readonly event: string;
+  /** "controller", or the node id of the member that reported it. */
+  readonly seenBy: string;
+  readonly reportId: string;
+  /** The canonical JSON text of the members concerned (an array of ids). */
+  readonly members: string;
+  /** The canonical JSON text of the details (an object of scalars). */
+  readonly details: string;
+  /** The hash of the record before it (64 zeros for the first). */
+  readonly prev: string;
+  readonly hash: string;
+}
+
+/** What an administrator asks of the trail: records after `afterSeq`, oldest first, filtered. */
+export interface AuditQuery {
+  readonly afterSeq: number;
+  /** At most this many (bounded by auditLimits.pageRecords). */
+  readonly limit: number;
+  /** Only records whose time is at or after this (epoch ms); NaN or 0: all. */
+  readonly since: number;
+  readonly member?: string;
+  readonly event?: string;
+}
+
+export const auditLimits = {
+  /** Records one audit-report may carry. */
+  reportRecords: 200,
+  /** Records one answer to `audit` carries at most: well under a JSON line's bound. */
+  pageRecords: 200,
+  /** The longest details text a report may carry, in bytes. */
+  detailsBytes: 2048,
+  /** Members one record names. */
+  members: 8,
+} as const;
