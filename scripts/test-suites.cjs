@@ -59,6 +59,7 @@ const unitFiles = [
   'test/shared/key-file-permissions.test.ts',
   'test/shared/listen.test.ts',
   'test/shared/memory-reducer.test.ts',
+  'test/shared/metrics-table.test.ts',
   'test/shared/secret-compare.test.ts',
   'test/shared/socket-tuning.test.ts',
   'test/wire/admission.test.ts',

@@ -9,6 +9,7 @@ import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
 import { startRelayNode } from '../relay/relay-node.ts';
 import { portalHome } from './home.ts';
+import { parseStatusListen, statusListenDefault, statusListenHelp } from './status-listen.ts';
 import { ticketFromFlags } from './ticket-input.ts';
 
 export interface RelayStartOptions {
@@ -18,6 +19,8 @@ export interface RelayStartOptions {
   /** @default "0.0.0.0:4100" */
   readonly listen: string;
   readonly publicAddress?: string;
+  /** Where GET /metrics and GET /healthz are served: HOST:PORT, PORT, 0 or off. @default "127.0.0.1:0" */
+  readonly statusListen: string;
 }
 
 export function registerRelay(program: Command): void {
@@ -42,6 +45,7 @@ export function registerRelay(program: Command): void {
       'address nodes dial, announced to the controller (default: the listening address; on 0.0.0.0, ' +
         "this machine's first network address)",
     )
+    .option('--status-listen <address>', statusListenHelp, statusListenDefault)
     .action(async (options: RelayStartOptions) => runRelay(options));
 }
 
@@ -62,6 +66,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     if (value !== undefined && !parseHostPort(value).ok)
       throw new InputError('BAD_FLAG', `${flag} ${value} is not host:port`, { hint: `give ${flag} HOST:PORT` });
   }
+  const status = parseStatusListen(options.statusListen);
   const ticket = await ticketFromFlags(options);
   const host = socketHost(listen.address.host);
   const drainMs = drainFromEnvironment(process.env);
@@ -76,12 +81,14 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     // Port 0 is known only once listening: the default public address then follows it.
     ...(publicAddress && listen.address.port !== 0 ? { publicAddress } : {}),
     ...(options.controller ? { controller: options.controller } : {}),
+    ...(status ? { status: { ...status, flag: options.statusListen } } : {}),
   });
   const announced = starting.then((relay) => {
     logger.announce(
       `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, ` +
         `reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`,
     );
+    if (relay.status) logger.announce(`relay status server on http://${relay.status} (GET /metrics, GET /healthz)`);
     return { ...relay, close: () => relay.stop() };
   });
   // Listening from the start: a signal while the relay enrolls stops it once it has started.

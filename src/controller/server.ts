@@ -14,6 +14,7 @@ import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
 import { MemberService, type Session } from '../wire/member-service.ts';
+import type { AnsweredRequest } from '../wire/service-connection.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import {
   controllerFields,
@@ -62,6 +63,8 @@ export interface ControllerServerOptions {
   readonly admission?: AdmissionLimits;
   readonly control?: ControlLimits;
   readonly log?: (line: string) => void;
+  /** Told of every request once it is answered (the controller's metrics). */
+  readonly observe?: (answered: AnsweredRequest) => void;
 }
 
 /** One control connection, as its requests see it. */
@@ -87,6 +90,10 @@ interface Subscriber {
 export interface ControllerServerStats extends AdmissionStats {
   readonly members: number;
   readonly anonymousRefused: number;
+  /** Connections refused to members holding as many as they may. */
+  readonly membersRefused: number;
+  /** Direct paths inlets advertise now. */
+  readonly directPaths: number;
 }
 
 export class ControllerServer {
@@ -115,6 +122,7 @@ export class ControllerServer {
         open: ({ source }) => this.open({ peer: undefined, source }),
       },
       ...(options.log ? { log: options.log } : {}),
+      ...(options.observe ? { observe: options.observe } : {}),
     });
     const shared = options.sharedWith;
     this.port = new PortalPort({
@@ -148,6 +156,8 @@ export class ControllerServer {
       ...this.port.stats(),
       members: this.members.openMemberConnections,
       anonymousRefused: this.anonymousRefused,
+      membersRefused: this.members.refusedMemberConnections,
+      directPaths: this.adverts.size,
     };
   }
 

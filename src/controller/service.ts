@@ -7,6 +7,7 @@
 import type { X509Certificate } from 'node:crypto';
 import type { Authority } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
+import { OperationsTally } from '../shared/operations-tally.ts';
 import type { EnrollmentAnswer as Enrollment, ProjectInfo, TicketBody as TicketRequest } from '../wire/protocol.ts';
 import { Enrollments } from './enrollment.ts';
 import { MemberCertificates, type ControllerSettings } from './member-certificates.ts';
@@ -17,6 +18,8 @@ import type { Store } from './store/open.ts';
 export type { ControllerSettings } from './member-certificates.ts';
 
 export class ControllerService {
+  /** What revocation and the audit trail count, for the metrics: fed in one line where each happens. */
+  readonly tally = new OperationsTally();
   private settingsNow: ControllerSettings;
   private readonly certificates: MemberCertificates;
   private readonly enrollments: Enrollments;
