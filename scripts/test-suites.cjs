@@ -62,6 +62,7 @@ const unitFiles = [
   'test/shared/metrics-table.test.ts',
   'test/shared/secret-compare.test.ts',
   'test/shared/socket-tuning.test.ts',
+  'test/shared/status-server.test.ts',
   'test/wire/admission.test.ts',
   'test/wire/control-channel-refusals.test.ts',
   'test/wire/control-channel.test.ts',

@@ -74,7 +74,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<R
   server.maxConnections = limits.connections;
   server.maxHeadersCount = limits.headers;
   server.maxRequestsPerSocket = limits.requestsPerConnection;
-  server.on('clientError', (_error, socket) => socket.destroy());
+  // Bad bytes, headers too large or too slow: Node's own answer (400, 431, 408), then the connection is closed.
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   await listenOrExplain(server, {
     host: options.host,
