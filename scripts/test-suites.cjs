@@ -12,6 +12,7 @@ const { join } = require('node:path');
 const unitFiles = [
   'test/cli/controller-sealing-key.test.ts',
   'test/cli/node-show.test.ts',
+  'test/cli/status-listen.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
   'test/compile/k8s-api-check.test.ts',
