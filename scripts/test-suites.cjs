@@ -25,6 +25,7 @@ const unitFiles = [
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',
   'test/controller/backup-archive.test.ts',
+  'test/controller/metrics.test.ts',
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
