@@ -2,6 +2,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { Registry } from 'prom-client';
 import { startController, type ControllerOptions } from '../controller/controller.ts';
 import { RelayServer } from '../relay/server.ts';
 import { parseHostPort, socketHost } from '../shared/address.ts';
@@ -19,6 +20,8 @@ import { controllerSealingKey } from './controller-sealing-key.ts';
 import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
 import { adminCodeLifetimeMs } from './limits.ts';
+import { serveStatus } from '../shared/process-status.ts';
+import { parseStatusListen, statusListenDefault, statusListenHelp } from './status-listen.ts';
 
 export interface ControllerStartOptions {
   /** @default "127.0.0.1:4000" */
@@ -44,11 +47,20 @@ export interface ControllerStartOptions {
   readonly relay: boolean;
   /** Print a one-time admin code although the controller hosts projects already. */
   readonly adminCode?: boolean;
+  /** Where GET /metrics and GET /healthz are served: HOST:PORT, PORT, 0 or off. @default "127.0.0.1:0" */
+  readonly statusListen: string;
 }
 
-/** The relay inside the controller process, on its port: the default, so one process carries a project. */
-export function embeddedRelay(log?: (line: string) => void): NonNullable<ControllerOptions['relay']> {
-  return (verifyPeer, onRefused) => new RelayServer({ verifyPeer, relay: { onRefused }, ...(log ? { log } : {}) });
+/**
+ * The relay inside the controller process, on its port: the default, so one process carries a project.
+ * Its metrics go to `registry`, served beside the controller's.
+ */
+export function embeddedRelay(
+  log?: (line: string) => void,
+  registry?: Registry,
+): NonNullable<ControllerOptions['relay']> {
+  return (verifyPeer, onRefused) =>
+    new RelayServer({ verifyPeer, relay: { onRefused }, ...(log ? { log } : {}), ...(registry ? { registry } : {}) });
 }
 
 export function registerController(program: Command): void {
@@ -90,6 +102,7 @@ export function registerController(program: Command): void {
       'print a one-time admin code for another project although this controller hosts projects already ' +
         '(by default only a controller with none prints one, so that no code sits in a service log)',
     )
+    .option('--status-listen <address>', statusListenHelp, statusListenDefault)
     .action(async (options: ControllerStartOptions) => runController(options));
   registerControllerBackup(controller);
   registerControllerRestore(controller);
@@ -114,8 +127,10 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     options.credentialLifetime,
     durationRanges.credential,
   );
+  const statusListen = parseStatusListen(options.statusListen);
   const drainMs = drainFromEnvironment(process.env);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
+  const relayRegistry = new Registry();
   const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
   const { source: sealingKey, defaulted } = controllerSealingKey(options.sealingKeyFile, process.env);
   // Listening from the start: a signal while the controller opens its store or binds stops it once started.
@@ -129,9 +144,22 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       ...(options.store ? { store: options.store } : {}),
       networkDomain: options.networkDomain,
       credentialLifetimeMs,
-      ...(options.relay ? { relay: embeddedRelay(log) } : {}),
+      ...(options.relay ? { relay: embeddedRelay(log, relayRegistry) } : {}),
       log,
     });
+    const status = statusListen
+      ? await serveStatus({
+          listen: statusListen,
+          flag: options.statusListen,
+          process: 'controller',
+          registries: options.relay ? [running.registry, relayRegistry] : [running.registry],
+          health: () => running.health(),
+        }).catch(async (error: unknown) => {
+          await running.close();
+          throw error;
+        })
+      : undefined;
+    if (status) log(`status server on http://${status.address} (GET /metrics, GET /healthz)`);
     if (defaulted) {
       const path = describeSealingKey(sealingKey);
       process.stderr.write(
@@ -153,6 +181,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       address: running.address,
       listening: running.listening,
       fingerprint: running.fingerprint,
+      ...(status ? { status: status.address } : {}),
     };
     if (options.runtimeFile) {
       // And how long it drains, for whoever stops it.
@@ -178,7 +207,13 @@ async function runController(options: ControllerStartOptions): Promise<void> {
         );
       }
     }
-    return running;
+    return {
+      ...running,
+      async close() {
+        await status?.close();
+        await running.close();
+      },
+    };
   })();
   await stopOnSignal(starting, { drainMs, log, name: 'the controller' });
 }

@@ -10,6 +10,7 @@ import { loggerFromEnvironment } from '../node/logger.ts';
 import { revocationMaxAgeMs } from '../node/revocation-list.ts';
 import { startRelayNode } from '../relay/relay-node.ts';
 import { portalHome } from './home.ts';
+import { parseStatusListen, statusListenDefault, statusListenHelp } from './status-listen.ts';
 import { ticketFromFlags } from './ticket-input.ts';
 
 export interface RelayStartOptions {
@@ -20,6 +21,8 @@ export interface RelayStartOptions {
   readonly listen: string;
   readonly publicAddress?: string;
   readonly revocationMaxAge?: string;
+  /** Where GET /metrics and GET /healthz are served: HOST:PORT, PORT, 0 or off. @default "127.0.0.1:0" */
+  readonly statusListen: string;
 }
 
 export function registerRelay(program: Command): void {
@@ -49,6 +52,7 @@ export function registerRelay(program: Command): void {
       'splice no new session while the list of revoked members is older than this (the controller away), ' +
         'such as 5m (default: no bound)',
     )
+    .option('--status-listen <address>', statusListenHelp, statusListenDefault)
     .action(async (options: RelayStartOptions) => runRelay(options));
 }
 
@@ -73,6 +77,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     options.revocationMaxAge === undefined
       ? undefined
       : revocationMaxAgeMs(options.revocationMaxAge, '--revocation-max-age');
+  const status = parseStatusListen(options.statusListen);
   const ticket = await ticketFromFlags(options);
   const host = socketHost(listen.address.host);
   const drainMs = drainFromEnvironment(process.env);
@@ -88,12 +93,14 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
     ...(publicAddress && listen.address.port !== 0 ? { publicAddress } : {}),
     ...(options.controller ? { controller: options.controller } : {}),
     ...(revocationMaxAge !== undefined ? { revocationMaxAgeMs: revocationMaxAge } : {}),
+    ...(status ? { status: { ...status, flag: options.statusListen } } : {}),
   });
   const announced = starting.then((relay) => {
     logger.announce(
       `Portal relay ${relay.nodeId} of project ${relay.projectId} listening on ${relay.listening}, ` +
         `reached as ${relay.address} (certificate fingerprint ${relay.fingerprint})`,
     );
+    if (relay.status) logger.announce(`relay status server on http://${relay.status} (GET /metrics, GET /healthz)`);
     return { ...relay, close: () => relay.stop() };
   });
   // Listening from the start: a signal while the relay enrolls stops it once it has started.

@@ -31,6 +31,8 @@ export interface AuditTrailOptions {
   readonly log?: (line: string) => void;
   /** @default Date.now */
   readonly now?: () => number;
+  /** Told of each batch appended (the controller's metrics). */
+  readonly onWritten?: (count: number) => void;
 }
 
 /**
@@ -204,6 +206,7 @@ export class AuditTrail {
         return rows.length;
       });
       this.written += count;
+      this.options.onWritten?.(count);
       return count;
     } catch (error) {
       // Another controller on the same store took the place: read the head again.

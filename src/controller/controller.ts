@@ -6,6 +6,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fingerprintOf } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
@@ -28,7 +29,9 @@ import {
   sealingKeyVariables,
   type SealingKeySource,
 } from '../shared/sealing-key.ts';
-import { defaultCredentialLifetimeMs } from './limits.ts';
+import { defaultCredentialLifetimeMs, healthStoreWaitMs } from './limits.ts';
+import { memberCounts, storeProblem } from './member-counts.ts';
+import { registerControllerMetrics } from './metrics.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import { openStore, type Store } from './store/open.ts';
@@ -75,6 +78,10 @@ export interface RunningController extends Stoppable {
   readonly fingerprint: string;
   readonly service: ControllerService;
   readonly server: ControllerServer;
+  /** Its Prometheus metrics (src/controller/metrics.ts), with the process's own. */
+  readonly registry: Registry;
+  /** Undefined while it serves; why it does not otherwise (its store does not answer, it is stopping). */
+  health(): Promise<string | undefined>;
 }
 
 /** Where the sealing key of a controller with this data directory is kept when nobody says. */
@@ -131,13 +138,24 @@ export async function startController(options: ControllerOptions): Promise<Runni
     (peer, reason, relayName, detail) =>
       service.audit.tally(peer.projectId, 'refused', [peer.nodeId], { portal: relayName, reason, detail }),
   );
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'portal_controller_' });
+  // Read only when scraped, once the server below exists.
+  const observe = registerControllerMetrics(registry, {
+    members: () => memberCounts(store),
+    relays: () => server.relays.counts(),
+    figures: () => server.stats(),
+    tally: service.tally,
+  });
   const server = new ControllerServer({
     service,
     tls: { key, certificate },
     ...(relay ? { sharedWith: relay.handlers } : {}),
     ...(options.log ? { log: options.log } : {}),
     onRevoked: ({ entry }) => relay?.cutMember?.(entry.nodeId),
+    observe,
   });
+  let stopping = false;
   let bound;
   try {
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
@@ -156,13 +174,17 @@ export async function startController(options: ControllerOptions): Promise<Runni
     fingerprint,
     service,
     server,
+    registry,
+    health: async () => (stopping ? 'it is stopping' : storeProblem(store, healthStoreWaitMs)),
     stopAccepting() {
+      stopping = true;
       server.stopAccepting();
       relay?.stopAccepting();
     },
     openConnections: () => relay?.openConnections() ?? 0,
     whenIdle: async () => relay?.whenIdle(),
     async close() {
+      stopping = true;
       await relay?.close();
       await server.close();
       await service.audit.flushTallies();

@@ -61,6 +61,13 @@ export class InletAdverts {
     return true;
   }
 
+  /** Adverts held now, in every project. */
+  get size(): number {
+    let size = 0;
+    for (const adverts of this.byProject.values()) size += adverts.size;
+    return size;
+  }
+
   /** The adverts `member` hears of: see hearsOf. */
   forMember(member: PeerIdentity): InletAdvert[] {
     return [...(this.byProject.get(member.projectId)?.values() ?? [])]

@@ -30,3 +30,9 @@ export const anonymousRate = { perSecond: 50, burst: 100 } as const;
  * its inlets want, so this bounds what one connection adds to its project's adverts.
  */
 export const advertsPerConnection = 64;
+
+/**
+ * How long /healthz waits for the store to answer before it says the controller does not serve: a
+ * store that takes longer fails the requests of members too.
+ */
+export const healthStoreWaitMs = 2000;

@@ -41,6 +41,13 @@ export class RelayDirectory {
     return [...this.everywhere, ...(this.announced.get(projectId)?.values() ?? [])];
   }
 
+  /** Relays known now: those serving every project, and relay nodes announced in any project. */
+  counts(): { readonly everywhere: number; readonly announced: number } {
+    let announced = 0;
+    for (const relays of this.announced.values()) announced += relays.size;
+    return { everywhere: this.everywhere.length, announced };
+  }
+
   onChange(listener: (projectId: string | undefined) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

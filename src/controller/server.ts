@@ -15,6 +15,7 @@ import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
 import { MemberService, type Session } from '../wire/member-service.ts';
+import type { AnsweredRequest } from '../wire/service-connection.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import {
   controllerFields,
@@ -68,6 +69,8 @@ export interface ControllerServerOptions {
   readonly log?: (line: string) => void;
   /** A member was revoked: the relay sharing this port (if any) cuts its splices and connections. */
   readonly onRevoked?: (revocation: Revocation) => void;
+  /** Told of every request once it is answered (the controller's metrics). */
+  readonly observe?: (answered: AnsweredRequest) => void;
 }
 
 /** One control connection, as its requests see it. */
@@ -93,6 +96,10 @@ interface Subscriber {
 export interface ControllerServerStats extends AdmissionStats {
   readonly members: number;
   readonly anonymousRefused: number;
+  /** Connections refused to members holding as many as they may. */
+  readonly membersRefused: number;
+  /** Direct paths inlets advertise now. */
+  readonly directPaths: number;
 }
 
 export class ControllerServer {
@@ -125,6 +132,7 @@ export class ControllerServer {
         open: ({ source }) => this.open({ peer: undefined, source }),
       },
       ...(options.log ? { log: options.log } : {}),
+      ...(options.observe ? { observe: options.observe } : {}),
     });
     const shared = options.sharedWith;
     this.port = new PortalPort({
@@ -158,6 +166,8 @@ export class ControllerServer {
       ...this.port.stats(),
       members: this.members.openMemberConnections,
       anonymousRefused: this.anonymousRefused,
+      membersRefused: this.members.refusedMemberConnections,
+      directPaths: this.adverts.size,
     };
   }
 
@@ -196,9 +206,15 @@ export class ControllerServer {
     if (set?.size === 0) this.subscribers.delete(subscriber.peer.projectId);
   }
 
-  /** Sends `event` to the members of `projectId` that `to` selects. */
-  private tell(projectId: string, event: ControllerEvent, to: (peer: PeerIdentity) => boolean = () => true): void {
-    for (const subscriber of this.subscribers.get(projectId) ?? []) if (to(subscriber.peer)) subscriber.push(event);
+  /** Sends `event` to the members of `projectId` that `to` selects; how many it was sent to. */
+  private tell(projectId: string, event: ControllerEvent, to: (peer: PeerIdentity) => boolean = () => true): number {
+    let told = 0;
+    for (const subscriber of this.subscribers.get(projectId) ?? [])
+      if (to(subscriber.peer)) {
+        subscriber.push(event);
+        told += 1;
+      }
+    return told;
   }
 
   /** Tells the members of `projectId` (of every project when undefined) which relays serve it now. */
@@ -224,7 +240,8 @@ export class ControllerServer {
     const revocation = await this.options.service.revoke(admin, nodeId, reason);
     this.revokedHere.add(nodeId);
     this.members.closeMember(nodeId);
-    this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
+    const told = this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
+    this.options.service.tally.revocationsPushed(told);
     this.options.onRevoked?.(revocation);
     // Recorded once every holder has been told: the trail never delays the cut.
     await this.options.service.audit.record(revocation.projectId, 'revoked', [nodeId, admin.nodeId], {

@@ -16,6 +16,7 @@ import type {
   TicketInfo,
 } from '../wire/protocol.ts';
 import { AuditTrail } from './audit-trail.ts';
+import { OperationsTally } from '../shared/operations-tally.ts';
 import { Enrollments } from './enrollment.ts';
 import { MemberCertificates, type ControllerSettings } from './member-certificates.ts';
 import {
@@ -34,6 +35,8 @@ import type { Store } from './store/open.ts';
 export type { ControllerSettings } from './member-certificates.ts';
 
 export class ControllerService {
+  /** What revocation and the audit trail count, for the metrics: fed in one line where each happens. */
+  readonly tally = new OperationsTally();
   private settingsNow: ControllerSettings;
   private readonly certificates: MemberCertificates;
   private readonly enrollments: Enrollments;
@@ -48,7 +51,7 @@ export class ControllerService {
     options: { readonly log?: (line: string) => void } = {},
   ) {
     this.settingsNow = settings;
-    this.audit = new AuditTrail(store, options);
+    this.audit = new AuditTrail(store, { ...options, onWritten: (count) => this.tally.auditRecordsWritten(count) });
     this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
     this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
     this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);

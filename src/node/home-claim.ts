@@ -21,11 +21,13 @@ export interface RuntimeRecord {
   readonly token?: string;
   /** Known once the status server listens. */
   readonly statusPort?: number;
+  /** host:port of a relay's status server, which may listen elsewhere than on 127.0.0.1. */
+  readonly statusAddress?: string;
 }
 
 export interface HomeClaim {
   /** Adds what became known (the status port) to the runtime file. */
-  update(fields: Partial<Pick<RuntimeRecord, 'statusPort'>>): Promise<void>;
+  update(fields: Partial<Pick<RuntimeRecord, 'statusPort' | 'statusAddress'>>): Promise<void>;
   /** Removes the runtime file, if it still names this process. */
   release(): Promise<void>;
 }
@@ -63,7 +65,8 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
     if (await createExclusively(options.file, own)) return claimOf(options.file, own);
     const holder = await readRuntime(options.file);
     if (holder && holderRuns(holder)) {
-      const port = holder.statusPort ? `, status on 127.0.0.1:${holder.statusPort}` : '';
+      const where = holder.statusAddress ?? (holder.statusPort ? `127.0.0.1:${holder.statusPort}` : undefined);
+      const port = where ? `, status on ${where}` : '';
       throw new InputError(
         'ALREADY_RUNNING',
         `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, ` +

@@ -137,12 +137,6 @@ export const warningKeysKept = 1000;
  */
 export const recentMs = 60_000;
 
-/** How long a request to the status server may take, headers included: it answers at once. */
-export const statusRequestTimeoutMs = 10_000;
-
-/** How long the headers of a request to the status server may take. */
-export const statusHeadersTimeoutMs = 5000;
-
 /** A runtime file's lock older than this was left by a starter that died, and is removed. */
 export const staleLockMs = 10_000;
 

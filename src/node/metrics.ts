@@ -5,6 +5,7 @@
  * those of the single forms keep the label sets they always had.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { OperationsTally, registerTally } from '../shared/operations-tally.ts';
 
 /**
  * Why something failed, the `reason` label of portal_failures_total:
@@ -27,6 +28,8 @@ export interface NodeMetrics {
   readonly bytes: Counter<'part' | 'direction' | 'portal'>;
   readonly refusals: Counter<'part' | 'portal'>;
   readonly failures: Counter<'reason' | 'portal'>;
+  /** Audit records the node keeps until the controller takes them (portal_audit_records_pending). */
+  readonly tally: OperationsTally;
 }
 
 type Labels<L extends string> = Partial<Record<L, string>>;
@@ -77,8 +80,11 @@ export function createMetrics(): NodeMetrics {
   collectDefaultMetrics({ register: registry, prefix: 'portal_node_' });
   const labelNames = ['part', 'path', 'portal'] as const;
   const registers = [registry];
+  const tally = new OperationsTally();
+  registerTally(registry, tally, ['pending']);
   return {
     registry,
+    tally,
     connections: new Counter({
       name: 'portal_connections_total',
       help: 'Client connections carried since the start, by path (direct or relay)',

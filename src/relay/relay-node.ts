@@ -8,6 +8,7 @@
 import { startClaimed, type HomeClaim } from '../node/home-claim.ts';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fingerprintOf } from '../pki/authority.ts';
 import { identityOf } from '../pki/identity.ts';
 import { verifyMember } from '../pki/verify.ts';
@@ -28,8 +29,12 @@ import { controllerTarget } from '../wire/control-channel.ts';
 import { heartbeatIntervalMs } from '../wire/limits.ts';
 import type { ControllerOperations } from '../wire/protocol.ts';
 import { decodeTicket } from '../wire/ticket.ts';
+import { RelayHealth } from './relay-health.ts';
 import { RelayServer } from './server.ts';
 import type { Draining } from '../shared/graceful-stop.ts';
+import { OperationsTally, registerTally } from '../shared/operations-tally.ts';
+import { serveStatus } from '../shared/process-status.ts';
+import type { RunningStatusServer } from '../shared/status-server.ts';
 
 export interface RelayNodeOptions {
   /**
@@ -49,6 +54,8 @@ export interface RelayNodeOptions {
   readonly heartbeatMs?: number;
   /** Splice no new session while the list of revoked members is older than this. @default no bound */
   readonly revocationMaxAgeMs?: number;
+  /** Where GET /metrics and GET /healthz are served (`flag`: the address as given); none when undefined. */
+  readonly status?: { readonly host: string; readonly port: number; readonly flag: string };
 }
 
 /** Draining: takes no new members or splices, while the splices carried go on until stop(). */
@@ -60,6 +67,12 @@ export interface RunningRelayNode extends Draining {
   readonly address: string;
   readonly fingerprint: string;
   readonly server: RelayServer;
+  /** Its Prometheus metrics, with the process's own. */
+  readonly registry: Registry;
+  /** What the audit trail counts here (records kept until the controller takes them). */
+  readonly tally: OperationsTally;
+  /** host:port of its status server, when it serves one. */
+  readonly status?: string;
   stop(): Promise<void>;
 }
 
@@ -120,11 +133,16 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
   await revocations.restore();
   // Made once the controller channel is (below); a refusal before that is not recorded.
   const audit: { sink?: AuditSink } = {};
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'portal_relay_' });
+  const tally = new OperationsTally();
+  registerTally(registry, tally, ['pending']);
   const server = new RelayServer({
     stale: () => revocations.stale(),
     relay: {
       onRefused: (peer, reason, relay, detail) => audit.sink?.forPortal(relay).refused(reason, peer.nodeId, detail),
     },
+    registry,
     // Members of this relay's project only.
     verifyPeer: (certificate) => {
       const member = verifyMember(certificate, authority);
@@ -145,6 +163,24 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     options.publicAddress ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${bound.port}`;
 
   const pin = options.controller ? { ...current.record, controller: options.controller } : current.record;
+  const health = new RelayHealth(pin.controller);
+  health.register(registry);
+  let status: RunningStatusServer | undefined;
+  try {
+    status = options.status
+      ? await serveStatus({
+          listen: options.status,
+          flag: options.status.flag,
+          process: 'relay',
+          registries: [registry],
+          health: () => health.problem(),
+        })
+      : undefined;
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  if (status) await claim.update({ statusPort: status.port, statusAddress: status.address });
   const control = new StandingChannel<ControllerOperations>({
     target: controllerTarget(pin),
     credentials: () => ({ key: current.privateKey, certificate: current.certificate }),
@@ -156,13 +192,19 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
   reportSessions(control, () => server.openConnections(), options.heartbeatMs ?? heartbeatIntervalMs);
   control.on('up', () => {
     control.request('relay-announce', { address, fingerprint }).then(
-      () =>
+      () => {
+        health.announced();
         options.logger.info(
           `relay ${current.record.nodeId} announced at ${address} to the controller ${pin.controller}`,
-        ),
-      (error: Error) => options.logger.warn(`the controller did not take the announcement: ${error.message}`),
+        );
+      },
+      (error: Error) => {
+        health.refused(error.message);
+        options.logger.warn(`the controller did not take the announcement: ${error.message}`);
+      },
     );
   });
+  control.on('down', () => health.lost());
   const renewal = new Renewal({
     directory,
     current: () => current,
@@ -185,7 +227,11 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     address,
     fingerprint,
     server,
+    registry,
+    tally,
+    ...(status ? { status: status.address } : {}),
     stopAccepting() {
+      health.stop();
       renewal.stop();
       control.stop();
       server.stopAccepting();
@@ -193,8 +239,10 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     openConnections: () => server.openConnections(),
     whenIdle: () => server.whenIdle(),
     async stop() {
+      health.stop();
       renewal.stop();
       control.stop();
+      await status?.close();
       await server.close();
       audit.sink?.close();
       await outbox.stop();

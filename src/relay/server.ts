@@ -7,13 +7,16 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Registry } from 'prom-client';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { AdmissionLimits, AdmissionStats } from '../wire/admission.ts';
 import { MemberService, type MemberConnection, type Session } from '../wire/member-service.ts';
 import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-port.ts';
 import { relayFields, type RelayEvent, type RelayOperations } from '../wire/protocol.ts';
+import { registerRelayMetrics } from './metrics.ts';
 import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
+import { SplicedBytes } from './spliced-bytes.ts';
 import { repeatedWarningMs } from '../shared/limits.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
 
@@ -43,6 +46,8 @@ export interface RelayServerOptions {
   readonly log?: (line: string) => void;
   /** True while the relay's list of revoked members is older than its bound: it splices no new session. */
   readonly stale?: () => boolean;
+  /** Where the relay's metrics are registered (src/relay/metrics.ts). */
+  readonly registry?: Registry;
 }
 
 export class RelayServer {
@@ -53,9 +58,12 @@ export class RelayServer {
   private versionWarnedAt = 0;
   /** Members revoked from the project: refused from now on. */
   private readonly revoked = new Set<string>();
+  private readonly bytes = new SplicedBytes();
+  private halvesRefused = 0;
 
   constructor(private readonly options: RelayServerOptions) {
     this.relay = new Relay(options.relay);
+    const observe = options.registry ? registerRelayMetrics(options.registry, () => this.figures()) : undefined;
     this.members = new MemberService({
       service: 'relay',
       fields: relayFields,
@@ -69,6 +77,7 @@ export class RelayServer {
       // A relay serves members only: there is nothing an anonymous peer may ask of it.
       anonymous: { refusal: 'this relay serves members of its projects only, with a valid certificate' },
       ...(options.log ? { log: options.log } : {}),
+      ...(observe ? { observe } : {}),
     });
   }
 
@@ -140,7 +149,22 @@ export class RelayServer {
   }
 
   acceptSplice(socket: Socket, half: SpliceHalf): boolean {
-    return this.relay.join(socket, half.splice, half.role, half.secret);
+    const taken = this.relay.join(socket, half.splice, half.role, half.secret);
+    if (taken) this.bytes.track(socket, half.role, half.rest.length);
+    else this.halvesRefused += 1;
+    return taken;
+  }
+
+  /** What the relay's metrics read. */
+  private figures() {
+    return {
+      relay: this.relay.stats(),
+      bytes: this.bytes.totals(),
+      halvesRefused: this.halvesRefused,
+      members: this.members.openMemberConnections,
+      membersRefused: this.members.refusedMemberConnections,
+      ...(this.ownPort ? { admission: this.ownPort.stats() } : {}),
+    };
   }
 
   /** Serves one member's connection: its outlets stay registered while it lasts. */

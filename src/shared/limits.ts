@@ -64,3 +64,27 @@ export const heapSlackBytes = 8 * 1024 * 1024;
  * certificate that carries them, small. The CLI and the controller both hold to it.
  */
 export const relaysPerTicket = 16;
+
+/**
+ * The bounds of a status server (the node's, the controller's, a relay's: see status-server.ts). A
+ * scraper or a probe sends one small request at a time on one or two connections, so these are far
+ * above what it needs and far below what a local process could make the server hold.
+ */
+export const statusLimits = {
+  /** Connections held at once; the next is closed as it arrives. */
+  connections: 16,
+  /** Bytes of a request's line and headers; more earns 431. */
+  headerBytes: 8192,
+  /** Headers one request may carry. */
+  headers: 64,
+  /** How long the headers of a request may take: a slow sender is answered 408 and closed. */
+  headersTimeoutMs: 5000,
+  /** How long a whole request may take. */
+  requestTimeoutMs: 10_000,
+  /** How long an idle kept-alive connection stays open between requests. */
+  keepAliveMs: 5000,
+  /** How often the two timeouts above are checked, so that neither is overrun by more than this. */
+  timeoutCheckMs: 1000,
+  /** Requests one connection may make before it is closed (its client opens another). */
+  requestsPerConnection: 1000,
+} as const;

@@ -10,7 +10,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { helloOf, type Fields, type OperationHandlers, type ServiceName } from './protocol.ts';
-import { serveService } from './service-connection.ts';
+import { serveService, type AnsweredRequest } from './service-connection.ts';
 import { sourceKeyOf } from './source-key.ts';
 import { CounterMap } from '../shared/counter-map.ts';
 
@@ -57,6 +57,8 @@ export interface MemberServiceOptions<Ops, Event> {
   readonly open: (connection: MemberConnection<Event>) => Session<Ops>;
   readonly anonymous: AnonymousPeers<Ops>;
   readonly log?: (line: string) => void;
+  /** Told of every request once it is answered, a member's or an anonymous peer's. */
+  readonly observe?: (answered: AnsweredRequest) => void;
 }
 
 /** How the log names a connection refused to a member that holds too many. */
@@ -70,9 +72,15 @@ export class MemberService<Ops, Event> {
   private readonly connections = new Set<TLSSocket>();
   /** Each member's connections, so that a revoked member's can be closed. */
   private readonly byMember = new Map<string, Set<TLSSocket>>();
+  private refused = 0;
 
   constructor(private readonly options: MemberServiceOptions<Ops, Event>) {
     this.members = new MemberConnections(options.limits.memberConnections);
+  }
+
+  /** Connections refused to members that held as many as they may, since the start. */
+  get refusedMemberConnections(): number {
+    return this.refused;
   }
 
   /** Connections of members open now. */
@@ -111,6 +119,7 @@ export class MemberService<Ops, Event> {
   private serveMember(socket: TLSSocket, peer: PeerIdentity, release: () => void): void {
     if (!this.members.admit(peer.nodeId, socket)) {
       const held = this.members.count(peer.nodeId);
+      this.refused += 1;
       this.options.log?.(`${refusedConnection[this.options.service]} of ${peer.nodeId}: it holds ${held} already`);
       socket.destroy();
       return;
@@ -166,6 +175,7 @@ export class MemberService<Ops, Event> {
       ...(admit ? { admit } : {}),
       handlers: session.handlers,
       ...(this.options.log ? { log: this.options.log } : {}),
+      ...(this.options.observe ? { observe: this.options.observe } : {}),
     });
   }
 }

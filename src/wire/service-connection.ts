@@ -31,6 +31,18 @@ interface Refusal {
   readonly exit: 1 | 2;
 }
 
+/** A request as it was answered, for the metrics: never the request's body. */
+export interface AnsweredRequest {
+  /** The operation; "unknown" for one the contract does not list (a peer's text never becomes a label). */
+  readonly op: string;
+  /** The code of the error it was refused with; undefined when it was answered. */
+  readonly code: ErrorCode | undefined;
+  /** From the request read to its answer made. */
+  readonly seconds: number;
+  /** The answer, when it was answered. */
+  readonly answer: object | undefined;
+}
+
 export interface ServeOptions<Ops> {
   readonly service: ServiceName;
   readonly fields: Fields<Ops>;
@@ -43,6 +55,8 @@ export interface ServeOptions<Ops> {
   /** The answer to each operation, checked against the contract by the compiler. */
   readonly handlers: OperationHandlers<Ops>;
   readonly log?: (line: string) => void;
+  /** Told of every request once it is answered. */
+  readonly observe?: (answered: AnsweredRequest) => void;
 }
 
 export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>): JsonLinesService {
@@ -80,7 +94,11 @@ export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>)
         socket.destroy();
         return undefined;
       }
-      return answer(options, message as Record<string, unknown>);
+      if (!options.observe) return answer(options, message as Record<string, unknown>);
+      const started = performance.now();
+      const made = await answer(options, message as Record<string, unknown>);
+      options.observe(observed(options.fields, message as Record<string, unknown>, made, started));
+      return made;
     },
     () => socket.destroy(),
     { maxInFlight: options.maxInFlight, maxQueuedBytes: options.maxQueuedBytes },
@@ -124,6 +142,23 @@ async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, u
       exit: 1,
     } satisfies Refusal;
   }
+}
+
+/** What the metrics see of an answered request. */
+function observed<Ops>(
+  fields: Fields<Ops>,
+  message: Record<string, unknown>,
+  made: object,
+  started: number,
+): AnsweredRequest {
+  const known = typeof message.op === 'string' && Object.hasOwn(fields, message.op);
+  const refused = (made as { ok?: boolean }).ok === false;
+  return {
+    op: known ? (message.op as string) : 'unknown',
+    code: refused ? (made as Refusal).code : undefined,
+    seconds: (performance.now() - started) / 1000,
+    answer: refused ? undefined : made,
+  };
 }
 
 /** The request's own handler, whose answer is of the request's operation. */

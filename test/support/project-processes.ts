@@ -16,6 +16,8 @@ export interface ControllerProcess {
   readonly fingerprint: string;
   /** Where it keeps its store and TLS key. */
   readonly dataDir: string;
+  /** host:port of its status server (GET /metrics, GET /healthz), unless --status-listen off. */
+  readonly status?: string;
 }
 
 export interface ProjectProcesses {
@@ -48,7 +50,13 @@ async function launchController(
     ...extra,
   ]);
   const line = await process.waitFor(/^\{"pid"/);
-  const ready = JSON.parse(line) as { address: string; listening: string; adminCode: string; fingerprint: string };
+  const ready = JSON.parse(line) as {
+    address: string;
+    listening: string;
+    adminCode: string;
+    fingerprint: string;
+    status?: string;
+  };
   return {
     process,
     address: ready.address,
@@ -56,6 +64,7 @@ async function launchController(
     adminCode: ready.adminCode,
     fingerprint: ready.fingerprint,
     dataDir,
+    ...(ready.status ? { status: ready.status } : {}),
   };
 }
 
