@@ -66,7 +66,9 @@ export function registerProject(program: Command): void {
         });
       if (!options.relayNode && !options.admin && options.attribute.length === 0)
         throw new InputError('BAD_FLAG', 'no --attribute was given', {
-          hint: 'give --attribute NAME or KEY=VALUE (peers match it with allow), or --relay-node for a relay',
+          hint:
+            'give --attribute NAME or KEY=VALUE (peers match it with allow), --relay-node for a relay, ' +
+            'or --admin for an administrator',
         });
       const answer = await adminRequest(portalHome(), 'ticket', {
         expiresInMs,

@@ -194,8 +194,8 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(bare.code, 2);
     assert.equal(
       bare.stderr,
-      'portal: no --attribute was given; give --attribute NAME (peers match it with allow), ' +
-        'or --relay-node for a relay\n',
+      'portal: no --attribute was given; give --attribute NAME or KEY=VALUE (peers match it with allow), ' +
+        '--relay-node for a relay, or --admin for an administrator\n',
     );
     const mixed = await portal(home, ['project', 'ticket', '--relay-node', '--attribute', 'x']);
     assert.equal(mixed.code, 2);
