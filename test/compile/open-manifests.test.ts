@@ -41,6 +41,25 @@ function userData(stack: Stack): unknown {
 }
 
 describe('open manifests: any TCP service', () => {
+  it('locates a portal name that is not text, with no other rule tripping over it', () => {
+    assert.deepEqual(
+      problems(
+        ...head,
+        'portals:',
+        '  - name: []',
+        '    outlet: { to: $ORDERS_DB_ENDPOINT:5432 }',
+        '    inlet: { port: 15432 }',
+        '  - name: cache',
+        '    outlet: { to: $CACHE_ENDPOINT:6379 }',
+        '    inlet: { port: 16379 }',
+      ),
+      [
+        '/portals/0/name: expected a lower-case name of letters, digits and dashes, such as orders-db ' +
+          '(at most 32, not ending in a dash), got a list',
+      ],
+    );
+  });
+
   it('derives every name a first manifest leaves out from the use case', () => {
     const useCase = resolveUseCase(parsed(...head, 'outlet:', '  to: $REDIS_ENDPOINT:6379', 'inlet:', '  port: 16379'));
     assert.deepEqual(useCase.tickets, {

@@ -155,7 +155,8 @@ function exampleViolations(endpoint: EndpointManifest, endpointPointer: string):
 function stackIds(portals: readonly PortalSource[]): Set<string> {
   const taken = new Set(builtInLogicalIds);
   for (const portal of portals) {
-    const part = portal.listed && portal.name !== undefined ? pascalName(portal.name) : '';
+    // A name the schema refused (not text) takes no id: its problem is reported at the field.
+    const part = portal.listed && typeof portal.name === 'string' ? pascalName(portal.name) : '';
     for (const id of Object.values(portalIds)) taken.add(id(part));
   }
   return taken;
