@@ -27,6 +27,7 @@ const unitFiles = [
   'test/compile/template-audit.test.ts',
   'test/controller/audit-trail.test.ts',
   'test/controller/backup-archive.test.ts',
+  'test/controller/member-counts.test.ts',
   'test/controller/metrics.test.ts',
   'test/controller/revocation.test.ts',
   'test/controller/store.test.ts',

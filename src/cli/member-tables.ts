@@ -62,7 +62,7 @@ function grantsOf(grants: TicketInfo['grants']): string {
   if (grants.admin) return 'administrator';
   if (grants.relayNode) return 'relay node';
   return [
-    `attribute ${grants.attribute}`,
+    ...(grants.attributes.length > 0 ? [`attribute ${grants.attributes.join(',')}`] : []),
     ...grants.relays.map((relay) => `relay ${relay}`),
     ...(grants.tls ? ['tls'] : []),
   ].join(', ');

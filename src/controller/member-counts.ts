@@ -1,17 +1,30 @@
 /** How many members the controller's projects have, by kind, as its metrics read them. */
 import type { Store } from './store/open.ts';
 
-export type MemberKind = 'admin' | 'node' | 'relay';
+/** A revoked member counts as revoked, whatever it was. */
+export type MemberKind = 'admin' | 'node' | 'relay' | 'revoked';
 
 export async function memberCounts(store: Store): Promise<Record<MemberKind, number>> {
   const rows = await store
     .selectFrom('members')
-    .select(['admin', 'relay_node', (eb) => eb.fn.countAll<number | string>().as('count')])
-    .groupBy(['admin', 'relay_node'])
+    .leftJoin('revocations', 'revocations.node_id', 'members.node_id')
+    .select([
+      'members.admin',
+      'members.relay_node',
+      (eb) => eb('revocations.node_id', 'is not', null).as('revoked'),
+      (eb) => eb.fn.countAll<number | string>().as('count'),
+    ])
+    .groupBy(['members.admin', 'members.relay_node', 'revoked'])
     .execute();
-  const counts: Record<MemberKind, number> = { admin: 0, node: 0, relay: 0 };
+  const counts: Record<MemberKind, number> = { admin: 0, node: 0, relay: 0, revoked: 0 };
   for (const row of rows) {
-    const kind: MemberKind = row.admin === 1 ? 'admin' : row.relay_node === 1 ? 'relay' : 'node';
+    const kind: MemberKind = Number(row.revoked)
+      ? 'revoked'
+      : row.admin === 1
+        ? 'admin'
+        : row.relay_node === 1
+          ? 'relay'
+          : 'node';
     counts[kind] += Number(row.count);
   }
   return counts;

@@ -29,7 +29,7 @@ export function registerControllerMetrics(
   readGauge({
     registry,
     name: 'portal_controller_members',
-    help: 'Members of the projects this controller hosts, by kind: admin, node, relay',
+    help: 'Members of the projects this controller hosts, by kind: admin, node, relay, revoked (of any kind)',
     labelNames: ['kind'],
     read: async () => Object.entries(await sources.members()).map(([kind, count]) => [{ kind }, count] as const),
   });

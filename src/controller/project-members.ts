@@ -6,6 +6,7 @@
 import type { PeerIdentity } from '../pki/identity.ts';
 import { InputError } from '../shared/errors.ts';
 import type { MemberInfo, TicketInfo } from '../wire/protocol.ts';
+import { attributesOfRow } from './member-attributes.ts';
 import { requireAdmin } from './projects.ts';
 import { relaysOfGrant } from './relay-grant.ts';
 import type { Store } from './store/open.ts';
@@ -32,6 +33,7 @@ export async function membersOf(
     .select([
       'members.node_id as id',
       'members.attribute',
+      'members.attributes',
       'members.relay',
       'members.tls',
       'members.admin',
@@ -51,7 +53,7 @@ export async function membersOf(
     return {
       id: row.id,
       kind: row.admin === 1 ? 'administrator' : row.relay_node === 1 ? 'relay' : 'node',
-      attributes: row.attribute ? [row.attribute] : [],
+      attributes: attributesOfRow(row),
       relays: relaysOfGrant(row.relay),
       tls: row.tls === 1,
       enrolledAt: new Date(Number(row.enrolled_at)).toISOString(),
@@ -85,6 +87,7 @@ export async function ticketsOf(store: Store, admin: PeerIdentity, now = Date.no
     .select([
       'id',
       'attribute',
+      'attributes',
       'relay',
       'tls',
       'relay_node',
@@ -105,6 +108,7 @@ export async function ticketsOf(store: Store, admin: PeerIdentity, now = Date.no
     id: row.id,
     grants: {
       attribute: row.attribute,
+      attributes: attributesOfRow(row),
       relays: relaysOfGrant(row.relay),
       tls: row.tls === 1,
       relayNode: row.relay_node === 1,

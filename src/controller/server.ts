@@ -68,7 +68,8 @@ export interface ControllerServerOptions {
   readonly control?: ControlLimits;
   readonly log?: (line: string) => void;
   /** A member was revoked: the relay sharing this port (if any) cuts its splices and connections. */
-  readonly onRevoked?: (revocation: Revocation) => void;
+  /** Returns how many splices of the member the relay sharing this port cut. */
+  readonly onRevoked?: (revocation: Revocation) => number | undefined;
   /** Told of every request once it is answered (the controller's metrics). */
   readonly observe?: (answered: AnsweredRequest) => void;
 }
@@ -238,15 +239,19 @@ export class ControllerServer {
    */
   private async revoke(admin: PeerIdentity, nodeId: string, reason: string): Promise<Revocation> {
     const revocation = await this.options.service.revoke(admin, nodeId, reason);
+    const liveSessions = this.reports.get(nodeId) ?? null;
     this.revokedHere.add(nodeId);
     this.members.closeMember(nodeId);
     const told = this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
     this.options.service.tally.revocationsPushed(told);
-    this.options.onRevoked?.(revocation);
+    const splicesCut = this.options.onRevoked?.(revocation) ?? 0;
     // Recorded once every holder has been told: the trail never delays the cut.
     await this.options.service.audit.record(revocation.projectId, 'revoked', [nodeId, admin.nodeId], {
       by: admin.nodeId,
       reason,
+      told,
+      live_sessions: liveSessions,
+      splices_cut: splicesCut,
     });
     this.options.log?.(
       `controller: ${nodeId} of project ${revocation.projectId} revoked by ${admin.nodeId}` +

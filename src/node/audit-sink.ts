@@ -30,7 +30,8 @@ export interface PortalAudit {
 
 interface Tally {
   readonly reason: RefusalReason;
-  readonly portal: string;
+  /** None: refused before any portal or relay name was given. */
+  readonly portal: string | null;
   readonly peer: string | undefined;
   readonly detail: string;
   readonly first: number;
@@ -53,6 +54,16 @@ export class AuditSink {
       session: (record) => this.session(portal, record),
       refused: (reason, peer, detail) => this.refused(portal, reason, peer, detail),
     };
+  }
+
+  /** A peer refused at its connection, before it named a portal or relay (a revoked member at a relay). */
+  refusedMember(reason: RefusalReason, peer: string, detail: string): void {
+    this.refused(null, reason, peer, detail);
+  }
+
+  /** This process closed `connections` connections (sessions, streams, splices) of a member just revoked. */
+  revokedCut(member: string, connections: number): void {
+    this.outbox.record('revoked-cut', [member], { connections });
   }
 
   /** Records what is tallied now; stops the window. */
@@ -79,8 +90,8 @@ export class AuditSink {
     this.outbox.record('session', members, details, closedAt);
   }
 
-  private refused(portal: string, reason: RefusalReason, peer: string | undefined, detail: string): void {
-    const key = `${reason}\n${portal}\n${peer ?? ''}`;
+  private refused(portal: string | null, reason: RefusalReason, peer: string | undefined, detail: string): void {
+    const key = `${reason}\n${portal ?? ''}\n${peer ?? ''}`;
     const tally = this.tallies.get(key);
     if (tally) tally.count += 1;
     else if (this.tallies.size < auditRefusalWindow.keys)

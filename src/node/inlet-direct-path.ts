@@ -82,6 +82,7 @@ export class InletDirectPath {
         if (keeper.stopped) opened.session.destroy();
         else keeper.adopt(opened, 'direct');
       } catch (error) {
+        keeper.auditRefusal(error);
         logger.debug(`inlet: direct session failed: ${(error as Error).message}`);
       } finally {
         this.directOpening = false;
@@ -98,6 +99,7 @@ export class InletDirectPath {
         return socket;
       },
       (error: Error) => {
+        keeper.auditRefusal(error);
         logger.debug(`inlet: no direct warm stream: ${error.message}`);
         return undefined;
       },

@@ -41,7 +41,7 @@ export function sessionFailureOf(error: unknown, at: Date): SessionFailureShow {
       saw: verdict?.saw ?? [],
       allow: verdict?.want ?? '?',
     };
-  } else if (code === 'PEER_NOT_ALLOWED') {
+  } else if (code === 'PEER_NOT_ALLOWED' || isGuardRefusal(error)) {
     reason = 'peer_refused';
   } else if (code === 'RELAY_UNAVAILABLE') {
     reason = 'no_outlet';

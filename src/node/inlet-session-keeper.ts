@@ -5,7 +5,7 @@
  * Clients only take from it: a warm stream, or the session once there is one.
  */
 import type { TLSSocket } from 'node:tls';
-import { openInletChannel, openInletSession, PeerRefused, type E2eSession } from '../wire/e2e-session.ts';
+import { openInletChannel, openInletSession, PeerRefused, PeerRevoked, type E2eSession } from '../wire/e2e-session.ts';
 import { goAwayNames, type GoAwayCode } from '../wire/mux.ts';
 import { HeartbeatLost, keepAlive } from '../wire/tunnel-streams.ts';
 import type { Backoff } from './backoff.ts';
@@ -289,9 +289,18 @@ export class SessionKeeper {
   private noteSessionFailure(error: unknown): void {
     this.sessionFailure = sessionFailureOf(error, new Date());
     this.options.metrics.failures.inc({ reason: this.sessionFailure.reason });
-    // This inlet's own refusal of the outlet (its allow), for the audit trail; the outlet records its own.
+    this.auditRefusal(error);
+  }
+
+  /**
+   * This inlet's own refusal of an outlet (its allow, or the outlet revoked), for the audit trail, on
+   * either path; the outlet records its own.
+   */
+  auditRefusal(error: unknown): void {
     if (error instanceof PeerRefused && error.verdicts.ours?.accept === false)
       this.options.audit?.refused('allow', undefined, error.message);
+    if (error instanceof PeerRevoked && error.refusedByThisNode)
+      this.options.audit?.refused('revoked', error.peer, error.message);
   }
 
   /** One warm stream through a relay (the session's, when it has one). */
@@ -307,6 +316,7 @@ export class SessionKeeper {
       this.origins.set(value.socket, { outlet: value.peer?.nodeId, relay: link.entry.id });
       return value.socket;
     } catch (error) {
+      this.auditRefusal(error);
       this.options.logger.debug(`inlet: no warm stream: ${(error as Error).message}`);
       return undefined;
     }

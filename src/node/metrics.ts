@@ -10,7 +10,8 @@ import { OperationsTally, registerTally } from '../shared/operations-tally.ts';
 /**
  * Why something failed, the `reason` label of portal_failures_total:
  * - target_unreachable: the outlet could not connect to its target (refused, timed out, TLS did not verify);
- * - peer_refused: an allow check refused a session, on either side or at the relay on the outlet's behalf;
+ * - peer_refused: an allow check or the list of revoked members refused a session, on either side or at
+ *   the relay on the outlet's behalf;
  * - no_outlet: the relay has no outlet registered under the inlet's via;
  * - session_failed: an end-to-end session could not be made (TLS, verdicts, versions);
  * - relay_failed: an attempt through a relay failed (stalled, busy, unreachable);

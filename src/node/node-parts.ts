@@ -65,10 +65,6 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
   });
   await revocations.restore();
   const peers = new PeerSockets();
-  revocations.on('revoked', (nodeId: string) => {
-    const cut = peers.cut(nodeId);
-    logger.info(`${nodeId} was revoked from the project; closed ${cut} connection(s) with it`);
-  });
   const guard: PeerGuard = {
     refusal: (nodeId) => revocations.refusal(nodeId),
     track: (nodeId, socket) => peers.track(nodeId, socket),
@@ -118,6 +114,12 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
   // Sessions and refusals go to the controller's audit trail, and wait on disk while it is away.
   const outbox = new AuditOutbox({ file: join(directory, 'audit-outbox.jsonl'), control, logger });
   const audit = new AuditSink(outbox, () => identity().record.nodeId);
+  metrics.tally.auditRecordsPendingFrom(() => outbox.stats().pending);
+  revocations.on('revoked', (nodeId: string) => {
+    const cut = peers.cut(nodeId);
+    logger.info(`${nodeId} was revoked from the project; closed ${cut} connection(s) with it`);
+    if (cut > 0) audit.revokedCut(nodeId, cut);
+  });
 
   let bounds: Promise<ConnectionBounds> | undefined;
   const portals = new NodePortalSet({

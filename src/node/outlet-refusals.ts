@@ -3,7 +3,7 @@
  * once a minute per member and reason), inlets whose verdict failed (logged when it changes, then once
  * a minute), and the allow refusals /show lists, with what each side saw.
  */
-import { PeerRefused } from '../wire/e2e-session.ts';
+import { PeerRefused, PeerRevoked } from '../wire/e2e-session.ts';
 import type { PortalAudit } from './audit-sink.ts';
 import type { Logger } from './logger.ts';
 import type { PortalMetrics } from './metrics.ts';
@@ -87,6 +87,11 @@ export class OutletRefusals {
    * side saw.
    */
   noteSessionFailure(error: unknown, peer: string): void {
+    if (error instanceof PeerRevoked && error.refusedByThisNode) {
+      this.options.audit?.refused('revoked', error.peer ?? (peer || undefined), error.message);
+      this.options.metrics.failures.inc({ reason: 'peer_refused' });
+      return;
+    }
     if (!(error instanceof PeerRefused)) {
       this.options.metrics.failures.inc({ reason: 'session_failed' });
       // A peer whose certificate the project CA did not sign (or that is no longer valid).

@@ -9,6 +9,7 @@ import {
   acceptOutletChannel,
   adoptOutletSession,
   isGuardRefusal,
+  PeerRevoked,
   PeerRefused,
   type Channel,
 } from '../wire/e2e-session.ts';
@@ -67,7 +68,8 @@ export class OutletSessions {
       carry: (raw, inlet) =>
         this.carryRaw(raw, 'direct').catch((error: unknown) => {
           // Other failures on the direct path leave the inlet on the relay; the dialer says so.
-          if (error instanceof PeerRefused) options.refusals.noteSessionFailure(error, inlet);
+          if (error instanceof PeerRefused || error instanceof PeerRevoked)
+            options.refusals.noteSessionFailure(error, inlet);
           if (isGuardRefusal(error)) options.refusals.logRefusal(error.message);
           throw error;
         }),

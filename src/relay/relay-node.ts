@@ -143,6 +143,9 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
       onRefused: (peer, reason, relay, detail) => audit.sink?.forPortal(relay).refused(reason, peer.nodeId, detail),
     },
     registry,
+    // Named by no relay yet: the member is refused at its connection, before it asks for one.
+    onRevokedRefused: (nodeId) =>
+      audit.sink?.refusedMember('revoked', nodeId, 'its certificate was revoked from the project'),
     // Members of this relay's project only.
     verifyPeer: (certificate) => {
       const member = verifyMember(certificate, authority);
@@ -152,7 +155,10 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
   });
   // Revoked members are refused from the list kept on disk, before the first connection is taken.
   for (const { nodeId } of revocations.revoked()) server.cutMember(nodeId);
-  revocations.on('revoked', (nodeId: string) => server.cutMember(nodeId));
+  revocations.on('revoked', (nodeId: string) => {
+    const cut = server.cutMember(nodeId);
+    if (cut > 0) audit.sink?.revokedCut(nodeId, cut);
+  });
   const { address: bound } = await server.listen(options.listen.host, options.listen.port, {
     key: tls.privateKey,
     certificate: tls.certificate,
@@ -217,6 +223,7 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
   });
   const outbox = new AuditOutbox({ file: join(directory, 'audit-outbox.jsonl'), control, logger: options.logger });
   audit.sink = new AuditSink(outbox, () => current.record.nodeId);
+  tally.auditRecordsPendingFrom(() => outbox.stats().pending);
   await outbox.start();
   control.start();
   renewal.start();

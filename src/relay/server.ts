@@ -48,6 +48,8 @@ export interface RelayServerOptions {
   readonly stale?: () => boolean;
   /** Where the relay's metrics are registered (src/relay/metrics.ts). */
   readonly registry?: Registry;
+  /** A revoked member presented its (unexpired) certificate and was refused. */
+  readonly onRevokedRefused?: (nodeId: string) => void;
 }
 
 export class RelayServer {
@@ -70,7 +72,9 @@ export class RelayServer {
       // A revoked member's certificate proves nothing here, though it has not expired.
       verifyPeer: async (certificate) => {
         const peer = await options.verifyPeer(certificate);
-        return peer && !this.revoked.has(peer.nodeId) ? peer : undefined;
+        if (!peer || !this.revoked.has(peer.nodeId)) return peer;
+        options.onRevokedRefused?.(peer.nodeId);
+        return undefined;
       },
       limits: options.limits ?? defaultRelayServerLimits,
       open: (connection) => this.open(connection),

@@ -11,7 +11,7 @@ import { readCounter, readGauge, single } from './metric-families.ts';
 export class OperationsTally {
   private pushed = 0;
   private written = 0;
-  private pending = 0;
+  private pending: () => number = () => 0;
 
   /** The controller pushed a revocation to `count` connections of members. */
   revocationsPushed(count = 1): void {
@@ -23,13 +23,13 @@ export class OperationsTally {
     this.written += count;
   }
 
-  /** This process keeps `count` audit records that the trail has not taken yet. */
-  auditRecordsPending(count: number): void {
-    this.pending = count;
+  /** Where the count of audit records this process keeps, not yet taken into the trail, is read when scraped. */
+  auditRecordsPendingFrom(read: () => number): void {
+    this.pending = read;
   }
 
   get totals(): { readonly revocationsPushed: number; readonly auditRecordsWritten: number; readonly pending: number } {
-    return { revocationsPushed: this.pushed, auditRecordsWritten: this.written, pending: this.pending };
+    return { revocationsPushed: this.pushed, auditRecordsWritten: this.written, pending: this.pending() };
   }
 }
 

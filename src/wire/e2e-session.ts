@@ -52,7 +52,14 @@ export class SessionFailed extends PortalError {
 
 export class PeerRevoked extends PortalError {
   readonly exitCode = 1 as const;
-  constructor(message: string, hint: string) {
+  constructor(
+    message: string,
+    hint: string,
+    /** Whether this node refused the peer (it is on this node's list), or the peer refused this node. */
+    readonly refusedByThisNode: boolean,
+    /** The peer's member id, from its certificate. */
+    readonly peer: string | undefined,
+  ) {
     super('PEER_REVOKED', message, { hint });
   }
 }
@@ -89,11 +96,13 @@ function judge(
 }
 
 /** The error of a refusal that is not about attributes: the peer revoked, or this node's list too old. */
-function guardError(ours: Verdict, theirs: Verdict): PortalError | undefined {
+function guardError(ours: Verdict, theirs: Verdict, peer: string | undefined): PortalError | undefined {
   if (ours.refusal === 'revoked')
     return new PeerRevoked(
-      'refused a peer that was revoked from the project',
+      `refused a peer that was revoked from the project${peer ? ` (${peer})` : ''}`,
       'an administrator revoked it (portal project members says when and why); it stays refused',
+      true,
+      peer,
     );
   if (ours.refusal === 'stale')
     return new RevocationsStale('refused a new session: the list of revoked members is older than revocation-max-age');
@@ -101,6 +110,8 @@ function guardError(ours: Verdict, theirs: Verdict): PortalError | undefined {
     return new PeerRevoked(
       'the peer refused this node: it was revoked from the project',
       'enroll a new node with a new ticket',
+      false,
+      peer,
     );
   if (theirs.refusal === 'stale')
     return new RevocationsStale('the peer opens no new session: its list of revoked members is too old');
@@ -122,7 +133,7 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
     socket.destroy();
     throw new SessionFailed(theirs.mismatch);
   }
-  const refused = !ours.accept || !theirs.accept ? guardError(ours, theirs) : undefined;
+  const refused = !ours.accept || !theirs.accept ? guardError(ours, theirs, peerIdOf(socket)) : undefined;
   if (refused) {
     socket.destroy();
     throw refused;
@@ -148,6 +159,11 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
 }
 
 const describe = describeAttributes;
+
+function peerIdOf(socket: TLSSocket): string | undefined {
+  const certificate = socket.getPeerX509Certificate();
+  return certificate ? identityOf(certificate)?.nodeId : undefined;
+}
 
 function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -34,8 +34,8 @@ export interface SharedDataPlane {
   openConnections(): number;
   whenIdle(): Promise<void>;
   close(): Promise<void>;
-  /** Cuts every splice and connection of a member revoked from its project. */
-  cutMember?(nodeId: string): void;
+  /** Cuts every splice and connection of a member revoked from its project; returns how many splices it cut. */
+  cutMember?(nodeId: string): number;
 }
 
 export interface PortalPortOptions {

@@ -132,7 +132,9 @@ export interface MemberInfo {
 export interface TicketInfo {
   readonly id: string;
   readonly grants: {
+    /** The first of `attributes` ('' for none), as tickets of one attribute named it. */
     readonly attribute: string;
+    readonly attributes: readonly string[];
     readonly relays: readonly string[];
     readonly tls: boolean;
     readonly relayNode: boolean;

@@ -47,15 +47,28 @@ describe('cli: the tables of project members and tickets', () => {
   it('names what each ticket grants, and prints JSON lines for scripts', () => {
     const ticket: TicketInfo = {
       id: 't0123456789abcdef',
-      grants: { attribute: 'db-outlet', relays: ['db', 'cache'], tls: false, relayNode: false, admin: false },
+      grants: {
+        attribute: 'db-outlet',
+        attributes: ['db-outlet'],
+        relays: ['db', 'cache'],
+        tls: false,
+        relayNode: false,
+        admin: false,
+      },
       usesLeft: 2,
       expiresAt: '2026-11-25T19:00:00.000Z',
       issuedAt: '2026-11-25T09:00:00.000Z',
       issuedBy: 'a0123456789abcdef',
     };
     const admin = { ...ticket, id: 't1', grants: { ...ticket.grants, attribute: '', relays: [], admin: true } };
-    const text = ticketsTable([ticket, admin]);
+    const several = {
+      ...ticket,
+      id: 't2',
+      grants: { ...ticket.grants, attributes: ['team=ops', 'env=prod'], relays: ['db'] },
+    };
+    const text = ticketsTable([ticket, admin, several]);
     assert.match(text, /attribute db-outlet, relay db, relay cache +2 /);
+    assert.match(text, /^t2 +attribute team=ops,env=prod, relay db +2 /m);
     assert.match(text, /^t1 +administrator /m);
     assert.deepEqual(
       jsonLines([ticket])

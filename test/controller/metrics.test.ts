@@ -17,7 +17,7 @@ describe('controller metrics', () => {
   const registry = new Registry();
   const tally = new OperationsTally();
   const observe = registerControllerMetrics(registry, {
-    members: () => Promise.resolve({ admin: 2, node: 5, relay: 1 }),
+    members: () => Promise.resolve({ admin: 2, node: 5, relay: 1, revoked: 3 }),
     relays: () => ({ everywhere: 1, announced: 3 }),
     figures: () => ({ members: 7, membersRefused: 4, anonymousRefused: 9, directPaths: 2 }),
     tally,
@@ -65,6 +65,7 @@ describe('controller metrics', () => {
     const value = (name: string, labels: Record<string, string> = {}) => valueOf(samples, name, labels);
     assert.equal(value('portal_controller_members', { kind: 'node' }), 5);
     assert.equal(value('portal_controller_members', { kind: 'admin' }), 2);
+    assert.equal(value('portal_controller_members', { kind: 'revoked' }), 3);
     assert.equal(value('portal_controller_relays', { kind: 'embedded' }), 1);
     assert.equal(value('portal_controller_relays', { kind: 'node' }), 3);
     assert.equal(value('portal_controller_direct_paths'), 2);

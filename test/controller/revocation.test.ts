@@ -104,18 +104,25 @@ describe('controller: members, revocation, administrators and tickets', () => {
     assert.equal(shown?.revoked?.reason, 'laptop lost');
     assert.equal(shown?.revoked?.by, world.admin.record.nodeId);
     assert.deepEqual(shown?.attributes, ['db-inlet']);
+    const several = await member('team=ops,env=prod');
+    const again = (await call(world.admin, 'members', {})).members;
+    assert.deepEqual(again.find((entry) => entry.id === several.identity.record.nodeId)?.attributes, [
+      'team=ops',
+      'env=prod',
+    ]);
     assert.equal(listed.find((entry) => entry.id === world.admin.record.nodeId)?.kind, 'administrator');
     assert.equal(listed.find((entry) => entry.id === bystander.record.nodeId)?.revoked, null);
   });
 
   it('lists the tickets that can still be used, never their secrets, and cancels one before use', async () => {
     const admin = world.admin;
-    const text = await world.ticket({ attribute: 'cancelled-inlet', usageCount: 3 });
+    const text = await world.ticket({ attribute: 'cancelled-inlet,env=dev', usageCount: 3 });
     const { ticketId, secret } = decodeTicket(text);
     const { tickets } = await call(admin, 'tickets', {});
     const listed = tickets.find((ticket) => ticket.id === ticketId);
     assert.deepEqual(listed?.grants, {
       attribute: 'cancelled-inlet',
+      attributes: ['cancelled-inlet', 'env=dev'],
       relays: [],
       tls: false,
       relayNode: false,

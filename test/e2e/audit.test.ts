@@ -5,7 +5,7 @@ import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 import type { AuditExport } from '../../src/cli/audit-format.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
 import { until } from '../support/in-process.ts';
-import { nodeStatus, portal, startPortal } from '../support/processes.ts';
+import { nodeMetric, nodeStatus, portal, startPortal } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
 
@@ -65,6 +65,9 @@ describe('end to end: the audit trail', function () {
       const lines = (await readFile(outbox, 'utf8')).split('\n').filter((line) => line.includes('"session"'));
       return lines.length >= sessionsDuringOutage ? true : undefined;
     }, 'the session records on disk');
+    // The node says how many records it keeps for the trail.
+    const pending = await nodeMetric(join(project.dir, 'inlet'), 'portal_audit_records_pending');
+    assert.ok(pending !== undefined && pending >= sessionsDuringOutage, `pending: ${pending}`);
     await new Promise((resolve) => setTimeout(resolve, outageMs - (Date.now() - stoppedAt)));
     await project.startController();
     const backAt = Date.now();
@@ -93,6 +96,11 @@ describe('end to end: the audit trail', function () {
     // Nothing more arrives later: written once.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.equal((await audit('--event', 'session')).length, before + sessionsDuringOutage);
+    await until(
+      async () =>
+        (await nodeMetric(join(project.dir, 'inlet'), 'portal_audit_records_pending')) === 0 ? true : undefined,
+      'no record pending on the inlet',
+    );
     console.log(
       `      ${sessionsDuringOutage} sessions carried in ${carriedMs} ms ` +
         `with the controller away for ${outageMs} ms; all in the trail ${inTrailMs} ms after it came back`,

@@ -226,5 +226,24 @@ describe('end to end: revoking a member closes its connections within a second',
       const took = await timeUntilWorking(strict.port, 20_000);
       console.log(`      the strict inlet carried again ${took} ms after the controller came back`);
     });
+
+    it("the trail holds the outlet's refusals of the revoked inlet, as revoked", async () => {
+      const outletId = (await nodeStatus(join(project.dir, 'outlet'))).identity.node_id;
+      await until(async () => {
+        const result = await portal(adminHome(), ['project', 'audit', '--json', '--event', 'refused']);
+        assert.equal(result.code, 0, result.stderr);
+        return result.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { seen_by: string; members: string[]; details: Record<string, unknown> })
+          .some(
+            (record) =>
+              record.seen_by === outletId &&
+              record.members.includes(revoked.nodeId) &&
+              record.details.reason === 'revoked' &&
+              String(record.details.detail).includes(revoked.nodeId),
+          );
+      }, 20_000);
+    });
   });
 });

@@ -141,13 +141,25 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The node's status as its status server reports it (port from PORTAL_HOME/node/runtime.json). */
-export async function nodeStatus(home: string): Promise<NodeShow> {
+/** Where the node's status server answers `path` (its port from PORTAL_HOME/node/runtime.json). */
+async function statusUrl(home: string, path: string): Promise<string> {
   const { readFile } = await import('node:fs/promises');
   const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as {
     statusPort: number;
   };
-  return (await (await fetch(`http://127.0.0.1:${statusPort}/show`)).json()) as NodeShow;
+  return `http://127.0.0.1:${statusPort}${path}`;
+}
+
+/** The node's status as its status server reports it. */
+export async function nodeStatus(home: string): Promise<NodeShow> {
+  return (await (await fetch(await statusUrl(home, '/show'))).json()) as NodeShow;
+}
+
+/** One unlabelled sample of the node's /metrics, by name; undefined when it is not there. */
+export async function nodeMetric(home: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(await statusUrl(home, '/metrics'))).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
 }
 
 /** Polls the node's /show until `check` holds; fails with the last answer after `limitMs`. */

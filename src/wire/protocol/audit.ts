@@ -21,7 +21,7 @@ export const controllerEventKinds = [
 ] as const;
 
 /** Events nodes and relays report over their connection to the controller. */
-export const reportedEventKinds = ['session', 'refused', 'reports-dropped'] as const;
+export const reportedEventKinds = ['session', 'refused', 'reports-dropped', 'revoked-cut'] as const;
 
 export const auditEventKinds = [...controllerEventKinds, ...reportedEventKinds] as const;
 export type ControllerEventKind = (typeof controllerEventKinds)[number];
