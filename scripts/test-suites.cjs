@@ -52,6 +52,7 @@ const unitFiles = [
   'test/node/ticket-fit.test.ts',
   'test/node/tls-portal.test.ts',
   'test/pki/authority.test.ts',
+  'test/relay/pairing.test.ts',
   'test/relay/relay-node.test.ts',
   'test/relay/relay.test.ts',
   'test/scripts/bench-report.test.ts',

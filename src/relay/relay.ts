@@ -16,13 +16,14 @@ import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { CounterMap } from '../shared/counter-map.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
-import { evaluatePolicy, isBareName, quotedPolicy, requirePolicy, type Policy } from '../shared/policy.ts';
+import { requirePolicy, type Policy } from '../shared/policy.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import { MemberSplices } from './member-splices.ts';
+import { pairInlet, pairs } from './pairing.ts';
 import {
   dialAnswerMs,
   pendingPerMember,
@@ -90,13 +91,6 @@ export interface RelayStats {
   refused: number;
   busy: number;
 }
-
-/**
- * Whether the relay pairs `inlet`, which requires `allow` of its outlet, with `outlet`: each one's allow
- * admits the other's attributes.
- */
-const pairs = (inlet: PeerIdentity, allow: Policy, outlet: Registration): boolean =>
-  evaluatePolicy(outlet.policy, inlet.attributes) && evaluatePolicy(allow, outlet.attributes);
 
 const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnswerMs, unansweredLimit, suspendMs };
 
@@ -178,40 +172,14 @@ export class Relay {
         hint: 'start the outlet node (or wait for it to reconnect); check that inlet via equals the outlet relay',
       });
     }
-    const allowing = outlets.filter((outlet) => evaluatePolicy(outlet.policy, peer.attributes));
-    if (allowing.length === 0) {
-      this.noteRefusal(key, peer);
-      this.options.onRefused?.(peer, 'allow', relay, 'no outlet allows its attributes');
-      throw new InputError(
-        'PEER_NOT_ALLOWED',
-        `no outlet of the relay "${relay}" allows this node's attribute (${peer.attributes.join(', ') || 'none'})`,
-        {
-          hint: "check that the outlet's allow admits this node's ticket attributes",
-        },
-      );
+    const pairing = pairInlet(peer, relay, allow, policy, outlets);
+    if (!pairing.ok) {
+      // The inlet's own refusal is not reported to the outlets, which refused nothing.
+      if (pairing.byOutlets) this.noteRefusal(key, peer);
+      this.options.onRefused?.(peer, 'allow', relay, pairing.detail);
+      throw pairing.error;
     }
-    // The inlet's own refusal: not reported to the outlets, which refused nothing.
-    const allowed = allowing.filter((outlet) => pairs(peer, policy, outlet));
-    if (allowed.length === 0) {
-      // These outlets allow this node, which would see their certificates anyway: naming what they carry is no leak.
-      const carried = [...new Set(allowing.flatMap((outlet) => outlet.attributes))]
-        .slice(0, 8)
-        .map((attribute) => `"${attribute}"`);
-      const which = isBareName(allow)
-        ? `carries the attribute "${allow}" this inlet allows`
-        : `is admitted by this inlet's allow ${quotedPolicy(allow)}`;
-      this.options.onRefused?.(peer, 'allow', relay, `no outlet that allows it ${which}`);
-      throw new InputError(
-        'PEER_NOT_ALLOWED',
-        `no outlet of the relay "${relay}" that allows this node ${which} ` +
-          `(they carry ${carried.join(', ') || 'no attribute'})`,
-        {
-          hint: isBareName(allow)
-            ? `check that the outlet's ticket attribute equals the inlet's allow ("${allow}")`
-            : `check that the inlet's allow ${quotedPolicy(allow)} admits the outlet's ticket attributes`,
-        },
-      );
-    }
+    const allowed = pairing.outlets;
     const waiting = this.pendingByMember.get(peer.nodeId);
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
