@@ -106,15 +106,23 @@ export function startPortal(home: string, args: readonly string[], env: NodeJS.P
 }
 
 /** Runs the bundled CLI to completion. */
-export async function portal(
+export function portal(
   home: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [portalBundle, ...args], {
+  return runToEnd(process.execPath, [portalBundle, ...args], {
     env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Runs `command` with exactly `env` to completion, with what it printed. */
+export async function runToEnd(
+  command: string,
+  args: readonly string[],
+  options: { readonly env: NodeJS.ProcessEnv; readonly cwd?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -5,11 +5,10 @@
  * free one, and the database a real PostgreSQL).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, portalOnPath, start, type Running } from './processes.ts';
+import { freePort, portalOnPath, runToEnd, start, type Running } from './processes.ts';
 import type { Postgres } from './postgres.ts';
 import { projectRoot } from './usecases.ts';
 
@@ -44,16 +43,10 @@ export async function bash(
   home: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+  const { code, stdout, stderr } = await runToEnd('bash', ['-euo', 'pipefail', '-c', script], {
     cwd: home,
     env: { ...env, HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
   assert.equal(code, 0, `${script}\nfailed with ${code}:\n${stdout}${stderr}`);
   return { stdout, stderr };
 }
