@@ -4,6 +4,7 @@
  * in, text out. Every value shown comes from the controller, so each is made printable first.
  */
 import { printable } from '../shared/errors.ts';
+import { evaluatePolicy, type Policy } from '../shared/policy.ts';
 import type { MemberInfo, TicketInfo } from '../wire/protocol.ts';
 
 /** Columns aligned by the widest cell of each; the last column is not padded. */
@@ -42,6 +43,11 @@ export function membersTable(members: readonly MemberInfo[]): string {
         : 'active',
     ]),
   );
+}
+
+/** The members `policy` admits, by their attributes; revoked ones are admitted by nothing. */
+export function membersAdmitted(members: readonly MemberInfo[], policy: Policy): MemberInfo[] {
+  return members.filter((member) => member.revoked === null && evaluatePolicy(policy, member.attributes));
 }
 
 export function ticketsTable(tickets: readonly TicketInfo[]): string {

@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import { InputError, printable } from '../shared/errors.ts';
 import { adminRequest } from './administrator.ts';
 import { portalHome } from './home.ts';
-import { jsonLines, membersTable, ticketsTable } from './member-tables.ts';
+import { requirePolicy } from '../shared/policy.ts';
+import { jsonLines, membersAdmitted, membersTable, ticketsTable } from './member-tables.ts';
 
 const memberId = /^[an][0-9a-f]{16}$/;
 const ticketId = /^t[0-9a-f]{16}$/;
@@ -16,9 +17,16 @@ export function registerMembers(project: Command): void {
     .command('members')
     .description('every member of the project: nodes, relays and administrators, revoked ones included')
     .option('--json', 'one JSON object per member and line')
-    .action(async (options: { json?: boolean }) => {
+    .option(
+      '--admitted-by <allow>',
+      'only the members an allow admits (an attribute name or an expression), to try one before it is deployed',
+    )
+    .action(async (options: { json?: boolean; admittedBy?: string }) => {
+      // Read before asking the controller: a bad expression costs no request.
+      const policy = options.admittedBy === undefined ? undefined : requirePolicy(options.admittedBy, '--admitted-by');
       const { members } = await adminRequest(portalHome(), 'members', {});
-      process.stdout.write(options.json ? jsonLines(members) : membersTable(members));
+      const shown = policy ? membersAdmitted(members, policy) : members;
+      process.stdout.write(options.json ? jsonLines(shown) : membersTable(shown));
     });
   project
     .command('revoke')

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { jsonLines, membersTable, table, ticketsTable } from '../../src/cli/member-tables.ts';
+import { jsonLines, membersAdmitted, membersTable, table, ticketsTable } from '../../src/cli/member-tables.ts';
+import { requirePolicy } from '../../src/shared/policy.ts';
 import type { MemberInfo, TicketInfo } from '../../src/wire/protocol.ts';
 
 const member: MemberInfo = {
@@ -17,6 +18,25 @@ const member: MemberInfo = {
 };
 
 describe('cli: the tables of project members and tickets', () => {
+  it('keeps the members an allow admits, never a revoked one', () => {
+    const active = { ...member, revoked: null };
+    const members: MemberInfo[] = [
+      { ...active, id: 'n1', attributes: ['team=ops', 'env=prod'] },
+      { ...active, id: 'n2', attributes: ['team=ops', 'env=dev'] },
+      { ...member, id: 'n3', attributes: ['team=ops', 'env=prod'] },
+      { ...active, id: 'n4', attributes: ['db-inlet'] },
+    ];
+    const ids = (allow: string) => membersAdmitted(members, requirePolicy(allow, '--admitted-by')).map((m) => m.id);
+    assert.deepEqual(ids('team = "ops" and env = "prod"'), ['n1']);
+    assert.deepEqual(ids('team = "ops" and not env = "prod"'), ['n2']);
+    assert.deepEqual(ids('db-inlet or env in ["dev"]'), ['n2', 'n4']);
+    assert.throws(
+      () => requirePolicy('team = ops', '--admitted-by'),
+      (error: Error & { code?: string }) =>
+        error.code === 'POLICY_INVALID' && /^--admitted-by is not an allow expression: column 8: /.test(error.message),
+    );
+  });
+
   it('aligns the columns and leaves the last one unpadded', () => {
     assert.equal(table(['A', 'BB'], [['long', 'x']]), 'A     BB\nlong  x\n');
   });

@@ -53,8 +53,9 @@ describe("the README walkthrough: expel the quick start's inlet, read the trail,
     const quick = await startQuickStart(dir, postgres, running);
     const { homes, env, psqlEnv, onLoopback } = quick;
     const steps = stepsOf(await readReadme(), "### Try it: expel the quick start's inlet");
-    assert.equal(steps.length, 7, steps.map((step) => step.title).join('\n'));
-    const [members, client, revoke, audit, ticket, outletAgain, inletAgain] = steps as [
+    assert.equal(steps.length, 8, steps.map((step) => step.title).join('\n'));
+    const [members, client, revoke, audit, ticket, outletAgain, inletAgain, admitted] = steps as [
+      Step,
       Step,
       Step,
       Step,
@@ -97,7 +98,11 @@ describe("the README walkthrough: expel the quick start's inlet, read the trail,
     assert.notEqual(ended.code, 0, 'the transfer did not complete: it was cut');
     assert.match(psql.lines.join('\n'), /server closed the connection unexpectedly|connection to server was lost/);
     assert.ok(closedMs < closeWithinMs, `psql's connection closed ${closedMs.toFixed(0)} ms after revoke returned`);
-    console.log(`      the client's connection closed ${closedMs.toFixed(0)} ms after portal project revoke returned`);
+    const when = ended.at - returnedAt;
+    console.log(
+      `      the client's connection closed ${Math.abs(when).toFixed(0)} ms ` +
+        `${when < 0 ? 'before' : 'after'} portal project revoke returned`,
+    );
     await quick.inlet.waitFor(/was revoked from the project|revoked/, 10_000);
 
     // 4. The trail: the inlet's enrollment, its revocation and what it cut; then whole.
@@ -137,6 +142,11 @@ describe("the README walkthrough: expel the quick start's inlet, read the trail,
     await inlet.waitFor(/Portal node setup completed successfully/, 30_000);
     const answer = await bash(onLoopback(query), homes.clients, psqlEnv);
     assert.match(answer.stdout, /^\s*\?column\?\s*\n-+\n\s*1\n/);
+
+    // 8. Whom the outlet's allow admits: the ops inlet only.
+    const rows = (await asAdmin(admitted)).stdout.trimEnd().split('\n');
+    assert.equal(rows.length, 2, rows.join('\n'));
+    assert.match(rows[1] ?? '', /^n[0-9a-f]+ +node +team=ops,env=prod .* active$/);
     for (const node of [inlet, outlet]) await interrupt(node);
   });
 });
