@@ -118,7 +118,13 @@ function guardError(ours: Verdict, theirs: Verdict, peer: string | undefined): P
   return undefined;
 }
 
-async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: number): Promise<Verdict> {
+/** Sends our verdict and reads theirs; `peer` (its member id) names it in a refusal. */
+async function exchangeVerdicts(
+  socket: TLSSocket,
+  ours: Verdict,
+  timeoutMs: number,
+  peer: string | undefined,
+): Promise<Verdict> {
   const written = new Promise<void>((resolve) => socket.write(`${JSON.stringify(ours)}\n`, () => resolve()));
   let line: unknown;
   try {
@@ -133,7 +139,7 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
     socket.destroy();
     throw new SessionFailed(theirs.mismatch);
   }
-  const refused = !ours.accept || !theirs.accept ? guardError(ours, theirs, peerIdOf(socket)) : undefined;
+  const refused = !ours.accept || !theirs.accept ? guardError(ours, theirs, peer) : undefined;
   if (refused) {
     socket.destroy();
     throw refused;
@@ -159,11 +165,6 @@ async function exchangeVerdicts(socket: TLSSocket, ours: Verdict, timeoutMs: num
 }
 
 const describe = describeAttributes;
-
-function peerIdOf(socket: TLSSocket): string | undefined {
-  const certificate = socket.getPeerX509Certificate();
-  return certificate ? identityOf(certificate)?.nodeId : undefined;
-}
 
 function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -222,8 +223,8 @@ export async function openInletChannel(
   );
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
-  await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs);
   const peer = certificate ? identityOf(certificate) : undefined;
+  await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs, peer?.nodeId);
   if (peer) credentials.guard?.track(peer.nodeId, socket);
   return { socket, peer, mode };
 }
@@ -255,8 +256,8 @@ export async function acceptOutletChannel(
     throw new SessionFailed(`end-to-end TLS failed: ${error.message}`, error);
   });
   const certificate = socket.getPeerX509Certificate();
-  const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs);
   const peer = certificate ? identityOf(certificate) : undefined;
+  const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs, peer?.nodeId);
   if (peer) credentials.guard?.track(peer.nodeId, socket);
   return {
     socket,

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import {
-  createAuthority,
-  createCertificateRequest,
-  issueCertificate,
-  type Authority,
-} from '../../src/pki/authority.ts';
-import { generateKeyPair } from '../../src/pki/keys.ts';
+import { createAuthority, type Authority } from '../../src/pki/authority.ts';
 import {
   PeerRefused,
   acceptOutletChannel,
@@ -15,16 +9,12 @@ import {
   type Channel,
   type SessionCredentials,
 } from '../../src/wire/e2e-session.ts';
+import { sessionMember } from '../support/session-members.ts';
 
 const projectId = 'p-verdicts';
 
-async function member(authority: Authority, nodeId: string, attributes: string[]): Promise<SessionCredentials> {
-  const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = { projectId, nodeId, attributes, relays: [], admin: false, tls: false, relayNode: false };
-  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
-  return { key: keys.privateKey, certificate, authority: authority.certificate, projectId };
-}
+const member = (authority: Authority, nodeId: string, attributes: string[]) =>
+  sessionMember(authority, projectId, nodeId, attributes);
 
 /** Both sides of the end-to-end handshake over one loopback connection: what each ends with. */
 async function handshake(

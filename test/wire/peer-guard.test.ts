@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import {
-  createAuthority,
-  createCertificateRequest,
-  issueCertificate,
-  type Authority,
-} from '../../src/pki/authority.ts';
-import { generateKeyPair } from '../../src/pki/keys.ts';
+import { createAuthority, type Authority } from '../../src/pki/authority.ts';
 import { PortalError } from '../../src/shared/errors.ts';
-import { acceptOutletChannel, openInletChannel, type SessionCredentials } from '../../src/wire/e2e-session.ts';
+import {
+  acceptOutletChannel,
+  openInletChannel,
+  PeerRevoked,
+  type SessionCredentials,
+} from '../../src/wire/e2e-session.ts';
 import { PeerSockets, type GuardRefusal, type PeerGuard } from '../../src/wire/peer-guard.ts';
+import { sessionMember } from '../support/session-members.ts';
 
-async function member(authority: Authority, nodeId: string, attribute: string): Promise<SessionCredentials> {
-  const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = {
-    projectId: 'guarded',
-    nodeId,
-    attributes: [attribute],
-    relays: [],
-    admin: false,
-    tls: false,
-    relayNode: false,
-  };
-  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
-  return { key: keys.privateKey, certificate, authority: authority.certificate, projectId: 'guarded' };
-}
+const member = (authority: Authority, nodeId: string, attribute: string) =>
+  sessionMember(authority, 'guarded', nodeId, [attribute]);
 
 const codeOf = (error: unknown) => (error instanceof PortalError ? error.code : String(error));
 
@@ -68,10 +55,17 @@ describe('the peer guard: revoked peers refused in the verdicts, and cut once ac
     await assert.rejects(dial(), (error: unknown) => {
       assert.equal(codeOf(error), 'PEER_REVOKED');
       assert.match((error as Error).message, /the peer refused this node: it was revoked/);
+      // The inlet was refused: the outlet records the refusal, not the inlet.
+      assert.ok(error instanceof PeerRevoked && !error.refusedByThisNode);
+      assert.equal(error.peer, 'n00000000000000aa');
       return true;
     });
     const [outletSide] = await Promise.all(accepted);
     assert.equal(codeOf(outletSide), 'PEER_REVOKED');
+    // The outlet refused the inlet, and names it.
+    assert.ok(outletSide instanceof PeerRevoked && outletSide.refusedByThisNode);
+    assert.equal(outletSide.peer, 'n00000000000000bb');
+    assert.match(outletSide.message, /refused a peer that was revoked from the project \(n00000000000000bb\)/);
   });
 
   it('refuses every peer with REVOCATIONS_STALE while the list is too old', async () => {

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import {
-  createAuthority,
-  createCertificateRequest,
-  issueCertificate,
-  type Authority,
-} from '../../src/pki/authority.ts';
-import { generateKeyPair } from '../../src/pki/keys.ts';
+import { createAuthority, type Authority } from '../../src/pki/authority.ts';
 import {
   SessionFailed,
   acceptOutletChannel,
@@ -15,24 +9,12 @@ import {
   type SessionCredentials,
 } from '../../src/wire/e2e-session.ts';
 import { dialSplice } from '../../src/wire/splice.ts';
+import { sessionMember } from '../support/session-members.ts';
 
 type Step = 'accept' | 'preamble' | 'handshake' | 'handshake-fin';
 
-async function member(authority: Authority, nodeId: string, attribute: string): Promise<SessionCredentials> {
-  const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = {
-    projectId: 'splice',
-    nodeId,
-    attributes: [attribute],
-    relays: [],
-    admin: false,
-    tls: false,
-    relayNode: false,
-  };
-  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
-  return { key: keys.privateKey, certificate, authority: authority.certificate, projectId: 'splice' };
-}
+const member = (authority: Authority, nodeId: string, attribute: string) =>
+  sessionMember(authority, 'splice', nodeId, [attribute]);
 
 /**
  * A relay's splice port that resets the connection at `step`: at once, once the preamble line is in,

@@ -2,13 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
-import {
-  createAuthority,
-  createCertificateRequest,
-  issueCertificate,
-  type Authority,
-} from '../../src/pki/authority.ts';
-import { generateKeyPair } from '../../src/pki/keys.ts';
+import { createAuthority, type Authority } from '../../src/pki/authority.ts';
 import { SessionFailed, openInletChannel } from '../../src/wire/e2e-session.ts';
 import { e2eProtocolVersion, versionHint } from '../../src/wire/protocol.ts';
 import {
@@ -18,22 +12,10 @@ import {
   e2eAlpn,
   type ContextCredentials,
 } from '../../src/wire/tls-contexts.ts';
+import { sessionMember } from '../support/session-members.ts';
 
-async function member(authority: Authority, nodeId: string): Promise<ContextCredentials> {
-  const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
-  const identity = {
-    projectId: 'contexts',
-    nodeId,
-    attributes: [],
-    relays: [],
-    admin: false,
-    tls: false,
-    relayNode: false,
-  };
-  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
-  return { key: keys.privateKey, certificate, authority: authority.certificate };
-}
+const member = (authority: Authority, nodeId: string): Promise<ContextCredentials> =>
+  sessionMember(authority, 'contexts', nodeId, []);
 
 /** A TLS client over a fresh loopback connection, with the client context these credentials build. */
 function dial(port: number, credentials: ContextCredentials): TLSSocket {
