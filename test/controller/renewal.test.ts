@@ -18,15 +18,7 @@ import { inletPort, nodeStatus, portal, type Running } from '../support/processe
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof PortalError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  });
-}
+import { rejectsWith } from '../support/portal-errors.ts';
 
 const spki = (certificate: string) =>
   new X509Certificate(certificate).publicKey.export({ type: 'spki', format: 'pem' }).toString();

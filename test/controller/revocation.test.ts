@@ -6,22 +6,12 @@ import { loadIdentity, saveCertificate, type StoredIdentity } from '../../src/no
 import { createCertificateRequest } from '../../src/pki/authority.ts';
 import { identityOf } from '../../src/pki/identity.ts';
 import { publicKeyOf } from '../../src/pki/keys.ts';
-import { PortalError } from '../../src/shared/errors.ts';
 import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 import { ServiceChannel, callController } from '../../src/wire/control-channel.ts';
 import type { ControllerEvent, ControllerOperations, TicketBody } from '../../src/wire/protocol.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof PortalError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    assert.ok(error.hint, 'every error tells what to do');
-    return true;
-  });
-}
+import { rejectsWith } from '../support/portal-errors.ts';
 
 const as = (identity: StoredIdentity) => ({ key: identity.privateKey, certificate: identity.certificate });
 

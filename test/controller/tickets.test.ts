@@ -13,16 +13,7 @@ import { identityOf } from '../../src/pki/identity.ts';
 import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { createCertificateRequest, readCertificateRequest } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof PortalError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    assert.ok(error.hint, 'every error tells what to do');
-    return true;
-  });
-}
+import { rejectsWith } from '../support/portal-errors.ts';
 
 describe('controller: projects and tickets', () => {
   let work: string;

@@ -11,11 +11,11 @@ import { publicKeyOf } from '../../src/pki/keys.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import { loadIdentity, saveCertificate, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
-import { PortalError } from '../../src/shared/errors.ts';
 import { portal, portalBundle, startPortal } from '../support/processes.ts';
 import { statusFromStart } from '../support/node-checks.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
+import { rejectsWith } from '../support/portal-errors.ts';
 
 /** How the previous version sealed: the raw key in <directory>/seal.key, no key identifier. */
 function legacySeal(key: Buffer, plaintext: Buffer): Buffer {
@@ -43,16 +43,6 @@ async function portalWithin(
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, stdout, stderr, elapsedMs: Date.now() - started };
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof PortalError, String(error));
-    assert.equal(error.code, code, error.message);
-    assert.match(error.message, message);
-    assert.ok(error.hint, 'every error tells what to do');
-    return true;
-  });
 }
 
 describe('node identity store: sealing key kept apart, state checked on load', function () {
