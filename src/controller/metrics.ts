@@ -17,7 +17,10 @@ export interface ControllerSources {
   readonly members: () => Promise<Record<MemberKind, number>>;
   /** Relays serving every project (the embedded one), and relay nodes announced now. */
   readonly relays: () => { readonly everywhere: number; readonly announced: number };
-  readonly figures: () => ServiceFigures & { readonly directPaths: number };
+  readonly figures: () => ServiceFigures & {
+    readonly directPaths: number;
+    readonly reported: { readonly node: number; readonly relay: number };
+  };
   readonly tally: OperationsTally;
 }
 
@@ -51,6 +54,21 @@ export function registerControllerMetrics(
     name: 'portal_controller_direct_paths',
     help: 'Direct paths inlets advertise now (one per inlet and relay name)',
     read: () => single(sources.figures().directPaths),
+  });
+  readGauge({
+    registry,
+    name: 'portal_controller_reported_connections',
+    help:
+      'What connected members reported carrying at their last heartbeat, by kind: node (end-to-end connections, ' +
+      'so a session counts at both its nodes), relay (splices)',
+    labelNames: ['kind'],
+    read: () => {
+      const { node, relay } = sources.figures().reported;
+      return [
+        [{ kind: 'node' }, node],
+        [{ kind: 'relay' }, relay],
+      ];
+    },
   });
   const enrollments = new Counter({
     name: 'portal_controller_enrollments_total',

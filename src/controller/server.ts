@@ -101,6 +101,8 @@ export interface ControllerServerStats extends AdmissionStats {
   readonly membersRefused: number;
   /** Direct paths inlets advertise now. */
   readonly directPaths: number;
+  /** What connected members reported at their last heartbeat: nodes' end-to-end connections, relays' splices. */
+  readonly reported: { readonly node: number; readonly relay: number };
 }
 
 export class ControllerServer {
@@ -114,8 +116,8 @@ export class ControllerServer {
   private readonly adverts = new InletAdverts();
   /** Members revoked while this server ran: refused on a connection opened before the revocation. */
   private readonly revokedHere = new Set<string>();
-  /** What each connected member reported at its last heartbeat. */
-  private readonly reports = new Map<string, number>();
+  /** What each connected member reported at its last heartbeat: its live connections, and whether it is a relay. */
+  private readonly reports = new Map<string, { readonly liveSessions: number; readonly relay: boolean }>();
   private anonymousRefused = 0;
 
   constructor(private readonly options: ControllerServerOptions) {
@@ -169,7 +171,14 @@ export class ControllerServer {
       anonymousRefused: this.anonymousRefused,
       membersRefused: this.members.refusedMemberConnections,
       directPaths: this.adverts.size,
+      reported: this.reported(),
     };
+  }
+
+  private reported(): ControllerServerStats['reported'] {
+    const sums = { node: 0, relay: 0 };
+    for (const { liveSessions, relay } of this.reports.values()) sums[relay ? 'relay' : 'node'] += liveSessions;
+    return sums;
   }
 
   /** Serves one control connection: a member's hears of its project while it lasts (`push`). */
@@ -239,7 +248,7 @@ export class ControllerServer {
    */
   private async revoke(admin: PeerIdentity, nodeId: string, reason: string): Promise<Revocation> {
     const revocation = await this.options.service.revoke(admin, nodeId, reason);
-    const liveSessions = this.reports.get(nodeId) ?? null;
+    const liveSessions = this.reports.get(nodeId)?.liveSessions ?? null;
     this.revokedHere.add(nodeId);
     this.members.closeMember(nodeId);
     const told = this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
@@ -263,7 +272,7 @@ export class ControllerServer {
   /** The presence of a member as `project members` shows it. */
   private presence(nodeId: string): MemberPresence {
     const connected = this.members.connected(nodeId);
-    return { connected, liveSessions: connected ? (this.reports.get(nodeId) ?? null) : null };
+    return { connected, liveSessions: connected ? (this.reports.get(nodeId)?.liveSessions ?? null) : null };
   }
 
   /** An anonymous peer's `count`-th request on its connection. */
@@ -316,8 +325,9 @@ export class ControllerServer {
         return {};
       },
       'member-report': ({ liveSessions }) => {
-        const { nodeId } = member();
-        if (Number.isInteger(liveSessions) && liveSessions >= 0) this.reports.set(nodeId, liveSessions);
+        const { nodeId, relayNode } = member();
+        if (Number.isInteger(liveSessions) && liveSessions >= 0)
+          this.reports.set(nodeId, { liveSessions, relay: relayNode });
         return {};
       },
       ...auditHandlers(service.audit, () => member()),

@@ -19,7 +19,13 @@ describe('controller metrics', () => {
   const observe = registerControllerMetrics(registry, {
     members: () => Promise.resolve({ admin: 2, node: 5, relay: 1, revoked: 3 }),
     relays: () => ({ everywhere: 1, announced: 3 }),
-    figures: () => ({ members: 7, membersRefused: 4, anonymousRefused: 9, directPaths: 2 }),
+    figures: () => ({
+      members: 7,
+      membersRefused: 4,
+      anonymousRefused: 9,
+      directPaths: 2,
+      reported: { node: 6, relay: 2 },
+    }),
     tally,
   });
   const answered = (op: string, answer?: object, code?: AnsweredRequest['code']): AnsweredRequest => ({
@@ -69,6 +75,8 @@ describe('controller metrics', () => {
     assert.equal(value('portal_controller_relays', { kind: 'embedded' }), 1);
     assert.equal(value('portal_controller_relays', { kind: 'node' }), 3);
     assert.equal(value('portal_controller_direct_paths'), 2);
+    assert.equal(value('portal_controller_reported_connections', { kind: 'node' }), 6);
+    assert.equal(value('portal_controller_reported_connections', { kind: 'relay' }), 2);
     assert.equal(value('portal_controller_member_connections'), 7);
     assert.equal(value('portal_controller_admission_refusals_total', { reason: 'member_connections' }), 4);
     assert.equal(value('portal_controller_admission_refusals_total', { reason: 'anonymous_requests' }), 9);

@@ -14,6 +14,7 @@ import { portal } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRelay, type RelayProcess } from '../support/relay-processes.ts';
 import { healthOf, healthWhen, scrape, valueOf, type Sample } from '../support/scrape.ts';
+import { until } from '../support/in-process.ts';
 import { roundTrip } from '../support/tcp.ts';
 
 const statusLine = /relay status server on http:\/\/(\S+) \(GET \/metrics, GET \/healthz\)/;
@@ -95,6 +96,18 @@ describe('end to end: the controller and a relay node serve metrics and health',
     assert.ok(valueOf(after, 'portal_relay_registrations') >= 1, 'the outlet registered');
     assert.ok(valueOf(after, 'portal_relay_request_duration_seconds_count', { operation: 'register' }) >= 1);
     assert.ok(valueOf(after, 'portal_relay_request_duration_seconds_count', { operation: 'connect' }) >= 1);
+    // The session the relay carries, as the members report it to the controller at their next heartbeat.
+    await until(
+      async () => {
+        const reported = await scrape(controllerStatus());
+        return valueOf(reported, 'portal_controller_reported_connections', { kind: 'node' }) >= 2 &&
+          valueOf(reported, 'portal_controller_reported_connections', { kind: 'relay' }) >= 1
+          ? true
+          : undefined;
+      },
+      'the nodes and the relay reporting what they carry',
+      15_000,
+    );
   });
 
   it('counts a refusal by operation and reason', async () => {
