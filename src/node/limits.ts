@@ -147,6 +147,14 @@ export const claimRetryMs = 20;
 export const claimAttempts = 100;
 
 /**
+ * How long a node or relay holds a new peer while it fetches the list of revoked members (at start,
+ * and each time its connection to the controller opens again): long enough for the list to arrive from
+ * a controller that answers, short enough that one that does not costs a start little. Past it, the
+ * list kept on disk decides.
+ */
+export const revocationListWaitMs = 3000;
+
+/**
  * The audit records a node or relay keeps while the controller is away (src/node/audit-outbox.ts):
  * at most `records` of them and `bytes` of file (a session record is about 400 bytes, so the bytes
  * bind first only for unusually large records); new ones wait `flushMs` so that they are written and

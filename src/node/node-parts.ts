@@ -66,6 +66,7 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
   await revocations.restore();
   const peers = new PeerSockets();
   const guard: PeerGuard = {
+    ready: () => revocations.ready(),
     refusal: (nodeId) => revocations.refusal(nodeId),
     track: (nodeId, socket) => peers.track(nodeId, socket),
   };

@@ -1,9 +1,9 @@
 /**
  * Keeps a revocation list current from the controller's connection: the whole list each time the
  * connection opens (a node or relay that was away learns what it missed before the list counts as
- * current again), each revocation the moment the controller pushes it, and the time the connection
- * dropped, from which the list ages. Also what a member reports at each heartbeat on that connection,
- * for `portal project members`.
+ * current again, and before it judges a new peer: see RevocationList.ready), each revocation the
+ * moment the controller pushes it, and the time the connection dropped, from which the list ages. Also
+ * what a member reports at each heartbeat on that connection, for `portal project members`.
  */
 import type { ControllerEvent } from '../wire/protocol.ts';
 import type { Logger } from './logger.ts';
@@ -11,10 +11,16 @@ import type { RevocationList } from './revocation-list.ts';
 import type { NodeControl } from './standing-channel.ts';
 
 export function followRevocations(control: NodeControl, list: RevocationList, logger: Logger): void {
+  // From the start: the first connection brings the list, unless the controller does not answer soon.
+  list.fetchStarted();
   control.on('up', () => {
+    list.fetchStarted();
     control.request('revocations', {}).then(
       ({ revoked }) => list.replace(revoked),
-      (error: Error) => logger.warn(`no list of revoked members from the controller: ${error.message}`),
+      (error: Error) => {
+        list.fetchFailed();
+        logger.warn(`no list of revoked members from the controller: ${error.message}`);
+      },
     );
   });
   control.on('down', () => list.lost());

@@ -7,6 +7,10 @@
  * The list is current while the connection to the controller is up (revocations arrive on it at once);
  * once it drops, the list is as old as the moment it dropped. With a maximum age set (the operator's
  * opt-in bound), a list older than that refuses every new session until the controller is back.
+ *
+ * While the list is being fetched (at start, and when the connection opens again) a new peer waits for
+ * it (ready()), for at most revocationListWaitMs: a node or relay that was away learns of revocations
+ * made meanwhile before it judges a peer again.
  */
 import { EventEmitter } from 'node:events';
 import { readFile, rename, writeFile } from 'node:fs/promises';
@@ -14,6 +18,7 @@ import { durationRanges, readDuration } from '../shared/duration.ts';
 import { InputError } from '../shared/errors.ts';
 import type { GuardRefusal } from '../wire/peer-guard.ts';
 import type { RevokedEntry } from '../wire/protocol.ts';
+import { revocationListWaitMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 
 export interface RevocationListOptions {
@@ -24,6 +29,8 @@ export interface RevocationListOptions {
   readonly maxAgeMs?: number;
   /** @default Date.now */
   readonly now?: () => number;
+  /** How long a peer waits for a list being fetched. @default revocationListWaitMs */
+  readonly waitMs?: number;
 }
 
 /** The file's content. */
@@ -41,6 +48,8 @@ export class RevocationList extends EventEmitter {
   private live = false;
   private saving: Promise<void> = Promise.resolve();
   private readonly now: () => number;
+  /** Set while the list is being fetched: what a new peer waits for. */
+  private fetching: { readonly arrived: Promise<void>; readonly release: () => void } | undefined;
 
   constructor(private readonly options: RevocationListOptions) {
     super();
@@ -61,11 +70,47 @@ export class RevocationList extends EventEmitter {
     }
   }
 
+  /**
+   * The list is being fetched from the controller: new peers wait (ready()) until it arrives
+   * (replace()), the fetch failed (fetchFailed()), or waitMs passed.
+   */
+  fetchStarted(): void {
+    if (this.fetching) return;
+    let resolve: () => void = () => undefined;
+    const arrived = new Promise<void>((done) => (resolve = done));
+    const timer = setTimeout(() => this.fetchEnded(), this.options.waitMs ?? revocationListWaitMs);
+    timer.unref();
+    this.fetching = {
+      arrived,
+      release: () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    };
+  }
+
+  /** The fetch failed: the list kept decides from now on. */
+  fetchFailed(): void {
+    this.fetchEnded();
+  }
+
+  /** Resolves once a new peer may be judged: at once, or when the list being fetched is in (or the wait is over). */
+  ready(): Promise<void> {
+    return this.fetching?.arrived ?? Promise.resolve();
+  }
+
   /** The whole list, as the controller gave it on a connection just opened: current from now on. */
   replace(entries: readonly RevokedEntry[]): void {
     this.live = true;
     this.currentAt = this.now();
     this.add(entries);
+    this.fetchEnded();
+  }
+
+  private fetchEnded(): void {
+    const fetching = this.fetching;
+    this.fetching = undefined;
+    fetching?.release();
   }
 
   /** Revocations the controller pushed; each member new to the list is announced ('revoked'). */

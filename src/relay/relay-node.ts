@@ -131,6 +131,8 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     ...(options.revocationMaxAgeMs !== undefined ? { maxAgeMs: options.revocationMaxAgeMs } : {}),
   });
   await revocations.restore();
+  // Members wait for the list the controller gives (briefly): the one on disk may miss revocations.
+  revocations.fetchStarted();
   // Made once the controller channel is (below); a refusal before that is not recorded.
   const audit: { sink?: AuditSink } = {};
   const registry = new Registry();
@@ -147,9 +149,12 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     onRevokedRefused: (nodeId) =>
       audit.sink?.refusedMember('revoked', nodeId, 'its certificate was revoked from the project'),
     // Members of this relay's project only.
-    verifyPeer: (certificate) => {
+    verifyPeer: async (certificate) => {
       const member = verifyMember(certificate, authority);
-      return Promise.resolve(member?.projectId === projectId ? member : undefined);
+      if (member?.projectId !== projectId) return undefined;
+      // A relay that is fetching its list of revoked members takes no member before it is in.
+      await revocations.ready();
+      return member;
     },
     log,
   });

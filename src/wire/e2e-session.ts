@@ -224,6 +224,8 @@ export async function openInletChannel(
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
   const peer = certificate ? identityOf(certificate) : undefined;
+  // A node that is fetching its list of revoked members judges no peer before it is in.
+  await credentials.guard?.ready?.();
   await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs, peer?.nodeId);
   if (peer) credentials.guard?.track(peer.nodeId, socket);
   return { socket, peer, mode };
@@ -257,6 +259,7 @@ export async function acceptOutletChannel(
   });
   const certificate = socket.getPeerX509Certificate();
   const peer = certificate ? identityOf(certificate) : undefined;
+  await credentials.guard?.ready?.();
   const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs, peer?.nodeId);
   if (peer) credentials.guard?.track(peer.nodeId, socket);
   return {

@@ -10,6 +10,8 @@ import type { TLSSocket } from 'node:tls';
 export type GuardRefusal = 'revoked' | 'stale';
 
 export interface PeerGuard {
+  /** Resolves when a peer may be judged: the list of revoked members is not being fetched (or waited long enough). */
+  ready?(): Promise<void>;
   /** Why the peer `nodeId` is refused now, or undefined when it may go on. */
   refusal(nodeId: string): GuardRefusal | undefined;
   /** Keeps an accepted connection with `nodeId` until it closes. */

@@ -85,6 +85,36 @@ describe('node: the list of revoked members', () => {
     assert.match(await readFile(file, 'utf8'), /"revoked":\[\]/);
   });
 
+  it('holds a new peer while the list is fetched, and judges it by the list that arrived', async () => {
+    const list = new RevocationList({ file: join(dir, 'held.json'), logger: quiet, now, waitMs: 60_000 });
+    await list.ready(); // Nothing fetched: no wait.
+    list.fetchStarted();
+    let judged: string | undefined | null = null;
+    const peer = list.ready().then(() => {
+      judged = list.refusal('n0000000000000009');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(judged, null, 'still waiting for the list');
+    list.replace([{ nodeId: 'n0000000000000009', until: clock + minute }]);
+    await peer;
+    assert.equal(judged, 'revoked', 'revoked while this node was away: refused from the first peer on');
+    await list.flushed();
+  });
+
+  it('stops holding peers when the fetch fails or the wait runs out; the kept list decides', async () => {
+    const failing = new RevocationList({ file: join(dir, 'failed.json'), logger: quiet, now, waitMs: 60_000 });
+    failing.fetchStarted();
+    const released = failing.ready();
+    failing.fetchFailed();
+    await released;
+    const slow = new RevocationList({ file: join(dir, 'slow.json'), logger: quiet, now, waitMs: 20 });
+    slow.fetchStarted();
+    const started = Date.now();
+    await slow.ready();
+    assert.ok(Date.now() - started < 5_000);
+    assert.equal(slow.refusal('n0000000000000009'), undefined);
+  });
+
   it('reads revocation-max-age as a duration within its range', () => {
     assert.equal(revocationMaxAgeMs('5m'), 5 * minute);
     assert.throws(
