@@ -21,6 +21,7 @@ const wanted = [
   'curl',
   'shellcheck',
   'openssl',
+  'jq',
   'tar',
   'systemd-analyze',
 ];
