@@ -444,9 +444,12 @@ class NotAuthenticated extends PortalError {
   constructor() {
     super(
       'NOT_AUTHENTICATED',
-      'the controller did not accept this node certificate (expired, or from another project)',
+      "the controller did not accept this node's certificate: it expired, it is from another project, " +
+        'or the member was revoked',
       {
-        hint: 'check that PORTAL_HOME holds an enrolled identity for this controller',
+        hint:
+          'check that PORTAL_HOME holds an enrolled identity for this controller; portal project members ' +
+          '(as an administrator) says whether it was revoked, and a revoked node needs a new ticket',
       },
     );
   }

@@ -118,8 +118,12 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
   metrics.tally.auditRecordsPendingFrom(() => outbox.stats().pending);
   revocations.on('revoked', (nodeId: string) => {
     const cut = peers.cut(nodeId);
-    logger.info(`${nodeId} was revoked from the project; closed ${cut} connection(s) with it`);
-    if (cut > 0) audit.revokedCut(nodeId, cut);
+    // A node hears of every revocation (a new one, of all those in force): news only where it cut something.
+    const line = `${nodeId} was revoked from the project; closed ${cut} connection(s) with it`;
+    if (cut > 0) {
+      logger.info(line);
+      audit.revokedCut(nodeId, cut);
+    } else logger.debug(line);
   });
 
   let bounds: Promise<ConnectionBounds> | undefined;
