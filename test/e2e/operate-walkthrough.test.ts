@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { until } from '../support/in-process.ts';
-import { start, type Running } from '../support/processes.ts';
+import { runToEnd, start, type Running } from '../support/processes.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import {
   bash,
@@ -148,6 +148,16 @@ describe("the README walkthrough: expel the quick start's inlet, read the trail,
     const rows = (await asAdmin(admitted)).stdout.trimEnd().split('\n');
     assert.equal(rows.length, 2, rows.join('\n'));
     assert.match(rows[1] ?? '', /^n[0-9a-f]+ +node +team=ops,env=prod .* active$/);
+    // A mistake in the expression: one located line, exit 2.
+    const typo = await runToEnd('bash', ['-c', `portal project members --admitted-by 'team = ops'`], {
+      cwd: homes.admin,
+      env: { ...env, HOME: homes.admin },
+    });
+    assert.equal(typo.code, 2, typo.stderr);
+    assert.equal(typo.stdout, '');
+    assert.match(typo.stderr, /^portal: --admitted-by is not an allow expression: column 8: expected a quoted value/);
+    assert.equal(typo.stderr.trim().split('\n').length, 1, typo.stderr);
+    assert.match(typo.stderr, /; give an attribute name, or an expression such as /);
     for (const node of [inlet, outlet]) await interrupt(node);
   });
 });
