@@ -4,8 +4,17 @@ import { chmod, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { createLogger } from '../../src/node/logger.ts';
 import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
-import { relayDirectory, relaySealingKeyFile, startRelayNode } from '../../src/relay/relay-node.ts';
-import { callController } from '../../src/wire/control-channel.ts';
+import { enrollWithTicket } from '../../src/node/enrollment.ts';
+import {
+  relayDirectory,
+  relaySealingKeyFile,
+  startRelayNode,
+  type RunningRelayNode,
+} from '../../src/relay/relay-node.ts';
+import { ServiceChannel, callController } from '../../src/wire/control-channel.ts';
+import type { RelayOperations } from '../../src/wire/protocol.ts';
+import { until } from '../support/in-process.ts';
+import { rejectsWith } from '../support/portal-errors.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 import { servedFingerprint } from '../support/served-fingerprint.ts';
 
@@ -131,4 +140,65 @@ describe('relay node: its TLS key is sealed like its identity', function () {
       }
     },
   );
+});
+
+describe('relay node: a revoked member is refused at its connection, and the trail says so', function () {
+  this.timeout(30_000);
+  let world: World;
+  let relay: RunningRelayNode | undefined;
+
+  before(async () => {
+    world = await createWorld();
+  });
+
+  after(async () => {
+    await relay?.stop();
+    await world.close();
+  });
+
+  it('refuses the member it heard was revoked, and reports refused/revoked with no portal', async () => {
+    const admin = { key: world.admin.privateKey, certificate: world.admin.certificate };
+    const member = await enrollWithTicket(join(world.dir, 'member'), await world.ticket({ attribute: 'db-inlet' }));
+    const relayTicket = await callController(
+      world.admin.record,
+      'ticket',
+      { expiresInMs: 60_000, usageCount: 1, attribute: '', tls: false, relayNode: true },
+      admin,
+    );
+    const running = await startRelayNode({
+      home: join(world.dir, 'relay-home'),
+      ticket: String(relayTicket.ticket),
+      listen: { host: '127.0.0.1', port: 0 },
+      logger: createLogger({ enabled: false }),
+    });
+    relay = running;
+    const target = { service: 'relay' as const, address: running.address, fingerprint: running.fingerprint };
+    const credentials = { key: member.privateKey, certificate: member.certificate };
+    (await ServiceChannel.open<RelayOperations>(target, credentials)).destroy();
+
+    const nodeId = member.record.nodeId;
+    await callController(world.admin.record, 'revoke', { member: nodeId, reason: 'stolen' }, admin);
+    await until(() => (running.server.refuses(nodeId) ? true : undefined), 'the relay hearing of the revocation');
+    await rejectsWith(ServiceChannel.open<RelayOperations>(target, credentials), 'NOT_AUTHENTICATED');
+
+    // Refusals are tallied per window, then reported over the relay's connection to the controller.
+    const refused = await until(
+      async () => {
+        const { records } = await world.controller.service.audit.query(member.record.projectId, {
+          afterSeq: 0,
+          limit: 200,
+          since: 0,
+          event: 'refused',
+        });
+        return records.find((record) => record.seenBy === running.nodeId);
+      },
+      'the relay reporting its refusal',
+      20_000,
+    );
+    assert.deepEqual(JSON.parse(refused.members), [nodeId]);
+    const details = JSON.parse(refused.details) as Record<string, unknown>;
+    assert.equal(details.reason, 'revoked');
+    assert.equal(details.portal, null);
+    assert.ok(Number(details.count) >= 1);
+  });
 });
