@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { InputError, PortalError } from '../shared/errors.ts';
 import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
-import { callController } from '../wire/control-channel.ts';
+import { callController, openControlChannel, type ControlChannel } from '../wire/control-channel.ts';
 import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
 import {
   readEmbeddedController,
@@ -36,15 +36,30 @@ export async function loadAdministrator(home: string): Promise<StoredIdentity> {
  * past half of its life it is renewed first, and once expired it is re-issued on proof of the enrolled
  * key; either way the new one is stored, so the next command starts from it.
  */
-export async function adminRequest<K extends keyof ControllerOperations>(
+export function adminRequest<K extends keyof ControllerOperations>(
   home: string,
   op: K,
   body: RequestOf<ControllerOperations, K>,
 ): Promise<AnswerOf<ControllerOperations, K>> {
-  const attempt = async () => {
+  return withController(home, async () => {
     const admin = await freshAdministrator(home, await loadAdministrator(home));
     return callController(admin.record, op, body, { key: admin.privateKey, certificate: admin.certificate });
-  };
+  });
+}
+
+/**
+ * A connection to the controller as the administrator, for a command that asks many things (a long
+ * listing asks page after page on it, rather than a TLS handshake a page). The caller closes it.
+ */
+export function openAdminChannel(home: string): Promise<ControlChannel> {
+  return withController(home, async () => {
+    const admin = await freshAdministrator(home, await loadAdministrator(home));
+    return openControlChannel(admin.record, { key: admin.privateKey, certificate: admin.certificate });
+  });
+}
+
+/** Runs `attempt`; when the embedded controller is not running, starts it again first and runs it once more. */
+async function withController<T>(home: string, attempt: () => Promise<T>): Promise<T> {
   try {
     return await attempt();
   } catch (error) {

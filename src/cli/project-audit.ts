@@ -1,14 +1,17 @@
 /**
  * `portal project audit`: reads the project's audit trail (filtered, as lines or as the JSON-lines
- * export, and followed as it grows) and verifies its hash chain, here, from the records themselves.
+ * export, and followed as it grows) and verifies its hash chain and signatures, here, from the records
+ * themselves (src/cli/audit-verify.ts). Whatever it does, it does on one connection to the controller.
  */
 import type { Command } from 'commander';
-import { chainStart, checkChain, describeBreak, type ChainCursor } from '../shared/audit-chain.ts';
 import { durationRanges } from '../shared/duration.ts';
-import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { InputError } from '../shared/errors.ts';
+import type { ControlChannel } from '../wire/control-channel.ts';
 import { auditLimits, type AuditQuery, type AuditRecordWire } from '../wire/protocol/audit.ts';
-import { adminRequest } from './administrator.ts';
+import { openAdminChannel } from './administrator.ts';
 import { exportOf, lineOf } from './audit-format.ts';
+import { auditPages } from './audit-pages.ts';
+import { checkpointOf, readCheckpoint, verifyTrail } from './audit-verify.ts';
 import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { auditFollowPollMs } from './limits.ts';
@@ -20,6 +23,8 @@ export interface AuditOptions {
   readonly follow?: boolean;
   readonly json?: boolean;
   readonly verify?: boolean;
+  /** true: print the head as a checkpoint; a path (with --verify): hold the trail to the checkpoint kept there. */
+  readonly checkpoint?: string | boolean;
 }
 
 export function registerProjectAudit(project: Command): void {
@@ -31,17 +36,37 @@ export function registerProjectAudit(project: Command): void {
     .option('--event <kind>', 'only records of this kind, such as session or enrolled')
     .option('--follow', 'keep printing new records as they are appended (stop with Ctrl-C)')
     .option('--json', 'one JSON object per line: the export format')
-    .option('--verify', 'check the hash chain of the whole trail; exit 1 and name the first broken record')
+    .option('--verify', 'check the hash chain and signatures of the whole trail; exit 1 and name the first break')
+    .option(
+      '--checkpoint [file]',
+      'alone: print the signed head of the trail, to keep where the controller cannot write; ' +
+        'with --verify: check that the trail still holds the head kept in FILE',
+    )
     .action(async (options: AuditOptions) => {
-      if (options.verify) {
+      const checkpointFile = typeof options.checkpoint === 'string' ? options.checkpoint : undefined;
+      if (options.verify || options.checkpoint) {
         if (options.since || options.member || options.event || options.follow || options.json)
-          throw new InputError('BAD_FLAG', '--verify checks the whole trail and takes no other flag', {
-            hint: 'run portal project audit --verify alone',
+          throw new InputError('BAD_FLAG', '--verify and --checkpoint read the whole trail and take no filter', {
+            hint: 'run portal project audit --verify [--checkpoint FILE] or portal project audit --checkpoint alone',
           });
-        console.log(await verifyTrail(portalHome()));
-        return;
+        if (options.verify && options.checkpoint === true)
+          throw new InputError('BAD_FLAG', '--verify --checkpoint needs the file a checkpoint was kept in', {
+            hint: 'run portal project audit --verify --checkpoint FILE',
+          });
+        if (!options.verify && checkpointFile !== undefined)
+          throw new InputError('BAD_FLAG', `--checkpoint ${checkpointFile} checks a checkpoint only with --verify`, {
+            hint: `run portal project audit --verify --checkpoint ${checkpointFile}`,
+          });
       }
-      await readTrail(portalHome(), queryOf(options), options);
+      const checkpoint = checkpointFile === undefined ? undefined : await readCheckpoint(checkpointFile);
+      const channel = await openAdminChannel(portalHome());
+      try {
+        if (options.verify) console.log(await verifyTrail(channel, checkpoint));
+        else if (options.checkpoint) console.log(await checkpointOf(channel));
+        else await readTrail(channel, queryOf(options), options);
+      } finally {
+        channel.close();
+      }
     });
 }
 
@@ -68,52 +93,17 @@ export function sinceOf(text: string, now: number): number {
   return now - durationFlag('--since', text, durationRanges.auditSince);
 }
 
-async function readTrail(home: string, query: AuditQuery, options: AuditOptions): Promise<void> {
+async function readTrail(channel: ControlChannel, query: AuditQuery, options: AuditOptions): Promise<void> {
   const print = (record: AuditRecordWire) =>
     console.log(options.json ? JSON.stringify(exportOf(record)) : lineOf(record));
   let after = 0;
   for (;;) {
-    const page = await adminRequest(home, 'audit', { ...query, afterSeq: after });
-    page.records.forEach(print);
-    after = page.records.at(-1)?.seq ?? after;
-    if (page.records.length < query.limit) {
-      if (!options.follow) return;
-      // Records filtered out still move the start of the next page to the head.
-      after = Math.max(after, page.head);
-      await new Promise((resolve) => setTimeout(resolve, auditFollowPollMs));
+    for await (const page of auditPages(channel, { ...query, afterSeq: after })) {
+      page.records.forEach(print);
+      // Records filtered out still move the start of the next page on, up to the head.
+      after = page.more ? page.next : Math.max(page.next, page.head);
     }
-  }
-}
-
-/** One line saying the chain is whole, with its head (note it: a later check can compare); throws when broken. */
-async function verifyTrail(home: string): Promise<string> {
-  let cursor: ChainCursor = chainStart;
-  let project = '';
-  for (;;) {
-    const page = await adminRequest(home, 'audit', {
-      afterSeq: cursor.seq,
-      limit: auditLimits.pageRecords,
-      since: 0,
-    });
-    project ||= page.records[0]?.project ?? '';
-    const checked = checkChain(page.records, cursor);
-    if ('broken' in checked)
-      throw new RuntimeFailure('AUDIT_CHAIN_BROKEN', `the audit trail is broken: ${describeBreak(checked.broken)}`, {
-        hint:
-          `compare record ${checked.broken.seq} with a backup or an earlier export; ` +
-          'the records before it verify, the trail from it on cannot be trusted',
-      });
-    cursor = checked.cursor;
-    if (page.records.length < auditLimits.pageRecords) {
-      if (cursor.seq < page.head)
-        throw new RuntimeFailure(
-          'AUDIT_CHAIN_BROKEN',
-          `the audit trail is broken: record ${cursor.seq + 1} is missing (the trail goes up to ${page.head})`,
-          { hint: 'compare the trail with a backup or an earlier export' },
-        );
-      return cursor.seq === 0
-        ? 'the audit trail is whole: it holds no record yet'
-        : `the audit trail of project ${project} is whole: ${cursor.seq} records, the last one's hash ${cursor.hash}`;
-    }
+    if (!options.follow) return;
+    await new Promise((resolve) => setTimeout(resolve, auditFollowPollMs));
   }
 }

@@ -1,20 +1,25 @@
 /**
  * The audit trail in the controller's store: records appended, never changed, each carrying the hash
- * of the one before it in its project (src/shared/audit-chain.ts). Appends are serialised in this
- * process, several records to a transaction; a record a reporter sends again (same reporter, same id)
- * is recognised and not written twice. Nothing here updates or deletes a row.
+ * of the one before it in its project (src/shared/audit-chain.ts), the last of each append signed by
+ * the controller's trail key (src/shared/audit-signature.ts). Appends are serialised in this process,
+ * several records to a transaction; a record a reporter sends again (same reporter, same id) is
+ * recognised and not written twice. Nothing here updates or deletes a row.
  */
 import { randomBytes } from 'node:crypto';
-import { canonicalJson, canonicalRecordHash, genesisHash } from '../shared/audit-chain.ts';
+import { canonicalJson, chainEncodingVersion, genesisHash, recordHash } from '../shared/audit-chain.ts';
+import type { AuditSigner } from '../shared/audit-signature.ts';
 import {
   auditLimits,
   controllerWitness,
   type AuditDetails,
+  type AuditPage,
   type AuditQuery,
   type AuditRecordWire,
   type ControllerEventKind,
 } from '../wire/protocol/audit.ts';
 import type { Store } from './store/open.ts';
+import type { Insertable, Selectable } from 'kysely';
+import type { AuditRecordTable } from './store/schema.ts';
 
 /** One event to append. */
 export interface AuditEntry {
@@ -33,6 +38,11 @@ export interface AuditTrailOptions {
   readonly now?: () => number;
   /** Told of each batch appended (the controller's metrics). */
   readonly onWritten?: (count: number) => void;
+  /**
+   * Signs the last record of each append (the controller's trail key). Without one, records are
+   * written in the unsigned encoding 1, as before signatures.
+   */
+  readonly signer?: AuditSigner;
 }
 
 /**
@@ -168,7 +178,9 @@ export class AuditTrail {
         let seq = Number(head?.seq ?? 0);
         let prev = head?.hash ?? genesisHash;
         const recorded = this.now();
-        const rows = [];
+        const signer = this.options.signer;
+        const encoding = signer ? chainEncodingVersion : 1;
+        const rows: Insertable<AuditRecordTable>[] = [];
         for (const entry of entries) {
           const key = `${entry.seenBy}\n${entry.reportId}`;
           if (written.has(key)) continue;
@@ -185,8 +197,9 @@ export class AuditTrail {
             members: canonicalJson(entry.members),
             details: canonicalJson(entry.details),
             prev,
+            encoding,
           };
-          const hash = canonicalRecordHash(record);
+          const hash = recordHash(record);
           rows.push({
             project_id: projectId,
             seq,
@@ -199,9 +212,15 @@ export class AuditTrail {
             details: record.details,
             prev_hash: prev,
             hash,
+            encoding,
+            signature: null,
           });
           prev = hash;
         }
+        // The last record of an append vouches for every record before it: a trail that ends on an
+        // unsigned record was cut, and one rewritten by someone without the key fails its signature.
+        const last = rows.at(-1);
+        if (last && signer) last.signature = signer.sign(last.hash);
         for (const chunk of chunksOf(rows, appendChunk)) await trx.insertInto('audit_records').values(chunk).execute();
         return rows.length;
       });
@@ -216,47 +235,94 @@ export class AuditTrail {
     }
   }
 
-  /** Records of the project after `query.afterSeq`, oldest first, as `query` filters them. */
-  async query(projectId: string, query: AuditQuery): Promise<{ records: AuditRecordWire[]; head: number }> {
+  /**
+   * Records of the project after `query.afterSeq`, oldest first, as `query` filters them: at most
+   * auditLimits.pageRecords records and auditLimits.pageBytes of them, after reading at most
+   * auditLimits.scanRecords rows. A member is matched on the parsed member list, never on its text.
+   */
+  async query(projectId: string, query: AuditQuery): Promise<AuditPage> {
+    const after = Number.isFinite(query.afterSeq) ? Math.max(0, Math.floor(query.afterSeq)) : 0;
     let select = this.store
       .selectFrom('audit_records')
       .selectAll()
       .where('project_id', '=', projectId)
-      .where('seq', '>', Number.isFinite(query.afterSeq) ? Math.max(0, Math.floor(query.afterSeq)) : 0);
+      .where('seq', '>', after);
     if (Number.isFinite(query.since) && query.since > 0) select = select.where('occurred_at', '>=', query.since);
     if (query.event) select = select.where('event', '=', query.event);
     const member = query.member;
-    if (member)
-      select = select.where((eb) => eb.or([eb('seen_by', '=', member), eb('members', 'like', `%"${member}"%`)]));
     const limit =
       Number.isFinite(query.limit) && query.limit > 0
         ? Math.min(Math.floor(query.limit), auditLimits.pageRecords)
         : auditLimits.pageRecords;
-    const rows = await select.orderBy('seq', 'asc').limit(limit).execute();
+    const rows = await select
+      .orderBy('seq', 'asc')
+      .limit(member ? auditLimits.scanRecords : limit)
+      .execute();
+    const records: AuditRecordWire[] = [];
+    let bytes = 0;
+    let next = after;
+    let full = false;
+    for (const row of rows) {
+      if (records.length >= limit) {
+        full = true;
+        break;
+      }
+      if (!member || row.seen_by === member || namesMember(row.members, member)) {
+        const record = wireOf(row);
+        const size = Buffer.byteLength(JSON.stringify(record));
+        if (records.length > 0 && bytes + size > auditLimits.pageBytes) {
+          full = true;
+          break;
+        }
+        bytes += size;
+        records.push(record);
+      }
+      next = Number(row.seq);
+    }
     const head = await this.store
       .selectFrom('audit_records')
       .select((eb) => eb.fn.max('seq').as('seq'))
       .where('project_id', '=', projectId)
       .executeTakeFirst();
+    const scanned = member ? auditLimits.scanRecords : limit;
     return {
-      records: rows.map((row) => ({
-        project: row.project_id,
-        seq: Number(row.seq),
-        time: Number(row.occurred_at),
-        recorded: Number(row.recorded_at),
-        event: row.event,
-        seenBy: row.seen_by,
-        reportId: row.report_id,
-        members: row.members,
-        details: row.details,
-        prev: row.prev_hash,
-        hash: row.hash,
-      })),
+      records,
       head: Number(head?.seq ?? 0),
+      next,
+      more: full || rows.length >= scanned,
+      key: this.options.signer?.publicKey ?? null,
     };
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/** Whether the members text of a record names `member` once parsed (a damaged text names nobody). */
+function namesMember(members: string, member: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(members);
+    return Array.isArray(parsed) && parsed.includes(member);
+  } catch {
+    return false;
+  }
+}
+
+function wireOf(row: Selectable<AuditRecordTable>): AuditRecordWire {
+  return {
+    project: row.project_id,
+    seq: Number(row.seq),
+    time: Number(row.occurred_at),
+    recorded: Number(row.recorded_at),
+    event: row.event,
+    seenBy: row.seen_by,
+    reportId: row.report_id,
+    members: row.members,
+    details: row.details,
+    prev: row.prev_hash,
+    hash: row.hash,
+    encoding: Number(row.encoding),
+    signature: row.signature ?? null,
+  };
 }

@@ -16,6 +16,7 @@ import type {
   TicketInfo,
 } from '../wire/protocol.ts';
 import { AuditTrail } from './audit-trail.ts';
+import { auditSignerOf } from '../shared/audit-signature.ts';
 import { OperationsTally } from '../shared/operations-tally.ts';
 import { Enrollments } from './enrollment.ts';
 import { MemberCertificates, type ControllerSettings } from './member-certificates.ts';
@@ -51,7 +52,12 @@ export class ControllerService {
     options: { readonly log?: (line: string) => void } = {},
   ) {
     this.settingsNow = settings;
-    this.audit = new AuditTrail(store, { ...options, onWritten: (count) => this.tally.auditRecordsWritten(count) });
+    this.audit = new AuditTrail(store, {
+      ...options,
+      onWritten: (count) => this.tally.auditRecordsWritten(count),
+      // The trail key comes from the sealing key, which is never beside the store it signs.
+      signer: auditSignerOf(settings.sealingKey),
+    });
     this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
     this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
     this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);

@@ -1,11 +1,14 @@
 /**
- * The audit trail's hash chain, pure: the canonical encoding of a record, its hash, and the check of
- * a whole chain. docs/audit.md describes the same encoding so that anyone can verify an export.
+ * The audit trail's hash chain, pure: the canonical encoding of a record and its hash.
+ * docs/audit.md describes the same encoding so that anyone can verify an export; src/shared/audit-verify.ts
+ * checks a whole chain with it.
  *
  * Canonical JSON: objects with their keys sorted by UTF-16 code units, arrays in order, no whitespace,
  * strings and numbers as JSON.stringify writes them; numbers must be finite. A record's hash is the
- * SHA-256 (hex) of the UTF-8 bytes of the canonical JSON of the array
- * [1, project, seq, time, recorded, event, seenBy, reportId, members, details, prev].
+ * SHA-256 (hex) of the UTF-8 bytes of the array
+ * [encoding, project, seq, time, recorded, event, seenBy, reportId, members, details, prev]
+ * written as canonical JSON, with `members` and `details` as the very text the store holds (which the
+ * controller writes as canonical JSON): a record is checked as it is stored, never as it re-encodes.
  */
 import { createHash } from 'node:crypto';
 import type { AuditRecordWire } from '../wire/protocol/audit.ts';
@@ -13,8 +16,13 @@ import type { AuditRecordWire } from '../wire/protocol/audit.ts';
 /** The `prev` of a project's first record. */
 export const genesisHash = '0'.repeat(64);
 
-/** The version of the encoding, first in the hashed array. */
-export const chainEncodingVersion = 1;
+/**
+ * The version of the encoding, first in the hashed array. 1: records hash-chained only (written before
+ * records were signed); 2: the same chain, with the last record of each append signed by the controller's
+ * trail key (src/shared/audit-signature.ts). A controller writes 2; both verify.
+ */
+export const chainEncodingVersion = 2;
+export const chainEncodings: readonly number[] = [1, 2];
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
@@ -33,87 +41,17 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The fields a record's hash covers. */
-export type HashedRecord = Omit<AuditRecordWire, 'hash'>;
-
-/** The hash of a record; throws when its members or details are not JSON. */
-export function recordHash(record: HashedRecord): string {
-  const members: unknown = JSON.parse(record.members);
-  const details: unknown = JSON.parse(record.details);
-  const encoded = canonicalJson([
-    chainEncodingVersion,
-    record.project,
-    record.seq,
-    record.time,
-    record.recorded,
-    record.event,
-    record.seenBy,
-    record.reportId,
-    members,
-    details,
-    record.prev,
-  ]);
-  return createHash('sha256').update(encoded, 'utf8').digest('hex');
-}
+export type HashedRecord = Omit<AuditRecordWire, 'hash' | 'signature'>;
 
 /**
- * recordHash for a record whose members and details are canonical JSON already (as the controller
- * writes them): the same hash, without reading them back.
+ * The hash of a record as stored: its members and details text is hashed as it is, so a record whose
+ * text differs from what the controller wrote (another escape, another spacing) fails its hash even
+ * when it parses to the same values.
  */
-export function canonicalRecordHash(record: HashedRecord): string {
+export function recordHash(record: HashedRecord): string {
   const encoded =
-    `[${chainEncodingVersion},${JSON.stringify(record.project)},${record.seq},${record.time},${record.recorded},` +
+    `[${record.encoding},${JSON.stringify(record.project)},${record.seq},${record.time},${record.recorded},` +
     `${JSON.stringify(record.event)},${JSON.stringify(record.seenBy)},${JSON.stringify(record.reportId)},` +
     `${record.members},${record.details},${JSON.stringify(record.prev)}]`;
   return createHash('sha256').update(encoded, 'utf8').digest('hex');
-}
-
-export type ChainBreak =
-  | { readonly kind: 'content'; readonly seq: number }
-  | { readonly kind: 'link'; readonly seq: number }
-  | { readonly kind: 'gap'; readonly seq: number; readonly expected: number };
-
-/** Carries a chain's check from one page of records to the next. */
-export interface ChainCursor {
-  readonly seq: number;
-  readonly hash: string;
-}
-
-export const chainStart: ChainCursor = { seq: 0, hash: genesisHash };
-
-/**
- * Checks `records` (consecutive, oldest first) after `cursor`: the first break, or the cursor to go on
- * from. A record is broken when its hash is not that of its content (it was edited), when its prev is
- * not the hash of the record before (one before it was replaced), or when its seq does not follow (a
- * record was removed or inserted).
- */
-export function checkChain(
-  records: readonly AuditRecordWire[],
-  cursor: ChainCursor,
-): { readonly broken: ChainBreak } | { readonly cursor: ChainCursor } {
-  let at = cursor;
-  for (const record of records) {
-    if (record.seq !== at.seq + 1) return { broken: { kind: 'gap', seq: record.seq, expected: at.seq + 1 } };
-    let hash: string | undefined;
-    try {
-      hash = recordHash(record);
-    } catch {
-      hash = undefined;
-    }
-    if (hash !== record.hash) return { broken: { kind: 'content', seq: record.seq } };
-    if (record.prev !== at.hash) return { broken: { kind: 'link', seq: record.seq } };
-    at = { seq: record.seq, hash: record.hash };
-  }
-  return { cursor: at };
-}
-
-/** One sentence naming a break. */
-export function describeBreak(broken: ChainBreak): string {
-  switch (broken.kind) {
-    case 'content':
-      return `record ${broken.seq} was changed after it was written (its hash does not match its content)`;
-    case 'link':
-      return `record ${broken.seq} does not follow the record before it (its prev is not that record's hash)`;
-    case 'gap':
-      return `record ${broken.expected} is missing (the next record found is ${broken.seq})`;
-  }
 }

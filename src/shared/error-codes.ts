@@ -192,6 +192,8 @@ export const errorCodes = [
   'STORE_DAMAGED',
   /** `portal project audit --verify` found the audit trail's hash chain broken: a record was changed or removed. */
   'AUDIT_CHAIN_BROKEN',
+  /** The checkpoint given to `portal project audit --verify --checkpoint` is none, or none can be made yet. */
+  'AUDIT_CHECKPOINT_INVALID',
   /** There is no controller data where it was looked for. */
   'NO_CONTROLLER_DATA',
   /** The controller's data directory cannot be read. */

@@ -8,7 +8,7 @@
  * protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
-import type { AuditQuery, AuditRecordWire, AuditReport } from './protocol/audit.ts';
+import type { AuditPage, AuditQuery, AuditReport } from './protocol/audit.ts';
 
 /**
  * The version every connection names on its first line. 1 was the unversioned protocol: its peers send
@@ -220,8 +220,8 @@ export interface ControllerOperations {
    * many were new. A record sent again is recognised by its id and written once.
    */
   'audit-report': { request: { records: readonly AuditReport[] }; answer: { written: number } };
-  /** An administrator reads the project's audit trail: a page of records after `afterSeq`. */
-  audit: { request: AuditQuery; answer: { records: readonly AuditRecordWire[]; head: number } };
+  /** An administrator reads the project's audit trail: a page of records after `afterSeq`, bounded in bytes. */
+  audit: { request: AuditQuery; answer: AuditPage };
 }
 
 export interface SpliceGrant {

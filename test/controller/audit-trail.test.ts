@@ -7,15 +7,25 @@ import { AuditTrail } from '../../src/controller/audit-trail.ts';
 import { openStore, type Store } from '../../src/controller/store/open.ts';
 import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 import type { PeerIdentity } from '../../src/pki/identity.ts';
+import { canonicalJson, genesisHash, recordHash } from '../../src/shared/audit-chain.ts';
 import {
-  canonicalJson,
   chainStart,
-  checkChain,
   describeBreak,
-  genesisHash,
-  recordHash,
-} from '../../src/shared/audit-chain.ts';
+  TrailCheck,
+  type ChainBreak,
+  type ChainCursor,
+} from '../../src/shared/audit-verify.ts';
 import type { AuditRecordWire } from '../../src/wire/protocol/audit.ts';
+
+/** The chain's check of one run of records, without signatures (this trail signs nothing). */
+function checkChain(
+  records: readonly AuditRecordWire[],
+  from: ChainCursor,
+): { readonly broken: ChainBreak } | { readonly cursor: ChainCursor } {
+  const check = new TrailCheck({ from });
+  const broken = check.page(records);
+  return broken ? { broken } : { cursor: check.cursor };
+}
 
 const node: PeerIdentity = {
   projectId: 'p1',

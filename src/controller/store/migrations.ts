@@ -127,4 +127,15 @@ export const migrations: Record<string, Migration> = {
       await sql`update members set attributes = attribute where attribute is not null and attribute <> ''`.execute(db);
     },
   },
+  // Signed audit records (src/shared/audit-signature.ts): each row names the encoding it was hashed in
+  // (1 for every row written before), and the last row of each append carries the trail key's signature.
+  '0007-audit-signatures': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('audit_records')
+        .addColumn('encoding', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema.alterTable('audit_records').addColumn('signature', 'text').execute();
+    },
+  },
 };

@@ -91,6 +91,10 @@ export interface AuditRecordTable {
   details: string;
   prev_hash: string;
   hash: string;
+  /** The encoding its hash was made in (src/shared/audit-chain.ts); 1 for rows written before signatures. */
+  encoding: Generated<number>;
+  /** The trail key's signature of `hash`, on the last row of each append; null on the others. */
+  signature: string | null;
 }
 
 export interface Database {

@@ -77,9 +77,29 @@ export interface AuditRecordWire {
   /** The hash of the record before it (64 zeros for the first). */
   readonly prev: string;
   readonly hash: string;
+  /** The version of its encoding (src/shared/audit-chain.ts): 1 before records were signed, 2 since. */
+  readonly encoding: number;
+  /** The trail key's signature of its hash (base64url) when it was the last record of an append; else null. */
+  readonly signature: string | null;
 }
 
-/** What an administrator asks of the trail: records after `afterSeq`, oldest first, filtered. */
+/** An answer to `audit`: a page of records, and where the next page starts. */
+export interface AuditPage {
+  readonly records: readonly AuditRecordWire[];
+  /** The highest seq the project's trail holds. */
+  readonly head: number;
+  /** The seq the next page starts after: past records a filter left out, too. */
+  readonly next: number;
+  /** Whether records after `next` may match: the page stopped at a bound, not at the end. */
+  readonly more: boolean;
+  /** The public half of the controller's trail key (base64url of an Ed25519 key): what signatures are checked with. */
+  readonly key: string | null;
+}
+
+/**
+ * What an administrator asks of the trail: records after `afterSeq`, oldest first, filtered. A reader
+ * asks page after page on one connection, each from the last answer's `next`, until `more` is false.
+ */
 export interface AuditQuery {
   readonly afterSeq: number;
   /** At most this many (bounded by auditLimits.pageRecords). */
@@ -93,8 +113,15 @@ export interface AuditQuery {
 export const auditLimits = {
   /** Records one audit-report may carry. */
   reportRecords: 200,
-  /** Records one answer to `audit` carries at most: well under a JSON line's bound. */
-  pageRecords: 200,
+  /** Records one answer to `audit` carries at most. */
+  pageRecords: 2000,
+  /**
+   * The JSON bytes of the records one answer to `audit` carries at most (past the first): under a JSON
+   * line's bound (256 KiB) and a peer's unread answers (1 MiB), so a page never closes the connection.
+   */
+  pageBytes: 192 * 1024,
+  /** Records one `audit` request reads at most to find those a member filter keeps: its cost is bounded. */
+  scanRecords: 5000,
   /** The longest details text a report may carry, in bytes. */
   detailsBytes: 2048,
   /** Members one record names. */
