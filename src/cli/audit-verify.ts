@@ -132,6 +132,7 @@ export async function checkpointOf(channel: ControlChannel): Promise<string> {
     hash: head.hash,
     key: page.key ?? '',
     signature: head.signature,
+    record: head,
   };
   return JSON.stringify(checkpoint);
 }

@@ -51,6 +51,9 @@ export interface AuditTrailOptions {
  */
 const appendChunk = 50;
 
+/** Rows one statement of a query reads: a page is filled from a few of them. */
+const queryChunk = 256;
+
 function chunksOf<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let index = 0; index < items.length; index += size) chunks.push(items.slice(index, index + size));
@@ -59,6 +62,17 @@ function chunksOf<T>(items: readonly T[], size: number): T[][] {
 
 /** `ids` padded with '' (no report id is empty) to appendChunk. */
 const padded = (ids: readonly string[]) => [...ids, ...Array<string>(appendChunk - ids.length).fill('')];
+
+/** The report ids of `entries`, by the witness that reported them. */
+function reportIdsBySeenBy(entries: readonly AuditEntry[]): Map<string, string[]> {
+  const ids = new Map<string, string[]>();
+  for (const entry of entries) {
+    const list = ids.get(entry.seenBy);
+    if (list) list.push(entry.reportId);
+    else ids.set(entry.seenBy, [entry.reportId]);
+  }
+  return ids;
+}
 
 /** How many times an append is tried again when another writer took the same place in the chain. */
 const appendAttempts = 3;
@@ -166,15 +180,19 @@ export class AuditTrail {
           .limit(1)
           .executeTakeFirst();
         const written = new Set<string>();
-        for (const chunk of chunksOf(entries, appendChunk)) {
-          const rows = await trx
-            .selectFrom('audit_records')
-            .select(['seen_by', 'report_id'])
-            .where('project_id', '=', projectId)
-            .where('report_id', 'in', padded(chunk.map((entry) => entry.reportId)))
-            .execute();
-          for (const row of rows) written.add(`${row.seen_by}\n${row.report_id}`);
-        }
+        // Looked up by witness and id, the unique index's own columns: without the witness, each lookup
+        // read every record of the project, and a long trail made each append slower than the last.
+        for (const [seenBy, ids] of reportIdsBySeenBy(entries))
+          for (const chunk of chunksOf(ids, appendChunk)) {
+            const rows = await trx
+              .selectFrom('audit_records')
+              .select(['seen_by', 'report_id'])
+              .where('project_id', '=', projectId)
+              .where('seen_by', '=', seenBy)
+              .where('report_id', 'in', padded(chunk))
+              .execute();
+            for (const row of rows) written.add(`${row.seen_by}\n${row.report_id}`);
+          }
         let seq = Number(head?.seq ?? 0);
         let prev = head?.hash ?? genesisHash;
         const recorded = this.now();
@@ -242,11 +260,7 @@ export class AuditTrail {
    */
   async query(projectId: string, query: AuditQuery): Promise<AuditPage> {
     const after = Number.isFinite(query.afterSeq) ? Math.max(0, Math.floor(query.afterSeq)) : 0;
-    let select = this.store
-      .selectFrom('audit_records')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('seq', '>', after);
+    let select = this.store.selectFrom('audit_records').selectAll().where('project_id', '=', projectId);
     if (Number.isFinite(query.since) && query.since > 0) select = select.where('occurred_at', '>=', query.since);
     if (query.event) select = select.where('event', '=', query.event);
     const member = query.member;
@@ -254,42 +268,50 @@ export class AuditTrail {
       Number.isFinite(query.limit) && query.limit > 0
         ? Math.min(Math.floor(query.limit), auditLimits.pageRecords)
         : auditLimits.pageRecords;
-    const rows = await select
-      .orderBy('seq', 'asc')
-      .limit(member ? auditLimits.scanRecords : limit)
-      .execute();
     const records: AuditRecordWire[] = [];
+    const scanBound = member ? auditLimits.scanRecords : limit;
     let bytes = 0;
     let next = after;
+    let scanned = 0;
     let full = false;
-    for (const row of rows) {
-      if (records.length >= limit) {
-        full = true;
-        break;
-      }
-      if (!member || row.seen_by === member || namesMember(row.members, member)) {
-        const record = wireOf(row);
-        const size = Buffer.byteLength(JSON.stringify(record));
-        if (records.length > 0 && bytes + size > auditLimits.pageBytes) {
+    let exhausted = false;
+    // Read in small chunks: a page is bounded in bytes long before it is in records.
+    while (!full && !exhausted && scanned < scanBound) {
+      const chunk = Math.min(queryChunk, scanBound - scanned);
+      const rows = await select.where('seq', '>', next).orderBy('seq', 'asc').limit(chunk).execute();
+      exhausted = rows.length < chunk;
+      for (const row of rows) {
+        if (records.length >= limit) {
           full = true;
           break;
         }
-        bytes += size;
-        records.push(record);
+        if (!member || row.seen_by === member || namesMember(row.members, member)) {
+          const record = wireOf(row);
+          const size = Buffer.byteLength(JSON.stringify(record));
+          if (records.length > 0 && bytes + size > auditLimits.pageBytes) {
+            full = true;
+            break;
+          }
+          bytes += size;
+          records.push(record);
+        }
+        next = Number(row.seq);
+        scanned += 1;
       }
-      next = Number(row.seq);
     }
+    // The last in the index's order, one row read; max(seq) read every row of the project on SQLite.
     const head = await this.store
       .selectFrom('audit_records')
-      .select((eb) => eb.fn.max('seq').as('seq'))
+      .select('seq')
       .where('project_id', '=', projectId)
+      .orderBy('seq', 'desc')
+      .limit(1)
       .executeTakeFirst();
-    const scanned = member ? auditLimits.scanRecords : limit;
     return {
       records,
       head: Number(head?.seq ?? 0),
       next,
-      more: full || rows.length >= scanned,
+      more: full || (!exhausted && scanned >= scanBound),
       key: this.options.signer?.publicKey ?? null,
     };
   }

@@ -19,7 +19,7 @@ export type ChainBreak =
   /** Its encoding is unknown, or it is unsigned after signed records. */
   | { readonly kind: 'encoding'; readonly seq: number }
   /** The controller's trail key did not sign it: rewritten, its hashes made again, by someone without the key. */
-  | { readonly kind: 'signature'; readonly seq: number }
+  | { readonly kind: 'signature'; readonly seq: number; readonly after: number }
   /** The trail ends on a record that was not the last of an append: what followed it was removed. */
   | { readonly kind: 'cut'; readonly seq: number }
   /** The trail ends before the record a kept checkpoint holds. */
@@ -46,6 +46,8 @@ export interface AuditCheckpoint {
   /** The trail key's public half (base64url) that signed it. */
   readonly key: string;
   readonly signature: string;
+  /** The record itself: its hash binds `project` and `seq` to the signature. */
+  readonly record: AuditRecordWire;
 }
 
 /** A restore the trail records: the backup's head it went back to, and the head it replaced. */
@@ -103,6 +105,8 @@ export class TrailCheck {
   checkpointLostTo: TrailRestore | undefined;
   private at: ChainCursor;
   private last: AuditRecordWire | undefined;
+  /** The last record whose signature held: every record up to it is the controller's. */
+  private vouched = 0;
 
   constructor(private readonly options: TrailCheckOptions = {}) {
     this.at = options.from ?? chainStart;
@@ -124,11 +128,17 @@ export class TrailCheck {
     // so one check a page suffices; when it fails, each signature says which record was rewritten first.
     const key = this.options.key;
     const lastSigned = signed.at(-1);
-    if (key && lastSigned && !signatureHolds(key, lastSigned.hash, lastSigned.signature ?? '')) {
-      const first = signed.find((record) => !signatureHolds(key, record.hash, record.signature ?? ''));
-      return { kind: 'signature', seq: (first ?? lastSigned).seq };
+    if (!key || !lastSigned) return undefined;
+    if (signatureHolds(key, lastSigned.hash, lastSigned.signature ?? '')) {
+      this.vouched = lastSigned.seq;
+      return undefined;
     }
-    return undefined;
+    for (const record of signed) {
+      if (!signatureHolds(key, record.hash, record.signature ?? ''))
+        return { kind: 'signature', seq: record.seq, after: this.vouched };
+      this.vouched = record.seq;
+    }
+    return { kind: 'signature', seq: lastSigned.seq, after: this.vouched };
   }
 
   /** Once every record was read: whether the trail ends where it should. `head`: the highest seq the store holds. */
@@ -207,8 +217,8 @@ export function describeBreak(broken: ChainBreak): string {
       return `record ${broken.seq} is unsigned after signed records, or in an encoding this Portal does not know`;
     case 'signature':
       return (
-        `record ${broken.seq} was rewritten: the controller's trail key did not sign it ` +
-        '(its hashes were made again by someone without the key)'
+        `record ${broken.seq} was rewritten, or one after record ${broken.after}: the controller's trail key ` +
+        'did not sign it (its hashes were made again by someone without the key)'
       );
     case 'cut':
       return (
@@ -244,8 +254,18 @@ export function parseCheckpoint(text: string): AuditCheckpoint | string {
     typeof checkpoint.signature !== 'string'
   )
     return 'it is not a checkpoint that portal project audit --checkpoint wrote';
+  const record = checkpoint.record;
+  const bound =
+    typeof record === 'object' &&
+    record !== null &&
+    record.project === checkpoint.project &&
+    record.seq === checkpoint.seq &&
+    chainEncodings.includes(record.encoding) &&
+    typeof record.members === 'string' &&
+    typeof record.details === 'string' &&
+    recordHash(record) === checkpoint.hash;
   const key = auditPublicKey(checkpoint.key);
-  if (!key || !signatureHolds(key, checkpoint.hash, checkpoint.signature))
-    return 'its signature does not hold (it was edited)';
+  if (!bound || !key || !signatureHolds(key, checkpoint.hash, checkpoint.signature))
+    return 'its signature does not hold for its record (it was edited)';
   return checkpoint as AuditCheckpoint;
 }
