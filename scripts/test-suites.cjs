@@ -59,6 +59,7 @@ const unitFiles = [
   'test/scripts/bench-settings.test.ts',
   'test/service/systemd-unit.test.ts',
   'test/shared/address.test.ts',
+  'test/shared/audit-verify.test.ts',
   'test/shared/bounded-log.test.ts',
   'test/shared/counter-map.test.ts',
   'test/shared/duration.test.ts',

@@ -19,6 +19,8 @@ export interface AuditExport {
   readonly report_id: string;
   readonly prev: string;
   readonly hash: string;
+  readonly encoding: number;
+  readonly signature: string | null;
 }
 
 const parsed = (text: string): unknown => {
@@ -43,6 +45,8 @@ export function exportOf(record: AuditRecordWire): AuditExport {
     report_id: record.reportId,
     prev: record.prev,
     hash: record.hash,
+    encoding: record.encoding,
+    signature: record.signature,
   };
 }
 

@@ -19,7 +19,7 @@ const spkiPrefix = Buffer.from('302a300506032b6570032100', 'hex');
 /** The controller's trail key: it signs, and names its public half (base64url of the 32 raw bytes). */
 export interface AuditSigner {
   readonly publicKey: string;
-  sign(hash: string): string;
+  readonly sign: (hash: string) => string;
 }
 
 /** The trail key of a controller whose sealing key is `sealingKey` (HKDF-SHA256, its own info string). */
