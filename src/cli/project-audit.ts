@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { durationRanges } from '../shared/duration.ts';
-import { InputError } from '../shared/errors.ts';
+import { InputError, PortalError } from '../shared/errors.ts';
 import type { ControlChannel } from '../wire/control-channel.ts';
 import { auditLimits, type AuditQuery, type AuditRecordWire } from '../wire/protocol/audit.ts';
 import { openAdminChannel } from './administrator.ts';
@@ -59,11 +59,10 @@ export function registerProjectAudit(project: Command): void {
           });
       }
       const checkpoint = checkpointFile === undefined ? undefined : await readCheckpoint(checkpointFile);
+      if (!options.verify && !options.checkpoint) return readTrail(portalHome(), queryOf(options), options);
       const channel = await openAdminChannel(portalHome());
       try {
-        if (options.verify) console.log(await verifyTrail(channel, checkpoint));
-        else if (options.checkpoint) console.log(await checkpointOf(channel));
-        else await readTrail(channel, queryOf(options), options);
+        console.log(options.verify ? await verifyTrail(channel, checkpoint) : await checkpointOf(channel));
       } finally {
         channel.close();
       }
@@ -93,17 +92,33 @@ export function sinceOf(text: string, now: number): number {
   return now - durationFlag('--since', text, durationRanges.auditSince);
 }
 
-async function readTrail(channel: ControlChannel, query: AuditQuery, options: AuditOptions): Promise<void> {
+/**
+ * Prints the records `query` keeps, on one connection. Following, it asks again every
+ * auditFollowPollMs on the same connection, and opens another where it left off when the controller
+ * closed it (a restart).
+ */
+async function readTrail(home: string, query: AuditQuery, options: AuditOptions): Promise<void> {
   const print = (record: AuditRecordWire) =>
     console.log(options.json ? JSON.stringify(exportOf(record)) : lineOf(record));
   let after = 0;
-  for (;;) {
-    for await (const page of auditPages(channel, { ...query, afterSeq: after })) {
-      page.records.forEach(print);
-      // Records filtered out still move the start of the next page on, up to the head.
-      after = page.more ? page.next : Math.max(page.next, page.head);
+  let channel: ControlChannel | undefined;
+  try {
+    for (;;) {
+      channel ??= await openAdminChannel(home);
+      try {
+        for await (const page of auditPages(channel, { ...query, afterSeq: after })) {
+          page.records.forEach(print);
+          // Records filtered out still move the start of the next page on, up to the head.
+          after = page.more ? page.next : Math.max(page.next, page.head);
+        }
+      } catch (error) {
+        if (!options.follow || !(error instanceof PortalError) || error.code !== 'CONTROLLER_LOST') throw error;
+        channel = undefined;
+      }
+      if (!options.follow) return;
+      await new Promise((resolve) => setTimeout(resolve, auditFollowPollMs));
     }
-    if (!options.follow) return;
-    await new Promise((resolve) => setTimeout(resolve, auditFollowPollMs));
+  } finally {
+    channel?.close();
   }
 }
