@@ -36,9 +36,3 @@ export const advertsPerConnection = 64;
  * store that takes longer fails the requests of members too.
  */
 export const healthStoreWaitMs = 2000;
-
-/**
- * Revocations one `revocations-return` may carry: a node holds those of one credential lifetime, and
- * each costs the controller an HMAC; the rest of a longer list is ignored.
- */
-export const revocationsReturnedPerRequest = 1000;

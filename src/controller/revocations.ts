@@ -8,7 +8,7 @@
 import type { PeerIdentity } from '../pki/identity.ts';
 import { InputError } from '../shared/errors.ts';
 import type { RevokedEntry } from '../wire/protocol.ts';
-import { revocationsReturnedPerRequest } from './limits.ts';
+import { revocationsReturnedPerRequest } from '../wire/limits.ts';
 import { requireAdmin } from './projects.ts';
 import { isProven, proven } from './revocation-proof.ts';
 import type { Store } from './store/open.ts';

@@ -5,6 +5,7 @@
  * moment the controller pushes it, and the time the connection dropped, from which the list ages. Also
  * what a member reports at each heartbeat on that connection, for `portal project members`.
  */
+import { revocationsReturnedPerRequest } from '../wire/limits.ts';
 import type { ControllerEvent, RevokedEntry } from '../wire/protocol.ts';
 import type { Logger } from './logger.ts';
 import type { RevocationList } from './revocation-list.ts';
@@ -44,7 +45,10 @@ function returnForgotten(
   logger: Logger,
 ): void {
   const known = new Set(controllerList.map((entry) => entry.nodeId));
-  const forgotten = list.held().filter((entry) => entry.proof !== undefined && !known.has(entry.nodeId));
+  const forgotten = list
+    .held()
+    .filter((entry) => entry.proof !== undefined && !known.has(entry.nodeId))
+    .slice(0, revocationsReturnedPerRequest);
   if (forgotten.length === 0) return;
   control.request('revocations-return', { revoked: forgotten }).then(
     ({ taken }) => {
