@@ -225,11 +225,13 @@ describe('portal controller backup and restore, with a project carrying traffic'
     const target = join(project.dir, 'restored-cut');
     const damaged = await portal(controllerHome(), ['controller', 'restore', '--input', cut, '--data-dir', target]);
     assert.equal(damaged.code, 2);
+    // A cut archive fails its authentication before anything in it is read.
     assert.match(
       damaged.stderr,
       new RegExp(
-        `^portal: ${cut} is not a Portal controller backup: .*; give a file that portal controller backup wrote, ` +
-          `whole\\n$`,
+        `^portal: ${cut} was changed after it was written: it fails its authentication under the sealing key ` +
+          `\\S+, so nothing was restored; restore another backup, and find out who could write where this one ` +
+          `was kept\\n$`,
       ),
     );
     assert.equal(existsSync(target), false, 'nothing was written');
