@@ -91,6 +91,10 @@ export async function keepContinuity(store: Store, options: ContinuityOptions): 
   const now = options.now ?? Date.now();
   const trail = new AuditTrail(store, { now: () => now });
   const projects = await store.selectFrom('projects').select('id').orderBy('id').execute();
+  if (projects.length > 1 && options.previousHeads?.has(''))
+    throw new InputError('BAD_FLAG', `the backup holds ${projects.length} projects, and --previous-head names none`, {
+      hint: 'give one --previous-head PROJECT=SEQ:HASH per project',
+    });
   const reports: ContinuityReport[] = [];
   for (const { id: projectId } of projects) {
     const previousHead =
