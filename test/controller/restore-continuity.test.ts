@@ -212,4 +212,36 @@ describe('portal controller restore keeps revocations, cancellations, used ticke
       });
     },
   );
+
+  it('takes the replaced head from --previous-head, and refuses one that is not SEQ:HASH in one line', async () => {
+    const previousHead = storeHead(join(original, 'controller.db'));
+    const { dataDir } = await restore(['--previous-head', `${previousHead.seq}:${previousHead.hash}`]);
+    const database = new Database(join(dataDir, 'controller.db'), { readonly: true, fileMustExist: true });
+    try {
+      const restored = database
+        .prepare("SELECT seq, prev_hash, details FROM audit_records WHERE event = 'restored'")
+        .get() as { seq: number; prev_hash: string; details: string };
+      assert.equal(Number(restored.seq), previousHead.seq + 1);
+      const details = JSON.parse(restored.details) as { backupHead: { hash: string }; previousHead: unknown };
+      assert.deepEqual(details.previousHead, previousHead);
+      assert.equal(details.backupHead.hash, restored.prev_hash);
+    } finally {
+      database.close();
+    }
+    const target = join(project.dir, 'restored-bad-head', 'controller');
+    const bad = await portal(controllerHome(), [
+      'controller',
+      'restore',
+      '--input',
+      backup,
+      '--data-dir',
+      target,
+      '--previous-head',
+      '12:abc',
+    ]);
+    assert.deepEqual([bad.code, bad.stdout], [2, '']);
+    assert.match(bad.stderr, /^portal: --previous-head "12:abc" is not \[PROJECT=\]SEQ:HASH; give the seq and hash/);
+    assert.equal(bad.stderr.split('\n').length, 2, 'one line');
+    assert.equal(existsSync(target), false);
+  });
 });
