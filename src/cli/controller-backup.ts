@@ -1,16 +1,12 @@
 /**
  * `portal controller backup`: a backup of a controller's data directory, taken while it runs (or not),
- * without its sealing key, which it checks and names instead (see src/controller/backup.ts).
+ * without its sealing key, under which it is authenticated, and which it names (see
+ * src/controller/backup.ts).
  */
 import type { Command } from 'commander';
-import {
-  backupController,
-  checkSealingKey,
-  counted,
-  readSealedKey,
-  type SealingKeyCheck,
-} from '../controller/backup.ts';
+import { backupController, counted } from '../controller/backup.ts';
 import { describeSealingKey } from '../shared/sealing-key.ts';
+import { requiredSealingKey } from './backup-sealing-key.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
 
@@ -34,39 +30,32 @@ export function registerControllerBackup(controller: Command): void {
     .option('--store <url>', 'sqlite:PATH, when the controller was given --store')
     .option(
       '--sealing-key-file <path>',
-      'the sealing key the controller runs with, to check that it opens the backup ' +
+      'the sealing key the controller runs with: the backup is authenticated under it ' +
         '(found as portal controller start finds it)',
     )
     .action(async (options: ControllerBackupOptions) => {
       const dataDir = options.dataDir ?? embeddedControllerDirectory(portalHome());
+      const { source } = controllerSealingKey(options.sealingKeyFile, process.env);
+      const sealingKey = await requiredSealingKey(source, 'authenticate the backup');
       const manifest = await backupController({
         dataDir,
         output: options.output,
+        sealingKey,
+        sealingKeyName: describeSealingKey(source),
         ...(options.store ? { store: options.store } : {}),
       });
       console.log(
         `Backed up the controller data in ${manifest.data_dir} (${counted(manifest)}) ` +
           `to ${options.output} (mode 0600).`,
       );
-      const { source } = controllerSealingKey(options.sealingKeyFile, process.env);
-      const check = await checkSealingKey(source, await readSealedKey(dataDir));
-      console.log(sealingKeyLine(describeSealingKey(source), check));
+      console.log(sealingKeyLine(describeSealingKey(source)));
     });
 }
 
 /** What the operator must keep besides the backup: the sealing key, never inside it. */
-export function sealingKeyLine(where: string, check: SealingKeyCheck): string {
-  if (check === 'opens')
-    return (
-      `The sealing key is not in the backup: it is ${where}, which opens it; ` +
-      'keep a copy of it apart from the backup (restoring needs both).'
-    );
-  const why = { missing: 'does not exist', unreadable: 'cannot be read by this user', wrong: 'does not open it' }[
-    check
-  ];
+export function sealingKeyLine(where: string): string {
   return (
-    `The sealing key is not in the backup, and ${where} ${why}: ` +
-    'keep the key this controller runs with (its --sealing-key-file, PORTAL_CONTROLLER_SEALING_KEY_FILE, ' +
-    'PORTAL_CONTROLLER_SEALING_KEY or systemd credential) apart from the backup (restoring needs both).'
+    `The sealing key is not in the backup: it is ${where}, which opens it and authenticates it; ` +
+    'keep a copy of it apart from the backup (restoring needs both).'
   );
 }

@@ -6,19 +6,21 @@
  * that every ticket and node pins, its key (sealed), the embedded controller's settings when there are
  * some, and backup.json, which says what it holds. It never holds the sealing key: the project CA keys
  * and the TLS key in it are sealed, and the key stays apart (src/shared/sealing-key.ts), so a stolen
- * backup opens nothing. Restoring needs the archive, the same sealing key, and the same public
- * address, which every ticket and node names.
+ * backup opens nothing. Every byte of it is authenticated under a key derived from the sealing key
+ * (backup-authentication.ts), so one who can write where backups are kept cannot change one unseen.
+ * Restoring (restore.ts) needs the archive, the same sealing key, and the same public address, which
+ * every ticket and node names.
  */
-import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, open, readFile, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { version } from '../node/version.ts';
 import { UnsealError, unseal } from '../pki/seal.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { serverCertificateFiles } from '../shared/sealed-server-certificate.ts';
 import { readSealingKey, type SealingKeySource } from '../shared/sealing-key.ts';
-import { readTar, writeTar, type ArchiveEntry } from './backup-archive.ts';
+import type { ArchiveEntry } from './backup-archive.ts';
+import { authenticatedTar } from './backup-authentication.ts';
 import { KeptSqlite } from './store/sqlite.ts';
 
 /** The files of a backup, by their names in the archive and in a data directory. */
@@ -31,13 +33,15 @@ export const backupFiles = {
   embeddedSettings: 'embedded.json',
 } as const;
 
-const backupFormat = 'portal-controller-backup';
-const backupFormatVersion = 1;
+export const backupFormat = 'portal-controller-backup';
+/** 2: authenticated (backup-authentication.ts); 1: not, read only when the operator accepts that. */
+export const backupFormatVersion = 2;
+export const unauthenticatedFormatVersion = 1;
 
 /** What backup.json says. */
 export interface BackupManifest {
   readonly format: typeof backupFormat;
-  readonly version: typeof backupFormatVersion;
+  readonly version: typeof backupFormatVersion | typeof unauthenticatedFormatVersion;
   /** The Portal version that wrote it. */
   readonly portal: string;
   readonly created_at: string;
@@ -53,6 +57,10 @@ export interface BackupOptions {
   readonly store?: string;
   /** The archive to write (replaced whole, atomically, if it exists). */
   readonly output: string;
+  /** The controller's sealing key: it must open the sealed TLS key; the archive is authenticated under it. */
+  readonly sealingKey: Buffer;
+  /** How the key was given, for messages. */
+  readonly sealingKeyName: string;
 }
 
 /** Writes the backup of the controller data in `dataDir` to `output`; what it holds. */
@@ -70,6 +78,14 @@ export async function backupController(options: BackupOptions): Promise<BackupMa
     requiredFile(options.dataDir, backupFiles.sealedKey),
     readFile(join(options.dataDir, backupFiles.embeddedSettings)).catch(() => undefined),
   ]);
+  // A backup authenticated under another key would be refused at the restore that needs it.
+  if (!opens(options.sealingKey, sealedKey))
+    throw new InputError(
+      'SEALING_KEY_WRONG',
+      `the sealing key ${options.sealingKeyName} does not open ${join(options.dataDir, backupFiles.sealedKey)}, ` +
+        'so it cannot authenticate a backup of this controller',
+      { hint: 'give the key this controller runs with (--sealing-key-file, or as portal controller start finds it)' },
+    );
   const output = resolve(options.output);
   const scratch = await mkdtemp(join(dirname(output), '.portal-backup-')).catch((error: NodeJS.ErrnoException) => {
     throw unwritable(output, error);
@@ -105,112 +121,14 @@ export async function backupController(options: BackupOptions): Promise<BackupMa
       { name: backupFiles.sealedKey, mode: 0o600, content: sealedKey },
       ...(embedded ? [{ name: backupFiles.embeddedSettings, mode: 0o600, content: embedded }] : []),
     ];
-    await writeAtomically(output, writeTar(entries), scratch).catch((error: NodeJS.ErrnoException) => {
-      throw unwritable(output, error);
-    });
+    await writeAtomically(output, authenticatedTar(entries, options.sealingKey), scratch).catch(
+      (error: NodeJS.ErrnoException) => {
+        throw unwritable(output, error);
+      },
+    );
     return manifest;
   } finally {
     await rm(scratch, { recursive: true, force: true });
-  }
-}
-
-export interface RestoreOptions {
-  /** The archive portal controller backup wrote. */
-  readonly input: string;
-  /** A data directory that does not exist yet, or is empty. */
-  readonly dataDir: string;
-}
-
-export interface Restored {
-  readonly manifest: BackupManifest;
-  /** The TLS key as sealed, to check a sealing key against. */
-  readonly sealedKey: Buffer;
-  /** The embedded controller's settings, when the backup was of one. */
-  readonly embeddedSettings?: string;
-}
-
-/**
- * Unpacks the backup at `input` into `dataDir`, checked first (the archive, the store's integrity, the
- * certificate) and moved into place whole. A data directory with anything in it is never touched. Run
- * as root, the restored files belong to the owner of the directory that holds `dataDir`.
- */
-export async function restoreController(options: RestoreOptions): Promise<Restored> {
-  const dataDir = resolve(options.dataDir);
-  const present = await readdir(dataDir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
-    throw new RuntimeFailure('DATA_DIR_UNREADABLE', `cannot read ${dataDir} (${error.code ?? error.message})`, {
-      hint: 'give a directory this user may read and write',
-    });
-  });
-  if (present.length > 0) {
-    present.sort();
-    throw new InputError(
-      'DATA_DIR_NOT_EMPTY',
-      `${dataDir} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}): ` +
-        `a restore never overwrites a controller's data`,
-      {
-        hint: 'give --data-dir a new directory, or move this one away first',
-      },
-    );
-  }
-  let archive: Buffer;
-  try {
-    archive = await readFile(options.input);
-  } catch (error) {
-    throw new InputError(
-      'BACKUP_UNREADABLE',
-      `cannot read ${options.input} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      {
-        hint: 'give the file portal controller backup wrote',
-      },
-    );
-  }
-  const entries = readTar(archive, new Set<string>(Object.values(backupFiles)), options.input);
-  const manifest = checkedManifest(entries, options.input);
-  const [store, certificate, sealedKey] = [backupFiles.store, backupFiles.certificate, backupFiles.sealedKey].map(
-    (name) => {
-      const entry = entries.get(name);
-      if (!entry)
-        throw new InputError('BACKUP_INVALID', `${options.input} lacks ${name}`, {
-          hint: 'give a file that portal controller backup wrote, whole',
-        });
-      return entry;
-    },
-  ) as [ArchiveEntry, ArchiveEntry, ArchiveEntry];
-  try {
-    new X509Certificate(certificate.content);
-  } catch {
-    throw new InputError('BACKUP_INVALID', `${options.input}: its ${certificate.name} is not a certificate`, {
-      hint: 'give a file that portal controller backup wrote, whole',
-    });
-  }
-  const staging = await mkdir(dirname(dataDir), { recursive: true })
-    .then(() => mkdtemp(join(dirname(dataDir), `.${basename(dataDir)}.restoring-`)))
-    .catch((error: NodeJS.ErrnoException) => {
-      throw unwritable(dataDir, error);
-    });
-  try {
-    const embedded = entries.get(backupFiles.embeddedSettings);
-    for (const entry of [store, certificate, sealedKey, ...(embedded ? [embedded] : [])]) {
-      await writeAtomically(
-        join(staging, entry.name),
-        entry.content,
-        staging,
-        entry.name === backupFiles.certificate ? 0o644 : 0o600,
-      );
-    }
-    await checkStore(join(staging, backupFiles.store), options.input);
-    await giveToOwnerOfParent(staging, dirname(dataDir));
-    // Empty (checked above), so rmdir removes nothing else; then the whole directory appears at once.
-    if (existsSync(dataDir)) await rmdir(dataDir);
-    await rename(staging, dataDir);
-    return {
-      manifest,
-      sealedKey: sealedKey.content,
-      ...(embedded ? { embeddedSettings: embedded.content.toString('utf8') } : {}),
-    };
-  } finally {
-    await rm(staging, { recursive: true, force: true });
   }
 }
 
@@ -231,11 +149,16 @@ export async function checkSealingKey(source: SealingKeySource, sealedKey: Buffe
     return 'unreadable';
   }
   if (!key) return 'missing';
+  return opens(key, sealedKey) ? 'opens' : 'wrong';
+}
+
+/** Whether `key` opens the sealed TLS key `sealedKey`. */
+export function opens(key: Buffer, sealedKey: Buffer): boolean {
   try {
     unseal(key, sealedKey);
-    return 'opens';
+    return true;
   } catch (error) {
-    if (error instanceof UnsealError) return 'wrong';
+    if (error instanceof UnsealError) return false;
     throw error;
   }
 }
@@ -243,19 +166,7 @@ export async function checkSealingKey(source: SealingKeySource, sealedKey: Buffe
 /** The sealed TLS key in `dataDir`, for checking a sealing key against it. */
 export const readSealedKey = (dataDir: string) => requiredFile(dataDir, backupFiles.sealedKey);
 
-/**
- * Root restoring into a directory that belongs to the service's user (a systemd StateDirectory=) gives
- * that user the restored files, so the controller can open them: as SQLite does with the files root
- * makes beside a store.
- */
-async function giveToOwnerOfParent(directory: string, parent: string): Promise<void> {
-  if (process.getuid?.() !== 0) return;
-  const owner = await stat(parent);
-  if (owner.uid === 0) return;
-  for (const name of ['', ...(await readdir(directory))]) await chown(join(directory, name), owner.uid, owner.gid);
-}
-
-function unwritable(path: string, error: NodeJS.ErrnoException): RuntimeFailure {
+export function unwritable(path: string, error: NodeJS.ErrnoException): RuntimeFailure {
   return new RuntimeFailure('BACKUP_UNWRITABLE', `cannot write ${path} (${error.code ?? error.message})`, {
     hint: 'give a path in a directory this user may write',
   });
@@ -311,59 +222,11 @@ async function selfContained(path: string, shownAs: string): Promise<{ projects:
   }
 }
 
-async function checkStore(path: string, input: string): Promise<void> {
-  const database = await KeptSqlite.open(path, { readonly: true, fileMustExist: true });
-  try {
-    const verdict = database.all<{ integrity_check: string }>('PRAGMA integrity_check')[0]?.integrity_check;
-    if (verdict !== 'ok')
-      throw new InputError('BACKUP_INVALID', `the store in ${input} is damaged: ${verdict}`, {
-        hint: 'restore an earlier backup',
-      });
-    database.all('SELECT count(*) FROM projects');
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(
-      'BACKUP_INVALID',
-      `the store in ${input} is not a controller's store (${(error as Error).message})`,
-      { hint: 'give a file that portal controller backup wrote, whole' },
-    );
-  } finally {
-    database.close();
-  }
-}
-
-function checkedManifest(entries: ReadonlyMap<string, ArchiveEntry>, input: string): BackupManifest {
-  const refuse = (why: string) =>
-    new InputError('BACKUP_INVALID', `${input} is not a Portal controller backup: ${why}`, {
-      hint: 'give a file that portal controller backup wrote, whole',
-    });
-  const text = entries.get(backupFiles.manifest)?.content.toString('utf8');
-  if (text === undefined) throw refuse(`it holds no ${backupFiles.manifest}`);
-  let manifest: Partial<BackupManifest>;
-  try {
-    manifest = JSON.parse(text) as Partial<BackupManifest>;
-  } catch {
-    throw refuse(`its ${backupFiles.manifest} is not JSON`);
-  }
-  if (manifest.format !== backupFormat) throw refuse(`its ${backupFiles.manifest} names no ${backupFormat}`);
-  if (manifest.version !== backupFormatVersion) {
-    throw new InputError(
-      'BACKUP_VERSION',
-      `${input} is a backup of format ${String(manifest.version)}, ` +
-        `and this Portal (${version}) reads format ${backupFormatVersion}`,
-      {
-        hint: `restore it with the Portal version that wrote it (${String(manifest.portal)}) or a later one`,
-      },
-    );
-  }
-  return manifest as BackupManifest;
-}
-
 /**
  * Writes `content` beside `path` (in `scratch`), flushes it, and renames it into place, so a reader never
  * sees half a file.
  */
-async function writeAtomically(path: string, content: Buffer, scratch: string, mode = 0o600): Promise<void> {
+export async function writeAtomically(path: string, content: Buffer, scratch: string, mode = 0o600): Promise<void> {
   const temporary = join(scratch, `.${basename(path)}.${process.pid}.tmp`);
   const file = await open(temporary, 'wx', mode);
   try {

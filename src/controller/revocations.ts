@@ -8,7 +8,9 @@
 import type { PeerIdentity } from '../pki/identity.ts';
 import { InputError } from '../shared/errors.ts';
 import type { RevokedEntry } from '../wire/protocol.ts';
+import { revocationsReturnedPerRequest } from '../wire/limits.ts';
 import { requireAdmin } from './projects.ts';
+import { isProven, proven } from './revocation-proof.ts';
 import type { Store } from './store/open.ts';
 
 /** A revocation as it happened: the one place that records it (and where an audit trail hears of it). */
@@ -31,6 +33,8 @@ export class Revocations {
     private readonly store: Store,
     /** The lifetime of the certificates the controller signs now. */
     private readonly credentialLifetimeMs: () => number,
+    /** The key of the proofs each entry carries (revocation-proof.ts). */
+    private readonly proofKey: Buffer,
   ) {}
 
   /** Whether `nodeId` was revoked: one set lookup once the store has been read. */
@@ -96,7 +100,8 @@ export class Revocations {
           certificate_expires_at: until,
         })
         .execute();
-      return { projectId: admin.projectId, entry: { nodeId, until }, revokedBy: admin.nodeId, reason, at: now };
+      const entry = proven(this.proofKey, admin.projectId, { nodeId, until });
+      return { projectId: admin.projectId, entry, revokedBy: admin.nodeId, reason, at: now };
     });
     (await this.known()).add(nodeId);
     return revocation;
@@ -111,7 +116,47 @@ export class Revocations {
       .where('certificate_expires_at', '>', now)
       .orderBy('node_id')
       .execute();
-    return rows.map((row) => ({ nodeId: row.node_id, until: Number(row.certificate_expires_at) }));
+    return rows.map((row) =>
+      proven(this.proofKey, projectId, { nodeId: row.node_id, until: Number(row.certificate_expires_at) }),
+    );
+  }
+
+  /**
+   * Takes back the revocations a member of the project returns that this store lacks (it was restored
+   * from a backup taken before them): only entries that carry this controller's proof for the
+   * reporter's project, still in force, at most revocationsReturnedPerRequest of them. Each is recorded
+   * as made now, by the reporter's return; what was taken back.
+   */
+  async takeBack(reporter: PeerIdentity, entries: readonly RevokedEntry[], now = Date.now()): Promise<Revocation[]> {
+    const known = await this.known();
+    const taken: Revocation[] = [];
+    for (const entry of entries.slice(0, revocationsReturnedPerRequest)) {
+      if (known.has(entry.nodeId) || entry.until <= now || !isProven(this.proofKey, reporter.projectId, entry))
+        continue;
+      const reason = `revoked before the controller was restored; returned by ${reporter.nodeId}`;
+      const inserted = await this.store
+        .insertInto('revocations')
+        .values({
+          node_id: entry.nodeId,
+          project_id: reporter.projectId,
+          revoked_at: now,
+          revoked_by: reporter.nodeId,
+          reason,
+          certificate_expires_at: entry.until,
+        })
+        .onConflict((conflict) => conflict.column('node_id').doNothing())
+        .executeTakeFirst();
+      known.add(entry.nodeId);
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
+      taken.push({
+        projectId: reporter.projectId,
+        entry: proven(this.proofKey, reporter.projectId, entry),
+        revokedBy: reporter.nodeId,
+        reason,
+        at: now,
+      });
+    }
+    return taken;
   }
 
   private known(): Promise<Set<string>> {

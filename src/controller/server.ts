@@ -20,10 +20,12 @@ import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import {
   controllerFields,
   type AnswerOf,
+  type AuditDetails,
   type ControllerEvent,
   type ControllerOperations,
   type OperationHandlers,
   type RequestOf,
+  type RevokedEntry,
 } from '../wire/protocol.ts';
 import { auditHandlers } from './audit-handlers.ts';
 import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
@@ -248,6 +250,37 @@ export class ControllerServer {
    */
   private async revoke(admin: PeerIdentity, nodeId: string, reason: string): Promise<Revocation> {
     const revocation = await this.options.service.revoke(admin, nodeId, reason);
+    await this.enforce(revocation, { by: admin.nodeId, reason });
+    this.options.log?.(
+      `controller: ${nodeId} of project ${revocation.projectId} revoked by ${admin.nodeId}` +
+        (reason ? ` (${JSON.stringify(reason)})` : ''),
+    );
+    return revocation;
+  }
+
+  /**
+   * Revocations a member returned that this controller had forgotten (it was restored from a backup
+   * older than them), each proven to be its own: enforced as a revocation made now is.
+   */
+  private async takeBack(reporter: PeerIdentity, entries: readonly RevokedEntry[]): Promise<number> {
+    const taken = await this.options.service.takeBackRevocations(reporter, entries);
+    for (const revocation of taken) {
+      await this.enforce(revocation, { returned_by: reporter.nodeId, until: revocation.entry.until });
+      this.options.log?.(
+        `controller: ${revocation.entry.nodeId} of project ${revocation.projectId} revoked again: ` +
+          `${reporter.nodeId} returned a revocation this controller made before it was restored`,
+      );
+    }
+    return taken.length;
+  }
+
+  /**
+   * What a revocation does at once: the member's connections close (what it announced or advertised
+   * is withdrawn with them), every member of the project hears of it, the relay on this port cuts its
+   * splices; then the trail records it with `details`.
+   */
+  private async enforce(revocation: Revocation, details: AuditDetails): Promise<void> {
+    const { nodeId } = revocation.entry;
     const liveSessions = this.reports.get(nodeId)?.liveSessions ?? null;
     this.revokedHere.add(nodeId);
     this.members.closeMember(nodeId);
@@ -255,18 +288,12 @@ export class ControllerServer {
     this.options.service.tally.revocationsPushed(told);
     const splicesCut = this.options.onRevoked?.(revocation) ?? 0;
     // Recorded once every holder has been told: the trail never delays the cut.
-    await this.options.service.audit.record(revocation.projectId, 'revoked', [nodeId, admin.nodeId], {
-      by: admin.nodeId,
-      reason,
+    await this.options.service.audit.record(revocation.projectId, 'revoked', [nodeId, revocation.revokedBy], {
+      ...details,
       told,
       live_sessions: liveSessions,
       splices_cut: splicesCut,
     });
-    this.options.log?.(
-      `controller: ${nodeId} of project ${revocation.projectId} revoked by ${admin.nodeId}` +
-        (reason ? ` (${JSON.stringify(reason)})` : ''),
-    );
-    return revocation;
   }
 
   /** The presence of a member as `project members` shows it. */
@@ -319,6 +346,7 @@ export class ControllerServer {
         revoked: (await this.revoke(member(), nodeId, reason)).entry,
       }),
       revocations: async () => ({ revoked: await service.revocationsOf(member().projectId) }),
+      'revocations-return': async ({ revoked }) => ({ taken: await this.takeBack(member(), revoked) }),
       tickets: async () => ({ tickets: await service.tickets(member()) }),
       'ticket-cancel': async ({ ticket }) => {
         await service.cancelTicket(member(), ticket);

@@ -30,6 +30,7 @@ import {
 } from './project-members.ts';
 import { projectCount, projectOf } from './projects.ts';
 import { Renewals } from './renewal.ts';
+import { revocationProofKey } from './revocation-proof.ts';
 import { Revocations, type Revocation } from './revocations.ts';
 import type { Store } from './store/open.ts';
 
@@ -58,7 +59,11 @@ export class ControllerService {
       // The trail key comes from the sealing key, which is never beside the store it signs.
       signer: auditSignerOf(settings.sealingKey),
     });
-    this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
+    this.revocations = new Revocations(
+      store,
+      () => this.settingsNow.credentialLifetimeMs,
+      revocationProofKey(settings.sealingKey),
+    );
     this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
     this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);
     this.renewals = new Renewals(store, this.certificates, this.revocations, this.audit);
@@ -135,6 +140,15 @@ export class ControllerService {
   /** Takes a member out of the project (see Revocations.revoke); the server closes its connections, tells the rest. */
   revoke(admin: PeerIdentity, nodeId: string, reason: string, now = Date.now()): Promise<Revocation> {
     return this.revocations.revoke(admin, nodeId, reason, now);
+  }
+
+  /** Revocations a member returns that this store lacks (see Revocations.takeBack). */
+  takeBackRevocations(
+    reporter: PeerIdentity,
+    entries: readonly RevokedEntry[],
+    now = Date.now(),
+  ): Promise<Revocation[]> {
+    return this.revocations.takeBack(reporter, entries, now);
   }
 
   isRevoked(nodeId: string): Promise<boolean> {

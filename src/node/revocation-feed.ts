@@ -5,7 +5,8 @@
  * moment the controller pushes it, and the time the connection dropped, from which the list ages. Also
  * what a member reports at each heartbeat on that connection, for `portal project members`.
  */
-import type { ControllerEvent } from '../wire/protocol.ts';
+import { revocationsReturnedPerRequest } from '../wire/limits.ts';
+import type { ControllerEvent, RevokedEntry } from '../wire/protocol.ts';
 import type { Logger } from './logger.ts';
 import type { RevocationList } from './revocation-list.ts';
 import type { NodeControl } from './standing-channel.ts';
@@ -16,7 +17,10 @@ export function followRevocations(control: NodeControl, list: RevocationList, lo
   control.on('up', () => {
     list.fetchStarted();
     control.request('revocations', {}).then(
-      ({ revoked }) => list.replace(revoked),
+      ({ revoked }) => {
+        list.replace(revoked);
+        returnForgotten(control, list, revoked, logger);
+      },
       (error: Error) => {
         list.fetchFailed();
         logger.warn(`no list of revoked members from the controller: ${error.message}`);
@@ -27,6 +31,32 @@ export function followRevocations(control: NodeControl, list: RevocationList, lo
   control.on('event', (event: ControllerEvent) => {
     if (event.event === 'revoked') list.add(event.revoked);
   });
+}
+
+/**
+ * Gives back to the controller the revocations this list holds, with its proofs, that the controller's
+ * own list lacks: it was restored from a backup taken before them, and takes back those it proves its
+ * own. A controller of an earlier version has no such operation; nothing is lost then.
+ */
+function returnForgotten(
+  control: NodeControl,
+  list: RevocationList,
+  controllerList: readonly RevokedEntry[],
+  logger: Logger,
+): void {
+  const known = new Set(controllerList.map((entry) => entry.nodeId));
+  const forgotten = list
+    .held()
+    .filter((entry) => entry.proof !== undefined && !known.has(entry.nodeId))
+    .slice(0, revocationsReturnedPerRequest);
+  if (forgotten.length === 0) return;
+  control.request('revocations-return', { revoked: forgotten }).then(
+    ({ taken }) => {
+      if (taken > 0)
+        logger.info(`returned ${taken} revocation${taken === 1 ? '' : 's'} the controller had forgotten (a restore)`);
+    },
+    (error: Error) => logger.debug(`the controller did not take back revocations: ${error.message}`),
+  );
 }
 
 /**

@@ -42,7 +42,8 @@ interface KeptList {
 
 /** Events: 'revoked' (nodeId: string), once per member newly on the list. */
 export class RevocationList extends EventEmitter {
-  private readonly entries = new Map<string, number>();
+  /** By member: until when, and the controller's proof of it (returned to a restored controller). */
+  private readonly entries = new Map<string, { until: number; proof?: string }>();
   private currentAt: number | undefined;
   /** True while the connection to the controller is up and the list was fetched on it. */
   private live = false;
@@ -64,7 +65,7 @@ export class RevocationList extends EventEmitter {
       const kept = JSON.parse(text) as Partial<KeptList>;
       if (typeof kept.currentAt === 'number') this.currentAt = kept.currentAt;
       for (const entry of Array.isArray(kept.revoked) ? kept.revoked : [])
-        if (isEntry(entry)) this.entries.set(entry.nodeId, entry.until);
+        if (isEntry(entry)) this.entries.set(entry.nodeId, entryOf(entry));
     } catch {
       this.options.logger.warn(`the list of revoked members in ${this.options.file} cannot be read; fetching it again`);
     }
@@ -119,8 +120,9 @@ export class RevocationList extends EventEmitter {
     const added: string[] = [];
     for (const entry of entries) {
       if (!isEntry(entry) || entry.until <= now) continue;
-      if (!this.entries.has(entry.nodeId)) added.push(entry.nodeId);
-      this.entries.set(entry.nodeId, Math.max(entry.until, this.entries.get(entry.nodeId) ?? 0));
+      const known = this.entries.get(entry.nodeId);
+      if (!known) added.push(entry.nodeId);
+      if (!known || entry.until >= known.until) this.entries.set(entry.nodeId, entryOf(entry));
     }
     if (this.live) this.currentAt = now;
     this.save();
@@ -137,7 +139,7 @@ export class RevocationList extends EventEmitter {
 
   /** Whether `nodeId` is revoked (and its certificate may still be valid). */
   has(nodeId: string): boolean {
-    const until = this.entries.get(nodeId);
+    const until = this.entries.get(nodeId)?.until;
     return until !== undefined && until > this.now();
   }
 
@@ -161,18 +163,23 @@ export class RevocationList extends EventEmitter {
 
   /** The entries still in force, for the status page and the file. */
   revoked(): RevokedEntry[] {
+    return this.held().map(({ nodeId, until }) => ({ nodeId, until }));
+  }
+
+  /** The entries still in force, with the controller's proofs: the file, and what a restored controller gets back. */
+  held(): RevokedEntry[] {
     const now = this.now();
     return [...this.entries]
-      .filter(([, until]) => until > now)
-      .map(([nodeId, until]) => ({ nodeId, until }))
+      .filter(([, entry]) => entry.until > now)
+      .map(([nodeId, entry]) => ({ nodeId, ...entry }))
       .sort((a, b) => a.nodeId.localeCompare(b.nodeId));
   }
 
   /** Writes the list (one write at a time, the last state wins), forgetting entries past their date. */
   private save(): void {
     const now = this.now();
-    for (const [nodeId, until] of this.entries) if (until <= now) this.entries.delete(nodeId);
-    const kept: KeptList = { currentAt: this.currentAt ?? null, revoked: this.revoked() };
+    for (const [nodeId, entry] of this.entries) if (entry.until <= now) this.entries.delete(nodeId);
+    const kept: KeptList = { currentAt: this.currentAt ?? null, revoked: this.held() };
     const temporary = `${this.options.file}.tmp`;
     this.saving = this.saving
       .then(async () => {
@@ -196,9 +203,13 @@ function isEntry(value: unknown): value is RevokedEntry {
     typeof entry?.nodeId === 'string' &&
     /^[a-z][0-9a-f]{16}$/.test(entry.nodeId) &&
     typeof entry.until === 'number' &&
-    Number.isFinite(entry.until)
+    Number.isFinite(entry.until) &&
+    (entry.proof === undefined || (typeof entry.proof === 'string' && /^[A-Za-z0-9_-]{43}$/.test(entry.proof)))
   );
 }
+
+const entryOf = (entry: RevokedEntry): { until: number; proof?: string } =>
+  entry.proof === undefined ? { until: entry.until } : { until: entry.until, proof: entry.proof };
 
 /** A revocation-max-age as milliseconds (the configuration's rules have checked it; a flag's is checked here). */
 export function revocationMaxAgeMs(text: string, where = 'revocation-max-age'): number {

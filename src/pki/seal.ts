@@ -43,7 +43,17 @@ export function sealingKeyFromMaterial(material: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'utf8'), Buffer.alloc(0), derivationInfo, 32));
 }
 
-function keyIdOf(key: Uint8Array): Buffer {
+/**
+ * A key for one other use of a sealing key (authenticating backups, proving revocations): HKDF-SHA256
+ * of the key under `label`, so the sealing key itself never keys anything but sealing, and each use has
+ * its own key.
+ */
+export function subkeyOf(key: Uint8Array, label: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), label, 32));
+}
+
+/** A short public name of `key` (an HMAC of a fixed label under it): tells a wrong key from damage. */
+export function keyIdOf(key: Uint8Array): Buffer {
   return createHmac('sha256', key).update('portal/sealing-key/id').digest().subarray(0, keyIdLength);
 }
 

@@ -210,6 +210,10 @@ export const errorCodes = [
   'BACKUP_UNWRITABLE',
   /** The backup is of a format this Portal does not read. */
   'BACKUP_VERSION',
+  /** A byte of the backup changed after it was written (it fails its authentication under the sealing key). */
+  'BACKUP_TAMPERED',
+  /** The backup was written before backups were authenticated: nothing proves it unchanged. */
+  'BACKUP_UNAUTHENTICATED',
   /** The sealing key file named does not exist. */
   'SEALING_KEY_MISSING',
   /** The sealing key material is shorter than the minimum. */

@@ -83,3 +83,10 @@ export const acceptWaitMs = 100;
 
 /** How long a closing session's link, ended cleanly, waits for the peer's close before it is destroyed. */
 export const closingLinkMs = 10_000;
+
+/**
+ * Revocations one `revocations-return` carries: a node holds those of one credential lifetime; each
+ * costs the controller an HMAC, and 1,000 entries keep the request well under a JSON line's bound. A
+ * controller ignores the rest of a longer one; a node sends no more.
+ */
+export const revocationsReturnedPerRequest = 1000;

@@ -107,6 +107,12 @@ export interface RevokedEntry {
   readonly nodeId: string;
   /** When the member's last certificate has expired: after it the entry may be forgotten. */
   readonly until: number;
+  /**
+   * The controller's proof that it made this revocation (an HMAC under a key only it holds), kept by
+   * nodes and relays and returned to a controller restored from a backup that predates it
+   * (`revocations-return`). Absent from controllers of an earlier version.
+   */
+  readonly proof?: string;
 }
 
 /** A member of the project, as `portal project members` shows it. Times are ISO 8601, or null. */
@@ -206,6 +212,12 @@ export interface ControllerOperations {
   revoke: { request: { member: string; reason: string }; answer: { revoked: RevokedEntry } };
   /** The members revoked whose certificates may still be valid: what nodes and relays refuse. */
   revocations: { request: Empty; answer: { revoked: readonly RevokedEntry[] } };
+  /**
+   * A node or relay returns the revocations it holds that the controller's list lacks (a controller
+   * restored from a backup taken before them): each proven by the controller's own proof is taken back,
+   * as if revoked again now; the others are ignored. The answer says how many were taken back.
+   */
+  'revocations-return': { request: { revoked: readonly RevokedEntry[] }; answer: { taken: number } };
   /** The tickets that can still enroll someone (administrators only). */
   tickets: { request: Empty; answer: { tickets: readonly TicketInfo[] } };
   /** Cancels a ticket before it is used up (administrators only). */

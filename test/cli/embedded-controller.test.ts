@@ -126,7 +126,8 @@ describe('portal enroll with the embedded controller', function () {
     assert.equal(
       run.stdout,
       `Backed up the controller data in ${join(home, 'controller')} (1 project, 1 member) to ${output} (mode 0600).\n` +
-        `The sealing key is not in the backup: it is ${join(home, 'keys', 'controller-seal.key')}, which opens it; ` +
+        `The sealing key is not in the backup: it is ${join(home, 'keys', 'controller-seal.key')}, ` +
+        'which opens it and authenticates it; ' +
         `keep a copy of it apart from the backup (restoring needs both).\n`,
     );
     assert.equal((await stat(output)).mode & 0o777, 0o600);

@@ -70,7 +70,8 @@ describe('portal controller backup and restore, with a project carrying traffic'
       assert.equal(
         run.stdout,
         `Backed up the controller data in ${project.controller.dataDir} (1 project, 4 members) to ${backup} ` +
-          `(mode 0600).\nThe sealing key is not in the backup: it is ${keyFile}, which opens it; ` +
+          `(mode 0600).\nThe sealing key is not in the backup: it is ${keyFile}, ` +
+          'which opens it and authenticates it; ' +
           `keep a copy of it apart from the backup (restoring needs both).\n`,
       );
       assert.equal((await stat(backup)).mode & 0o777, 0o600);
@@ -78,7 +79,7 @@ describe('portal controller backup and restore, with a project carrying traffic'
       const listed = spawnSync('tar', ['-tf', backup], { encoding: 'utf8' });
       assert.equal(
         listed.stdout,
-        'backup.json\ncontroller.db\ntls.crt\ntls.key.sealed\n',
+        'backup.mac\nbackup.json\ncontroller.db\ntls.crt\ntls.key.sealed\n',
         'a tar archive that tar reads',
       );
       const archive = await readFile(backup);
@@ -119,9 +120,21 @@ describe('portal controller backup and restore, with a project carrying traffic'
             `1 project, 4 members\\) into ${restored}\\.$`,
         ),
       );
-      assert.equal(lines[1], `The sealing key ${join(controllerHome(), 'keys', 'controller-seal.key')} opens it.`);
+      assert.equal(
+        lines[1],
+        `The sealing key ${join(controllerHome(), 'keys', 'controller-seal.key')} opens it and proves every byte ` +
+          'of it unchanged.',
+      );
       assert.match(
         lines[2] ?? '',
+        joinedRegExp(
+          /^Project \S+: the trail records the restore at \d+ \(backup head \d+:[0-9a-f]{12}…, /,
+          /replaced head unknown\); \d+ tickets? issued before the backup (was|were) retired; /,
+          /0 revocations taken back/,
+        ),
+      );
+      assert.match(
+        lines[3] ?? '',
         joinedRegExp(
           /^Start it at the address it had, which every ticket and node names: /,
           /portal controller start --data-dir \S+ --listen 0\.0\.0\.0:PORT --public-address HOST:PORT$/,
@@ -212,11 +225,13 @@ describe('portal controller backup and restore, with a project carrying traffic'
     const target = join(project.dir, 'restored-cut');
     const damaged = await portal(controllerHome(), ['controller', 'restore', '--input', cut, '--data-dir', target]);
     assert.equal(damaged.code, 2);
+    // A cut archive fails its authentication before anything in it is read.
     assert.match(
       damaged.stderr,
       new RegExp(
-        `^portal: ${cut} is not a Portal controller backup: .*; give a file that portal controller backup wrote, ` +
-          `whole\\n$`,
+        `^portal: ${cut} was changed after it was written: it fails its authentication under the sealing key ` +
+          `\\S+, so nothing was restored; restore another backup, and find out who could write where this one ` +
+          `was kept\\n$`,
       ),
     );
     assert.equal(existsSync(target), false, 'nothing was written');

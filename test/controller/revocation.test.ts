@@ -168,4 +168,39 @@ describe('controller: members, revocation, administrators and tickets', () => {
     const left = (await call(world.admin, 'members', {}).catch(() => call(fourth, 'members', {}))).members;
     assert.equal(left.filter((entry) => entry.kind === 'administrator' && entry.revoked === null).length, 1);
   });
+
+  it('takes back no revocation a member forges: only entries with its own proof, at most 1,000 a request', async () => {
+    const reporter = (await member()).identity;
+    const victim = (await member()).identity;
+    const revokedOne = (await member()).identity;
+    const { revoked } = await call(world.admin, 'revoke', { member: revokedOne.record.nodeId, reason: 'test' });
+    assert.match(revoked.proof ?? '', /^[A-Za-z0-9_-]{43}$/, 'the controller proves what it revoked');
+    const victimId = victim.record.nodeId;
+    const until = Date.now() + 3_600_000;
+    const forged = [
+      { nodeId: victimId, until },
+      { nodeId: victimId, until, proof: 'A'.repeat(43) },
+      // A genuine proof moved onto another member, or onto another date.
+      { nodeId: victimId, until: revoked.until, proof: revoked.proof! },
+      { nodeId: revokedOne.record.nodeId, until: revoked.until + 1, proof: revoked.proof! },
+      ...Array.from({ length: 1500 }, (_, index) => ({
+        nodeId: victimId,
+        until: until + index,
+        proof: revoked.proof!,
+      })),
+    ];
+    const before = (await call(reporter, 'revocations', {})).revoked;
+    const started = Date.now();
+    assert.equal((await call(reporter, 'revocations-return', { revoked: forged })).taken, 0);
+    assert.ok(Date.now() - started < 5000, 'a bounded request');
+    // The genuine entry the controller knows already changes nothing either.
+    assert.equal((await call(reporter, 'revocations-return', { revoked: [revoked] })).taken, 0);
+    const listed = (await call(reporter, 'revocations', {})).revoked;
+    assert.deepEqual(listed, before, 'the list is as it was');
+    assert.equal(
+      listed.some((entry) => entry.nodeId === victimId),
+      false,
+    );
+    assert.ok((await call(victim, 'relays', {})).relays, 'the victim is served as before');
+  });
 });

@@ -43,6 +43,7 @@ describe('control channel client: what a server that stops answering may cost th
     members: neverAnswers('members'),
     revoke: neverAnswers('revoke'),
     revocations: neverAnswers('revocations'),
+    'revocations-return': neverAnswers('revocations-return'),
     tickets: neverAnswers('tickets'),
     'ticket-cancel': neverAnswers('ticket-cancel'),
     'member-report': neverAnswers('member-report'),

@@ -18,6 +18,11 @@ export const controllerEventKinds = [
   'revoked',
   'relay-announced',
   'relay-lost',
+  /**
+   * The store was restored from a backup: details `{"backupHead":{"seq","hash"},"previousHead":…|null}`;
+   * its prev is the backup's head, its seq one past the later of the two heads.
+   */
+  'restored',
 ] as const;
 
 /** Events nodes and relays report over their connection to the controller. */

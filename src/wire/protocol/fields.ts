@@ -130,6 +130,7 @@ export const controllerFields: Fields<ControllerOperations> = {
   members: {},
   revoke: { member: 'text', reason: 'text' },
   revocations: {},
+  'revocations-return': { revoked: { records: { nodeId: 'text', until: 'number', proof: 'text?' } } },
   tickets: {},
   'ticket-cancel': { ticket: 'text' },
   'member-report': { liveSessions: 'number' },
@@ -181,7 +182,7 @@ export const controllerEventFields: EventFields<ControllerEvent> = {
     },
   },
   'inlet-gone': { event: 'text', inlet: 'text' },
-  revoked: { event: 'text', revoked: { records: { nodeId: 'text', until: 'number' } } },
+  revoked: { event: 'text', revoked: { records: { nodeId: 'text', until: 'number', proof: 'text?' } } },
 };
 
 export const relayEventFields: EventFields<RelayEvent> = {
