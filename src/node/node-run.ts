@@ -71,7 +71,7 @@ export async function runEnrolled(
     finish = resolve;
   });
 
-  const { control, relays, portals, outbox, audit } = await assembleParts({
+  const { control, relays, portals, outbox, audit, liveSessions } = await assembleParts({
     node: options,
     directory,
     identity: () => current,
@@ -85,6 +85,9 @@ export async function runEnrolled(
     current: () => current,
     update: (refreshed) => {
       current = refreshed.identity;
+      // Open sessions carry the renewed certificate to their peers, which move their end to its end.
+      const sent = liveSessions.announce(current.certificate);
+      logger.debug(`sent the renewed certificate on ${sent} session(s)`);
       portals.rotate();
     },
     control,
