@@ -46,6 +46,7 @@ const unitFiles = [
   'test/node/relay-links.test.ts',
   'test/node/reload.test.ts',
   'test/node/revocation-list.test.ts',
+  'test/node/session-life.test.ts',
   'test/node/several-portals.test.ts',
   'test/node/show.test.ts',
   'test/node/standing-channel.test.ts',
