@@ -84,6 +84,7 @@ const unitFiles = [
   'test/wire/mux.test.ts',
   'test/wire/peer-guard.test.ts',
   'test/wire/protocol.test.ts',
+  'test/wire/session-credentials.test.ts',
   'test/wire/pump.test.ts',
   'test/wire/splice.test.ts',
   'test/wire/tls-contexts.test.ts',

@@ -111,6 +111,8 @@ export async function runEnrolled(
   let announced = false;
   let accepting = true;
   let stopped = false;
+  // Renewal first: starting the portals takes a while, and a short certificate must not lapse meanwhile.
+  renewal.start();
   await portals.start(prepared.portals, prepared.listeners);
   await outbox.start();
   control.start();
@@ -134,8 +136,6 @@ export async function runEnrolled(
       clearInterval(watch);
     }
   }, 50);
-
-  renewal.start();
 
   // Stopping in two steps (graceful-stop.ts): nothing new is taken, then what is left is closed.
   const stopAccepting = () => {

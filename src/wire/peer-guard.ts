@@ -92,10 +92,10 @@ export class PeerSockets {
   }
 
   /** Closes every connection with `nodeId` at once; returns how many there were. */
-  cut(nodeId: string, error?: Error): number {
+  cut(nodeId: string): number {
     const entry = this.byPeer.get(nodeId);
     const sockets = [...(entry?.sockets ?? [])];
-    for (const socket of sockets) socket.destroy(error);
+    for (const socket of sockets) socket.destroy();
     return sockets.length;
   }
 
@@ -117,7 +117,8 @@ export class PeerSockets {
       entry.timer.unref();
       return;
     }
-    const closed = this.cut(nodeId, new PeerCertificateExpired(nodeId));
+    // Destroyed without an error: a socket between owners (a warm stream waiting) may have no listener for one.
+    const closed = this.cut(nodeId);
     if (closed > 0) this.options.onExpired?.(nodeId, closed);
   }
 }
