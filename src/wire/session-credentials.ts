@@ -101,23 +101,29 @@ export function sessionOver(socket: TLSSocket, role: MuxRole, options: MuxOption
       else context.credentials.guard?.renewed?.(context.nodeId, judged.notAfter);
     },
   });
-  if (context.spoken >= 6) context.credentials.sessions?.hold(session);
+  if (context.spoken >= 6) context.credentials.sessions?.hold(session, context.credentials.certificate);
   return session;
 }
 
 /** The node's sessions whose peers read `credential` frames: where a renewed certificate is sent. */
 export class LiveSessions {
   private readonly sessions = new Set<MuxSession>();
+  /** The last certificate announced: a session whose handshake began before it gets it when held. */
+  private latest: { readonly pem: string; readonly der: Buffer } | undefined;
 
-  hold(session: MuxSession): void {
+  /** Holds `session`, whose handshake this side made with `certificate` (PEM). */
+  hold(session: MuxSession, certificate: string): void {
     if (session.destroyed) return;
     this.sessions.add(session);
     session.once('close', () => this.sessions.delete(session));
+    // Renewed while this session's handshake was under way: the announcement missed it.
+    if (this.latest && this.latest.pem !== certificate) session.sendCredential(this.latest.der);
   }
 
   /** Sends the renewed certificate (PEM) on every session held; returns on how many. */
   announce(certificatePem: string): number {
     const der = new X509Certificate(certificatePem).raw;
+    this.latest = { pem: certificatePem, der };
     let sent = 0;
     for (const session of this.sessions) if (session.sendCredential(der)) sent += 1;
     return sent;
