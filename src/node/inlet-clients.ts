@@ -4,7 +4,9 @@
  * otherwise it is refused with a reset.
  */
 import type { Socket } from 'node:net';
-import { ClientLeft, MuxSession, SessionGoneAway } from '../wire/mux.ts';
+import { peerStanding } from '../wire/e2e-session.ts';
+import { ClientLeft, SessionGoneAway } from '../wire/mux.ts';
+import { sessionOver } from '../wire/session-credentials.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import type { PortalAudit } from './audit-sink.ts';
 import type { ClientTls } from './client-tls.ts';
@@ -92,13 +94,18 @@ export class InletClients {
   private async onClient(socket: Socket): Promise<void> {
     const { keeper, counters } = this.options;
     socket.pause();
-    const taken = keeper.warm.take();
+    let taken = keeper.warm.take();
+    // An outlet revoked, or whose certificate ran out, gets no client: its channels are closed.
+    while (taken && peerStanding(taken.socket)) {
+      taken.socket.destroy();
+      taken = keeper.warm.take();
+    }
     if (taken) {
       const warm = taken.socket;
       this.streaming.add(warm);
       // A session of one stream: the outlet dials its target on its open, which leaves with the
       // client's first bytes; its end is a frame, so a connection cut on the way is told from an end.
-      const single = new MuxSession(warm, 'inlet', { maxStreams: 1 });
+      const single = sessionOver(warm, 'inlet', { maxStreams: 1 });
       const { answered, finished } = single.open(socket, streamAnswerTimeoutMs);
       single.close();
       // Counted once the outlet answers, as a session's stream is: carried, or refused (the client
@@ -119,8 +126,15 @@ export class InletClients {
     }
     const session = await keeper.waitForSession(this.options.clientWaitMs);
     // The session may have been lost while the client waited (its heartbeat, its relay).
-    if (!session || session.session.destroyed || session.session.closed || socket.destroyed) {
-      this.refuse(socket, 'no session to the outlet');
+    const standing = session && peerStanding(session.socket);
+    if (standing) session.session.destroy();
+    if (!session || standing || session.session.destroyed || session.session.closed || socket.destroyed) {
+      this.refuse(
+        socket,
+        standing
+          ? `the outlet's ${standing === 'revoked' ? 'member was revoked' : 'certificate expired'}`
+          : 'no session to the outlet',
+      );
       return;
     }
     // The path of the session the stream rides: another may be current by the time the outlet answers.

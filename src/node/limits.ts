@@ -119,9 +119,6 @@ export const reconnectJitter = 0.3;
 export const renewalRetryInitialMs = 1000;
 export const renewalRetryMaxMs = 30_000;
 
-/** The soonest a renewal is scheduled, however little of the certificate's life is left. */
-export const renewalSoonestMs = 1000;
-
 /**
  * A warning that may come thousands of times a second (a target that refuses, descriptors running
  * out) is logged once in this long per key, with the count meanwhile.

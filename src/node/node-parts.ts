@@ -28,6 +28,7 @@ import { followRevocations, reportSessions } from './revocation-feed.ts';
 import { RevocationList, revocationMaxAgeMs } from './revocation-list.ts';
 import { StandingChannel, type NodeControl } from './standing-channel.ts';
 import { PeerSockets, type PeerGuard } from '../wire/peer-guard.ts';
+import { LiveSessions } from '../wire/session-credentials.ts';
 
 export interface NodePartsOptions {
   readonly node: NodeOptions;
@@ -49,6 +50,8 @@ export interface NodeParts {
   /** Audit records waiting for the controller: started before the control channel, stopped last. */
   readonly outbox: AuditOutbox;
   readonly audit: AuditSink;
+  /** The sessions a renewed certificate is sent on, so that they outlive the one they opened with. */
+  readonly liveSessions: LiveSessions;
 }
 
 export async function assembleParts(options: NodePartsOptions): Promise<NodeParts> {
@@ -64,18 +67,28 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
       : {}),
   });
   await revocations.restore();
-  const peers = new PeerSockets();
+  const peers = new PeerSockets({
+    // A peer whose certificate ran out with no renewed one proved: its connections end, as said here.
+    onExpired: (nodeId, closed) =>
+      logger.warn(
+        `closed ${closed} connection(s) with ${nodeId}: its certificate expired and no renewed one reached this node`,
+      ),
+  });
   const guard: PeerGuard = {
     ready: () => revocations.ready(),
     refusal: (nodeId) => revocations.refusal(nodeId),
-    track: (nodeId, socket) => peers.track(nodeId, socket),
+    track: (nodeId, socket, notAfter) => peers.track(nodeId, socket, notAfter),
+    expiresAt: (nodeId) => peers.expiresAt(nodeId),
+    renewed: (nodeId, notAfter) => peers.renewed(nodeId, notAfter),
   };
+  const liveSessions = new LiveSessions();
   const credentials = (): SessionCredentials => ({
     key: identity().privateKey,
     certificate: identity().certificate,
     authority: identity().authority,
     projectId: identity().record.projectId,
     guard,
+    sessions: liveSessions,
   });
   const control = new StandingChannel<ControllerOperations>({
     target: controllerTarget(identity().record),
@@ -140,7 +153,7 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     onFatal: options.onFatal,
     audit,
   });
-  return { control, relays, portals, revocations, outbox, audit };
+  return { control, relays, portals, revocations, outbox, audit, liveSessions };
 }
 
 /**

@@ -71,7 +71,7 @@ export async function runEnrolled(
     finish = resolve;
   });
 
-  const { control, relays, portals, outbox, audit } = await assembleParts({
+  const { control, relays, portals, outbox, audit, liveSessions } = await assembleParts({
     node: options,
     directory,
     identity: () => current,
@@ -85,6 +85,9 @@ export async function runEnrolled(
     current: () => current,
     update: (refreshed) => {
       current = refreshed.identity;
+      // Open sessions carry the renewed certificate to their peers, which move their end to its end.
+      const sent = liveSessions.announce(current.certificate);
+      logger.debug(`sent the renewed certificate on ${sent} session(s)`);
       portals.rotate();
     },
     control,
@@ -108,6 +111,8 @@ export async function runEnrolled(
   let announced = false;
   let accepting = true;
   let stopped = false;
+  // Renewal first: starting the portals takes a while, and a short certificate must not lapse meanwhile.
+  renewal.start();
   await portals.start(prepared.portals, prepared.listeners);
   await outbox.start();
   control.start();
@@ -131,8 +136,6 @@ export async function runEnrolled(
       clearInterval(watch);
     }
   }, 50);
-
-  renewal.start();
 
   // Stopping in two steps (graceful-stop.ts): nothing new is taken, then what is left is closed.
   const stopAccepting = () => {

@@ -5,14 +5,18 @@
  * target, or a warm stream, which waits for its one client.
  */
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import {
   acceptOutletChannel,
   adoptOutletSession,
   isGuardRefusal,
+  peerStanding,
   PeerRevoked,
   PeerRefused,
   type Channel,
 } from '../wire/e2e-session.ts';
+import { PeerCertificateExpired } from '../wire/peer-guard.ts';
+import { sessionOver } from '../wire/session-credentials.ts';
 import {
   GoAwayCode,
   goAwayNames,
@@ -171,7 +175,7 @@ export class OutletSessions {
       // A client of the inlet's: used warm streams are replaced only once its clients pause, as the
       // inlet's own refills are.
       if (path === 'direct') this.dialer.nudge(inlet);
-      this.onStream(stream, path, inlet);
+      this.onStream(stream, path, inlet, channel.socket, session);
     };
     // The streams a session holds are bounded by the target connections its inlet may have (onStream).
     const { session } = adoptOutletSession(channel, { onStream });
@@ -253,21 +257,41 @@ export class OutletSessions {
       streams.delete(socket);
       if (streams.size === 0) this.streamsByPeer.delete(key);
     });
-    const single: MuxSession = new MuxSession(socket, 'outlet', {
+    const single: MuxSession = sessionOver(socket, 'outlet', {
       maxStreams: 1,
       onStream: (stream) => {
         uncount();
-        this.onStream(stream, path, key);
+        this.onStream(stream, path, key, socket, single);
         // Its one stream carried, the session ends.
         single.close();
       },
     });
   }
 
-  /** A stream of a session, or a warm stream's one: refused while stopping, else taken to the target. */
-  private onStream(stream: IncomingStream, path: Path, inlet: string): void {
+  /**
+   * A stream of a session, or a warm stream's one: refused while stopping, else taken to the target.
+   * Its inlet is judged again first: one revoked, or whose certificate expired with no renewed one
+   * proved, has the stream refused and the session closed, whatever the session was when it opened.
+   */
+  private onStream(stream: IncomingStream, path: Path, inlet: string, channel: TLSSocket, session: MuxSession): void {
     if (this.stopping) {
       stream.refuse('the outlet is stopping', RefusalCode.goingAway);
+      return;
+    }
+    const standing = peerStanding(channel);
+    if (standing) {
+      const why =
+        standing === 'revoked'
+          ? new PeerRevoked(
+              `refused a stream of a peer that was revoked from the project (${inlet})`,
+              'an administrator revoked it (portal project members says when and why); it stays refused',
+              true,
+              inlet,
+            )
+          : new PeerCertificateExpired(inlet);
+      stream.refuse(why.message, RefusalCode.refused);
+      this.options.refusals.logRefusal(why.message);
+      session.destroy(why);
       return;
     }
     this.options.targets.connect(stream, path, inlet);

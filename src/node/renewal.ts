@@ -8,7 +8,7 @@ import { PortalError } from '../shared/errors.ts';
 import { Backoff } from './backoff.ts';
 import { dueForRefresh, refreshCertificate, type Refreshed } from './enrollment.ts';
 import type { StoredIdentity } from './identity-store.ts';
-import { renewalRetryInitialMs, renewalRetryMaxMs, renewalSoonestMs } from './limits.ts';
+import { renewalRetryInitialMs, renewalRetryMaxMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { NodeControl } from './standing-channel.ts';
 
@@ -50,11 +50,11 @@ export class Renewal {
   private schedule(delay?: number): void {
     clearTimeout(this.timer);
     const remaining = Date.parse(new X509Certificate(this.options.current().certificate).validTo) - Date.now();
+    // At half of what is left, however little: peers close every connection at a certificate's end, so
+    // no floor may let it lapse (the controller's shortest lifetime, 2 s, bounds how often this renews).
+    const due = remaining / 2;
     // A timer longer than 2^31 - 1 ms fires at once: a lifetime of months renews every 24 days instead.
-    this.timer = setTimeout(
-      () => void this.renew(),
-      Math.min(delay ?? Math.max(renewalSoonestMs, remaining / 2), 2 ** 31 - 1),
-    );
+    this.timer = setTimeout(() => void this.renew(), Math.min(delay ?? Math.max(0, due), 2 ** 31 - 1));
   }
 
   private async renew(): Promise<void> {

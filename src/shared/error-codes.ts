@@ -153,6 +153,10 @@ export const errorCodes = [
   'ALLOW_MISSING',
   /** A peer's attribute is not the one allowed, on this side or the other. */
   'PEER_NOT_ALLOWED',
+  /** A peer's certificate expired and no renewed one reached this node: its connections were closed. */
+  'PEER_CERTIFICATE_EXPIRED',
+  /** A renewed certificate a peer sent on a session is not one this node accepts: the session was closed. */
+  'CREDENTIAL_REFUSED',
   /** The end-to-end TLS or the exchange of verdicts with the peer failed. */
   'SESSION_FAILED',
   /** A TLS handshake did not finish: the peer left, or took too long. */

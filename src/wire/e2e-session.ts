@@ -14,9 +14,17 @@ import { describeAttributes, policyAdmits, quotedPolicy } from '../shared/policy
 import { withSocketTuning } from '../shared/socket-tuning.ts';
 import { readOneJsonLine } from './json-lines.ts';
 import { e2eHandshakeTimeoutMs } from './limits.ts';
-import { MuxSession, type MuxOptions } from './mux.ts';
-import { e2eProtocolVersion, parseVerdict, type ChannelMode, type Verdict } from './protocol/e2e.ts';
-import type { PeerGuard } from './peer-guard.ts';
+import type { MuxSession, MuxOptions } from './mux.ts';
+import {
+  e2eNewestVersion,
+  e2eProtocolVersion,
+  parseVerdict,
+  spokenVersion,
+  type ChannelMode,
+  type Verdict,
+} from './protocol/e2e.ts';
+import { PeerCertificateExpired, type PeerGuard } from './peer-guard.ts';
+import { notAfterOf, peerStanding, rememberChannel, sessionOver, type LiveSessions } from './session-credentials.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
 
 export type { ChannelMode, Verdict } from './protocol/e2e.ts';
@@ -29,6 +37,8 @@ export interface SessionCredentials {
   readonly projectId: string;
   /** Refuses revoked peers (and every peer while the node's list is too old) and keeps accepted ones. */
   readonly guard?: PeerGuard;
+  /** Where the node's sessions are held so that its renewed certificate reaches their peers. */
+  readonly sessions?: LiveSessions;
 }
 
 export class PeerRefused extends PortalError {
@@ -91,6 +101,7 @@ function judge(
     saw,
     want: allow,
     protocol: e2eProtocolVersion,
+    newest: e2eNewestVersion,
     ...(refusal ? { refusal } : {}),
   };
 }
@@ -166,6 +177,57 @@ async function exchangeVerdicts(
 
 const describe = describeAttributes;
 
+const revokedMidway = (peer: string) =>
+  new PeerRevoked(
+    `refused a peer that was revoked from the project during the handshake (${peer})`,
+    'an administrator revoked it (portal project members says when and why); it stays refused',
+    true,
+    peer,
+  );
+
+/**
+ * The verdicts on a channel that the guard keeps from the end of its TLS handshake: a revocation that
+ * arrives while they are awaited (or the list is) cuts it and is named as such, and the peer is
+ * judged again once they are in, so that no moment of the exchange lets a revoked peer through.
+ */
+async function guardedVerdicts(
+  socket: TLSSocket,
+  certificate: ReturnType<TLSSocket['getPeerX509Certificate']>,
+  credentials: SessionCredentials,
+  allow: string,
+  mode: ChannelMode | undefined,
+  timeoutMs: number,
+): Promise<{ readonly theirs: Verdict; readonly peer: PeerIdentity | undefined }> {
+  const peer = certificate ? identityOf(certificate) : undefined;
+  const { guard } = credentials;
+  if (peer && certificate) guard?.track(peer.nodeId, socket, notAfterOf(certificate));
+  const standing = () => {
+    if (!peer) return undefined;
+    if (guard?.refusal(peer.nodeId) === 'revoked') return revokedMidway(peer.nodeId);
+    const until = guard?.expiresAt?.(peer.nodeId);
+    return until !== undefined && Date.now() >= until ? new PeerCertificateExpired(peer.nodeId) : undefined;
+  };
+  let theirs: Verdict;
+  try {
+    // A node that is fetching its list of revoked members judges no peer before it is in.
+    await guard?.ready?.();
+    const ours = judge(certificate, credentials, allow);
+    theirs = await exchangeVerdicts(socket, mode ? { ...ours, mode } : ours, timeoutMs, peer?.nodeId);
+  } catch (error) {
+    // A refusal in the verdicts says why itself; a connection cut meanwhile says it here.
+    throw error instanceof SessionFailed ? (standing() ?? error) : error;
+  }
+  const after =
+    standing() ?? (socket.destroyed ? new SessionFailed('the connection closed after the verdicts') : undefined);
+  if (after) {
+    socket.destroy();
+    throw after;
+  }
+  if (peer && certificate)
+    rememberChannel(socket, { certificate, nodeId: peer.nodeId, credentials, allow, spoken: spokenVersion(theirs) });
+  return { theirs, peer };
+}
+
 function settled(socket: TLSSocket, event: 'secureConnect', timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error('the TLS handshake took too long')), timeoutMs);
@@ -223,17 +285,15 @@ export async function openInletChannel(
   );
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
-  const peer = certificate ? identityOf(certificate) : undefined;
-  // A node that is fetching its list of revoked members judges no peer before it is in.
-  await credentials.guard?.ready?.();
-  await exchangeVerdicts(socket, { ...judge(certificate, credentials, allow), mode }, timeoutMs, peer?.nodeId);
-  if (peer) credentials.guard?.track(peer.nodeId, socket);
+  const { peer } = await guardedVerdicts(socket, certificate, credentials, allow, mode, timeoutMs);
   return { socket, peer, mode };
 }
 
 export interface E2eSession {
   readonly session: MuxSession;
   readonly peer: PeerIdentity | undefined;
+  /** The channel the session runs on: what its peer's standing is asked of (peerStanding). */
+  readonly socket: TLSSocket;
 }
 
 /** The inlet's session: TLS client over the spliced socket, then the streams it opens. */
@@ -244,7 +304,7 @@ export async function openInletSession(
   timeoutMs = e2eHandshakeTimeoutMs,
 ): Promise<E2eSession> {
   const { socket, peer } = await openInletChannel(raw, credentials, allow, 'session', timeoutMs);
-  return { session: new MuxSession(socket, 'inlet'), peer };
+  return { session: sessionOver(socket, 'inlet'), peer, socket };
 }
 
 /** The outlet's side of the handshake and the verdicts; the inlet's verdict says which mode follows. */
@@ -258,10 +318,7 @@ export async function acceptOutletChannel(
     throw new SessionFailed(`end-to-end TLS failed: ${error.message}`, error);
   });
   const certificate = socket.getPeerX509Certificate();
-  const peer = certificate ? identityOf(certificate) : undefined;
-  await credentials.guard?.ready?.();
-  const theirs = await exchangeVerdicts(socket, judge(certificate, credentials, allow), timeoutMs, peer?.nodeId);
-  if (peer) credentials.guard?.track(peer.nodeId, socket);
+  const { theirs, peer } = await guardedVerdicts(socket, certificate, credentials, allow, undefined, timeoutMs);
   return {
     socket,
     peer,
@@ -271,5 +328,7 @@ export async function acceptOutletChannel(
 
 /** The outlet's session on a `session` channel: `options.onStream` serves each stream the inlet opens. */
 export function adoptOutletSession(channel: Channel, options: MuxOptions): E2eSession {
-  return { session: new MuxSession(channel.socket, 'outlet', options), peer: channel.peer };
+  return { session: sessionOver(channel.socket, 'outlet', options), peer: channel.peer, socket: channel.socket };
 }
+
+export { peerStanding };

@@ -25,6 +25,12 @@ export const muxDefaults = {
 export interface MuxOptions {
   /** The outlet's handler of new streams. */
   readonly onStream?: (stream: IncomingStream) => void;
+  /**
+   * Takes the renewed certificate (DER) the peer sent in a `credential` frame (a copy, the session's
+   * to give). None: the frame is read and has no effect, so the peer's connections still end with its
+   * first certificate.
+   */
+  readonly onCredential?: (certificate: Buffer) => void;
   /** Streams carried at once. @default muxDefaults.streams */
   readonly maxStreams?: number;
   /** Window growth across the session's streams. @default muxDefaults.grownWindows */
@@ -41,6 +47,7 @@ export interface MuxOptions {
 /** The options a session runs with: every default filled in, and the window it advertises. */
 export interface MuxSettings {
   readonly onStream: ((stream: IncomingStream) => void) | undefined;
+  readonly onCredential: ((certificate: Buffer) => void) | undefined;
   readonly maxStreams: number;
   readonly grownWindows: number;
   readonly window: AdvertisedWindow;
@@ -66,6 +73,7 @@ export function settingsOf(role: MuxRole, options: MuxOptions): MuxSettings {
   const start = role === 'outlet' ? Math.max(initial, frameLimits.openAllowance) : initial;
   return {
     onStream: options.onStream,
+    onCredential: options.onCredential,
     maxStreams: options.maxStreams ?? muxDefaults.streams,
     grownWindows: options.grownWindows ?? muxDefaults.grownWindows,
     window: { initial: start, most: Math.max(most, start) },

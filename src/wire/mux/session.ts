@@ -34,6 +34,8 @@ export class MuxSession extends EventEmitter {
   private ended = false;
   private peerGoAway: GoAwayCode | undefined;
   private readonly pings = new Pings(muxDefaults.outstandingPings);
+  /** When the peer's last `credential` frame arrived: more than one a second is a flood. */
+  private lastCredentialAt = Number.NEGATIVE_INFINITY;
   /** When the peer was last heard from, by any frame: a heartbeat's proof of life (src/wire/tunnel-streams.ts). */
   lastHeardAt = Date.now();
   private readonly settings: MuxSettings;
@@ -136,6 +138,16 @@ export class MuxSession extends EventEmitter {
     return true;
   }
 
+  /**
+   * Sends this side's renewed certificate (DER): only to a peer that speaks end-to-end protocol 6 or
+   * later (src/wire/protocol/mux-frame.ts), which the caller knows from the verdicts.
+   */
+  sendCredential(certificate: Buffer): boolean {
+    if (this.ended || certificate.length < 1 || certificate.length > frameLimits.credentialBody) return false;
+    this.writer.write(FrameType.credential, 0, certificate);
+    return true;
+  }
+
   /** Takes no new streams (the peer hears of it), and ends the session once the last one is over. */
   close(): void {
     if (this.ended) return;
@@ -216,6 +228,9 @@ export class MuxSession extends EventEmitter {
       case FrameType.goAway:
         this.onGoAway(body);
         return;
+      case FrameType.credential:
+        this.onCredential(body);
+        return;
       case FrameType.open:
         this.lastOpened = id;
         this.streams.opened(id, body);
@@ -223,6 +238,18 @@ export class MuxSession extends EventEmitter {
       default:
         this.streams.frame(type, id, body);
     }
+  }
+
+  /** The peer's renewed certificate: checked by the node (onCredential), at most one a second. */
+  private onCredential(body: Buffer): void {
+    const now = Date.now();
+    if (now - this.lastCredentialAt < frameLimits.credentialIntervalMs) {
+      this.fail(new SessionProtocolError('more than one credential a second'));
+      return;
+    }
+    this.lastCredentialAt = now;
+    // A copy: the body may be a slice of a larger chunk, and the node may keep what it is given.
+    this.settings.onCredential?.(Buffer.from(body));
   }
 
   /**

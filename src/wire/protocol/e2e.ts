@@ -16,6 +16,20 @@ import { versionHint } from '../protocol.ts';
  */
 export const e2eProtocolVersion = 5;
 
+/**
+ * The newest end-to-end protocol this side speaks, named in the verdict as `newest` beside `protocol`
+ * (which stays 5, so that a peer of 5, which reads neither `newest` nor any frame of 6, is not refused):
+ * the two sides speak the lower of their newest. Versions since 5:
+ * 6. a `credential` frame carries a side's renewed certificate, so that a session outlives the
+ *    certificate it was opened with only by a renewed one the peer checked.
+ */
+export const e2eNewestVersion = 6;
+
+/** The version two sides speak: the lower of their newest (a peer that names none speaks its `protocol`). */
+export function spokenVersion(theirs: Verdict): number {
+  return Math.min(e2eNewestVersion, theirs.newest ?? theirs.protocol ?? 1);
+}
+
 /** The sentence both nodes log when their end-to-end versions differ. */
 export function e2eVersionMismatch(peer: number | undefined): string {
   const theirs = peer ?? '1 (no version)';
@@ -40,6 +54,8 @@ export interface Verdict {
   readonly want: string;
   /** The end-to-end protocol version this side speaks (none: 1). */
   readonly protocol?: number;
+  /** The newest version this side speaks, from 6 on (none: `protocol`). */
+  readonly newest?: number;
   /**
    * Why this side refuses the peer when its attributes are not the reason: the peer was revoked from the
    * project, or this side's list of revoked members is older than it accepts (`stale`). Absent from
@@ -54,7 +70,7 @@ export interface Verdict {
  */
 export function parseVerdict(message: unknown): Verdict | { readonly mismatch: string } {
   const line = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
-  const { protocol, accept, saw, want, mode, refusal } = line;
+  const { protocol, accept, saw, want, mode, refusal, newest } = line;
   if (protocol !== e2eProtocolVersion)
     return { mismatch: e2eVersionMismatch(typeof protocol === 'number' ? protocol : undefined) };
   return {
@@ -62,6 +78,7 @@ export function parseVerdict(message: unknown): Verdict | { readonly mismatch: s
     saw: Array.isArray(saw) ? saw.filter((item): item is string => typeof item === 'string') : [],
     want: typeof want === 'string' ? want : '?',
     protocol,
+    ...(typeof newest === 'number' && Number.isInteger(newest) && newest > protocol ? { newest } : {}),
     ...(mode === 'session' || mode === 'stream' ? { mode } : {}),
     ...(refusal === 'revoked' || refusal === 'stale' ? { refusal } : {}),
   };

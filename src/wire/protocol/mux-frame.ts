@@ -20,6 +20,7 @@
  *   8 ping      0                       opaque payload, chosen by the sender           8         both
  *   9 pong      0                       the payload of the ping it answers             8         both
  *   10 go-away  0                       go-away code u32                               4         both
+ *   11 credential 0                     the sender's renewed certificate (DER)         1 to 8 Ki both
  *
  * Rules the header does not show:
  * - Only the inlet opens streams, with ids that only grow. The outlet answers each open once, with
@@ -36,6 +37,12 @@
  *   outlet refuses the opens that cross it (refusal code `goingAway`); the inlet opens none after it.
  *   With an error code, the sender closes the session right after it.
  * - A ping's pong carries its payload back; a pong that answers no ping outstanding is a violation.
+ * - `credential` (end-to-end protocol 6, negotiated in the verdicts: never sent to a peer of 5): after
+ *   a renewal, each side sends its new certificate on each session. The receiver takes it only if it
+ *   chains to the project CA, holds the same key and names the same member as the TLS peer
+ *   certificate, is valid now, is not revoked and is still admitted by its allow; then the session (and
+ *   every connection with that peer) lives until the new certificate's end instead of the old one's.
+ *   One that fails any of these closes the session; more than one a second is a violation.
  * - A violation ends the session: `go-away` with `protocolError`, then the connection closes.
  */
 
@@ -51,6 +58,7 @@ export const FrameType = {
   ping: 8,
   pong: 9,
   goAway: 10,
+  credential: 11,
 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
@@ -90,6 +98,10 @@ export const frameLimits = {
   streamId: 0xffff_ffff,
   /** Windows are 32-bit. */
   window: 0xffff_ffff,
+  /** The largest certificate a `credential` frame carries: a Portal certificate is about 1 KiB. */
+  credentialBody: 8 * 1024,
+  /** The least time between two `credential` frames of one sender on one session. */
+  credentialIntervalMs: 1000,
 } as const;
 
 /** The body length of each control frame whose length is fixed. */
@@ -158,14 +170,17 @@ const sentBy: Readonly<Partial<Record<number, MuxRole>>> = {
  */
 export function checkHeader(header: FrameHeader, role: MuxRole, lastOpened: number): string | undefined {
   const { type, id, length } = header;
-  if (type < FrameType.open || type > FrameType.goAway) return `unknown frame type ${type}`;
+  if (type < FrameType.open || type > FrameType.credential) return `unknown frame type ${type}`;
   if (sentBy[type] === role) return `frame type ${type} from the wrong side`;
-  const onSession = type === FrameType.ping || type === FrameType.pong || type === FrameType.goAway;
+  const onSession =
+    type === FrameType.ping || type === FrameType.pong || type === FrameType.goAway || type === FrameType.credential;
   if (onSession !== (id === 0)) return `frame type ${type} on stream ${id}`;
   if (type === FrameType.data) {
     if (length > frameLimits.dataBody) return `a frame of ${length} bytes`;
   } else if (type === FrameType.refuse) {
     if (length < 1 || length > 1 + frameLimits.reason) return `a refusal of ${length} bytes`;
+  } else if (type === FrameType.credential) {
+    if (length < 1 || length > frameLimits.credentialBody) return `a credential of ${length} bytes`;
   } else if (length !== fixedLength[type]) {
     return `frame type ${type} with ${length} bytes`;
   }
