@@ -2,13 +2,13 @@
 import { createServer, type Server } from 'node:net';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { listenOrExplain } from '../shared/listen.ts';
-import { dataPathTuning } from '../shared/socket-tuning.ts';
+import { streamSocketTuning } from '../shared/socket-tuning.ts';
 
 /** Listens on `from`; a taken address is a clear error. */
 export async function bindInletListener(from: string): Promise<Server> {
   const parsed = parseHostPort(from, true);
   if (!parsed.ok) throw new Error(`inlet address ${from}: ${parsed.reason}`);
-  const server = createServer(dataPathTuning);
+  const server = createServer(streamSocketTuning);
   await listenOrExplain(server, {
     host: socketHost(parsed.address.host),
     port: parsed.address.port,

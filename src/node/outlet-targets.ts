@@ -4,7 +4,7 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net';
 import { parseHostPort, socketHost, type HostPort } from '../shared/address.ts';
-import { dataPathHighWaterMark, dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
+import { streamSocketTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import type { IncomingStream } from '../wire/mux.ts';
 import { ConnectionCounter, type ConnectionBounds } from './connection-bounds.ts';
 import { FailureStreak } from './failure-streak.ts';
@@ -112,8 +112,8 @@ export class TargetConnections {
   private dialTarget(inlet: string): { target: Socket; ready: { promise: Promise<void>; settled: boolean } } {
     const host = socketHost(this.target.host);
     const target = this.options.tls
-      ? connectTargetTls(host, this.target.port, dataPathHighWaterMark)
-      : connectTcp(withSocketTuning({ host, port: this.target.port }, dataPathTuning));
+      ? connectTargetTls(host, this.target.port, streamSocketTuning.highWaterMark)
+      : connectTcp(withSocketTuning({ host, port: this.target.port }, streamSocketTuning));
     this.sockets.add(target);
     target.once('close', () => {
       this.sockets.delete(target);

@@ -6,7 +6,12 @@
  * unused, one forced full collection returns it (a few milliseconds for such a heap), and the buffers
  * outside the heap that dead sockets held go with it; when it is not, this costs a look at the heap's
  * figures.
- */
+ *
+ * The buffers of a data path live outside the heap, and a burst of clients can leave many of them dead
+ * in a heap that is neither grown nor in use: an outlet measured here held 81 MB of dead socket
+ * buffers a minute after 2,000 clients had left, with 4 MB of its heap unused, since an idle process
+ * allocates nothing that would start the collection that frees them. So the buffers grown by that
+ * much since the last look start the collection too. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { heapCheckMs, heapSlackBytes } from './limits.ts';
@@ -31,6 +36,8 @@ export interface MemoryReducerOptions {
   readonly intervalMs?: number;
   /** Committed but unused heap worth a collection. @default heapSlackBytes */
   readonly slackBytes?: number;
+  /** Growth of the buffers outside the heap since the last collection that is worth one. @default heapSlackBytes */
+  readonly bufferSlackBytes?: number;
 }
 
 /** Starts looking; returns the function that stops. Does nothing where the runtime offers no collection. */
@@ -47,11 +54,16 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
   const run = collect;
   const withOptions = Number.parseInt(process.versions.v8, 10) >= firstV8WithOptions;
   const slack = options.slackBytes ?? heapSlackBytes;
+  const bufferSlack = options.bufferSlackBytes ?? heapSlackBytes;
+  // What the buffers came to after the last collection (or the lowest seen since): the live ones.
+  let liveBuffers = process.memoryUsage().arrayBuffers;
   const timer = setInterval(() => {
-    const { heapTotal, heapUsed } = process.memoryUsage();
-    if (heapTotal - heapUsed < slack) return;
+    const { heapTotal, heapUsed, arrayBuffers } = process.memoryUsage();
+    liveBuffers = Math.min(liveBuffers, arrayBuffers);
+    if (heapTotal - heapUsed < slack && arrayBuffers - liveBuffers < bufferSlack) return;
     if (withOptions) run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     else run();
+    liveBuffers = process.memoryUsage().arrayBuffers;
   }, options.intervalMs ?? heapCheckMs);
   timer.unref();
   return () => clearInterval(timer);

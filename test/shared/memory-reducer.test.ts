@@ -34,4 +34,26 @@ describe('memory reducer', () => {
     );
     assert.equal(made, 2_000_000);
   });
+
+  it('frees the dead buffers a burst left outside a heap it did not grow', async () => {
+    // The heap's slack plays no part here: only the buffers' growth starts the collection.
+    const stop = reduceMemoryAfterBursts({
+      intervalMs: 20,
+      slackBytes: Number.MAX_SAFE_INTEGER,
+      bufferSlackBytes: 8 * 1048576,
+    });
+    // 32 MB of socket-sized buffers, all dead at once: less than V8 lets pile up before it collects by itself.
+    const kept: Buffer[] = Array.from({ length: 512 }, () => Buffer.allocUnsafeSlow(64 * 1024).fill(1));
+    const grown = process.memoryUsage().arrayBuffers;
+    kept.length = 0;
+    const deadline = Date.now() + 5000;
+    while (process.memoryUsage().arrayBuffers > grown - 24 * 1048576 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    stop();
+    const after = process.memoryUsage().arrayBuffers;
+    const mb = (bytes: number) => Math.round(bytes / 1048576);
+    console.log(`      buffers ${mb(grown)} MB with 32 MB dead -> ${mb(after)} MB`);
+    assert.ok(after < grown - 24 * 1048576, `the dead buffers stayed: ${mb(grown)} -> ${mb(after)} MB`);
+    assert.equal(kept.length, 0);
+  });
 });
