@@ -21,7 +21,7 @@
  *
  * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -38,7 +38,8 @@ import { countOutcomes, cutTransfers } from '../test/support/cut-transfers.ts';
 import { timeUntilWorking } from '../test/support/echo-portal.ts';
 import { startGateProxy } from '../test/support/gate-proxy.ts';
 import { statusFromStart } from '../test/support/node-checks.ts';
-import { freePort, inletPort, start, statusWhen, type Running } from '../test/support/processes.ts';
+import { freePort, inletPort, portal, start, statusWhen, type Running } from '../test/support/processes.ts';
+import { holdStatusServer } from '../test/support/status-hold.ts';
 import { startProject } from '../test/support/project-processes.ts';
 import {
   restartRelay,
@@ -65,6 +66,11 @@ interface AttackRow {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A node's runtime file: where its status server listens. */
+async function runtimeOf(home: string): Promise<{ statusPort: number }> {
+  return JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
+}
 
 async function main(): Promise<number> {
   const step = (text: string) => process.stdout.write(`soak: ${text}\n`);
@@ -223,6 +229,27 @@ async function main(): Promise<number> {
       return (
         `${flood.opened} opens by 1,000: ${outcome(flood)} (${flood.reasons.join('; ')}); ` +
         `${burst.opened} at once: ${outcome(burst)}`
+      );
+    });
+
+    await attack('S1 status server held by a local process', async () => {
+      const { statusPort } = await runtimeOf(home('inlet'));
+      const hold = await holdStatusServer(statusPort, 10_000, async () => {
+        const head = await fetch(`http://127.0.0.1:${statusPort}/`, {
+          method: 'HEAD',
+          signal: AbortSignal.timeout(2000),
+        });
+        if (head.status !== 200) return `HEAD / answered ${head.status}`;
+        const shown = await portal(home('inlet'), ['node', 'show']);
+        return shown.code === 0 ? undefined : `node show exited ${shown.code}: ${shown.stderr.trim()}`;
+      });
+      if (hold.failed.length > 0)
+        failures.push(
+          `${hold.failed.length} of ${hold.probes} status probes failed during the hold: ${hold.failed[0]}`,
+        );
+      return (
+        `${hold.probes} probes (HEAD / and node show), ${hold.failed.length} failed, ` +
+        `slowest ${hold.slowestMs} ms; ${hold.opened} connections held`
       );
     });
 

@@ -11,6 +11,7 @@ import type { NodeShow, ReloadOutcome, ReloadShow } from '../node/show.ts';
 import { knownCode } from '../shared/error-codes.ts';
 import { InputError, RuntimeFailure, ValidationError } from '../shared/errors.ts';
 import { portalHome } from './home.ts';
+import { readNodeShow } from './status-request.ts';
 import { reloadAnswerMs, reloadPollMs, statusAnswerMs } from './limits.ts';
 
 export function registerNodeReload(node: Command): void {
@@ -92,14 +93,12 @@ async function showOf(runtime: RuntimeRecord): Promise<NodeShow> {
       hint: 'run portal node reload again once it is up',
     });
   try {
-    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, {
-      signal: AbortSignal.timeout(statusAnswerMs),
-    });
-    return (await response.json()) as NodeShow;
-  } catch {
+    return await readNodeShow(runtime.statusPort, statusAnswerMs);
+  } catch (error) {
     throw new RuntimeFailure(
       'NODE_DOWN',
-      `the node's status server on 127.0.0.1:${runtime.statusPort} does not answer (process ${runtime.pid})`,
+      `the node's status server on 127.0.0.1:${runtime.statusPort} did not answer ` +
+        `(${(error as Error).message}; process ${runtime.pid})`,
       { hint: 'check its log' },
     );
   }

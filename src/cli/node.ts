@@ -25,6 +25,7 @@ import { durationVariable } from './duration-flag.ts';
 import { statusAnswerMs } from './limits.ts';
 import { portalHome } from './home.ts';
 import { registerNodeReload } from './node-reload.ts';
+import { readNodeShow } from './status-request.ts';
 import { ticketFromFlags } from './ticket-input.ts';
 
 export interface NodeCreateOptions {
@@ -233,13 +234,11 @@ async function showNode(): Promise<void> {
     );
   let shown: NodeShow;
   try {
-    const response = await fetch(`http://127.0.0.1:${runtime.statusPort}/show`, {
-      signal: AbortSignal.timeout(statusAnswerMs),
-    });
-    shown = (await response.json()) as NodeShow;
-  } catch {
+    shown = await readNodeShow(runtime.statusPort, statusAnswerMs);
+  } catch (error) {
     throw down(
-      `its status server on 127.0.0.1:${runtime.statusPort} does not answer (pid ${runtime.pid})`,
+      `its status server on 127.0.0.1:${runtime.statusPort} did not answer ` +
+        `(${(error as Error).message}; pid ${runtime.pid})`,
       'check its log; a node that hangs can be stopped with kill',
     );
   }

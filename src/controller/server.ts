@@ -96,7 +96,9 @@ interface Subscriber {
   readonly push: (event: ControllerEvent) => void;
 }
 
-export interface ControllerServerStats extends AdmissionStats {
+export interface ControllerServerStats {
+  /** What the admission limits of its port hold and refused (nested, as ServiceFigures reads them). */
+  readonly admission: AdmissionStats;
   readonly members: number;
   readonly anonymousRefused: number;
   /** Connections refused to members holding as many as they may. */
@@ -168,7 +170,7 @@ export class ControllerServer {
 
   stats(): ControllerServerStats {
     return {
-      ...this.port.stats(),
+      admission: this.port.stats(),
       members: this.members.openMemberConnections,
       anonymousRefused: this.anonymousRefused,
       membersRefused: this.members.refusedMemberConnections,

@@ -11,6 +11,7 @@ import { policyAdmits } from '../shared/policy.ts';
 import { dataPathTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import { directPreambleOf, type InletAdvert } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
+import { DirectDialBudget } from './direct-dial-budget.ts';
 import { directRetryInitialMs, directRetryMaxMs, refillQuietMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 
@@ -34,6 +35,8 @@ export interface DirectDialerOptions {
   readonly holding: (inlet: string) => { readonly session: boolean; readonly waiting: number };
   /** @default directRetryInitialMs to directRetryMaxMs */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+  /** What an inlet's adverts may make the outlet dial. @default a DirectDialBudget of the node's limits */
+  readonly budget?: DirectDialBudget;
 }
 
 interface InletState {
@@ -50,9 +53,12 @@ interface InletState {
 
 export class DirectDialer {
   private readonly inlets = new Map<string, InletState>();
+  private readonly budget: DirectDialBudget;
   private stopped = false;
 
-  constructor(private readonly options: DirectDialerOptions) {}
+  constructor(private readonly options: DirectDialerOptions) {
+    this.budget = options.budget ?? new DirectDialBudget();
+  }
 
   /** An inlet's direct path, new or changed. */
   set(advert: InletAdvert): void {
@@ -174,7 +180,13 @@ export class DirectDialer {
   }
 
   private async dialOnce(advert: InletAdvert): Promise<void> {
-    const raw = await dialFirst(advert.addresses, directDialBudgetMs);
+    const { dial, withheld } = this.budget.allow(advert.inlet, advert.addresses, Date.now());
+    if (withheld > 0)
+      this.options.logger.debug(
+        `outlet: inlet ${advert.inlet} advertised ${withheld} addresses past what an outlet dials for one inlet`,
+      );
+    if (dial.length === 0) throw new Error('its advert names no address the outlet dials for it now');
+    const raw = await dialFirst(dial, directDialBudgetMs);
     raw.write(directPreambleOf(advert.secret));
     await this.options.carry(raw, advert.inlet);
   }

@@ -48,6 +48,21 @@ export const maxWarmStreams = 16;
  */
 export const refillQuietMs = 50;
 
+/**
+ * Distinct addresses of one advert an outlet dials: an inlet listening on every interface advertises
+ * up to nine, PORTAL_DIRECT_ADVERTISE up to sixteen.
+ */
+export const directAddressesPerAdvert = 16;
+
+/**
+ * Distinct addresses one inlet may make an outlet dial within directAddressWindowMs, over all its
+ * adverts: room for an inlet that moves once or twice, none for using the outlet as a port scanner.
+ */
+export const directDistinctAddresses = 32;
+
+/** The window of directDistinctAddresses. */
+export const directAddressWindowMs = 10 * 60_000;
+
 /** The first wait before a failed direct dial is tried again; it doubles up to directRetryMaxMs. */
 export const directRetryInitialMs = 1000;
 

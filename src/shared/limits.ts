@@ -71,20 +71,26 @@ export const relaysPerTicket = 16;
  * above what it needs and far below what a local process could make the server hold.
  */
 export const statusLimits = {
-  /** Connections held at once; the next is closed as it arrives. */
+  /**
+   * Connections held at once; past it the oldest one not being answered (idle, or its headers
+   * incomplete) gives way to the newcomer.
+   */
   connections: 16,
   /** Bytes of a request's line and headers; more earns 431. */
   headerBytes: 8192,
   /** Headers one request may carry. */
   headers: 64,
-  /** How long the headers of a request may take: a slow sender is answered 408 and closed. */
-  headersTimeoutMs: 5000,
+  /**
+   * How long the headers of a request may take: a slow sender is answered 408 and closed. A probe or a
+   * scraper on this machine or the next sends them in one packet.
+   */
+  headersTimeoutMs: 2000,
   /** How long a whole request may take. */
   requestTimeoutMs: 10_000,
   /** How long an idle kept-alive connection stays open between requests. */
   keepAliveMs: 5000,
   /** How often the two timeouts above are checked, so that neither is overrun by more than this. */
-  timeoutCheckMs: 1000,
+  timeoutCheckMs: 500,
   /** Requests one connection may make before it is closed (its client opens another). */
   requestsPerConnection: 1000,
 } as const;

@@ -2,18 +2,21 @@
  * A status server: the small HTTP server on which a node, a controller or a relay answers probes and
  * Prometheus scrapes (GET /metrics, GET /healthz, a node's GET /show). It reads nothing from a request
  * but its method, path and Host, so it accepts only what a scraper needs and bounds the rest (see
- * statusLimits): a request with a body, another method, headers past their size or their time, and
- * connections past the cap are answered with an error or closed.
+ * statusLimits): a request with a body, another method, headers past their size or their time are
+ * answered with an error and closed. At the connection cap a new connection is taken and the oldest one
+ * not being answered gives way (status-connections.ts), so a local process that holds connections
+ * open cannot blind health probes.
  *
  * On a loopback address it answers only requests addressed to a loopback name: a web page whose name
  * was rebound to 127.0.0.1 sends its own name as Host, and is refused. On another address (the
  * operator's choice, for a scraper on another machine) any Host is answered.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { formatHostPort, isLoopbackHost } from './address.ts';
 import { statusLimits } from './limits.ts';
 import { listenOrExplain } from './listen.ts';
+import { StatusConnections } from './status-connections.ts';
 
 /** What a route answers. */
 export interface StatusAnswer {
@@ -47,6 +50,8 @@ export interface StatusServerOptions {
 
 export interface RunningStatusServer {
   readonly server: Server;
+  /** The connections it holds, and how many gave way to newer ones. */
+  readonly connections: StatusConnections;
   /** The port it listens on (the one the system chose for port 0). */
   readonly port: number;
   /** host:port it listens on, IPv6 in brackets. */
@@ -61,6 +66,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<R
   const limits = options.limits ?? statusLimits;
   const loopbackOnly = isLoopbackHost(options.host);
   let port = options.port;
+  const connections = new StatusConnections(limits.connections);
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -69,9 +75,16 @@ export async function startStatusServer(options: StatusServerOptions): Promise<R
       connectionsCheckingInterval: limits.timeoutCheckMs,
       maxHeaderSize: limits.headerBytes,
     },
-    (request, response) => answer(options, request, response, loopbackOnly ? port : undefined),
+    (request, response) => {
+      connections.answering(request.socket);
+      response.once('close', () => connections.answered(request.socket));
+      answer(options, request, response, loopbackOnly ? port : undefined);
+    },
   );
-  server.maxConnections = limits.connections;
+  // Not maxConnections: it refuses the newcomer, which is the probe when a local process holds the rest.
+  server.on('connection', (socket: Socket) => connections.take(socket));
+  // A client that stops reading an answer holds its connection no longer than this without a byte moving.
+  server.setTimeout(limits.requestTimeoutMs);
   server.maxHeadersCount = limits.headers;
   server.maxRequestsPerSocket = limits.requestsPerConnection;
   // Bad bytes, headers too large or too slow: Node's own answer (400, 431, 408), then the connection is closed.
@@ -87,6 +100,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<R
   port = (server.address() as AddressInfo).port;
   return {
     server,
+    connections,
     port,
     address: formatHostPort({ host, port }),
     close: () =>

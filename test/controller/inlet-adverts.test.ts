@@ -161,4 +161,20 @@ describe("controller: an inlet's direct path reaches only the outlets it would a
     const app = await listen(await enrolled('app-outlet', 'app'));
     assert.deepEqual(await inlets(app), [], 'nothing refused was recorded');
   });
+
+  it('passes a crafted advert of 40 addresses on with its first 16 only', async () => {
+    const app = await listen(await enrolled('app-outlet', 'app'));
+    const inlet = await listen(await enrolled('app-inlet'));
+    const many = Array.from({ length: 40 }, (_, index) => `10.0.0.${index + 1}:22`);
+    await inlet.channel.request('advertise', {
+      via: 'app',
+      allow: 'app-outlet',
+      addresses: many,
+      secret: 'w'.repeat(32),
+      warm: 1,
+    });
+    await until(() => app.events.length > 0, "the outlet's event");
+    const [heard] = await inlets(app);
+    assert.deepEqual(heard?.addresses, many.slice(0, 16), 'a list of texts on the wire keeps 16 at most');
+  });
 });

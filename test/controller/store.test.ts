@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
@@ -52,6 +52,37 @@ describe('controller store: SQLite kept out of the garbage collector', () => {
       );
     } finally {
       reopened.close();
+    }
+  });
+
+  it('creates the store, its WAL and shared memory 0600 under a 022 umask, and narrows a store made 0644', async () => {
+    const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
+    const previous = process.umask(0o022);
+    try {
+      const path = join(work, 'owner-only.db');
+      const store = await openStore(`sqlite:${path}`);
+      try {
+        await store.selectFrom('projects').select('id').execute();
+        for (const file of [path, `${path}-wal`, `${path}-shm`])
+          assert.equal((await modeOf(file)).toString(8), '600', `${file} is readable by its owner only`);
+      } finally {
+        await store.destroy();
+      }
+      // A store an earlier version made 0644 (and the files beside it) is narrowed when opened.
+      const older = join(work, 'older.db');
+      const made = await openStore(`sqlite:${older}`);
+      await made.destroy();
+      await chmod(older, 0o644);
+      await writeFile(`${older}-wal`, '', { mode: 0o644 });
+      const reopened = await openStore(`sqlite:${older}`);
+      try {
+        assert.equal((await modeOf(older)).toString(8), '600');
+        assert.equal((await modeOf(`${older}-wal`)).toString(8), '600');
+      } finally {
+        await reopened.destroy();
+      }
+    } finally {
+      process.umask(previous);
     }
   });
 

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { statusAnswerMs } from '../../src/cli/limits.ts';
+import { statusLimits } from '../../src/shared/limits.ts';
 import { ready } from '../support/echo-portal.ts';
 import { metricsOf, sample, statusFromStart } from '../support/node-checks.ts';
 import { inletPort, portal, type Running } from '../support/processes.ts';
@@ -70,6 +74,105 @@ describe('end to end: node status tells the truth', function () {
     await project?.close();
     await echo?.close();
     await new Promise((resolve) => (target ? target.close(resolve) : resolve(undefined)));
+  });
+
+  it(
+    'answers HEAD /, /show and portal node show while a local process holds every status connection, ' +
+      'silent or sending its headers byte by byte',
+    async () => {
+      const { statusPort } = JSON.parse(await readFile(join(home('outlet'), 'node', 'runtime.json'), 'utf8')) as {
+        statusPort: number;
+      };
+      // Before the hold: what one run of the command costs on this machine (mostly starting Node.js).
+      const baselineStarted = performance.now();
+      assert.equal((await portal(home('outlet'), ['node', 'show'])).code, 0);
+      const baselineMs = performance.now() - baselineStarted;
+      // The attacker: as many connections as the server holds, half silent, half dribbling one byte at a time.
+      const held = Array.from({ length: statusLimits.connections }, (_, index) => {
+        const socket = connect({ host: '127.0.0.1', port: statusPort });
+        socket.on('error', () => undefined);
+        if (index % 2 === 1) socket.write('GET /show HTTP/1.1\r\n');
+        return socket;
+      });
+      const dribble = setInterval(() => held.forEach((socket, index) => index % 2 === 1 && socket.write('X')), 100);
+      // Newcomers push the oldest out: the attacker reopens what it lost, as a determined one would.
+      const reopen = setInterval(() => {
+        for (const [index, socket] of held.entries()) {
+          if (!socket.destroyed) continue;
+          const again = connect({ host: '127.0.0.1', port: statusPort });
+          again.on('error', () => undefined);
+          held[index] = again;
+        }
+      }, 20);
+      try {
+        await Promise.all(held.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+        const timings: string[] = [];
+        for (let round = 0; round < 3; round += 1) {
+          let started = performance.now();
+          const head = await fetch(`http://127.0.0.1:${statusPort}/`, {
+            method: 'HEAD',
+            signal: AbortSignal.timeout(3000),
+          });
+          assert.equal(head.status, 200);
+          const show = await fetch(`http://127.0.0.1:${statusPort}/show`, { signal: AbortSignal.timeout(3000) });
+          assert.equal(((await show.json()) as { status: string }).status, 'up');
+          const probesMs = performance.now() - started;
+          started = performance.now();
+          const shown = await portal(home('outlet'), ['node', 'show']);
+          const cliMs = performance.now() - started;
+          assert.equal(shown.code, 0, shown.stderr);
+          assert.match(shown.stdout, /^The node is UP/);
+          timings.push(`probes ${Math.round(probesMs)} ms, node show ${Math.round(cliMs)} ms`);
+          assert.ok(probesMs < 2000, `HEAD / and /show took ${Math.round(probesMs)} ms during the hold`);
+          // The image's HEALTHCHECK gives node show 10 s (Dockerfile); its own wait for the node is statusAnswerMs.
+          assert.ok(cliMs < 10_000, `portal node show took ${Math.round(cliMs)} ms during the hold`);
+        }
+        console.log(
+          `      node show alone ${Math.round(baselineMs)} ms; during the hold of ${statusLimits.connections} ` +
+            `connections: ${timings.join('; ')}`,
+        );
+      } finally {
+        clearInterval(dribble);
+        clearInterval(reopen);
+        held.forEach((socket) => socket.destroy());
+      }
+    },
+  );
+
+  it('portal node show ends with one line and exit 1 when the status server accepts and never answers', async () => {
+    // A status port that takes connections and says nothing: the runtime file names this test's process.
+    const held = new Set<Socket>();
+    const mute = createServer((socket) => {
+      socket.on('error', () => undefined);
+      held.add(socket);
+    });
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const muteHome = join(project.dir, 'mute-node');
+    try {
+      await mkdir(join(muteHome, 'node'), { recursive: true });
+      const statusPort = (mute.address() as AddressInfo).port;
+      await writeFile(
+        join(muteHome, 'node', 'runtime.json'),
+        `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), statusPort })}\n`,
+      );
+      const started = performance.now();
+      const shown = await portal(muteHome, ['node', 'show']);
+      const tookMs = performance.now() - started;
+      assert.equal(shown.code, 1, `exit ${shown.code}: ${shown.stderr}`);
+      assert.equal(shown.stdout, '');
+      assert.match(
+        shown.stderr,
+        new RegExp(
+          `^portal: The node is DOWN: its status server on 127\\.0\\.0\\.1:${statusPort} did not answer ` +
+            `\\(no answer within ${statusAnswerMs} ms; pid ${process.pid}\\); check its log[^\n]*\n$`,
+        ),
+      );
+      // Its own wait, plus starting Node.js on a busy machine: it ends, with its line, rather than hang or exit 13.
+      assert.ok(tookMs < statusAnswerMs + 10_000, `it took ${Math.round(tookMs)} ms`);
+    } finally {
+      held.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => mute.close(resolve));
+    }
   });
 
   it('logs every address it listens on once, at start', async () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { DirectDialBudget } from '../../src/node/direct-dial-budget.ts';
 import { DirectDialer, dialFirst, outletDials } from '../../src/node/direct-dialer.ts';
+import { directAddressesPerAdvert, directDistinctAddresses } from '../../src/node/limits.ts';
 import { createLogger } from '../../src/node/logger.ts';
 import { directPreambleOf, type InletAdvert } from '../../src/wire/protocol.ts';
 
@@ -34,6 +36,66 @@ describe('direct path: the outlet dialling an inlet', () => {
     assert.equal(outletDials({ ...advert, attributes: ['team=ops', 'env=prod'] }, 'echo', policy), true);
     assert.equal(outletDials({ ...advert, attributes: ['team=ops', 'env=dev'] }, 'echo', policy), false);
     assert.equal(outletDials({ ...advert, attributes: ['team=ops', 'env=prod'] }, 'echo', 'team = '), false);
+  });
+
+  it(
+    'dials a crafted advert of 40 addresses at 16 at most, and 32 distinct ones per inlet across ' +
+      'adverts that change, so an inlet cannot make the outlet scan its network',
+    async () => {
+      // 120 real listeners on loopback, each counting the connections the outlet makes to it.
+      const reached = new Map<number, number>();
+      const servers = await Promise.all(
+        Array.from({ length: 120 }, async () => {
+          const server = createServer((socket) => {
+            const port = (server.address() as AddressInfo).port;
+            reached.set(port, (reached.get(port) ?? 0) + 1);
+            socket.destroy();
+          });
+          await listen(server);
+          return server;
+        }),
+      );
+      const addresses = servers.map((server) => `127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const dialer = new DirectDialer({
+        logger: quiet,
+        // Every dial fails after its connection: the inlet is never held, so the dialer keeps trying.
+        carry: (raw) => (raw.destroy(), Promise.reject(new Error('not an inlet'))),
+        holding: () => ({ session: false, waiting: 0 }),
+        retry: { initialMs: 10, maxMs: 20 },
+      });
+      const advert = (batch: number): InletAdvert => ({
+        inlet: 'scanner',
+        attributes: ['echo-inlet'],
+        via: 'echo',
+        addresses: addresses.slice(batch * 40, batch * 40 + 40),
+        secret: 's'.repeat(32),
+        warm: 1,
+      });
+      try {
+        dialer.set(advert(0));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        assert.equal(reached.size, directAddressesPerAdvert, `one advert reached ${reached.size} addresses`);
+        // Two more adverts with 40 new addresses each: only the rest of the inlet's budget is dialled.
+        dialer.set(advert(1));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        dialer.set(advert(2));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        console.log(`      3 adverts of 40 addresses each: ${reached.size} distinct addresses dialled`);
+        assert.equal(reached.size, directDistinctAddresses);
+      } finally {
+        dialer.stop();
+        servers.forEach((server) => server.close());
+      }
+    },
+  );
+
+  it('forgets what an inlet dialled once its window has passed', () => {
+    const budget = new DirectDialBudget({ perAdvert: 2, distinct: 3, windowMs: 1000 });
+    assert.deepEqual(budget.allow('n', ['a', 'a', 'b', 'c'], 0), { dial: ['a', 'b'], withheld: 2 });
+    assert.deepEqual(budget.allow('n', ['c', 'd'], 10).dial, ['c']);
+    assert.deepEqual(budget.allow('n', ['a', 'd'], 20).dial, ['a'], 'a known address stays dialable');
+    assert.deepEqual(budget.allow('other', ['d'], 20).dial, ['d'], 'each inlet has its own budget');
+    assert.deepEqual(budget.allow('n', ['d', 'e'], 1000).dial, ['d', 'e']);
   });
 
   it('uses the first address that connects and fails when none does', async () => {

@@ -1,7 +1,7 @@
 /**
- * The status server of every process, attacked as a local process could: connections past the cap,
- * silent and dribbling connections, oversized headers, bodies and other methods. Each bound is
- * asserted as a figure, and a scrape still succeeds afterwards.
+ * The status server of every process, attacked as a local process could: connections held to the cap,
+ * silent, dribbling and idle, oversized headers, bodies and other methods. Each bound is asserted as a
+ * figure, and probes are answered during the hold, not only afterwards.
  */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
@@ -9,6 +9,7 @@ import { Counter, Registry } from 'prom-client';
 import { statusLimits } from '../../src/shared/limits.ts';
 import { serveStatus } from '../../src/shared/process-status.ts';
 import type { RunningStatusServer } from '../../src/shared/status-server.ts';
+import { until } from '../support/in-process.ts';
 
 /** A raw connection: what it received, and when it closed (ms after it was opened). */
 interface Probe {
@@ -72,30 +73,77 @@ describe('status server: bounded against a local attacker', function () {
     assert.equal((await get('/nothing')).status, 404);
   });
 
-  it(`holds ${statusLimits.connections} connections, closes the next, times out silent and slow ones`, async () => {
-    // One dribbles its headers (a slowloris), the others send nothing.
-    const slow = probe(status.port, 'GET /metrics HTTP/1.1\r\n');
-    const dribble = setInterval(() => slow.socket.write('X-Slow: 1\r\n'), 200);
-    const silent = Array.from({ length: statusLimits.connections - 1 }, () => probe(status.port));
-    await Promise.all([slow, ...silent].map((one) => new Promise((resolve) => one.socket.once('connect', resolve))));
-    // Accepted connections are counted as the server sees them: give it the time to.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const extra = probe(status.port, 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    const extraClosedMs = await extra.closed;
-    assert.equal(extra.received, '', 'the connection past the cap is closed without an answer');
-    assert.ok(extraClosedMs < 1000, `closed after ${Math.round(extraClosedMs)} ms`);
-    const slowMs = await slow.closed;
-    clearInterval(dribble);
-    const closedMs = await Promise.all(silent.map((one) => one.closed));
-    const latest = Math.max(slowMs, ...closedMs);
-    console.log(
-      `      ${statusLimits.connections} connections held, all closed after ${Math.round(latest)} ms at most`,
+  it(
+    `answers /healthz and /metrics while ${statusLimits.connections} connections are held silent, ` +
+      'dribbling or idle; the oldest give way, the rest time out',
+    async () => {
+      // One dribbles its headers (a slowloris), one idles after an answer (kept alive), the rest send nothing.
+      const slow = probe(status.port, 'GET /metrics HTTP/1.1\r\n');
+      const dribble = setInterval(() => slow.socket.write('X'), 100);
+      const idle = probe(status.port, 'HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const silent = Array.from({ length: statusLimits.connections - 2 }, () => probe(status.port));
+      const held = [slow, idle, ...silent];
+      await Promise.all(held.map((one) => new Promise((resolve) => one.socket.once('connect', resolve))));
+      await until(() => idle.received.startsWith('HTTP/1.1 200') || undefined, 'the idle connection to be answered');
+      await until(
+        () => status.connections.size === statusLimits.connections || undefined,
+        'the server to hold every connection',
+      );
+      const evictedBefore = status.connections.evicted;
+      // Probes as a health checker makes them: a new connection each, answered within a bound.
+      const timings: number[] = [];
+      for (const path of ['/healthz', '/metrics', '/healthz', '/']) {
+        const started = performance.now();
+        const answer = await fetch(`http://127.0.0.1:${status.port}${path}`, {
+          method: path === '/' ? 'HEAD' : 'GET',
+          signal: AbortSignal.timeout(2000),
+        });
+        assert.equal(answer.status, 200, `${path} answered during the hold`);
+        await answer.arrayBuffer();
+        timings.push(performance.now() - started);
+      }
+      const slowest = Math.max(...timings);
+      assert.ok(slowest < 1000, `a probe took ${Math.round(slowest)} ms during the hold`);
+      // Each probe's connection made one held connection give way, the oldest first: the dribbler, then the idle one.
+      assert.ok(
+        status.connections.evicted - evictedBefore >= 2,
+        `${status.connections.evicted - evictedBefore} gave way`,
+      );
+      assert.ok((await slow.closed) < 2000, 'the oldest (the dribbler) gave way at once');
+      assert.ok((await idle.closed) < 2000, 'the idle one gave way next');
+      clearInterval(dribble);
+      const closedMs = await Promise.all(silent.map((one) => one.closed));
+      const latest = Math.max(...closedMs);
+      console.log(
+        `      ${statusLimits.connections} connections held: 4 probes answered in ${Math.round(slowest)} ms at most; ` +
+          `every held connection closed after ${Math.round(latest)} ms at most`,
+      );
+      assert.ok(latest < statusLimits.headersTimeoutMs + 2 * statusLimits.timeoutCheckMs + 1000, `${latest} ms`);
+      // Closed with Node's 408, or without a word: never served.
+      for (const one of silent) assert.match(one.received, /^(HTTP\/1\.1 408 Request Timeout\r\n[^]*)?$/);
+      assert.doesNotMatch(slow.received, /portal_test_total/);
+    },
+  );
+
+  it('answers a probe while every held connection dribbles its headers from many sockets at once', async () => {
+    // Twice the cap, each sending a byte every 50 ms: newcomers keep pushing the oldest out.
+    const dribblers = Array.from({ length: 2 * statusLimits.connections }, () =>
+      probe(status.port, 'GET /metrics HTTP/1.1\r\n'),
     );
-    assert.ok(latest < statusLimits.headersTimeoutMs + 2 * statusLimits.timeoutCheckMs, `${latest} ms`);
-    assert.match(slow.received, /^HTTP\/1\.1 408 /);
-    // Closed with Node's 408, or without a word: never served.
-    for (const one of silent) assert.match(one.received, /^(HTTP\/1\.1 408 Request Timeout\r\n[^]*)?$/);
-    assert.equal((await get('/metrics')).status, 200, 'a scrape is answered once they are gone');
+    const feed = setInterval(() => dribblers.forEach((one) => one.socket.write('Y')), 50);
+    try {
+      await until(
+        () => status.connections.size === statusLimits.connections || undefined,
+        'the server to hold every connection',
+      );
+      const started = performance.now();
+      const health = await fetch(`http://127.0.0.1:${status.port}/healthz`, { signal: AbortSignal.timeout(2000) });
+      assert.equal(health.status, 200);
+      assert.ok(performance.now() - started < 1000, `${Math.round(performance.now() - started)} ms`);
+    } finally {
+      clearInterval(feed);
+      dribblers.forEach((one) => one.socket.destroy());
+    }
   });
 
   it('refuses headers past their size (431), a body (413), another method (405), and reads no further', async () => {
