@@ -187,6 +187,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
       stopping = true;
       await relay?.close();
       await server.close();
+      await service.reports.flush();
       await service.audit.flushTallies();
       await store.destroy();
     },

@@ -330,7 +330,7 @@ export class ControllerServer {
           this.reports.set(nodeId, { liveSessions, relay: relayNode });
         return {};
       },
-      ...auditHandlers(service.audit, () => member()),
+      ...auditHandlers(service.audit, service.reports, () => member()),
     };
   }
 

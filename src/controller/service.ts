@@ -15,6 +15,7 @@ import type {
   TicketBody as TicketRequest,
   TicketInfo,
 } from '../wire/protocol.ts';
+import { ReportIntake } from './audit-intake.ts';
 import { AuditTrail } from './audit-trail.ts';
 import { OperationsTally } from '../shared/operations-tally.ts';
 import { Enrollments } from './enrollment.ts';
@@ -44,6 +45,8 @@ export class ControllerService {
   private readonly revocations: Revocations;
   /** The project's audit trail: every part of the controller records its events here. */
   readonly audit: AuditTrail;
+  /** What members report to the trail, checked and budgeted. */
+  readonly reports: ReportIntake;
 
   constructor(
     private readonly store: Store,
@@ -52,6 +55,7 @@ export class ControllerService {
   ) {
     this.settingsNow = settings;
     this.audit = new AuditTrail(store, { ...options, onWritten: (count) => this.tally.auditRecordsWritten(count) });
+    this.reports = new ReportIntake({ store, trail: this.audit });
     this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
     this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
     this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);

@@ -217,9 +217,14 @@ export interface ControllerOperations {
   'member-report': { request: { liveSessions: number }; answer: Empty };
   /**
    * A node or relay hands over events it saw (sessions, refusals), oldest first; the answer says how
-   * many were new. A record sent again is recognised by its id and written once.
+   * many were new. A record sent again is recognised by its id and written once. The controller takes
+   * the batch as far as the member's budget goes: the reporter keeps the records past `taken` and sends
+   * them again after `retryAfterMs`; a batch sent before then is refused whole and counted as dropped.
    */
-  'audit-report': { request: { records: readonly AuditReport[] }; answer: { written: number } };
+  'audit-report': {
+    request: { records: readonly AuditReport[] };
+    answer: { written: number; taken: number; retryAfterMs: number };
+  };
   /** An administrator reads the project's audit trail: a page of records after `afterSeq`. */
   audit: { request: AuditQuery; answer: { records: readonly AuditRecordWire[]; head: number } };
 }

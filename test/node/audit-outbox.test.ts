@@ -46,6 +46,18 @@ describe('audit outbox: records kept on disk, bounded, while the controller is a
     return answer.records.filter((record) => record.seenBy === node.record.nodeId);
   };
 
+  /** What an inlet says of a client connection it carried through `portal`. */
+  const sessionDetails = (portal: string) => ({
+    portal,
+    path: 'direct',
+    relay: null,
+    opened_at: new Date().toISOString(),
+    duration_ms: 5,
+    bytes_from_client: 1,
+    bytes_to_client: 1,
+    ended: 'closed',
+  });
+
   const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
   it('keeps at most its bound, counts the rest, and tells the trail of the loss once it is back', async () => {
@@ -53,7 +65,7 @@ describe('audit outbox: records kept on disk, bounded, while the controller is a
     const control = channel();
     const outbox = new AuditOutbox({ file, control, logger, maxRecords: 5, flushMs: 10 });
     await outbox.start();
-    for (let n = 0; n < 8; n += 1) outbox.record('session', [node.record.nodeId], { n });
+    for (let n = 0; n < 8; n += 1) outbox.record('session', [node.record.nodeId], sessionDetails(`p${n}`));
     // One place is kept for the record of the loss.
     assert.deepEqual(outbox.stats(), { pending: 4, dropped: 4 });
     // The loss is itself a record, kept in the place left free.
@@ -70,8 +82,8 @@ describe('audit outbox: records kept on disk, bounded, while the controller is a
       ['session', 'session', 'session', 'session', 'reports-dropped'],
     );
     assert.deepEqual(
-      records.slice(0, 4).map((record) => JSON.parse(record.details) as unknown),
-      [{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }],
+      records.slice(0, 4).map((record) => (JSON.parse(record.details) as { portal: string }).portal),
+      ['p0', 'p1', 'p2', 'p3'],
     );
     assert.equal((JSON.parse(records[4]?.details ?? '{}') as { count: number }).count, 4);
     assert.ok(logged.some((line) => line.includes('4 records were lost')));
