@@ -53,6 +53,12 @@ export function checkHello(service: ServiceName, message: unknown): string | und
   return versionMismatch(service, protocolVersion, hello?.portal === service ? version : undefined);
 }
 
+/**
+ * The most live sessions a member may report: far beyond what a node's connection bounds let it
+ * carry, so a larger figure is no count but a peer's invention (and would swamp the controller's sums).
+ */
+export const maxLiveSessions = 1_000_000;
+
 // ---------------------------------------------------------------------------------------------------
 // Requests and answers. On the wire a request is {id, op, ...request}; an answer {id, ok: true,
 // ...answer} or {id, ok: false, code, message, hint, exit}.
@@ -212,7 +218,7 @@ export interface ControllerOperations {
   'ticket-cancel': { request: { ticket: string }; answer: Empty };
   /**
    * What a member reports at each heartbeat: the end-to-end sessions and direct connections it carries,
-   * shown by `portal project members`.
+   * shown by `portal project members`: an integer from 0 to maxLiveSessions, else refused (BAD_REQUEST).
    */
   'member-report': { request: { liveSessions: number }; answer: Empty };
   /**
