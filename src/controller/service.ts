@@ -15,6 +15,7 @@ import type {
   TicketBody as TicketRequest,
   TicketInfo,
 } from '../wire/protocol.ts';
+import type { BudgetFigures } from './audit-budget.ts';
 import { ReportIntake } from './audit-intake.ts';
 import { AuditTrail } from './audit-trail.ts';
 import { OperationsTally } from '../shared/operations-tally.ts';
@@ -51,11 +52,18 @@ export class ControllerService {
   constructor(
     private readonly store: Store,
     settings: ControllerSettings,
-    options: { readonly log?: (line: string) => void } = {},
+    options: { readonly log?: (line: string) => void; readonly auditBudget?: BudgetFigures } = {},
   ) {
     this.settingsNow = settings;
-    this.audit = new AuditTrail(store, { ...options, onWritten: (count) => this.tally.auditRecordsWritten(count) });
-    this.reports = new ReportIntake({ store, trail: this.audit });
+    this.audit = new AuditTrail(store, {
+      ...(options.log ? { log: options.log } : {}),
+      onWritten: (count) => this.tally.auditRecordsWritten(count),
+    });
+    this.reports = new ReportIntake({
+      store,
+      trail: this.audit,
+      ...(options.auditBudget ? { budget: options.auditBudget } : {}),
+    });
     this.revocations = new Revocations(store, () => this.settingsNow.credentialLifetimeMs);
     this.certificates = new MemberCertificates(store, () => this.settingsNow, this.revocations);
     this.enrollments = new Enrollments(store, this.certificates, () => this.settingsNow, this.audit);
