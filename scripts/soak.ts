@@ -15,9 +15,10 @@
  *
  * Exits 1 when a target is missed: a process died, a client of `app` or `other` saw an error during an
  * attack, a process is not back within 10 % of its baseline memory, the flooding member held more
- * target connections than its bound, the bulk inlet took 5 s or more to a session past the rogue
- * relay, a relay restarted behind 20 unreachable ones was not linked again, or a client of a relay
- * killed mid-transfer saw an end of stream with bytes missing.
+ * target connections than its bound, a member flooding audit reports wrote more than its budget, the
+ * bulk inlet took 5 s or more to a session past the rogue relay, a relay restarted behind 20
+ * unreachable ones was not linked again, or a client of a relay killed mid-transfer saw an end of
+ * stream with bytes missing.
  *
  * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement.
  */
@@ -34,6 +35,9 @@ import {
   type Attackers,
 } from '../test/support/attack-scenarios.ts';
 import { realClients, usageOf, watchUsage, type ClientLoad, type Usage } from '../test/support/attackers.ts';
+import { floodReports } from '../test/support/audit-flood.ts';
+import { auditBudget } from '../src/controller/limits.ts';
+import { enrollWithTicket } from '../src/node/enrollment.ts';
 import { countOutcomes, cutTransfers } from '../test/support/cut-transfers.ts';
 import { timeUntilWorking } from '../test/support/echo-portal.ts';
 import { startGateProxy } from '../test/support/gate-proxy.ts';
@@ -224,6 +228,21 @@ async function main(): Promise<number> {
         `${flood.opened} opens by 1,000: ${outcome(flood)} (${flood.reasons.join('; ')}); ` +
         `${burst.opened} at once: ${outcome(burst)}`
       );
+    });
+
+    await attack('A3 audit flood, no rights', async () => {
+      // A member no allow admits reports as fast as it can: the trail takes its budget and no more.
+      const identity = await enrollWithTicket(
+        join(homes, 'audit-flooder'),
+        await project.ticket(['--attribute', 'stranger']),
+      );
+      const floodSeconds = 20;
+      const flood = await floodReports(identity, { durationMs: floodSeconds * 1000 });
+      const written = flood.answers.reduce((sum, answer) => sum + answer.taken, 0);
+      const { records } = auditBudget.member;
+      const bound = records.burst + records.perSecond * (floodSeconds + 10);
+      if (written > bound) failures.push(`the audit flood wrote ${written} records (bound ${bound})`);
+      return `${flood.records} records sent, ${written} written (bound ${bound})`;
     });
 
     let bulkPort = 0;

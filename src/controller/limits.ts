@@ -69,10 +69,11 @@ export const reportsDroppedWindowMs = 5000;
 /**
  * How long the answer to a batch sent while its member was told to wait is held back (at most until
  * the wait ends): a connection reads no more while its requests in flight are all answered later, so
- * a flooding member sends a few batches a wait rather than as many as the controller can parse. Under
- * the reporter's own request timeout (controlRequestTimeoutMs), so that no answer comes too late.
+ * a flooding member sends a few batches a wait rather than as many as the controller can parse. Half
+ * the reporter's own request timeout (controlRequestTimeoutMs), so that a busy controller's answer
+ * still comes in time.
  */
-export const earlyReportHoldMs = 8000;
+export const earlyReportHoldMs = 5000;
 
 /**
  * How far a reported event's time may lie from the controller's clock: ahead by a clock's usual skew,

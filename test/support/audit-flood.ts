@@ -12,8 +12,8 @@ export interface FloodOptions {
   readonly durationMs: number;
   /** Requests kept in flight on the one connection. @default 16 */
   readonly inFlight?: number;
-  /** The outlet the session records name beside the flooder. */
-  readonly peer: string;
+  /** The outlet the session records name beside the flooder; none: they name the flooder alone. */
+  readonly peer?: string;
 }
 
 /** One batch as the controller answered it. */
@@ -32,12 +32,12 @@ export interface FloodResult {
 }
 
 /** A session record as large as an inlet's may honestly be. */
-export function sessionReport(self: string, peer: string, time = Date.now()): AuditReport {
+export function sessionReport(self: string, peer: string | undefined, time = Date.now()): AuditReport {
   return {
     id: `f${randomBytes(12).toString('base64url')}`,
     event: 'session',
     time,
-    members: [self, peer],
+    members: peer ? [self, peer] : [self],
     details: JSON.stringify({
       portal: 'flood',
       path: 'relay',
