@@ -15,9 +15,10 @@
  *
  * Exits 1 when a target is missed: a process died, a client of `app` or `other` saw an error during an
  * attack, a process is not back within 10 % of its baseline memory, the flooding member held more
- * target connections than its bound, the bulk inlet took 5 s or more to a session past the rogue
- * relay, a relay restarted behind 20 unreachable ones was not linked again, or a client of a relay
- * killed mid-transfer saw an end of stream with bytes missing.
+ * target connections than its bound, a member flooding audit reports wrote more than its budget, the
+ * bulk inlet took 5 s or more to a session past the rogue relay, a relay restarted behind 20
+ * unreachable ones was not linked again, or a client of a relay killed mid-transfer saw an end of
+ * stream with bytes missing.
  *
  * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement.
  */

@@ -25,6 +25,8 @@ const unitFiles = [
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',
+  'test/controller/audit-budget.test.ts',
+  'test/controller/audit-reports.test.ts',
   'test/controller/audit-trail.test.ts',
   'test/controller/backup-archive.test.ts',
   'test/controller/backup-authentication.test.ts',

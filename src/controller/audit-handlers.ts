@@ -2,20 +2,17 @@
 import { InputError } from '../shared/errors.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { isAuditEventKind, type ControllerOperations, type OperationHandlers } from '../wire/protocol.ts';
-import { entriesOfReports, memberIdPattern } from './audit-reports.ts';
+import type { ReportIntake } from './audit-intake.ts';
+import { memberIdPattern } from './audit-reports.ts';
 import type { AuditTrail } from './audit-trail.ts';
 import { requireAdmin } from './projects.ts';
 
 type AuditOperations = Pick<OperationHandlers<ControllerOperations>, 'audit-report' | 'audit'>;
 
 /** `member()` is the member the connection's certificate proves (it throws for an anonymous one). */
-export function auditHandlers(trail: AuditTrail, member: () => PeerIdentity): AuditOperations {
+export function auditHandlers(trail: AuditTrail, intake: ReportIntake, member: () => PeerIdentity): AuditOperations {
   return {
-    'audit-report': async ({ records }) => {
-      const peer = member();
-      const entries = entriesOfReports(peer, records);
-      return { written: entries.length > 0 ? await trail.append(peer.projectId, entries) : 0 };
-    },
+    'audit-report': ({ records }) => intake.report(member(), records),
     audit: (query) => {
       const admin = member();
       requireAdmin(admin);

@@ -116,7 +116,7 @@ export class AuditTrail {
    */
   async record(
     projectId: string,
-    event: ControllerEventKind | 'refused',
+    event: ControllerEventKind | 'refused' | 'reports-dropped',
     members: readonly string[],
     details: AuditDetails = {},
   ): Promise<void> {
@@ -261,7 +261,8 @@ export class AuditTrail {
   async query(projectId: string, query: AuditQuery): Promise<AuditPage> {
     const after = Number.isFinite(query.afterSeq) ? Math.max(0, Math.floor(query.afterSeq)) : 0;
     let select = this.store.selectFrom('audit_records').selectAll().where('project_id', '=', projectId);
-    if (Number.isFinite(query.since) && query.since > 0) select = select.where('occurred_at', '>=', query.since);
+    // By the controller's clock: a reporter's own time could hide a record from a review.
+    if (Number.isFinite(query.since) && query.since > 0) select = select.where('recorded_at', '>=', query.since);
     if (query.event) select = select.where('event', '=', query.event);
     const member = query.member;
     const limit =

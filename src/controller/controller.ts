@@ -34,6 +34,7 @@ import { memberCounts, storeProblem } from './member-counts.ts';
 import { registerControllerMetrics } from './metrics.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
+import type { BudgetFigures } from './audit-budget.ts';
 import { openStore, type Store } from './store/open.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
@@ -67,6 +68,8 @@ export interface ControllerOptions {
     onRefused: (peer: PeerIdentity, reason: 'allow' | 'limits', relay: string, detail: string) => void,
   ) => SharedDataPlane;
   readonly log?: (line: string) => void;
+  /** What members' audit reports may write. @default auditBudget */
+  readonly auditBudget?: BudgetFigures;
 }
 
 /** Draining: takes no new connections, while the splices its embedded relay carries go on until close(). */
@@ -131,7 +134,10 @@ export async function startController(options: ControllerOptions): Promise<Runni
     credentialLifetimeMs: options.credentialLifetimeMs ?? defaultCredentialLifetimeMs,
     sealingKey,
   };
-  const service = new ControllerService(store, settings, options.log ? { log: options.log } : {});
+  const service = new ControllerService(store, settings, {
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.auditBudget ? { auditBudget: options.auditBudget } : {}),
+  });
   const relay = options.relay?.(
     (peer) => service.verifyPeer(peer),
     // The controller's own relay: its refusals are the controller's to record, tallied as a relay's are.
@@ -187,6 +193,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
       stopping = true;
       await relay?.close();
       await server.close();
+      await service.reports.flush();
       await service.audit.flushTallies();
       await store.destroy();
     },

@@ -19,6 +19,7 @@ import type { AnsweredRequest } from '../wire/service-connection.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import {
   controllerFields,
+  maxLiveSessions,
   type AnswerOf,
   type AuditDetails,
   type ControllerEvent,
@@ -356,11 +357,14 @@ export class ControllerServer {
       },
       'member-report': ({ liveSessions }) => {
         const { nodeId, relayNode } = member();
-        if (Number.isInteger(liveSessions) && liveSessions >= 0)
-          this.reports.set(nodeId, { liveSessions, relay: relayNode });
+        if (!Number.isSafeInteger(liveSessions) || liveSessions < 0 || liveSessions > maxLiveSessions)
+          throw new InputError('BAD_REQUEST', `a member reported ${String(liveSessions).slice(0, 40)} live sessions`, {
+            hint: `a count of live sessions is an integer from 0 to ${maxLiveSessions}`,
+          });
+        this.reports.set(nodeId, { liveSessions, relay: relayNode });
         return {};
       },
-      ...auditHandlers(service.audit, () => member()),
+      ...auditHandlers(service.audit, service.reports, () => member()),
     };
   }
 

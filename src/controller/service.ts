@@ -15,6 +15,8 @@ import type {
   TicketBody as TicketRequest,
   TicketInfo,
 } from '../wire/protocol.ts';
+import type { BudgetFigures } from './audit-budget.ts';
+import { ReportIntake } from './audit-intake.ts';
 import { AuditTrail } from './audit-trail.ts';
 import { auditSignerOf } from '../shared/audit-signature.ts';
 import { OperationsTally } from '../shared/operations-tally.ts';
@@ -46,11 +48,13 @@ export class ControllerService {
   private readonly revocations: Revocations;
   /** The project's audit trail: every part of the controller records its events here. */
   readonly audit: AuditTrail;
+  /** What members report to the trail, checked and budgeted. */
+  readonly reports: ReportIntake;
 
   constructor(
     private readonly store: Store,
     settings: ControllerSettings,
-    options: { readonly log?: (line: string) => void } = {},
+    options: { readonly log?: (line: string) => void; readonly auditBudget?: BudgetFigures } = {},
   ) {
     this.settingsNow = settings;
     this.audit = new AuditTrail(store, {
@@ -58,6 +62,11 @@ export class ControllerService {
       onWritten: (count) => this.tally.auditRecordsWritten(count),
       // The trail key comes from the sealing key, which is never beside the store it signs.
       signer: auditSignerOf(settings.sealingKey),
+    });
+    this.reports = new ReportIntake({
+      store,
+      trail: this.audit,
+      ...(options.auditBudget ? { budget: options.auditBudget } : {}),
     });
     this.revocations = new Revocations(
       store,

@@ -10,6 +10,9 @@
  *
  * Past the bound new records are not kept but counted; once there is room again one `reports-dropped`
  * record says how many were lost and when, so the loss is itself in the trail.
+ *
+ * The controller takes a batch as far as this member's audit budget goes and says when to send the
+ * rest: those records stay here (counted against the bound like any other) and go no sooner.
  */
 import { randomBytes } from 'node:crypto';
 import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
@@ -55,6 +58,8 @@ export class AuditOutbox {
   private timer: NodeJS.Timeout | undefined;
   private disk: Promise<void> = Promise.resolve();
   private sending = false;
+  /** When the controller said the records it did not take may be sent again (Date.now() ms). */
+  private sendAfter = 0;
   private stopped = false;
   private readonly maxRecords: number;
   private readonly maxBytes: number;
@@ -185,23 +190,38 @@ export class AuditOutbox {
   private async send(): Promise<void> {
     const { control, logger } = this.options;
     if (this.sending) return;
+    // Told to wait: a batch sent sooner would be refused whole, and counted as dropped.
+    const waitMs = this.sendAfter - Date.now();
+    if (waitMs > 0) {
+      this.schedule(waitMs);
+      return;
+    }
     this.sending = true;
     try {
       // A batch now, then more only while full ones wait (a backlog): records that came in meanwhile
       // go with the next flush, so that a steady trickle still travels in batches.
       let more = this.pending.length > 0;
+      let retryAfterMs = 0;
       while (more && control.connected && !this.stopped) {
-        const batch = this.pending.slice(0, auditLimits.reportRecords);
-        await control.request('audit-report', { records: batch.map((entry) => entry.report) });
+        const sent = this.pending.slice(0, auditLimits.reportRecords);
+        const answer = await control.request('audit-report', { records: sent.map((entry) => entry.report) });
+        // The controller takes a batch as far as this member's budget goes; the rest waits here.
+        const batch = sent.slice(0, Math.max(0, Math.min(sent.length, Math.floor(answer.taken))));
         const taken = new Set(batch);
         this.pending = this.pending.filter((entry) => !taken.has(entry));
         this.bytes -= batch.reduce((sum, entry) => sum + entry.line.length + 1, 0);
         this.takenSinceRewrite += batch.length;
         this.tellLoss();
-        more = this.pending.length >= auditLimits.reportRecords;
+        retryAfterMs = batch.length < sent.length ? boundedRetry(answer.retryAfterMs) : 0;
+        more = retryAfterMs === 0 && this.pending.length >= auditLimits.reportRecords;
       }
       if (this.takenSinceRewrite > 0) await this.writeOut();
-      if (this.pending.length > 0) this.schedule(this.options.flushMs ?? auditOutboxLimits.flushMs);
+      if (retryAfterMs > 0) {
+        this.sendAfter = Date.now() + retryAfterMs;
+        logger.debug(`audit: the controller takes the rest in ${retryAfterMs} ms`);
+      }
+      if (this.pending.length > 0)
+        this.schedule(Math.max(retryAfterMs, this.options.flushMs ?? auditOutboxLimits.flushMs));
     } catch (error) {
       logger.debug(`audit: the controller did not take the records yet: ${(error as Error).message}`);
       // Connected but refused (a timeout, say): again in a while; a lost connection waits for 'up'.
@@ -211,6 +231,12 @@ export class AuditOutbox {
     }
   }
 }
+
+/** The controller's word on when to send again, within reason: a wrong figure neither floods nor stalls. */
+const boundedRetry = (ms: number) =>
+  Number.isFinite(ms)
+    ? Math.min(Math.max(ms, auditOutboxLimits.flushMs), auditOutboxLimits.maxRetryMs)
+    : auditOutboxLimits.retryMs;
 
 /** A line of the file read back; undefined when it is no report (a torn last line, say). */
 function reportOf(line: string): AuditReport | undefined {

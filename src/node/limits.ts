@@ -170,9 +170,17 @@ export const revocationListWaitMs = 3000;
  * The audit records a node or relay keeps while the controller is away (src/node/audit-outbox.ts):
  * at most `records` of them and `bytes` of file (a session record is about 400 bytes, so the bytes
  * bind first only for unusually large records); new ones wait `flushMs` so that they are written and
- * sent in batches; a batch the controller did not take is sent again after `retryMs`.
+ * sent in batches; a batch that failed is sent again after `retryMs`, and what the controller's budget
+ * did not take when it says (at most `maxRetryMs`).
  */
-export const auditOutboxLimits = { records: 10_000, bytes: 8 * 1024 * 1024, flushMs: 250, retryMs: 2000 } as const;
+export const auditOutboxLimits = {
+  records: 10_000,
+  bytes: 8 * 1024 * 1024,
+  flushMs: 250,
+  retryMs: 2000,
+  /** The longest the controller may tell the outbox to wait before it sends what its budget did not take. */
+  maxRetryMs: 5 * 60_000,
+} as const;
 
 /**
  * Refusals are recorded per window of this long, one record per reason, portal and peer with their

@@ -53,6 +53,12 @@ export function checkHello(service: ServiceName, message: unknown): string | und
   return versionMismatch(service, protocolVersion, hello?.portal === service ? version : undefined);
 }
 
+/**
+ * The most live sessions a member may report: far beyond what a node's connection bounds let it
+ * carry, so a larger figure is no count but a peer's invention (and would swamp the controller's sums).
+ */
+export const maxLiveSessions = 1_000_000;
+
 // ---------------------------------------------------------------------------------------------------
 // Requests and answers. On the wire a request is {id, op, ...request}; an answer {id, ok: true,
 // ...answer} or {id, ok: false, code, message, hint, exit}.
@@ -224,14 +230,19 @@ export interface ControllerOperations {
   'ticket-cancel': { request: { ticket: string }; answer: Empty };
   /**
    * What a member reports at each heartbeat: the end-to-end sessions and direct connections it carries,
-   * shown by `portal project members`.
+   * shown by `portal project members`: an integer from 0 to maxLiveSessions, else refused (BAD_REQUEST).
    */
   'member-report': { request: { liveSessions: number }; answer: Empty };
   /**
    * A node or relay hands over events it saw (sessions, refusals), oldest first; the answer says how
-   * many were new. A record sent again is recognised by its id and written once.
+   * many were new. A record sent again is recognised by its id and written once. The controller takes
+   * the batch as far as the member's budget goes: the reporter keeps the records past `taken` and sends
+   * them again after `retryAfterMs`; a batch sent before then is refused whole and counted as dropped.
    */
-  'audit-report': { request: { records: readonly AuditReport[] }; answer: { written: number } };
+  'audit-report': {
+    request: { records: readonly AuditReport[] };
+    answer: { written: number; taken: number; retryAfterMs: number };
+  };
   /** An administrator reads the project's audit trail: a page of records after `afterSeq`, bounded in bytes. */
   audit: { request: AuditQuery; answer: AuditPage };
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { entriesOfReports } from '../../src/controller/audit-reports.ts';
-import { AuditTrail } from '../../src/controller/audit-trail.ts';
+import { AuditTrail, type AuditEntry } from '../../src/controller/audit-trail.ts';
 import { openStore, type Store } from '../../src/controller/store/open.ts';
 import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 import type { PeerIdentity } from '../../src/pki/identity.ts';
@@ -38,6 +38,18 @@ const node: PeerIdentity = {
 };
 
 const everything = { afterSeq: 0, limit: 200, since: 0 };
+
+/** The reporter's project as the store would know it: the inlet and one outlet. */
+const context = {
+  peer: node,
+  now: 1_700_000_100_000,
+  members: new Map([
+    ['n-inlet', { relayNode: false, revoked: false }],
+    ['n-outlet', { relayNode: false, revoked: false }],
+  ]),
+};
+const written = (entries: readonly (AuditEntry | undefined)[]) =>
+  entries.filter((entry): entry is AuditEntry => entry !== undefined);
 
 describe('audit trail: an append-only hash chain per project', () => {
   let work: string;
@@ -86,11 +98,20 @@ describe('audit trail: an append-only hash chain per project', () => {
       event: 'session',
       time: 1_700_000_000_000,
       members: ['n-inlet', 'n-outlet'],
-      details: JSON.stringify({ path: 'direct', bytes_from_client: 10 }),
+      details: JSON.stringify({
+        portal: 'db',
+        path: 'direct',
+        relay: null,
+        opened_at: '2023-11-14T22:13:19.000Z',
+        duration_ms: 1000,
+        bytes_from_client: 10,
+        bytes_to_client: 20,
+        ended: 'closed',
+      }),
     };
-    const entries = entriesOfReports(node, [report, { ...report, id: 'r-other-01234' }]);
+    const entries = written(entriesOfReports(context, [report, { ...report, id: 'r-other-01234' }]));
     assert.equal(await trail.append('p1', entries), 2);
-    assert.equal(await trail.append('p1', entriesOfReports(node, [report])), 0);
+    assert.equal(await trail.append('p1', written(entriesOfReports(context, [report]))), 0);
     const { records } = await trail.query('p1', everything);
     assert.deepEqual(
       records.map((r) => [r.reportId, r.seenBy, r.time]),
@@ -102,16 +123,24 @@ describe('audit trail: an append-only hash chain per project', () => {
   });
 
   it('leaves out reports a member may not make: controller kinds, nested details, bad ids', () => {
-    const good = { id: 'r-0123456789', event: 'refused', time: 1, members: [], details: '{"reason":"allow"}' };
-    const kept = entriesOfReports(node, [
-      good,
-      { ...good, event: 'enrolled' },
-      { ...good, details: '{"nested":{"a":1}}' },
-      { ...good, details: '[1]' },
-      { ...good, id: 'short' },
-      { ...good, time: Number.NaN },
-      { ...good, members: ['not an id'] },
-    ]);
+    const good = {
+      id: 'r-0123456789',
+      event: 'refused',
+      time: 1,
+      members: [],
+      details: '{"count":1,"reason":"allow"}',
+    };
+    const kept = written(
+      entriesOfReports(context, [
+        good,
+        { ...good, event: 'enrolled' },
+        { ...good, details: '{"nested":{"a":1}}' },
+        { ...good, details: '[1]' },
+        { ...good, id: 'short' },
+        { ...good, time: Number.NaN },
+        { ...good, members: ['not an id'] },
+      ]),
+    );
     assert.equal(kept.length, 1);
   });
 
