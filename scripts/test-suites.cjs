@@ -46,6 +46,7 @@ const unitFiles = [
   'test/node/home-claim.test.ts',
   'test/node/logger.test.ts',
   'test/node/outlet-bounds.test.ts',
+  'test/node/outlet-dials.test.ts',
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/reload.test.ts',
