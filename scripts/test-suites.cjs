@@ -56,6 +56,7 @@ const unitFiles = [
   'test/node/standing-channel.test.ts',
   'test/node/ticket-fit.test.ts',
   'test/node/tls-portal.test.ts',
+  'test/node/warm-streams.test.ts',
   'test/pki/authority.test.ts',
   'test/relay/pairing.test.ts',
   'test/relay/relay-node.test.ts',

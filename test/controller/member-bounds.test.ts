@@ -5,7 +5,7 @@ import type { StoredIdentity } from '../../src/node/identity-store.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { openControlChannel, type ControlChannel } from '../../src/wire/control-channel.ts';
 import { memberConnections } from '../../src/wire/limits.ts';
-import { advertsPerConnection, anonymousRequests } from '../../src/controller/limits.ts';
+import { advertsPerConnection, anonymousRate, anonymousRequests } from '../../src/controller/limits.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
 /** Adverts a project may hold at once (src/controller/inlet-adverts.ts). */
@@ -91,6 +91,46 @@ describe('controller: what one member, or one connection without a certificate, 
     channels.push(fresh);
     assert.equal(await outcome(fresh.request('ping', {})), 'answered');
   });
+
+  it(
+    `holds one source to ${anonymousRate.burst} requests without a certificate at once, ` +
+      `then ${anonymousRate.perSecond} a second`,
+    async () => {
+      // A controller of its own: the requests of the other tests from this source count for nothing here.
+      const fresh = await createWorld();
+      try {
+        const started = performance.now();
+        const connections = await Promise.all(
+          Array.from({ length: 16 }, () =>
+            openControlChannel(fresh.admin.record).then((channel) => {
+              channels.push(channel);
+              return channel;
+            }),
+          ),
+        );
+        const outcomes = await Promise.all(
+          connections.map(async (channel) => {
+            const answers: string[] = [];
+            for (let request = 0; request < anonymousRequests; request += 1) {
+              const answer = await outcome(channel.request('ping', {}));
+              answers.push(answer);
+              if (answer !== 'answered') break;
+            }
+            return answers;
+          }),
+        );
+        const seconds = (performance.now() - started) / 1000;
+        const answered = outcomes.flat().filter((answer) => answer === 'answered').length;
+        const refused = outcomes.flat().length - answered;
+        // 128 asked for: the burst, and what the rate gave back while they were asked, no more.
+        const most = anonymousRate.burst + Math.ceil(anonymousRate.perSecond * seconds);
+        assert.ok(answered >= anonymousRate.burst && answered <= most, `${answered} answered in ${seconds} s`);
+        assert.ok(refused > 0, 'the rest closed');
+      } finally {
+        await fresh.close();
+      }
+    },
+  );
 
   it(
     `keeps one direct path per relay name, ${advertsPerConnection} per connection ` +
