@@ -44,6 +44,7 @@ const unitFiles = [
   'test/node/direct-dialer.test.ts',
   'test/node/direct-listener.test.ts',
   'test/node/home-claim.test.ts',
+  'test/node/inlet-refusal.test.ts',
   'test/node/logger.test.ts',
   'test/node/outlet-bounds.test.ts',
   'test/node/outlet-dials.test.ts',
