@@ -51,6 +51,7 @@ const unitFiles = [
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/reload.test.ts',
+  'test/node/revocation-cut.test.ts',
   'test/node/revocation-list.test.ts',
   'test/node/several-portals.test.ts',
   'test/node/show.test.ts',
