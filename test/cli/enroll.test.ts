@@ -186,4 +186,36 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
       assert.equal(runtime.listening, `127.0.0.1:${port}`, 'the runtime file names where it listens');
     },
   );
+
+  it('enrolls another administrator with an admin ticket, refusing any other before it is used', async () => {
+    const first = await portal(home, ['enroll']);
+    assert.equal(first.code, 0, first.stderr);
+    const second = join(home, 'second-administrator');
+    const nodeTicket = (await portal(home, ['project', 'ticket', '--attribute', 'db-inlet'])).stdout.trim();
+    const refused = await portal(second, ['enroll', '--ticket', nodeTicket]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /^portal: this ticket does not enroll an administrator; issue one with portal project/,
+    );
+    const listed = (await portal(home, ['project', 'tickets', '--json'])).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: string; usesLeft: number });
+    assert.equal(listed.find((ticket) => ticket.id === decodeTicket(nodeTicket).ticketId)?.usesLeft, 1, 'not spent');
+
+    const adminTicket = (await portal(home, ['project', 'ticket', '--admin'])).stdout.trim();
+    const joined = await portal(second, ['enroll', '--ticket', adminTicket]);
+    assert.equal(joined.code, 0, joined.stderr);
+    assert.match(
+      joined.stdout,
+      /^Enrolled: administrator a[0-9a-f]+ of project p[0-9a-f]{16} on controller 127\.0\.0\.1:\d+\.$/m,
+    );
+    // The second administrator administers the same project: it lists both administrators.
+    const members = (await portal(second, ['project', 'members', '--json'])).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { kind: string; revoked: unknown });
+    assert.equal(members.filter((member) => member.kind === 'administrator' && member.revoked === null).length, 2);
+  });
 });
