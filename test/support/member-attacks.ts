@@ -114,7 +114,10 @@ export async function expiredCertificateSession(
   watchAfterMs = 3000,
 ): Promise<ExpiredSession> {
   const identity = await enrolledInlet(attackers, name);
-  const short = await certificateWithLifetime(attackers.project.controller.dataDir, identity, lifetimeMs);
+  // The controller's PORTAL_HOME, as startProject gives it.
+  const controllerHome = join(attackers.project.dir, 'controller-home');
+  const { dataDir } = attackers.project.controller;
+  const short = await certificateWithLifetime(dataDir, controllerHome, identity, lifetimeMs);
   const notAfter = Date.parse(new X509Certificate(short).validTo);
   // The advert goes over a connection with the member's usual certificate; the session is made with the short one.
   const dial = await dialledByOutlet(identity, attackers.relay, attackers.outletAttribute);

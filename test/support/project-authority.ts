@@ -5,25 +5,27 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { defaultControllerSealingKeyFile } from '../../src/controller/controller.ts';
 import { createCertificateRequest, issueCertificate } from '../../src/pki/authority.ts';
 import { identityOf } from '../../src/pki/identity.ts';
 import { publicKeyOf } from '../../src/pki/keys.ts';
 import { unseal } from '../../src/pki/seal.ts';
-import { readSealingKey } from '../../src/shared/sealing-key.ts';
+import { keysDirectory, readSealingKey, sealingKeyFileNames } from '../../src/shared/sealing-key.ts';
 import type { StoredIdentity } from '../../src/node/identity-store.ts';
 
 /**
  * A certificate for `identity`'s own key and attributes, valid from now for `lifetimeMs`, signed by the
- * CA of its project in the controller whose data directory is `dataDir` (SQLite store, default key file).
+ * CA of its project in the controller whose data directory is `dataDir` (its SQLite store), started with
+ * PORTAL_HOME `controllerHome` and no sealing key named (so the key is the file under its keys/).
  */
 export async function certificateWithLifetime(
   dataDir: string,
+  controllerHome: string,
   identity: StoredIdentity,
   lifetimeMs: number,
 ): Promise<string> {
-  const sealingKey = await readSealingKey({ kind: 'file', path: defaultControllerSealingKeyFile(dataDir) });
-  if (!sealingKey) throw new Error(`no sealing key beside the controller data directory ${dataDir}`);
+  const keyFile = join(keysDirectory(controllerHome), sealingKeyFileNames.controller);
+  const sealingKey = await readSealingKey({ kind: 'file', path: keyFile });
+  if (!sealingKey) throw new Error(`no sealing key in ${keyFile}`);
   const store = new Database(join(dataDir, 'controller.db'), { readonly: true, fileMustExist: true });
   let row: { ca_certificate: string; ca_private_key: string } | undefined;
   try {
