@@ -10,12 +10,15 @@ import {
   statusServerHold,
   withheldVerdict,
 } from '../test/support/member-attacks.ts';
+import type { ProbeResult } from '../test/support/status-hold.ts';
 
 const MiB = 1024 * 1024;
 /**
- * What a member's 20 s of audit reports may add to the controller's store (database and journal). On
- * the code before per-member budgets, the same flood added 159 MB; a budget of the order docs/audit.md
- * gives (a few thousand records of at most ~1.5 KB stored per member per window) stays well under this.
+ * What a member's 20 s of audit reports may add to the controller's store (database and journal). A
+ * per-member budget of the order of docs/audit.md's "What a member's reports may cost" (a burst of
+ * about 1 MiB of reports, then a few KiB a second) lets about 1.2 MiB of reports through in 20 s, which
+ * the trail stores in a few MiB with its hashes and indexes; without a budget the same flood added
+ * 19 MiB here in 31 s (159 MB in 20 s on a faster store).
  */
 export const auditFloodStoreBound = 8 * MiB;
 /** Within this of `revoke` returning, or of a peer certificate's notAfter, its session is closed. */
@@ -105,16 +108,17 @@ export async function auditFloodRow(attackers: Attackers, failures: string[]): P
   );
 }
 
-/** Item 10: the outlet's status server held 10 s: each probe and `portal node show` answers within statusAnswerMs. */
+/**
+ * Item 10: the outlet's status server held 10 s. Each health probe answers 200 within statusAnswerMs;
+ * each `portal node show` says the node is UP within statusAnswerMs past what it took before the hold
+ * (starting the CLI costs seconds on a loaded machine, and that is not the status server's doing).
+ */
 export async function statusHoldRow(outletHome: string, failures: string[]): Promise<string> {
   const held = await statusServerHold(outletHome, 10_000, statusAnswerMs);
-  const late = (
-    probes: readonly { ms: number; code: number | undefined }[],
-    ok: (code: number | undefined) => boolean,
-  ) => probes.filter((probe) => probe.ms > statusAnswerMs || !ok(probe.code));
-  const healthLate = late(held.health, (code) => code === 200);
+  const showLimitMs = held.unheld.nodeShow.ms + statusAnswerMs;
+  const healthLate = held.health.filter((probe) => probe.ms > statusAnswerMs || probe.code !== 200);
   const showLate = held.nodeShow.filter(
-    (probe) => probe.ms > statusAnswerMs || probe.code !== 0 || !/The node is UP/.test(probe.output),
+    (probe) => probe.ms > showLimitMs || probe.code !== 0 || !/The node is UP/.test(probe.output),
   );
   if (healthLate.length > 0)
     failures.push(
@@ -123,22 +127,24 @@ export async function statusHoldRow(outletHome: string, failures: string[]): Pro
     );
   if (showLate.length > 0)
     failures.push(
-      `${showLate.length} of ${held.nodeShow.length} runs of portal node show on the held outlet failed or took ` +
-        `over ${statusAnswerMs} ms`,
+      `${showLate.length} of ${held.nodeShow.length} runs of portal node show on the held outlet did not say UP ` +
+        `within ${showLimitMs} ms (${held.unheld.nodeShow.ms} ms unheld + ${statusAnswerMs} ms)`,
     );
-  const worst = (probes: readonly { ms: number }[]) => Math.max(0, ...probes.map((probe) => probe.ms));
-  const codes = (probes: readonly { code: number | undefined }[]) => {
+  const worst = (probes: readonly ProbeResult[]) => Math.max(0, ...probes.map((probe) => probe.ms));
+  const codes = (probes: readonly ProbeResult[]) => {
     const counted: Record<string, number> = {};
-    for (const probe of probes)
-      counted[String(probe.code ?? 'none')] = (counted[String(probe.code ?? 'none')] ?? 0) + 1;
+    for (const { code } of probes) counted[String(code ?? 'none')] = (counted[String(code ?? 'none')] ?? 0) + 1;
     return JSON.stringify(counted);
   };
   const lastShow = held.nodeShow.at(-1)?.output.trim();
+  const { unheld } = held;
   return (
-    `holder kept ${held.heldAtEnd} connections (opened ${held.opened}); ` +
-    `${held.probe}: ${held.health.length - healthLate.length}/${held.health.length} answered 200 within ` +
+    `unheld: ${held.probe} ${unheld.health.code ?? 'no answer'} in ${unheld.health.ms} ms, ` +
+    `node show exit ${unheld.nodeShow.code ?? 'none'} in ${unheld.nodeShow.ms} ms; ` +
+    `held: holder kept ${held.heldAtEnd} connections (opened ${held.opened}); ` +
+    `${held.probe} ${held.health.length - healthLate.length}/${held.health.length} answered 200 within ` +
     `${statusAnswerMs} ms, codes ${codes(held.health)}, worst ${worst(held.health)} ms; ` +
-    `node show: ${held.nodeShow.length - showLate.length}/${held.nodeShow.length} UP within ${statusAnswerMs} ms, ` +
+    `node show ${held.nodeShow.length - showLate.length}/${held.nodeShow.length} UP within ${showLimitMs} ms, ` +
     `exit codes ${codes(held.nodeShow)}, worst ${worst(held.nodeShow)} ms` +
     (lastShow ? `, last said "${lastShow.slice(0, 80)}"` : ', last said nothing')
   );

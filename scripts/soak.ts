@@ -25,10 +25,11 @@
  * no stream accepted from its notAfter and is closed by notAfter + 1 s; a member flooding audit reports
  * for 20 s grows the controller's store by at most auditFloodStoreBound, while another member's report
  * lands and the administrator's `members` is answered within 1 s; and while a local process holds the
- * outlet's status server, every health probe and `portal node show` answers within 2 s.
+ * outlet's status server, every health probe answers within 2 s, and `portal node show` within 2 s past
+ * its time before the hold (see scripts/soak-member-attacks.ts).
  *
  * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement. SOAK_ONLY=key,key runs only
- * those attacks (the keys are attackKeys below; unreachable-relays and relay-killed need rogue-relay,
+ * those attacks (the keys are attackKeys in scripts/soak-selection.ts; unreachable-relays and relay-killed need rogue-relay,
  * which starts the bulk inlet); by default every attack runs.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -231,7 +231,9 @@ export async function auditFlood(attackers: Attackers, name: string, durationMs 
       const records = Array.from({ length: 200 }, () => refusalReport('soak audit flood'));
       try {
         recordsSent += records.length;
-        recordsWritten += (await current.request('audit-report', { records })).written;
+        // Read after the answer: `total += await …` would add to the total as it was before the wait.
+        const { written } = await current.request('audit-report', { records });
+        recordsWritten += written;
       } catch (error) {
         const code = (error as PortalError).code ?? (error as Error).message;
         refusedRequests[code] = (refusedRequests[code] ?? 0) + 1;
@@ -290,6 +292,8 @@ export interface StatusServerHold {
   readonly probe: string;
   readonly health: readonly ProbeResult[];
   readonly nodeShow: readonly ProbeResult[];
+  /** One of each before the hold: `portal node show`'s time includes starting the CLI, which the hold does not slow. */
+  readonly unheld: { readonly health: ProbeResult; readonly nodeShow: ProbeResult };
   /** Connections the holder had open when the hold ended, and opened in all. */
   readonly heldAtEnd: number;
   readonly opened: number;
@@ -298,7 +302,7 @@ export interface StatusServerHold {
 /**
  * Item 10: a local process holds the node status server's connections (16 idle, 16 dribbling a
  * request, each opened again when closed) for `durationMs`, while a health probe runs every second
- * and `portal node show` back to back, each given `limitMs`.
+ * and `portal node show` back to back; each is given `limitMs` past what it took before the hold.
  */
 export async function statusServerHold(home: string, durationMs = 10_000, limitMs = 2000): Promise<StatusServerHold> {
   const { statusPort } = JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as {
@@ -306,6 +310,10 @@ export async function statusServerHold(home: string, durationMs = 10_000, limitM
   };
   const healthz = await probeStatus(statusPort, 'GET', '/healthz', limitMs);
   const [method, path] = healthz.code === 200 ? (['GET', '/healthz'] as const) : (['HEAD', '/'] as const);
+  const unheld = {
+    health: await probeStatus(statusPort, method, path, limitMs),
+    nodeShow: await probeNodeShow(home, 4 * limitMs),
+  };
   const hold = await holdStatusServer(statusPort);
   const deadline = Date.now() + durationMs;
   const health: ProbeResult[] = [];
@@ -320,12 +328,12 @@ export async function statusServerHold(home: string, durationMs = 10_000, limitM
       })(),
       (async () => {
         while (Date.now() < deadline) {
-          nodeShow.push(await probeNodeShow(home, limitMs * 2));
+          nodeShow.push(await probeNodeShow(home, unheld.nodeShow.ms + 2 * limitMs));
           await pause(250);
         }
       })(),
     ]);
-    return { probe: `${method} ${path}`, health, nodeShow, heldAtEnd: hold.held(), opened: hold.opened() };
+    return { probe: `${method} ${path}`, health, nodeShow, unheld, heldAtEnd: hold.held(), opened: hold.opened() };
   } finally {
     hold.stop();
   }
