@@ -29,8 +29,8 @@
  * its time before the hold (see scripts/soak-member-attacks.ts).
  *
  * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement. SOAK_ONLY=key,key runs only
- * those attacks (the keys are attackKeys in scripts/soak-selection.ts; unreachable-relays and relay-killed need rogue-relay,
- * which starts the bulk inlet); by default every attack runs.
+ * those attacks (keys: attackKeys in scripts/soak-selection.ts; unreachable-relays and relay-killed
+ * need rogue-relay, which starts the bulk inlet); by default every attack runs.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
