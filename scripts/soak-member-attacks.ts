@@ -104,7 +104,7 @@ export async function auditFloodRow(attackers: Attackers, failures: string[]): P
     `store ${(flood.storeBytesBefore / MiB).toFixed(1)} -> ${(flood.storeBytesAfter / MiB).toFixed(1)} MiB ` +
     `(${((grown / MiB) * (3600 / flood.seconds)).toFixed(0)} MiB an hour at that rate); ` +
     `another member's report ${flood.witnessWritten === 1 ? 'written' : 'NOT written'} in ${flood.witnessMs} ms; ` +
-    `members answered in ${flood.membersMs.join(', ')} ms`
+    `members answered in ${flood.membersMs.join(', ')} ms (${flood.membersBeforeMs} ms before the flood)`
   );
 }
 

@@ -158,6 +158,8 @@ export interface AuditFlood {
   readonly witnessError?: string;
   /** The administrator's `members` request (what `portal project members` sends) during the flood. */
   readonly membersMs: readonly number[];
+  /** The same request just before the flood. */
+  readonly membersBeforeMs: number;
 }
 
 /** The controller's SQLite store with its journal, in bytes. */
@@ -219,6 +221,9 @@ export async function auditFlood(attackers: Attackers, name: string, durationMs 
       .finally(() => (opening = undefined));
     return opening;
   };
+  const askedBefore = performance.now();
+  await adminRequest(adminHome(attackers), 'members', {});
+  const membersBeforeMs = Math.round(performance.now() - askedBefore);
   const started = Date.now();
   const deadline = started + durationMs;
   const flood = async () => {
@@ -284,6 +289,7 @@ export async function auditFlood(attackers: Attackers, name: string, durationMs 
     witnessMs,
     ...(witnessError ? { witnessError } : {}),
     membersMs,
+    membersBeforeMs,
   };
 }
 
