@@ -11,6 +11,7 @@ import {
   withheldVerdict,
 } from '../test/support/member-attacks.ts';
 import type { ProbeResult } from '../test/support/status-hold.ts';
+import { e2eHandshakeTimeoutMs } from '../src/wire/limits.ts';
 
 const MiB = 1024 * 1024;
 /**
@@ -31,6 +32,12 @@ export async function withheldVerdictRow(attackers: Attackers, failures: string[
   const held = await withheldVerdict(attackers, 'withholder');
   const closed = held.closedAfterRevokeMs;
   if (held.revokeCode !== 0) failures.push(`portal project revoke exited ${held.revokeCode} (withheld verdict)`);
+  // A close the outlet's wait for a verdict explains proves nothing about revocation.
+  if (held.verdictSentAfterHandshakeMs >= e2eHandshakeTimeoutMs)
+    failures.push(
+      `the withheld-verdict attack proved nothing: its verdict went ${held.verdictSentAfterHandshakeMs} ms after ` +
+        `the handshake, past the outlet's ${e2eHandshakeTimeoutMs} ms wait for one (revoke took ${held.revokeMs} ms)`,
+    );
   if (held.accepted > 0)
     failures.push(
       `the outlet accepted ${held.accepted} of ${held.opened} streams of a member revoked while it withheld ` +

@@ -35,6 +35,11 @@ export interface WithheldVerdict {
   /** How long `portal project revoke` took, and its exit code. */
   readonly revokeMs: number;
   readonly revokeCode: number | null;
+  /**
+   * From the end of the TLS handshake to this side's verdict: past the outlet's wait for a verdict
+   * (e2eHandshakeTimeoutMs) the outlet closes the session whatever it knows of revocations.
+   */
+  readonly verdictSentAfterHandshakeMs: number;
   readonly opened: number;
   /** Streams the outlet accepted after the revocation: each is a target connection it opened. */
   readonly accepted: number;
@@ -61,6 +66,7 @@ export async function withheldVerdict(
     const { socket, outletVerdict, outletAttributes } = await handshakeAsInlet(dial.raw, identity);
     const streams = new CraftedStreams(socket);
     const called = Date.now();
+    const handshakeDone = called;
     const revoked = await portal(adminHome(attackers), [
       'project',
       'revoke',
@@ -71,6 +77,7 @@ export async function withheldVerdict(
     const returned = Date.now();
     await pause(verdictAfterMs);
     sendVerdict(socket, outletAttributes, attackers.outletAttribute);
+    const verdictSent = Date.now();
     await streams.openEvery(250, returned + watchMs);
     await Promise.race([streams.closed, pause(Math.max(0, returned + watchMs - Date.now()))]);
     streams.destroy();
@@ -79,6 +86,7 @@ export async function withheldVerdict(
       outletAccepted: outletVerdict.accept,
       revokeMs: returned - called,
       revokeCode: revoked.code,
+      verdictSentAfterHandshakeMs: verdictSent - handshakeDone,
       opened: streams.streams.length,
       accepted: streams.acceptedFrom(0),
       refusals: streams.refusals(),
@@ -117,11 +125,12 @@ export async function expiredCertificateSession(
   // The controller's PORTAL_HOME, as startProject gives it.
   const controllerHome = join(attackers.project.dir, 'controller-home');
   const { dataDir } = attackers.project.controller;
-  const short = await certificateWithLifetime(dataDir, controllerHome, identity, lifetimeMs);
-  const notAfter = Date.parse(new X509Certificate(short).validTo);
-  // The advert goes over a connection with the member's usual certificate; the session is made with the short one.
+  // The advert goes over a connection with the member's usual certificate; the session is made with the
+  // short one, issued once the outlet has dialled so that all of its life is the session's.
   const dial = await dialledByOutlet(identity, attackers.relay, attackers.outletAttribute);
   try {
+    const short = await certificateWithLifetime(dataDir, controllerHome, identity, lifetimeMs);
+    const notAfter = Date.parse(new X509Certificate(short).validTo);
     const { socket, outletAttributes } = await handshakeAsInlet(dial.raw, identity, short);
     const started = Date.now();
     sendVerdict(socket, outletAttributes, attackers.outletAttribute);
