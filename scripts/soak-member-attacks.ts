@@ -36,7 +36,8 @@ export async function withheldVerdictRow(attackers: Attackers, failures: string[
   if (held.verdictSentAfterHandshakeMs >= e2eHandshakeTimeoutMs)
     failures.push(
       `the withheld-verdict attack proved nothing: its verdict went ${held.verdictSentAfterHandshakeMs} ms after ` +
-        `the handshake, past the outlet's ${e2eHandshakeTimeoutMs} ms wait for one (revoke took ${held.revokeMs} ms)`,
+        `the handshake, past the outlet's ${e2eHandshakeTimeoutMs} ms wait for one ` +
+        `(revoke returned ${held.revokeMs} ms after the handshake)`,
     );
   if (held.accepted > 0)
     failures.push(
@@ -50,7 +51,8 @@ export async function withheldVerdictRow(attackers: Attackers, failures: string[
       } after revoke returned (target ${cutWithinMs} ms)`,
     );
   return (
-    `outlet ${held.outletAccepted ? 'accepted' : 'refused'} it at the handshake; revoke took ${held.revokeMs} ms; ` +
+    `outlet ${held.outletAccepted ? 'accepted' : 'refused'} it at the handshake; ` +
+    `revoke returned ${held.revokeMs} ms after it; ` +
     `verdict sent after: ${held.opened} streams opened, ${held.accepted} accepted` +
     `${held.refusals.length ? ` (refused: ${held.refusals.join('; ')})` : ''}; session ` +
     (closed === undefined

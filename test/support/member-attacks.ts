@@ -14,7 +14,7 @@ import type { AuditReport } from '../../src/wire/protocol/audit.ts';
 import type { Attackers } from './attack-scenarios.ts';
 import { dialledByOutlet, handshakeAsInlet, sendVerdict } from './crafted-inlet.ts';
 import { CraftedStreams } from './crafted-streams.ts';
-import { portal } from './processes.ts';
+import { gatedAdminCommand } from './gated-admin.ts';
 import { certificateWithLifetime } from './project-authority.ts';
 import { holdStatusServer, probeNodeShow, probeStatus, type ProbeResult } from './status-hold.ts';
 
@@ -32,7 +32,10 @@ export interface WithheldVerdict {
   readonly member: string;
   /** The outlet accepted this member at its handshake, before the revocation. */
   readonly outletAccepted: boolean;
-  /** How long `portal project revoke` took, and its exit code. */
+  /**
+   * From the handshake to `portal project revoke` returning (the CLI's start is not counted: it waits at
+   * a gate, see gated-admin.ts), and its exit code.
+   */
   readonly revokeMs: number;
   readonly revokeCode: number | null;
   /**
@@ -51,7 +54,8 @@ export interface WithheldVerdict {
 
 /**
  * Item 1: a member the outlet allows is dialled on its direct path, completes the end-to-end TLS
- * handshake and withholds its verdict; the administrator revokes it with `portal project revoke`;
+ * handshake and withholds its verdict; the administrator revokes it with `portal project revoke`
+ * (started before, held at a gate until the handshake is done);
  * `verdictAfterMs` later it sends its verdict and opens a stream every 250 ms for `watchMs`.
  */
 export async function withheldVerdict(
@@ -61,20 +65,29 @@ export async function withheldVerdict(
   watchMs = 3000,
 ): Promise<WithheldVerdict> {
   const identity = await enrolledInlet(attackers, name);
+  // The command starts first and waits at a gate: its request reaches the controller right after the
+  // handshake below, however long starting the CLI takes on this machine.
+  const revoke = await gatedAdminCommand(adminHome(attackers), join(attackers.homes, `${name}-admin`), [
+    'project',
+    'revoke',
+    identity.record.nodeId,
+    '--reason',
+    'soak: withheld verdict',
+  ]);
+  await Promise.race([
+    revoke.arrived,
+    revoke.done.then(({ code, stderr }) => {
+      throw new Error(`portal project revoke ended (exit ${code}) before it reached the controller: ${stderr}`);
+    }),
+  ]);
   const dial = await dialledByOutlet(identity, attackers.relay, attackers.outletAttribute);
   try {
     const { socket, outletVerdict, outletAttributes } = await handshakeAsInlet(dial.raw, identity);
     const streams = new CraftedStreams(socket);
-    const called = Date.now();
-    const handshakeDone = called;
-    const revoked = await portal(adminHome(attackers), [
-      'project',
-      'revoke',
-      identity.record.nodeId,
-      '--reason',
-      'soak: withheld verdict',
-    ]);
-    const returned = Date.now();
+    const handshakeDone = Date.now();
+    revoke.release();
+    const revoked = await revoke.done;
+    const returned = revoked.endedAt;
     await pause(verdictAfterMs);
     sendVerdict(socket, outletAttributes, attackers.outletAttribute);
     const verdictSent = Date.now();
@@ -84,7 +97,7 @@ export async function withheldVerdict(
     return {
       member: identity.record.nodeId,
       outletAccepted: outletVerdict.accept,
-      revokeMs: returned - called,
+      revokeMs: returned - handshakeDone,
       revokeCode: revoked.code,
       verdictSentAfterHandshakeMs: verdictSent - handshakeDone,
       opened: streams.streams.length,
@@ -94,6 +107,7 @@ export async function withheldVerdict(
       watchedMs: watchMs,
     };
   } finally {
+    revoke.release();
     dial.close();
   }
 }
