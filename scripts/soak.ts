@@ -20,9 +20,20 @@
  * unreachable ones was not linked again, or a client of a relay killed mid-transfer saw an end of
  * stream with bytes missing.
  *
- * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement.
+ * The member-side attacks (a member that runs its own code with its own key) have targets of their own:
+ * a member that withholds its verdict until it is revoked has no stream accepted and its session closed
+ * within 1 s of `portal project revoke` returning; a session made with a certificate that expires has
+ * no stream accepted from its notAfter and is closed by notAfter + 1 s; a member flooding audit reports
+ * for 20 s grows the controller's store by at most auditFloodStoreBound, while another member's report
+ * lands and the administrator's `members` is answered within 1 s; and while a local process holds the
+ * outlet's status server, every health probe answers within 2 s, and `portal node show` within 2 s past
+ * its time before the hold (see scripts/soak-member-attacks.ts).
+ *
+ * SOAK_REST_SECONDS (default 60) sets the rest before the last measurement. SOAK_ONLY=key,key runs only
+ * those attacks (keys: attackKeys in scripts/soak-selection.ts; unreachable-relays and relay-killed
+ * need rogue-relay, which starts the bulk inlet); by default every attack runs.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -40,7 +51,6 @@ import { timeUntilWorking } from '../test/support/echo-portal.ts';
 import { startGateProxy } from '../test/support/gate-proxy.ts';
 import { statusFromStart } from '../test/support/node-checks.ts';
 import { freePort, inletPort, portal, start, statusWhen, type Running } from '../test/support/processes.ts';
-import { holdStatusServer } from '../test/support/status-hold.ts';
 import { startProject } from '../test/support/project-processes.ts';
 import {
   restartRelay,
@@ -51,13 +61,14 @@ import {
 } from '../test/support/relay-processes.ts';
 import { startEchoServer } from '../test/support/tcp.ts';
 import { projectRoot } from '../test/support/usecases.ts';
+import { auditFloodRow, expiredCertificateRow, statusHoldRow, withheldVerdictRow } from './soak-member-attacks.ts';
+import { selectAttacks, type AttackKey } from './soak-selection.ts';
 
 const restSeconds = Number(process.env.SOAK_REST_SECONDS ?? 60);
 const ready = /Portal node setup completed successfully/;
 const MiB = 1024 * 1024;
 /** What an outlet holds for one inlet node at most (src/node/connection-bounds.ts). */
 const perInletBound = 512;
-
 interface AttackRow {
   readonly name: string;
   readonly clients: ClientLoad;
@@ -68,12 +79,7 @@ interface AttackRow {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A node's runtime file: where its status server listens. */
-async function runtimeOf(home: string): Promise<{ statusPort: number }> {
-  return JSON.parse(await readFile(join(home, 'node', 'runtime.json'), 'utf8')) as { statusPort: number };
-}
-
-async function main(): Promise<number> {
+async function main(selected: ReadonlySet<AttackKey>): Promise<number> {
   const step = (text: string) => process.stdout.write(`soak: ${text}\n`);
   step('starting a controller without a relay, a relay, and the portals app, other and bulk (separate processes)');
   const echo = await startEchoServer();
@@ -174,8 +180,9 @@ async function main(): Promise<number> {
 
     const rows: AttackRow[] = [];
     const failures: string[] = [];
-    const attack = async (name: string, run: () => Promise<string>) => {
-      step(`attack ${name}`);
+    const attack = async (key: AttackKey, name: string, run: () => Promise<string>) => {
+      if (!selected.has(key)) return;
+      step(`attack ${name} (${key})`);
       const watchers = Object.fromEntries(Object.entries(pids).map(([process, pid]) => [process, watchUsage(pid())]));
       const clients = realClients(port, 10);
       const other = realClients(otherPort, 10);
@@ -189,20 +196,20 @@ async function main(): Promise<number> {
       rows.push({ name, clients: load, other: otherLoad, peaks, detail });
     };
 
-    await attack('1 ping flood without reading', async () => {
+    await attack('ping-flood', '1 ping flood without reading', async () => {
       const flood = await pingFlood(attackers, 10_000);
       return `anonymous ${flood.anonymous.connections} connections; admin answered in ${flood.adminLatencyMs} ms`;
     });
-    await attack('4 connect flood, no rights', async () => {
+    await attack('connect-flood', '4 connect flood, no rights', async () => {
       const flood = await connectFlood(attackers, 'stranger', 'stranger', 30_000);
       return `${JSON.stringify(flood.codes)} in ${flood.seconds} s`;
     });
-    await attack('4 splice hoarding, allowed', async () => {
+    await attack('splice-hoarding', '4 splice hoarding, allowed', async () => {
       const flood = await connectFlood(attackers, 'hoarder', 'app-inlet', 2000);
       await pause(12_000);
       return `${JSON.stringify(flood.codes)}`;
     });
-    await attack('5 slowloris', async () => {
+    await attack('slowloris', '5 slowloris', async () => {
       const slow = await slowloris(attackers, 15_000);
       return (
         `${slow.oneSourceClosedAtOnce} of 300 closed at once, ${slow.evicted} evicted, ` +
@@ -210,14 +217,14 @@ async function main(): Promise<number> {
         `admin answered in ${slow.adminLatencyMs} ms`
       );
     });
-    await attack('6 rogue registrations', async () => {
+    await attack('rogue-registrations', '6 rogue registrations', async () => {
       const rogue = await rogueOutlet(attackers, 'rogue');
       await pause(10_000);
       rogue.stop();
       return `rogue dialled ${rogue.dials} times`;
     });
 
-    await attack('D1 stream flood, allowed', async () => {
+    await attack('stream-flood', 'D1 stream flood, allowed', async () => {
       // 1,000 opens at a time, each batch once the last is answered: all at once, the outlet closes the
       // session after 4,096 answers in one turn (muxLimits.unreadAnswers) and the flood ends early.
       const flood = await memberStreamFlood(attackers, 'flooder', 20_000, 1000);
@@ -233,30 +240,9 @@ async function main(): Promise<number> {
       );
     });
 
-    await attack('S1 status server held by a local process', async () => {
-      const { statusPort } = await runtimeOf(home('inlet'));
-      const hold = await holdStatusServer(statusPort, 10_000, async () => {
-        const head = await fetch(`http://127.0.0.1:${statusPort}/`, {
-          method: 'HEAD',
-          signal: AbortSignal.timeout(2000),
-        });
-        if (head.status !== 200) return `HEAD / answered ${head.status}`;
-        const shown = await portal(home('inlet'), ['node', 'show']);
-        return shown.code === 0 ? undefined : `node show exited ${shown.code}: ${shown.stderr.trim()}`;
-      });
-      if (hold.failed.length > 0)
-        failures.push(
-          `${hold.failed.length} of ${hold.probes} status probes failed during the hold: ${hold.failed[0]}`,
-        );
-      return (
-        `${hold.probes} probes (HEAD / and node show), ${hold.failed.length} failed, ` +
-        `slowest ${hold.slowestMs} ms; ${hold.opened} connections held`
-      );
-    });
-
     let bulkPort = 0;
     let bulkInlet: Running | undefined;
-    await attack('D2 rogue relay joins', async () => {
+    await attack('rogue-relay', 'D2 rogue relay joins', async () => {
       const rogue = await startRogueRelay(project, 'rogue-relay');
       extraRelays.push(rogue);
       // A restart lists the healthy relay after the rogue, as any restart after the rogue joined would.
@@ -305,7 +291,7 @@ async function main(): Promise<number> {
       );
     });
 
-    await attack('D3 20 unreachable relays', async () => {
+    await attack('unreachable-relays', 'D3 20 unreachable relays', async () => {
       const phantoms = await announceUnreachableRelays(attackers, 'phantom', 20);
       try {
         const listed = await statusWhen(home('bulk-inlet'), (shown) => shown.relays.length >= 21, 20_000);
@@ -350,7 +336,7 @@ async function main(): Promise<number> {
       }
     });
 
-    await attack('D6 relay killed mid-transfer', async () => {
+    await attack('relay-killed', 'D6 relay killed mid-transfer', async () => {
       const id = currentRelay().id;
       await statusWhen(
         home('bulk-inlet'),
@@ -402,6 +388,13 @@ async function main(): Promise<number> {
         `${short.length ? ` [clients ${short.join(', ')}; 0 and 1 took the warm streams]` : ''}`
       );
     });
+
+    await attack('withheld-verdict', 'O1 withheld verdict, revoked', () => withheldVerdictRow(attackers, failures));
+    await attack('expired-certificate', 'O2 expired-certificate session', () =>
+      expiredCertificateRow(attackers, failures),
+    );
+    await attack('audit-flood', 'O3 audit flood, no allow', () => auditFloodRow(attackers, failures));
+    await attack('status-hold', 'O10 status server held', () => statusHoldRow(home('outlet'), failures));
 
     step(`resting ${restSeconds} s`);
     await pause(restSeconds * 1000);
@@ -488,7 +481,12 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join(' ');
 }
 
-main().then(
+const selected = selectAttacks(process.env.SOAK_ONLY);
+if (typeof selected === 'string') {
+  console.error(`soak: ${selected}`);
+  process.exit(2);
+}
+main(selected).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(`soak: ${(error as Error).message}`);
