@@ -50,7 +50,7 @@ import { countOutcomes, cutTransfers } from '../test/support/cut-transfers.ts';
 import { timeUntilWorking } from '../test/support/echo-portal.ts';
 import { startGateProxy } from '../test/support/gate-proxy.ts';
 import { statusFromStart } from '../test/support/node-checks.ts';
-import { freePort, inletPort, portal, start, statusWhen, type Running } from '../test/support/processes.ts';
+import { freePort, inletPort, start, statusWhen, type Running } from '../test/support/processes.ts';
 import { startProject } from '../test/support/project-processes.ts';
 import {
   restartRelay,

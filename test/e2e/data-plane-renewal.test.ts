@@ -1,7 +1,9 @@
 /**
  * Renewal keeps the direct path: with 6 s certificates (a renewal every 3 s) the session stays direct
- * for a minute, sampled from /metrics and /show every 250 ms, and a transfer on the direct path
- * survives every relay of the project killed under it.
+ * for a minute, sampled from /metrics and /show every 250 ms. And a transfer on the direct path
+ * survives every relay of the project killed under it, the controller's included: in a project of
+ * its own with certificates of the default life, since with the controller gone nothing renews, and a
+ * session ends at its peer certificate's end (test/node/session-expiry.test.ts).
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -72,6 +74,27 @@ describe('end to end: renewal keeps the direct path', function () {
     assert.ok(samples >= 200, `${samples} samples`);
     assert.ok(renewals >= 15, `the inlet renewed ${renewals} times in 60 s`);
     assert.equal(shown.inlets[0]?.connections_relayed, 0);
+  });
+});
+
+describe('end to end: the direct path without any relay or the controller', function () {
+  this.timeout(300_000);
+  let project: ProjectProcesses;
+  let portal: EchoPortal;
+  let relay: RelayProcess;
+  const inletHome = () => join(project.dir, 'inlet');
+
+  before(async () => {
+    project = await startProject();
+    relay = await startRelay(project, 'relay');
+    portal = await startEchoPortal(project, heartbeat);
+    await statusWhen(inletHome(), (shown) => shown.inlets[0]?.path === 'direct');
+  });
+
+  after(async () => {
+    await project?.close();
+    await relay?.process.stop();
+    await portal?.echo.close();
   });
 
   it(
