@@ -127,7 +127,8 @@ export async function runToEnd(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': a loaded machine may deliver the last of stdout after the process exited.
+  const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
 }
 
