@@ -18,7 +18,7 @@ await build({
       'const require = __portalCreateRequire(import.meta.url);',
   },
   // Native, and needed by the controller only: loaded from node_modules when a controller starts.
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', 'koffi'],
   logLevel: 'warning',
 });
 

@@ -15,6 +15,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { heapCheckMs, heapSlackBytes } from './limits.ts';
+import { allocatorTrim } from './malloc-trim.ts';
 
 /** V8's forced full collection, called with the form that gives memory back on the running V8. */
 type Collect = (options?: {
@@ -55,15 +56,28 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
   const withOptions = Number.parseInt(process.versions.v8, 10) >= firstV8WithOptions;
   const slack = options.slackBytes ?? heapSlackBytes;
   const bufferSlack = options.bufferSlackBytes ?? heapSlackBytes;
+  const trim = allocatorTrim();
   // What the buffers came to after the last collection (or the lowest seen since): the live ones.
   let liveBuffers = process.memoryUsage().arrayBuffers;
+  // The resident size once the allocator last gave back what it could; what grew past it since may be
+  // free memory that only a trim returns. A process that stays busy sets this high and trims no more.
+  let trimmedRss = process.memoryUsage.rss();
+  let trimming = false;
   const timer = setInterval(() => {
-    const { heapTotal, heapUsed, arrayBuffers } = process.memoryUsage();
+    const { heapTotal, heapUsed, arrayBuffers, rss } = process.memoryUsage();
     liveBuffers = Math.min(liveBuffers, arrayBuffers);
-    if (heapTotal - heapUsed < slack && arrayBuffers - liveBuffers < bufferSlack) return;
-    if (withOptions) run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    else run();
-    liveBuffers = process.memoryUsage().arrayBuffers;
+    const collectNow = heapTotal - heapUsed >= slack || arrayBuffers - liveBuffers >= bufferSlack;
+    if (collectNow) {
+      if (withOptions) run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      else run();
+      liveBuffers = process.memoryUsage().arrayBuffers;
+    }
+    if (!trim || trimming || (!collectNow && rss - trimmedRss < slack)) return;
+    trimming = true;
+    trim(() => {
+      trimming = false;
+      trimmedRss = process.memoryUsage.rss();
+    });
   }, options.intervalMs ?? heapCheckMs);
   timer.unref();
   return () => clearInterval(timer);

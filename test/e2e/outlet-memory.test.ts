@@ -49,28 +49,32 @@ describe('end to end: an outlet holds what its windows allow for many clients, a
     assert.ok(peak.rssMb - idle.rssMb < 160, `the outlet grew by ${Math.round(peak.rssMb - idle.rssMb)} MB`);
   });
 
-  it('gives back the buffers of 2,000 clients within a minute, twice', async () => {
+  it('gives back the memory of 2,000 clients within a minute, twice: resident within 20 % of idle', async () => {
     project = await startProject();
     portal = await startEchoPortal(project, { PORTAL_OUTLET_CONNECTIONS_PER_INLET: '2048' });
     const outletHome = join(project.dir, 'outlet');
     const pid = portal.outlet.child.pid as number;
     const idle = { ...(await usageOf(pid)), external: await externalMb(outletHome) };
+    const givenBack = (rssMb: number, external: number) => rssMb <= idle.rssMb * 1.2 && external <= idle.external + 8;
     for (const round of [1, 2]) {
       const watcher = watchUsage(pid);
       const burst = await clientBurst(portal.port, 2000, 256 * 1024);
       const peak = await watcher.stop();
       assert.equal(burst.whole, 2000, `round ${round}: ${JSON.stringify(burst.failed)}`);
       const deadline = Date.now() + 60_000;
+      let after = await usageOf(pid);
       let external = await externalMb(outletHome);
-      while (external > idle.external + 8 && Date.now() < deadline) {
+      while (!givenBack(after.rssMb, external) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        external = await externalMb(outletHome);
+        [after, external] = [await usageOf(pid), await externalMb(outletHome)];
       }
-      const after = await usageOf(pid);
       console.log(
         `      round ${round}: RSS ${idle.rssMb} MB idle -> peak ${peak.rssMb} -> ${after.rssMb} MB; ` +
           `buffers ${idle.external} MB idle -> ${external} MB`,
       );
+      // Before, 305-323 MB a minute after: a session's TLS output buffer kept the size of its largest
+      // write (37-60 MB), and glibc kept the free pages of the rest.
+      assert.ok(after.rssMb <= idle.rssMb * 1.2, `round ${round}: ${after.rssMb} MB resident a minute after`);
       assert.ok(external <= idle.external + 8, `round ${round}: ${external} MB of buffers a minute after`);
     }
   });

@@ -67,7 +67,9 @@ export class MuxSession extends EventEmitter {
     });
     link.setNoDelay(true);
     link.on('data', (chunk: Buffer) => this.read(chunk));
-    link.on('drain', () => this.streams.flow.linkDrained());
+    link.on('drain', () => {
+      if (this.writer.drained()) this.streams.flow.linkDrained();
+    });
     // A session ends with its connection: no half-open link.
     link.once('end', () => this.destroy());
     link.on('error', (error) => this.destroy(new SessionClosed(error.message, undefined, error)));
