@@ -4,12 +4,12 @@
  * are held at once whatever the trail's length.
  */
 import type { ControlChannel } from '../wire/control-channel.ts';
-import type { AuditPage, AuditQuery } from '../wire/protocol/audit.ts';
+import { auditExchangeVersion, type AuditPage, type AuditQuery } from '../wire/protocol/audit.ts';
 
 /** Every page of `query` from `query.afterSeq` on, in order. */
 export async function* auditPages(channel: ControlChannel, query: AuditQuery): AsyncGenerator<AuditPage> {
   const ask = (afterSeq: number) => {
-    const asked = channel.request('audit', { ...query, afterSeq });
+    const asked = channel.request('audit', { ...query, exchange: auditExchangeVersion, afterSeq });
     // Held while the page before is handled: a failure is thrown when it is awaited, not as unhandled.
     asked.catch(() => undefined);
     return asked;

@@ -8,7 +8,7 @@ import { auditPublicKey, signatureHolds } from '../shared/audit-signature.ts';
 import { describeBreak, parseCheckpoint, TrailCheck, type AuditCheckpoint } from '../shared/audit-verify.ts';
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { ControlChannel } from '../wire/control-channel.ts';
-import { auditLimits, type AuditPage } from '../wire/protocol/audit.ts';
+import { auditExchangeVersion, auditLimits, type AuditPage } from '../wire/protocol/audit.ts';
 import { auditPages, progressLine } from './audit-pages.ts';
 
 const everything = { afterSeq: 0, limit: auditLimits.pageRecords, since: 0 };
@@ -109,12 +109,17 @@ function chainBroken(what: string, seq: number): RuntimeFailure {
 
 /** The trail's head as a checkpoint (one JSON line), its signature checked first. */
 export async function checkpointOf(channel: ControlChannel): Promise<string> {
-  const first = await channel.request('audit', { ...everything, limit: 1 });
+  const first = await channel.request('audit', { ...everything, exchange: auditExchangeVersion, limit: 1 });
   if (first.head === 0)
     throw new InputError('AUDIT_CHECKPOINT_INVALID', 'the audit trail holds no record yet: there is no head to keep', {
       hint: 'make a checkpoint once something happened in the project',
     });
-  const page = await channel.request('audit', { ...everything, afterSeq: first.head - 1, limit: 1 });
+  const page = await channel.request('audit', {
+    ...everything,
+    exchange: auditExchangeVersion,
+    afterSeq: first.head - 1,
+    limit: 1,
+  });
   const head = page.records[0];
   const key = page.key === null ? undefined : auditPublicKey(page.key);
   if (!head || head.seq !== page.head || !key || head.encoding < 2 || head.signature === null)

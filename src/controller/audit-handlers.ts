@@ -1,7 +1,8 @@
 /** The control operations of the audit trail: members report their events, administrators read them. */
-import { InputError } from '../shared/errors.ts';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
-import { isAuditEventKind, type ControllerOperations, type OperationHandlers } from '../wire/protocol.ts';
+import { isAuditEventKind, versionHint, type ControllerOperations, type OperationHandlers } from '../wire/protocol.ts';
+import { auditExchangeVersion } from '../wire/protocol/audit.ts';
 import type { ReportIntake } from './audit-intake.ts';
 import { memberIdPattern } from './audit-reports.ts';
 import type { AuditTrail } from './audit-trail.ts';
@@ -16,6 +17,13 @@ export function auditHandlers(trail: AuditTrail, intake: ReportIntake, member: (
     audit: (query) => {
       const admin = member();
       requireAdmin(admin);
+      if (query.exchange !== auditExchangeVersion)
+        throw new RuntimeFailure(
+          'PROTOCOL_VERSION',
+          `this controller answers audit listings of version ${auditExchangeVersion}, ` +
+            `and this portal reads version ${query.exchange || 1}`,
+          { hint: versionHint },
+        );
       if (query.member !== undefined && !memberIdPattern.test(query.member))
         throw new InputError('BAD_FLAG', `--member ${query.member.slice(0, 80)} is not a member id`, {
           hint: 'give a member id such as n1a2b3c4d5e6f7a8b (portal project audit --json shows them)',

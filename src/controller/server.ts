@@ -10,7 +10,6 @@
  */
 import type { AddressInfo } from 'node:net';
 import { InputError, PortalError } from '../shared/errors.ts';
-import { requirePolicy } from '../shared/policy.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
@@ -20,22 +19,27 @@ import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import {
   controllerFields,
   maxLiveSessions,
-  type AnswerOf,
   type AuditDetails,
   type ControllerEvent,
   type ControllerOperations,
   type OperationHandlers,
-  type RequestOf,
   type RevokedEntry,
 } from '../wire/protocol.ts';
 import { auditHandlers } from './audit-handlers.ts';
-import { InletAdverts, hearsOf, type AdvertEntry } from './inlet-adverts.ts';
+import { InletAdverts } from './inlet-adverts.ts';
+import {
+  advertise,
+  announceRelay,
+  type AnnouncingConnection,
+  type AnnouncementContext,
+} from './member-announcements.ts';
+import { ProjectSubscribers } from './project-subscribers.ts';
 import { RelayDirectory } from './relay-directory.ts';
 import type { MemberPresence } from './project-members.ts';
 import type { Revocation } from './revocations.ts';
 import type { ControllerService } from './service.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
-import { advertsPerConnection, anonymousRate, anonymousRequests } from './limits.ts';
+import { anonymousRate, anonymousRequests } from './limits.ts';
 
 export interface ControlLimits {
   /** Requests a member's connection may have in flight. @default memberInFlight */
@@ -78,23 +82,11 @@ export interface ControllerServerOptions {
 }
 
 /** One control connection, as its requests see it. */
-interface Connection {
+interface Connection extends AnnouncingConnection {
   /** The member its certificate proves, if any. */
   readonly peer: PeerIdentity | undefined;
   /** Its source as per-source bounds count it: an IPv4 address, an IPv6 /64. */
   readonly source: string;
-  /** Withdraws what a relay node announced on it. */
-  withdraw: (() => void) | undefined;
-  /** Withdraws each direct path an inlet advertised on it, by the relay name it wants. */
-  readonly adverts: Map<string, () => void>;
-}
-
-/** What an announced or advertised address may hold: host characters and a port, nothing else. */
-const hostPortText = /^[A-Za-z0-9.:[\]-]{1,300}$/;
-
-interface Subscriber {
-  readonly peer: PeerIdentity;
-  readonly push: (event: ControllerEvent) => void;
 }
 
 export interface ControllerServerStats {
@@ -117,8 +109,9 @@ export class ControllerServer {
   private readonly anonymousRate: RateLimiter;
   private readonly members: MemberService<ControllerOperations, ControllerEvent>;
   /** Each project's member connections, for pushed events. */
-  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly subscribers = new ProjectSubscribers();
   private readonly adverts = new InletAdverts();
+  private readonly announcements: AnnouncementContext;
   /** Members revoked while this server ran: refused on a connection opened before the revocation. */
   private readonly revokedHere = new Set<string>();
   /** What each connected member reported at its last heartbeat: its live connections, and whether it is a relay. */
@@ -152,6 +145,13 @@ export class ControllerServer {
       },
     });
     this.relays.onChange((projectId) => this.announceRelays(projectId));
+    this.announcements = {
+      adverts: this.adverts,
+      relays: this.relays,
+      subscribers: this.subscribers,
+      audit: options.service.audit,
+      log: options.log,
+    };
   }
 
   listen(host: string, port: number): Promise<AddressInfo> {
@@ -193,14 +193,14 @@ export class ControllerServer {
   ): Session<ControllerOperations> {
     const connection: Connection = { peer, source, withdraw: undefined, adverts: new Map() };
     const subscriber = peer && push ? { peer, push } : undefined;
-    if (subscriber) this.subscribe(subscriber);
+    if (subscriber) this.subscribers.add(subscriber);
     if (peer) this.noteSeen(peer.nodeId);
     return {
       handlers: this.handlers(connection),
       closed: () => {
         connection.withdraw?.();
         connection.adverts.forEach((withdraw) => withdraw());
-        if (subscriber) this.unsubscribe(subscriber);
+        if (subscriber) this.subscribers.delete(subscriber);
         if (peer) {
           this.noteSeen(peer.nodeId);
           if (!this.members.connected(peer.nodeId)) this.reports.delete(peer.nodeId);
@@ -209,34 +209,11 @@ export class ControllerServer {
     };
   }
 
-  private subscribe(subscriber: Subscriber): void {
-    const set = this.subscribers.get(subscriber.peer.projectId) ?? new Set();
-    set.add(subscriber);
-    this.subscribers.set(subscriber.peer.projectId, set);
-  }
-
-  private unsubscribe(subscriber: Subscriber): void {
-    const set = this.subscribers.get(subscriber.peer.projectId);
-    set?.delete(subscriber);
-    if (set?.size === 0) this.subscribers.delete(subscriber.peer.projectId);
-  }
-
-  /** Sends `event` to the members of `projectId` that `to` selects; how many it was sent to. */
-  private tell(projectId: string, event: ControllerEvent, to: (peer: PeerIdentity) => boolean = () => true): number {
-    let told = 0;
-    for (const subscriber of this.subscribers.get(projectId) ?? [])
-      if (to(subscriber.peer)) {
-        subscriber.push(event);
-        told += 1;
-      }
-    return told;
-  }
-
   /** Tells the members of `projectId` (of every project when undefined) which relays serve it now. */
   private announceRelays(projectId: string | undefined): void {
-    for (const project of this.subscribers.keys()) {
+    for (const project of this.subscribers.projects()) {
       if (projectId === undefined || project === projectId)
-        this.tell(project, { event: 'relays', relays: this.relays.relaysOf(project) });
+        this.subscribers.tell(project, { event: 'relays', relays: this.relays.relaysOf(project) });
     }
   }
 
@@ -287,7 +264,7 @@ export class ControllerServer {
     const liveSessions = this.reports.get(nodeId)?.liveSessions ?? null;
     this.revokedHere.add(nodeId);
     this.members.closeMember(nodeId);
-    const told = this.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
+    const told = this.subscribers.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
     this.options.service.tally.revocationsPushed(told);
     const splicesCut = this.options.onRevoked?.(revocation) ?? 0;
     // Recorded once every holder has been told: the trail never delays the cut.
@@ -335,8 +312,8 @@ export class ControllerServer {
         certificate: (await service.authorityOf(member().projectId)).certificate,
       }),
       relays: () => ({ relays: this.relays.relaysOf(member().projectId) }),
-      'relay-announce': (body) => this.announce(connection, member(), body),
-      advertise: (body) => this.advertise(connection, member(), body),
+      'relay-announce': (body) => announceRelay(this.announcements, connection, member(), body),
+      advertise: (body) => advertise(this.announcements, connection, member(), body),
       unadvertise: ({ via }) => {
         member();
         connection.adverts.get(via)?.();
@@ -366,110 +343,6 @@ export class ControllerServer {
       },
       ...auditHandlers(service.audit, service.reports, () => member()),
     };
-  }
-
-  /**
-   * An inlet's direct path: the outlets it would accept (see hearsOf) hear of it now, and of its end
-   * when this connection closes; no other member hears of it.
-   */
-  private advertise(
-    connection: Connection,
-    peer: PeerIdentity,
-    body: RequestOf<ControllerOperations, 'advertise'>,
-  ): AnswerOf<ControllerOperations, 'advertise'> {
-    if (body.allow === '') {
-      throw new InputError(
-        'ALLOW_MISSING',
-        'the direct path advertised does not say which attribute the inlet allows',
-        { hint: 'run the same Portal version on the controller and every node (portal --version)' },
-      );
-    }
-    // The inlet checked its allow at start; one that does not read is refused here with its column too.
-    const policy = requirePolicy(body.allow, "the advertised inlet's allow");
-    const name = /^[a-z0-9][a-z0-9-]{0,62}$/;
-    const valid =
-      name.test(body.via) &&
-      /^[A-Za-z0-9_-]{16,64}$/.test(body.secret) &&
-      Number.isInteger(body.warm) &&
-      body.warm >= 0 &&
-      body.warm <= 16;
-    if (!valid || body.addresses.length === 0 || !body.addresses.every((address) => hostPortText.test(address))) {
-      throw new InputError('BAD_REQUEST', 'the direct path advertised is not valid', {
-        hint: 'check tcp-inlet.direct',
-      });
-    }
-    const advert = {
-      inlet: peer.nodeId,
-      attributes: peer.attributes,
-      via: body.via,
-      addresses: body.addresses,
-      secret: body.secret,
-      warm: body.warm,
-    };
-    const entry: AdvertEntry = { advert, allow: body.allow, policy };
-    if (!connection.adverts.has(body.via) && connection.adverts.size >= advertsPerConnection)
-      throw new InputError(
-        'TOO_MANY_INLETS',
-        `this connection advertises ${advertsPerConnection} direct paths already`,
-        {
-          hint: 'the inlet uses the relays',
-        },
-      );
-    const earlier = this.adverts.get(peer.projectId, peer.nodeId, body.via);
-    if (!this.adverts.set(peer.projectId, entry))
-      throw new InputError('TOO_MANY_INLETS', 'this project has as many direct paths advertised as it may have', {
-        hint: 'the inlet uses the relays',
-      });
-    const hearers = (member: PeerIdentity) => hearsOf(member, entry);
-    // An advert replaced by one with another relay name or allow is gone for those that hear only of the earlier.
-    if (earlier)
-      this.tell(
-        peer.projectId,
-        { event: 'inlet-gone', inlet: advert.inlet },
-        (member) => hearsOf(member, earlier) && !hearers(member),
-      );
-    connection.adverts.set(body.via, () => {
-      if (this.adverts.withdraw(peer.projectId, entry))
-        this.tell(peer.projectId, { event: 'inlet-gone', inlet: advert.inlet }, hearers);
-    });
-    this.tell(peer.projectId, { event: 'inlet', advert }, hearers);
-    return {};
-  }
-
-  /** A relay node serves its project from `address` while this connection lasts. */
-  private announce(
-    connection: Connection,
-    peer: PeerIdentity,
-    body: RequestOf<ControllerOperations, 'relay-announce'>,
-  ): AnswerOf<ControllerOperations, 'relay-announce'> {
-    if (!peer.relayNode) {
-      throw new InputError('NOT_A_RELAY', 'this member is not a relay node', {
-        hint: 'enroll relays with a ticket from portal project ticket --relay-node',
-      });
-    }
-    if (!/^[0-9a-f]{64}$/.test(body.fingerprint) || !hostPortText.test(body.address)) {
-      throw new InputError('BAD_REQUEST', 'the relay announced an address or fingerprint that is not valid', {
-        hint: 'give --public-address HOST:PORT',
-      });
-    }
-    const withdraw = this.relays.announce(peer.projectId, {
-      id: peer.nodeId,
-      address: body.address,
-      fingerprint: body.fingerprint,
-    });
-    if (!withdraw)
-      throw new InputError('TOO_MANY_RELAYS', 'this project has as many relays as it may have', {
-        hint: 'stop relays the project no longer needs',
-      });
-    connection.withdraw?.();
-    const audit = this.options.service.audit;
-    connection.withdraw = () => {
-      withdraw();
-      void audit.record(peer.projectId, 'relay-lost', [peer.nodeId], { address: body.address });
-    };
-    void audit.record(peer.projectId, 'relay-announced', [peer.nodeId], { address: body.address });
-    this.options.log?.(`controller: relay ${peer.nodeId} of project ${peer.projectId} serves at ${body.address}`);
-    return {};
   }
 }
 

@@ -8,7 +8,7 @@
  * protocol/fields.ts, re-exported here.
  */
 import type { PeerIdentity } from '../pki/identity.ts';
-import type { AuditPage, AuditQuery, AuditReport } from './protocol/audit.ts';
+import type { AuditPage, AuditReport, AuditRequest } from './protocol/audit.ts';
 
 /**
  * The version every connection names on its first line. 1 was the unversioned protocol: its peers send
@@ -244,7 +244,7 @@ export interface ControllerOperations {
     answer: { written: number; taken: number; retryAfterMs: number };
   };
   /** An administrator reads the project's audit trail: a page of records after `afterSeq`, bounded in bytes. */
-  audit: { request: AuditQuery; answer: AuditPage };
+  audit: { request: AuditRequest; answer: AuditPage };
 }
 
 export interface SpliceGrant {

@@ -143,6 +143,13 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
         ['bin', 'env', 'lib'],
         'reset keeps the installed program',
       );
+      // The release's koffi, through which a node gives glibc's free pages back (src/shared/malloc-trim.ts).
+      const bundle = join(home, '.portal/lib/portal/dist/portal.mjs');
+      const probe =
+        "require('node:module').createRequire(process.argv[1])('koffi').load('libc.so.6')" +
+        ".func('int malloc_trim(size_t pad)'); console.log('malloc_trim found')";
+      const found = await shell(`node -e ${JSON.stringify(probe)} ${bundle}`);
+      assert.equal(found.stdout.trim(), 'malloc_trim found', found.stderr);
     },
   );
 

@@ -4,6 +4,7 @@ import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import type { StoredIdentity } from '../../src/node/identity-store.ts';
 import { callController, openControlChannel } from '../../src/wire/control-channel.ts';
 import { maxLiveSessions, type AuditRecordWire, type AuditReport } from '../../src/wire/protocol.ts';
+import { auditExchangeVersion } from '../../src/wire/protocol/audit.ts';
 import { sessionReport } from '../support/audit-flood.ts';
 import { rejectsWith } from '../support/portal-errors.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
@@ -31,7 +32,13 @@ describe('controller: what a member may report to the audit trail', () => {
       await callController(
         world.admin.record,
         'audit',
-        { afterSeq: 0, limit: 200, since: query.since ?? 0, ...(query.event ? { event: query.event } : {}) },
+        {
+          exchange: auditExchangeVersion,
+          afterSeq: 0,
+          limit: 200,
+          since: query.since ?? 0,
+          ...(query.event ? { event: query.event } : {}),
+        },
         as(world.admin),
       )
     ).records;
@@ -119,6 +126,21 @@ describe('controller: what a member may report to the audit trail', () => {
       first_at: (JSON.parse(dropped[0]!.details) as { first_at: string }).first_at,
       last_at: (JSON.parse(dropped[0]!.details) as { last_at: string }).last_at,
     });
+  });
+
+  it('refuses a reader of the first audit listing (it stops at a short page) with PROTOCOL_VERSION', async () => {
+    for (const exchange of [undefined, 1, auditExchangeVersion + 1])
+      await rejectsWith(
+        callController(
+          world.admin.record,
+          'audit',
+          // A reader of version 1 sent no version: the field reads as no number.
+          { exchange: exchange as number, afterSeq: 0, limit: 200, since: 0 },
+          as(world.admin),
+        ),
+        'PROTOCOL_VERSION',
+        /audit listings of version 2/,
+      );
   });
 
   it('takes a count of live sessions from 0 to its bound, and refuses any other number', async () => {

@@ -8,6 +8,7 @@ import { enrollWithTicket, renewCertificate } from '../../src/node/enrollment.ts
 import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
 import { callController } from '../../src/wire/control-channel.ts';
 import type { AuditRecordWire } from '../../src/wire/protocol.ts';
+import { auditExchangeVersion } from '../../src/wire/protocol/audit.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
 import { rejectsWith } from '../support/portal-errors.ts';
@@ -106,6 +107,7 @@ describe('portal controller restore keeps revocations, cancellations, used ticke
     const records: AuditRecordWire[] = [];
     for (;;) {
       const page = await adminRequest(adminHome(), 'audit', {
+        exchange: auditExchangeVersion,
         afterSeq: records.at(-1)?.seq ?? 0,
         limit: 200,
         since: 0,

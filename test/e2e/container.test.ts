@@ -115,75 +115,92 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     image = imageConfig(stages);
   });
 
-  it(
-    'the Dockerfile builds portal-node from the bundle alone, ' + 'for a non-root user, with its state on a volume',
-    async () => {
-      const [build, final] = stages;
-      assert.equal(stages.length, 2);
-      assert.equal(build?.name, 'build');
+  it('the Dockerfile builds portal-node from the bundle and koffi, non-root, with its state on volumes', async () => {
+    const [build, final] = stages;
+    assert.equal(stages.length, 2);
+    assert.equal(build?.name, 'build');
+    assert.ok(
+      build?.instructions.some(
+        (instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs',
+      ),
+      'the build stage bundles with esbuild',
+    );
+    assert.ok(
+      build?.instructions.some(
+        (instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text),
+      ),
+      'no install script runs: no native module is built',
+    );
+    assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
+    assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
+    assert.deepEqual(
+      image.copies,
+      [
+        { from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' },
+        { from: 'build', source: '/src/node_modules/koffi', destination: '/usr/local/lib/portal/node_modules/koffi' },
+        {
+          from: 'build',
+          source: '/src/node_modules/@koromix',
+          destination: '/usr/local/lib/portal/node_modules/@koromix',
+        },
+      ],
+      'the bundle, and koffi beside it: no other node_modules',
+    );
+    assert.deepEqual(image.entrypoint, ['portal']);
+    assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);
+    assert.deepEqual(
+      image.volumes,
+      [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')],
+      'PORTAL_HOME is a volume, and the sealing key has a volume of its own',
+    );
+    assert.ok(
+      final?.instructions.some(
+        (instruction) =>
+          instruction.keyword === 'RUN' &&
+          /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) &&
+          /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text),
+      ),
+      "both volumes belong to the image's user, 0700",
+    );
+    assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
+    const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
+    for (const path of ['node_modules', 'dist', '.git'])
+      assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
+    // Every file the build stage copies is in the build context.
+    const sources = (build?.instructions ?? [])
+      .filter((instruction) => instruction.keyword === 'COPY')
+      .flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
+    assert.deepEqual(sources, [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'scripts/build.mjs',
+      'schemas',
+      'src',
+    ]);
+    for (const source of sources) {
+      assert.ok(existsSync(join(projectRoot, source)), `${source} exists`);
       assert.ok(
-        build?.instructions.some(
-          (instruction) => instruction.keyword === 'RUN' && instruction.text === 'node scripts/build.mjs',
-        ),
-        'the build stage bundles with esbuild',
+        !ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)),
+        `${source} is not ignored`,
       );
-      assert.ok(
-        build?.instructions.some(
-          (instruction) => instruction.keyword === 'RUN' && /^npm ci --ignore-scripts\b/.test(instruction.text),
-        ),
-        'no install script runs: no native module is built',
-      );
-      assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
-      assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
-      assert.deepEqual(
-        image.copies,
-        [{ from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' }],
-        'only the bundle: no node_modules',
-      );
-      assert.deepEqual(image.entrypoint, ['portal']);
-      assert.ok(
-        Number.isInteger(image.user.uid) && image.user.uid > 0,
-        `a numeric non-root user, not ${image.user.uid}`,
-      );
-      assert.deepEqual(
-        image.volumes,
-        [image.env.PORTAL_HOME, dirname(image.env.PORTAL_SEALING_KEY_FILE ?? '')],
-        'PORTAL_HOME is a volume, and the sealing key has a volume of its own',
-      );
-      assert.ok(
-        final?.instructions.some(
-          (instruction) =>
-            instruction.keyword === 'RUN' &&
-            /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) &&
-            /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text),
-        ),
-        "both volumes belong to the image's user, 0700",
-      );
-      assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
-      const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
-      for (const path of ['node_modules', 'dist', '.git'])
-        assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
-      // Every file the build stage copies is in the build context.
-      const sources = (build?.instructions ?? [])
-        .filter((instruction) => instruction.keyword === 'COPY')
-        .flatMap((instruction) => instruction.text.split(/\s+/).slice(0, -1));
-      assert.deepEqual(sources, [
-        'package.json',
-        'package-lock.json',
-        'tsconfig.json',
-        'scripts/build.mjs',
-        'schemas',
-        'src',
-      ]);
-      for (const source of sources) {
-        assert.ok(existsSync(join(projectRoot, source)), `${source} exists`);
-        assert.ok(
-          !ignored.some((pattern) => pattern === source || source.startsWith(`${pattern}/`)),
-          `${source} is not ignored`,
-        );
-      }
-    },
-  );
+    }
+  });
+
+  it("the image's bundle finds koffi beside it and reaches glibc's malloc_trim through it", async () => {
+    const container = await layOutImage(image);
+    try {
+      const bundle = join(container.root, 'usr/local/lib/portal/portal.mjs');
+      const probe =
+        "const koffi = require('node:module').createRequire(process.argv[1])('koffi');" +
+        "koffi.load('libc.so.6').func('int malloc_trim(size_t pad)').async(0, (error, pages) => " +
+        'console.log(error ? `failed: ${error}` : `trimmed: ${pages}`));';
+      const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe, bundle], { cwd: container.root });
+      assert.match(stdout, /^trimmed: [01]$/m);
+    } finally {
+      await container.remove();
+    }
+  });
 
   describe('with a live outlet', () => {
     let container: Container;

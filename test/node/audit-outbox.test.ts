@@ -10,6 +10,7 @@ import { callController, controllerTarget } from '../../src/wire/control-channel
 import type { AuditRecordWire, ControllerOperations } from '../../src/wire/protocol.ts';
 import { until } from '../support/in-process.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+import { auditExchangeVersion } from '../../src/wire/protocol/audit.ts';
 
 describe('audit outbox: records kept on disk, bounded, while the controller is away', () => {
   let world: World;
@@ -40,7 +41,7 @@ describe('audit outbox: records kept on disk, bounded, while the controller is a
     const answer = await callController(
       admin.record,
       'audit',
-      { afterSeq: 0, limit: 200, since: 0, member: node.record.nodeId },
+      { exchange: auditExchangeVersion, afterSeq: 0, limit: 200, since: 0, member: node.record.nodeId },
       { key: admin.privateKey, certificate: admin.certificate },
     );
     return answer.records.filter((record) => record.seenBy === node.record.nodeId);
@@ -166,7 +167,7 @@ describe('audit outbox: a reporter over its budget keeps what was not taken and 
     const { records } = await callController(
       world.admin.record,
       'audit',
-      { afterSeq: 0, limit: 200, since: 0, member: node.record.nodeId },
+      { exchange: auditExchangeVersion, afterSeq: 0, limit: 200, since: 0, member: node.record.nodeId },
       { key: world.admin.privateKey, certificate: world.admin.certificate },
     );
     assert.deepEqual(

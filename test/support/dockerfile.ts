@@ -4,7 +4,7 @@
  * here, without a Docker engine: the bundle alone under its image path, `portal` on PATH through the
  * same symlink, the image's environment, its volume and its numeric user.
  */
-import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { chmod, chown, copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot } from './usecases.ts';
@@ -114,7 +114,8 @@ export interface Container {
 /**
  * Lays out the final stage (`node` is this machine's, as the base image brings its own): each
  * `COPY --from=build /src/dist/X DEST` becomes a copy of this checkout's dist/X (what the build stage's
- * `node scripts/build.mjs` makes), each `ln -s TARGET LINK` of a RUN line a symlink, and the volume a
+ * `node scripts/build.mjs` makes), each `COPY --from=build /src/node_modules/X DEST` one of its
+ * node_modules/X, each `ln -s TARGET LINK` of a RUN line a symlink, and the volume a
  * fresh directory with the owner and mode the RUN lines give the mount point.
  */
 export async function layOutImage(config: ImageConfig): Promise<Container> {
@@ -124,10 +125,14 @@ export async function layOutImage(config: ImageConfig): Promise<Container> {
   const volume = join(dir, 'volume');
   const inImage = (path: string) => join(root, path);
   for (const copy of config.copies) {
-    const built = /^\/src\/(dist\/.+)$/.exec(copy.source);
+    const built = /^\/src\/((dist|node_modules)\/.+)$/.exec(copy.source);
     if (copy.from !== 'build' || !built?.[1])
-      throw new Error(`unexpected COPY ${copy.source}: the image takes only the bundle from the build stage`);
+      throw new Error(`unexpected COPY ${copy.source}: the image takes only the bundle and koffi from the build stage`);
     await mkdir(dirname(inImage(copy.destination)), { recursive: true });
+    if (built[2] === 'node_modules') {
+      await cp(join(projectRoot, built[1]), inImage(copy.destination), { recursive: true });
+      continue;
+    }
     await copyFile(join(projectRoot, built[1]), inImage(copy.destination));
     await chmod(inImage(copy.destination), 0o755);
   }

@@ -102,6 +102,17 @@ export interface AuditPage {
 }
 
 /**
+ * The version of the `audit` exchange. Version 2 bounds a page by bytes as well, so a page may be
+ * shorter than asked while more follow (`more`), and returns signed records (encoding 2). A reader of
+ * version 1 stopped at the first short page and took a signed record for a broken chain: a controller
+ * refuses it rather than let it list too little or report tampering that is not there.
+ */
+export const auditExchangeVersion = 2;
+
+/** An `audit` request: a query, and the version of the exchange its reader speaks (readers of version 1 sent none). */
+export type AuditRequest = AuditQuery & { readonly exchange: number };
+
+/**
  * What an administrator asks of the trail: records after `afterSeq`, oldest first, filtered. A reader
  * asks page after page on one connection, each from the last answer's `next`, until `more` is false.
  */

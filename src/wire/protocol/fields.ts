@@ -137,7 +137,7 @@ export const controllerFields: Fields<ControllerOperations> = {
   'audit-report': {
     records: { records: { id: 'text', event: 'text', time: 'number', members: 'texts', details: 'text' } },
   },
-  audit: { afterSeq: 'number', limit: 'number', since: 'number', member: 'text?', event: 'text?' },
+  audit: { exchange: 'number', afterSeq: 'number', limit: 'number', since: 'number', member: 'text?', event: 'text?' },
 };
 
 export const relayFields: Fields<RelayOperations> = {
