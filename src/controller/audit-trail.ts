@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { canonicalJson, chainEncodingVersion, genesisHash, recordHash } from '../shared/audit-chain.ts';
 import type { AuditSigner } from '../shared/audit-signature.ts';
+import type { ChainCursor } from '../shared/audit-verify.ts';
 import {
   auditLimits,
   controllerWitness,
@@ -172,13 +173,7 @@ export class AuditTrail {
   private async appendNow(projectId: string, entries: readonly AuditEntry[], attempt = 1): Promise<number> {
     try {
       const count = await this.store.transaction().execute(async (trx) => {
-        const head = await trx
-          .selectFrom('audit_records')
-          .select(['seq', 'hash'])
-          .where('project_id', '=', projectId)
-          .orderBy('seq', 'desc')
-          .limit(1)
-          .executeTakeFirst();
+        const head = await chainHead(trx, projectId);
         const written = new Set<string>();
         // Looked up by witness and id, the unique index's own columns: without the witness, each lookup
         // read every record of the project, and a long trail made each append slower than the last.
@@ -193,8 +188,8 @@ export class AuditTrail {
               .execute();
             for (const row of rows) written.add(`${row.seen_by}\n${row.report_id}`);
           }
-        let seq = Number(head?.seq ?? 0);
-        let prev = head?.hash ?? genesisHash;
+        let seq = head.seq;
+        let prev = head.hash;
         const recorded = this.now();
         const signer = this.options.signer;
         const encoding = signer ? chainEncodingVersion : 1;
@@ -300,17 +295,9 @@ export class AuditTrail {
         scanned += 1;
       }
     }
-    // The last in the index's order, one row read; max(seq) read every row of the project on SQLite.
-    const head = await this.store
-      .selectFrom('audit_records')
-      .select('seq')
-      .where('project_id', '=', projectId)
-      .orderBy('seq', 'desc')
-      .limit(1)
-      .executeTakeFirst();
     return {
       records,
-      head: Number(head?.seq ?? 0),
+      head: (await chainHead(this.store, projectId)).seq,
       next,
       more: full || (!exhausted && scanned >= scanBound),
       key: this.options.signer?.publicKey ?? null,
@@ -348,4 +335,19 @@ function wireOf(row: Selectable<AuditRecordTable>): AuditRecordWire {
     encoding: Number(row.encoding),
     signature: row.signature ?? null,
   };
+}
+
+/**
+ * The last record of a project's chain, or the genesis cursor of an empty one. The last in the index's
+ * order is one row read; max(seq) read every row of the project on SQLite.
+ */
+export async function chainHead(store: Store, projectId: string): Promise<ChainCursor> {
+  const head = await store
+    .selectFrom('audit_records')
+    .select(['seq', 'hash'])
+    .where('project_id', '=', projectId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: genesisHash };
 }

@@ -12,12 +12,12 @@
  *   trail it replaces, with a seq past both, so no seq is used twice for two different records.
  */
 import { randomBytes } from 'node:crypto';
-import { canonicalJson, chainEncodingVersion, genesisHash, recordHash } from '../shared/audit-chain.ts';
+import { canonicalJson, chainEncodingVersion, recordHash } from '../shared/audit-chain.ts';
 import type { ChainCursor } from '../shared/audit-verify.ts';
 import type { AuditSigner } from '../shared/audit-signature.ts';
 import { InputError } from '../shared/errors.ts';
 import { controllerWitness } from '../wire/protocol/audit.ts';
-import { AuditTrail } from './audit-trail.ts';
+import { AuditTrail, chainHead } from './audit-trail.ts';
 import type { Store } from './store/open.ts';
 import type { RevocationTable } from './store/schema.ts';
 import { KeptSqlite } from './store/sqlite.ts';
@@ -122,14 +122,7 @@ async function appendRestored(
   now: number,
   signer: AuditSigner,
 ): Promise<{ backupHead: ChainCursor; restoredSeq: number }> {
-  const head = await store
-    .selectFrom('audit_records')
-    .select(['seq', 'hash'])
-    .where('project_id', '=', projectId)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const backupHead: ChainCursor = head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: genesisHash };
+  const backupHead = await chainHead(store, projectId);
   const seq = Math.max(backupHead.seq, previousHead?.seq ?? 0) + 1;
   const record = {
     project: projectId,
