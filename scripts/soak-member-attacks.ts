@@ -10,7 +10,7 @@ import {
   statusServerHold,
   withheldVerdict,
 } from '../test/support/member-attacks.ts';
-import type { ProbeResult } from '../test/support/status-probe-hold.ts';
+import type { ProbeResult } from '../test/support/status-hold.ts';
 import { e2eHandshakeTimeoutMs } from '../src/wire/limits.ts';
 
 const MiB = 1024 * 1024;

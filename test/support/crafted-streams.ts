@@ -41,7 +41,7 @@ export class CraftedStreams {
     );
     socket.on('error', () => undefined);
     socket.on('data', (chunk: Buffer) => this.read(chunk));
-    // The verdict's reader paused the socket: the frames after it flow from here.
+    // A socket left paused by whoever read the verdict: the frames after it flow from here.
     socket.resume();
   }
 

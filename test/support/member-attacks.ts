@@ -10,13 +10,14 @@ import { adminRequest } from '../../src/cli/administrator.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import type { PortalError } from '../../src/shared/errors.ts';
 import { openControlChannel, type ControlChannel } from '../../src/wire/control-channel.ts';
+import { e2eHandshakeTimeoutMs } from '../../src/wire/limits.ts';
 import type { AuditReport } from '../../src/wire/protocol/audit.ts';
 import type { Attackers } from './attack-scenarios.ts';
-import { dialledByOutlet, handshakeAsInlet, sendVerdict } from './member-crafted-inlet.ts';
+import { craftedChannel, dialledByOutlet, outletVerdictWithin } from './crafted-inlet.ts';
 import { CraftedStreams } from './crafted-streams.ts';
 import { gatedAdminCommand } from './gated-admin.ts';
 import { certificateWithLifetime } from './project-authority.ts';
-import { holdStatusServer, probeNodeShow, probeStatus, type ProbeResult } from './status-probe-hold.ts';
+import { holdStatusServer, probeNodeShow, probeStatus, type ProbeResult } from './status-hold.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const adminHome = (attackers: Attackers) => join(attackers.project.dir, 'admin');
@@ -82,14 +83,15 @@ export async function withheldVerdict(
   ]);
   const dial = await dialledByOutlet(identity, attackers.relay, attackers.outletAttribute);
   try {
-    const { socket, outletVerdict, outletAttributes } = await handshakeAsInlet(dial.raw, identity);
-    const streams = new CraftedStreams(socket);
+    const channel = await craftedChannel(dial.raw, identity);
+    const outletVerdict = await outletVerdictWithin(channel, e2eHandshakeTimeoutMs);
+    const streams = new CraftedStreams(channel.socket);
     const handshakeDone = Date.now();
     revoke.release();
     const revoked = await revoke.done;
     const returned = revoked.endedAt;
     await pause(verdictAfterMs);
-    sendVerdict(socket, outletAttributes, attackers.outletAttribute);
+    channel.sendVerdict(attackers.outletAttribute);
     const verdictSent = Date.now();
     await streams.openEvery(250, returned + watchMs);
     await Promise.race([streams.closed, pause(Math.max(0, returned + watchMs - Date.now()))]);
@@ -145,10 +147,11 @@ export async function expiredCertificateSession(
   try {
     const short = await certificateWithLifetime(dataDir, controllerHome, identity, lifetimeMs);
     const notAfter = Date.parse(new X509Certificate(short).validTo);
-    const { socket, outletAttributes } = await handshakeAsInlet(dial.raw, identity, short);
+    const channel = await craftedChannel(dial.raw, identity, short);
+    await outletVerdictWithin(channel, e2eHandshakeTimeoutMs);
     const started = Date.now();
-    sendVerdict(socket, outletAttributes, attackers.outletAttribute);
-    const streams = new CraftedStreams(socket);
+    channel.sendVerdict(attackers.outletAttribute);
+    const streams = new CraftedStreams(channel.socket);
     await streams.openEvery(250, notAfter + watchAfterMs);
     streams.destroy();
     const before = streams.streams.filter((stream) => stream.openedAt < notAfter);

@@ -1,54 +1,105 @@
 /**
- * A local process holding a status server's connections: as many as it holds, half silent, half
- * sending headers a byte at a time, each reopened when the server closes it. Meanwhile `probe` runs in
- * a loop; what it saw is returned. The soak and the end-to-end tests run it against a node.
+ * A local process that holds a status server's connections, some idle and some dribbling a request's
+ * headers one byte a second, opening another whenever one is closed; and the probes that judge whether
+ * the server is still seen: an HTTP health probe and `portal node show`, each timed.
  */
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { statusLimits } from '../../src/shared/limits.ts';
+import { portalBundle } from './processes.ts';
 
 export interface StatusHold {
-  /** Probes made during the hold, those that failed, and the slowest in ms. */
-  readonly probes: number;
-  readonly failed: readonly string[];
-  readonly slowestMs: number;
-  /** Connections the attacker opened (the first ones and the reopened). */
-  readonly opened: number;
+  /** Connections open now. */
+  held(): number;
+  /** Connections opened in all, the first ones included. */
+  opened(): number;
+  stop(): void;
 }
 
-export async function holdStatusServer(
-  port: number,
-  durationMs: number,
-  probe: () => Promise<string | undefined>,
-): Promise<StatusHold> {
+/** `idle` connections that send nothing and `dribbling` ones that send a request one byte a second. */
+export async function holdStatusServer(port: number, idle = 16, dribbling = 16): Promise<StatusHold> {
+  const sockets = new Set<Socket>();
   let opened = 0;
-  const open = (index: number): Socket => {
-    opened += 1;
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.on('error', () => undefined);
-    if (index % 2 === 1) socket.write('GET /show HTTP/1.1\r\n');
-    return socket;
+  let stopped = false;
+  const headers = Buffer.from('GET /show HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Hold: ');
+  const one = (dribble: boolean): Promise<void> =>
+    new Promise((resolve) => {
+      opened += 1;
+      const socket = connect(port, '127.0.0.1');
+      sockets.add(socket);
+      let offset = 0;
+      const drip = dribble
+        ? setInterval(() => {
+            if (!socket.destroyed) socket.write(offset < headers.length ? headers.subarray(offset, ++offset) : 'a');
+          }, 1000)
+        : undefined;
+      socket.on('error', () => socket.destroy());
+      socket.once('connect', () => resolve());
+      socket.once('close', () => {
+        clearInterval(drip);
+        sockets.delete(socket);
+        resolve();
+        // Closed by the server: the holder is back at once, as a hostile local process would be.
+        if (!stopped) setTimeout(() => void one(dribble), 10);
+      });
+    });
+  await Promise.all([
+    ...Array.from({ length: idle }, () => one(false)),
+    ...Array.from({ length: dribbling }, () => one(true)),
+  ]);
+  return {
+    held: () => [...sockets].filter((socket) => !socket.destroyed && !socket.connecting).length,
+    opened: () => opened,
+    stop() {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
   };
-  const held = Array.from({ length: statusLimits.connections }, (_, index) => open(index));
-  const dribble = setInterval(() => held.forEach((socket, index) => index % 2 === 1 && socket.write('X')), 100);
-  const reopen = setInterval(
-    () => held.forEach((socket, index) => socket.destroyed && (held[index] = open(index))),
-    20,
-  );
-  const failed: string[] = [];
-  let probes = 0;
-  let slowestMs = 0;
-  try {
-    for (const deadline = Date.now() + durationMs; Date.now() < deadline;) {
-      const started = performance.now();
-      const problem = await probe().catch((error: Error) => error.message);
-      slowestMs = Math.max(slowestMs, performance.now() - started);
-      probes += 1;
-      if (problem !== undefined) failed.push(problem);
-    }
-  } finally {
-    clearInterval(dribble);
-    clearInterval(reopen);
-    held.forEach((socket) => socket.destroy());
-  }
-  return { probes, failed, slowestMs: Math.round(slowestMs), opened };
+}
+
+export interface ProbeResult {
+  readonly ms: number;
+  /** The HTTP status, or the process's exit code; undefined when it had none within the limit. */
+  readonly code: number | undefined;
+  readonly output: string;
+}
+
+/** One request on a fresh connection, as a health checker sends it; gives up after `limitMs`. */
+export function probeStatus(port: number, method: 'GET' | 'HEAD', path: string, limitMs: number): Promise<ProbeResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    const asked = request({ host: '127.0.0.1', port, method, path, agent: false, timeout: limitMs }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ ms: elapsed(), code: response.statusCode, output: body.slice(0, 200) }));
+    });
+    asked.on('timeout', () => asked.destroy(new Error(`no answer within ${limitMs} ms`)));
+    asked.on('error', (error) => resolve({ ms: elapsed(), code: undefined, output: error.message }));
+    asked.end();
+  });
+}
+
+/** `portal node show` with `home`, killed after `limitMs`: its exit code and first line. */
+export function probeNodeShow(home: string, limitMs: number): Promise<ProbeResult> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [portalBundle, 'node', 'show'], {
+      env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({
+        ms: Math.round(performance.now() - started),
+        code: code ?? undefined,
+        output: output.split('\n')[0] ?? '',
+      });
+    });
+  });
 }
