@@ -37,7 +37,7 @@ describe('a refused certificate: the controller is asked at once, and at most on
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('a service refusing the certificate 100 times in 10 s (a hostile relay) costs the controller one ask', async () => {
+  it('a service refusing the certificate 100 times in 10 s (a hostile relay) costs one ask', async () => {
     const member = await sessionMember(await createAuthority(projectId), projectId, nodeId, ['db-inlet']);
     const identity: StoredIdentity = {
       record: {
