@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { metricsRoute } from '../shared/metrics-route.ts';
 import { hostHeaderIsLoopback, startStatusServer as startServer, type StatusAnswer } from '../shared/status-server.ts';
-import { isReady } from './portal-health.ts';
+import { isReady, type PortalState } from './portal-health.ts';
 import type { NodeShow } from './show.ts';
 
 export interface StatusServerOptions {
@@ -37,6 +37,17 @@ export async function startStatusServer(options: StatusServerOptions): Promise<{
   return { server, port };
 }
 
+/** GET /readyz: read by the compiled readiness probe (src/compile/k8s/probes.ts). */
+export interface NodeReadiness {
+  readonly status: 'ready' | 'unavailable';
+  readonly process: 'node';
+  readonly state: NodeShow['status'];
+  /** Each portal's state, keyed "outlet db", "inlet web". */
+  readonly portals: Readonly<Record<string, PortalState>>;
+  /** Why the node is not ready, when it is not: its problems, one after the other. */
+  readonly reason?: string;
+}
+
 /**
  * 200 while the node serves at least one portal, 503 otherwise; either way its state and each portal's,
  * and why the node is not ready when it is not.
@@ -45,7 +56,7 @@ export function readiness(shown: NodeShow): StatusAnswer {
   const ready = isReady(shown.status);
   const portals =
     'portals' in shown ? Object.fromEntries(shown.portals.map((portal) => [portalKey(portal), portal.state])) : {};
-  const body = {
+  const body: NodeReadiness = {
     status: ready ? 'ready' : 'unavailable',
     process: 'node',
     state: shown.status,

@@ -201,9 +201,9 @@ describe('end to end: revoking a member closes its connections within a second',
       // The outlet starts again with the controller away: it has only the list it kept.
       await echo.outlet.stop();
       outlet = await project.startNode('outlet', echo.outletConfig, undefined, heartbeat);
-      // The revoked inlet learnt it and stopped; started again with the controller away, it cannot learn
-      // it and tries the outlet through the relay, as a thief of its key would.
-      await revoked.node.waitFor(/ was revoked from project /);
+      // The revoked inlet may have learnt it and stopped before the controller went; started again with
+      // the controller away, it cannot learn it and tries the outlet through the relay, as a thief of its
+      // key would.
       await revoked.node.stop();
       const again = await project.startNode(revoked.name, revoked.config, undefined, heartbeat);
       const revokedListening = await again.waitFor(/listens on 127\.0\.0\.1:\d+ \(inlet clients\)/);

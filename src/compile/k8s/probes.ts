@@ -42,7 +42,7 @@ export function statusAnswers(port: number): string[] {
 
 /**
  * A program that exits 0 when GET /readyz answers 200 (the node serves at least one of its portals);
- * otherwise it prints the node's state and why, and exits 1.
+ * otherwise it prints the node's state and why (NodeReadiness of src/node/status-server.ts), and exits 1.
  */
 export function nodeIsReady(port: number): string[] {
   const verdict = [
