@@ -227,7 +227,7 @@ describe('Kubernetes manifests (k8s/outlet.yaml, k8s/inlet.yaml)', () => {
         }
       });
 
-      it('probes from inside the container: readiness asks whether a portal serves, liveness whether it answers', () => {
+      it('probes from inside the container: readiness asks if a portal serves, liveness whether it answers', () => {
         for (const [role, file] of both) {
           const container = nodeContainer(file);
           const port = input[role].config['http-server-port'];
