@@ -39,4 +39,5 @@ WORKDIR /var/lib/portal
 USER 10001:10001
 ENTRYPOINT ["portal"]
 CMD ["--help"]
-HEALTHCHECK --interval=30s --timeout=10s --start-period=20s --retries=3 CMD ["portal", "node", "show"]
+# Healthy while the node serves at least one of its portals: one dead target takes down its own portal only.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=20s --retries=3 CMD ["portal", "node", "show", "--ready"]

@@ -55,6 +55,7 @@ const unitFiles = [
   'test/node/portal.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/reload.test.ts',
+  'test/node/revocation-check.test.ts',
   'test/node/revocation-cut.test.ts',
   'test/node/revocation-list.test.ts',
   'test/node/session-life.test.ts',

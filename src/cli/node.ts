@@ -18,6 +18,7 @@ import { runningHolder } from '../node/home-claim.ts';
 import { defaultWarmStreams, maxWarmStreams } from '../node/limits.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import { portalLabel } from '../node/portals.ts';
+import { isReady, servingCount, type PortalHealth } from '../node/portal-health.ts';
 import type { NodeShow, NodeShowRunning } from '../node/show.ts';
 import { plural } from '../shared/plural.ts';
 import { product } from '../shared/product.ts';
@@ -59,8 +60,13 @@ export function registerNode(program: Command): void {
     .action(async (options: NodeCreateOptions) => runNode(options));
   node
     .command('show')
-    .description('print "The node is UP" and its details when the local node is ready')
-    .action(async () => showNode());
+    .description(
+      'print "The node is UP" and its details when every portal of the local node carries traffic; ' +
+        'exit 1 when one does not (DEGRADED), none does (DOWN), or the node was revoked (REVOKED)',
+    )
+    .option('--ready', 'exit 0 while the node serves at least one of its portals (UP or DEGRADED): a health check')
+    .option('--json', "print the node's status as JSON (GET /show), whatever it is")
+    .action(async (options: NodeShowOptions) => showNode(options));
   registerNodeReload(node);
 }
 
@@ -222,7 +228,12 @@ function directAdvertiseFromEnvironment(environment: NodeJS.ProcessEnv): string[
   return addresses;
 }
 
-async function showNode(): Promise<void> {
+export interface NodeShowOptions {
+  readonly ready?: boolean;
+  readonly json?: boolean;
+}
+
+async function showNode(options: NodeShowOptions): Promise<void> {
   const home = portalHome();
   // A runtime file left by a process that is gone (a crash, a kill -9) says nothing runs.
   const runtime = await runningHolder(runtimeFile(home));
@@ -242,28 +253,60 @@ async function showNode(): Promise<void> {
       'check its log; a node that hangs can be stopped with kill',
     );
   }
-  // The node runs: what it says is the reason, and its log has the details.
-  const running = `the node runs (pid ${runtime.pid}); its log says more about each problem`;
-  if (shown.status !== 'up' || !('name' in shown)) {
-    const problems = shown.problems.join('; ');
-    if (shown.status === 'down') throw down(problems, running);
-    // Never up since it started: say so beside why, not instead of it.
-    const since = 'name' in shown ? `not up yet, ${shown.uptime_seconds} s after its start` : `it is ${shown.status}`;
-    throw down(problems ? `${problems} (${since})` : since, running);
-  }
-  console.log(describeNode(shown).join('\n'));
+  if (options.json) console.log(JSON.stringify(shown, null, 2));
+  else if ('name' in shown && (shown.status === 'up' || shown.status === 'degraded'))
+    console.log(describeNode(shown).join('\n'));
+  const failure = verdict(shown, runtime.pid, options.ready === true);
+  if (failure) throw failure;
 }
 
 /**
- * The lines of `node show` for a node that is up: which figures are totals since its start, which are
- * open now. A portal given by name is printed with it ("outlet postgres:"); those of the single forms
- * as they always were ("outlet:").
+ * Why `node show` exits 1, or nothing when it exits 0: UP, or DEGRADED with --ready (the node serves
+ * some of its portals). The node runs: what it says is the reason, and its log has the details.
+ */
+function verdict(shown: NodeShow, pid: number, ready: boolean): RuntimeFailure | undefined {
+  if (shown.status === 'up' || (ready && isReady(shown.status))) return undefined;
+  const running = `the node runs (pid ${pid}); its log says more about each problem`;
+  const problems = shown.problems.join('; ');
+  if (!('name' in shown))
+    return down(problems ? `${problems} (it is ${shown.status})` : `it is ${shown.status}`, running);
+  switch (shown.status) {
+    case 'degraded': {
+      const serving = shown.portals.filter((portal) => portal.state !== 'down').map(portalName);
+      return new RuntimeFailure('NODE_DEGRADED', `The node is DEGRADED: ${problems}`, {
+        hint: `${serving.join(', ')} ${serving.length === 1 ? 'carries' : 'carry'} traffic; ${running}`,
+      });
+    }
+    case 'revoked':
+      return new RuntimeFailure('NODE_REVOKED', `The node is REVOKED: ${problems}`, {
+        hint: `it runs (pid ${pid}) and tries nothing more; portal reset --yes stops it and removes its identity`,
+      });
+    case 'down':
+      return down(problems, running);
+    default:
+      // Never up since it started: say so beside why, not instead of it.
+      return down(`${problems} (not up yet, ${shown.uptime_seconds} s after its start)`, running);
+  }
+}
+
+const portalName = (portal: PortalHealth) =>
+  portalLabel(portal.kind, { name: portal.name, pointer: portal.configured_at });
+
+/**
+ * The lines of `node show` for a node that is up or degraded: which figures are totals since its start,
+ * which are open now, and what stops the portals that are down. A portal given by name is printed with
+ * it ("outlet postgres:"); those of the single forms as they always were ("outlet:").
  */
 export function describeNode(shown: NodeShowRunning): string[] {
   const label = (kind: 'outlet' | 'inlet', part: { name: string; configured_at: string }) =>
     portalLabel(kind, { name: part.name, pointer: part.configured_at });
+  const { serving, total } = servingCount(shown.portals ?? []);
+  const downPortals = (shown.portals ?? []).filter((portal) => portal.state === 'down').map(portalName);
   return [
-    product.nodeUpLine,
+    shown.status === 'up'
+      ? product.nodeUpLine
+      : `The node is ${shown.status.toUpperCase()}: ${total - serving} of ${plural(total, 'portal')} ` +
+        `cannot carry traffic (${downPortals.join(', ')})`,
     `  node ${shown.name} in project ${shown.project.id}, controller ${shown.project.controller} (${shown.controller})`,
     `  certificate valid until ${shown.identity.valid_until}`,
     ...shown.outlets.map(
@@ -281,6 +324,7 @@ export function describeNode(shown: NodeShowRunning): string[] {
         `${plural(i.connections_total, 'connection')} so far (${i.connections_direct} direct, ` +
         `${i.connections_relayed} relayed), ${i.connections_active} open now, ${i.connections_refused} refused`,
     ),
+    ...(shown.status === 'up' ? [] : shown.problems.map((problem) => `  problem: ${problem}`)),
     ...(shown.warnings ?? []).map((warning) => `  warning: ${warning}`),
   ];
 }

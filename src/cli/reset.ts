@@ -1,6 +1,6 @@
 /** `portal reset`: stops what `portal enroll` started and removes this machine's Portal state. */
 import { statSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
@@ -8,7 +8,9 @@ import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
-import { runtimeFile } from '../node/node.ts';
+import { readIdentityRecord, type IdentityRecord } from '../node/identity-store.ts';
+import { nodeDirectory, runtimeFile } from '../node/node.ts';
+import { identityLeftLine, revokedNoteFile } from '../node/self-revocation.ts';
 import { relayDirectory } from '../relay/relay-node.ts';
 import { readEmbeddedController, stopEmbeddedController } from './embedded-controller.ts';
 import { installationEntries, portalHome } from './home.ts';
@@ -53,6 +55,8 @@ export function registerReset(program: Command): void {
         await stopProcess(holder, what, file, waitMs);
         console.log(`Stopped ${what} (process ${holder.pid}).`);
       }
+      // Read before they go: the identities removed stay members of their projects, which is said after.
+      const identities = await memberIdentities(home);
       const controller = await readEmbeddedController(home);
       if (controller) await stopEmbeddedController(controller);
       const entries = await readdir(home).catch(() => [] as string[]);
@@ -64,7 +68,38 @@ export function registerReset(program: Command): void {
       );
       if (entries.every((entry) => !keep.has(entry))) await rm(home, { recursive: true, force: true });
       console.log(`Reset: removed the Portal state under ${home}.`);
+      for (const { what, record, revokedAt } of identities) console.log(identityLeftLine(what, record, revokedAt));
     });
+}
+
+interface MemberIdentity {
+  readonly what: 'node' | 'relay';
+  readonly record: IdentityRecord;
+  /** When the node learnt its project revoked it, if it did. */
+  readonly revokedAt: string | undefined;
+}
+
+/** The node and relay identities under `home`: members of their projects until an administrator revokes them. */
+async function memberIdentities(home: string): Promise<MemberIdentity[]> {
+  const found = await Promise.all(
+    (['node', 'relay'] as const).map(async (what) => {
+      const directory = what === 'node' ? nodeDirectory(home) : relayDirectory(home);
+      const record = await readIdentityRecord(directory);
+      if (!record) return undefined;
+      const note = await readFile(revokedNoteFile(directory), 'utf8').catch(() => undefined);
+      return { what, record, revokedAt: revokedAtOf(note, record.nodeId) };
+    }),
+  );
+  return found.filter((entry) => entry !== undefined);
+}
+
+function revokedAtOf(note: string | undefined, nodeId: string): string | undefined {
+  try {
+    const parsed = JSON.parse(note ?? '') as { node_id?: unknown; revoked_at?: unknown };
+    return parsed.node_id === nodeId && typeof parsed.revoked_at === 'string' ? parsed.revoked_at : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface Running {

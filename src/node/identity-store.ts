@@ -127,6 +127,20 @@ async function readStateFile(directory: string, path: string): Promise<Buffer> {
   }
 }
 
+/**
+ * Who the identity in `directory` is (its record alone: no key is opened), or undefined when there is
+ * none or it cannot be read: for what `portal reset` tells of the identity it removes.
+ */
+export async function readIdentityRecord(directory: string): Promise<IdentityRecord | undefined> {
+  const text = await readFile(join(directory, files.record), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return parseRecord(text, directory, join(directory, files.record));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function loadIdentity(
   directory: string,
   options: IdentityStoreOptions = {},

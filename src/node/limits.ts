@@ -188,3 +188,9 @@ export const auditOutboxLimits = {
  * most `keys` of them a window, the rest counted in one record with no peer.
  */
 export const auditRefusalWindow = { ms: 5000, keys: 64 } as const;
+
+/**
+ * A controller or relay that refuses this node's certificate while it is valid may have been told the
+ * node was revoked: the controller is asked at once, and again at most this often while refusals go on.
+ */
+export const revocationCheckMs = 30_000;

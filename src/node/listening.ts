@@ -28,7 +28,7 @@ export function listeningLine(listening: Listening): string {
         ...(direct ? [`${direct} (direct path${named ? ` of inlet ${portal.name}` : ''}, for outlets)`] : []),
       ];
     }),
-    `127.0.0.1:${status} (status: /show, /metrics)`,
+    `127.0.0.1:${status} (status: /show, /healthz, /readyz, /metrics)`,
   ];
   return `node ${nodeId} listens on ${addresses.join(', ')}`;
 }

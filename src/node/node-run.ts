@@ -3,6 +3,7 @@
  * announced the first time it is up, its configuration reloaded on request; stopped in two steps
  * (graceful-stop.ts).
  */
+import { writeFile } from 'node:fs/promises';
 import type { Server as HttpServer } from 'node:http';
 import type { PortalError } from '../shared/errors.ts';
 import { product } from '../shared/product.ts';
@@ -17,6 +18,7 @@ import type { NodePortals } from './portals.ts';
 import { Reloader, type ReloadOutcome } from './reload.ts';
 import { Renewal } from './renewal.ts';
 import { RunningShow } from './running-show.ts';
+import { revokedLine, revokedNoteFile } from './self-revocation.ts';
 import { assessNode, type NodeShow } from './show.ts';
 import { heartbeatIntervalMs, heartbeatTimeoutMs } from '../wire/limits.ts';
 
@@ -93,7 +95,11 @@ export async function runEnrolled(
     control,
     logger,
     holder: 'this node',
+    onRevoked: () => stopRevoked('the controller refuses it a certificate'),
   });
+  // A refused certificate may mean the node was revoked: the controller is asked, and says so if it was.
+  control.on('refused', () => renewal.checkNow());
+  relays.on('refused', () => renewal.checkNow());
   relays.on('down', () => metrics.failures.inc({ reason: 'relay_lost' }));
   const reloader = new Reloader({ node: options, portals, identity: () => current });
   const running = new RunningShow({
@@ -106,9 +112,13 @@ export async function runEnrolled(
     reloads: () => reloader.state(),
   });
   // GET /show from now on; the node is announced the first time it is up (below).
-  prepared.setShow(() => running.show(announced));
+  prepared.setShow(() => running.show(announced, revoked));
 
   let announced = false;
+  /** The line the node logged when its project revoked it; it is what the node says from then on. */
+  let revoked: string | undefined;
+  let portalsStopped: Promise<void> | undefined;
+  const stopPortals = () => (portalsStopped ??= portals.stop());
   let accepting = true;
   let stopped = false;
   // Renewal first: starting the portals takes a while, and a short certificate must not lapse meanwhile.
@@ -148,6 +158,19 @@ export async function runEnrolled(
     relays.stop();
     portals.stopAccepting();
   };
+  // Revoked for good: said once, then nothing is tried again; the status server says so until stopped.
+  const stopRevoked = (why: string) => {
+    if (revoked !== undefined || stopped) return;
+    revoked = revokedLine(current.record, why);
+    logger.error(revoked);
+    stopAccepting();
+    void stopPortals();
+    const note = { node_id: current.record.nodeId, revoked_at: new Date().toISOString() };
+    void writeFile(revokedNoteFile(directory), `${JSON.stringify(note)}\n`, { mode: 0o644 }).catch((error: Error) =>
+      logger.debug(`could not note the revocation beside the identity: ${error.message}`),
+    );
+  };
+
   return {
     statusPort: status.port,
     identity: () => current,
@@ -160,7 +183,7 @@ export async function runEnrolled(
       if (stopped) return;
       stopped = true;
       stopAccepting();
-      await portals.stop();
+      await stopPortals();
       audit.close();
       await outbox.stop();
       const closed = new Promise<void>((resolve) => status.server.close(() => resolve()));

@@ -11,7 +11,7 @@
  *
  * Outlets register on every relay that is up; inlets ask any relay that has their outlet.
  * Events: 'up' (link), 'down' (link, only for a link that was up), 'event' (link, a pushed RelayEvent,
- * read through its field table).
+ * read through its field table), 'refused' (link, error: the relay did not accept the node's certificate).
  */
 import { EventEmitter } from 'node:events';
 import { readFile, rename, writeFile } from 'node:fs/promises';
@@ -226,6 +226,9 @@ export class RelayLinks extends EventEmitter {
     });
     channel.on('event', (event: RelayEvent) => {
       if (candidate.link === link) this.emit('event', link, event);
+    });
+    channel.on('refused', (error: Error) => {
+      if (candidate.link === link) this.emit('refused', link, error);
     });
     channel.start();
   }

@@ -8,7 +8,7 @@ import { PortalError } from '../shared/errors.ts';
 import { Backoff } from './backoff.ts';
 import { dueForRefresh, refreshCertificate, type Refreshed } from './enrollment.ts';
 import type { StoredIdentity } from './identity-store.ts';
-import { renewalRetryInitialMs, renewalRetryMaxMs } from './limits.ts';
+import { renewalRetryInitialMs, renewalRetryMaxMs, revocationCheckMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { NodeControl } from './standing-channel.ts';
 
@@ -22,6 +22,11 @@ export interface RenewalOptions {
   readonly logger: Logger;
   /** How the log names the holder: "this node", "this relay". */
   readonly holder: string;
+  /**
+   * The controller said the member was revoked (MEMBER_REVOKED): renewal stops for good, and this is
+   * told instead of a warning. @default logged as a refusal, and tried again
+   */
+  readonly onRevoked?: (error: PortalError) => void;
 }
 
 export class Renewal {
@@ -29,6 +34,8 @@ export class Renewal {
   private renewing = false;
   private stopped = false;
   private readonly backoff = new Backoff({ initialMs: renewalRetryInitialMs, maxMs: renewalRetryMaxMs });
+  /** When checkNow last asked the controller. */
+  private checkedAt = -Infinity;
   /** Why the last attempt failed, until one succeeds. */
   error: string | undefined;
 
@@ -45,6 +52,18 @@ export class Renewal {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+  }
+
+  /**
+   * A controller or relay refused the current certificate (NOT_AUTHENTICATED): asks the controller for
+   * a fresh one now, which tells a revoked member so (MEMBER_REVOKED) and heals one that expired or
+   * that the controller's clock finds too young. At most once per revocationCheckMs, however many
+   * refusals come.
+   */
+  checkNow(now = Date.now()): void {
+    if (this.stopped || this.renewing || now - this.checkedAt < revocationCheckMs) return;
+    this.checkedAt = now;
+    void this.renew();
   }
 
   private schedule(delay?: number): void {
@@ -80,6 +99,11 @@ export class Renewal {
       this.schedule();
     } catch (error) {
       this.error = (error as Error).message;
+      if (error instanceof PortalError && error.code === 'MEMBER_REVOKED' && this.options.onRevoked) {
+        this.stop();
+        this.options.onRevoked(error);
+        return;
+      }
       // The first failure and then every tenth, not every attempt.
       if (this.backoff.failures % 10 === 0) {
         const refused =

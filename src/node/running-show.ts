@@ -7,6 +7,7 @@ import type { StoredIdentity } from './identity-store.ts';
 import type { NodePortalSet } from './node-portals.ts';
 import type { RelayLinks } from './relay-links.ts';
 import type { Renewal } from './renewal.ts';
+import { nodeState } from './portal-health.ts';
 import { assessNode, type NodeFacts, type NodeShowRunning, type ReloadShow } from './show.ts';
 import type { NodeControl } from './standing-channel.ts';
 import { version } from './version.ts';
@@ -51,19 +52,25 @@ export class RunningShow {
 
   /**
    * Up: able to carry traffic right now (every inlet has a session; every outlet is registered on a
-   * relay or has inlets on the direct path), with nothing else in the way. `announced`: it was up once, so
-   * that a node that cannot carry traffic is down, not starting.
+   * relay or has inlets on the direct path), with nothing else in the way; degraded or down by the rule
+   * of portal-health.ts otherwise. `announced`: it was up once, so that a node that cannot carry
+   * traffic is down, not starting. `revoked`: why the node stopped for good, when it was revoked.
    */
-  show(announced: boolean): NodeShowRunning {
+  show(announced: boolean, revoked?: string): NodeShowRunning {
     const current = this.options.identity();
     const known = this.facts();
     const { now, validUntil } = known;
-    const { problems, warnings } = assessNode(known);
+    const assessed = assessNode(known);
+    const problems = revoked === undefined ? assessed.problems : [revoked];
+    const portals =
+      revoked === undefined
+        ? assessed.portals
+        : assessed.portals.map((portal) => ({ ...portal, state: 'down' as const, problems: [revoked] }));
     return {
       name: current.record.nodeId,
-      status: problems.length === 0 ? 'up' : announced ? 'down' : 'starting',
+      status: nodeState({ revoked: revoked !== undefined, problems, portals, announced }),
       problems,
-      warnings,
+      warnings: assessed.warnings,
       version,
       uptime_seconds: Math.round((now - this.options.startedAt) / 1000),
       identity: {
@@ -79,6 +86,7 @@ export class RunningShow {
         network_domain: current.record.networkDomain,
       },
       controller: this.options.control.connected ? 'connected' : 'reconnecting',
+      portals,
       outlets: known.outlets,
       inlets: known.inlets,
       relays: known.relays,

@@ -1,8 +1,9 @@
 /**
  * The node as GET /show gives it: one shape, produced by the running node and read by `node show` and
- * the status loop. `status` is "up" only when the node can carry traffic; otherwise `problems` says,
- * one line each, what stops it; `warnings` says what went wrong lately without stopping it. Which
- * problems and warnings there are is decided here, from facts, with no I/O.
+ * the status loop. `status` is "up" only when nothing stops the node or any portal carrying traffic;
+ * otherwise `problems` says, one line each, what stops it; `warnings` says what went wrong lately
+ * without stopping it; `portals` gives each portal's share, and the node's status follows from them
+ * (portal-health.ts). Which problems and warnings there are is decided here, from facts, with no I/O.
  */
 import { plural } from '../shared/plural.ts';
 import { quotedPolicy } from '../shared/policy.ts';
@@ -10,6 +11,7 @@ import type { StreakShow } from './failure-streak.ts';
 import { recentMs } from './limits.ts';
 import type { Inlet, SessionFailureShow } from './inlet.ts';
 import type { Outlet } from './outlet.ts';
+import { portalState, type NodeState, type PortalHealth } from './portal-health.ts';
 import { portalLabel } from './portals.ts';
 import type { RefusalShow } from './refusals.ts';
 import type { ReloadShow } from './reload-show.ts';
@@ -26,8 +28,12 @@ export interface NodeShowEarly {
 }
 
 export interface NodeShowRunning {
-  /** "starting" until the node has first been up; "down" when it was up and no longer can carry traffic. */
-  readonly status: 'starting' | 'up' | 'down';
+  /**
+   * The node's state by the rule of portal-health.ts: "up", "degraded" (some portals serve, some do
+   * not), "down" (none serves), "starting" until it has first been up, "revoked" for good.
+   */
+  readonly status: NodeState;
+  /** Every reason the node or one of its portals cannot carry traffic, one line each. */
   readonly problems: readonly string[];
   /**
    * What went wrong lately but does not stop the node carrying traffic (a relay that failed while another
@@ -46,6 +52,8 @@ export interface NodeShowRunning {
   };
   readonly project: { readonly id: string; readonly controller: string; readonly network_domain: string };
   readonly controller: 'connected' | 'reconnecting';
+  /** Each portal's state, with what stops it or went wrong lately: outlets, then inlets. */
+  readonly portals: readonly PortalHealth[];
   /** Every outlet and inlet, each with its portal's name, in the configuration's order. */
   readonly outlets: readonly OutletShow[];
   readonly inlets: readonly InletShow[];
@@ -82,21 +90,33 @@ export function problemsOf(facts: NodeFacts): string[] {
   return assessNode(facts).problems;
 }
 
+export interface NodeAssessment {
+  /** What stops the node or one of its portals carrying traffic, one line each (a portal's begins with it). */
+  readonly problems: string[];
+  /** What went wrong lately without stopping anything. */
+  readonly warnings: string[];
+  /** Each portal's own state and lines, in the configuration's order: outlets, then inlets. */
+  readonly portals: PortalHealth[];
+}
+
 /**
- * `problems`: what stops the node from carrying traffic (it is "up" when there is none); `warnings`:
- * what went wrong lately without stopping it. One line each.
+ * `problems`: what stops the node or a portal from carrying traffic (it is "up" when there is none);
+ * `warnings`: what went wrong lately without stopping it; `portals`: each portal's share of them.
  */
-export function assessNode(facts: NodeFacts): { problems: string[]; warnings: string[] } {
+export function assessNode(facts: NodeFacts): NodeAssessment {
   const problems: string[] = [];
   const warnings: string[] = [];
   const { now, outlets, inlets } = facts;
   const expired = now >= facts.validUntil;
+  // Lines that stop every portal at once: each portal carries them too.
+  const everyPortal: string[] = [];
   if (expired) {
     const why = facts.renewalError ? ` (${facts.renewalError})` : '';
-    problems.push(
+    everyPortal.push(
       `its certificate expired at ${new Date(facts.validUntil).toISOString()} and has not been renewed yet${why}`,
     );
   }
+  problems.push(...everyPortal);
   // The controller is off the data path: while the node's certificate is valid and a relay is known,
   // traffic flows without it. It matters when the certificate must be re-issued, or no relay is known.
   if (!facts.controllerConnected && (expired || facts.relays.length === 0))
@@ -120,23 +140,33 @@ export function assessNode(facts: NodeFacts): { problems: string[]; warnings: st
       if (relay.status === 'reconnecting')
         warnings.push(`relay ${relay.id} at ${relay.address} is unreachable (reconnecting); the others carry the node`);
   }
-  for (const outlet of outlets) {
-    const said = labelled(portalLabel('outlet', { name: outlet.name, pointer: outlet.configured_at }));
-    assessOutlet(outlet, now, outletDirect(outlet), said(problems), said(warnings));
-  }
-  for (const inlet of inlets) {
-    const said = labelled(portalLabel('inlet', { name: inlet.name, pointer: inlet.configured_at }));
-    assessInlet(inlet, now, said(problems), said(warnings));
-  }
-  return { problems, warnings };
+  const portals: PortalHealth[] = [];
+  const assessed = (kind: 'outlet' | 'inlet', part: { name: string; configured_at: string }, assess: Assess) => {
+    const own = { problems: [...everyPortal], warnings: [] as string[] };
+    assess(pushTo(own.problems), pushTo(own.warnings));
+    const label = portalLabel(kind, { name: part.name, pointer: part.configured_at });
+    // Lines about a portal given by name begin with it ("inlet postgres: "); those of the single forms as they were.
+    const said = (line: string) => (label === kind ? line : `${label}: ${line}`);
+    problems.push(...own.problems.slice(everyPortal.length).map(said));
+    warnings.push(...own.warnings.map(said));
+    portals.push({
+      kind,
+      name: part.name,
+      configured_at: part.configured_at,
+      state: portalState(own.problems, own.warnings),
+      problems: own.problems,
+      warnings: own.warnings,
+    });
+  };
+  for (const outlet of outlets)
+    assessed('outlet', outlet, (own, ownWarnings) => assessOutlet(outlet, now, outletDirect(outlet), own, ownWarnings));
+  for (const inlet of inlets) assessed('inlet', inlet, (own, ownWarnings) => assessInlet(inlet, now, own, ownWarnings));
+  return { problems, warnings, portals };
 }
 
-/** Lines about a portal given by name begin with it ("inlet postgres: "); those of the single forms as they were. */
-const labelled =
-  (label: string) =>
-  (lines: string[]): Lines => ({
-    push: (line) => lines.push(label === 'outlet' || label === 'inlet' ? line : `${label}: ${line}`),
-  });
+type Assess = (problems: Lines, warnings: Lines) => void;
+
+const pushTo = (lines: string[]): Lines => ({ push: (line) => lines.push(line) });
 
 interface Lines {
   push(line: string): void;

@@ -4,7 +4,7 @@
  * node use it while it is up and are told when it comes back, so they can register again.
  */
 import { EventEmitter } from 'node:events';
-import { RuntimeFailure, type PortalError } from '../shared/errors.ts';
+import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { ServiceChannel, type ClientCredentials, type ServiceTarget } from '../wire/control-channel.ts';
 import { serviceErrorCodes } from '../wire/service-error-codes.ts';
 import type { AnswerOf, ControllerOperations, EventOf, RequestOf } from '../wire/protocol.ts';
@@ -21,7 +21,11 @@ export interface StandingChannelOptions {
   readonly backoff?: Backoff;
 }
 
-/** Events: 'up' (channel), 'down', 'event' (a pushed event, read through its field table: an EventOf<Ops>). */
+/**
+ * Events: 'up' (channel), 'down', 'event' (a pushed event, read through its field table: an EventOf<Ops>),
+ * 'refused' (the service did not accept the node's certificate: NOT_AUTHENTICATED, on connecting or
+ * to a request).
+ */
 export class StandingChannel<Ops> extends EventEmitter {
   private channel: ServiceChannel<Ops> | undefined;
   private stopped = false;
@@ -61,7 +65,14 @@ export class StandingChannel<Ops> extends EventEmitter {
         },
       );
     }
-    return this.channel.request(op, body, timeoutMs);
+    return this.channel.request(op, body, timeoutMs).catch((error: unknown) => {
+      this.noteRefusal(error);
+      throw error;
+    });
+  }
+
+  private noteRefusal(error: unknown): void {
+    if (error instanceof PortalError && error.code === 'NOT_AUTHENTICATED') this.emit('refused', error);
   }
 
   /**
@@ -114,6 +125,9 @@ export class StandingChannel<Ops> extends EventEmitter {
       this.heartbeat.unref();
       this.emit('up');
     } catch (error) {
+      this.noteRefusal(error);
+      // Told of a refusal, the node may have stopped this channel for good: nothing more to say.
+      if (this.stopped) return;
       // Log the first failure and then every tenth, not every attempt.
       if (this.backoff.failures % 10 === 0) {
         this.options.logger.warn(`${(error as PortalError).message}; retrying`);

@@ -55,8 +55,12 @@ export const errorCodes = [
   'ADDRESS_IN_USE',
   /** The address the inlet's direct path listens on (`tcp-inlet.direct`) is not host:port. */
   'DIRECT_ADDRESS',
-  /** `portal node show` found the node not running or not answering. */
+  /** `portal node show` found the node not running or not answering, or none of its portals serving. */
   'NODE_DOWN',
+  /** `portal node show`: some of the node's portals carry traffic and others cannot. */
+  'NODE_DEGRADED',
+  /** `portal node show`: the node was revoked from its project and carries nothing any more. */
+  'NODE_REVOKED',
 
   // Tickets, admin codes and enrollment.
   /** The enrollment ticket cannot be read from its file or standard input. */

@@ -1,6 +1,8 @@
 /**
- * The status server of a controller or a relay: GET /metrics (its registries) and GET /healthz (its
- * health check), and HEAD / for a plain probe, on the address `--status-listen` gave.
+ * The status server of a controller or a relay: GET /metrics (its registries), GET /healthz and GET
+ * /readyz (its health check: a controller or a relay has no parts that serve apart, so it is ready
+ * exactly when it serves; a node's two differ), and HEAD / for a plain probe, on the address
+ * `--status-listen` gave.
  */
 import type { Registry } from 'prom-client';
 import { healthRoute, type HealthCheck, type HealthOf } from './health-route.ts';
@@ -18,13 +20,16 @@ export interface ServeStatusOptions {
 
 /** Starts the status server of a controller or a relay. */
 export function serveStatus(options: ServeStatusOptions): Promise<RunningStatusServer> {
+  // One route for both paths, so that probes of either share one check.
+  const health = healthRoute(options.process, options.health);
   return startStatusServer({
     host: options.listen.host,
     port: options.listen.port,
     routes: {
       'HEAD /': () => ({ status: 200, contentType: 'text/plain', body: '' }),
       'GET /metrics': metricsRoute(options.registries),
-      'GET /healthz': healthRoute(options.process, options.health),
+      'GET /healthz': health,
+      'GET /readyz': health,
     },
     subject: `the ${options.process}'s status server`,
     address: options.flag,

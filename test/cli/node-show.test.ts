@@ -20,6 +20,7 @@ const shown: NodeShowRunning = {
   controller: 'connected',
   relays: [{ id: 'controller', address: '127.0.0.1:4000', status: 'connected' }],
   reload: { count: 0, last: null },
+  portals: [{ kind: 'outlet', name: 'db', configured_at: '/tcp-outlet', state: 'up', problems: [], warnings: [] }],
   inlets: [],
   outlets: [
     {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -360,11 +360,18 @@ describe('portal node: what a user sees when something is wrong', function () {
         );
         assert.equal(existsSync(join(home('one'), 'node', 'identity.json')), true);
 
+        const member = JSON.parse(readFileSync(join(home('one'), 'node', 'identity.json'), 'utf8')) as {
+          nodeId: string;
+          projectId: string;
+          controller: string;
+        };
         const resetYes = await portal(home('one'), ['reset', '--yes']);
         assert.equal(resetYes.code, 0, resetYes.stderr);
         assert.equal(
           resetYes.stdout,
-          `Stopped the node (process ${first.child.pid}).\nReset: removed the Portal state under ${home('one')}.\n`,
+          `Stopped the node (process ${first.child.pid}).\nReset: removed the Portal state under ${home('one')}.\n` +
+            `The node ${member.nodeId} of project ${member.projectId} (controller ${member.controller}) stays an ` +
+            `active member until an administrator runs: portal project revoke ${member.nodeId}\n`,
         );
         firstExit = await first.stop();
         assert.equal(firstExit, 0);

@@ -227,19 +227,22 @@ describe('Kubernetes manifests (k8s/outlet.yaml, k8s/inlet.yaml)', () => {
         }
       });
 
-      it('probes from inside the container: readiness asks whether the node is up, liveness whether it answers', () => {
+      it('probes from inside the container: readiness asks if a portal serves, liveness whether it answers', () => {
         for (const [role, file] of both) {
           const container = nodeContainer(file);
           const port = input[role].config['http-server-port'];
           const server = `host: "127.0.0.1", port: ${port}`;
           const [program, flag, ready] = container.readinessProbe?.exec?.command ?? [];
           assert.deepEqual([program, flag], ['node', '-e']);
-          assert.ok(ready?.includes(`${server}, method: "GET", path: "/show"`), ready);
-          assert.ok(ready?.includes('if (shown.status === "up") process.exit(0);'), 'up as portal node show says it');
+          assert.ok(ready?.includes(`${server}, method: "GET", path: "/readyz"`), ready);
+          assert.ok(
+            ready?.includes('if (response.statusCode === 200) process.exit(0);'),
+            'ready as portal node show --ready says it: 200 from /readyz',
+          );
           for (const probe of [container.startupProbe, container.livenessProbe]) {
             const [live, liveFlag, script] = probe?.exec?.command ?? [];
             assert.deepEqual([live, liveFlag], ['node', '-e']);
-            assert.ok(script?.includes(`${server}, method: "HEAD", path: "/"`), script);
+            assert.ok(script?.includes(`${server}, method: "GET", path: "/healthz"`), script);
           }
           for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
             assert.equal(probe?.httpGet, undefined, 'the status server listens on 127.0.0.1 only');

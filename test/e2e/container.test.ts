@@ -162,7 +162,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
       ),
       "both volumes belong to the image's user, 0700",
     );
-    assert.deepEqual(image.healthcheck, ['portal', 'node', 'show']);
+    assert.deepEqual(image.healthcheck, ['portal', 'node', 'show', '--ready']);
     const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');
     for (const path of ['node_modules', 'dist', '.git'])
       assert.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);

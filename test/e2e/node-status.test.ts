@@ -177,7 +177,10 @@ describe('end to end: node status tells the truth', function () {
 
   it('logs every address it listens on once, at start', async () => {
     const line = await outlet.waitFor(/ listens on /);
-    assert.match(line, /INFO node n[0-9a-f]+ listens on 127\.0\.0\.1:\d+ \(status: \/show, \/metrics\)$/);
+    assert.match(
+      line,
+      /INFO node n[0-9a-f]+ listens on 127\.0\.0\.1:\d+ \(status: \/show, \/healthz, \/readyz, \/metrics\)$/,
+    );
     assert.equal(outlet.lines.filter((logged) => logged.includes(' listens on ')).length, 1);
   });
 
@@ -195,7 +198,7 @@ describe('end to end: node status tells the truth', function () {
           listening,
           joinedRegExp(
             /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 0\.0\.0\.0:\d+ \(direct path, /,
-            /for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/metrics\)$/,
+            /for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/healthz, \/readyz, \/metrics\)$/,
           ),
         );
         const shown = await statusFromStart(

@@ -2,9 +2,16 @@ import assert from 'node:assert/strict';
 import { FailureStreak } from '../../src/node/failure-streak.ts';
 import { recentMs } from '../../src/node/limits.ts';
 import { RecentRefusals, type RefusalShow } from '../../src/node/refusals.ts';
+import { isReady, nodeState } from '../../src/node/portal-health.ts';
 import { assessNode, problemsOf, type InletShow, type NodeFacts, type OutletShow } from '../../src/node/show.ts';
 
 const now = Date.parse('2026-11-21T10:00:00Z');
+
+/** The node's problem and warning lines, without each portal's share. */
+function lines(known: NodeFacts): { problems: string[]; warnings: string[] } {
+  const { problems, warnings } = assessNode(known);
+  return { problems, warnings };
+}
 const at = (msAgo: number) => new Date(now - msAgo).toISOString();
 
 const outletUp: OutletShow = {
@@ -69,7 +76,7 @@ function facts(
 
 describe('node status: which problems there are, from facts', () => {
   it('finds none for an outlet registered on a relay and an inlet with a session', () => {
-    assert.deepEqual(assessNode(facts({ outlet: {}, inlet: {} })), { problems: [], warnings: [] });
+    assert.deepEqual(lines(facts({ outlet: {}, inlet: {} })), { problems: [], warnings: [] });
   });
 
   it('keeps an inlet without a session down, saying it is still opening one', () => {
@@ -176,7 +183,7 @@ describe('node status: which problems there are, from facts', () => {
           last_at: at(4000),
         },
       ];
-      assert.deepEqual(assessNode(facts({ outlet: { refusals } })), {
+      assert.deepEqual(lines(facts({ outlet: { refusals } })), {
         problems: [
           'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" ' +
             '(3 times, last 4 s ago, at the relay)',
@@ -184,7 +191,7 @@ describe('node status: which problems there are, from facts', () => {
         warnings: [],
       });
       // Beside sessions it serves, a refused member is a stranger: said, but the outlet is up.
-      assert.deepEqual(assessNode(facts({ outlet: { refusals, sessions: 1 } })), {
+      assert.deepEqual(lines(facts({ outlet: { refusals, sessions: 1 } })), {
         problems: [],
         warnings: [
           'its outlet refused inlet node n-stranger: saw "stranger", allow is "db-inlet" ' +
@@ -221,7 +228,7 @@ describe('node status: which problems there are, from facts', () => {
         last_at: at(recentMs + 1),
       },
     ];
-    assert.deepEqual(assessNode(facts({ outlet: { refusals } })), { problems: [], warnings: [] });
+    assert.deepEqual(lines(facts({ outlet: { refusals } })), { problems: [], warnings: [] });
   });
 
   it('reports a target that refused or timed out its recent connections, worded by the error', () => {
@@ -275,7 +282,7 @@ describe('node status: which problems there are, from facts', () => {
         },
       ],
     };
-    assert.deepEqual(assessNode(facts({ inlet }, { relays })), {
+    assert.deepEqual(lines(facts({ inlet }, { relays })), {
       problems: [],
       warnings: [
         'relay r2 at 127.0.0.1:4100 is unreachable (reconnecting); the others carry the node',
@@ -287,17 +294,15 @@ describe('node status: which problems there are, from facts', () => {
 
   it('lets parts on the direct path carry traffic with no relay reachable', () => {
     const relays = [{ id: 'controller', address: '127.0.0.1:4000', status: 'reconnecting' }] as const;
-    assert.deepEqual(assessNode(facts({ inlet: { path: 'direct' } }, { relays })), {
+    assert.deepEqual(lines(facts({ inlet: { path: 'direct' } }, { relays })), {
       problems: [],
       warnings: ['no relay of the project is reachable (127.0.0.1:4000)'],
     });
-    assert.deepEqual(assessNode(facts({ inlet: {} }, { relays })).problems, [
+    assert.deepEqual(lines(facts({ inlet: {} }, { relays })).problems, [
       'no relay of the project is reachable (127.0.0.1:4000)',
     ]);
     assert.deepEqual(
-      assessNode(
-        facts({ outlet: { status: 'waiting', registered_on: [], sessions: 1, sessions_direct: 1 } }, { relays }),
-      ),
+      lines(facts({ outlet: { status: 'waiting', registered_on: [], sessions: 1, sessions_direct: 1 } }, { relays })),
       {
         problems: [],
         warnings: [
@@ -340,11 +345,11 @@ describe('node status: a node of several portals names each in its lines', () =>
         path: null,
       },
     ];
-    assert.deepEqual(assessNode(facts({}, { inlets })), {
+    assert.deepEqual(lines(facts({}, { inlets })), {
       problems: ['inlet web: its inlet on 127.0.0.1:17777 has no session to relay "web" (retrying)'],
       warnings: [],
     });
-    assert.deepEqual(assessNode(facts({}, { inlets: [inlets[0] as InletShow] })), { problems: [], warnings: [] });
+    assert.deepEqual(lines(facts({}, { inlets: [inlets[0] as InletShow] })), { problems: [], warnings: [] });
   });
 
   it("names the outlet whose target fails, and counts each outlet's direct sessions for itself", () => {
@@ -402,5 +407,80 @@ describe('node status: the facts behind it', () => {
     assert.equal(refusals.describe().length, 16);
     assert.equal(refusals.describe()[0]?.peer, 'm99');
     assert.deepEqual(refusals.describe()[0]?.saw, ['z\\n'], 'shown as one line');
+  });
+});
+
+describe('node status: each portal has its state, and the node follows the rule of portal-health.ts', () => {
+  const outlets = [
+    { ...outletUp, name: 'db', configured_at: '/tcp-outlets/db' },
+    {
+      ...outletUp,
+      name: 'cache',
+      configured_at: '/tcp-outlets/cache',
+      relay: 'cache',
+      to: '127.0.0.1:6379',
+      target_failures: { count: 2, reason: 'ECONNREFUSED', last_at: at(1000) },
+    },
+  ];
+  const stateOf = (known: NodeFacts, announced: boolean) => {
+    const { problems, portals } = assessNode(known);
+    return nodeState({ revoked: false, problems, portals, announced });
+  };
+
+  it('one dead target takes down its own portal only: the node is degraded, and ready', () => {
+    const known = facts({}, { outlets });
+    assert.deepEqual(
+      assessNode(known).portals.map(({ name, state, problems }) => ({ name, state, problems })),
+      [
+        { name: 'db', state: 'up', problems: [] },
+        {
+          name: 'cache',
+          state: 'down',
+          problems: ['the target 127.0.0.1:6379 refused its last 2 connections (ECONNREFUSED), last 1 s ago'],
+        },
+      ],
+    );
+    // Degraded from the start: a healthy portal serves, whether or not the node has been up yet.
+    for (const announced of [true, false]) {
+      assert.equal(stateOf(known, announced), 'degraded');
+      assert.equal(isReady(stateOf(known, announced)), true);
+    }
+  });
+
+  it('is down (starting, before it was first up) when no portal serves, and not ready', () => {
+    const dead = outlets.map((outlet) => ({
+      ...outlet,
+      target_failures: { count: 1, reason: 'ETIMEDOUT', last_at: at(500) },
+    }));
+    const known = facts({}, { outlets: dead });
+    assert.deepEqual(
+      assessNode(known).portals.map((portal) => portal.state),
+      ['down', 'down'],
+    );
+    assert.equal(stateOf(known, true), 'down');
+    assert.equal(stateOf(known, false), 'starting');
+    assert.equal(isReady('down'), false);
+    assert.equal(isReady('starting'), false);
+  });
+
+  it('an expired certificate takes down every portal, each saying why', () => {
+    const known = facts({}, { outlets: [outlets[0] as OutletShow], validUntil: now - 1000 });
+    const [portal] = assessNode(known).portals;
+    assert.equal(portal?.state, 'down');
+    assert.match(portal?.problems[0] ?? '', /^its certificate expired at /);
+    assert.equal(stateOf(known, true), 'down');
+  });
+
+  it('a portal with warnings only is degraded, and the node still up; a revoked node is neither up nor ready', () => {
+    const relayFailed = [{ id: 'r2', failures: 1, reason: 'reset', until: new Date(now + 5000).toISOString() }];
+    const known = facts({ inlet: { relays_failed: relayFailed } });
+    assert.deepEqual(
+      assessNode(known).portals.map((portal) => portal.state),
+      ['degraded'],
+    );
+    assert.equal(stateOf(known, true), 'up');
+    const { problems, portals } = assessNode(known);
+    assert.equal(nodeState({ revoked: true, problems, portals, announced: true }), 'revoked');
+    assert.equal(isReady('revoked'), false);
   });
 });

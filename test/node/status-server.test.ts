@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import type { Server } from 'node:http';
 import { promisify } from 'node:util';
 import { createMetrics } from '../../src/node/metrics.ts';
+import type { NodeShow } from '../../src/node/show.ts';
 import { isLoopbackHost, startStatusServer } from '../../src/node/status-server.ts';
 
 /** One real HTTP/1.1 request to 127.0.0.1:port carrying the given Host header. */
@@ -29,7 +30,11 @@ describe('node status server: answers only requests addressed to loopback', () =
   let status: { server: Server; port: number };
 
   before(async () => {
-    status = await startStatusServer({ port: 0, show: () => secret, registry: createMetrics().registry });
+    status = await startStatusServer({
+      port: 0,
+      show: () => secret as unknown as NodeShow,
+      registry: createMetrics().registry,
+    });
   });
 
   after(async () => {

@@ -73,7 +73,11 @@ describe('listening where the user said', () => {
     it('the status server', async () => {
       const taken = await takenPort();
       await refuses(
-        startStatusServer({ port: taken.port, show: () => ({}), registry: createMetrics().registry }),
+        startStatusServer({
+          port: taken.port,
+          show: () => ({ status: 'starting', version: '0', problems: [] }),
+          registry: createMetrics().registry,
+        }),
         `the status server cannot listen on 127.0.0.1:${taken.port}: the port is in use`,
         'another node on this machine uses it (a node with this PORTAL_HOME runs already? see portal node show): ' +
           'set http-server-port to a free port',

@@ -56,7 +56,7 @@ describe('status server: bounded against a local attacker', function () {
 
   const get = (path: string) => fetch(`http://127.0.0.1:${status.port}${path}`);
 
-  it('answers /metrics and /healthz: 200 while serving, 503 with the reason otherwise', async () => {
+  it('answers /metrics, /healthz and /readyz: 200 while serving, 503 with the reason otherwise', async () => {
     scrapes.inc(3);
     const metrics = await get('/metrics');
     assert.equal(metrics.status, 200);
@@ -69,7 +69,12 @@ describe('status server: bounded against a local attacker', function () {
     const down = await get('/healthz');
     assert.equal(down.status, 503);
     assert.deepEqual(await down.json(), { status: 'unavailable', process: 'relay', reason: problem });
+    // A relay or a controller is ready exactly when it serves: /readyz answers as /healthz does.
+    const unready = await get('/readyz');
+    assert.equal(unready.status, 503);
+    assert.deepEqual(await unready.json(), { status: 'unavailable', process: 'relay', reason: problem });
     problem = undefined;
+    assert.equal((await get('/readyz')).status, 200);
     assert.equal((await get('/nothing')).status, 404);
   });
 

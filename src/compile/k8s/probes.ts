@@ -4,13 +4,14 @@
  * runs inside the container, as a short Node.js program (the image has no curl) that asks the status
  * server.
  *
- * - readiness: GET /show says "up", the node can carry traffic: what `portal node show` checks (the
- *   image's HEALTHCHECK), at a quarter of its cost, since loading the whole runner at every probe took
- *   ~0.7 s of CPU against ~0.17 s here. An inlet that is not up leaves the Service's endpoints; the
- *   probe prints the node's problems, which `kubectl describe pod` shows.
- * - startup and liveness: HEAD / answers, as long as the node's process runs and its event loop turns.
- *   A node that is down because its controller or relay is away keeps running and recovers by itself;
- *   restarting it would not help, so liveness asks only whether the process hangs.
+ * - readiness: GET /readyz answers 200 while the node serves at least one of its portals (up or
+ *   degraded: one dead target takes its own portal down, not the others): what `portal node show
+ *   --ready` checks (the image's HEALTHCHECK), at a quarter of its cost, since loading the whole runner
+ *   at every probe took ~0.7 s of CPU against ~0.17 s here. A node that serves none leaves the
+ *   Service's endpoints; the probe prints why, which `kubectl describe pod` shows.
+ * - startup and liveness: GET /healthz answers 200, as long as the node's process runs and its event
+ *   loop turns. A node that is down because its controller or relay is away keeps running and recovers
+ *   by itself; restarting it would not help, so liveness asks only whether the process hangs.
  * Pure.
  */
 import type { IProbe } from 'kubernetes-models/v1/Probe';
@@ -30,31 +31,34 @@ function request(port: number, method: 'HEAD' | 'GET', path: string): string {
 
 const onFailure = '}).on("error", () => process.exit(1)).on("timeout", () => process.exit(1)).end();';
 
-/** A program that exits 0 when the status server answers HEAD / with 200, 1 otherwise. */
+/** A program that exits 0 when the status server answers GET /healthz with 200, 1 otherwise. */
 export function statusAnswers(port: number): string[] {
   return [
     'node',
     '-e',
-    `${request(port, 'HEAD', '/')} process.exit(response.statusCode === 200 ? 0 : 1); ${onFailure}`,
+    `${request(port, 'GET', '/healthz')} process.exit(response.statusCode === 200 ? 0 : 1); ${onFailure}`,
   ];
 }
 
-/** A program that exits 0 when GET /show says the node is up; otherwise it prints why and exits 1. */
-export function nodeIsUp(port: number): string[] {
+/**
+ * A program that exits 0 when GET /readyz answers 200 (the node serves at least one of its portals);
+ * otherwise it prints the node's state and why (NodeReadiness of src/node/status-server.ts), and exits 1.
+ */
+export function nodeIsReady(port: number): string[] {
   const verdict = [
+    'if (response.statusCode === 200) process.exit(0);',
     'let body = ""; response.setEncoding("utf8"); response.on("data", (chunk) => (body += chunk));',
-    'response.on("end", () => { try { const shown = JSON.parse(body);',
-    'if (shown.status === "up") process.exit(0);',
-    'console.log(`The node is ${shown.status}: ${(shown.problems || []).join("; ")}`);',
-    '} catch { console.log("the status server gave no node status"); } process.exit(1); });',
+    'response.on("end", () => { try { const ready = JSON.parse(body);',
+    'console.log(`The node is ${ready.state}: ${ready.reason}`);',
+    '} catch { console.log("the status server gave no readiness"); } process.exit(1); });',
   ].join(' ');
-  return ['node', '-e', `${request(port, 'GET', '/show')} ${verdict} ${onFailure}`];
+  return ['node', '-e', `${request(port, 'GET', '/readyz')} ${verdict} ${onFailure}`];
 }
 
-/** Out of the Service while the node cannot carry traffic. */
+/** Out of the Service while the node serves none of its portals. */
 export function readinessProbe(statusPort: number): IProbe {
   return {
-    exec: { command: nodeIsUp(statusPort) },
+    exec: { command: nodeIsReady(statusPort) },
     periodSeconds: 10,
     timeoutSeconds: probeSeconds,
     failureThreshold: 3,
