@@ -74,6 +74,19 @@ function facts(
   };
 }
 
+/** Two outlets, `db` up and `cache` whose target refuses every connection. */
+const outletsOneFailing = () => [
+  { ...outletUp, name: 'db', configured_at: '/tcp-outlets/db' },
+  {
+    ...outletUp,
+    name: 'cache',
+    configured_at: '/tcp-outlets/cache',
+    relay: 'cache',
+    to: '127.0.0.1:6379',
+    target_failures: { count: 2, reason: 'ECONNREFUSED', last_at: at(1000) },
+  },
+];
+
 describe('node status: which problems there are, from facts', () => {
   it('finds none for an outlet registered on a relay and an inlet with a session', () => {
     assert.deepEqual(lines(facts({ outlet: {}, inlet: {} })), { problems: [], warnings: [] });
@@ -353,17 +366,7 @@ describe('node status: a node of several portals names each in its lines', () =>
   });
 
   it("names the outlet whose target fails, and counts each outlet's direct sessions for itself", () => {
-    const outlets = [
-      { ...outletUp, name: 'db', configured_at: '/tcp-outlets/db' },
-      {
-        ...outletUp,
-        name: 'cache',
-        configured_at: '/tcp-outlets/cache',
-        relay: 'cache',
-        to: '127.0.0.1:6379',
-        target_failures: { count: 2, reason: 'ECONNREFUSED', last_at: at(1000) },
-      },
-    ];
+    const outlets = outletsOneFailing();
     assert.deepEqual(problemsOf(facts({}, { outlets })), [
       'outlet cache: the target 127.0.0.1:6379 refused its last 2 connections (ECONNREFUSED), last 1 s ago',
     ]);
@@ -411,17 +414,7 @@ describe('node status: the facts behind it', () => {
 });
 
 describe('node status: each portal has its state, and the node follows the rule of portal-health.ts', () => {
-  const outlets = [
-    { ...outletUp, name: 'db', configured_at: '/tcp-outlets/db' },
-    {
-      ...outletUp,
-      name: 'cache',
-      configured_at: '/tcp-outlets/cache',
-      relay: 'cache',
-      to: '127.0.0.1:6379',
-      target_failures: { count: 2, reason: 'ECONNREFUSED', last_at: at(1000) },
-    },
-  ];
+  const outlets = outletsOneFailing();
   const stateOf = (known: NodeFacts, announced: boolean) => {
     const { problems, portals } = assessNode(known);
     return nodeState({ revoked: false, problems, portals, announced });
