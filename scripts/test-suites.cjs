@@ -13,6 +13,7 @@ const unitFiles = [
   'test/cli/controller-sealing-key.test.ts',
   'test/cli/member-tables.test.ts',
   'test/cli/node-show.test.ts',
+  'test/cli/restore-next-steps.test.ts',
   'test/cli/status-listen.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',
