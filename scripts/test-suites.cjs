@@ -71,6 +71,7 @@ const unitFiles = [
   'test/relay/relay.test.ts',
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
+  'test/scripts/engines.test.ts',
   'test/scripts/soak-selection.test.ts',
   'test/service/systemd-unit.test.ts',
   'test/shared/address.test.ts',
