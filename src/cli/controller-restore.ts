@@ -15,6 +15,7 @@ import { describeSealingKey } from '../shared/sealing-key.ts';
 import { requiredSealingKey } from './backup-sealing-key.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { adminDirectory, embeddedControllerDirectory, portalHome } from './home.ts';
+import { restoreNextSteps } from './restore-next-steps.ts';
 
 export interface ControllerRestoreOptions {
   readonly input: string;
@@ -87,7 +88,10 @@ export function registerControllerRestore(controller: Command): void {
           : `The sealing key ${where} opens it.`,
       );
       for (const report of restored.continuity) console.log(continuityLine(report, options.keepTickets === true));
-      if (restored.embeddedSettings && resolve(dataDir) === resolve(embeddedControllerDirectory(portalHome()))) {
+      const embedded =
+        restored.embeddedSettings !== undefined &&
+        resolve(dataDir) === resolve(embeddedControllerDirectory(portalHome()));
+      if (embedded) {
         console.log(
           `It is the embedded controller of ${portalHome()}: once ${adminDirectory(portalHome())} holds its ` +
             'administrator identity again, the next portal project command starts it where it listened.',
@@ -98,6 +102,13 @@ export function registerControllerRestore(controller: Command): void {
             `${startCommand(dataDir, restored.embeddedSettings)}`,
         );
       }
+      const steps = restoreNextSteps({
+        takenAt: manifest.created_at,
+        keptTickets: options.keepTickets === true,
+        continuity: restored.continuity,
+        startCommand: embedded ? undefined : startCommand(dataDir, restored.embeddedSettings),
+      });
+      for (const line of steps) console.log(line);
     });
 }
 

@@ -21,6 +21,7 @@ import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
 import { adminCodeLifetimeMs } from './limits.ts';
 import { serveStatus } from '../shared/process-status.ts';
+import { requirePublicAddressOnWildcard } from './public-address.ts';
 import { parseStatusListen, statusListenDefault, statusListenHelp } from './status-listen.ts';
 
 export interface ControllerStartOptions {
@@ -117,6 +118,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, {
       hint: 'give --listen 0.0.0.0:4000, for example',
     });
+  requirePublicAddressOnWildcard(options.listen, listen.address, options.publicAddress);
   if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {
     throw new InputError('BAD_FLAG', `--public-address ${options.publicAddress} is not host:port`, {
       hint: 'give the address nodes dial, such as controller.example.net:4000',

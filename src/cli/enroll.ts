@@ -13,6 +13,7 @@ import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
 import { decodeAdminCode, decodeTicket, encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
 import { readEmbeddedController, startEmbeddedController, type EmbeddedController } from './embedded-controller.ts';
 import { adminDirectory, embeddedControllerLog, portalHome } from './home.ts';
+import { requirePublicAddressOnWildcard } from './public-address.ts';
 
 export interface EnrollOptions {
   readonly controller?: string;
@@ -156,17 +157,7 @@ function checkFlags(options: EnrollOptions): void {
         `--listen ${printable(options.listen)}: expected host:port, but ${listen.reason}`,
         { hint: 'give --listen 0.0.0.0:4000, for example' },
       );
-    const wildcard = ['0.0.0.0', '[::]'].includes(listen.address.host);
-    if (wildcard && options.publicAddress === undefined) {
-      throw new InputError(
-        'BAD_FLAG',
-        `--listen ${options.listen} accepts nodes on every address, but without --public-address tickets would name ` +
-          `127.0.0.1:${listen.address.port}, which only this machine reaches`,
-        {
-          hint: `add --public-address HOST:${listen.address.port || 'PORT'}, the name or address other machines dial`,
-        },
-      );
-    }
+    requirePublicAddressOnWildcard(options.listen, listen.address, options.publicAddress);
   }
   if (options.publicAddress !== undefined) {
     if (!parseHostPort(options.publicAddress).ok) {

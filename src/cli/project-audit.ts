@@ -7,7 +7,13 @@ import type { Command } from 'commander';
 import { durationRanges } from '../shared/duration.ts';
 import { InputError, PortalError } from '../shared/errors.ts';
 import type { ControlChannel } from '../wire/control-channel.ts';
-import { auditLimits, type AuditQuery, type AuditRecordWire } from '../wire/protocol/audit.ts';
+import {
+  auditLimits,
+  eventKindsHint,
+  isAuditEventKind,
+  type AuditQuery,
+  type AuditRecordWire,
+} from '../wire/protocol/audit.ts';
 import { openAdminChannel } from './administrator.ts';
 import { exportOf, lineOf } from './audit-format.ts';
 import { auditPages } from './audit-pages.ts';
@@ -70,6 +76,11 @@ export function registerProjectAudit(project: Command): void {
 }
 
 function queryOf(options: AuditOptions): AuditQuery {
+  // Refused here as well as by the controller: a mistyped kind costs no connection.
+  if (options.event !== undefined && !isAuditEventKind(options.event))
+    throw new InputError('BAD_FLAG', `--event ${options.event.slice(0, 80)} is not an event kind`, {
+      hint: eventKindsHint,
+    });
   return {
     afterSeq: 0,
     limit: auditLimits.pageRecords,

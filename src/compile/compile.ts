@@ -9,7 +9,7 @@ import { guideContext } from './guide.ts';
 import { kubernetesArtifacts } from './k8s/kubernetes.ts';
 import { kubernetesInput } from './kubernetes-input.ts';
 import { resolveUseCase, type CompileSettings, type UseCase } from './model.ts';
-import { outletConfig, stackInletConfig } from './node-config.ts';
+import { hostInletConfig, outletConfig, stackInletConfig } from './node-config.ts';
 import { printCfnYaml } from './stack/cfn-yaml.ts';
 import { nodeStack } from './stack/stack.ts';
 import { renderTemplate } from './templates.ts';
@@ -35,7 +35,7 @@ export function compileResolved(useCase: UseCase): Artifact[] {
   const artifacts = [
     file('tickets.sh', renderTemplate('tickets.sh.hbs', guide), 0o755),
     file('outlet.json', toStableJson(outlet)),
-    file('inlet.json', toStableJson(inlet)),
+    file('inlet.json', toStableJson(hostInletConfig(useCase))),
     file('outlet.stack.yaml', printCfnYaml(nodeStack(useCase, 'outlet', outlet))),
     file('inlet.stack.yaml', printCfnYaml(nodeStack(useCase, 'inlet', inlet))),
     file('README.md', renderTemplate('README.md.hbs', guide)),

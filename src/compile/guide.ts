@@ -99,6 +99,8 @@ export function guideContext(useCase: UseCase) {
     controllerPlaceholder,
     networkDomain: compileDefaults.networkDomain,
     statusPort: useCase.statusPort,
+    /** A status port for the second node on one machine, as the guide suggests it. */
+    otherStatusPort: useCase.statusPort < 65535 ? useCase.statusPort + 1 : useCase.statusPort - 1,
     outletTicketCommand: ticketCommand(useCase.tickets.outlet),
     inletTicketCommand: ticketCommand(useCase.tickets.inlet),
     outletAttribute: useCase.tickets.outlet.attributes.join(', '),

@@ -80,6 +80,20 @@ export function stackInletConfig(useCase: UseCase): NodeConfig {
 }
 
 /**
+ * The inlet as a process on a machine of the user's (inlet.json: systemd, a terminal): no wider than
+ * asked. Its clients are on this machine (127.0.0.1) and so is the outlet its direct path serves
+ * (`true`: loopback, a port the system chooses); the guide says how to widen each, for clients and an
+ * outlet elsewhere. A machine has no security group in front of it that opens nothing by default, as
+ * the stack's has, so the file itself opens nothing to other machines.
+ */
+export function hostInletConfig(useCase: UseCase): NodeConfig {
+  return inletConfig(useCase, hostListenAddress, () => true);
+}
+
+/** Where a host inlet listens: loopback. */
+export const hostListenAddress = '127.0.0.1';
+
+/**
  * The inlet of the container (spec 2.5). It carries no ticket: the ticket reaches the node through
  * the container's environment, never its command line, which any user of the host can read in ps.
  * Its direct path is off: the addresses a container sees are rarely the ones an outlet can reach, and

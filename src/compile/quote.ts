@@ -130,15 +130,18 @@ export function pythonEscapes(value: string): string {
 
 /**
  * One shell word from a text with {name} placeholders: the text around them single-quoted where it
- * needs to be, each placeholder the double-quoted shell variable `variables` names for it, all joined
+ * needs to be, each placeholder the double-quoted shell variable `variables` names for it ({env:NAME}:
+ * the variable NAME), all joined
  * without a space, so that whatever a variable holds at run time stays inside the one word.
  */
 export function shellWordWith(word: string, variables: Readonly<Record<string, string>>): string {
   const parts: string[] = [];
   let rest = word;
   for (;;) {
-    const match = /\{([a-z]+)\}/.exec(rest);
-    const variable = match ? variables[match[1] as string] : undefined;
+    // {env:NAME} is the environment variable NAME itself: a value the check reads when it runs.
+    const match = /\{([a-z]+|env:[A-Z_][A-Z0-9_]*)\}/.exec(rest);
+    const key = match?.[1];
+    const variable = key === undefined ? undefined : key.startsWith('env:') ? key.slice(4) : variables[key];
     if (!match || variable === undefined) {
       if (!match) {
         if (rest !== '' || parts.length === 0) parts.push(shellQuote(rest));

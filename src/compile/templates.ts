@@ -79,6 +79,7 @@ const partials = [
   'guide-compose.md.hbs',
   'guide-kubernetes.md.hbs',
   'guide-systemd.md.hbs',
+  'guide-terminal.md.hbs',
   'guide-verify.md.hbs',
 ];
 

@@ -5,6 +5,7 @@
  */
 import type { Portal } from './model.ts';
 import { pythonEscapes } from './quote.ts';
+import { envPlaceholder } from './rules/command-secrets.ts';
 
 /** The shell variables that carry what a check needs, set before each portal's check. */
 export const checkVariables = {
@@ -30,6 +31,10 @@ export interface PortalCheck {
   readonly expect: string;
   /** http and command: the words of the command. */
   readonly words: readonly string[];
+  /** command: the environment variables its {env:NAME} placeholders read, each once, in order. */
+  readonly envVariables: readonly string[];
+  /** command: `-e NAME ` for each, which hands the variables to a command run with docker exec. */
+  readonly envFlags: string;
   /** http: the status expected. */
   readonly status: number;
   /** webhook: the receiver's URL through the inlet. */
@@ -54,6 +59,8 @@ export function portalCheck(portal: Portal, listed: boolean): PortalCheck {
     send: '',
     expect: '',
     words: [],
+    envVariables: [],
+    envFlags: '',
     status: 0,
     url: '',
     path: '',
@@ -76,8 +83,18 @@ export function portalCheck(portal: Portal, listed: boolean): PortalCheck {
         status: verification.status ?? 200,
       };
     }
-    case 'command':
-      return { ...base, words: verification.run, expect: verification.expect ?? '' };
+    case 'command': {
+      const envVariables = [
+        ...new Set(verification.run.flatMap((word) => [...word.matchAll(envPlaceholder)].map((match) => match[1]))),
+      ] as string[];
+      return {
+        ...base,
+        words: verification.run,
+        envVariables,
+        envFlags: envVariables.map((name) => `-e ${name} `).join(''),
+        expect: verification.expect ?? '',
+      };
+    }
     case 'webhook':
       return { ...base, url: `http://localhost:${portal.inlet.port}${verification.path}`, path: verification.path };
     case 'psql':

@@ -2,7 +2,7 @@
 import { InputError, RuntimeFailure } from '../shared/errors.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { isAuditEventKind, versionHint, type ControllerOperations, type OperationHandlers } from '../wire/protocol.ts';
-import { auditExchangeVersion } from '../wire/protocol/audit.ts';
+import { auditExchangeVersion, eventKindsHint } from '../wire/protocol/audit.ts';
 import type { ReportIntake } from './audit-intake.ts';
 import { memberIdPattern } from './audit-reports.ts';
 import type { AuditTrail } from './audit-trail.ts';
@@ -30,7 +30,7 @@ export function auditHandlers(trail: AuditTrail, intake: ReportIntake, member: (
         });
       if (query.event !== undefined && !isAuditEventKind(query.event))
         throw new InputError('BAD_FLAG', `--event ${query.event.slice(0, 80)} is not an event kind`, {
-          hint: 'give one of the kinds in docs/audit.md, such as session or enrolled',
+          hint: eventKindsHint,
         });
       return trail.query(admin.projectId, query);
     },

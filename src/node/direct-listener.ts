@@ -76,7 +76,10 @@ export class DirectListener {
     return listener;
   }
 
-  /** Where outlets may dial: every network address of this machine when listening on all of them. */
+  /**
+   * Where outlets may dial: the address it listens on, or every network address of this machine when
+   * it listens on all of them (a configuration that says so: the default is loopback).
+   */
   addresses(): string[] {
     if (this.advertised) return [...this.advertised];
     const bound = this.bound as AddressInfo;

@@ -24,8 +24,8 @@ export async function identityToStart(
       `this node has no identity in ${directory} yet, and no enrollment ticket was given`,
       {
         hint:
-          'give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config ' +
-          '(the contents of the .ticket file)',
+          // The ways that keep the ticket out of ps and shell history come first; --enrollment-ticket does not.
+          'give --enrollment-ticket-file FILE (the .ticket file; - for standard input) or ENROLLMENT_TICKET',
       },
     );
   }

@@ -6,8 +6,13 @@
  */
 import type { NodeConfig } from '../shared/types/node-config.ts';
 
-/** Where a direct path listens when the configuration does not say: every address, a port the system picks. */
-export const defaultDirectAddress = '0.0.0.0:0';
+/**
+ * Where a direct path listens when the configuration does not say: loopback, on a port the system picks.
+ * An outlet on this machine dials it; one elsewhere needs `direct: HOST:PORT`, an address its network
+ * reaches, which the configuration names on purpose (docs/ports.md). A node opens no port to other
+ * machines unasked.
+ */
+export const defaultDirectAddress = '127.0.0.1:0';
 
 export interface OutletPortal {
   readonly name: string;

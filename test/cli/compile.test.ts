@@ -263,7 +263,8 @@ describe('portal compile', () => {
       'bad.yaml:9:18: /portals/0/outlet/endpoint/service: expected an AWS service short name such as ' +
         'bedrock-runtime, com.amazonaws.<region>.<service>, or com.amazonaws.vpce.<region>.vpce-svc-<17 hex digits>, ' +
         'got "com.amazonaws.vpce.us-east-1.vpce-svc-123"',
-      'bad.yaml:14:28: /portals/0/verification/run/2: {hots} is not a placeholder; use {host}, {port}, {name} or {ca}',
+      'bad.yaml:14:28: /portals/0/verification/run/2: {hots} is not a placeholder; ' +
+        'use {host}, {port}, {name}, {ca} or {env:NAME}',
       'bad.yaml:15:11: /portals/1/name: portal "cache" is also the name of portals[0]; give each portal its own name',
       'bad.yaml:22:13: /portals/1/verification/path: expected a URL path: / followed by letters, digits, ' +
         `-._~!$&'()*+,;=:@/ and %XX escapes, such as /index.html, got "/health check"`,

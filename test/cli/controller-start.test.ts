@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,4 +80,24 @@ describe('portal controller start: an admin code only when one is needed', funct
       );
     },
   );
+
+  it('refuses --listen on every address without --public-address, as portal enroll does, before starting', async () => {
+    for (const listen of ['0.0.0.0:4000', '[::]:0']) {
+      const data = join(dir, `wildcard-${listen.length}`);
+      const run = await portal(join(dir, 'home'), ['controller', 'start', '--listen', listen, '--data-dir', data]);
+      const port = listen.endsWith(':0') ? '0' : '4000';
+      const hintPort = port === '0' ? 'PORT' : port;
+      assert.deepEqual(
+        [run.code, run.stdout, run.stderr],
+        [
+          2,
+          '',
+          `portal: --listen ${listen} accepts nodes on every address, but without --public-address tickets would ` +
+            `name 127.0.0.1:${port}, which only this machine reaches; add --public-address HOST:${hintPort}, ` +
+            'the name or address other machines dial\n',
+        ],
+      );
+      assert.equal(existsSync(data), false, 'nothing was created');
+    }
+  });
 });

@@ -214,7 +214,7 @@ describe('portal node: what a user sees when something is wrong', function () {
       run.stderr,
       joinedRegExp(
         /^portal: this node has no identity in .*no-ticket\/node yet, and no enrollment ticket was given; /,
-        /give --enrollment-ticket, ENROLLMENT_TICKET or a ticket key in --node-config/,
+        /give --enrollment-ticket-file FILE \(the \.ticket file; - for standard input\) or ENROLLMENT_TICKET\n$/,
       ),
     );
   });

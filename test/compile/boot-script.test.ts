@@ -15,7 +15,9 @@ import {
 } from '../support/boot-script.ts';
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
-import { allUseCases, artifactText } from '../support/usecases.ts';
+import { allUseCases, loadManifest } from '../support/usecases.ts';
+import { stackInletConfig } from '../../src/compile/node-config.ts';
+import { resolveUseCase } from '../../src/compile/model.ts';
 import { endpointParameterValues } from './resolved-use-cases.ts';
 
 interface BootRun {
@@ -231,12 +233,12 @@ describe('stack boot script (sandbox)', () => {
     });
   });
 
-  it('writes the inlet configuration unchanged', async () => {
+  it("writes the inlet stack's configuration unchanged", async () => {
     const run = await boot(sandbox, renderedBootScript('webhook', 'inlet'), 0);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(
       JSON.parse(await readFile(join(sandbox.root, 'etc/portal/node.json'), 'utf8')),
-      JSON.parse(artifactText('webhook', 'inlet.json')),
+      JSON.parse(JSON.stringify(stackInletConfig(resolveUseCase(loadManifest('webhook'))))),
     );
   });
 

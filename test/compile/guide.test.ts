@@ -207,7 +207,7 @@ fi`,
           assert.ok(
             text.includes(
               `the inlet stack's node listens for it on TCP ${port} ` +
-                `(\`"direct": "0.0.0.0:${port}"\` in \`inlet.json\`)`,
+                `(\`"direct": "0.0.0.0:${port}"\` in the stack's configuration)`,
             ),
             text,
           );
@@ -362,6 +362,7 @@ fi`,
         const headings = [
           '### On AWS, with CloudFormation',
           '### With Docker Compose',
+          '### In a terminal',
           '### With systemd',
           '### On Kubernetes',
         ];
@@ -434,6 +435,46 @@ fi`,
         await sandbox.remove();
       }
     });
+
+    it(
+      'runs each node in a terminal from its file, the ticket from its file, in a PORTAL_HOME of its own, ' +
+        'and says how two share a machine',
+      async () => {
+        const guide = artifactText('redis', 'README.md');
+        const section = guide.slice(guide.indexOf('### In a terminal'), guide.indexOf('### With systemd'));
+        const scripts = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+        assert.equal(scripts.length, 2, 'one command on each machine');
+        const sandbox = await createSandbox();
+        try {
+          await sandbox.stub('portal', 'echo "PORTAL_HOME=$PORTAL_HOME REDIS_ENDPOINT=${REDIS_ENDPOINT:-}"');
+          const homes: string[] = [];
+          for (const script of scripts) {
+            const filled = script.replace('<REDIS_ENDPOINT>', 'cache.internal.example');
+            const run = spawnSync('bash', ['-euo', 'pipefail', '-c', filled], {
+              cwd: sandbox.dir,
+              env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.dir },
+              encoding: 'utf8',
+            });
+            assert.equal(run.status, 0, run.stderr);
+            homes.push(run.stdout.trim());
+          }
+          assert.deepEqual(homes, [
+            `PORTAL_HOME=${sandbox.dir}/.portal-redis-outlet REDIS_ENDPOINT=cache.internal.example`,
+            `PORTAL_HOME=${sandbox.dir}/.portal-redis-inlet REDIS_ENDPOINT=`,
+          ]);
+          assert.deepEqual(await sandbox.calls(), [
+            'portal node create --foreground --configuration outlet.json --enrollment-ticket-file outlet.ticket',
+            'portal node create --foreground --configuration inlet.json --enrollment-ticket-file inlet.ticket',
+          ]);
+        } finally {
+          await sandbox.remove();
+        }
+        const text = section.replace(/\s+/g, ' ');
+        assert.ok(text.includes('each needs its own `PORTAL_HOME` and its own status port'), text);
+        assert.ok(text.includes('change it in `inlet.json` (to 23346, say, or `0`'), text);
+        assert.ok(!section.includes('--enrollment-ticket '), 'the ticket never on a command line');
+      },
+    );
 
     it('creates on Kubernetes the Secrets, by name and key, that the compiled Deployments read', async () => {
       const guide = artifactText('shop', 'README.md');

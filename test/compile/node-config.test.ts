@@ -42,26 +42,32 @@ describe('node configurations (spec 2.2)', () => {
   });
 
   it(
-    'has the stack inlets listen on 0.0.0.0 at the spec ports, via the outlet relay, ' +
-      'with the direct path on 0.0.0.0:4200',
+    'has inlet.json listen on loopback at the spec ports, its direct path on loopback too, via the outlet relay: ' +
+      'a host process opens nothing to other machines unasked',
     () => {
       const inletOf = (usecase: string) => config(usecase, 'inlet')['tcp-inlet'];
       const inlets = Object.fromEntries(specUseCases.map((usecase) => [usecase, inletOf(usecase)]));
       assert.deepEqual(inlets, {
-        bedrock: { allow: 'bedrock-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:443', tls: true, via: 'bedrock' },
-        postgres: { allow: 'postgres-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432', via: 'postgres' },
-        warehouse: { allow: 'warehouse-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15439', via: 'warehouse' },
-        webhook: { allow: 'webhook-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:17777', via: 'webhook' },
+        bedrock: { allow: 'bedrock-outlet', direct: true, from: '127.0.0.1:443', tls: true, via: 'bedrock' },
+        postgres: { allow: 'postgres-outlet', direct: true, from: '127.0.0.1:15432', via: 'postgres' },
+        warehouse: { allow: 'warehouse-outlet', direct: true, from: '127.0.0.1:15439', via: 'warehouse' },
+        webhook: { allow: 'webhook-outlet', direct: true, from: '127.0.0.1:17777', via: 'webhook' },
       });
-      assert.equal(product.directPort, 4200, "the port the stacks' OutletCidr rule opens");
+      for (const usecase of allUseCases) {
+        const parsed = parseNodeConfig(`${usecase}/inlet.json`, artifactText(usecase, 'inlet.json'));
+        const inlets = parsed['tcp-inlet'] ? [parsed['tcp-inlet']] : Object.values(parsed['tcp-inlets'] ?? {});
+        for (const inlet of inlets) assert.match(inlet.from, /^127\.0\.0\.1:\d+$/, usecase);
+      }
     },
   );
 
-  it('gives the stack inlet a direct path the node itself reads as a fixed port on every interface', () => {
+  it('has the stack inlets listen on 0.0.0.0, behind the security group, with the direct path on 0.0.0.0:4200', () => {
     for (const usecase of specUseCases) {
-      const parsed = parseNodeConfig(`${usecase}/inlet.json`, artifactText(usecase, 'inlet.json'));
-      assert.equal(parsed['tcp-inlet']?.direct, `0.0.0.0:${product.directPort}`, usecase);
+      const inlet = stackInletConfig(resolveUseCase(loadManifest(usecase)))['tcp-inlet'];
+      assert.equal(inlet?.direct, `0.0.0.0:${product.directPort}`, usecase);
+      assert.match(String(inlet?.from), /^0\.0\.0\.0:\d+$/, usecase);
     }
+    assert.equal(product.directPort, 4200, "the port the stacks' OutletCidr rule opens");
   });
 
   it("turns the container inlet's direct path off, and refuses a direct value that is not an address", () => {
@@ -101,11 +107,16 @@ describe('node configurations (spec 2.2)', () => {
     assert.deepEqual(config('shop', 'inlet'), {
       'http-server-port': 23345,
       'tcp-inlets': {
-        api: { allow: 'shop-outlet', direct: '0.0.0.0:4202', from: '0.0.0.0:18080' },
-        cache: { allow: 'shop-outlet', direct: '0.0.0.0:4201', from: '0.0.0.0:16379' },
-        'orders-db': { allow: 'shop-outlet', direct: '0.0.0.0:4200', from: '0.0.0.0:15432' },
+        api: { allow: 'shop-outlet', direct: true, from: '127.0.0.1:18080' },
+        cache: { allow: 'shop-outlet', direct: true, from: '127.0.0.1:16379' },
+        'orders-db': { allow: 'shop-outlet', direct: true, from: '127.0.0.1:15432' },
       },
     });
+    const stack = stackInletConfig(resolveUseCase(loadManifest('shop')));
+    assert.deepEqual(
+      Object.values(stack['tcp-inlets'] ?? {}).map((inlet) => inlet.direct),
+      ['0.0.0.0:4200', '0.0.0.0:4201', '0.0.0.0:4202'],
+    );
     const container = containerInletConfig(resolveUseCase(loadManifest('shop')));
     assert.deepEqual(
       Object.values(container['tcp-inlets'] ?? {}).map((inlet) => [inlet.from, inlet.direct]),

@@ -263,6 +263,62 @@ describe('open manifests: any TCP service', () => {
     assert.deepEqual(command('  tls: false', `[curl, -d, '{"a": 1}', "http://{host}:{port}/"]`), [], 'JSON is text');
   });
 
+  it('refuses a password written into a command check, each word where it is, and takes {env:NAME}', () => {
+    const command = (run: string) =>
+      problems(
+        ...head,
+        'outlet:',
+        '  to: localhost:3306',
+        'inlet:',
+        '  port: 13306',
+        'verification:',
+        '  kind: command',
+        `  run: ${run}`,
+      );
+    const refused = (word: number, what: string) =>
+      `/verification/run/${word}: ${what} would be written into tickets.sh and README.md for anyone who reads ` +
+      'them; write {env:NAME} in its place and set NAME where the check runs (it is read then, never written ' +
+      'into a file), or leave it out and let the client read its own variable (MYSQL_PWD for mysql and ' +
+      'mariadb, REDISCLI_AUTH for redis-cli, PGPASSWORD for psql), which also keeps it out of the process list';
+    // The new user's MariaDB check, as written: the password in -p.
+    assert.deepEqual(command('[mariadb, -h, "{host}", -P, "{port}", -u, portal, -pS3cret, -e, "SELECT 1"]'), [
+      refused(7, 'the password of mariadb -p'),
+    ]);
+    assert.deepEqual(
+      command(
+        '[env, PGPASSWORD=s3cret, curl, --password=x, --token, abc, -H, "Authorization: Bearer abc", ' +
+          '"https://u:pw@{host}:{port}/"]',
+      ),
+      [
+        refused(1, 'the value of PGPASSWORD'),
+        refused(3, 'the value of password'),
+        refused(5, 'the value of token'),
+        refused(7, 'the value of the Authorization header'),
+        refused(8, 'the password in the address'),
+      ],
+    );
+    assert.deepEqual(command('[redis-cli, -h, "{host}", -p, "{port}", -a, s3cret, PING]'), [
+      refused(6, 'the password of redis-cli -a'),
+    ]);
+    // What keeps the secret out is taken: placeholders, and flags whose value is not a secret.
+    assert.deepEqual(
+      command(
+        '[mariadb, -h, "{host}", -P, "{port}", -u, portal, "-p{env:MARIADB_PWD}", "--password={env:PW}", ' +
+          '-H, "Authorization: Bearer {env:TOKEN}", -e, "SELECT 1"]',
+      ),
+      [],
+    );
+    assert.deepEqual(command('[redis-cli, -h, "{host}", -p, "{port}", -a, "{env:REDIS_PW}", PING]'), []);
+    assert.deepEqual(command('[pg_isready, -h, "{host}", -p, "{port}", --auth-method, md5, --auth=s3cret]'), [
+      refused(7, 'the value of auth'),
+    ]);
+    assert.deepEqual(command('[mariadb, "{env:INLET_HOST}", "{env:lower}"]'), [
+      '/verification/run/1: {env:INLET_HOST} names a variable tickets.sh sets itself; choose another name',
+      '/verification/run/2: {env:lower} is not an environment variable; ' +
+        'write {env:NAME} with NAME in upper case, digits and _',
+    ]);
+  });
+
   it('reports the schema and the rules in one pass: a bad instance type hides no other problem', () => {
     assert.deepEqual(
       problems(

@@ -35,6 +35,7 @@ describe('templates render no value unquoted', () => {
       'guide-compose.md.hbs',
       'guide-kubernetes.md.hbs',
       'guide-systemd.md.hbs',
+      'guide-terminal.md.hbs',
       'guide-verify.md.hbs',
       'status-metric.py.hbs',
       'tcp_check.py.hbs',

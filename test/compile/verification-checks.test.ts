@@ -222,4 +222,33 @@ describe('tickets.sh verify, by kind, against real servers on loopback', functio
     assert.equal(failed.status, 1);
     assert.equal(failed.stderr, 'portal check: the output does not hold the text the manifest expects\n');
   });
+
+  it(
+    'command with {env:NAME}: the password reaches the client from the environment when the check runs, ' +
+      'and is written into no generated file',
+    async () => {
+      await sandbox.stub('mariadb', 'printf "%s\\n" "$@" > "$(dirname "$0")/../arguments"; echo 1');
+      const password = 'hunter2-not-in-any-file';
+      const text = manifest(
+        13306,
+        '  kind: command\n' +
+          '  run: [mariadb, -h, "{host}", -P, "{port}", -u, portal, "--password={env:MARIADB_PWD}", -e, "SELECT 1"]\n' +
+          '  expect: "1"\n',
+      );
+      const artifacts = compileUseCase(parseManifest('check.yaml', text));
+      for (const artifact of artifacts) assert.ok(!artifact.content.includes(password), artifact.path);
+      const guide = artifacts.find((artifact) => artifact.path === 'README.md')?.content ?? '';
+      assert.ok(guide.includes(`read -rsp 'MARIADB_PWD: ' MARIADB_PWD && export MARIADB_PWD && echo\n`), guide);
+      assert.ok(guide.includes(' --password="$MARIADB_PWD" '), guide);
+      const missing = await verify(ticketsScript(text));
+      assert.equal(missing.status, 1);
+      assert.match(missing.stderr, /MARIADB_PWD: set MARIADB_PWD before \.\/tickets\.sh verify: the check reads it/);
+      const passed = await verify(ticketsScript(text), { MARIADB_PWD: password });
+      assert.equal(passed.status, 0, passed.stderr);
+      assert.equal(
+        await readFile(join(sandbox.dir, 'arguments'), 'utf8'),
+        `-h\n127.0.0.1\n-P\n13306\n-u\nportal\n--password=${password}\n-e\nSELECT 1\n`,
+      );
+    },
+  );
 });

@@ -140,6 +140,21 @@ describe('portal controller backup and restore, with a project carrying traffic'
           /portal controller start --data-dir \S+ --listen 0\.0\.0\.0:PORT --public-address HOST:PORT$/,
         ),
       );
+      // Then what only the operator can do, numbered: start it, enroll again, issue tickets, revoke again, back up.
+      const retired = Number(/(\d+) tickets? issued before the backup/.exec(lines[2] ?? '')?.[1]);
+      const steps = [
+        /^Start it: portal controller start --data-dir \S+ --listen 0\.0\.0\.0:PORT /,
+        /^Members enrolled after the backup was taken \(\S+\) are unknown to it /,
+        ...(retired > 0 ? [/^The \d+ tickets? issued before the backup enrolls? nobody now: /] : []),
+        /^Revocations made since \S+ come back only as the nodes and relays that learned them connect: /,
+        /^Take a new backup once it runs: portal controller backup --output FILE\.$/,
+      ];
+      assert.equal(lines[4], 'What to do now:');
+      for (const [index, step] of steps.entries()) {
+        const line = lines[5 + index] ?? '';
+        assert.ok(line.startsWith(`  ${index + 1}. `), line);
+        assert.match(line.slice(`  ${index + 1}. `.length), step);
+      }
       assert.deepEqual((await readdir(restored)).sort(), ['controller.db', 'tls.crt', 'tls.key.sealed']);
       assert.equal((await stat(restored)).mode & 0o777, 0o700);
 

@@ -8,6 +8,7 @@ import { until } from '../support/in-process.ts';
 import { nodeMetric, nodeStatus, portal, startPortal } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
+import { auditEventKinds } from '../../src/wire/protocol/audit.ts';
 
 /** How long the controller stays away while sessions open and close: the issue's figure. */
 const outageMs = 20_000;
@@ -134,6 +135,10 @@ describe('end to end: the audit trail', function () {
       const bad = await portal(admin(), ['project', 'audit', ...flags]);
       assert.equal(bad.code, 2, `${flags.join(' ')}: ${bad.stderr}`);
       assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+      // A mistyped kind is answered with every kind there is, so nobody has to look them up.
+      if (flags[0] === '--event')
+        for (const kind of auditEventKinds)
+          assert.ok(bad.stderr.includes(` ${kind},`) || bad.stderr.includes(` ${kind} (`), kind);
     }
   });
 

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
 import { nodeStatus, statusWhen } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
-import { roundTrip } from '../support/tcp.ts';
+import { externalIpv4Addresses, listeningAddresses } from '../support/bound-addresses.ts';
+import { acceptsConnections, roundTrip } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -44,7 +45,7 @@ describe('end to end: the direct path, with the relay as fallback', function () 
 
   it('runs the session and the warm streams on a connection the outlet dialled, and says so', async () => {
     const inlet = await statusWhen(join(project.dir, 'inlet'), (shown) => shown.inlets[0]?.path === 'direct');
-    assert.match(String(inlet.inlets[0]?.direct), /^0\.0\.0\.0:\d+$/);
+    assert.match(String(inlet.inlets[0]?.direct), /^127\.0\.0\.1:\d+$/);
     const outlet = await statusWhen(
       join(project.dir, 'outlet'),
       (shown) => (shown.outlets[0]?.sessions_direct ?? 0) === 1,
@@ -59,6 +60,23 @@ describe('end to end: the direct path, with the relay as fallback', function () 
     assert.match(metrics, /^portal_connections_total\{part="inlet",path="direct"\} (\d+)$/m);
     assert.match(metrics, /^portal_sessions_open\{part="inlet",path="direct"\} 1$/m);
   });
+
+  it(
+    'listens on loopback only by default: the kernel shows the socket bound to 127.0.0.1, ' +
+      "and a connection to this machine's other addresses is refused",
+    async () => {
+      const inlet = await nodeStatus(join(project.dir, 'inlet'));
+      const port = Number(String(inlet.inlets[0]?.direct).split(':').at(-1));
+      assert.deepEqual(await listeningAddresses(port), ['127.0.0.1']);
+      assert.equal(await acceptsConnections('127.0.0.1', port), true);
+      const external = externalIpv4Addresses();
+      for (const address of external) assert.equal(await acceptsConnections(address, port), false, address);
+      // The client listener too, where the configuration put it (127.0.0.1:0): nothing is wider than asked.
+      const client = Number(inlet.inlets[0]?.listening?.split(':').at(-1));
+      assert.deepEqual(await listeningAddresses(client), ['127.0.0.1']);
+      for (const address of external) assert.equal(await acceptsConnections(address, client), false, address);
+    },
+  );
 
   it(`carries ${mebibytes} MiB each way intact on the direct path, by sha256 at both ends`, async () => {
     const result = await integrity(direct.port, mebibytes * 1024 * 1024);

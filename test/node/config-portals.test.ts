@@ -59,7 +59,7 @@ describe('node configuration: several portals by name', () => {
     assert.deepEqual(
       inlets.map(({ name, via, direct, pointer }) => ({ name, via, direct, pointer })),
       [
-        { name: 'db', via: 'db', direct: '0.0.0.0:0', pointer: '/tcp-inlets/db' },
+        { name: 'db', via: 'db', direct: '127.0.0.1:0', pointer: '/tcp-inlets/db' },
         { name: 'web', via: 'hooks', direct: false, pointer: '/tcp-inlets/web' },
       ],
     );

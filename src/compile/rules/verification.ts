@@ -4,6 +4,7 @@
  * and a client container is for command verifications.
  */
 import { portalSources, type PortalSource } from '../portals.ts';
+import { envPlaceholder, reservedVariables, secretHint, secretInWord } from './command-secrets.ts';
 import type { Rule, RuleViolation } from '../rules.ts';
 
 /** The words a command may hold between braces, filled in when it runs. */
@@ -33,12 +34,35 @@ function commandViolations(portal: PortalSource, words: readonly string[]): Rule
     });
   }
   for (const [index, word] of words.entries()) {
+    const secret = secretInWord(words, index);
+    if (secret)
+      found.push({
+        pointer: `${base}/${index}`,
+        message: `${secret} would be written into tickets.sh and README.md for anyone who reads them; ${secretHint}`,
+      });
+    for (const match of word.matchAll(/\{env:([^}]*)\}/g)) {
+      if (!/^[A-Z_][A-Z0-9_]*$/.test(match[1] as string))
+        found.push({
+          pointer: `${base}/${index}`,
+          message:
+            `{env:${match[1]}} is not an environment variable; ` +
+            'write {env:NAME} with NAME in upper case, digits and _',
+        });
+    }
+    for (const match of word.matchAll(envPlaceholder)) {
+      const name = match[1] as string;
+      if (reservedVariables.has(name) || name.startsWith('INLET_PORT_'))
+        found.push({
+          pointer: `${base}/${index}`,
+          message: `{env:${name}} names a variable tickets.sh sets itself; choose another name`,
+        });
+    }
     for (const match of word.matchAll(/\{([a-z]+)\}/g)) {
       const name = match[1] as string;
       if (!(commandPlaceholders as readonly string[]).includes(name)) {
         found.push({
           pointer: `${base}/${index}`,
-          message: `{${name}} is not a placeholder; use {host}, {port}, {name} or {ca}`,
+          message: `{${name}} is not a placeholder; use {host}, {port}, {name}, {ca} or {env:NAME}`,
         });
       } else if (tlsOnly.has(name) && portal.inlet.tls !== true) {
         found.push({

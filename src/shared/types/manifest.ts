@@ -293,7 +293,7 @@ export interface HttpVerification {
   label?: DnsLabel;
 }
 /**
- * A client program run against the inlet. Its words are given as a list; {host}, {port}, {name} (the TLS inlet's name) and {ca} (the project CA file) are filled in as separate, quoted words.
+ * A client program run against the inlet. Its words are given as a list; {host}, {port}, {name} (the TLS inlet's name) and {ca} (the project CA file) are filled in as separate, quoted words; {env:NAME} is the environment variable NAME where the check runs, for a password, which is never written into the generated files (a word that holds one is refused).
  */
 export interface CommandVerification {
   kind: 'command';

@@ -94,7 +94,7 @@ export interface TcpInletConfig {
    */
   tls?: boolean;
   /**
-   * The direct path: where this inlet accepts outlets that dial it, with the same mutual TLS and allow checks as through a relay. true (the default): every network address of this machine, on a port the system chooses; host:port: that address (0.0.0.0 for every one), for a firewall rule; false: relays only.
+   * The direct path: where this inlet accepts outlets that dial it, with the same mutual TLS and allow checks as through a relay. true (the default): loopback (127.0.0.1) on a port the system chooses, which only an outlet on this machine reaches; host:port: that address, which outlets on other machines reach (this machine's address, or 0.0.0.0 for every one; docs/ports.md); false: relays only.
    */
   direct?: boolean | string;
 }
@@ -119,7 +119,7 @@ export interface NamedTcpInletConfig {
    */
   tls?: boolean;
   /**
-   * The direct path: where this inlet accepts outlets that dial it, with the same mutual TLS and allow checks as through a relay. true (the default): every network address of this machine, on a port the system chooses; host:port: that address (0.0.0.0 for every one), for a firewall rule; false: relays only.
+   * The direct path: where this inlet accepts outlets that dial it, with the same mutual TLS and allow checks as through a relay. true (the default): loopback (127.0.0.1) on a port the system chooses, which only an outlet on this machine reaches; host:port: that address, which outlets on other machines reach (this machine's address, or 0.0.0.0 for every one; docs/ports.md); false: relays only.
    */
   direct?: boolean | string;
 }

@@ -35,6 +35,8 @@ export type AuditEventKind = (typeof auditEventKinds)[number];
 
 export const isAuditEventKind = (value: string): value is AuditEventKind =>
   (auditEventKinds as readonly string[]).includes(value);
+/** The hint of a refused --event: every kind it may name, so that the user need not look them up. */
+export const eventKindsHint = `give one of the event kinds: ${auditEventKinds.join(', ')} (docs/audit.md)`;
 export const isReportedEventKind = (value: string): value is ReportedEventKind =>
   (reportedEventKinds as readonly string[]).includes(value);
 
