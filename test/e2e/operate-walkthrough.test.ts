@@ -1,5 +1,5 @@
 /**
- * The README's walkthrough of operating the quick start's project, run as written after the quick
+ * The operations guide's walkthrough (docs/operating.md) of the quick start's project, run as written after the quick
  * start (see test/support/readme-walkthrough.ts): list the members, revoke the inlet while a real psql
  * transfers through it and time the close, read and verify the audit trail, and put a policy
  * expression on the outlet that admits a new inlet by its two attributes.
@@ -19,7 +19,7 @@ import { startPostgres, type Postgres } from '../support/postgres.ts';
 import {
   bash,
   interrupt,
-  readReadme,
+  readOperatingGuide,
   resetAdministrator,
   startQuickStart,
   stepsOf,
@@ -28,10 +28,10 @@ import {
 
 const run = promisify(execFile);
 
-/** The most the README promises between `revoke` returning and the client's connection closing. */
+/** The most docs/operating.md promises between `revoke` returning and the client's connection closing. */
 const closeWithinMs = 1000;
 
-describe("the README walkthrough: expel the quick start's inlet, read the trail, write a policy", function () {
+describe("the operating guide's walkthrough: expel the quick start's inlet, read the trail, write a policy", function () {
   this.timeout(180_000);
   let dir: string;
   let postgres: Postgres;
@@ -52,7 +52,7 @@ describe("the README walkthrough: expel the quick start's inlet, read the trail,
   it('runs every step as written, with the close within a second and the trail whole', async () => {
     const quick = await startQuickStart(dir, postgres, running);
     const { homes, env, psqlEnv, onLoopback } = quick;
-    const steps = stepsOf(await readReadme(), "### Try it: expel the quick start's inlet");
+    const steps = stepsOf(await readOperatingGuide(), "## Try it: expel the quick start's inlet");
     assert.equal(steps.length, 8, steps.map((step) => step.title).join('\n'));
     const [members, client, revoke, audit, ticket, outletAgain, inletAgain, admitted] = steps as [
       Step,

@@ -1,5 +1,5 @@
 /**
- * The README's table of every metric is the registries' own: a family added without its row (or a row
+ * docs/operating.md's table of every metric is the registries' own: a family added without its row (or a row
  * left for a family removed, or a HELP text changed) fails here. UPDATE_GOLDEN=1 writes the table.
  */
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { metricsTable, processDefaults, tableEnd, tableStart } from '../support/
 import { createWorld, type World } from '../support/portal-world.ts';
 import { projectRoot } from '../support/usecases.ts';
 
-describe('the README lists every metric of the node, the controller and the relays', function () {
+describe('docs/operating.md lists every metric of the node, the controller and the relays', function () {
   this.timeout(30_000);
   const embedded = new Registry();
   let world: World;
@@ -49,17 +49,20 @@ describe('the README lists every metric of the node, the controller and the rela
       controller: [world.controller.registry, embedded],
       relay: [relay.registry],
     });
-    const path = join(projectRoot, 'README.md');
-    const readme = await readFile(path, 'utf8');
-    const start = readme.indexOf(tableStart);
-    const end = readme.indexOf(tableEnd);
-    assert.ok(start >= 0 && end > start, `README.md has no metrics table between "${tableStart}" and "${tableEnd}"`);
-    const written = readme.slice(start, end + tableEnd.length);
+    const path = join(projectRoot, 'docs/operating.md');
+    const guide = await readFile(path, 'utf8');
+    const start = guide.indexOf(tableStart);
+    const end = guide.indexOf(tableEnd);
+    assert.ok(
+      start >= 0 && end > start,
+      `docs/operating.md has no metrics table between "${tableStart}" and "${tableEnd}"`,
+    );
+    const written = guide.slice(start, end + tableEnd.length);
     if (process.env.UPDATE_GOLDEN === '1' && written !== table) {
-      await writeFile(path, readme.replace(written, table));
+      await writeFile(path, guide.replace(written, table));
       return;
     }
-    assert.equal(written, table, 'the README metrics table differs: run UPDATE_GOLDEN=1 npm run test:unit');
+    assert.equal(written, table, 'the docs/operating.md metrics table differs: run UPDATE_GOLDEN=1 npm run test:unit');
   });
 
   it("names every family of Portal's own by the conventions: portal_ prefix, _total counters, base units", () => {

@@ -1,5 +1,5 @@
 /**
- * The README's table of every metric, made from the registries of running processes: each family's
+ * docs/operating.md's table of every metric, made from the registries of running processes: each family's
  * name, type, labels, the processes that serve it, and its HELP text as its meaning. The processes'
  * own default families (portal_<process>_process_*, portal_<process>_nodejs_*) make one row.
  */

@@ -1,6 +1,6 @@
 /**
- * The README's quick start and the walkthroughs that continue it, run as written: their commands are
- * read from the README, each "machine" of them is a home directory of its own on this one, and only
+ * The README's quick start and the walkthroughs that continue it (docs/operating.md), run as written:
+ * their commands are read from the documents, each "machine" of them is a home directory of its own on this one, and only
  * what cannot be the same on loopback changes (the controller's name becomes 127.0.0.1, each port a
  * free one, and the database a real PostgreSQL).
  */
@@ -21,11 +21,11 @@ export interface Step {
  * The first shell block after `heading`, as its numbered steps ("# 1. …" comments) and their commands:
  * continuations joined, comment lines and trailing comments left out.
  */
-export function stepsOf(readme: string, heading: string): Step[] {
-  const at = readme.indexOf(heading);
-  if (at < 0) throw new Error(`the README has no section "${heading}"`);
-  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
-  if (!block) throw new Error(`the README section "${heading}" has no shell block`);
+export function stepsOf(document: string, heading: string): Step[] {
+  const at = document.indexOf(heading);
+  if (at < 0) throw new Error(`the document has no section "${heading}"`);
+  const block = /```sh\n([\s\S]*?)```/.exec(document.slice(at))?.[1];
+  if (!block) throw new Error(`the section "${heading}" has no shell block`);
   const steps: Step[] = [];
   for (const line of block.replace(/\\\n\s*/g, '').split('\n')) {
     const numbered = /^# \d\. (.*)$/.exec(line);
@@ -36,6 +36,9 @@ export function stepsOf(readme: string, heading: string): Step[] {
 }
 
 export const readReadme = () => readFile(join(projectRoot, 'README.md'), 'utf8');
+
+/** The operations guide, whose walkthrough continues the README's quick start. */
+export const readOperatingGuide = () => readFile(join(projectRoot, 'docs/operating.md'), 'utf8');
 
 /** Runs `script` with bash as a user of `home`, resolving with its output; fails on a non-zero exit. */
 export async function bash(
