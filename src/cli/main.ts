@@ -1,40 +1,10 @@
 /** The `portal` command: one sub-command per file in this folder. Only main() sets the exit code. */
-import { Command, CommanderError } from 'commander';
-import packageJson from '../../package.json' with { type: 'json' };
-import { registerCompile } from './compile.ts';
-import { registerController } from './controller.ts';
-import { registerEnroll } from './enroll.ts';
+import { CommanderError } from 'commander';
 import { lingerAfterStopMs } from './limits.ts';
-import { registerNode } from './node.ts';
-import { registerProject } from './project.ts';
-import { registerRelay } from './relay.ts';
-import { registerReset } from './reset.ts';
-import { registerService } from './service.ts';
+import { buildProgram } from './program.ts';
 import { reportFailure } from './report.ts';
 import { stoppedAtOnce, stoppedOnSignal } from '../shared/graceful-stop.ts';
 import { tuneHeapForDataPath } from '../shared/heap-tuning.ts';
-
-export function buildProgram(): Command {
-  const program = new Command('portal')
-    .description('Portal: end-to-end secured TCP portals between an inlet and an outlet')
-    .version(packageJson.version, '-V, --version')
-    .showHelpAfterError('(run portal --help for usage)')
-    .exitOverride();
-  registerCompile(program);
-  registerEnroll(program);
-  registerProject(program);
-  registerNode(program);
-  registerController(program);
-  registerRelay(program);
-  registerReset(program);
-  registerService(program);
-  const exitOverride = (command: Command) => {
-    command.exitOverride();
-    command.commands.forEach(exitOverride);
-  };
-  exitOverride(program);
-  return program;
-}
 
 export async function main(argv: readonly string[]): Promise<number> {
   tuneHeapForDataPath();

@@ -31,7 +31,7 @@ const run = promisify(execFile);
 /** The most docs/operating.md promises between `revoke` returning and the client's connection closing. */
 const closeWithinMs = 1000;
 
-describe("the operating guide's walkthrough: expel the quick start's inlet, read the trail, write a policy", function () {
+describe("docs/operating.md's walkthrough: expel the quick start's inlet, read the trail, write a policy", function () {
   this.timeout(180_000);
   let dir: string;
   let postgres: Postgres;

@@ -1,7 +1,7 @@
 /**
  * The README's quick start and the walkthroughs that continue it (docs/operating.md), run as written:
- * their commands are read from the documents, each "machine" of them is a home directory of its own on this one, and only
- * what cannot be the same on loopback changes (the controller's name becomes 127.0.0.1, each port a
+ * their commands are read from the documents, each "machine" of them is a home directory of its own on
+ * this one, and only what cannot be the same on loopback changes (the controller's name becomes 127.0.0.1, each port a
  * free one, and the database a real PostgreSQL).
  */
 import assert from 'node:assert/strict';
