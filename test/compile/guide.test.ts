@@ -8,7 +8,7 @@ import { parseKubernetesFile, type KubernetesObjectLike } from '../support/k8s-a
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { parseCfnYaml } from '../../src/compile/stack/cfn-yaml.ts';
 import type { NodeShowRunning } from '../../src/node/show.ts';
-import { allUseCases, artifactText, containerUseCases, loadManifest } from '../support/usecases.ts';
+import { allUseCases, artifactText, containerUseCases, loadManifest, projectRoot } from '../support/usecases.ts';
 import { compileUseCase } from '../../src/compile/compile.ts';
 
 interface AlarmProperties {
@@ -22,6 +22,27 @@ interface AlarmProperties {
   ComparisonOperator: string;
   TreatMissingData: string;
 }
+
+/** An `aws` that answers describe-stacks with ids made of the stack's name, and records every call. */
+const awsStub = `if [ "$1 $2" = "cloudformation describe-stacks" ]; then
+  case "$6" in
+    *StateFileSystemId*) echo "fs-of-$4" ;;
+    *SealingKeySecretArn*) echo "arn:secret:sealing-key-of-$4" ;;
+  esac
+fi`;
+
+/** The calls that remove one stack and what it keeps, with awsStub's ids. */
+const removals = (stack: string) => [
+  `aws cloudformation describe-stacks --stack-name ${stack} --query ` +
+    `Stacks[0].Outputs[?OutputKey=='StateFileSystemId'].OutputValue --output text`,
+  `aws cloudformation describe-stacks --stack-name ${stack} --query ` +
+    `Stacks[0].Outputs[?OutputKey=='SealingKeySecretArn'].OutputValue --output text`,
+  `aws cloudformation delete-stack --stack-name ${stack}`,
+  `aws cloudformation wait stack-delete-complete --stack-name ${stack}`,
+  `aws efs delete-file-system --file-system-id fs-of-${stack}`,
+  `aws secretsmanager delete-secret --secret-id arn:secret:sealing-key-of-${stack} --recovery-window-in-days 7`,
+  `aws logs delete-log-group --log-group-name ${stack}-status-logs`,
+];
 
 describe('the compiled guide (README.md)', () => {
   for (const usecase of allUseCases) {
@@ -85,31 +106,12 @@ describe('the compiled guide (README.md)', () => {
       .map(([, resource]) => resource.Type);
     const sandbox = await createSandbox();
     try {
-      await sandbox.stub(
-        'aws',
-        `if [ "$1 $2" = "cloudformation describe-stacks" ]; then
-  case "$6" in
-    *StateFileSystemId*) echo "fs-of-$4" ;;
-    *SealingKeySecretArn*) echo "arn:secret:sealing-key-of-$4" ;;
-  esac
-fi`,
-      );
+      await sandbox.stub('aws', awsStub);
       const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
         env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
         encoding: 'utf8',
       });
       assert.equal(run.status, 0, run.stderr);
-      const removals = (stack: string) => [
-        `aws cloudformation describe-stacks --stack-name ${stack} --query ` +
-          `Stacks[0].Outputs[?OutputKey=='StateFileSystemId'].OutputValue --output text`,
-        `aws cloudformation describe-stacks --stack-name ${stack} --query ` +
-          `Stacks[0].Outputs[?OutputKey=='SealingKeySecretArn'].OutputValue --output text`,
-        `aws cloudformation delete-stack --stack-name ${stack}`,
-        `aws cloudformation wait stack-delete-complete --stack-name ${stack}`,
-        `aws efs delete-file-system --file-system-id fs-of-${stack}`,
-        `aws secretsmanager delete-secret --secret-id arn:secret:sealing-key-of-${stack} --recovery-window-in-days 7`,
-        `aws logs delete-log-group --log-group-name ${stack}-status-logs`,
-      ];
       assert.deepEqual(await sandbox.calls(), [...removals('postgres-inlet'), ...removals('postgres-outlet')]);
       // One removal command per kind of resource the stack keeps.
       const removes: Record<string, string> = {
@@ -119,6 +121,26 @@ fi`,
       };
       for (const type of kept)
         assert.ok(script.includes(removes[type] ?? `no removal known for ${type}`), `${type} is removed`);
+    } finally {
+      await sandbox.remove();
+    }
+  });
+
+  it('docs/cloud-stacks.md removes a stack and what it keeps with the block it shows, run as written', async () => {
+    const document = await readFile(join(projectRoot, 'docs/cloud-stacks.md'), 'utf8');
+    const script = /```sh\n([\s\S]*?)```/.exec(
+      document.slice(document.indexOf('removes a stack with what it keeps')),
+    )?.[1];
+    assert.ok(script, 'docs/cloud-stacks.md shows the removal commands');
+    const sandbox = await createSandbox();
+    try {
+      await sandbox.stub('aws', awsStub);
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+        env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(await sandbox.calls(), removals('postgres-inlet'));
     } finally {
       await sandbox.remove();
     }
