@@ -35,8 +35,13 @@ interface ContainerInlet {
  * resolves the command and environment with the ticket from inlet.ticket, the image's entrypoint
  * runs that command with the image's environment, user and volume. Only the fixed ports become 0.
  */
-async function startContainerInlet(usecase: string, run: UseCaseRun, container: Container): Promise<ContainerInlet> {
-  const service = await resolvedNodeService(usecase, run.dir);
+async function startContainerInlet(
+  usecase: string,
+  run: UseCaseRun,
+  container: Container,
+  upLine?: string,
+): Promise<ContainerInlet> {
+  const service = await resolvedNodeService(usecase, run.dir, upLine);
   for (const mount of service.volumes ?? []) {
     // docker-compose config writes the short form source:target[:mode].
     const target = mount.split(':')[1] ?? '';
@@ -293,6 +298,38 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
           },
         );
       }
+
+      it("postgres: docs/install.md's container block, run as written, brings the inlet UP", async () => {
+        const document = await readFile(join(projectRoot, 'docs/install.md'), 'utf8');
+        const block = /```sh\n([\s\S]*?)```/.exec(document.slice(document.indexOf('## The container image')))?.[1];
+        const lines = (block ?? '')
+          .split('\n')
+          .map((line) => line.replace(/\s+# .*$/, '').trim())
+          .filter((line) => line !== '');
+        assert.equal(lines.length, 4, lines.join('\n'));
+        const [build, cd, up, exec] = lines as [string, string, string, string];
+        // docker build: the image is laid out from this repository's Dockerfile, by the tag compose runs.
+        const tag = /^docker build -t (\S+) \.$/.exec(build)?.[1];
+        assert.ok(tag, build);
+        const folder = /^cd (\S+)$/.exec(cd)?.[1];
+        assert.equal(folder, 'out/postgres', 'the compiled postgres use case, whose compose file this test resolves');
+        const run = await runUseCase('postgres');
+        let inlet: ContainerInlet | undefined;
+        try {
+          await run.startOutlet(() => `127.0.0.1:${database.port}`);
+          inlet = await startContainerInlet('postgres', run, container, up);
+          assert.equal(inlet.service.image, tag, 'the compose file runs the image the block builds');
+          assert.equal(inlet.service.environment.ENROLLMENT_TICKET, run.tickets.inlet, 'the ticket of inlet.ticket');
+          const [docker, verb, name, ...command] = exec.split(' ');
+          assert.deepEqual([docker, verb, name], ['docker', 'exec', inlet.service.container_name]);
+          const shown = await inlet.exec(command);
+          assert.equal(shown.code, 0, shown.stderr);
+          assert.equal(shown.stdout.split('\n')[0], 'The node is UP');
+        } finally {
+          await inlet?.stop();
+          await run.close();
+        }
+      });
 
       it(
         'postgres: a replaced container on the same volume ' + 'comes up without the consumed ticket being used again',

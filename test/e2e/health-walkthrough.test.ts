@@ -87,8 +87,8 @@ describe("docs/operating.md's health block, as written: a controller and a relay
       assert.match(command, / &$/, `${command} runs in the background`);
       return onLoopback(command.replace(/ &$/, ''));
     };
-    const env = { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: undefined };
-    env.PATH = `${await portalOnPath(dir)}:${process.env.PATH}`;
+    const path = `${await portalOnPath(dir)}:${process.env.PATH}`;
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: undefined, PATH: path };
     const [controllerHome, adminHome, relayHome] = ['controller', 'admin', 'relay'].map((name) => join(dir, name)) as [
       string,
       string,

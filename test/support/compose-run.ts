@@ -34,12 +34,17 @@ export function composeUpLine(usecase: string): string {
 }
 
 /**
- * Runs the README's line, as `config`, in `dir` (which holds inlet.ticket, as the administrator's folder
- * does) and returns the resolved `node` service.
+ * Runs the README's line (or `upLine`, another document's), as `config`, in `dir` (which holds
+ * inlet.ticket, as the administrator's folder does) and returns the resolved `node` service.
  */
-export async function resolvedNodeService(usecase: string, dir: string): Promise<ComposeService> {
+export async function resolvedNodeService(
+  usecase: string,
+  dir: string,
+  upLine = composeUpLine(usecase),
+): Promise<ComposeService> {
   await copyFile(join(projectRoot, 'out', usecase, 'inlet.compose.yaml'), join(dir, 'inlet.compose.yaml'));
-  const line = composeUpLine(usecase).replace(/ up -d$/, ' config');
+  if (!/ up -d$/.test(upLine)) throw new Error(`${upLine} does not end with up -d`);
+  const line = upLine.replace(/ up -d$/, ' config');
   const { stdout } = await execFileAsync('bash', ['-c', line], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
