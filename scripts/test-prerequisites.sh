@@ -49,7 +49,7 @@ check() {
   want curl curl ca-certificates        # the installer's own command line, over HTTPS
   want shellcheck shellcheck            # the shell scripts Portal ships
   want openssl openssl                  # `openssl rand`, which the hints give for sealing keys
-  want jq jq                            # the README's walkthrough picks a member id out of --json
+  want jq jq                            # docs/operating.md's walkthrough picks a member id out of --json
   want tar tar                          # release tarballs
   want systemd-analyze systemd          # checks the units portal service install writes
   if [ "$toolchain" = yes ]; then
