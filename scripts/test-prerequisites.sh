@@ -43,7 +43,8 @@ check() {
   want redis-cli redis-tools            # its verification (tickets.sh verify runs redis-cli)
   want_postgres_server                  # a real PostgreSQL server for them
   want runuser util-linux               # PostgreSQL will not run as root: tests run it as postgres
-  want unshare util-linux               # a private network namespace for IPv6 source addresses
+  want unshare util-linux               # private network and mount namespaces (IPv6 sources, unit sandboxes)
+  want setpriv util-linux               # a unit's User= and capability bounds, applied in its sandbox
   want ip iproute2                      # the namespace's loopback addresses
   want docker-compose docker-compose    # resolves the compiled compose files (no Docker engine)
   want curl curl ca-certificates        # the installer's own command line, over HTTPS

@@ -237,7 +237,7 @@ async function showNode(options: NodeShowOptions): Promise<void> {
   const home = portalHome();
   // A runtime file left by a process that is gone (a crash, a kill -9) says nothing runs.
   const runtime = await runningHolder(runtimeFile(home));
-  if (!runtime) throw down(`no node runs with PORTAL_HOME=${home}`, notRunning);
+  if (!runtime) throw notRunningFailure(home);
   if (runtime.statusPort === undefined)
     throw down(
       `it is starting (pid ${runtime.pid}) and its status server does not listen yet`,
@@ -264,7 +264,7 @@ async function showNode(options: NodeShowOptions): Promise<void> {
  * Why `node show` exits 1, or nothing when it exits 0: UP, or DEGRADED with --ready (the node serves
  * some of its portals). The node runs: what it says is the reason, and its log has the details.
  */
-function verdict(shown: NodeShow, pid: number, ready: boolean): RuntimeFailure | undefined {
+export function verdict(shown: NodeShow, pid: number, ready: boolean): RuntimeFailure | undefined {
   if (shown.status === 'up' || (ready && isReady(shown.status))) return undefined;
   const running = `the node runs (pid ${pid}); its log says more about each problem`;
   const problems = shown.problems.join('; ');
@@ -330,6 +330,9 @@ export function describeNode(shown: NodeShowRunning): string[] {
 }
 
 const notRunning = 'start it with portal node create --foreground, or check its log';
+
+/** What `node show` says when no node runs with `home`. */
+export const notRunningFailure = (home: string) => down(`no node runs with PORTAL_HOME=${home}`, notRunning);
 
 function down(reason: string, hint: string): RuntimeFailure {
   return new RuntimeFailure('NODE_DOWN', `The node is DOWN: ${reason}`, { hint });

@@ -1,9 +1,69 @@
 /**
- * Whether a service's dedicated user can run the program a unit names: the unit hides /home, /root and
- * /run/user (ProtectHome=yes), and the user is neither the owner nor in the group of what it reads.
+ * The program a service unit runs: Node.js and the portal script, with every link resolved, refused when
+ * the unit's own sandbox would hide it (ProtectHome=yes hides /home, PrivateTmp=yes gives a fresh /tmp), and
+ * a warning when the service's dedicated user could not read it.
  */
-import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { hiddenBy } from '../service/systemd-unit.ts';
+
+/** Where the running command comes from, as Node.js reports it. */
+export interface ProgramSource {
+  /** `process.execPath` */
+  readonly node: string;
+  /** `process.execArgv` */
+  readonly nodeArguments: readonly string[];
+  /** `process.argv[1]`, which Node.js leaves as given: often a link such as /usr/local/bin/portal. */
+  readonly script: string | undefined;
+}
+
+const portalFix =
+  'install Portal where the service can reach it (PORTAL_HOME=/opt/portal sh install.sh, or unpack a release ' +
+  'made by npm run release, or copy it under /opt or /usr/local) and run portal service install from there';
+const nodeFix =
+  'install Node.js where the service can reach it (a distribution package in /usr, or the nodejs.org tarball ' +
+  'under /usr/local) and run portal service install with that Node.js';
+
+/**
+ * Node.js, its arguments and the script, as the files themselves: a unit that ran a link would follow it at
+ * every start, into a checkout under /home or /tmp that its sandbox hides. Refuses either file when it lies
+ * there.
+ */
+export async function unitProgram(source: ProgramSource): Promise<string[]> {
+  if (!source.script)
+    throw new RuntimeFailure('PROGRAM_UNKNOWN', 'cannot tell which portal program runs this command', {
+      hint: 'run portal by its path',
+    });
+  const node = await located(source.node);
+  const script = await located(resolve(source.script));
+  refuseHidden('Node.js', source.node, node, nodeFix);
+  refuseHidden('the portal program', resolve(source.script), script, portalFix);
+  return [node, ...source.nodeArguments, script];
+}
+
+async function located(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    throw new RuntimeFailure(
+      'PROGRAM_UNKNOWN',
+      `cannot resolve ${path}, the program this command runs from (${(error as NodeJS.ErrnoException).code})`,
+      { hint: 'run portal by its path' },
+    );
+  }
+}
+
+function refuseHidden(what: string, given: string, path: string, fix: string): void {
+  const hidden = hiddenBy(path);
+  if (!hidden) return;
+  const via = given === path ? '' : ` (where ${given} leads)`;
+  throw new InputError(
+    'PROGRAM_HIDDEN',
+    `the unit would run ${what} at ${path}${via}, but its ${hidden.directive} hides ${hidden.under} from the service`,
+    { hint: fix },
+  );
+}
 
 /** Warnings (none when all is well) about the first and the last word of `program`: Node.js and the script. */
 export async function programReadableByAll(program: readonly string[], user: string): Promise<string[]> {
@@ -21,7 +81,6 @@ export async function programReadableByAll(program: readonly string[], user: str
 }
 
 async function unreadable(file: string): Promise<string | undefined> {
-  if (/^\/(home|root|run\/user)(\/|$)/.test(file)) return 'it lies where ProtectHome=yes hides it';
   const mode = await stat(file).then(
     (found) => found.mode,
     () => undefined,

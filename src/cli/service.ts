@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { version } from '../node/version.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
@@ -22,7 +22,7 @@ import {
   type Word,
 } from '../service/systemd-unit.ts';
 import { controllerKeyCredential } from './controller-sealing-key.ts';
-import { programReadableByAll } from './program-location.ts';
+import { programReadableByAll, unitProgram } from './program-location.ts';
 import {
   absolute,
   belowPort1024,
@@ -168,7 +168,7 @@ async function unitFor(
     name,
     user: options.user,
     home,
-    program: programWords(),
+    program: await unitProgram({ node: process.execPath, nodeArguments: process.execArgv, script: process.argv[1] }),
     arguments: [...parts.words, ...extra],
     credentials: parts.credentials,
     environment: [...environment, ...parts.environment],
@@ -284,16 +284,6 @@ function listenerParts(role: Exclude<ServiceRole, 'node'>, options: ServiceInsta
   }
   parts.credentials.push({ id: controllerKeyCredential, path: existing(options.sealingKeyFile, '--sealing-key-file') });
   return parts;
-}
-
-/** Node.js and the script this command runs from: the unit runs the same Portal. */
-function programWords(): string[] {
-  const script = process.argv[1];
-  if (!script)
-    throw new RuntimeFailure('PROGRAM_UNKNOWN', 'cannot tell which portal program runs this command', {
-      hint: 'run portal by its path',
-    });
-  return [process.execPath, ...process.execArgv, isAbsolute(script) ? script : resolve(script)];
 }
 
 async function writeUnit(path: string, text: string, force: boolean): Promise<void> {

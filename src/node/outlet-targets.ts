@@ -186,7 +186,7 @@ export class TargetConnections {
 }
 
 /** One line on why the target was not reached: for TLS, which check failed. */
-function describeTargetFailure(to: string, error: NodeJS.ErrnoException): string {
+export function describeTargetFailure(to: string, error: NodeJS.ErrnoException): string {
   const code = error.code ?? '';
   if (code.startsWith('ERR_TLS_CERT_ALTNAME') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code)) {
     return (

@@ -28,7 +28,8 @@ export interface ReloaderOptions {
   readonly identity: () => StoredIdentity;
 }
 
-const refusedHint = 'fix the configuration and reload again; the node carries on with the one it runs';
+/** Said after every problem of a refused reload: the node runs on with what it had. */
+export const refusedHint = 'fix the configuration and reload again; the node carries on with the one it runs';
 
 export class Reloader {
   private count = 0;

@@ -94,6 +94,9 @@ export interface RelayStats {
 
 const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnswerMs, unansweredLimit, suspendMs };
 
+/** Why an inlet gets no session through this relay: what its `node show` quotes. */
+export const noOutletMessage = (relay: string) => `no outlet is registered for the relay "${relay}" right now`;
+
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
   private readonly pending = new Map<string, PendingSplice>();
@@ -168,7 +171,7 @@ export class Relay {
     const key = `${peer.projectId}/${relay}`;
     const outlets = this.registrations.get(key) ?? [];
     if (outlets.length === 0) {
-      throw new RuntimeFailure('RELAY_UNAVAILABLE', `no outlet is registered for the relay "${relay}" right now`, {
+      throw new RuntimeFailure('RELAY_UNAVAILABLE', noOutletMessage(relay), {
         hint: 'start the outlet node (or wait for it to reconnect); check that inlet via equals the outlet relay',
       });
     }

@@ -60,6 +60,24 @@ export const openFilesLimit = 65536;
 /** Where StateDirectory= puts a relative state directory. */
 export const stateRoot = '/var/lib/';
 
+/**
+ * What each of the unit's directives hides from the process: a program, its Node.js or its home there
+ * cannot be reached when the unit starts.
+ */
+export const sandboxHides = [
+  { directive: 'ProtectHome=yes', paths: ['/home', '/root', '/run/user'] },
+  { directive: 'PrivateTmp=yes', paths: ['/tmp', '/var/tmp'] },
+] as const;
+
+/** The directive that hides `path` (absolute, links resolved) from the service, and the directory it hides. */
+export function hiddenBy(path: string): { readonly directive: string; readonly under: string } | undefined {
+  for (const { directive, paths } of sandboxHides) {
+    const under = paths.find((hidden) => path === hidden || path.startsWith(`${hidden}/`));
+    if (under) return { directive, under };
+  }
+  return undefined;
+}
+
 const descriptions: Record<ServiceRole, string> = {
   node: 'Portal node (inlet or outlet)',
   relay: 'Portal relay',
@@ -99,8 +117,7 @@ export function renderUnit(unit: ServiceUnit): string {
     `ReadWritePaths=${escapeSpecifiers(unit.home)}`,
     'NoNewPrivileges=yes',
     'ProtectSystem=strict',
-    'ProtectHome=yes',
-    'PrivateTmp=yes',
+    ...sandboxHides.map(({ directive }) => directive),
     'PrivateDevices=yes',
     'ProtectKernelTunables=yes',
     'ProtectKernelModules=yes',

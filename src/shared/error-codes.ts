@@ -27,6 +27,8 @@ export const errorCodes = [
   'TEMPLATES_MISSING',
   /** The portal program running this command cannot be located, so no service unit can name it. */
   'PROGRAM_UNKNOWN',
+  /** The portal program or Node.js lies where a service unit's sandbox hides it (ProtectHome=, PrivateTmp=). */
+  'PROGRAM_HIDDEN',
   /** A service unit of that name exists already. */
   'UNIT_EXISTS',
   /** The service unit cannot be written. */

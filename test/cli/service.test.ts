@@ -3,55 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, portal, portalBundle, start, type Running } from '../support/processes.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
-
-/** What systemd would run: the [Service] settings of a unit file, ExecStart split into its words. */
-interface ParsedUnit {
-  readonly execStart: string[];
-  readonly environment: Record<string, string>;
-  readonly credentials: { id: string; path: string }[];
-  readonly settings: Map<string, string[]>;
-}
-
-/** One value as systemd reads it: quotes and C escapes, %% and $$, and %d for the credentials directory. */
-function unescape(text: string, credentials: string): string {
-  return text.replace(/%%|%d|\$\$|\\(.)/g, (match, escaped: string | undefined) =>
-    match === '%%' ? '%' : match === '%d' ? credentials : match === '$$' ? '$' : (escaped ?? ''),
-  );
-}
-
-function words(line: string, credentials: string): string[] {
-  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((match) =>
-    unescape(match[1] ?? match[2] ?? '', credentials),
-  );
-}
-
-async function parseUnit(path: string, credentials: string): Promise<ParsedUnit> {
-  const settings = new Map<string, string[]>();
-  for (const line of (await readFile(path, 'utf8')).split('\n')) {
-    const match = /^([A-Za-z]+)=(.*)$/.exec(line);
-    if (match) settings.set(match[1] as string, [...(settings.get(match[1] as string) ?? []), match[2] as string]);
-  }
-  const environment: Record<string, string> = {};
-  for (const value of settings.get('Environment') ?? []) {
-    const [assignment = ''] = words(value, credentials);
-    environment[assignment.slice(0, assignment.indexOf('='))] = assignment.slice(assignment.indexOf('=') + 1);
-  }
-  const credentialsOf = (settings.get('LoadCredential') ?? []).map((value) => ({
-    id: value.slice(0, value.indexOf(':')),
-    path: unescape(value.slice(value.indexOf(':') + 1), credentials),
-  }));
-  return {
-    execStart: words(settings.get('ExecStart')?.[0] ?? '', credentials),
-    environment,
-    credentials: credentialsOf,
-    settings,
-  };
-}
+import { parseUnit } from '../support/systemd-unit-file.ts';
+import { inMountNamespace } from '../support/unit-sandbox.ts';
 
 /** Runs a unit's ExecStart as systemd would: its Environment, and its credentials copied into a fresh directory. */
 async function runUnit(path: string, scratch: string, replace: Record<string, string> = {}): Promise<Running> {
@@ -71,7 +29,8 @@ async function runUnit(path: string, scratch: string, replace: Record<string, st
 const key = () => `${randomBytes(32).toString('base64')}\n`;
 
 describe('portal service install: systemd units', function () {
-  this.timeout(90_000);
+  // Some tests start the program twenty times: about 4 s each on a loaded machine of two cores.
+  this.timeout(240_000);
   let dir: string;
   let units: string;
   const running: Running[] = [];
@@ -439,18 +398,18 @@ describe('portal service install: systemd units', function () {
     assert.match(given.stdout, /\nEnvironment=.*CACHE_ENDPOINT=cache\.internal/);
   });
 
-  it('warns when the service user could not read the program it would run', async () => {
-    const hidden = join(dir, 'private');
-    await mkdir(hidden, { mode: 0o700 });
-    await copyFile(portalBundle, join(hidden, 'portal.mjs'));
-    const run = spawnSync(process.execPath, [join(hidden, 'portal.mjs'), 'service', 'install', 'relay', '--dry-run'], {
-      encoding: 'utf8',
-      env: { ...process.env, PORTAL_HOME: dir },
-    });
+  it('warns when the service user could not read the program it would run', () => {
+    // Under /srv (a tmpfs in this namespace alone): /tmp would be refused, since PrivateTmp=yes hides it.
+    const run = inMountNamespace(
+      'mount -t tmpfs portal-test /srv\nmkdir -m 0700 /srv/private\ncp "$1" /srv/private/portal.mjs\n' +
+        'exec "$2" /srv/private/portal.mjs service install relay --dry-run',
+      [portalBundle, process.execPath],
+      { PORTAL_HOME: dir },
+    );
     assert.equal(run.status, 0, run.stderr);
     assert.equal(
       run.stderr,
-      `portal: warning: the service cannot run ${join(hidden, 'portal.mjs')} as portal: ${hidden} is mode 0700, ` +
+      'portal: warning: the service cannot run /srv/private/portal.mjs as portal: /srv/private is mode 0700, ' +
         'which others may not enter; ' +
         'install Node.js and Portal where every user can read them ' +
         '(PORTAL_HOME=/opt/portal sh install.sh, then chmod 755 /opt/portal), and run this again from there\n',

@@ -16,6 +16,7 @@ const wanted = [
   'redis-cli',
   'runuser',
   'unshare',
+  'setpriv',
   'ip',
   'docker-compose',
   'curl',
