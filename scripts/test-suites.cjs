@@ -41,6 +41,7 @@ const unitFiles = [
   'test/controller/tickets.test.ts',
   'test/controller/tls-key.test.ts',
   'test/docs/named-tests.test.ts',
+  'test/house/source-shape.test.ts',
   'test/node/audit-outbox.test.ts',
   'test/node/backoff.test.ts',
   'test/node/client-tls.test.ts',
