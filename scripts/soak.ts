@@ -37,7 +37,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  announceUnreachableRelays,
   connectFlood,
   memberStreamFlood,
   pingFlood,
@@ -45,8 +44,7 @@ import {
   slowloris,
   type Attackers,
 } from '../test/support/attack-scenarios.ts';
-import { realClients, usageOf, watchUsage, type ClientLoad, type Usage } from '../test/support/attackers.ts';
-import { countOutcomes, cutTransfers } from '../test/support/cut-transfers.ts';
+import { realClients, usageOf, watchUsage } from '../test/support/attackers.ts';
 import { timeUntilWorking } from '../test/support/echo-portal.ts';
 import { startGateProxy } from '../test/support/gate-proxy.ts';
 import { statusFromStart } from '../test/support/node-checks.ts';
@@ -62,6 +60,8 @@ import {
 import { startEchoServer } from '../test/support/tcp.ts';
 import { projectRoot } from '../test/support/usecases.ts';
 import { auditFloodRow, expiredCertificateRow, statusHoldRow, withheldVerdictRow } from './soak-member-attacks.ts';
+import { relayKilledRow, unreachableRelaysRow, type RelayAttackScene } from './soak-relay-attacks.ts';
+import { soakReport, type AttackRow } from './soak-report.ts';
 import { selectAttacks, type AttackKey } from './soak-selection.ts';
 
 const restSeconds = Number(process.env.SOAK_REST_SECONDS ?? 60);
@@ -69,13 +69,6 @@ const ready = /Portal node setup completed successfully/;
 const MiB = 1024 * 1024;
 /** What an outlet holds for one inlet node at most (src/node/connection-bounds.ts). */
 const perInletBound = 512;
-interface AttackRow {
-  readonly name: string;
-  readonly clients: ClientLoad;
-  readonly other: ClientLoad;
-  readonly peaks: Record<string, Usage>;
-  readonly detail: string;
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -291,103 +284,20 @@ async function main(selected: ReadonlySet<AttackKey>): Promise<number> {
       );
     });
 
-    await attack('unreachable-relays', 'D3 20 unreachable relays', async () => {
-      const phantoms = await announceUnreachableRelays(attackers, 'phantom', 20);
-      try {
-        const listed = await statusWhen(home('bulk-inlet'), (shown) => shown.relays.length >= 21, 20_000);
-        const slots = listed.relays.filter((known) => known.status !== 'waiting').length;
-        await currentRelay().process.stop();
-        const restarted = Date.now();
-        // Reached at its own address from here on: the gate was for D2, and D6's bytes need not cross this process.
-        relay = await restartRelay({ ...currentRelay(), publicAddress: undefined });
-        const id = currentRelay().id;
-        const linked = await statusWhen(
-          home('bulk-inlet'),
-          (shown) => shown.relays.some((known) => known.id === id && known.status === 'connected'),
-          90_000,
-        ).then(
-          () => Date.now() - restarted,
-          () => undefined,
-        );
-        const registered = await statusWhen(
-          home('bulk-outlet'),
-          (shown) => shown.outlets[0]?.registered_on.includes(id) ?? false,
-          90_000,
-        ).then(
-          () => Date.now() - restarted,
-          () => undefined,
-        );
-        const working = await timeUntilWorking(bulkPort, 90_000, 50).then(
-          () => Date.now() - restarted,
-          () => undefined,
-        );
-        if (linked === undefined)
-          failures.push(
-            'the bulk inlet did not link the restarted relay again within 90 s (20 unreachable relays announced)',
-          );
-        return (
-          `the bulk inlet listed ${listed.relays.length} relays (20 unreachable), ${slots} in slots; ` +
-          `relay restarted: linked by the bulk inlet after ${linked ?? 'never (90 s)'} ms, ` +
-          `registered by the bulk outlet after ${registered ?? 'never (90 s)'} ms, ` +
-          `bulk clients working after ${working ?? 'never (90 s)'} ms`
-        );
-      } finally {
-        phantoms.withdraw();
-      }
+    const relayScene = (): RelayAttackScene => ({
+      attackers,
+      bulk: {
+        port: bulkPort,
+        inlet: bulkInlet,
+        outlet: bulkOutlet,
+        inletHome: home('bulk-inlet'),
+        outletHome: home('bulk-outlet'),
+      },
+      relays: { current: currentRelay, replace: (next) => (relay = next) },
+      failures,
     });
-
-    await attack('relay-killed', 'D6 relay killed mid-transfer', async () => {
-      const id = currentRelay().id;
-      await statusWhen(
-        home('bulk-inlet'),
-        (shown) => shown.inlets[0]?.path === `relay ${id}` && shown.inlets[0]?.warm_streams === 2,
-        30_000,
-      );
-      const killed = currentRelay();
-      const logFrom = {
-        inlet: bulkInlet?.lines.length ?? 0,
-        outlet: bulkOutlet.lines.length,
-        relay: killed.process.lines.length,
-      };
-      const logsSince = () =>
-        [
-          `bulk inlet:`,
-          ...(bulkInlet?.lines.slice(logFrom.inlet) ?? []),
-          `bulk outlet:`,
-          ...bulkOutlet.lines.slice(logFrom.outlet),
-          `relay:`,
-          ...killed.process.lines.slice(logFrom.relay),
-        ]
-          .filter((line) => !/ DEBUG /.test(line) || /session|heartbeat|closed|lost/i.test(line))
-          .slice(0, 60)
-          .join('\n');
-      const result = await cutTransfers(bulkPort, {
-        clients: 20,
-        bytes: 32 * MiB,
-        cutAfter: 8 * MiB,
-        cut: () => killed.process.kill(),
-      }).catch((error: Error) => {
-        throw new Error(`${error.message}\nwhat the bulk nodes and the relay logged meanwhile:\n${logsSince()}`);
-      });
-      relay = await restartRelay(killed);
-      const counts = countOutcomes(result.outcomes);
-      const short = result.outcomes
-        .filter((outcome) => outcome.kind === 'truncated' || outcome.kind === 'other')
-        .map((outcome) => outcome.index);
-      if (counts.other > 0 || counts.whole === 20)
-        console.log(`soak: D6 did not go as planned (${JSON.stringify(counts)}); logged meanwhile:\n${logsSince()}`);
-      if (short.length > 0)
-        failures.push(
-          `relay killed mid-transfer: ${counts.truncated} clients saw an end of stream with bytes missing, ` +
-            `${counts.other} something else (clients ${short.join(', ')}; 0 and 1 took the warm streams)`,
-        );
-      return (
-        `20 clients x 32 MiB through the bulk inlet, relay SIGKILLed once ${result.cutAt} bytes had come back: ` +
-        `${counts.whole} whole, ${counts.reset} reset, ${counts.truncated} truncated (end of stream, ` +
-        `bytes missing)${counts.other ? `, ${counts.other} other` : ''}` +
-        `${short.length ? ` [clients ${short.join(', ')}; 0 and 1 took the warm streams]` : ''}`
-      );
-    });
+    await attack('unreachable-relays', 'D3 20 unreachable relays', () => unreachableRelaysRow(relayScene()));
+    await attack('relay-killed', 'D6 relay killed mid-transfer', () => relayKilledRow(relayScene()));
 
     await attack('withheld-verdict', 'O1 withheld verdict, revoked', () => withheldVerdictRow(attackers, failures));
     await attack('expired-certificate', 'O2 expired-certificate session', () =>
@@ -410,58 +320,19 @@ async function main(selected: ReadonlySet<AttackKey>): Promise<number> {
       Object.entries(children).map(([name, child]) => [name, child.exitCode === null && child.signalCode === null]),
     );
 
-    const names = Object.keys(pids);
-    const widths = [30, 8, 7, 8, 7, ...names.map(() => 16)];
-    console.log('');
-    console.log(
-      `real clients before the attacks: app ${quiet.attempts} round trips, ${quiet.errors} errors, ` +
-        `p99 ${quiet.p99Ms} ms; other ${otherQuiet.attempts} round trips, ${otherQuiet.errors} errors`,
-    );
-    console.log('');
-    console.log(pad(['attack', 'clients', 'errors', 'p99 ms', 'other', ...names], widths));
-    console.log(pad(['', '(app)', '(app)', '(app)', 'errors', ...names.map(() => 'RSS MB / fds')], widths));
-    for (const row of rows) {
-      const peaks = names.map((name) => `${row.peaks[name]?.rssMb} / ${row.peaks[name]?.fds}`);
-      console.log(
-        pad(
-          [
-            row.name,
-            String(row.clients.attempts),
-            String(row.clients.errors),
-            String(row.clients.p99Ms),
-            String(row.other.errors),
-            ...peaks,
-          ],
-          widths,
-        ),
-      );
-      console.log(`    ${row.detail}`);
-    }
-    console.log('');
-    for (const name of lasting) {
-      const start = before[name] as Usage;
-      const end = after[name] as Usage;
-      const ratio = end.rssMb / start.rssMb;
-      console.log(
-        `${name.padEnd(13)} RSS ${start.rssMb} MB before, ` +
-          `${end.rssMb} MB ${restSeconds} s after (${((ratio - 1) * 100).toFixed(1)} %); fds ${start.fds} before, ` +
-          `${end.fds} after; ${alive[name] ? 'alive' : 'DIED'}`,
-      );
-      if (!alive[name]) failures.push(`${name} died`);
-      if (ratio > 1.1) failures.push(`${name} holds ${((ratio - 1) * 100).toFixed(1)} % more memory than before`);
-    }
-    for (const row of rows) {
-      if (row.clients.errors > 0)
-        failures.push(
-          `app's real clients saw ${row.clients.errors} errors during attack ${row.name} ` +
-            `(${JSON.stringify(row.clients.errorKinds)})`,
-        );
-      if (row.other.errors > 0)
-        failures.push(
-          `other's real clients saw ${row.other.errors} errors during attack ${row.name} ` +
-            `(${JSON.stringify(row.other.errorKinds)})`,
-        );
-    }
+    const report = soakReport({
+      rows,
+      quiet,
+      otherQuiet,
+      names: Object.keys(pids),
+      lasting,
+      before,
+      after,
+      alive,
+      restSeconds,
+    });
+    for (const line of report.lines) console.log(line);
+    failures.push(...report.failures);
     console.log('');
     console.log(failures.length === 0 ? 'soak: every target met' : `soak: targets missed: ${failures.join('; ')}`);
     return failures.length === 0 ? 0 : 1;
@@ -475,10 +346,6 @@ async function main(selected: ReadonlySet<AttackKey>): Promise<number> {
     await store?.stop();
     await rm(homes, { recursive: true, force: true });
   }
-}
-
-function pad(cells: string[], widths: number[]): string {
-  return cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join(' ');
 }
 
 const selected = selectAttacks(process.env.SOAK_ONLY);

@@ -44,6 +44,7 @@ const unitFiles = [
   'test/docs/readme.test.ts',
   'test/docs/shell-blocks.test.ts',
   'test/docs/troubleshooting.test.ts',
+  'test/house/source-shape.test.ts',
   'test/node/audit-outbox.test.ts',
   'test/node/backoff.test.ts',
   'test/node/client-tls.test.ts',

@@ -10,7 +10,28 @@ import { InputError, printable } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { sealingKeyVariables } from '../shared/sealing-key.ts';
 import { hasControlCharacters, type ServiceRole } from '../service/systemd-unit.ts';
-import type { ServiceInstallOptions } from './service.ts';
+
+/** The flags of portal service install, as commander parses them. */
+export interface ServiceInstallOptions {
+  /** @default "/etc/systemd/system" */
+  readonly output: string;
+  readonly dryRun?: boolean;
+  readonly force?: boolean;
+  /** @default "portal-<role>" */
+  readonly name?: string;
+  /** @default "portal" */
+  readonly user: string;
+  /** @default "/var/lib/portal/<role>" */
+  readonly home?: string;
+  /** NAME=VALUE, repeatable. */
+  readonly env: readonly string[];
+  readonly configuration?: string;
+  readonly enrollmentTicketFile?: string;
+  readonly sealingKeyFile?: string;
+  readonly listen?: string;
+  readonly publicAddress?: string;
+  readonly controller?: string;
+}
 
 /** Options that mean nothing for `role` are refused, not ignored. */
 export function checkRoleFlags(role: ServiceRole, options: ServiceInstallOptions): void {

@@ -31,28 +31,8 @@ import {
   drainOf,
   existing,
   parseEnvironment,
+  type ServiceInstallOptions,
 } from './service-input.ts';
-
-export interface ServiceInstallOptions {
-  /** @default "/etc/systemd/system" */
-  readonly output: string;
-  readonly dryRun?: boolean;
-  readonly force?: boolean;
-  /** @default "portal-<role>" */
-  readonly name?: string;
-  /** @default "portal" */
-  readonly user: string;
-  /** @default "/var/lib/portal/<role>" */
-  readonly home?: string;
-  /** NAME=VALUE, repeatable. */
-  readonly env: readonly string[];
-  readonly configuration?: string;
-  readonly enrollmentTicketFile?: string;
-  readonly sealingKeyFile?: string;
-  readonly listen?: string;
-  readonly publicAddress?: string;
-  readonly controller?: string;
-}
 
 const roles: readonly ServiceRole[] = ['node', 'relay', 'controller'];
 const ticketCredential = 'enrollment.ticket';

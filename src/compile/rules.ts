@@ -6,6 +6,7 @@
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { resolveUseCase } from './model.ts';
 import { isMapping } from './portals.ts';
+import type { Rule, RuleViolation } from './rule-types.ts';
 import { nameRules } from './rules/names.ts';
 import { portRules } from './rules/ports.ts';
 import { shapeRules } from './rules/shape.ts';
@@ -13,15 +14,6 @@ import { targetRules } from './rules/target.ts';
 import { verificationRules } from './rules/verification.ts';
 import { allSound, type Soundness } from './soundness.ts';
 import { stackLimitViolations } from './stack/limits.ts';
-
-export interface RuleViolation {
-  readonly pointer: string;
-  readonly message: string;
-  /** Point at the key rather than its value (for keys that must not be there). */
-  readonly at?: 'key' | 'value';
-}
-
-export type Rule = (manifest: UseCaseManifest, sound: Soundness) => RuleViolation[];
 
 const rules: readonly Rule[] = [...shapeRules, ...nameRules, ...targetRules, ...portRules, ...verificationRules];
 

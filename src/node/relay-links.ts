@@ -19,7 +19,7 @@ import type { ClientCredentials } from '../wire/control-channel.ts';
 import type { RelayEntry, RelayEvent, RelayOperations } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { Logger } from './logger.ts';
-import type { RelayShow } from './show.ts';
+import type { RelayShow } from './types.ts';
 import { StandingChannel } from './standing-channel.ts';
 import { maxRelayCandidates, maxRelayLinks, relayProbeMs, relayRequeueMaxMs } from './limits.ts';
 

@@ -11,6 +11,7 @@ import type { StreakShow } from './failure-streak.ts';
 import { recentMs } from './limits.ts';
 import type { Inlet, SessionFailureShow } from './inlet.ts';
 import type { Outlet } from './outlet.ts';
+import type { RelayShow } from './types.ts';
 import { portalState, type NodeState, type PortalHealth } from './portal-health.ts';
 import { portalLabel } from './portals.ts';
 import type { RefusalShow } from './refusals.ts';
@@ -63,12 +64,7 @@ export interface NodeShowRunning {
   readonly reload: ReloadShow;
 }
 
-export interface RelayShow {
-  readonly id: string;
-  readonly address: string;
-  /** "waiting": on the project's list, not holding one of the node's relay connections right now. */
-  readonly status: 'connected' | 'reconnecting' | 'waiting';
-}
+export type { RelayShow } from './types.ts';
 
 export type NodeShow = NodeShowEarly | NodeShowRunning;
 

@@ -23,23 +23,20 @@ import {
   type ChannelMode,
   type Verdict,
 } from './protocol/e2e.ts';
-import { PeerCertificateExpired, type PeerGuard } from './peer-guard.ts';
-import { notAfterOf, peerStanding, rememberChannel, sessionOver, type LiveSessions } from './session-credentials.ts';
+import { PeerCertificateExpired } from './peer-guard.ts';
+import {
+  notAfterOf,
+  peerStanding,
+  rememberChannel,
+  sessionOver,
+  type SessionCredentials,
+} from './session-credentials.ts';
+
+/** Declared beside the code that holds it; named here too, where every caller of a session finds it. */
+export type { SessionCredentials } from './session-credentials.ts';
 import { acceptTlsWith, clientContext, e2eAlpn } from './tls-contexts.ts';
 
 export type { ChannelMode, Verdict } from './protocol/e2e.ts';
-
-export interface SessionCredentials {
-  readonly key: string;
-  readonly certificate: string;
-  /** The project CA: the only trust anchor. */
-  readonly authority: string;
-  readonly projectId: string;
-  /** Refuses revoked peers (and every peer while the node's list is too old) and keeps accepted ones. */
-  readonly guard?: PeerGuard;
-  /** Where the node's sessions are held so that its renewed certificate reaches their peers. */
-  readonly sessions?: LiveSessions;
-}
 
 export class PeerRefused extends PortalError {
   readonly exitCode = 1 as const;

@@ -10,9 +10,22 @@ import type { TLSSocket } from 'node:tls';
 import { verifyMember } from '../pki/verify.ts';
 import { PortalError } from '../shared/errors.ts';
 import { policyAdmits } from '../shared/policy.ts';
-import type { SessionCredentials } from './e2e-session.ts';
 import { MuxSession, type MuxOptions } from './mux.ts';
+import type { PeerGuard } from './peer-guard.ts';
 import type { MuxRole } from './protocol/mux-frame.ts';
+
+/** What a node brings to every end-to-end session: its key and certificate, the project CA, its guard. */
+export interface SessionCredentials {
+  readonly key: string;
+  readonly certificate: string;
+  /** The project CA: the only trust anchor. */
+  readonly authority: string;
+  readonly projectId: string;
+  /** Refuses revoked peers (and every peer while the node's list is too old) and keeps accepted ones. */
+  readonly guard?: PeerGuard;
+  /** Where the node's sessions are held so that its renewed certificate reaches their peers. */
+  readonly sessions?: LiveSessions;
+}
 
 /** What the end-to-end handshake established on a channel: what a renewal on it is checked against. */
 export interface ChannelContext {

@@ -2,20 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { processGone } from '../../src/shared/process-state.ts';
-import { freePort, portal, startPortal, type Running } from '../support/processes.ts';
+import { createNetworkNamespace, type NetworkNamespace } from '../support/network-namespace.ts';
+import { freePort, portal, portalBundle, runToEnd, start, type Running } from '../support/processes.ts';
 import { acceptsConnections } from '../support/tcp.ts';
-
-/** This machine's first IPv4 address that is not loopback: one other machines could dial. */
-function networkAddress(): string | undefined {
-  for (const addresses of Object.values(networkInterfaces())) {
-    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
-  }
-  return undefined;
-}
 
 describe('portal enroll: the embedded controller for nodes on other machines', function () {
   this.timeout(60_000);
@@ -70,65 +63,96 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
     },
   );
 
-  it(
-    'listens where --listen says, writes --public-address into tickets without a warning, ' +
-      'and keeps both when it starts again',
-    async function () {
-      const address = networkAddress();
-      if (!address) this.skip();
-      const port = await freePort();
-      const enrolled = await portal(home, [
-        'enroll',
-        '--listen',
-        `0.0.0.0:${port}`,
-        '--public-address',
-        `${address}:${port}`,
-      ]);
-      assert.equal(enrolled.code, 0, enrolled.stderr);
-      const lines = enrolled.stdout.split('\n');
-      assert.match(
-        lines[0] ?? '',
-        new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`),
-      );
-      assert.match(
-        lines[1] ?? '',
-        new RegExp(
-          `^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); ` +
-            `it logs to ${join(home, 'controller', 'controller.log')}\\.$`,
-        ),
-      );
+  describe("on a machine with an address other machines dial (a network namespace of the test's own)", () => {
+    let network: NetworkNamespace;
 
-      const ticket = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
-      assert.deepEqual([ticket.code, ticket.stderr], [0, ''], 'no loopback warning');
-      assert.equal(decodeTicket(ticket.stdout).controller, `${address}:${port}`);
-      const ticketFile = join(home, 'far.ticket');
-      await writeFile(ticketFile, ticket.stdout);
-      const node = startPortal(join(home, 'far-node'), [
-        'node',
-        'create',
-        '--foreground',
-        '--enrollment-ticket-file',
-        ticketFile,
-        '--configuration',
-        '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}',
-      ]);
-      nodes.push(node);
-      await node.waitFor(/enrolled as n[0-9a-f]+ in project/);
+    before(async () => {
+      network = await createNetworkNamespace('enroll');
+    });
+    afterEach(async () => {
+      await inside(['reset', '--yes']);
+    });
+    after(async () => {
+      await network?.remove();
+    });
 
-      // After a crash (a reboot), the next command starts it again where it listened, with the same public address.
-      const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as { pid: number };
-      process.kill(runtime.pid, 'SIGKILL');
-      const shown = await portal(home, ['project', 'show', '--jq', '.controller']);
-      assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
-      assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), {
-        listen: `0.0.0.0:${port}`,
-        publicAddress: `${address}:${port}`,
+    /** The bundled CLI, run to its end inside the namespace with this test's home. */
+    const inside = (args: readonly string[]) =>
+      runToEnd(...network.inside(process.execPath, [portalBundle, ...args]), {
+        env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home },
       });
-      assert.equal(await acceptsConnections(address, port), true);
-      const again = await portal(home, ['project', 'ticket', '--attribute', 'far-inlet']);
-      assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
-    },
-  );
+    /** Whether something inside the namespace accepts a TCP connection at host:port. */
+    const acceptsInside = async (host: string, port: number) =>
+      (await runToEnd(...network.inside('bash', ['-c', `exec 3<>/dev/tcp/${host}/${port}`]), { env: process.env }))
+        .code === 0;
+
+    it(
+      'listens where --listen says, writes --public-address into tickets without a warning, ' +
+        'and keeps both when it starts again',
+      async () => {
+        const { address } = network;
+        const port = await freePort();
+        const enrolled = await inside([
+          'enroll',
+          '--listen',
+          `0.0.0.0:${port}`,
+          '--public-address',
+          `${address}:${port}`,
+        ]);
+        assert.equal(enrolled.code, 0, enrolled.stderr);
+        const lines = enrolled.stdout.split('\n');
+        assert.match(
+          lines[0] ?? '',
+          new RegExp(`^Enrolled: administrator of project p[0-9a-f]{16} on controller ${address}:${port}\\.$`),
+        );
+        assert.match(
+          lines[1] ?? '',
+          new RegExp(
+            `^The embedded controller runs in the background \\(pid \\d+, listening on 0\\.0\\.0\\.0:${port}\\); ` +
+              `it logs to ${join(home, 'controller', 'controller.log')}\\.$`,
+          ),
+        );
+
+        const ticket = await inside(['project', 'ticket', '--attribute', 'far-inlet']);
+        assert.deepEqual([ticket.code, ticket.stderr], [0, ''], 'no loopback warning');
+        assert.equal(decodeTicket(ticket.stdout).controller, `${address}:${port}`);
+        const ticketFile = join(home, 'far.ticket');
+        await writeFile(ticketFile, ticket.stdout);
+        const configuration =
+          '{"http-server-port": 0, "tcp-inlet": {"from": "127.0.0.1:0", "via": "db", "allow": "db-outlet"}}';
+        const node = start(
+          ...network.inside(process.execPath, [
+            portalBundle,
+            'node',
+            'create',
+            '--foreground',
+            '--enrollment-ticket-file',
+            ticketFile,
+            '--configuration',
+            configuration,
+          ]),
+          { env: { PORTAL_HOME: join(home, 'far-node') } },
+        );
+        nodes.push(node);
+        await node.waitFor(/enrolled as n[0-9a-f]+ in project/);
+
+        // After a crash (a reboot), the next command starts it again where it listened, with the same public address.
+        const runtime = JSON.parse(await readFile(join(home, 'controller', 'runtime.json'), 'utf8')) as {
+          pid: number;
+        };
+        process.kill(runtime.pid, 'SIGKILL');
+        const shown = await inside(['project', 'show', '--jq', '.controller']);
+        assert.deepEqual([shown.code, shown.stdout], [0, `${address}:${port}\n`], shown.stderr);
+        assert.deepEqual(JSON.parse(await readFile(join(home, 'controller', 'embedded.json'), 'utf8')), {
+          listen: `0.0.0.0:${port}`,
+          publicAddress: `${address}:${port}`,
+        });
+        assert.equal(await acceptsInside(address, port), true);
+        const again = await inside(['project', 'ticket', '--attribute', 'far-inlet']);
+        assert.equal(decodeTicket(again.stdout).controller, `${address}:${port}`);
+      },
+    );
+  });
 
   it(
     'finds its controller where it listens, not at the public address, which may not lead back here: ' +

@@ -405,10 +405,14 @@ describe('portal node: what a user sees when something is wrong', function () {
     },
   );
 
-  it('reset --yes refuses, and removes nothing, when the node runs as another user', async function () {
+  it('reset --yes refuses, and removes nothing, when the node runs as another user', async () => {
     // As root, the node runs as root and reset as nobody; as another user, process 1 (root's) stands for the node.
     const asRoot = process.getuid?.() === 0;
-    if (!asRoot && statSync('/proc/1').uid === process.getuid?.()) this.skip();
+    assert.ok(
+      asRoot || statSync('/proc/1').uid !== process.getuid?.(),
+      'this test needs a process of another user: run it as root (it then runs reset as nobody), ' +
+        'or where process 1 belongs to another user than the one running the tests',
+    );
     const other = asRoot ? start('sleep', ['60']) : undefined;
     const pid = other?.child.pid ?? 1;
     const dir = await mkdtemp(join(tmpdir(), 'portal-reset-other-'));

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { symlink } from 'node:fs/promises';
+import { once } from 'node:events';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { start, type Running } from '../support/processes.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { projectRoot } from '../support/usecases.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
@@ -72,7 +74,7 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     const links = installs
       .map((command) => `'${locate('ln')}' -s '${locate(command)}' '${join(sandbox.bin, command)}'`)
       .join('\n');
-    await sandbox.stub('apt-get', `if [ "$1" = install ]; then\n:\n${links}\nfi`);
+    await sandbox.stub('apt-get', `case " $* " in *" install "*)\n:\n${links}\n;;\nesac`);
     await sandbox.stub('sudo', '[ "$1" = -n ] && shift; "$@"');
   }
 
@@ -97,18 +99,25 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     );
   });
 
-  it('installs the missing Debian packages with apt-get, says so in one line, and checks again', async () => {
+  it('says what it installs and for which tests, one line a package, then installs it and checks again', async () => {
     const path = await pathWithout('curl', 'shellcheck');
     await standInInstaller(['curl', 'shellcheck']);
     const result = run(path);
     assert.deepEqual([result.status, result.stderr], [0, '']);
     assert.equal(
       result.stdout,
-      'test-prerequisites: installing curl ca-certificates shellcheck with apt-get (for curl shellcheck)\n',
+      [
+        'test-prerequisites: installing 3 Debian packages with apt-get as root, ' +
+          'for the tests that run these programs:',
+        'test-prerequisites:   curl: the installer tests, which run its own command line over HTTPS',
+        'test-prerequisites:   ca-certificates: the installer tests, which run its own command line over HTTPS',
+        'test-prerequisites:   shellcheck: the tests that lint the shell scripts Portal ships',
+        '',
+      ].join('\n'),
     );
     assert.deepEqual(await aptCalls(), [
-      'apt-get update -qq',
-      'apt-get install -y -qq --no-install-recommends curl ca-certificates shellcheck',
+      'apt-get -o DPkg::Lock::Timeout=600 update -qq',
+      'apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends curl ca-certificates shellcheck',
     ]);
     const again = run(path);
     assert.deepEqual([again.status, again.stdout, again.stderr], [0, '', ''], 'a second run is a no-op');
@@ -120,7 +129,7 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     await standInInstaller([]);
     const result = run(path);
     assert.equal(result.status, 1);
-    assert.equal(result.stdout, 'test-prerequisites: installing docker-compose with apt-get (for docker-compose)\n');
+    assert.match(result.stdout, /^test-prerequisites: installing 1 Debian package with apt-get as root/);
     assert.match(
       result.stderr,
       joinedRegExp(
@@ -129,6 +138,87 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
         /and run the tests again\n$/,
       ),
     );
+  });
+
+  describe("while another install holds the package manager's lock", () => {
+    let holder: Running | undefined;
+    let installer: Running | undefined;
+    afterEach(async () => {
+      await installer?.kill();
+      await holder?.kill();
+      installer = undefined;
+      holder = undefined;
+    });
+
+    /** A real process that holds a lock on `file` (flock) until it is killed. */
+    async function holdLock(file: string): Promise<Running> {
+      await writeFile(file, '');
+      const held = start(locate('flock'), ['-o', file, locate('bash'), '-c', 'echo held; exec sleep 120'], {
+        isolated: true,
+      });
+      await held.waitFor(/^held$/);
+      return held;
+    }
+
+    /** A PATH missing curl, with the stand-in installer and what waiting runs (stat, sleep). */
+    async function pathToInstallCurl(): Promise<string> {
+      const path = await pathWithout('curl');
+      await standInInstaller(['curl']);
+      for (const command of ['stat', 'sleep']) await symlink(locate(command), join(sandbox.bin, command));
+      return path;
+    }
+
+    for (const [lock, variable, runsFirst] of [
+      ['lists', 'TEST_PREREQUISITES_LISTS_LOCK', []],
+      ['dpkg', 'TEST_PREREQUISITES_DPKG_LOCK', ['apt-get -o DPkg::Lock::Timeout=600 update -qq']],
+    ] as const) {
+      it(`says so and waits for the ${lock} lock, then installs once it is released`, async () => {
+        const path = await pathToInstallCurl();
+        const file = join(sandbox.dir, `${lock}.lock`);
+        holder = await holdLock(file);
+        installer = start(locate('bash'), [script], { env: { PATH: path, [variable]: file }, isolated: true });
+        const waiting = await installer.waitFor(/waiting for another package install/);
+        assert.equal(
+          waiting,
+          `test-prerequisites: waiting for another package install (process ${holder.child.pid} holds ${file}), ` +
+            'up to 600 s',
+        );
+        assert.deepEqual(await aptCalls(), runsFirst, 'nothing past the held lock ran while it was held');
+        await holder.kill();
+        const running = installer.child;
+        const [code] =
+          running.exitCode === null ? ((await once(running, 'exit')) as [number | null]) : [running.exitCode];
+        assert.equal(code, 0, installer.lines.join('\n'));
+        assert.deepEqual(await aptCalls(), [
+          'apt-get -o DPkg::Lock::Timeout=600 update -qq',
+          'apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends curl ca-certificates',
+        ]);
+      });
+    }
+
+    it('gives up after PORTAL_APT_LOCK_TIMEOUT seconds with one line and exit 1, and refuses a bad one', async () => {
+      const path = await pathToInstallCurl();
+      const file = join(sandbox.dir, 'lists.lock');
+      holder = await holdLock(file);
+      const started = Date.now();
+      const result = spawnSync(bash, [script], {
+        env: { PATH: path, TEST_PREREQUISITES_LISTS_LOCK: file, PORTAL_APT_LOCK_TIMEOUT: '1' },
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 1);
+      assert.ok(Date.now() - started < 20_000, 'it gave up after its timeout, not later');
+      assert.equal(
+        result.stderr,
+        `test-prerequisites: ${file} is still held by process ${holder.child.pid} after 1 s; ` +
+          'let that install finish (or stop it) and run the tests again\n',
+      );
+      assert.deepEqual(await aptCalls(), [], 'apt-get never ran');
+      const bad = spawnSync(bash, [script], { env: { PATH: path, PORTAL_APT_LOCK_TIMEOUT: 'soon' }, encoding: 'utf8' });
+      assert.deepEqual(
+        [bad.status, bad.stderr],
+        [2, 'test-prerequisites: PORTAL_APT_LOCK_TIMEOUT=soon is not a number of seconds; give one, such as 600\n'],
+      );
+    });
   });
 
   it('wants make and g++ only with --toolchain (what npm ci needs to build the SQLite module)', async () => {

@@ -23,7 +23,7 @@ import {
   ticketAttributesOf,
   type PortalSource,
 } from '../portals.ts';
-import type { Rule, RuleViolation } from '../rules.ts';
+import type { Rule, RuleViolation } from '../rule-types.ts';
 
 /** How a message names a field: outlet.allow for the single portal, portals[1].outlet.allow in a list. */
 const field = (portal: PortalSource, role: 'outlet' | 'inlet', key: string): string =>

@@ -7,7 +7,7 @@ import { isPort, isLoopbackHost, parseHostPort } from '../../shared/address.ts';
 import { product } from '../../shared/product.ts';
 import { directPortAt } from '../node-config.ts';
 import { portalSources } from '../portals.ts';
-import type { Rule, RuleViolation } from '../rules.ts';
+import type { Rule, RuleViolation } from '../rule-types.ts';
 
 const inletPorts: Rule = (manifest, sound) => {
   const portals = portalSources(manifest);

@@ -3,7 +3,7 @@
  * (portals, with outlet and inlet choosing only the nodes' instance types), and names that must differ.
  */
 import { isMapping as isObject, pascalName, portalSources } from '../portals.ts';
-import type { Rule, RuleViolation } from '../rules.ts';
+import type { Rule, RuleViolation } from '../rule-types.ts';
 
 /** Without portals, the outlet's target and the inlet's port are required. */
 const singlePortal: Rule = (manifest, sound) => {

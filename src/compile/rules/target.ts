@@ -6,7 +6,7 @@
 import { isPort, parseHostPort } from '../../shared/address.ts';
 import type { EndpointManifest } from '../../shared/types/manifest.ts';
 import { parameterName, pascalName, portalSources, type PortalSource } from '../portals.ts';
-import type { Rule, RuleViolation } from '../rules.ts';
+import type { Rule, RuleViolation } from '../rule-types.ts';
 import { builtInLogicalIds, portalIds } from '../stack/context.ts';
 
 const placeholderName = /^[A-Z][A-Z_]{0,62}$/;

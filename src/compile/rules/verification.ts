@@ -5,7 +5,7 @@
  */
 import { portalSources, type PortalSource } from '../portals.ts';
 import { envPlaceholder, reservedVariables, secretHint, secretInWord } from './command-secrets.ts';
-import type { Rule, RuleViolation } from '../rules.ts';
+import type { Rule, RuleViolation } from '../rule-types.ts';
 
 /** The words a command may hold between braces, filled in when it runs. */
 export const commandPlaceholders = ['host', 'port', 'name', 'ca'] as const;

@@ -4,7 +4,7 @@
  * that causes it. Pure: a use case in, violations out.
  */
 import { endpointsOf, type UseCase } from '../model.ts';
-import type { RuleViolation } from '../rules.ts';
+import type { RuleViolation } from '../rule-types.ts';
 import { outletConfig, stackInletConfig } from '../node-config.ts';
 import { printCfnYaml } from './cfn-yaml.ts';
 import { portalIds, type NodeRole } from './context.ts';

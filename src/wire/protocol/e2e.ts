@@ -3,7 +3,7 @@
  * each side sends first (the first line), which names the protocol version and says what follows,
  * then the frames of src/wire/protocol/mux-frame.ts.
  */
-import { versionHint } from '../protocol.ts';
+import { versionHint } from './version.ts';
 
 /**
  * The version of the end-to-end protocol, named in each side's verdict:

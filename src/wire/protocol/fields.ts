@@ -15,7 +15,7 @@ import type {
   RelayEvent,
   RelayOperations,
   RequestOf,
-} from '../protocol.ts';
+} from './operations.ts';
 
 /** How one field is read, by its type. */
 type KindOf<T> = [T] extends [string]
