@@ -66,7 +66,11 @@ export async function grantRelays(
         { hint: 'a node serves at most that many relay names: give another node the rest' },
       );
     if (added.length > 0)
-      await trx.updateTable('members').set({ relay: relays.join(',') }).where('node_id', '=', nodeId).execute();
+      await trx
+        .updateTable('members')
+        .set({ relay: relays.join(',') })
+        .where('node_id', '=', nodeId)
+        .execute();
     return { projectId: admin.projectId, nodeId, added, relays, grantedBy: admin.nodeId, at: now };
   });
 }

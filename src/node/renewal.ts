@@ -85,7 +85,8 @@ export class Renewal {
   async renewNow(): Promise<void> {
     if (this.stopped) throw new RuntimeFailure('NODE_DOWN', 'the node is stopping', { hint: 'start it again' });
     const outcome = await (this.renewing ?? this.renew());
-    if (outcome !== undefined) throw outcome;
+    if (outcome === undefined) return;
+    throw outcome instanceof Error ? outcome : new Error(String(outcome));
   }
 
   private renew(): Promise<unknown> {

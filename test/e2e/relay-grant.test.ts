@@ -107,22 +107,23 @@ describe('end to end: an enrolled outlet node gains a relay name without enrolli
       await outlet.waitFor(/INFO this node's certificate grants the relay names first, second now/);
       // The relay accepted the new name: it was registered with the new certificate.
       await outlet.waitFor(/INFO outlet second: relay name "second" registered on relay /);
-      const shown = await statusWhen(outletHome(), (status) =>
-        status.outlets.every((entry) => entry.status === 'up'),
-      );
+      const shown = await statusWhen(outletHome(), (status) => status.outlets.every((entry) => entry.status === 'up'));
       assert.deepEqual(shown.identity.relays, ['first', 'second']);
 
       await writeFile(join(project.dir, 'inlet.json'), JSON.stringify(inletConfig(['first', 'second'])));
       const inletReloaded = await portal(inletHome(), ['node', 'reload']);
       assert.equal(inletReloaded.code, 0, inletReloaded.stderr);
-      await statusWhen(inletHome(), (status) => status.inlets.find((entry) => entry.name === 'second')?.session === 'open');
+      await statusWhen(
+        inletHome(),
+        (status) => status.inlets.find((entry) => entry.name === 'second')?.session === 'open',
+      );
       assert.equal((await roundTrip(await portOf('second'), Buffer.from('hello'))).toString(), 'second:hello');
       assert.equal((await roundTrip(await portOf('first'), Buffer.from('still'))).toString(), 'first:still');
 
       held.socket.write('b');
       await until(() => (Buffer.concat(held.received).toString() === 'first:ab' ? true : undefined), 'held echo');
       held.socket.end();
-      assert.equal(await held.ended, 'end', 'the old portal\'s client ended cleanly, never reset');
+      assert.equal(await held.ended, 'end', "the old portal's client ended cleanly, never reset");
     },
   );
 
@@ -158,7 +159,8 @@ describe('end to end: an enrolled outlet node gains a relay name without enrolli
     assert.match(
       refused.stderr,
       new RegExp(
-        `^portal: this home is enrolled already as node ${nodeId} .*whose identity grants the relay "first", "second", ` +
+        `^portal: this home is enrolled already as node ${nodeId} .*` +
+          'whose identity grants the relay "first", "second", ' +
           `but this configuration has the outlet "third" \\(relay "third"\\); an administrator of the project runs ` +
           `${grantLine('third')}, then start the node again \\(the node fetches the grant from the controller\\); or `,
         'm',
@@ -171,7 +173,10 @@ describe('end to end: an enrolled outlet node gains a relay name without enrolli
     await outlet.waitFor(ready);
     await outlet.waitFor(/INFO asked the controller for this node's relay names: it holds "first", "second", "third"/);
     await outlet.waitFor(/INFO outlet third: relay name "third" registered on relay /);
-    await statusWhen(inletHome(), (status) => status.inlets.find((entry) => entry.name === 'first')?.session === 'open');
+    await statusWhen(
+      inletHome(),
+      (status) => status.inlets.find((entry) => entry.name === 'first')?.session === 'open',
+    );
     assert.equal((await roundTrip(await portOf('first'), Buffer.from('again'))).toString(), 'first:again');
   });
 
