@@ -86,7 +86,9 @@ export class Renewal {
     if (this.stopped) throw new RuntimeFailure('NODE_DOWN', 'the node is stopping', { hint: 'start it again' });
     const outcome = await (this.renewing ?? this.renew());
     if (outcome === undefined) return;
-    throw outcome instanceof Error ? outcome : new Error(String(outcome));
+    throw outcome instanceof Error
+      ? outcome
+      : new RuntimeFailure('CONTROLLER_ERROR', 'the certificate was not renewed', { hint: 'try again' });
   }
 
   private renew(): Promise<unknown> {
