@@ -46,7 +46,12 @@ export async function identityToStart(
     // A relay name granted since the last certificate is fetched now, rather than refused.
     const fit = await fitWithFreshGrants(enrolled, stored, async () => {
       const { identity } = await refreshCertificate(directory, stored);
-      logger.info(`asked the controller for this node's relay names: it holds ${quotedList(identity.record.relays)}`);
+      const added = identity.record.relays.filter((relay) => !stored.record.relays.includes(relay));
+      if (added.length > 0)
+        logger.info(
+          `relay names granted since this node's last certificate: ${quotedList(added)}; ` +
+            `it holds ${quotedList(identity.record.relays)}`,
+        );
       return identity;
     });
     if (fit.misfit) throw fit.misfit;
