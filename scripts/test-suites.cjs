@@ -36,6 +36,7 @@ const unitFiles = [
   'test/controller/metrics.test.ts',
   'test/controller/reissue-limits.test.ts',
   'test/controller/revocation-proof.test.ts',
+  'test/controller/relay-grants.test.ts',
   'test/controller/revocation.test.ts',
   'test/controller/store.test.ts',
   'test/controller/tickets.test.ts',

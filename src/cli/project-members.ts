@@ -9,7 +9,8 @@ import { portalHome } from './home.ts';
 import { requirePolicy } from '../shared/policy.ts';
 import { jsonLines, membersAdmitted, membersTable, ticketsTable } from './member-tables.ts';
 
-const memberId = /^[an][0-9a-f]{16}$/;
+/** A member's id as portal project members shows it: a node (n…) or an administrator (a…). */
+export const memberIdPattern = /^[an][0-9a-f]{16}$/;
 const ticketId = /^t[0-9a-f]{16}$/;
 
 export function registerMembers(project: Command): void {
@@ -36,7 +37,7 @@ export function registerMembers(project: Command): void {
     .argument('<member>', 'the id of the member, as portal project members shows it')
     .option('--reason <text>', 'why, kept with the revocation', '')
     .action(async (member: string, options: { reason: string }) => {
-      if (!memberId.test(member))
+      if (!memberIdPattern.test(member))
         throw new InputError('BAD_FLAG', `${printable(member)} is not a member id`, {
           hint: 'give an id as portal project members shows it, such as n0123456789abcdef',
         });

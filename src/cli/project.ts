@@ -8,6 +8,7 @@ import { adminRequest } from './administrator.ts';
 import { durationFlag } from './duration-flag.ts';
 import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
+import { registerGrant } from './project-grant.ts';
 import { registerMembers } from './project-members.ts';
 import { registerProjectAudit } from './project-audit.ts';
 
@@ -84,6 +85,7 @@ export function registerProject(program: Command): void {
       if (warning) console.error(warning);
     });
   registerMembers(project);
+  registerGrant(project);
   project
     .command('ca')
     .description("print the project's certificate authority (PEM), for clients of TLS inlets")

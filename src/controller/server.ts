@@ -325,6 +325,10 @@ export class ControllerServer {
       revoke: async ({ member: nodeId, reason }) => ({
         revoked: (await this.revoke(member(), nodeId, reason)).entry,
       }),
+      grant: async ({ member: nodeId, relay }) => {
+        const { added, relays } = await service.grantRelays(member(), nodeId, relay);
+        return { member: nodeId, added, relays };
+      },
       revocations: async () => ({ revoked: await service.revocationsOf(member().projectId) }),
       'revocations-return': async ({ revoked }) => ({ taken: await this.takeBack(member(), revoked) }),
       tickets: async () => ({ tickets: await service.tickets(member()) }),

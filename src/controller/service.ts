@@ -31,6 +31,7 @@ import {
   type MemberPresence,
 } from './project-members.ts';
 import { projectCount, projectOf } from './projects.ts';
+import { grantRelays, type RelayGrant } from './relay-grants.ts';
 import { Renewals } from './renewal.ts';
 import { revocationProofKey } from './revocation-proof.ts';
 import { Revocations, type Revocation } from './revocations.ts';
@@ -149,6 +150,20 @@ export class ControllerService {
   /** Takes a member out of the project (see Revocations.revoke); the server closes its connections, tells the rest. */
   revoke(admin: PeerIdentity, nodeId: string, reason: string, now = Date.now()): Promise<Revocation> {
     return this.revocations.revoke(admin, nodeId, reason, now);
+  }
+
+  /**
+   * Grants a node more relay names, keeping the ones it holds (see grantRelays); a grant that added
+   * any is in the audit trail.
+   */
+  async grantRelays(admin: PeerIdentity, nodeId: string, relay: string, now = Date.now()): Promise<RelayGrant> {
+    const grant = await grantRelays(this.store, admin, nodeId, relay, (id) => this.revocations.isRevoked(id), now);
+    if (grant.added.length > 0)
+      await this.audit.record(grant.projectId, 'relay-granted', [grant.nodeId, grant.grantedBy], {
+        relays: grant.added.join(','),
+        by: grant.grantedBy,
+      });
+    return grant;
   }
 
   /** Revocations a member returns that this store lacks (see Revocations.takeBack). */

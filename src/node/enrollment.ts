@@ -10,7 +10,8 @@ import { PortalError } from '../shared/errors.ts';
 import { callController, openControlChannel } from '../wire/control-channel.ts';
 import type { EnrollmentAnswer } from '../wire/protocol.ts';
 import { decodeAdminCode, decodeTicket, type ControllerPin } from '../wire/ticket.ts';
-import { saveCertificate, saveIdentity, type StoredIdentity } from './identity-store.ts';
+import { identityOf } from '../pki/identity.ts';
+import { saveCertificate, saveIdentity, saveRecord, type StoredIdentity } from './identity-store.ts';
 
 function toStored(pin: ControllerPin, privateKey: string, answer: EnrollmentAnswer): StoredIdentity {
   const { identity, certificate, authority, networkDomain } = answer;
@@ -123,11 +124,30 @@ export function dueForRefresh(certificate: string, now = Date.now()): boolean {
   return now >= issued + (to - issued) / 2;
 }
 
+/**
+ * Stores a fresh certificate. The controller certifies what its store says the member is, so the
+ * certificate may grant more than the record says (relay names granted since, portal project grant):
+ * the record is written again then, so a restart checks the configuration against what is granted.
+ */
 async function storeCertificate(
   directory: string,
   identity: StoredIdentity,
   certificate: string,
 ): Promise<StoredIdentity> {
   await saveCertificate(directory, certificate);
-  return { ...identity, certificate };
+  const granted = identityOf(certificate);
+  const { record } = identity;
+  if (!granted || sameGrants(record, granted)) return { ...identity, certificate };
+  const updated = { ...record, attributes: granted.attributes, relays: granted.relays, tls: granted.tls };
+  await saveRecord(directory, updated);
+  return { ...identity, record: updated, certificate };
+}
+
+type GrantFields = Pick<StoredIdentity['record'], 'attributes' | 'relays' | 'tls'>;
+
+/** Whether two identities grant the same: attributes, relay names, TLS. */
+export function sameGrants(a: GrantFields, b: GrantFields): boolean {
+  const same = (x: readonly string[], y: readonly string[]) =>
+    x.length === y.length && x.every((value, index) => value === y[index]);
+  return same(a.attributes, b.attributes) && same(a.relays, b.relays) && a.tls === b.tls;
 }

@@ -189,9 +189,14 @@ export async function saveIdentity(
   await writeAtomically(join(directory, files.record), `${JSON.stringify(identity.record, null, 2)}\n`, 0o644);
 }
 
-/** Only the certificate changes on renewal. */
+/** Only the certificate changes on renewal, and the record when the certificate grants other names. */
 export async function saveCertificate(directory: string, certificate: string): Promise<void> {
   await writeAtomically(join(directory, files.certificate), certificate, 0o644);
+}
+
+/** The record again: after a renewal that carried other grants (say, a relay name granted since). */
+export async function saveRecord(directory: string, record: IdentityRecord): Promise<void> {
+  await writeAtomically(join(directory, files.record), `${JSON.stringify(record, null, 2)}\n`, 0o644);
 }
 
 /**

@@ -5,6 +5,8 @@
  */
 import { InputError } from '../shared/errors.ts';
 import { decodeTicket } from '../wire/ticket.ts';
+import { refreshCertificate } from './enrollment.ts';
+import { fitWithFreshGrants } from './grant-refresh.ts';
 import { loadIdentity, type StoredIdentity } from './identity-store.ts';
 import type { NodeOptions } from './node-options.ts';
 import { identityMisfit } from './ticket-fit.ts';
@@ -29,29 +31,47 @@ export async function identityToStart(
       },
     );
   }
-  const misfit = stored
-    ? identityMisfit(
+  if (stored) {
+    const enrolled = (identity: StoredIdentity) =>
+      identityMisfit(
         config,
-        { relays: stored.record.relays, tls: stored.record.tls, relayNode: false },
+        { relays: identity.record.relays, tls: identity.record.tls, relayNode: false },
         {
           kind: 'enrolled',
-          nodeId: stored.record.nodeId,
-          projectId: stored.record.projectId,
+          nodeId: identity.record.nodeId,
+          projectId: identity.record.projectId,
           ticketGiven: options.ticket !== undefined,
         },
+      );
+    // A relay name granted since the last certificate is fetched now, rather than refused.
+    const fit = await fitWithFreshGrants(enrolled, stored, async () => {
+      const { identity } = await refreshCertificate(directory, stored);
+      const added = identity.record.relays.filter((relay) => !stored.record.relays.includes(relay));
+      if (added.length > 0)
+        logger.info(
+          `relay names granted since this node's last certificate: ${quotedList(added)}; ` +
+            `it holds ${quotedList(identity.record.relays)}`,
+        );
+      return identity;
+    });
+    if (fit.misfit) throw fit.misfit;
+    return fit.identity;
+  }
+  const misfit = ticket?.grants
+    ? identityMisfit(
+        config,
+        {
+          // A ticket granting several relay names carries them comma-joined.
+          relays: ticket.grants.relay ? ticket.grants.relay.split(',') : [],
+          tls: ticket.grants.tls === true,
+          relayNode: ticket.grants.relayNode === true,
+        },
+        { kind: 'ticket' },
       )
-    : ticket?.grants
-      ? identityMisfit(
-          config,
-          {
-            // A ticket granting several relay names carries them comma-joined.
-            relays: ticket.grants.relay ? ticket.grants.relay.split(',') : [],
-            tls: ticket.grants.tls === true,
-            relayNode: ticket.grants.relayNode === true,
-          },
-          { kind: 'ticket' },
-        )
-      : undefined;
+    : undefined;
   if (misfit) throw misfit;
-  return stored;
+  return undefined;
 }
+
+const quotedList = (names: readonly string[]) =>
+  names.length === 0 ? 'none' : names.map((name) => `"${name}"`).join(', ');

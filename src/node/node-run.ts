@@ -15,6 +15,7 @@ import type { InletListeners } from './node-listeners.ts';
 import type { NodeOptions } from './node-options.ts';
 import { assembleParts } from './node-parts.ts';
 import type { NodePortals } from './portals.ts';
+import { sameGrants } from './enrollment.ts';
 import { Reloader, type ReloadOutcome } from './reload.ts';
 import { Renewal } from './renewal.ts';
 import { RunningShow } from './running-show.ts';
@@ -86,7 +87,18 @@ export async function runEnrolled(
     directory,
     current: () => current,
     update: (refreshed) => {
+      const before = current;
       current = refreshed.identity;
+      if (!sameGrants(before.record, current.record)) {
+        // Relays and the controller read a member's grants from the certificate its connection opened
+        // with: new ones (a relay name granted since) take new connections. Open sessions are not these.
+        logger.info(
+          `this node's certificate grants the relay names ${current.record.relays.join(', ') || 'none'} now; ` +
+            'reconnecting to the controller and the relays with it',
+        );
+        relays.reconnect();
+        control.reconnect();
+      }
       // Open sessions carry the renewed certificate to their peers, which move their end to its end.
       const sent = liveSessions.announce(current.certificate);
       logger.debug(`sent the renewed certificate on ${sent} session(s)`);
@@ -101,7 +113,15 @@ export async function runEnrolled(
   control.on('refused', () => renewal.checkNow());
   relays.on('refused', () => renewal.checkNow());
   relays.on('down', () => metrics.failures.inc({ reason: 'relay_lost' }));
-  const reloader = new Reloader({ node: options, portals, identity: () => current });
+  const reloader = new Reloader({
+    node: options,
+    portals,
+    identity: () => current,
+    refreshGrants: async () => {
+      await renewal.renewNow();
+      return current;
+    },
+  });
   const running = new RunningShow({
     identity: () => current,
     startedAt,

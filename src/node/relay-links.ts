@@ -109,6 +109,14 @@ export class RelayLinks extends EventEmitter {
     }));
   }
 
+  /**
+   * Opens every link again with the current credentials: a relay reads a member's grants from the
+   * certificate a connection opened with, so new grants (a relay name) need new connections.
+   */
+  reconnect(): void {
+    for (const candidate of this.candidates.values()) candidate.link?.channel.reconnect();
+  }
+
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -17,6 +17,7 @@ import type { NodePortalSet } from './node-portals.ts';
 import { applyPortals, type AppliedChanges } from './portal-changes.ts';
 import { portalsOf } from './portals.ts';
 import type { ReloadOutcome, ReloadShow } from './reload-show.ts';
+import { fitWithFreshGrants } from './grant-refresh.ts';
 import { identityMisfit } from './ticket-fit.ts';
 
 export type { ReloadOutcome } from './reload-show.ts';
@@ -26,6 +27,11 @@ export interface ReloaderOptions {
   readonly portals: NodePortalSet;
   /** The node's identity now, whose grants a new configuration must fit. */
   readonly identity: () => StoredIdentity;
+  /**
+   * A fresh certificate from the controller, for a configuration that needs a relay name the identity
+   * lacks (granted since, perhaps). @default the identity is not refreshed
+   */
+  readonly refreshGrants?: () => Promise<StoredIdentity>;
 }
 
 /** Said after every problem of a refused reload: the node runs on with what it had. */
@@ -71,12 +77,22 @@ export class Reloader {
         });
       if (!file) throw inlineConfiguration(node.source?.flag ?? '--configuration');
       const config = await this.read(file);
-      const grants = this.options.identity().record;
-      const misfit = identityMisfit(
-        config,
-        { relays: grants.relays, tls: grants.tls, relayNode: false },
-        { kind: 'enrolled', nodeId: grants.nodeId, projectId: grants.projectId, ticketGiven: false },
-      );
+      const misfitOf = ({ record }: StoredIdentity) =>
+        identityMisfit(
+          config,
+          { relays: record.relays, tls: record.tls, relayNode: false },
+          {
+            kind: 'enrolled',
+            nodeId: record.nodeId,
+            projectId: record.projectId,
+            ticketGiven: false,
+            retry: 'reload again',
+          },
+        );
+      const { refreshGrants } = this.options;
+      const { misfit } = refreshGrants
+        ? await fitWithFreshGrants(misfitOf, this.options.identity(), refreshGrants)
+        : { misfit: misfitOf(this.options.identity()) };
       if (misfit) throw misfit;
       const applied = await applyPortals(portals, portalsOf(config));
       this.running = config;

@@ -4,7 +4,7 @@
  * re-issued on proof of the enrolled key as soon as the controller is back. Nodes and relay nodes alike.
  */
 import { X509Certificate } from 'node:crypto';
-import { PortalError } from '../shared/errors.ts';
+import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { Backoff } from './backoff.ts';
 import { dueForRefresh, refreshCertificate, type Refreshed } from './enrollment.ts';
 import type { StoredIdentity } from './identity-store.ts';
@@ -31,7 +31,8 @@ export interface RenewalOptions {
 
 export class Renewal {
   private timer: NodeJS.Timeout | undefined;
-  private renewing = false;
+  /** The renewal under way: its outcome, undefined on success, the error otherwise. */
+  private renewing: Promise<unknown> | undefined;
   private stopped = false;
   private readonly backoff = new Backoff({ initialMs: renewalRetryInitialMs, maxMs: renewalRetryMaxMs });
   /** When checkNow last asked the controller. */
@@ -61,7 +62,7 @@ export class Renewal {
    * refusals come.
    */
   checkNow(now = Date.now()): void {
-    if (this.stopped || this.renewing || now - this.checkedAt < revocationCheckMs) return;
+    if (this.stopped || this.renewing !== undefined || now - this.checkedAt < revocationCheckMs) return;
     this.checkedAt = now;
     void this.renew();
   }
@@ -76,14 +77,36 @@ export class Renewal {
     this.timer = setTimeout(() => void this.renew(), Math.min(delay ?? Math.max(0, due), 2 ** 31 - 1));
   }
 
-  private async renew(): Promise<void> {
-    if (this.renewing || this.stopped) return;
-    this.renewing = true;
+  /**
+   * A fresh certificate now (or the one under way), for a grant the node needs that its certificate may
+   * lack, such as a relay name granted since: rejects with the controller's refusal, or why it could not
+   * be asked, so that the caller can say so.
+   */
+  async renewNow(): Promise<void> {
+    if (this.stopped) throw new RuntimeFailure('NODE_DOWN', 'the node is stopping', { hint: 'start it again' });
+    const outcome = await (this.renewing ?? this.renew());
+    if (outcome === undefined) return;
+    throw outcome instanceof Error
+      ? outcome
+      : new RuntimeFailure('CONTROLLER_ERROR', 'the certificate was not renewed', { hint: 'try again' });
+  }
+
+  private renew(): Promise<unknown> {
+    if (this.renewing) return this.renewing;
+    if (this.stopped) return Promise.resolve(undefined);
+    this.renewing = this.attempt().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  /** One attempt: undefined when it succeeded, the error otherwise (retried on the backoff). */
+  private async attempt(): Promise<unknown> {
     clearTimeout(this.timer);
     const { logger, holder } = this.options;
     try {
       const refreshed = await refreshCertificate(this.options.directory, this.options.current());
-      if (this.stopped) return;
+      if (this.stopped) return undefined;
       this.error = undefined;
       this.backoff.reset();
       const until = new X509Certificate(refreshed.identity.certificate).validTo;
@@ -97,12 +120,13 @@ export class Renewal {
       // The controller authenticates a channel once, when it opens: a re-issued certificate needs a new one.
       if (refreshed.how === 'reissued') this.options.control.reconnect();
       this.schedule();
+      return undefined;
     } catch (error) {
       this.error = (error as Error).message;
       if (error instanceof PortalError && error.code === 'MEMBER_REVOKED' && this.options.onRevoked) {
         this.stop();
         this.options.onRevoked(error);
-        return;
+        return error;
       }
       // The first failure and then every tenth, not every attempt.
       if (this.backoff.failures % 10 === 0) {
@@ -115,8 +139,7 @@ export class Renewal {
         else logger.warn(`cannot renew the certificate yet: ${this.error}`);
       }
       this.schedule(this.backoff.next());
-    } finally {
-      this.renewing = false;
+      return error;
     }
   }
 }

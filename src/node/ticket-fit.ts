@@ -15,10 +15,24 @@ export interface Grants {
   readonly relayNode: boolean;
 }
 
-/** Where the grants come from: a ticket about to be used, or the identity enrolled already. */
+/**
+ * Where the grants come from: a ticket about to be used, or the identity enrolled already. `retry` is
+ * what the user does once a relay name is granted: 'start the node again', 'reload again'.
+ */
 export type GrantsOrigin =
   | { readonly kind: 'ticket' }
-  | { readonly kind: 'enrolled'; readonly nodeId: string; readonly projectId: string; readonly ticketGiven: boolean };
+  | {
+      readonly kind: 'enrolled';
+      readonly nodeId: string;
+      readonly projectId: string;
+      readonly ticketGiven: boolean;
+      /** @default 'start the node again' */
+      readonly retry?: string;
+    };
+
+/** The command that grants `nodeId` the relay names `relays`, as an administrator runs it. */
+export const grantCommand = (nodeId: string, relays: readonly string[]): string =>
+  `portal project grant ${nodeId} ${relays.map((relay) => `--relay ${relay}`).join(' ')}`;
 
 export function identityMisfit(config: NodeConfig, grants: Grants, origin: GrantsOrigin): InputError | undefined {
   const misfit = misfitOf(config, grants, origin.kind === 'ticket');
@@ -31,12 +45,18 @@ export function identityMisfit(config: NodeConfig, grants: Grants, origin: Grant
   const again = origin.ticketGiven
     ? 'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or '
     : '';
+  // An enrolled node gains relay names without enrolling again: the command comes first, filled in.
+  const grant =
+    misfit.ungranted.length > 0
+      ? `an administrator of the project runs ${grantCommand(origin.nodeId, misfit.ungranted)}, ` +
+        `then ${origin.retry ?? 'start the node again'} (the node fetches the grant from the controller); or `
+      : '';
   return new InputError(
     misfit.code,
     `this home is enrolled already as node ${origin.nodeId} of project ${origin.projectId}, ` +
       `whose identity ${misfit.what.replace(/^was issued/, 'was enrolled')}${unused}`,
     {
-      hint: `${again}${misfit.keep}`,
+      hint: `${grant}${again}${misfit.keep}`,
     },
   );
 }
@@ -48,6 +68,8 @@ interface Misfit {
   readonly fix: string;
   /** What to do to keep an enrolled identity. */
   readonly keep: string;
+  /** The relay names the configuration's outlets need that the grants lack. */
+  readonly ungranted: readonly string[];
 }
 
 /**
@@ -63,9 +85,11 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
       what: 'was issued for a relay (--relay-node), not for a node',
       fix: 'run it with portal relay start, or issue a node ticket with portal project ticket --attribute NAME',
       keep: 'run this home with portal relay start',
+      ungranted: [],
     };
   }
   const ungranted = outlets.filter((outlet) => !grants.relays.includes(outlet.relay));
+  const names = [...new Set(ungranted.map((outlet) => outlet.relay))];
   const granted = quoted(grants.relays);
   const single = outlets.length === 1 && !isNamed(outlets[0] as OutletPortal);
   if (ungranted.length > 0 && single) {
@@ -78,12 +102,14 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
             `but this configuration has an outlet for the relay "${relay}"`,
           fix: `issue the outlet's ticket with --relay ${relay}`,
           keep: 'remove tcp-outlet from the configuration',
+          ungranted: names,
         }
       : {
           code: 'RELAY_NOT_GRANTED',
           what: `grants the relay ${granted}, but this configuration's outlet is for "${relay}"`,
           fix: `set relay to ${granted}, or issue the outlet's ticket with --relay ${relay}`,
           keep: `set relay to ${granted}`,
+          ungranted: names,
         };
   }
   if (ungranted.length > 0) {
@@ -99,6 +125,7 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
         grants.relays.length === 0
           ? 'remove the outlets from the configuration'
           : `give each outlet a relay its identity grants (${granted}), or remove it`,
+      ungranted: names,
     };
   }
   if (ticket && outlets.length === 0 && grants.relays.length > 0) {
@@ -111,6 +138,7 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
         'give this inlet its own ticket (portal project ticket --attribute NAME, with --tls for a TLS inlet), ' +
         'and the outlet this one',
       keep: `add tcp-outlet for the relay "${grants.relays[0]}"`,
+      ungranted: [],
     };
   }
   const serving = inlets.find((inlet) => inlet.tls);
@@ -124,6 +152,7 @@ function misfitOf(config: NodeConfig, grants: Grants, ticket: boolean): Misfit |
         : "grants no TLS server certificate, but this configuration's inlet serves TLS (tcp-inlet.tls)",
       fix: `issue the inlet's ticket with --tls, or remove tls from ${named ? `inlet "${serving.name}"` : 'tcp-inlet'}`,
       keep: `remove tls from ${named ? `inlet "${serving.name}"` : 'tcp-inlet'}`,
+      ungranted: [],
     };
   }
   return undefined;

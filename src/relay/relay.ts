@@ -124,11 +124,16 @@ export class Relay {
    */
   register(peer: PeerIdentity, relay: string, allow: string, push: (event: RelayEvent) => void): () => void {
     if (!peer.relays.includes(relay)) {
-      throw new InputError('RELAY_NOT_GRANTED', `this node's ticket does not grant the relay "${relay}"`, {
-        hint:
-          `issue the outlet ticket with --relay ${relay}, ` +
-          `or set relay in the configuration to one the ticket grants (${peer.relays.join(', ') || 'none'})`,
-      });
+      throw new InputError(
+        'RELAY_NOT_GRANTED',
+        `the certificate of node ${peer.nodeId} does not grant the relay "${relay}"`,
+        {
+          hint:
+            `an administrator of the project runs portal project grant ${peer.nodeId} --relay ${relay}, ` +
+            'then the node is reloaded or started again (it fetches the grant from the controller); ' +
+            `or set the outlet's relay to one the node holds (${peer.relays.join(', ') || 'none'})`,
+        },
+      );
     }
     if (allow === '') {
       throw new InputError('ALLOW_MISSING', 'the registration does not say which attribute the outlet allows', {

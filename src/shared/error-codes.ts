@@ -250,6 +250,8 @@ export const errorCodes = [
   'LAST_ADMINISTRATOR',
   /** An administrator asked to revoke itself: another administrator does that. */
   'SELF_REVOCATION',
+  /** Relay names were to be granted to a member that registers no outlet: a relay node or an administrator. */
+  'GRANT_REFUSED',
   /** An administrator cancelled the ticket before it was used. */
   'TICKET_CANCELLED',
   /** A node or relay refused a peer that was revoked from the project. */

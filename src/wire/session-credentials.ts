@@ -11,6 +11,7 @@ import { verifyMember } from '../pki/verify.ts';
 import { PortalError } from '../shared/errors.ts';
 import { policyAdmits } from '../shared/policy.ts';
 import { MuxSession, type MuxOptions } from './mux.ts';
+import type { IncomingStream } from './mux/stream.ts';
 import type { PeerGuard } from './peer-guard.ts';
 import type { MuxRole } from './protocol/mux-frame.ts';
 
@@ -106,15 +107,33 @@ export function judgeRenewal(
 export function sessionOver(socket: TLSSocket, role: MuxRole, options: MuxOptions = {}): MuxSession {
   const context = contexts.get(socket);
   if (!context) return new MuxSession(socket, role, options);
+  const holds = context.spoken >= 6;
+  const hold = () => {
+    if (holds) context.credentials.sessions?.hold(session, context.credentials.certificate);
+  };
+  // An outlet's warm stream waits unread on the inlet until a client takes it, and the inlet reads
+  // what queued meanwhile at once: two renewals announced to it would read as two credentials in a
+  // second, and the client would be refused. It is held once its stream opens, and then told only the
+  // latest certificate (hold sends it when the handshake's is older).
+  const warm = role === 'outlet' && options.maxStreams === 1;
+  const onStream = options.onStream;
   const session: MuxSession = new MuxSession(socket, role, {
     ...options,
+    ...(warm
+      ? {
+          onStream: (stream: IncomingStream) => {
+            hold();
+            onStream?.(stream);
+          },
+        }
+      : {}),
     onCredential: (der) => {
       const judged = judgeRenewal(der, context);
       if ('problem' in judged) session.destroy(new CredentialRefused(context.nodeId, judged.problem));
       else context.credentials.guard?.renewed?.(context.nodeId, judged.notAfter);
     },
   });
-  if (context.spoken >= 6) context.credentials.sessions?.hold(session, context.credentials.certificate);
+  if (!warm) hold();
   return session;
 }
 

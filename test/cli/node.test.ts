@@ -399,7 +399,10 @@ describe('portal node: what a user sees when something is wrong', function () {
           /^portal: this home is enrolled already as node \S+ of project \S+, /,
           /whose identity grants the relay "one", but this configuration's outlet is for "two"; /,
           /the ticket given was not used, because an enrolled home keeps its identity; /,
-          /to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; or set relay to "one"\n$/,
+          /an administrator of the project runs portal project grant n[0-9a-f]{16} --relay two, /,
+          /then start the node again \(the node fetches the grant from the controller\); /,
+          /or to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; /,
+          /or set relay to "one"\n$/,
         ),
       );
     },

@@ -60,13 +60,40 @@ describe('a ticket or an enrolled identity against the node configuration', () =
     );
     assert.equal(
       misfit?.hint,
-      'to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; ' +
+      'an administrator of the project runs portal project grant n-1 --relay db, then start the node again ' +
+        '(the node fetches the grant from the controller); ' +
+        'or to enroll with the new ticket, run portal reset --yes or use another PORTAL_HOME; ' +
         'or remove tcp-outlet from the configuration',
     );
     assert.doesNotMatch(
       identityMisfit(outlet, { relays: [], tls: false, relayNode: false }, enrolled(false))?.message ?? '',
       /ticket/,
     );
+  });
+
+  it('names the grant command for every relay name the enrolled identity lacks, and what to do after it', () => {
+    const named: NodeConfig = {
+      'tcp-outlets': {
+        db: { to: '127.0.0.1:5432', allow: 'db-inlet' },
+        cache: { to: '127.0.0.1:6379', allow: 'db-inlet' },
+        web: { to: '127.0.0.1:80', allow: 'db-inlet', relay: 'web-relay' },
+      },
+    };
+    const misfit = identityMisfit(
+      named,
+      { relays: ['db'], tls: false, relayNode: false },
+      { ...enrolled(false), retry: 'reload again' },
+    );
+    assert.equal(misfit?.code, 'RELAY_NOT_GRANTED');
+    assert.equal(
+      misfit?.hint,
+      'an administrator of the project runs portal project grant n-1 --relay cache --relay web-relay, ' +
+        'then reload again (the node fetches the grant from the controller); ' +
+        'or give each outlet a relay its identity grants ("db"), or remove it',
+    );
+    // A misfit no grant mends names no grant command.
+    const tls = identityMisfit(tlsInlet, { relays: [], tls: false, relayNode: false }, enrolled(false));
+    assert.doesNotMatch(tls?.hint ?? '', /portal project grant/);
   });
 
   it('lets an enrolled outlet identity serve an inlet only', () => {

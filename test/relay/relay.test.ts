@@ -76,6 +76,18 @@ describe('relay: what members may ask of it', () => {
       codeOf(() => relay.register(outletIdentity('n-outlet'), 'other', 'db-inlet', () => undefined)),
       'RELAY_NOT_GRANTED',
     );
+    assert.throws(
+      () => relay.register(outletIdentity('n-outlet'), 'other', 'db-inlet', () => undefined),
+      (error: Error & { hint?: string }) => {
+        assert.equal(error.message, 'the certificate of node n-outlet does not grant the relay "other"');
+        assert.match(
+          error.hint ?? '',
+          /^an administrator of the project runs portal project grant n-outlet --relay other, /,
+        );
+        return true;
+      },
+    );
+    assert.equal(relay.stats().registrations, 0);
   });
 
   it(

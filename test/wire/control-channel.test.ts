@@ -42,6 +42,7 @@ describe('control channel client: what a server that stops answering may cost th
     inlets: neverAnswers('inlets'),
     members: neverAnswers('members'),
     revoke: neverAnswers('revoke'),
+    grant: neverAnswers('grant'),
     revocations: neverAnswers('revocations'),
     'revocations-return': neverAnswers('revocations-return'),
     tickets: neverAnswers('tickets'),

@@ -16,6 +16,8 @@ export const controllerEventKinds = [
   'reissued',
   'reissue-refused',
   'revoked',
+  /** An administrator granted a node more relay names: details `relays` (the names added, comma-joined), `by`. */
+  'relay-granted',
   'relay-announced',
   'relay-lost',
   /**

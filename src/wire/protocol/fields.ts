@@ -129,6 +129,7 @@ export const controllerFields: Fields<ControllerOperations> = {
   inlets: {},
   members: {},
   revoke: { member: 'text', reason: 'text' },
+  grant: { member: 'text', relay: 'text' },
   revocations: {},
   'revocations-return': { revoked: { records: { nodeId: 'text', until: 'number', proof: 'text?' } } },
   tickets: {},

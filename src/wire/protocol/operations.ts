@@ -161,6 +161,15 @@ export interface ControllerOperations {
    * connections are closed, and every node and relay of the project is told at once (`revoked`).
    */
   revoke: { request: { member: string; reason: string }; answer: { revoked: RevokedEntry } };
+  /**
+   * Grants a node more relay names (administrators only; `relay` one name or several comma-joined),
+   * keeping the ones it holds: its next certificate carries them. The answer says which were added
+   * and every name the member holds now.
+   */
+  grant: {
+    request: { member: string; relay: string };
+    answer: { member: string; added: readonly string[]; relays: readonly string[] };
+  };
   /** The members revoked whose certificates may still be valid: what nodes and relays refuse. */
   revocations: { request: Empty; answer: { revoked: readonly RevokedEntry[] } };
   /**
