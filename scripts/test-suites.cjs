@@ -79,6 +79,7 @@ const unitFiles = [
   'test/scripts/bench-settings.test.ts',
   'test/scripts/engines.test.ts',
   'test/scripts/soak-selection.test.ts',
+  'test/scripts/test-lanes.test.ts',
   'test/service/systemd-unit.test.ts',
   'test/shared/address.test.ts',
   'test/shared/audit-verify.test.ts',
@@ -113,6 +114,12 @@ const unitFiles = [
   'test/wire/tls-contexts.test.ts',
   'test/wire/tunnel-streams.test.ts',
 ];
+/**
+ * Files that take a fixed, machine-wide resource (the README's commands as written listen on the
+ * documented ports 4000 and 23345): scripts/test-run.mjs runs them one after another in one lane.
+ */
+const serialFiles = ['test/e2e/quick-start.test.ts', 'test/e2e/operate-walkthrough.test.ts'];
+
 /** Folders whose every test file is a unit test. */
 const unitFolders = ['test/fuzz/'];
 
@@ -168,4 +175,4 @@ function allConfig() {
   };
 }
 
-module.exports = { unitConfig, integrationConfig, allConfig, allTestFiles, isUnit };
+module.exports = { unitConfig, integrationConfig, allConfig, allTestFiles, isUnit, serialFiles };
