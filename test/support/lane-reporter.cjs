@@ -18,7 +18,8 @@ function survivors() {
       const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
       if (!environ.split('\0').includes(`PORTAL_TEST_LANE=${marker}`)) continue;
       const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
-      if (command !== '') found.push({ pid, command });
+      // tsx's esbuild service belongs to the lane itself and ends with it.
+      if (command !== '' && !/esbuild --service/.test(command)) found.push({ pid, command });
     } catch {
       // Gone meanwhile, or not ours to read.
     }
