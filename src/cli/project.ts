@@ -10,6 +10,7 @@ import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
 import { registerGrant } from './project-grant.ts';
 import { registerMembers } from './project-members.ts';
+import { relayFlags } from './relay-flags.ts';
 import { registerProjectAudit } from './project-audit.ts';
 
 export interface TicketOptions {
@@ -94,22 +95,6 @@ export function registerProject(program: Command): void {
       process.stdout.write(String(answer.certificate));
     });
   registerProjectAudit(project);
-}
-
-/**
- * The --relay names as the ticket request carries them, comma-joined: one name per flag (the
- * controller checks the names, that each comes once, and how many there are).
- */
-export function relayFlags(names: readonly string[]): string {
-  const joined = names.find((name) => name.includes(','));
-  if (joined !== undefined)
-    throw new InputError('BAD_FLAG', `--relay ${joined} holds a comma`, {
-      hint: `give one name per --relay: ${joined
-        .split(',')
-        .map((name) => `--relay ${name}`)
-        .join(' ')}`,
-    });
-  return names.join(',');
 }
 
 /**

@@ -23,6 +23,7 @@ import type { RelayEvent, SpliceGrant, SpliceRole } from '../wire/protocol.ts';
 import { pump } from '../wire/pump.ts';
 import { resetSocket } from '../wire/socket-reset.ts';
 import { MemberSplices } from './member-splices.ts';
+import { allowMissing, noOutletMessage, relayNotGranted } from './registration-refusals.ts';
 import { pairInlet, pairs } from './pairing.ts';
 import {
   dialAnswerMs,
@@ -95,7 +96,6 @@ export interface RelayStats {
 const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnswerMs, unansweredLimit, suspendMs };
 
 /** Why an inlet gets no session through this relay: what its `node show` quotes. */
-export const noOutletMessage = (relay: string) => `no outlet is registered for the relay "${relay}" right now`;
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
@@ -123,23 +123,8 @@ export class Relay {
    * withdraws it.
    */
   register(peer: PeerIdentity, relay: string, allow: string, push: (event: RelayEvent) => void): () => void {
-    if (!peer.relays.includes(relay)) {
-      throw new InputError(
-        'RELAY_NOT_GRANTED',
-        `the certificate of node ${peer.nodeId} does not grant the relay "${relay}"`,
-        {
-          hint:
-            `an administrator of the project runs portal project grant ${peer.nodeId} --relay ${relay}, ` +
-            'then the node is reloaded or started again (it fetches the grant from the controller); ' +
-            `or set the outlet's relay to one the node holds (${peer.relays.join(', ') || 'none'})`,
-        },
-      );
-    }
-    if (allow === '') {
-      throw new InputError('ALLOW_MISSING', 'the registration does not say which attribute the outlet allows', {
-        hint: 'upgrade the outlet node to this controller version',
-      });
-    }
+    if (!peer.relays.includes(relay)) throw relayNotGranted(peer, relay);
+    if (allow === '') throw allowMissing();
     const policy = requirePolicy(allow, "the outlet's allow");
     const key = `${peer.projectId}/${relay}`;
     const registration: Registration = {

@@ -28,7 +28,7 @@ import {
   type OutletShow,
 } from '../../src/node/show.ts';
 import { identityMisfit } from '../../src/node/ticket-fit.ts';
-import { noOutletMessage } from '../../src/relay/relay.ts';
+import { noOutletMessage } from '../../src/relay/registration-refusals.ts';
 import { startStatusServer } from '../../src/shared/status-server.ts';
 import { versionHint, versionMismatch } from '../../src/wire/protocol.ts';
 import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
