@@ -10,6 +10,7 @@ import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
 import { registerMembers } from './project-members.ts';
 import { registerProjectAudit } from './project-audit.ts';
+import { registerRetire } from './project-retire.ts';
 
 export interface TicketOptions {
   /** @default "10h" */
@@ -84,6 +85,7 @@ export function registerProject(program: Command): void {
       if (warning) console.error(warning);
     });
   registerMembers(project);
+  registerRetire(project);
   project
     .command('ca')
     .description("print the project's certificate authority (PEM), for clients of TLS inlets")
