@@ -56,8 +56,9 @@ export function registerReset(program: Command): void {
             `portal reset would delete the embedded controller under ${home}, and ${hosted}; nothing was removed`,
             {
               hint:
-                'to delete it with all it holds, run portal reset --yes --delete-controller; to keep it, revoke ' +
-                'those members first (portal project members, portal project retire) or keep this PORTAL_HOME',
+                'to delete it with all it holds, run portal reset --yes --delete-controller; to keep it, take out ' +
+                'what it still serves first (portal project members and tickets; portal project retire) ' +
+                'or keep this PORTAL_HOME',
             },
           );
         const question =
