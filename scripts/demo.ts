@@ -256,7 +256,8 @@ async function cleanup(): Promise<void> {
     }
   }
   if (keep) return stopEmbeddedController();
-  spawnSync(process.execPath, [bundle, 'reset', '--yes'], {
+  // The demo's own controller, with the demo's members in it: nobody else's.
+  spawnSync(process.execPath, [bundle, 'reset', '--yes', '--delete-controller'], {
     env: { ...process.env, PORTAL_HOME: join(work, 'admin') },
   });
   rmSync(work, { recursive: true, force: true });
@@ -296,7 +297,7 @@ try {
         'without a new ticket.',
     );
     console.log(
-      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} ` +
+      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes', '--delete-controller'])} ` +
         `&& rm -rf ${shellQuote(work)}`,
     );
   }

@@ -22,7 +22,7 @@ describe('portal enroll with the embedded controller', function () {
   });
 
   after(async () => {
-    await portal(home, ['reset', '--yes']);
+    await portal(home, ['reset', '--yes', '--delete-controller']);
     await rm(home, { recursive: true, force: true });
   });
 
