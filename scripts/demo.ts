@@ -296,10 +296,9 @@ try {
       `\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again ` +
         'without a new ticket.',
     );
-    console.log(
-      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes', '--delete-controller'])} ` +
-        `&& rm -rf ${shellQuote(work)}`,
-    );
+    // The demo's own controller, with only the demo's members in it.
+    const reset = typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes', '--delete-controller']);
+    console.log(`Remove it with:\n      $ ${reset} && rm -rf ${shellQuote(work)}`);
   }
 }
 process.exitCode = failed ? 1 : 0;

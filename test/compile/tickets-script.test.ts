@@ -208,9 +208,10 @@ describe('tickets.sh (administrator workflow)', () => {
   });
 
   describe('cleanup', () => {
+    const reason = '--reason use case postgres: ./tickets.sh cleanup';
     const retireLines = [
-      "portal project retire --attribute postgres-outlet --relay postgres --reason use case postgres: ./tickets.sh cleanup",
-      "portal project retire --attribute postgres-inlet --reason use case postgres: ./tickets.sh cleanup",
+      `portal project retire --attribute postgres-outlet --relay postgres ${reason}`,
+      `portal project retire --attribute postgres-inlet ${reason}`,
     ];
 
     it("deletes both stacks, retires this use case's tickets and nodes, then resets portal", async () => {
@@ -244,7 +245,7 @@ describe('tickets.sh (administrator workflow)', () => {
       assert.deepEqual(await sandbox.calls(), ['portal project show --jq .id', 'portal reset --yes']);
     });
 
-    it('keeps the configuration when the controller does not answer: the nodes could not be revoked after', async () => {
+    it('keeps the configuration when the controller does not answer: nobody could revoke the nodes after', async () => {
       await install('postgres');
       await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
       await writeFile(join(sandbox.dir, 'enrolled.down'), '');
