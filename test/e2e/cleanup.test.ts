@@ -52,7 +52,10 @@ async function onTerminal(home: string, args: readonly string[], prompt: string,
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const [code] = (await once(child, 'close')) as [number | null];
-  return { code, output: output.replace(/\r\n/g, '\n') };
+  // Readline moves the cursor on a terminal: the text is what a person reads.
+  // eslint-disable-next-line no-control-regex
+  const text = output.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r+\n/g, '\n');
+  return { code, output: text };
 }
 
 describe('end to end: cleaning up one of two use cases on one embedded controller', function () {
