@@ -129,105 +129,115 @@ describe('end to end: cleaning up one of two use cases on one embedded controlle
     await rm(dir, { recursive: true, force: true });
   });
 
-  const cleanupTitle =
-    "./tickets.sh cleanup revokes only its use case's nodes and cancels only its tickets, then keeps the controller";
-  it(cleanupTitle, async () => {
-    const before = await members();
-    const outletOf = (attribute: string) => before.find((member) => member.attributes.includes(attribute));
-    const webhookOutlet = outletOf('webhook-outlet');
-    const apiOutlet = outletOf('api-outlet');
-    assert.ok(webhookOutlet && apiOutlet, JSON.stringify(before));
-    const ticketsBefore = await openTickets();
-    assert.deepEqual(ticketsBefore.map((ticket) => ticket.grants.attributes).sort(), [
-      ['api-inlet'],
-      ['webhook-inlet'],
-    ]);
-    const webhookTicket = ticketsBefore.find((ticket) => ticket.grants.attributes[0] === 'webhook-inlet');
-    const sealingKey = await readFile(embeddedControllerSealingKey(admin));
-    const trailBefore = jsonLines<{ seq: number }>((await portal(admin, ['project', 'audit', '--json'])).stdout);
+  it(
+    "./tickets.sh cleanup revokes only its use case's nodes and " +
+      'cancels only its tickets, then keeps the controller',
+    async () => {
+      const before = await members();
+      const outletOf = (attribute: string) => before.find((member) => member.attributes.includes(attribute));
+      const webhookOutlet = outletOf('webhook-outlet');
+      const apiOutlet = outletOf('api-outlet');
+      assert.ok(webhookOutlet && apiOutlet, JSON.stringify(before));
+      const ticketsBefore = await openTickets();
+      assert.deepEqual(ticketsBefore.map((ticket) => ticket.grants.attributes).sort(), [
+        ['api-inlet'],
+        ['webhook-inlet'],
+      ]);
+      const webhookTicket = ticketsBefore.find((ticket) => ticket.grants.attributes[0] === 'webhook-inlet');
+      const sealingKey = await readFile(embeddedControllerSealingKey(admin));
+      const trailBefore = jsonLines<{ seq: number }>((await portal(admin, ['project', 'audit', '--json'])).stdout);
 
-    const cleanup = await tickets('webhook', ['cleanup']);
+      const cleanup = await tickets('webhook', ['cleanup']);
 
-    assert.equal(cleanup.code, 2, 'the reset is refused: the controller serves the api use case');
-    assert.equal(
-      cleanup.stdout,
-      `Revoked ${webhookOutlet.id}: its connections are closed and the project was told.\n` +
-        'Retired attribute webhook-outlet; relay webhook: 1 node revoked, 0 unused tickets cancelled.\n' +
-        `Cancelled ticket ${webhookTicket?.id}: it enrolls nobody from now on.\n` +
-        'Retired attribute webhook-inlet: 0 nodes revoked, 1 unused ticket cancelled.\n',
-    );
-    assert.equal(
-      cleanup.stderr,
-      refusal(admin, "it hosts 1 active member besides this machine's own and 1 unused ticket"),
-    );
+      assert.equal(cleanup.code, 2, 'the reset is refused: the controller serves the api use case');
+      assert.equal(
+        cleanup.stdout,
+        `Revoked ${webhookOutlet.id}: its connections are closed and the project was told.\n` +
+          'Retired attribute webhook-outlet; relay webhook: 1 node revoked, 0 unused tickets cancelled.\n' +
+          `Cancelled ticket ${webhookTicket?.id}: it enrolls nobody from now on.\n` +
+          'Retired attribute webhook-inlet: 0 nodes revoked, 1 unused ticket cancelled.\n',
+      );
+      assert.equal(
+        cleanup.stderr,
+        refusal(admin, "it hosts 1 active member besides this machine's own and 1 unused ticket"),
+      );
 
-    const after = await members();
-    const byId = new Map(after.map((member) => [member.id, member]));
-    assert.equal(byId.get(webhookOutlet.id)?.revoked?.reason, 'use case webhook: ./tickets.sh cleanup');
-    assert.equal(byId.get(apiOutlet.id)?.revoked, null, "the other use case's node stays");
-    assert.deepEqual(
-      after.filter((member) => member.revoked !== null).map((member) => member.id),
-      [webhookOutlet.id],
-      'exactly one member revoked',
-    );
-    assert.deepEqual(
-      (await openTickets()).map((ticket) => ticket.grants.attributes),
-      [['api-inlet']],
-      "the other use case's ticket stays",
-    );
-    const verified = await portal(admin, ['project', 'audit', '--verify']);
-    assert.equal(verified.code, 0, verified.stderr);
-    const trailAfter = jsonLines<{ seq: number; event: string }>(
-      (await portal(admin, ['project', 'audit', '--json'])).stdout,
-    );
-    assert.deepEqual(trailAfter.slice(0, trailBefore.length), trailBefore, 'the trail before the cleanup is all there');
-    assert.deepEqual(
-      trailAfter
-        .slice(trailBefore.length)
-        .map((record) => record.event)
-        .sort(),
-      ['revoked', 'ticket-cancelled'],
-    );
-    assert.deepEqual(await readFile(embeddedControllerSealingKey(admin)), sealingKey, 'the sealing key stays');
-    assert.equal(processGone(controllerPid), false, 'the controller still runs');
-  });
+      const after = await members();
+      const byId = new Map(after.map((member) => [member.id, member]));
+      assert.equal(byId.get(webhookOutlet.id)?.revoked?.reason, 'use case webhook: ./tickets.sh cleanup');
+      assert.equal(byId.get(apiOutlet.id)?.revoked, null, "the other use case's node stays");
+      assert.deepEqual(
+        after.filter((member) => member.revoked !== null).map((member) => member.id),
+        [webhookOutlet.id],
+        'exactly one member revoked',
+      );
+      assert.deepEqual(
+        (await openTickets()).map((ticket) => ticket.grants.attributes),
+        [['api-inlet']],
+        "the other use case's ticket stays",
+      );
+      const verified = await portal(admin, ['project', 'audit', '--verify']);
+      assert.equal(verified.code, 0, verified.stderr);
+      const trailAfter = jsonLines<{ seq: number; event: string }>(
+        (await portal(admin, ['project', 'audit', '--json'])).stdout,
+      );
+      assert.deepEqual(
+        trailAfter.slice(0, trailBefore.length),
+        trailBefore,
+        'the trail before the cleanup is all there',
+      );
+      assert.deepEqual(
+        trailAfter
+          .slice(trailBefore.length)
+          .map((record) => record.event)
+          .sort(),
+        ['revoked', 'ticket-cancelled'],
+      );
+      assert.deepEqual(await readFile(embeddedControllerSealingKey(admin)), sealingKey, 'the sealing key stays');
+      assert.equal(processGone(controllerPid), false, 'the controller still runs');
+    },
+  );
 
-  const refusalTitle =
-    'portal reset --yes without a terminal refuses with exit 2 and the line that says how to confirm, removing nothing';
-  it(refusalTitle, async () => {
-    const before = await snapshot(admin);
-    const reset = await portal(admin, ['reset', '--yes']);
-    assert.equal(reset.code, 2);
-    assert.equal(reset.stdout, '');
-    assert.equal(
-      reset.stderr,
-      refusal(admin, "it hosts 1 active member besides this machine's own and 1 unused ticket"),
-    );
-    assert.deepEqual(await snapshot(admin), before);
-    assert.equal(processGone(controllerPid), false);
-  });
+  it(
+    'portal reset --yes without a terminal refuses with exit 2 and the ' +
+      'line that says how to confirm, removing nothing',
+    async () => {
+      const before = await snapshot(admin);
+      const reset = await portal(admin, ['reset', '--yes']);
+      assert.equal(reset.code, 2);
+      assert.equal(reset.stdout, '');
+      assert.equal(
+        reset.stderr,
+        refusal(admin, "it hosts 1 active member besides this machine's own and 1 unused ticket"),
+      );
+      assert.deepEqual(await snapshot(admin), before);
+      assert.equal(processGone(controllerPid), false);
+    },
+  );
 
-  const lastTitle =
-    "the last use case's ./tickets.sh cleanup removes the controller with the configuration, as step 7 says";
-  it(lastTitle, async () => {
-    const cleanup = await tickets('api', ['cleanup']);
-    assert.equal(cleanup.code, 0, cleanup.stderr);
-    assert.match(
-      cleanup.stdout,
-      /^Retired attribute api-outlet; relay api: 1 node revoked, 0 unused tickets cancelled\.$/m,
-    );
-    assert.match(cleanup.stdout, /^Retired attribute api-inlet; tls: 0 nodes revoked, 1 unused ticket cancelled\.$/m);
-    assert.match(
-      cleanup.stdout,
-      new RegExp(
-        String.raw`^Deleted the embedded controller, with 1 project, 3 members \(2 revoked\), \d+ audit records ` +
-          String.raw`and the sealing key without which its backups cannot be restored\.$`,
-        'm',
-      ),
-    );
-    assert.equal(existsSync(admin), false, 'nothing of the administrator is left');
-    assert.equal(processGone(controllerPid), true, 'the controller stopped');
-  });
+  it(
+    "the last use case's ./tickets.sh cleanup removes the controller " +
+      'with the configuration, as step 7 says, without asking',
+    async () => {
+      const cleanup = await tickets('api', ['cleanup']);
+      assert.equal(cleanup.code, 0, cleanup.stderr);
+      assert.match(
+        cleanup.stdout,
+        /^Retired attribute api-outlet; relay api: 1 node revoked, 0 unused tickets cancelled\.$/m,
+      );
+      assert.match(cleanup.stdout, /^Retired attribute api-inlet; tls: 0 nodes revoked, 1 unused ticket cancelled\.$/m);
+      assert.match(
+        cleanup.stdout,
+        new RegExp(
+          String.raw`^Deleted the embedded controller, with 1 project, 3 members \(2 revoked\), \d+ audit records ` +
+            String.raw`and the sealing key without which its backups cannot be restored\.$`,
+          'm',
+        ),
+      );
+      assert.equal(existsSync(admin), false, 'nothing of the administrator is left');
+      assert.equal(processGone(controllerPid), true, 'the controller stopped');
+    },
+  );
 });
 
 describe('end to end: portal reset of an embedded controller that serves others, confirmed', function () {
@@ -259,29 +269,31 @@ describe('end to end: portal reset of an embedded controller that serves others,
     `The embedded controller under ${home} serves more than this machine: it hosts 1 unused ticket.\n` +
     'portal reset would delete it, and with it 1 project, 1 member, ';
 
-  const declineTitle =
-    'asks on a terminal, naming what would be lost; "no" removes nothing; --delete-controller then deletes';
-  it(declineTitle, async () => {
-    const { home, pid } = await serving('declined');
-    const before = await snapshot(home);
-    const declined = await onTerminal(home, ['reset', '--yes'], 'Type yes to delete it: ', 'no');
-    assert.equal(declined.code, 0, declined.output);
-    assert.ok(declined.output.startsWith(prompt(home)), declined.output);
-    assert.match(
-      declined.output,
-      new RegExp(
-        String.raw`\d+ audit records and the sealing key without which its backups cannot be restored\.\n` +
-          String.raw`Type yes to delete it: no\nNothing was removed\.\n$`,
-      ),
-    );
-    assert.deepEqual(await snapshot(home), before);
+  it(
+    'asks on a terminal, naming what would be lost; "no" removes nothing; ' +
+      '--delete-controller then deletes without asking',
+    async () => {
+      const { home, pid } = await serving('declined');
+      const before = await snapshot(home);
+      const declined = await onTerminal(home, ['reset', '--yes'], 'Type yes to delete it: ', 'no');
+      assert.equal(declined.code, 0, declined.output);
+      assert.ok(declined.output.startsWith(prompt(home)), declined.output);
+      assert.match(
+        declined.output,
+        new RegExp(
+          String.raw`\d+ audit records and the sealing key without which its backups cannot be restored\.\n` +
+            String.raw`Type yes to delete it: no\nNothing was removed\.\n$`,
+        ),
+      );
+      assert.deepEqual(await snapshot(home), before);
 
-    const flagged = await portal(home, ['reset', '--yes', '--delete-controller']);
-    assert.equal(flagged.code, 0, flagged.stderr);
-    assert.match(flagged.stdout, /^Deleted the embedded controller, with 1 project, 1 member, /m);
-    assert.equal(existsSync(home), false);
-    assert.equal(processGone(pid), true);
-  });
+      const flagged = await portal(home, ['reset', '--yes', '--delete-controller']);
+      assert.equal(flagged.code, 0, flagged.stderr);
+      assert.match(flagged.stdout, /^Deleted the embedded controller, with 1 project, 1 member, /m);
+      assert.equal(existsSync(home), false);
+      assert.equal(processGone(pid), true);
+    },
+  );
 
   it('deletes it when the terminal answers yes', async () => {
     const { home, pid } = await serving('confirmed');
