@@ -270,7 +270,7 @@ describe('end to end: portal reset of an embedded controller that serves others,
     'portal reset would delete it, and with it 1 project, 1 member, ';
 
   it(
-    'asks on a terminal, naming what would be lost; "no" removes nothing; ' +
+    'asks on a terminal, naming what would be lost; answered no, it removes nothing; ' +
       '--delete-controller then deletes without asking',
     async () => {
       const { home, pid } = await serving('declined');
