@@ -33,8 +33,8 @@ describe('npm start (scripts/demo.ts)', function () {
     if (kept && existsSync(kept))
       spawnSync('bash', [
         '-c',
-        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' reset --yes --delete-controller; ` +
-          `rm -rf '${kept}'`,
+        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' ` +
+          `reset --yes --delete-controller; rm -rf '${kept}'`,
       ]);
   });
 
