@@ -256,7 +256,8 @@ async function cleanup(): Promise<void> {
     }
   }
   if (keep) return stopEmbeddedController();
-  spawnSync(process.execPath, [bundle, 'reset', '--yes'], {
+  // The demo's own controller, with the demo's members in it: nobody else's.
+  spawnSync(process.execPath, [bundle, 'reset', '--yes', '--delete-controller'], {
     env: { ...process.env, PORTAL_HOME: join(work, 'admin') },
   });
   rmSync(work, { recursive: true, force: true });
@@ -295,10 +296,9 @@ try {
       `\nKept ${work}: each PORTAL_HOME there holds its identity, so the node commands above start the nodes again ` +
         'without a new ticket.',
     );
-    console.log(
-      `Remove it with:\n      $ ${typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes'])} ` +
-        `&& rm -rf ${shellQuote(work)}`,
-    );
+    // The demo's own controller, with only the demo's members in it.
+    const reset = typed({ PORTAL_HOME: join(work, 'admin') }, ['portal', 'reset', '--yes', '--delete-controller']);
+    console.log(`Remove it with:\n      $ ${reset} && rm -rf ${shellQuote(work)}`);
   }
 }
 process.exitCode = failed ? 1 : 0;

@@ -10,10 +10,12 @@ const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
 
 const unitFiles = [
+  'test/cli/controller-holdings.test.ts',
   'test/cli/controller-sealing-key.test.ts',
   'test/cli/member-tables.test.ts',
   'test/cli/node-show.test.ts',
   'test/cli/restore-next-steps.test.ts',
+  'test/cli/retire-matching.test.ts',
   'test/cli/status-listen.test.ts',
   'test/compile/generated-types.test.ts',
   'test/compile/golden.test.ts',

@@ -4,7 +4,10 @@
 #   ./tickets.sh [tickets] CONTROLLER   install portal if needed, enroll, write outlet.ticket and inlet.ticket
 #   ./tickets.sh verify                 check the portal through the inlet (INLET_HOST: where it is, default localhost;
 #                                       INLET_PORT: its port, default the manifest's)
-#   ./tickets.sh cleanup                delete both stacks and remove this machine's portal configuration
+#   ./tickets.sh cleanup                delete both stacks, revoke this use case's nodes and cancel its unused tickets,
+#                                       then remove this machine's portal configuration; an embedded controller that
+#                                       still serves other use cases stays unless a terminal or --delete-controller
+#                                       confirms deleting it
 #
 # CONTROLLER says where the nodes enroll: an address that both of them reach (README.md, step 3).
 #   --controller HOST:PORT --code CODE  a controller that portal controller start runs, and the admin code it printed
@@ -21,7 +24,7 @@ set -euo pipefail
 
 usage() {
   echo "usage: $0 [tickets] [--controller HOST:PORT --code CODE | --public-address HOST:PORT | --local]" >&2
-  echo "       $0 verify | cleanup" >&2
+  echo "       $0 verify | cleanup [--delete-controller]" >&2
   exit 2
 }
 
@@ -31,6 +34,7 @@ CONTROLLER="${PORTAL_CONTROLLER:-$CONTROLLER}"
 ADMIN_CODE="${PORTAL_ADMIN_CODE:-}"
 PUBLIC_ADDRESS="${PORTAL_PUBLIC_ADDRESS:-}"
 LOCAL=no
+DELETE_CONTROLLER=no
 INSTALL_URL=''
 INSTALL_URL="${PORTAL_INSTALL_URL:-$INSTALL_URL}"
 while [ $# -gt 0 ]; do
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
     --code) [ $# -ge 2 ] || usage; ADMIN_CODE=$2; shift ;;
     --public-address) [ $# -ge 2 ] || usage; PUBLIC_ADDRESS=$2; shift ;;
     --local) LOCAL=yes ;;
+    --delete-controller) DELETE_CONTROLLER=yes ;;
     *) usage ;;
   esac
   shift
@@ -111,7 +116,26 @@ cleanup() {
     aws cloudformation delete-stack --stack-name postgres-outlet
     echo "The stacks keep each node's file system, sealing-key secret and status log group; README.md, step 7, says how to remove them."
   fi
-  portal reset --yes
+  # This use case's nodes and tickets only (the controller may serve others), and before the
+  # configuration goes: without it nobody here could revoke them any more.
+  ADMINISTERS=yes
+  portal project show --jq .id >/dev/null 2>&1 || ADMINISTERS=$?
+  case "$ADMINISTERS" in
+    yes)
+      portal project retire --attribute postgres-outlet --relay postgres --reason 'use case postgres: ./tickets.sh cleanup'
+      portal project retire --attribute postgres-inlet --reason 'use case postgres: ./tickets.sh cleanup'
+      ;;
+    2) echo "This machine administers no project: no node or ticket to take out." ;;
+    *)
+      echo "the controller does not answer (portal project show), so this use case's nodes cannot be revoked; this machine's portal configuration stays: run $0 cleanup again once it answers" >&2
+      exit 1
+      ;;
+  esac
+  if [ "$DELETE_CONTROLLER" = yes ]; then
+    portal reset --yes --delete-controller
+  else
+    portal reset --yes
+  fi
 }
 
 case "$COMMAND" in

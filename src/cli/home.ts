@@ -9,6 +9,8 @@ export function portalHome(environment: NodeJS.ProcessEnv = process.env): string
 
 export const adminDirectory = (home: string) => join(home, 'admin');
 export const embeddedControllerDirectory = (home: string) => join(home, 'controller');
+/** The embedded controller's store: its projects, members, tickets and audit trail. */
+export const embeddedControllerStore = (home: string) => join(home, 'controller', 'controller.db');
 export const embeddedControllerRuntime = (home: string) => join(home, 'controller', 'runtime.json');
 /** Where the embedded controller listens and what tickets name: kept so that a restart keeps them. */
 export const embeddedControllerSettings = (home: string) => join(home, 'controller', 'embedded.json');

@@ -8,7 +8,7 @@ import { InputError, printable } from '../shared/errors.ts';
 import { adminRequest } from './administrator.ts';
 import { portalHome } from './home.ts';
 import { memberIdPattern } from './project-members.ts';
-import { relayFlags } from './relay-flags.ts';
+import { relayFlags } from './ticket-flags.ts';
 
 export function registerGrant(project: Command): void {
   project

@@ -10,8 +10,9 @@ import { portalHome } from './home.ts';
 import { printable, selectPath } from './jq-path.ts';
 import { registerGrant } from './project-grant.ts';
 import { registerMembers } from './project-members.ts';
-import { relayFlags } from './relay-flags.ts';
+import { attributeFlags, relayFlags } from './ticket-flags.ts';
 import { registerProjectAudit } from './project-audit.ts';
+import { registerRetire } from './project-retire.ts';
 
 export interface TicketOptions {
   /** @default "10h" */
@@ -87,6 +88,7 @@ export function registerProject(program: Command): void {
     });
   registerMembers(project);
   registerGrant(project);
+  registerRetire(project);
   project
     .command('ca')
     .description("print the project's certificate authority (PEM), for clients of TLS inlets")
@@ -95,22 +97,6 @@ export function registerProject(program: Command): void {
       process.stdout.write(String(answer.certificate));
     });
   registerProjectAudit(project);
-}
-
-/**
- * The --attribute values as the ticket request carries them, comma-joined like --relay (the controller
- * checks each, that each key comes once, and how many there are).
- */
-export function attributeFlags(attributes: readonly string[]): string {
-  const joined = attributes.find((attribute) => attribute.includes(','));
-  if (joined !== undefined)
-    throw new InputError('BAD_FLAG', `--attribute ${joined} holds a comma`, {
-      hint: `give one attribute per --attribute: ${joined
-        .split(',')
-        .map((attribute) => `--attribute ${attribute}`)
-        .join(' ')}`,
-    });
-  return attributes.join(',');
 }
 
 /**

@@ -12,6 +12,7 @@ import { readIdentityRecord, type IdentityRecord } from '../node/identity-store.
 import { nodeDirectory, runtimeFile } from '../node/node.ts';
 import { identityLeftLine, revokedNoteFile } from '../node/self-revocation.ts';
 import { relayDirectory } from '../relay/relay-node.ts';
+import { othersHosted, readControllerHoldings, whatIsLost, type HoldingsReading } from './controller-holdings.ts';
 import { readEmbeddedController, stopEmbeddedController } from './embedded-controller.ts';
 import { installationEntries, portalHome } from './home.ts';
 import { resetPollMs } from './limits.ts';
@@ -21,10 +22,16 @@ export function registerReset(program: Command): void {
     .command('reset')
     .description(
       'stop the embedded controller and remove the Portal state under $PORTAL_HOME (the installed program stays); ' +
-        'with --yes, a node or relay running with this home is stopped first',
+        'with --yes, a node or relay running with this home is stopped first; an embedded controller that hosts ' +
+        'other projects, active members or unused tickets goes only when a terminal or --delete-controller confirms it',
     )
     .option('--yes', 'do not ask for confirmation, and stop a node or relay that runs with this home')
-    .action(async (options: { yes?: boolean }) => {
+    .option(
+      '--delete-controller',
+      'delete the embedded controller even when it hosts other projects, active members or unused tickets ' +
+        '(without it, only a terminal can confirm that)',
+    )
+    .action(async (options: { yes?: boolean; deleteController?: boolean }) => {
       const home = portalHome();
       // How long a node or relay told to stop may take: its drain, as this environment gives it, and a margin.
       const waitMs = stopWaitMs(drainFromEnvironment(process.env));
@@ -39,17 +46,37 @@ export function registerReset(program: Command): void {
           },
         );
       }
-      if (!options.yes) {
+      const holdings = await readControllerHoldings(home);
+      const hosted = holdings && othersHosted(holdings);
+      if (hosted && !options.deleteController) {
+        // --yes confirms removing this machine's state, not other people's portals: that takes a person or the flag.
+        if (!process.stdin.isTTY)
+          throw new InputError(
+            'CONTROLLER_IN_USE',
+            `portal reset would delete the embedded controller under ${home}, and ${hosted}; nothing was removed`,
+            {
+              hint:
+                'to delete it with all it holds, run portal reset --yes --delete-controller; to keep it, take out ' +
+                'what it still serves first (portal project members and tickets; portal project retire) ' +
+                'or keep this PORTAL_HOME',
+            },
+          );
+        const question =
+          `The embedded controller under ${home} serves more than this machine: ${hosted}.\n` +
+          `portal reset would delete it, and with it ${lossOf(holdings)}.\n` +
+          'Type yes to delete it: ';
+        if (!/^yes$/i.test(await ask(question))) {
+          console.log('Nothing was removed.');
+          return;
+        }
+      } else if (!options.yes) {
         if (!process.stdin.isTTY)
           throw new InputError(
             'CONFIRMATION_NEEDED',
             `portal reset removes the identities and projects under ${home}`,
             { hint: 'add --yes to confirm' },
           );
-        const prompt = createInterface({ input: process.stdin, output: process.stdout });
-        const answer = await prompt.question(`Remove the Portal state under ${home}? [y/N] `);
-        prompt.close();
-        if (!/^y(es)?$/i.test(answer.trim())) return;
+        if (!/^y(es)?$/i.test(await ask(`Remove the Portal state under ${home}? [y/N] `))) return;
       }
       for (const { what, file, holder } of running) {
         await stopProcess(holder, what, file, waitMs);
@@ -68,8 +95,24 @@ export function registerReset(program: Command): void {
       );
       if (entries.every((entry) => !keep.has(entry))) await rm(home, { recursive: true, force: true });
       console.log(`Reset: removed the Portal state under ${home}.`);
+      if (holdings) console.log(`Deleted the embedded controller, with ${lossOf(holdings)}.`);
       for (const { what, record, revokedAt } of identities) console.log(identityLeftLine(what, record, revokedAt));
     });
+}
+
+function lossOf(reading: HoldingsReading): string {
+  return 'holdings' in reading
+    ? whatIsLost(reading.holdings)
+    : 'its store, its audit trail and the sealing key without which its backups cannot be restored';
+}
+
+async function ask(question: string): Promise<string> {
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await prompt.question(question)).trim();
+  } finally {
+    prompt.close();
+  }
 }
 
 interface MemberIdentity {

@@ -31,6 +31,23 @@ export function ticketCommand(ticket: Ticket): string[] {
   ];
 }
 
+/**
+ * The `portal project retire` line that takes out what `ticketCommand(ticket)` issued: its unused
+ * tickets and the nodes enrolled with them, with the use case named as the reason.
+ */
+export function retireCommand(ticket: Ticket, usecase: string): string[] {
+  return [
+    'portal',
+    'project',
+    'retire',
+    ...ticket.attributes.flatMap((attribute) => ['--attribute', attribute]),
+    ...ticket.relays.flatMap((relay) => ['--relay', relay]),
+    ...(ticket.tls ? ['--tls'] : []),
+    '--reason',
+    `use case ${usecase}: ./tickets.sh cleanup`,
+  ];
+}
+
 /** The request body of spec 4.4, as the guide sends it. */
 export const modelRequestBody = JSON.stringify({
   inputText: 'Explain in one sentence what an end-to-end encrypted tunnel is.',
@@ -103,6 +120,8 @@ export function guideContext(useCase: UseCase) {
     otherStatusPort: useCase.statusPort < 65535 ? useCase.statusPort + 1 : useCase.statusPort - 1,
     outletTicketCommand: ticketCommand(useCase.tickets.outlet),
     inletTicketCommand: ticketCommand(useCase.tickets.inlet),
+    outletRetireCommand: retireCommand(useCase.tickets.outlet, useCase.usecase),
+    inletRetireCommand: retireCommand(useCase.tickets.inlet, useCase.usecase),
     outletAttribute: useCase.tickets.outlet.attributes.join(', '),
     inletAttribute: useCase.tickets.inlet.attributes.join(', '),
     // What each side admits, as its allow says (the other ticket's attribute unless an expression is given).

@@ -41,6 +41,11 @@ export const errorCodes = [
   'ALREADY_ENROLLED',
   /** `portal reset` would remove the identity of a process that is running. */
   'HOME_IN_USE',
+  /**
+   * `portal reset` would delete an embedded controller that hosts other projects, active members or
+   * unused tickets, and no terminal could confirm it: `--delete-controller` does. Nothing was removed.
+   */
+  'CONTROLLER_IN_USE',
   /** `portal reset` may not stop a process of another user. */
   'NOT_PERMITTED',
   /** A process did not stop within its time after SIGTERM; nothing was removed. */

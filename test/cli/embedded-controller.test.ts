@@ -22,7 +22,7 @@ describe('portal enroll with the embedded controller', function () {
   });
 
   after(async () => {
-    await portal(home, ['reset', '--yes']);
+    await portal(home, ['reset', '--yes', '--delete-controller']);
     await rm(home, { recursive: true, force: true });
   });
 
@@ -219,6 +219,21 @@ describe('portal enroll with the embedded controller', function () {
       [runtime.address, 10_000],
       'where it listens and how long it drains, for whoever stops it',
     );
+    // A ticket an earlier test issued is still unused: the controller serves someone to come, so --yes is not enough.
+    const serving = await portal(home, ['reset', '--yes']);
+    assert.equal(serving.code, 2);
+    assert.match(
+      serving.stderr,
+      /and it hosts 1 unused ticket; nothing was removed; .*portal reset --yes --delete-controller/,
+    );
+    const [pending] = (await portal(home, ['project', 'tickets', '--json'])).stdout.trim().split('\n');
+    const cancelled = await portal(home, [
+      'project',
+      'ticket',
+      'cancel',
+      (JSON.parse(pending ?? '{}') as { id: string }).id,
+    ]);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
     const run = await portal(home, ['reset']);
     assert.equal(run.code, 2, 'asks for --yes when nobody can answer a prompt');
     assert.match(run.stderr, /add --yes to confirm/);

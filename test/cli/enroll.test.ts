@@ -21,7 +21,7 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
 
   afterEach(async () => {
     for (const node of nodes.splice(0)) await node.stop();
-    await portal(home, ['reset', '--yes']);
+    await portal(home, ['reset', '--yes', '--delete-controller']);
     await rm(home, { recursive: true, force: true });
   });
 

@@ -124,7 +124,7 @@ describe('install.sh: the one-line installer (spec section 1, step 2)', function
           `sh ${join(projectRoot, 'install.sh')} file://${join(dir, 'packed', tarball as string)}`,
           'source "$HOME/.portal/env"',
           // Whatever happens, the embedded controller enroll starts is stopped.
-          "trap 'portal reset --yes >/dev/null' EXIT",
+          "trap 'portal reset --yes --delete-controller >/dev/null' EXIT",
           'portal enroll',
           'portal project ticket --expires-in 10h --usage-count 1 --attribute db-inlet > inlet.ticket',
         ].join(' && '),

@@ -21,6 +21,7 @@ case "$1 $2" in
     esac ;;
   "project ticket") echo "pt1_ticket_for_$(echo "$*" | sed 's/.*--attribute \\([a-z-]*\\).*/\\1/')" ;;
   "project show")
+    [ -f "$state.down" ] && { echo "portal: cannot reach the controller" >&2; exit 1; }
     [ -f "$state" ] || { echo "portal: not enrolled" >&2; exit 2; }
     case "$4" in
       .network_domain) echo tunnels.test ;;
@@ -206,16 +207,56 @@ describe('tickets.sh (administrator workflow)', () => {
     assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('aws ')));
   });
 
-  it('cleans up both stacks and resets portal', async () => {
-    await install('postgres');
-    await sandbox.stub('aws');
-    const run = runTickets(sandbox, 'postgres', ['cleanup']);
-    assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual(await sandbox.calls(), [
-      'aws cloudformation delete-stack --stack-name postgres-inlet',
-      'aws cloudformation delete-stack --stack-name postgres-outlet',
-      'portal reset --yes',
-    ]);
+  describe('cleanup', () => {
+    const reason = '--reason use case postgres: ./tickets.sh cleanup';
+    const retireLines = [
+      `portal project retire --attribute postgres-outlet --relay postgres ${reason}`,
+      `portal project retire --attribute postgres-inlet ${reason}`,
+    ];
+
+    it("deletes both stacks, retires this use case's tickets and nodes, then resets portal", async () => {
+      await install('postgres');
+      await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
+      await sandbox.stub('aws');
+      const run = runTickets(sandbox, 'postgres', ['cleanup']);
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(await sandbox.calls(), [
+        'aws cloudformation delete-stack --stack-name postgres-inlet',
+        'aws cloudformation delete-stack --stack-name postgres-outlet',
+        'portal project show --jq .id',
+        ...retireLines,
+        'portal reset --yes',
+      ]);
+    });
+
+    it('passes --delete-controller on to portal reset, and only then', async () => {
+      await install('postgres');
+      await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
+      const run = runTickets(sandbox, 'postgres', ['cleanup', '--delete-controller']);
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual((await sandbox.calls()).at(-1), 'portal reset --yes --delete-controller');
+    });
+
+    it('on a machine that administers no project, retires nothing and resets', async () => {
+      await install('postgres');
+      const run = runTickets(sandbox, 'postgres', ['cleanup']);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, 'This machine administers no project: no node or ticket to take out.\n');
+      assert.deepEqual(await sandbox.calls(), ['portal project show --jq .id', 'portal reset --yes']);
+    });
+
+    it('keeps the configuration when the controller does not answer: nobody could revoke the nodes after', async () => {
+      await install('postgres');
+      await writeFile(join(sandbox.dir, 'enrolled'), 'ctl.example.net:4000\n');
+      await writeFile(join(sandbox.dir, 'enrolled.down'), '');
+      const run = runTickets(sandbox, 'postgres', ['cleanup']);
+      assert.equal(run.status, 1);
+      assert.match(
+        run.stderr,
+        /^the controller does not answer \(portal project show\), so this use case's nodes cannot be revoked; /,
+      );
+      assert.deepEqual(await sandbox.calls(), ['portal project show --jq .id']);
+    });
   });
 
   it('refuses an unknown step with its usage and exit code 2', async () => {
@@ -229,7 +270,7 @@ describe('tickets.sh (administrator workflow)', () => {
           String.raw`\[--controller HOST:PORT --code CODE \| --public-address HOST:PORT \| --local\]\n`,
       ),
     );
-    assert.match(run.stderr, /\n {7}.*tickets\.sh verify \| cleanup\n$/);
+    assert.match(run.stderr, /\n {7}.*tickets\.sh verify \| cleanup \[--delete-controller\]\n$/);
   });
 
   describe('the controller the nodes enroll with', () => {

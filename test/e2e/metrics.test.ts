@@ -148,7 +148,7 @@ describe('end to end: the embedded controller of portal enroll serves its status
   });
 
   after(async () => {
-    await portal(home, ['reset', '--yes']);
+    await portal(home, ['reset', '--yes', '--delete-controller']);
     await rm(home, { recursive: true, force: true });
   });
 

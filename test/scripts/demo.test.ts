@@ -33,8 +33,8 @@ describe('npm start (scripts/demo.ts)', function () {
     if (kept && existsSync(kept))
       spawnSync('bash', [
         '-c',
-        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' reset --yes; ` +
-          `rm -rf '${kept}'`,
+        `PORTAL_HOME='${kept}/admin' '${process.execPath}' '${join(projectRoot, 'dist/portal.mjs')}' ` +
+          `reset --yes --delete-controller; rm -rf '${kept}'`,
       ]);
   });
 
@@ -88,7 +88,7 @@ describe('npm start (scripts/demo.ts)', function () {
       assert.equal(shown.status, 0, shown.stderr);
       assert.match(shown.stdout, /"id": "p[0-9a-f]{16}"/);
       const remove = /^Remove it with:\n {6}\$ (.*)$/m.exec(run.stdout)?.[1];
-      assert.equal(remove, `PORTAL_HOME=${kept}/admin portal reset --yes && rm -rf ${kept}`);
+      assert.equal(remove, `PORTAL_HOME=${kept}/admin portal reset --yes --delete-controller && rm -rf ${kept}`);
       const removed = spawnSync('bash', ['-c', remove], { encoding: 'utf8', env: { ...process.env, PATH: path } });
       assert.equal(removed.status, 0, removed.stderr);
       assert.equal(existsSync(kept), false);

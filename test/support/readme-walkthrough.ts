@@ -126,7 +126,7 @@ export async function startQuickStart(dir: string, postgres: Postgres, running: 
 /** Stops what the administrator's `portal enroll` started under `dir` (its embedded controller), if anything. */
 export async function resetAdministrator(dir: string): Promise<void> {
   const env = { ...process.env, NODE_DEVELOPER: undefined, PATH: `${await portalOnPath(dir)}:${process.env.PATH}` };
-  await bash('portal reset --yes', join(dir, 'admin'), env).catch(() => undefined);
+  await bash('portal reset --yes --delete-controller', join(dir, 'admin'), env).catch(() => undefined);
 }
 
 /** Stops a foreground node as Ctrl-C does; resolves once it exited cleanly. */

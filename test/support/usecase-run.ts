@@ -122,7 +122,7 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     },
     async close() {
       for (const node of started) await node.stop();
-      await portal(adminHome, ['reset', '--yes']);
+      await portal(adminHome, ['reset', '--yes', '--delete-controller']);
       await rm(dir, { recursive: true, force: true });
     },
   };
