@@ -55,20 +55,30 @@ async function reloadNode(options: NodeReloadOptions): Promise<void> {
   } finally {
     // Not taken (refused, or no answer): the kept copy goes back to what the node runs.
     if (replaced !== undefined && outcome?.outcome !== 'applied' && outcome?.outcome !== 'failed')
-      await writeKeptConfiguration(home, replaced);
+      await writeKeptConfiguration(home, replaced.previous);
   }
   if (outcome.outcome === 'applied') {
     console.log(`Reloaded the configuration of the node (process ${runtime.pid}): ${outcome.message}.`);
     return;
   }
-  throw refusal(outcome);
+  // The problems of a document given here are located in it as given, not in the copy the node read.
+  throw refusal(replaced ? locatedIn(outcome, keptConfigurationFile(home), replaced.name) : outcome);
+}
+
+function locatedIn(outcome: ReloadOutcome, kept: string, name: string): ReloadOutcome {
+  const problems = outcome.problems.map((problem) => (problem.file === kept ? { ...problem, file: name } : problem));
+  return { ...outcome, problems };
 }
 
 /**
- * Puts `value` in place of the configuration the node keeps; returns what was there. A node that reads
- * a file of its own is refused: the operator's file stays the one truth.
+ * Puts `value` in place of the configuration the node keeps; returns what was there, and the name of
+ * what was given. A node that reads a file of its own is refused: the operator's file stays the one truth.
  */
-async function replaceKept(home: string, runtime: RuntimeRecord, value: string): Promise<string> {
+async function replaceKept(
+  home: string,
+  runtime: RuntimeRecord,
+  value: string,
+): Promise<{ previous: string; name: string }> {
   const kept = keptConfigurationFile(home);
   if (runtime.configuration === undefined)
     throw new RuntimeFailure('NODE_DOWN', `the node (process ${runtime.pid}) is starting`, {
@@ -81,11 +91,13 @@ async function replaceKept(home: string, runtime: RuntimeRecord, value: string):
         'so --configuration would be overwritten by that file at its next reload',
       { hint: `edit ${runtime.configuration} and run portal node reload without --configuration` },
     );
-  const { text } =
-    value === '-' ? { text: await standardInput() } : await readConfigurationArgument(value, '--configuration');
+  const { name, text } =
+    value === '-'
+      ? { name: 'standard input', text: await standardInput() }
+      : await readConfigurationArgument(value, '--configuration');
   const previous = await readKeptConfiguration(home);
   await writeKeptConfiguration(home, text);
-  return previous ?? text;
+  return { previous: previous ?? text, name };
 }
 
 async function standardInput(): Promise<string> {

@@ -105,10 +105,10 @@ describe('portal node reload: its outcome and exit code', function () {
       JSON.stringify({ 'http-server-port': 23999, 'tcp-inlet': { from: '127.0.0.1:0', via: 'b', allow: 'x' } }),
     ]);
     assert.equal(refused.code, 2);
-    // Located in the kept copy, where the node read it.
+    // Located in the document as given.
     assert.ok(
       refused.stderr.startsWith(
-        `${kept}:1:21: /http-server-port: the status server's port cannot change while the node runs`,
+        "--configuration:1:21: /http-server-port: the status server's port cannot change while the node runs",
       ),
       refused.stderr,
     );
