@@ -3,7 +3,21 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  copyFile,
+  lchown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorld } from '../support/portal-world.ts';
@@ -392,6 +406,20 @@ describe('portal service install: systemd units', function () {
           (await nodeStatus(home)).inlets.map((entry) => entry.name),
           ['a', 'b'],
         );
+
+        // The node's user owns its home: a link it plants where the kept copy is must not make root read
+        // a file of root's into it, nor write through the link.
+        const secret = join(dir, 'etc', 'root-only.secret');
+        await writeFile(secret, 'root-only-contents\n', { mode: 0o600 });
+        const keptFile = join(home, 'node', 'configuration');
+        await rm(keptFile);
+        await symlink(secret, keptFile);
+        await lchown(keptFile, nobody.uid, nobody.gid);
+        const planted = await reloadUnit(unit);
+        assert.equal(planted.code, 2, planted.stderr);
+        assert.equal(await readFile(secret, 'utf8'), 'root-only-contents\n', 'nothing written through the link');
+        assert.equal((await lstat(keptFile)).isSymbolicLink(), false, 'the link was replaced, not followed');
+        assert.ok(!(await readFile(keptFile, 'utf8')).includes('root-only-contents'), 'root read nothing through it');
         await node.stop();
       } finally {
         await world.close();
