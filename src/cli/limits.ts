@@ -36,6 +36,9 @@ export const adminCodeLifetimeMs = 24 * 3600_000;
  */
 export const reloadAnswerMs = 15_000;
 
+/** The most `portal node reload --configuration -` reads from standard input: a node configuration is small. */
+export const configurationInputBytes = 1024 * 1024;
+
 /** How often `portal node reload` reads the node's /show while it waits. */
 export const reloadPollMs = 50;
 

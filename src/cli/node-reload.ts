@@ -1,18 +1,28 @@
 /**
- * `portal node reload`: the node of this PORTAL_HOME reads its configuration file again. The node is
- * found through its runtime file, sent SIGHUP, and its /show read until its reload count moves; the
- * outcome is printed. Exit 0 when applied, 2 (with each problem located) when the configuration is
- * refused, 1 when no node runs or it does not answer.
+ * `portal node reload [--configuration DOC|FILE|-]`: the node of this PORTAL_HOME reads its
+ * configuration file again. The node is found through its runtime file, sent SIGHUP, and its /show
+ * read until its reload count moves; the outcome is printed. With --configuration, the document first
+ * replaces the one the node keeps in its home (a node started inline or from a systemd credential:
+ * kept-configuration.ts), and is taken back if the node refuses it. Exit 0 when applied, 2 (with each
+ * problem located) when the configuration is refused, 1 when no node runs or it does not answer.
  */
 import type { Command } from 'commander';
+import { readConfigurationArgument } from '../node/config.ts';
 import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
+import { keptConfigurationFile, readKeptConfiguration, writeKeptConfiguration } from '../node/kept-configuration.ts';
 import { runtimeFile } from '../node/node.ts';
 import type { NodeShow, ReloadOutcome, ReloadShow } from '../node/show.ts';
 import { knownCode } from '../shared/error-codes.ts';
 import { InputError, RuntimeFailure, ValidationError } from '../shared/errors.ts';
 import { portalHome } from './home.ts';
 import { readNodeShow } from './status-request.ts';
-import { reloadAnswerMs, reloadPollMs, statusAnswerMs } from './limits.ts';
+import { configurationInputBytes, reloadAnswerMs, reloadPollMs, statusAnswerMs } from './limits.ts';
+import { readStandardInput } from './ticket-input.ts';
+
+export interface NodeReloadOptions {
+  /** A new configuration (a document, a file, or - for standard input) for a node that keeps its own. */
+  readonly configuration?: string;
+}
 
 export function registerNodeReload(node: Command): void {
   node
@@ -21,10 +31,15 @@ export function registerNodeReload(node: Command): void {
       'make the running node read its configuration file again: portals added, removed or changed, ' +
         'the others untouched',
     )
-    .action(async () => reloadNode());
+    .option(
+      '--configuration <json-or-yaml>',
+      'the new configuration (a document, a file, or - for standard input) of a node started with its ' +
+        'configuration inline or from a systemd credential: it replaces the copy the node keeps in PORTAL_HOME',
+    )
+    .action(async (options: NodeReloadOptions) => reloadNode(options));
 }
 
-async function reloadNode(): Promise<void> {
+async function reloadNode(options: NodeReloadOptions): Promise<void> {
   const home = portalHome();
   const runtime = await runningHolder(runtimeFile(home));
   if (!runtime)
@@ -32,6 +47,72 @@ async function reloadNode(): Promise<void> {
       hint: 'start it with portal node create --foreground, or give the PORTAL_HOME it runs with',
     });
   const before = await reloadsOf(runtime);
+  const replaced =
+    options.configuration === undefined ? undefined : await replaceKept(home, runtime, options.configuration);
+  let outcome: ReloadOutcome | undefined;
+  try {
+    outcome = await signalAndWait(runtime, before.count);
+  } finally {
+    // Not taken (refused, or no answer): the kept copy goes back to what the node runs.
+    if (replaced !== undefined && outcome?.outcome !== 'applied' && outcome?.outcome !== 'failed')
+      await writeKeptConfiguration(home, replaced.previous);
+  }
+  if (outcome.outcome === 'applied') {
+    console.log(`Reloaded the configuration of the node (process ${runtime.pid}): ${outcome.message}.`);
+    return;
+  }
+  // The problems of a document given here are located in it as given, not in the copy the node read.
+  throw refusal(replaced ? locatedIn(outcome, keptConfigurationFile(home), replaced.name) : outcome);
+}
+
+function locatedIn(outcome: ReloadOutcome, kept: string, name: string): ReloadOutcome {
+  const problems = outcome.problems.map((problem) => (problem.file === kept ? { ...problem, file: name } : problem));
+  return { ...outcome, problems };
+}
+
+/**
+ * Puts `value` in place of the configuration the node keeps; returns what was there, and the name of
+ * what was given. A node that reads a file of its own is refused: the operator's file stays the one truth.
+ */
+async function replaceKept(
+  home: string,
+  runtime: RuntimeRecord,
+  value: string,
+): Promise<{ previous: string; name: string }> {
+  const kept = keptConfigurationFile(home);
+  if (runtime.configuration === undefined)
+    throw new RuntimeFailure('NODE_DOWN', `the node (process ${runtime.pid}) is starting`, {
+      hint: 'run portal node reload again once it is up',
+    });
+  if (runtime.configuration !== kept)
+    throw new InputError(
+      'BAD_FLAG',
+      `the node (process ${runtime.pid}) reads its configuration from ${runtime.configuration}, ` +
+        'so --configuration would be overwritten by that file at its next reload',
+      { hint: `edit ${runtime.configuration} and run portal node reload without --configuration` },
+    );
+  const { name, text } =
+    value === '-'
+      ? { name: 'standard input', text: await standardInput() }
+      : await readConfigurationArgument(value, '--configuration');
+  const previous = await readKeptConfiguration(home);
+  await writeKeptConfiguration(home, text);
+  return { previous: previous ?? text, name };
+}
+
+async function standardInput(): Promise<string> {
+  try {
+    return await readStandardInput(configurationInputBytes);
+  } catch (error) {
+    throw new InputError(
+      'CONFIGURATION_UNREADABLE',
+      `cannot read the configuration from standard input: ${(error as Error).message}`,
+      { hint: 'give --configuration - a JSON or YAML document on standard input, or a file' },
+    );
+  }
+}
+
+async function signalAndWait(runtime: RuntimeRecord, count: number): Promise<ReloadOutcome> {
   try {
     process.kill(runtime.pid, 'SIGHUP');
   } catch (error) {
@@ -43,12 +124,7 @@ async function reloadNode(): Promise<void> {
       },
     );
   }
-  const outcome = await outcomeAfter(runtime, before.count);
-  if (outcome.outcome === 'applied') {
-    console.log(`Reloaded the configuration of the node (process ${runtime.pid}): ${outcome.message}.`);
-    return;
-  }
-  throw refusal(outcome);
+  return outcomeAfter(runtime, count);
 }
 
 /** The node's reloads so far; a node that is not up yet, or of a version that does not reload, is refused. */

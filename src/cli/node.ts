@@ -15,6 +15,7 @@ import { loggerFromEnvironment, type Logger } from '../node/logger.ts';
 import type { ConfigurationSource } from '../node/node-options.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from '../node/connection-bounds.ts';
 import { runningHolder } from '../node/home-claim.ts';
+import { keepsConfiguration } from '../node/kept-configuration.ts';
 import { defaultWarmStreams, maxWarmStreams } from '../node/limits.ts';
 import { runtimeFile, startNode } from '../node/node.ts';
 import { portalLabel } from '../node/portals.ts';
@@ -92,7 +93,10 @@ async function loadConfiguration(options: NodeCreateOptions): Promise<LoadedConf
   const config = parseNodeConfig(name, text, { environment: process.env });
   const ticket = await ticketFromFlags(options, config.ticket);
   const { ticket: documentTicket, ...rest } = config;
-  const source: ConfigurationSource = { file, flag, ticket: documentTicket };
+  // A document that cannot be read again (inline, or a systemd credential) is kept in the home for reloads.
+  const source: ConfigurationSource = keepsConfiguration(file, process.env)
+    ? { file: undefined, flag, ticket: documentTicket, keep: text }
+    : { file, flag, ticket: documentTicket };
   return ticket ? { config: rest, ticket, source } : { config: rest, source };
 }
 

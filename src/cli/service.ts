@@ -150,6 +150,7 @@ async function unitFor(
     home,
     program: await unitProgram({ node: process.execPath, nodeArguments: process.execArgv, script: process.argv[1] }),
     arguments: [...parts.words, ...extra],
+    ...(parts.reload ? { reload: parts.reload } : {}),
     credentials: parts.credentials,
     environment: [...environment, ...parts.environment],
     drainMs,
@@ -161,6 +162,8 @@ async function unitFor(
 /** What a role adds to a unit: the command's words, the credentials they name, and environment. */
 interface RoleParts {
   readonly words: Word[];
+  /** A node's ExecReload= arguments. */
+  readonly reload?: Word[];
   readonly credentials: Credential[];
   readonly environment: (readonly [string, Word])[];
   readonly privilegedPort: boolean;
@@ -197,6 +200,8 @@ async function nodeParts(
     // A credential too: the service user needs no access to /etc/portal, and a ticket in it stays private.
     words: ['node', 'create', '--foreground', '--configuration', { credential: configurationCredential }],
     credentials: [{ id: configurationCredential, path: configuration }],
+    // The source file, not the credential: systemd copied that at start, and never again.
+    reload: ['node', 'reload', '--configuration', configuration],
     environment: [],
     privilegedPort: listens.some(belowPort1024),
   };

@@ -25,7 +25,8 @@ export async function readTicketFile(path: string): Promise<string> {
   return text.trim();
 }
 
-async function readStandardInput(limit: number): Promise<string> {
+/** Standard input whole, refused past `limit` bytes. */
+export async function readStandardInput(limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of process.stdin) {

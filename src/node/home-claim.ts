@@ -23,11 +23,13 @@ export interface RuntimeRecord {
   readonly statusPort?: number;
   /** host:port of a relay's status server, which may listen elsewhere than on 127.0.0.1. */
   readonly statusAddress?: string;
+  /** A node's: the file it reads again on a reload (its own file, or the copy kept in its home). */
+  readonly configuration?: string;
 }
 
 export interface HomeClaim {
-  /** Adds what became known (the status port) to the runtime file. */
-  update(fields: Partial<Pick<RuntimeRecord, 'statusPort' | 'statusAddress'>>): Promise<void>;
+  /** Adds what became known (the status port, the configuration file) to the runtime file. */
+  update(fields: Partial<Pick<RuntimeRecord, 'statusPort' | 'statusAddress' | 'configuration'>>): Promise<void>;
   /** Removes the runtime file, if it still names this process. */
   release(): Promise<void>;
 }

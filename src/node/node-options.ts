@@ -34,8 +34,16 @@ export interface NodeOptions {
 
 /** Where a node's configuration came from. */
 export interface ConfigurationSource {
-  /** The file a reload reads again (absolute); none for a document given inline. */
+  /**
+   * The file a reload reads again (absolute); none for a document given inline, until the node keeps it
+   * in its home (kept-configuration.ts).
+   */
   readonly file: string | undefined;
+  /**
+   * The document's text, when the node keeps it in its home and reloads from there: given inline, or
+   * from a copy that cannot be read again (a systemd credential).
+   */
+  readonly keep?: string;
   /** The flag that gave it: --configuration or --node-config. */
   readonly flag: string;
   /** The document's `ticket` key at start, which a reload may not change. */

@@ -15,6 +15,7 @@ import { createMetrics } from './metrics.ts';
 import { identityToStart } from './node-identity.ts';
 import { bindNodeListeners, closeListeners } from './node-listeners.ts';
 import type { NodeOptions } from './node-options.ts';
+import { keptConfigurationFile, writeKeptConfiguration } from './kept-configuration.ts';
 import { portalsOf } from './portals.ts';
 import { runEnrolled, type RunningNode } from './node-run.ts';
 import type { NodeShow } from './show.ts';
@@ -55,8 +56,13 @@ async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<Run
     closeListeners(listeners.values());
     status.server.close();
   };
+  let running: NodeOptions;
   try {
-    await claim.update({ statusPort: status.port });
+    running = await keepConfiguration(options);
+    await claim.update({
+      statusPort: status.port,
+      ...(running.source?.file ? { configuration: running.source.file } : {}),
+    });
     if (!current) {
       current = await enrollWithTicket(directory, options.ticket as string);
       const { nodeId, projectId, attributes } = current.record;
@@ -72,7 +78,7 @@ async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<Run
     throw error;
   }
   try {
-    return await runEnrolled(options, current, {
+    return await runEnrolled(running, current, {
       directory,
       portals,
       listeners,
@@ -86,4 +92,17 @@ async function startOnClaim(options: NodeOptions, claim: HomeClaim): Promise<Run
     closeEarly();
     throw error;
   }
+}
+
+/**
+ * A configuration that cannot be read again (inline, or a credential) is kept in the home, on this
+ * node's claim, and becomes the file its reloads read.
+ */
+async function keepConfiguration(options: NodeOptions): Promise<NodeOptions> {
+  const source = options.source;
+  if (source?.keep === undefined) return options;
+  await writeKeptConfiguration(options.home, source.keep);
+  const file = keptConfigurationFile(options.home);
+  options.logger.debug(`kept the configuration in ${file}, which portal node reload reads again`);
+  return { ...options, source: { flag: source.flag, ticket: source.ticket, file } };
 }

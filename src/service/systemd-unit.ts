@@ -33,6 +33,11 @@ export interface ServiceUnit {
   readonly program: readonly string[];
   /** The arguments after the program: the foreground command. */
   readonly arguments: readonly Word[];
+  /**
+   * A node's: the arguments of the command `systemctl reload` runs (ExecReload=), as root, so that it
+   * reads the configuration's source file, which the credential copied only at start.
+   */
+  readonly reload?: readonly Word[];
   readonly credentials: readonly Credential[];
   /** Environment besides PORTAL_HOME, in the order given. */
   readonly environment: readonly (readonly [string, Word])[];
@@ -103,6 +108,13 @@ export function renderUnit(unit: ServiceUnit): string {
     ...unit.environment.map(([name, value]) => `Environment=${environmentValue(name, value)}`),
     ...unit.credentials.map((credential) => `LoadCredential=${credential.id}:${escapeSpecifiers(credential.path)}`),
     `ExecStart=${[...unit.program, ...unit.arguments].map(execWord).join(' ')}`,
+    ...(unit.reload
+      ? [
+          '# systemctl reload: root (+) reads the source file again, since LoadCredential= copied it at start only,',
+          '# hands it to the node through its home, and waits for the node to apply it or refuse it.',
+          `ExecReload=+${[...unit.program, ...unit.reload].map(execWord).join(' ')}`,
+        ]
+      : []),
     'Restart=on-failure',
     'RestartSec=5s',
     `# Exit code ${inputErrorExitCode} is a refusal (bad configuration, a used ticket): ` +

@@ -1,8 +1,29 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { nodeStatus, portal, startPortal, type Running } from '../support/processes.ts';
+import { nodeStatus, portal, portalBundle, startPortal, type Running } from '../support/processes.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+
+/** Runs the bundled CLI with `input` on its standard input, as a pipe or `docker exec -i` gives it. */
+async function portalWithInput(
+  home: string,
+  args: readonly string[],
+  input: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [portalBundle, ...args], {
+    env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
 
 describe('portal node reload: its outcome and exit code', function () {
   this.timeout(60_000);
@@ -40,18 +61,81 @@ describe('portal node reload: its outcome and exit code', function () {
     );
   });
 
-  it('exits 2 for a node started with its configuration inline, saying how to start it instead', async () => {
-    const node = await startInlet('inline', JSON.stringify(inlet('a')));
-    const run = await portal(home('inline'), ['node', 'reload']);
-    assert.equal(run.code, 2);
-    assert.equal(
-      run.stderr,
-      "portal: the node was started with its configuration inline (--configuration '{…}'), so it has no file to " +
-        'read again; to reload a node live, start it with --configuration FILE; to change this one, stop it and ' +
-        'start it with the new configuration\n',
+  it('reloads a node started with its configuration inline from the copy it keeps in its home', async () => {
+    const first = JSON.stringify(inlet('a'));
+    const node = await startInlet('inline', first);
+    const kept = join(home('inline'), 'node', 'configuration');
+    assert.equal(await readFile(kept, 'utf8'), first, 'the document as given');
+    assert.equal((await stat(kept)).mode & 0o777, 0o600, 'readable by the node alone: a document may hold a ticket');
+
+    // Nothing changed: the kept copy is read again.
+    const again = await portal(home('inline'), ['node', 'reload']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stdout,
+      /^Reloaded the configuration of the node \(process \d+\): nothing changed \(1 portals\)\.\n$/,
     );
-    await node.waitFor(/ERROR reload refused: the node was started with its configuration inline/);
-    assert.equal((await nodeStatus(home('inline'))).reload.count, 1);
+
+    // A new document, inline, as the quick start gave the first.
+    const second = JSON.stringify({
+      'http-server-port': 0,
+      'tcp-inlets': { a: { from: '127.0.0.1:0', via: 'a', allow: 'x' }, b: { from: '127.0.0.1:0', allow: 'x' } },
+    });
+    const applied = await portal(home('inline'), ['node', 'reload', '--configuration', second]);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /: added inlet b; replaced inlet a; 0 unchanged\.\n$/);
+    assert.equal(await readFile(kept, 'utf8'), second);
+    assert.deepEqual(
+      (await nodeStatus(home('inline'))).inlets.map((entry) => entry.name),
+      ['a', 'b'],
+    );
+
+    // From standard input, as `docker exec -i <container> portal node reload --configuration - < FILE` gives it.
+    const third = 'http-server-port: 0\ntcp-inlets:\n  b: {from: "127.0.0.1:0", allow: x}\n';
+    const piped = await portalWithInput(home('inline'), ['node', 'reload', '--configuration', '-'], third);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.match(piped.stdout, /: removed inlet a; 1 unchanged\.\n$/);
+    assert.equal(await readFile(kept, 'utf8'), third);
+
+    // Refused: the node runs as before, and the kept copy is what it runs, not the refused document.
+    const refused = await portal(home('inline'), [
+      'node',
+      'reload',
+      '--configuration',
+      JSON.stringify({ 'http-server-port': 23999, 'tcp-inlet': { from: '127.0.0.1:0', via: 'b', allow: 'x' } }),
+    ]);
+    assert.equal(refused.code, 2);
+    // Located in the document as given.
+    assert.ok(
+      refused.stderr.startsWith(
+        "--configuration:1:21: /http-server-port: the status server's port cannot change while the node runs",
+      ),
+      refused.stderr,
+    );
+    assert.equal(await readFile(kept, 'utf8'), third, 'the refused document was taken back');
+    assert.deepEqual(
+      (await nodeStatus(home('inline'))).inlets.map((entry) => entry.name),
+      ['b'],
+    );
+    await node.waitFor(/ERROR reload refused: fix the configuration and reload again/);
+  });
+
+  it('refuses --configuration for a node that reads a file of its own, which stays the one truth', async () => {
+    const file = join(world.dir, 'own.yaml');
+    await writeFile(file, 'http-server-port: 0\ntcp-inlet: {from: "127.0.0.1:0", via: a, allow: x}\n');
+    await startInlet('own-file', file);
+    const run = await portal(home('own-file'), ['node', 'reload', '--configuration', JSON.stringify(inlet('b'))]);
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^portal: the node \\(process \\d+\\) reads its configuration from ${file.replace(/[.]/g, '\\.')}, so ` +
+          '--configuration would be overwritten by that file at its next reload; ' +
+          `edit ${file.replace(/[.]/g, '\\.')} and run portal node reload without --configuration\n$`,
+      ),
+    );
+    assert.equal(existsSync(join(home('own-file'), 'node', 'configuration')), false, 'nothing kept beside the file');
+    assert.equal((await nodeStatus(home('own-file'))).reload.count, 0, 'the node was not asked');
   });
 
   it('exits 0 with what changed, and 2 with every located problem of a configuration it refuses', async () => {

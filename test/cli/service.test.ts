@@ -3,27 +3,60 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  copyFile,
+  lchown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, portal, portalBundle, start, type Running } from '../support/processes.ts';
+import { createWorld } from '../support/portal-world.ts';
+import { freePort, nodeStatus, portal, portalBundle, runToEnd, start, type Running } from '../support/processes.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
-import { parseUnit } from '../support/systemd-unit-file.ts';
+import { parseUnit, words } from '../support/systemd-unit-file.ts';
 import { inMountNamespace } from '../support/unit-sandbox.ts';
 
 /** Runs a unit's ExecStart as systemd would: its Environment, and its credentials copied into a fresh directory. */
-async function runUnit(path: string, scratch: string, replace: Record<string, string> = {}): Promise<Running> {
+async function runUnit(
+  path: string,
+  scratch: string,
+  replace: Record<string, string> = {},
+  user?: { uid: number; gid: number },
+): Promise<Running> {
   const credentials = await mkdtemp(join(scratch, 'credentials-'));
   const unit = await parseUnit(path, credentials);
   for (const { id, path: source } of unit.credentials) {
     await copyFile(replace[id] ?? source, join(credentials, id));
     await chmod(join(credentials, id), 0o400);
+    // systemd gives the credentials to the unit's User=.
+    if (user) await chown(join(credentials, id), user.uid, user.gid);
   }
+  if (user) await chown(credentials, user.uid, user.gid);
   const [command = '', ...args] = unit.execStart;
   return start(command, args, {
     isolated: true,
     env: { PATH: process.env.PATH, ...unit.environment, CREDENTIALS_DIRECTORY: credentials },
+    ...(user ? { user } : {}),
   });
+}
+
+/** Runs a unit's ExecReload= as systemd would with its `+` prefix: as root, with the unit's Environment. */
+async function reloadUnit(path: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const unit = await parseUnit(path, '/nonexistent');
+  const [line = ''] = unit.settings.get('ExecReload') ?? [];
+  assert.ok(line.startsWith('+'), `ExecReload=${line} runs with full privileges`);
+  const [command = '', ...args] = words(line.slice(1), '/nonexistent');
+  return runToEnd(command, args, { env: { PATH: process.env.PATH, ...unit.environment } });
 }
 
 const key = () => `${randomBytes(32).toString('base64')}\n`;
@@ -133,6 +166,11 @@ describe('portal service install: systemd units', function () {
       '--configuration',
       `${credentials}/configuration`,
     ]);
+    assert.deepEqual(
+      node.settings.get('ExecReload'),
+      [`+${process.execPath} ${portalBundle} node reload --configuration ${join(dir, 'etc', 'node.yaml')}`],
+      'systemctl reload reads the source file as root: the credential is a copy made at start',
+    );
     assert.deepEqual(node.credentials, [
       { id: 'configuration', path: join(dir, 'etc', 'node.yaml') },
       { id: 'node-seal.key', path: join(dir, 'etc', 'node-seal.key') },
@@ -247,6 +285,104 @@ describe('portal service install: systemd units', function () {
         refused.lines.join('\n'),
         /^portal: the sealing key in \S+\/credentials-\w+\/controller-seal\.key does not open /m,
       );
+    },
+  );
+
+  it(
+    "reloads a node of another user with the unit's ExecReload=, run as root, from the source file " +
+      'that the credential copied only at start',
+    async () => {
+      const world = await createWorld();
+      try {
+        // The node runs as nobody, as under User=: its home and the scratch folder's path are its own to enter.
+        const nobody = { uid: 65534, gid: 65534 };
+        await chmod(dir, 0o711);
+        const home = join(dir, 'reload-home');
+        await mkdir(home, { mode: 0o700 });
+        await chown(home, nobody.uid, nobody.gid);
+        const source = join(dir, 'etc', 'reload.yaml');
+        await writeFile(source, 'http-server-port: 0\ntcp-inlet: {from: "127.0.0.1:0", via: a, allow: x}\n', {
+          mode: 0o600,
+        });
+        await writeFile(join(dir, 'etc', 'reload.ticket'), await world.ticket({ attribute: 'svc-inlet' }), {
+          mode: 0o600,
+        });
+        const installed = await portal(dir, [
+          'service',
+          'install',
+          'node',
+          '--name',
+          'portal-reload',
+          '--output',
+          units,
+          '--configuration',
+          source,
+          '--enrollment-ticket-file',
+          join(dir, 'etc', 'reload.ticket'),
+          '--home',
+          home,
+        ]);
+        assert.equal(installed.code, 0, installed.stderr);
+        const unit = join(units, 'portal-reload.service');
+        const node = await runUnit(unit, dir, {}, nobody);
+        running.push(node);
+        await node.waitFor(/INFO node n[0-9a-f]+ listens on 127\.0\.0\.1:\d+ \(inlet clients\)/);
+
+        // The operator edits the source file, as root, and runs systemctl reload portal-reload.
+        await writeFile(
+          source,
+          'http-server-port: 0\ntcp-inlets:\n' +
+            '  a: {from: "127.0.0.1:0", allow: x}\n  b: {from: "127.0.0.1:0", allow: x}\n',
+        );
+        const applied = await reloadUnit(unit);
+        assert.equal(applied.code, 0, applied.stderr);
+        assert.match(
+          applied.stdout,
+          /^Reloaded the configuration of the node \(process \d+\): added inlet b; replaced inlet a; 0 unchanged\.\n$/,
+        );
+        assert.deepEqual(
+          (await nodeStatus(home)).inlets.map((entry) => entry.name),
+          ['a', 'b'],
+        );
+        const kept = await stat(join(home, 'node', 'configuration'));
+        assert.deepEqual(
+          [kept.uid, kept.mode & 0o777],
+          [nobody.uid, 0o600],
+          "the copy root wrote is the node user's, readable by it alone",
+        );
+
+        // A mistake in the source: systemctl reload fails (exit 2, in the journal), the node runs as before.
+        await writeFile(source, 'http-server-port: 0\ntcp-inlets:\n  a: {from: "127.0.0.1:0", allow: x, extra: 1}\n');
+        const refused = await reloadUnit(unit);
+        assert.equal(refused.code, 2);
+        assert.equal(
+          refused.stderr,
+          `${source}:3:38: /tcp-inlets/a/extra: unknown key "extra"; expected one of: from, via, allow, tls, direct\n` +
+            'portal: 1 problem; fix the configuration and reload again; the node carries on with the one it runs\n',
+          'located in the file the operator edits',
+        );
+        assert.deepEqual(
+          (await nodeStatus(home)).inlets.map((entry) => entry.name),
+          ['a', 'b'],
+        );
+
+        // The node's user owns its home: a link it plants where the kept copy is must not make root read
+        // a file of root's into it, nor write through the link.
+        const secret = join(dir, 'etc', 'root-only.secret');
+        await writeFile(secret, 'root-only-contents\n', { mode: 0o600 });
+        const keptFile = join(home, 'node', 'configuration');
+        await rm(keptFile);
+        await symlink(secret, keptFile);
+        await lchown(keptFile, nobody.uid, nobody.gid);
+        const planted = await reloadUnit(unit);
+        assert.equal(planted.code, 2, planted.stderr);
+        assert.equal(await readFile(secret, 'utf8'), 'root-only-contents\n', 'nothing written through the link');
+        assert.equal((await lstat(keptFile)).isSymbolicLink(), false, 'the link was replaced, not followed');
+        assert.ok(!(await readFile(keptFile, 'utf8')).includes('root-only-contents'), 'root read nothing through it');
+        await node.stop();
+      } finally {
+        await world.close();
+      }
     },
   );
 

@@ -161,6 +161,8 @@ describe('stack boot script (sandbox)', () => {
       ),
     );
     assert.match(unit, /^EnvironmentFile=\/etc\/portal\/node\.env$/m);
+    // systemctl reload portal-node: the node reads /etc/portal/node.json again (PORTAL_HOME from node.env).
+    assert.match(unit, new RegExp(`^ExecReload=${sandbox.bin}/portal node reload$`, 'm'));
   });
 
   it(

@@ -18,7 +18,8 @@ function unescape(text: string, credentials: string): string {
   );
 }
 
-function words(line: string, credentials: string): string[] {
+/** A command line of the unit (ExecStart=, ExecReload=) split into its words as systemd splits it. */
+export function words(line: string, credentials: string): string[] {
   return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((match) =>
     unescape(match[1] ?? match[2] ?? '', credentials),
   );
