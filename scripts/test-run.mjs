@@ -9,11 +9,13 @@
 // has a home of its own, so no test reads or writes the user's ~, and a marker in its environment,
 // so that a program a test left running is found, stopped and reported as a failure.
 import { spawn, spawnSync } from 'node:child_process';
+import process from 'node:process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 
 const require = createRequire(import.meta.url);
@@ -196,4 +198,4 @@ async function main() {
   process.exit(clean ? 0 : 1);
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
