@@ -20,6 +20,7 @@ import { stripVTControlCharacters } from 'node:util';
 
 const require = createRequire(import.meta.url);
 const suites = require('./test-suites.cjs');
+const lanePrograms = require('../test/support/lane-survivors.cjs');
 const root = process.cwd();
 const durationsFile = join(root, 'test', 'durations.json');
 /** A file never timed yet is dealt as if it took this long. */
@@ -163,11 +164,17 @@ async function main() {
   };
   const stopAll = () => {
     for (const child of running) child.kill('SIGTERM');
+    lanePrograms.stop(lanePrograms.survivors(`${runId}-`));
   };
   process.on('SIGINT', stopAll);
   process.on('SIGTERM', stopAll);
   const finished = await Promise.all(lanes.map((lane, index) => runLane(lane, index, runId, workspace, onFile)));
   const problems = [];
+  // What a lane left behind when it ended (a file that never finished cannot have stopped its own).
+  const orphans = lanePrograms.survivors(`${runId}-`);
+  lanePrograms.stop(orphans);
+  for (const orphan of orphans)
+    problems.push(`a lane left a program running (stopped now): pid ${orphan.pid}, ${orphan.command}`);
   for (const lane of finished) {
     const missing = lanes[lane.index].files.filter((file) => !results.has(file));
     if (lane.code !== 0 || missing.length > 0) problems.push(`lane ${lane.index}:\n${failureSection(lane.log)}`);
@@ -179,7 +186,7 @@ async function main() {
   const all = [...results.values()];
   const passed = all.reduce((sum, result) => sum + result.passed, 0);
   const failed = all.reduce((sum, result) => sum + result.failed, 0);
-  const leaks = all.reduce((sum, result) => sum + result.survivors.length, 0);
+  const leaks = all.reduce((sum, result) => sum + result.survivors.length, orphans.length);
   if (problems.length > 0) process.stdout.write(`\n${problems.join('\n')}\n`);
   process.stdout.write('\nslowest ten files:\n');
   for (const result of all.sort((a, b) => b.ms - a.ms).slice(0, 10))

@@ -1,39 +1,20 @@
 // The reporter of one lane of `npm test` (scripts/test-run.mjs): mocha's spec output for the log, and
 // for the runner, one JSON line per test file on descriptor 3: its time, its counts, and the programs
 // it started that were still running when it ended (a test stops everything it starts).
-const { readdirSync, readFileSync, writeSync } = require('node:fs');
+const { writeSync } = require('node:fs');
 const Mocha = require('mocha');
+const { survivors, stop } = require('./lane-survivors.cjs');
 
 const { EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_PASS, EVENT_TEST_FAIL } = Mocha.Runner.constants;
 const marker = process.env.PORTAL_TEST_LANE;
 
-/** Processes other than this one whose environment carries this lane's marker. */
-function survivors() {
-  if (!marker || process.platform !== 'linux') return [];
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-      if (!environ.split('\0').includes(`PORTAL_TEST_LANE=${marker}`)) continue;
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
-      // tsx's esbuild service belongs to the lane itself and ends with it.
-      if (command !== '' && !/esbuild --service/.test(command)) found.push({ pid, command });
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return found;
-}
-
 /** A process may take a moment to exit after its test has signalled it: look twice before blaming. */
 function settledSurvivors() {
-  const first = survivors();
+  const first = survivors(marker);
   if (first.length === 0) return first;
   const until = Date.now() + 2_000;
   while (Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-  const again = new Set(survivors().map((process) => process.pid));
+  const again = new Set(survivors(marker).map((process) => process.pid));
   return first.filter((process) => again.has(process.pid));
 }
 
@@ -75,13 +56,7 @@ class LaneReporter extends Mocha.reporters.Spec {
       state.depth -= 1;
       if (state.depth > 0) return;
       const left = settledSurvivors();
-      for (const { pid } of left) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      stop(left);
       report({
         file: suite.file,
         ms: Date.now() - state.started,
