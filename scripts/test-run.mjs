@@ -161,6 +161,8 @@ async function main() {
     const counts =
       result.failed > 0 ? `${result.failed} of ${result.passed + result.failed} failed` : `${result.passed} passed`;
     process.stdout.write(`  ${mark} ${seconds(result.ms).padStart(8)}  ${file} (${counts})\n`);
+    for (const survivor of line.survivors)
+      process.stdout.write(`             left running, stopped now: pid ${survivor.pid} ${survivor.command}\n`);
   };
   const stopAll = () => {
     for (const child of running) child.kill('SIGTERM');
