@@ -18,13 +18,30 @@ interface SchemaNode {
   readonly 'x-expected'?: string;
 }
 
-// Union types: a key such as tcp-inlet.direct takes true, false or an address.
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, discriminator: true, verbose: true });
-// A human phrase for what a pattern accepts; only used to word error messages.
-ajv.addKeyword({ keyword: 'x-expected', schemaType: 'string' });
+let ajv: Ajv | undefined;
+const validators = new Map<object, ValidateFunction>();
 
-export const validateManifestShape = ajv.compile<UseCaseManifest>(manifestSchema);
-export const validateNodeConfigShape = ajv.compile<NodeConfig>(nodeConfigSchema);
+/**
+ * The validator of `schema`, compiled on first use: compiling costs a few hundred milliseconds, which
+ * every command would pay at start even when it reads no manifest and no configuration.
+ */
+function validatorOf<T>(schema: object): ValidateFunction<T> {
+  if (!ajv) {
+    // Union types: a key such as tcp-inlet.direct takes true, false or an address.
+    ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, discriminator: true, verbose: true });
+    // A human phrase for what a pattern accepts; only used to word error messages.
+    ajv.addKeyword({ keyword: 'x-expected', schemaType: 'string' });
+  }
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate as ValidateFunction<T>;
+}
+
+export const manifestShape = (): ValidateFunction<UseCaseManifest> => validatorOf(manifestSchema);
+export const nodeConfigShape = (): ValidateFunction<NodeConfig> => validatorOf(nodeConfigSchema);
 
 /** Problems of `value` against a compiled schema, located in `source`. */
 export function schemaProblems<T>(validate: ValidateFunction<T>, source: YamlSource, value: unknown): Problem[] {
