@@ -160,7 +160,9 @@ async function main() {
     const mark = result.failed > 0 || result.survivors.length > 0 ? '✖' : '✔';
     const counts =
       result.failed > 0 ? `${result.failed} of ${result.passed + result.failed} failed` : `${result.passed} passed`;
-    process.stdout.write(`  ${mark} ${seconds(result.ms).padStart(8)}  ${file} (${counts})\n`);
+    process.stdout.write(
+      `  ${mark} ${seconds(result.ms).padStart(8)}  ${file} (${counts}; CPU ${seconds(result.cpuMs)})\n`,
+    );
     for (const survivor of line.survivors)
       process.stdout.write(`             left running, stopped now: pid ${survivor.pid} ${survivor.command}\n`);
   };
@@ -190,9 +192,9 @@ async function main() {
   const failed = all.reduce((sum, result) => sum + result.failed, 0);
   const leaks = all.reduce((sum, result) => sum + result.survivors.length, orphans.length);
   if (problems.length > 0) process.stdout.write(`\n${problems.join('\n')}\n`);
-  process.stdout.write('\nslowest ten files:\n');
+  process.stdout.write('\nslowest ten files (time, and CPU of the lane and the programs it ran):\n');
   for (const result of all.sort((a, b) => b.ms - a.ms).slice(0, 10))
-    process.stdout.write(`  ${seconds(result.ms).padStart(8)}  ${result.file}\n`);
+    process.stdout.write(`  ${seconds(result.ms).padStart(8)} ${seconds(result.cpuMs).padStart(8)}  ${result.file}\n`);
   if (options.record) {
     const recorded = { ...durations };
     for (const result of results.values()) recorded[result.file] = result.ms;
@@ -201,7 +203,10 @@ async function main() {
   }
   const wall = seconds(Date.now() - started);
   const leaked = leaks > 0 ? `, ${leaks} programs left running` : '';
-  process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${leaked} in ${wall} on ${lanes.length} lanes\n`);
+  const cpu = seconds(all.reduce((sum, result) => sum + result.cpuMs, 0));
+  process.stdout.write(
+    `\ntests: ${passed} passed, ${failed} failed${leaked} in ${wall} on ${lanes.length} lanes (CPU ${cpu})\n`,
+  );
   const clean = problems.length === 0 && failed === 0;
   if (clean) rmSync(workspace, { recursive: true, force: true });
   process.exit(clean ? 0 : 1);

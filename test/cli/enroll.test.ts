@@ -70,7 +70,7 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
       network = await createNetworkNamespace('enroll');
     });
     afterEach(async () => {
-      await inside(['reset', '--yes']);
+      await inside(['reset', '--yes', '--delete-controller']);
     });
     after(async () => {
       await network?.remove();

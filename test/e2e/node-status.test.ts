@@ -197,7 +197,7 @@ describe('end to end: node status tells the truth', function () {
         assert.match(
           listening,
           joinedRegExp(
-            /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 0\.0\.0\.0:\d+ \(direct path, /,
+            /listens on 127\.0\.0\.1:\d+ \(inlet clients\), 127\.0\.0\.1:\d+ \(direct path, /,
             /for outlets\), 127\.0\.0\.1:\d+ \(status: \/show, \/healthz, \/readyz, \/metrics\)$/,
           ),
         );
