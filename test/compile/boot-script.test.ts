@@ -45,7 +45,7 @@ async function boot(
   await writeFile(path, script);
   const result = spawnSync('bash', [path], {
     env: {
-      PATH: `${sandbox.bin}:/usr/bin:/bin`,
+      PATH: `${sandbox.bin}:${sandbox.system}`,
       PORTAL_BOOT_ROOT: sandbox.root,
       PORTAL_BOOT_RETRY_SECONDS: '0.01',
       PORTAL_BOOT_POLL_SECONDS: '0.01',
@@ -274,7 +274,7 @@ describe('stack boot script (sandbox)', () => {
     await sandbox.stub('portal', `[ -e '${downMarker}' ] && exit 1; echo "The node is UP"; echo details`);
     const loop = spawn('bash', [join(sandbox.root, 'usr/local/bin/portal-status-loop')], {
       env: {
-        PATH: `${sandbox.bin}:/usr/bin:/bin`,
+        PATH: `${sandbox.bin}:${sandbox.system}`,
         PORTAL_BIN: join(sandbox.bin, 'portal'),
         STATUS_LOG: statusLog,
         STATUS_INTERVAL: '0.02',

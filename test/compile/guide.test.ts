@@ -108,7 +108,7 @@ describe('the compiled guide (README.md)', () => {
     try {
       await sandbox.stub('aws', awsStub);
       const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
-        env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+        env: { PATH: `${sandbox.bin}:${sandbox.system}` },
         encoding: 'utf8',
       });
       assert.equal(run.status, 0, run.stderr);
@@ -136,7 +136,7 @@ describe('the compiled guide (README.md)', () => {
     try {
       await sandbox.stub('aws', awsStub);
       const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
-        env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+        env: { PATH: `${sandbox.bin}:${sandbox.system}` },
         encoding: 'utf8',
       });
       assert.equal(run.status, 0, run.stderr);
@@ -162,7 +162,7 @@ describe('the compiled guide (README.md)', () => {
           await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
           const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
             cwd: sandbox.dir,
-            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            env: { PATH: `${sandbox.bin}:${sandbox.system}` },
             encoding: 'utf8',
           });
           assert.equal(run.status, 0, run.stderr);
@@ -289,7 +289,7 @@ describe('the compiled guide (README.md)', () => {
         await writeFile(join(sandbox.dir, 'inlet.ticket'), 'pt1_inlet-ticket\n');
         const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
           cwd: sandbox.dir,
-          env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+          env: { PATH: `${sandbox.bin}:${sandbox.system}` },
           encoding: 'utf8',
         });
         assert.equal(run.status, 0, run.stderr);
@@ -324,7 +324,7 @@ describe('the compiled guide (README.md)', () => {
           await sandbox.stub('aws', `printf '%s\\n' "$@" > ${JSON.stringify(join(sandbox.dir, 'arguments'))}`);
           const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
             cwd: sandbox.dir,
-            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            env: { PATH: `${sandbox.bin}:${sandbox.system}` },
             encoding: 'utf8',
           });
           assert.equal(run.status, 0, run.stderr);
@@ -441,7 +441,7 @@ describe('the compiled guide (README.md)', () => {
           const filled = script.replace('<REDIS_ENDPOINT>', 'cache.internal.example');
           const run = spawnSync('bash', ['-euo', 'pipefail', '-c', filled], {
             cwd: sandbox.dir,
-            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            env: { PATH: `${sandbox.bin}:${sandbox.system}` },
             encoding: 'utf8',
           });
           assert.equal(run.status, 0, run.stderr);
@@ -474,7 +474,7 @@ describe('the compiled guide (README.md)', () => {
             const filled = script.replace('<REDIS_ENDPOINT>', 'cache.internal.example');
             const run = spawnSync('bash', ['-euo', 'pipefail', '-c', filled], {
               cwd: sandbox.dir,
-              env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.dir },
+              env: { PATH: `${sandbox.bin}:${sandbox.system}`, HOME: sandbox.dir },
               encoding: 'utf8',
             });
             assert.equal(run.status, 0, run.stderr);
@@ -510,7 +510,7 @@ describe('the compiled guide (README.md)', () => {
         for (const script of scripts) {
           const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
             cwd: sandbox.dir,
-            env: { PATH: `${sandbox.bin}:/usr/bin:/bin` },
+            env: { PATH: `${sandbox.bin}:${sandbox.system}` },
             encoding: 'utf8',
           });
           assert.equal(run.status, 0, run.stderr);

@@ -119,7 +119,7 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
     await sandbox.stub('curl', 'printf 200');
     await writeFile(join(sandbox.dir, 'tickets.sh'), artifacts.get('tickets.sh') as string, { mode: 0o755 });
     const env = {
-      PATH: `${sandbox.bin}:/usr/bin:/bin`,
+      PATH: `${sandbox.bin}:${sandbox.system}`,
       HOME: sandbox.root,
       PGUSER: 'u',
       PGPASSWORD: 'p',
@@ -149,7 +149,7 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
       const run = spawnSync('bash', [join(sandbox.dir, 'boot.sh')], {
         cwd: sandbox.dir,
         env: {
-          PATH: `${sandbox.bin}:/usr/bin:/bin`,
+          PATH: `${sandbox.bin}:${sandbox.system}`,
           PORTAL_BOOT_ROOT: root,
           PORTAL_BOOT_RETRY_SECONDS: '0.01',
           PORTAL_BOOT_POLL_SECONDS: '0.01',

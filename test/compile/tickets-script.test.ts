@@ -36,7 +36,7 @@ const controllerFlags = ['--controller', 'ctl.example.net:4000', '--code', 'pa1_
 function runTickets(sandbox: Sandbox, usecase: string, args: string[], env: Record<string, string> = {}) {
   return spawnSync('bash', [join(sandbox.dir, 'tickets.sh'), ...args], {
     cwd: sandbox.dir,
-    env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.root, ...env },
+    env: { PATH: `${sandbox.bin}:${sandbox.system}`, HOME: sandbox.root, ...env },
     encoding: 'utf8',
   });
 }
@@ -90,7 +90,7 @@ describe('tickets.sh (administrator workflow)', () => {
     await sandbox.stub('curl', `cat <<'INSTALLER'\n${installer}\nINSTALLER`);
     const pathWithoutPortal = join(sandbox.dir, 'tools');
     spawnSync('bash', ['-c', `mkdir -p '${pathWithoutPortal}' && cp '${sandbox.bin}/curl' '${pathWithoutPortal}/'`]);
-    const env = { PATH: `${pathWithoutPortal}:/usr/bin:/bin`, HOME: sandbox.root };
+    const env = { PATH: `${pathWithoutPortal}:${sandbox.system}`, HOME: sandbox.root };
     const unset = spawnSync('bash', [join(sandbox.dir, 'tickets.sh'), '--local'], {
       cwd: sandbox.dir,
       env,

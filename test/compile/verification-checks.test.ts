@@ -59,7 +59,7 @@ describe('tickets.sh verify, by kind, against real servers on loopback', functio
     await writeFile(join(sandbox.dir, 'tickets.sh'), script, { mode: 0o755 });
     const child = spawn('bash', [join(sandbox.dir, 'tickets.sh'), 'verify'], {
       cwd: sandbox.dir,
-      env: { PATH: `${sandbox.bin}:/usr/bin:/bin`, HOME: sandbox.root, INLET_HOST: '127.0.0.1', ...env },
+      env: { PATH: `${sandbox.bin}:${sandbox.system}`, HOME: sandbox.root, INLET_HOST: '127.0.0.1', ...env },
     });
     let stdout = '';
     let stderr = '';

@@ -54,7 +54,8 @@ async function keyCopies(dir: string, secret: string): Promise<string[]> {
 }
 
 describe("cloud boot: the stacks' boot scripts bring up the real runner on their machines (sandbox)", function () {
-  this.timeout(120_000);
+  // Generous: each boot runs portal node show up to its poll attempts, seconds each on a loaded machine.
+  this.timeout(240_000);
   let run: UseCaseRun;
   let host: ReleaseHost;
   let database: Postgres;
@@ -140,7 +141,7 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
     const log = await open(cloudInitLog, 'a');
     const boot = spawn('bash', [scriptPath], {
       env: {
-        PATH: `${sandbox.bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+        PATH: `${sandbox.bin}:${sandbox.system}`,
         PORTAL_BOOT_ROOT: sandbox.root,
         // The same waits, shorter: 30 s between lookups becomes 0.05 s.
         PORTAL_BOOT_RETRY_SECONDS: '0.05',
@@ -151,7 +152,7 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
         PORTAL_RELEASES_URL: `${host.base}/releases`,
       },
       stdio: ['ignore', log.fd, log.fd],
-      timeout: 60_000,
+      timeout: 150_000,
       killSignal: 'SIGKILL',
     });
     const [code] = (await once(boot, 'exit')) as [number | null];

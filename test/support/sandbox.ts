@@ -5,11 +5,14 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemPathWithoutPortal } from './system-path.ts';
 
 export interface Sandbox {
   readonly dir: string;
   readonly root: string;
   readonly bin: string;
+  /** The system's programs without a `portal` this machine may have: PATH after `bin` (system-path.ts). */
+  readonly system: string;
   /** Every recorded call, one "command args…" line each. */
   calls(): Promise<string[]>;
   /** Adds a stand-in: a bash body run with "$@"; its call is recorded first. */
@@ -24,10 +27,12 @@ export async function createSandbox(): Promise<Sandbox> {
   const callLog = join(dir, 'calls.log');
   await Promise.all([mkdir(root), mkdir(bin)]);
   await writeFile(callLog, '');
+  const system = systemPathWithoutPortal(join(dir, 'system'));
   return {
     dir,
     root,
     bin,
+    system,
     async calls() {
       return (await readFile(callLog, 'utf8')).split('\n').filter(Boolean);
     },
