@@ -40,11 +40,14 @@ function parseArguments(argv) {
   return options;
 }
 
-/** Most tests wait on programs and sockets rather than compute: two lanes per core keep both busy. */
+/**
+ * One lane per core: the suite is bound by CPU (starting programs, TLS, transfers), so more lanes
+ * than cores save little time and load the machine past what its timing checks were written for.
+ */
 function defaultJobs() {
   const fromEnvironment = process.env.PORTAL_TEST_JOBS;
   if (fromEnvironment) return positive(fromEnvironment, 'PORTAL_TEST_JOBS');
-  return Math.max(2, Math.min(6, availableParallelism() * 2));
+  return Math.max(2, Math.min(6, availableParallelism()));
 }
 
 function positive(text, name) {
