@@ -43,15 +43,26 @@ export function start(command: string, args: readonly string[], options: StartOp
   });
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
+  const readers: Promise<unknown>[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
-    createInterface({ input: stream }).on('line', (line) => {
+    const reader = createInterface({ input: stream });
+    readers.push(once(reader, 'close'));
+    reader.on('line', (line) => {
       lines.push(line);
       if (process.env.PORTAL_TEST_LOG === '1') process.stderr.write(`[${args.slice(0, 3).join(' ')}] ${line}\n`);
       for (const listener of listeners) listener(line);
     });
   }
   const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // A loaded machine may deliver the last lines after 'exit'; a descendant holding the pipes open
+  // must not keep a waiter from learning of the exit, hence the bound.
+  const outputRead = exited.then(async (code) => {
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(readers), new Promise((resolve) => (bound = setTimeout(resolve, 2000)))]);
+    clearTimeout(bound);
+    return code;
+  });
   return {
     child,
     lines,
@@ -74,7 +85,7 @@ export function start(command: string, args: readonly string[], options: StartOp
           resolve(line);
         };
         listeners.add(listener);
-        void exited.then((code) => {
+        void outputRead.then((code) => {
           if (!listeners.has(listener)) return;
           clearTimeout(timer);
           listeners.delete(listener);

@@ -27,7 +27,7 @@ export async function createSandbox(): Promise<Sandbox> {
   const callLog = join(dir, 'calls.log');
   await Promise.all([mkdir(root), mkdir(bin)]);
   await writeFile(callLog, '');
-  const system = systemPathWithoutPortal(join(dir, 'system'));
+  const system = systemPathWithoutPortal();
   return {
     dir,
     root,
