@@ -1,4 +1,4 @@
-# The portal-node image: the single-file bundled runner on Node.js and koffi, nothing else.
+# The portal-node image: the bundled runner (dist/: portal.mjs and its chunks) on Node.js and koffi, nothing else.
 #   docker build -t portal-node .
 # Node.js 24 (LTS): the bundle targets Node.js 20.19 and later; 20 no longer receives fixes, and on
 # 24 the nodes measured as fast as on 20 or faster (npm run bench with BENCH_NODE).
@@ -18,7 +18,7 @@ COPY src src
 RUN node scripts/build.mjs
 
 FROM node:24-bookworm-slim
-COPY --from=build /src/dist/portal.mjs /usr/local/lib/portal/portal.mjs
+COPY --from=build /src/dist /usr/local/lib/portal
 # koffi and its library for this platform (the only one npm installed): a node hands glibc's free pages
 # back after a burst of clients through it (src/shared/malloc-trim.ts).
 COPY --from=build /src/node_modules/koffi /usr/local/lib/portal/node_modules/koffi

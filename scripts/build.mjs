@@ -1,10 +1,15 @@
-// Bundles the portal CLI into one file, dist/portal.mjs, that runs with Node.js alone.
-import { chmod } from 'node:fs/promises';
+// Bundles the portal CLI into dist/: portal.mjs, which runs with Node.js alone, and dist/chunks/, the
+// parts only some commands load (see src/cli/program.ts). dist/ is replaced whole.
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
+await rm('dist', { recursive: true, force: true });
 await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/portal.mjs',
+  entryPoints: { portal: 'src/cli/main.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -13,7 +18,6 @@ await build({
   banner: {
     // Bundled CommonJS dependencies call require(); give them one.
     js:
-      '#!/usr/bin/env node\n' +
       "import { createRequire as __portalCreateRequire } from 'node:module';\n" +
       'const require = __portalCreateRequire(import.meta.url);',
   },
@@ -22,4 +26,5 @@ await build({
   logLevel: 'warning',
 });
 
+await writeFile('dist/portal.mjs', `#!/usr/bin/env node\n${await readFile('dist/portal.mjs', 'utf8')}`);
 await chmod('dist/portal.mjs', 0o755);

@@ -36,7 +36,7 @@ execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inhe
 
 const stage = mkdtempSync(join(tmpdir(), 'portal-release-'));
 try {
-  for (const path of ['dist/portal.mjs', 'templates', 'schemas', 'install.sh', 'README.md'])
+  for (const path of ['dist', 'templates', 'schemas', 'install.sh', 'README.md'])
     cpSync(join(root, path), join(stage, path), { recursive: true });
   const versions = {};
   for (const name of nativeModules) {

@@ -1,7 +1,7 @@
 /** The `portal` command: one sub-command per file in this folder. Only main() sets the exit code. */
 import { CommanderError } from 'commander';
 import { lingerAfterStopMs } from './limits.ts';
-import { buildProgram } from './program.ts';
+import { buildProgram, registrationsFor } from './program.ts';
 import { reportFailure } from './report.ts';
 import { stoppedAtOnce, stoppedOnSignal } from '../shared/graceful-stop.ts';
 import { tuneHeapForDataPath } from '../shared/heap-tuning.ts';
@@ -9,7 +9,7 @@ import { tuneHeapForDataPath } from '../shared/heap-tuning.ts';
 export async function main(argv: readonly string[]): Promise<number> {
   tuneHeapForDataPath();
   try {
-    await buildProgram().parseAsync([...argv], { from: 'user' });
+    await buildProgram(await registrationsFor(argv)).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -111,7 +111,7 @@ export class MemberCertificates {
   async checkRequest(request: string): Promise<CheckedRequest> {
     try {
       const parsed = await readCertificateRequest(request);
-      return { keyDigest: publicKeyDigest(parsed.publicKey.rawData), challenge: challengeOf(parsed) };
+      return { keyDigest: publicKeyDigest(parsed.publicKey.rawData), challenge: await challengeOf(parsed) };
     } catch (error) {
       throw new InputError('REQUEST_INVALID', (error as Error).message, {
         hint: 'this is a bug in the client: report it',

@@ -4,9 +4,8 @@
  * from what the store says it is.
  */
 import { X509Certificate } from 'node:crypto';
-import { challengeOf, publicKeyDigest } from '../pki/authority.ts';
+import { challengeInPem, publicKeyDigest } from '../pki/authority.ts';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
-import { x509 } from '../pki/x509.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
@@ -76,7 +75,7 @@ export class Renewals {
       const certificate = new X509Certificate(certificatePem);
       const identity = identityOf(certificate);
       if (!identity) throw new Error('not a Portal certificate');
-      parsed = { certificate, identity, challenge: challengeFromPem(request) };
+      parsed = { certificate, identity, challenge: await challengeInPem(request) };
     } catch {
       throw reissueRefused('the expired certificate or the request cannot be read');
     }
@@ -117,8 +116,4 @@ export class Renewals {
     await this.audit.record(projectId, 'reissued', [nodeId], { expires_at: certificateExpiry(reissued.certificate) });
     return reissued;
   }
-}
-
-function challengeFromPem(request: string): string | undefined {
-  return challengeOf(new x509.Pkcs10CertificateRequest(request));
 }

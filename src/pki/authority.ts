@@ -7,7 +7,8 @@ import { InputError } from '../shared/errors.ts';
 import { clockSkewMs, selfSignedLifetimeMs } from '../shared/limits.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
 import { generateKeyPair, type KeyPairPem } from './keys.ts';
-import { importPrivateKey, importPublicKey, signingAlgorithm, x509 } from './x509.ts';
+import type * as X509 from '@peculiar/x509';
+import { importPrivateKey, importPublicKey, signingAlgorithm, x509Toolkit } from './x509.ts';
 
 export interface Authority {
   readonly certificate: string;
@@ -33,6 +34,7 @@ function serialNumber(): string {
 }
 
 export async function createAuthority(projectId: string, now = new Date()): Promise<Authority> {
+  const x509 = await x509Toolkit();
   const keys: KeyPairPem = generateKeyPair();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
@@ -59,6 +61,7 @@ export async function createCertificateRequest(
   commonName: string,
   challenge?: string,
 ): Promise<string> {
+  const x509 = await x509Toolkit();
   const request = await x509.Pkcs10CertificateRequestGenerator.create({
     name: `CN=${commonName}`,
     keys: { privateKey: await importPrivateKey(privateKey), publicKey: await importPublicKey(publicKey) },
@@ -69,9 +72,15 @@ export async function createCertificateRequest(
 }
 
 /** The challenge a request carries in its signed part, if any. */
-export function challengeOf(request: x509.Pkcs10CertificateRequest): string | undefined {
+export async function challengeOf(request: X509.Pkcs10CertificateRequest): Promise<string | undefined> {
+  const x509 = await x509Toolkit();
   const attribute = request.attributes.find((candidate) => candidate instanceof x509.ChallengePasswordAttribute);
   return attribute?.password;
+}
+
+/** The challenge of a PEM request, read without checking its signature; throws when it does not parse. */
+export async function challengeInPem(pem: string): Promise<string | undefined> {
+  return challengeOf(new (await x509Toolkit()).Pkcs10CertificateRequest(pem));
 }
 
 /** SHA-256 (hex) of a public key's SubjectPublicKeyInfo DER: how the controller remembers a member's key. */
@@ -80,8 +89,9 @@ export function publicKeyDigest(spkiDer: ArrayBuffer | Uint8Array): string {
 }
 
 /** Reads and checks a request: it must parse and be signed by the key it carries. */
-export async function readCertificateRequest(pem: string): Promise<x509.Pkcs10CertificateRequest> {
-  let request: x509.Pkcs10CertificateRequest;
+export async function readCertificateRequest(pem: string): Promise<X509.Pkcs10CertificateRequest> {
+  const x509 = await x509Toolkit();
+  let request: X509.Pkcs10CertificateRequest;
   try {
     request = new x509.Pkcs10CertificateRequest(pem);
   } catch {
@@ -96,10 +106,11 @@ const invalidRequest = (message: string) =>
   new InputError('REQUEST_INVALID', message, { hint: 'this is a bug in the client: report it' });
 
 export async function issueCertificate(options: IssueOptions): Promise<string> {
+  const x509 = await x509Toolkit();
   const now = options.now ?? new Date();
   const request = await readCertificateRequest(options.request);
   const authorityCertificate = new x509.X509Certificate(options.authority.certificate);
-  const names: x509.JsonGeneralName[] = [
+  const names: X509.JsonGeneralName[] = [
     ...identityUris(options.identity).map((value) => ({ type: 'url' as const, value })),
     ...(options.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
   ];
@@ -128,6 +139,7 @@ export async function createServerCertificate(
   commonName: string,
   now = new Date(),
 ): Promise<KeyPairPem & { certificate: string }> {
+  const x509 = await x509Toolkit();
   const keys = generateKeyPair();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { copyFile, link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { freePort, portalBundle, type Running } from '../support/processes.ts';
 import { parseUnit } from '../support/systemd-unit-file.ts';
@@ -37,8 +37,7 @@ describe('portal service install: the program under the unit sandbox', function 
     key = join(dir, 'controller-seal.key');
     await writeFile(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
     checkout = join(dir, 'checkout', 'dist', 'portal.mjs');
-    await mkdir(join(dir, 'checkout', 'dist'), { recursive: true });
-    await copyFile(portalBundle, checkout);
+    await cp(dirname(portalBundle), join(dir, 'checkout', 'dist'), { recursive: true });
     hiddenNode = join(dir, 'node');
     // A hard link is a file of its own path (a copy where /tmp is another file system).
     await link(process.execPath, hiddenNode).catch(() => copyFile(process.execPath, hiddenNode));
@@ -56,9 +55,9 @@ describe('portal service install: the program under the unit sandbox', function 
     // `npm link` makes: the unit would follow the link at every start into what ProtectHome=yes hides.
     const fromHome = inMountNamespace(
       'mount -t tmpfs portal-test /home\nmount -t tmpfs portal-test /srv\n' +
-        'mkdir -p /home/dev/portal/dist /srv/bin\ncp "$1" /home/dev/portal/dist/portal.mjs\n' +
+        'mkdir -p /home/dev/portal /srv/bin\ncp -r "$1" /home/dev/portal/dist\n' +
         'ln -s /home/dev/portal/dist/portal.mjs /srv/bin/portal\nshift\nexec "$@"',
-      [portalBundle, process.execPath, '/srv/bin/portal', ...install, '--sealing-key-file', key],
+      [dirname(portalBundle), process.execPath, '/srv/bin/portal', ...install, '--sealing-key-file', key],
     );
     assert.deepEqual(
       [fromHome.status, fromHome.stdout, fromHome.stderr],

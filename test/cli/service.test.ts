@@ -19,7 +19,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createWorld } from '../support/portal-world.ts';
 import { freePort, nodeStatus, portal, portalBundle, runToEnd, start, type Running } from '../support/processes.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
@@ -537,9 +537,9 @@ describe('portal service install: systemd units', function () {
   it('warns when the service user could not read the program it would run', () => {
     // Under /srv (a tmpfs in this namespace alone): /tmp would be refused, since PrivateTmp=yes hides it.
     const run = inMountNamespace(
-      'mount -t tmpfs portal-test /srv\nmkdir -m 0700 /srv/private\ncp "$1" /srv/private/portal.mjs\n' +
+      'mount -t tmpfs portal-test /srv\nmkdir -m 0700 /srv/private\ncp -r "$1"/. /srv/private/\n' +
         'exec "$2" /srv/private/portal.mjs service install relay --dry-run',
-      [portalBundle, process.execPath],
+      [dirname(portalBundle), process.execPath],
       { PORTAL_HOME: dir },
     );
     assert.equal(run.status, 0, run.stderr);

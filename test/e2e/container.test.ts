@@ -141,7 +141,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     assert.deepEqual(
       image.copies,
       [
-        { from: 'build', source: '/src/dist/portal.mjs', destination: '/usr/local/lib/portal/portal.mjs' },
+        { from: 'build', source: '/src/dist', destination: '/usr/local/lib/portal' },
         { from: 'build', source: '/src/node_modules/koffi', destination: '/usr/local/lib/portal/node_modules/koffi' },
         {
           from: 'build',
@@ -149,7 +149,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
           destination: '/usr/local/lib/portal/node_modules/@koromix',
         },
       ],
-      'the bundle, and koffi beside it: no other node_modules',
+      'the bundle (portal.mjs and its chunks), and koffi beside it: no other node_modules',
     );
     assert.deepEqual(image.entrypoint, ['portal']);
     assert.ok(Number.isInteger(image.user.uid) && image.user.uid > 0, `a numeric non-root user, not ${image.user.uid}`);

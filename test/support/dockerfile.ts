@@ -4,7 +4,7 @@
  * here, without a Docker engine: the bundle alone under its image path, `portal` on PATH through the
  * same symlink, the image's environment, its volume and its numeric user.
  */
-import { chmod, chown, copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot } from './usecases.ts';
@@ -125,16 +125,12 @@ export async function layOutImage(config: ImageConfig): Promise<Container> {
   const volume = join(dir, 'volume');
   const inImage = (path: string) => join(root, path);
   for (const copy of config.copies) {
-    const built = /^\/src\/((dist|node_modules)\/.+)$/.exec(copy.source);
+    const built = /^\/src\/(dist|node_modules\/.+)$/.exec(copy.source);
     if (copy.from !== 'build' || !built?.[1])
       throw new Error(`unexpected COPY ${copy.source}: the image takes only the bundle and koffi from the build stage`);
     await mkdir(dirname(inImage(copy.destination)), { recursive: true });
-    if (built[2] === 'node_modules') {
-      await cp(join(projectRoot, built[1]), inImage(copy.destination), { recursive: true });
-      continue;
-    }
-    await copyFile(join(projectRoot, built[1]), inImage(copy.destination));
-    await chmod(inImage(copy.destination), 0o755);
+    // COPY of a folder copies what it holds, as cp -r does into a new folder.
+    await cp(join(projectRoot, built[1]), inImage(copy.destination), { recursive: true });
   }
   // Each volume starts as the image has its mount point: owned by root, 0755, until a RUN line says otherwise.
   const volumes: Record<string, string> = {};

@@ -2,7 +2,9 @@
 // one that does nothing: an unknown command, an unknown option, a missing argument or value is what
 // commander says it is, and nothing runs.
 import { Command, CommanderError } from 'commander';
-import { buildProgram } from '../../src/cli/program.ts';
+import { buildProgram, registrationsFor } from '../../src/cli/program.ts';
+
+const everyCommand = await registrationsFor();
 
 /** Commander keeps the action it runs here; a command without one (a group) stays without. */
 type WithActionHandler = Command & { _actionHandler?: unknown };
@@ -18,7 +20,7 @@ function withoutActions(command: Command): void {
  * and `--version` parse.
  */
 export function portalParseProblem(args: readonly string[]): string | undefined {
-  const program = buildProgram();
+  const program = buildProgram(everyCommand);
   withoutActions(program);
   try {
     program.parse([...args], { from: 'user' });
