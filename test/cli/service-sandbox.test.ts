@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { copyFile, cp, link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -147,7 +146,7 @@ describe('portal service install: the program under the unit sandbox', function 
     ] as const) {
       const hidden = await startInUnitSandbox(unitPath, { program });
       running.push(hidden);
-      const [exit] = (await once(hidden.child, 'exit')) as [number | null];
+      const exit = await hidden.ended();
       assert.notEqual(exit, 0, program.join(' '));
       assert.match(hidden.lines.join('\n'), refusal);
     }
@@ -162,7 +161,7 @@ describe('portal service install: the program under the unit sandbox', function 
       ].join('\n'),
     });
     running.push(fromHome);
-    const [exit] = (await once(fromHome.child, 'exit')) as [number | null];
+    const exit = await fromHome.ended();
     assert.notEqual(exit, 0);
     assert.match(fromHome.lines.join('\n'), /Cannot find module '\/home\/dev\/portal\/dist\/portal\.mjs'/);
   });

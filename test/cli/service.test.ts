@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import {
   chmod,
@@ -279,7 +278,7 @@ describe('portal service install: systemd units', function () {
       await writeFile(join(dir, 'other.key'), key(), { mode: 0o600 });
       const refused = await runUnit(controllerUnit, dir, { 'controller-seal.key': join(dir, 'other.key') });
       running.push(refused);
-      const [exit] = (await once(refused.child, 'exit')) as [number | null];
+      const exit = await refused.ended();
       assert.equal(exit, 1);
       assert.match(
         refused.lines.join('\n'),

@@ -33,11 +33,10 @@ import { startStatusServer } from '../../src/shared/status-server.ts';
 import { versionHint, versionMismatch } from '../../src/wire/protocol.ts';
 import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
+import { inletUp, msBeforeNow as at, outletUp, showNow as now } from '../support/node-show-fixtures.ts';
 import { projectRoot } from '../support/usecases.ts';
 
 const document = join(projectRoot, 'docs/troubleshooting.md');
-const now = Date.parse('2026-11-21T10:00:00Z');
-const at = (msAgo: number) => new Date(now - msAgo).toISOString();
 
 /** The line the CLI prints for `error`, as main() does. */
 async function printed(failing: () => unknown): Promise<string> {
@@ -49,47 +48,8 @@ async function printed(failing: () => unknown): Promise<string> {
   throw new Error('it did not fail');
 }
 
-const outlet: OutletShow = {
-  name: 'db',
-  configured_at: '/tcp-outlet',
-  relay: 'db',
-  registered_on: ['controller'],
-  to: '127.0.0.1:5432',
-  allow: 'db-inlet',
-  status: 'up',
-  sessions: 0,
-  sessions_direct: 0,
-  direct_paths: 0,
-  connections_total: 0,
-  connections_active: 0,
-  connections_failed: 0,
-  target_failures: null,
-  refusals: [],
-  connections_over_bound: 0,
-  handshakes_pending: 0,
-  dials_declined: 0,
-};
-const inlet: InletShow = {
-  name: 'db',
-  configured_at: '/tcp-inlet',
-  from: '127.0.0.1:15432',
-  listening: '127.0.0.1:15432',
-  via: 'db',
-  allow: 'db-outlet',
-  status: 'up',
-  session: 'none',
-  path: null,
-  direct: null,
-  warm_streams: 0,
-  connections_total: 0,
-  connections_active: 0,
-  connections_refused: 0,
-  connections_direct: 0,
-  connections_relayed: 0,
-  session_failure: null,
-  refused_by_outlet: null,
-  relays_failed: [],
-} as unknown as InletShow;
+const outlet: OutletShow = { ...outletUp, to: '127.0.0.1:5432' };
+const inlet: InletShow = { ...inletUp, from: '127.0.0.1:15432', session: 'none', path: null, warm_streams: 0 };
 
 /** What `node show` prints for a running node of these parts and facts. */
 function shown(parts: { outlets?: OutletShow[]; inlets?: InletShow[] }, more: Partial<NodeFacts> = {}): string {

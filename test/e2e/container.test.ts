@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { once } from 'node:events';
 import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -374,7 +373,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
               cwd: container.volume,
               ...(container.user ? { user: container.user } : {}),
             });
-            const [code] = (await once(alone.child, 'exit')) as [number | null];
+            const code = await alone.ended();
             assert.equal(code, 1, alone.lines.join('\n'));
             assert.ok(
               alone.lines.some(

@@ -77,7 +77,6 @@ describe('end to end: relays that stall do not stall the inlet', function () {
 
         // New connections to the healthy relay wait until the inlet has tried the rogue (at most 3 s).
         gate.hold();
-        const started = Date.now();
         const inlet = await project.startNode(
           'inlet',
           {
@@ -88,6 +87,10 @@ describe('end to end: relays that stall do not stall the inlet', function () {
           heartbeat,
         );
         nodes.push(inlet);
+        // The inlet starts once enrolled: the process's start and the ticket's exchange, slow on a loaded
+        // machine, are not what the bound is about.
+        await inlet.waitFor(/ enrolled as n[0-9a-f]+ in project /);
+        const started = Date.now();
         await rogue.process.waitFor(/rogue relay: holding splice/, 3000).catch(() => undefined);
         gate.release();
         const heldAfterMs = Date.now() - started;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
@@ -51,7 +50,7 @@ describe('end to end: standalone relays, and the controller off the data path', 
     const refused = startPortal(join(project.dir, 'not-a-relay'), ['relay', 'start', '--listen', '127.0.0.1:0'], {
       ENROLLMENT_TICKET: ticket,
     });
-    const [code] = (await once(refused.child, 'exit')) as [number | null];
+    const code = await refused.ended();
     assert.equal(code, 2);
     assert.match(refused.lines.join('\n'), /^portal: this enrollment ticket does not grant the relay role/m);
     // Unused: a node still enrolls with it.

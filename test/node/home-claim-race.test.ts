@@ -5,12 +5,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { projectRoot } from '../support/usecases.ts';
+import { helperProgram } from '../support/helper-program.ts';
 
 /** Starts `count` starters at once; resolves with each one's first line, and the processes. */
 async function race(file: string, count: number): Promise<{ answers: string[]; starters: ChildProcess[] }> {
   const starters = Array.from({ length: count }, () =>
-    spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/claim-home.ts')], {
+    spawn(process.execPath, [helperProgram('test/support/claim-home.ts')], {
       env: { ...process.env, CLAIM_FILE: file },
       stdio: ['pipe', 'pipe', 'inherit'],
     }),

@@ -40,7 +40,8 @@ async function portalWithin(
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': the last of stderr may come after the exit on a loaded machine.
+  const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
   return { code, stdout, stderr, elapsedMs: Date.now() - started };
 }

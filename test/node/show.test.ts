@@ -4,58 +4,13 @@ import { recentMs } from '../../src/node/limits.ts';
 import { RecentRefusals, type RefusalShow } from '../../src/node/refusals.ts';
 import { isReady, nodeState } from '../../src/node/portal-health.ts';
 import { assessNode, problemsOf, type InletShow, type NodeFacts, type OutletShow } from '../../src/node/show.ts';
-
-const now = Date.parse('2026-11-21T10:00:00Z');
+import { inletUp, msBeforeNow as at, outletUp, showNow as now } from '../support/node-show-fixtures.ts';
 
 /** The node's problem and warning lines, without each portal's share. */
 function lines(known: NodeFacts): { problems: string[]; warnings: string[] } {
   const { problems, warnings } = assessNode(known);
   return { problems, warnings };
 }
-const at = (msAgo: number) => new Date(now - msAgo).toISOString();
-
-const outletUp: OutletShow = {
-  name: 'db',
-  configured_at: '/tcp-outlet',
-  relay: 'db',
-  registered_on: ['controller'],
-  to: '127.0.0.1:28080',
-  allow: 'db-inlet',
-  status: 'up',
-  sessions: 0,
-  sessions_direct: 0,
-  direct_paths: 0,
-  connections_total: 0,
-  connections_active: 0,
-  connections_failed: 0,
-  target_failures: null,
-  refusals: [],
-  connections_over_bound: 0,
-  handshakes_pending: 0,
-  dials_declined: 0,
-};
-
-const inletUp: InletShow = {
-  name: 'db',
-  configured_at: '/tcp-inlet',
-  from: '127.0.0.1:0',
-  listening: '127.0.0.1:15432',
-  via: 'db',
-  allow: 'db-outlet',
-  status: 'up',
-  session: 'open',
-  path: 'relay controller',
-  direct: null,
-  warm_streams: 2,
-  connections_total: 0,
-  connections_active: 0,
-  connections_refused: 0,
-  connections_direct: 0,
-  connections_relayed: 0,
-  session_failure: null,
-  refused_by_outlet: null,
-  relays_failed: [],
-};
 
 function facts(
   parts: { outlet?: Partial<OutletShow>; inlet?: Partial<InletShow> },

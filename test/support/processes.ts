@@ -19,6 +19,8 @@ export interface Running {
   readonly lines: string[];
   /** Resolves with the first line (past or future) that matches. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code once the process exited and `lines` holds all it printed. */
+  ended(): Promise<number | null>;
   /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL at once: a crash. */
@@ -95,6 +97,7 @@ export function start(command: string, args: readonly string[], options: StartOp
         });
       });
     },
+    ended: () => outputRead,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');

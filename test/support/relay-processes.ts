@@ -3,9 +3,9 @@
  * the same port and identity as after a crash, and the rogue relay of test/support/rogue-relay.ts.
  */
 import { join } from 'node:path';
+import { helperProgram } from './helper-program.ts';
 import { portalBundle, start, type Running } from './processes.ts';
 import type { ProjectProcesses } from './project-processes.ts';
-import { projectRoot } from './usecases.ts';
 
 export interface RelayProcess {
   readonly process: Running;
@@ -82,7 +82,7 @@ export async function restartRelay(relay: RelayProcess, env: NodeJS.ProcessEnv =
 }
 
 function rogueProcess(home: string, ticket: string | undefined, listen: string, env: NodeJS.ProcessEnv): Running {
-  return start(globalThis.process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/rogue-relay.ts')], {
+  return start(globalThis.process.execPath, [helperProgram('test/support/rogue-relay.ts')], {
     env: { PORTAL_HOME: home, ROGUE_LISTEN: listen, ...(ticket ? { ENROLLMENT_TICKET: ticket } : {}), ...env },
   });
 }

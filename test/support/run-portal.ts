@@ -1,11 +1,10 @@
-/** Runs the real `portal` CLI in a child process, from the sources (tsx) or the bundle (dist/). */
+/**
+ * Runs the real `portal` CLI in a child process: the bundle (dist/), which the integration suite builds
+ * first. The sources under tsx would cost each run a second and a half of compiling.
+ */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { portalBundle } from './processes.ts';
 import { projectRoot } from './usecases.ts';
-
-// Resolved here, not from the child's working directory, which may be any temporary folder.
-const tsxLoader = pathToFileURL(join(projectRoot, 'node_modules/tsx/dist/loader.mjs')).href;
 
 export interface PortalRun {
   readonly code: number | null;
@@ -16,17 +15,12 @@ export interface PortalRun {
 export interface RunOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Run dist/portal.mjs instead of the TypeScript sources. */
-  readonly bundled?: boolean;
 }
 
 export function runPortal(args: readonly string[], options: RunOptions = {}): Promise<PortalRun> {
-  const entry = options.bundled
-    ? [join(projectRoot, 'dist/portal.mjs')]
-    : ['--import', tsxLoader, join(projectRoot, 'src/cli/main.ts')];
   const env = { ...process.env, NODE_DEVELOPER: undefined, ...options.env };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], {
+    const child = spawn(process.execPath, [portalBundle, ...args], {
       cwd: options.cwd ?? projectRoot,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
