@@ -14,7 +14,7 @@ export function x509Toolkit(): Promise<X509Toolkit> {
     await import('reflect-metadata');
     const loaded = await import('@peculiar/x509');
     // A CommonJS package: bundled, its exports are the namespace's default; in Node.js, named ones too.
-    const x509 = ('cryptoProvider' in loaded ? loaded : (loaded as { default: X509Toolkit }).default) as X509Toolkit;
+    const x509 = 'cryptoProvider' in loaded ? loaded : (loaded as { default: X509Toolkit }).default;
     // Node's global crypto is its WebCrypto (node:crypto's webcrypto), typed as the Crypto the toolkit takes.
     x509.cryptoProvider.set(globalThis.crypto);
     return x509;
