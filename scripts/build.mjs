@@ -1,12 +1,20 @@
 // Bundles the portal CLI into dist/: portal.mjs, which runs with Node.js alone, and dist/chunks/, the
-// parts only some commands load (see src/cli/program.ts). dist/ is replaced whole.
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+// parts only some commands load (see src/cli/program.ts).
+//
+// Programs may be running from dist/ while it is built again (the tests run `npm run release`, which
+// builds): a file whose content is unchanged is left alone, a changed one is replaced by a rename (never
+// rewritten in place), and only files the new build does not make are removed.
+import { Buffer } from 'node:buffer';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
 import { build } from 'esbuild';
 
-await rm('dist', { recursive: true, force: true });
-await build({
+const dist = resolve('dist');
+
+const result = await build({
   entryPoints: { portal: 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir: dist,
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
@@ -15,6 +23,7 @@ await build({
   target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
+  write: false,
   banner: {
     // Bundled CommonJS dependencies call require(); give them one.
     js:
@@ -26,5 +35,26 @@ await build({
   logLevel: 'warning',
 });
 
-await writeFile('dist/portal.mjs', `#!/usr/bin/env node\n${await readFile('dist/portal.mjs', 'utf8')}`);
-await chmod('dist/portal.mjs', 0o755);
+const entry = join(dist, 'portal.mjs');
+const made = new Set();
+for (const output of result.outputFiles) {
+  const contents =
+    output.path === entry ? Buffer.concat([Buffer.from('#!/usr/bin/env node\n'), output.contents]) : output.contents;
+  made.add(output.path);
+  await replaceIfChanged(output.path, contents, output.path === entry ? 0o755 : 0o644);
+}
+for (const path of await filesUnder(dist)) if (!made.has(path)) await rm(path, { force: true });
+
+async function replaceIfChanged(path, contents, mode) {
+  const current = await readFile(path).catch(() => undefined);
+  if (current?.equals(contents)) return;
+  await mkdir(dirname(path), { recursive: true });
+  const staged = `${path}.${process.pid}.tmp`;
+  await writeFile(staged, contents, { mode });
+  await rename(staged, path);
+}
+
+async function filesUnder(folder) {
+  const entries = await readdir(folder, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((item) => item.isFile()).map((item) => join(item.parentPath ?? item.path, item.name));
+}
