@@ -62,26 +62,7 @@ export function registerProject(program: Command): void {
     .option('--relay-node', 'enroll a relay (portal relay start) instead of a node: no attribute, relay name or --tls')
     .option('--admin', 'enroll another administrator of the project (portal enroll --ticket) instead of a node')
     .action(async (options: TicketOptions) => {
-      const expiresInMs = durationFlag('--expires-in', options.expiresIn, durationRanges.ticket);
-      if (!/^[1-9][0-9]*$/.test(options.usageCount))
-        throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, {
-          hint: 'give --usage-count 1 for a one-time ticket',
-        });
-      if (!options.relayNode && !options.admin && options.attribute.length === 0)
-        throw new InputError('BAD_FLAG', 'no --attribute was given', {
-          hint:
-            'give --attribute NAME or KEY=VALUE (peers match it with allow), --relay-node for a relay, ' +
-            'or --admin for an administrator',
-        });
-      const answer = await adminRequest(portalHome(), 'ticket', {
-        expiresInMs,
-        usageCount: Number(options.usageCount),
-        attribute: attributeFlags(options.attribute),
-        ...(options.relay.length > 0 ? { relay: relayFlags(options.relay) } : {}),
-        tls: options.tls === true,
-        relayNode: options.relayNode === true,
-        ...(options.admin ? { admin: true } : {}),
-      });
+      const answer = await adminRequest(portalHome(), 'ticket', ticketRequest(options));
       console.log(String(answer.ticket));
       const warning = loopbackWarning(String(answer.ticket));
       if (warning) console.error(warning);
@@ -115,4 +96,28 @@ export function loopbackWarning(ticket: string): string | undefined {
     '(in a new PORTAL_HOME, or after portal reset --yes), ' +
     'or portal controller start --listen 0.0.0.0:PORT --public-address HOST:PORT'
   );
+}
+
+/** What `portal project ticket` asks the controller for, from its flags; refuses flags that ask for nothing. */
+export function ticketRequest(options: TicketOptions) {
+  const expiresInMs = durationFlag('--expires-in', options.expiresIn, durationRanges.ticket);
+  if (!/^[1-9][0-9]*$/.test(options.usageCount))
+    throw new InputError('BAD_FLAG', `--usage-count ${options.usageCount} is not a whole number of 1 or more`, {
+      hint: 'give --usage-count 1 for a one-time ticket',
+    });
+  if (!options.relayNode && !options.admin && options.attribute.length === 0)
+    throw new InputError('BAD_FLAG', 'no --attribute was given', {
+      hint:
+        'give --attribute NAME or KEY=VALUE (peers match it with allow), --relay-node for a relay, ' +
+        'or --admin for an administrator',
+    });
+  return {
+    expiresInMs,
+    usageCount: Number(options.usageCount),
+    attribute: attributeFlags(options.attribute),
+    ...(options.relay.length > 0 ? { relay: relayFlags(options.relay) } : {}),
+    tls: options.tls === true,
+    relayNode: options.relayNode === true,
+    ...(options.admin ? { admin: true } : {}),
+  };
 }

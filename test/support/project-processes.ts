@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { portal, startPortal, type Running } from './processes.ts';
+import { ticketInProcess } from './ticket-in-process.ts';
 
 export interface ControllerProcess {
   readonly process: Running;
@@ -76,11 +77,7 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
   const project: ProjectProcesses = {
     dir,
     controller: await launchController(dir, '127.0.0.1:0', flags),
-    async ticket(ticketFlags) {
-      const result = await portal(adminHome, ['project', 'ticket', ...ticketFlags]);
-      if (result.code !== 0) throw new Error(`portal project ticket failed: ${result.stderr}`);
-      return result.stdout.trim();
-    },
+    ticket: (ticketFlags) => ticketInProcess(adminHome, ticketFlags),
     async startNode(name, config, ticket, env = {}) {
       const path = join(dir, `${name}.json`);
       await writeFile(path, JSON.stringify(config));
