@@ -3,6 +3,7 @@
 // it started that were still running when it ended (a test stops everything it starts).
 const { readFileSync, writeSync } = require('node:fs');
 const Mocha = require('mocha');
+const { exitWhenLingering } = require('./exit-guard.cjs');
 const { survivors, stop } = require('./lane-survivors.cjs');
 
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_TEST_PASS, EVENT_TEST_FAIL } = Mocha.Runner.constants;
@@ -80,7 +81,10 @@ class LaneReporter extends Mocha.reporters.Spec {
       const file = current(test);
       if (file) entry(file).failed += 1;
     });
-    runner.once(EVENT_RUN_END, close);
+    runner.once(EVENT_RUN_END, () => {
+      close();
+      exitWhenLingering();
+    });
   }
 }
 
