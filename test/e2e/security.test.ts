@@ -38,7 +38,7 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     // Every byte between the nodes and the controller (relay included) passes the recording proxy.
     proxy = await startRecordingProxy();
     project = await startProject({
-      controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '3s'],
+      controllerFlags: ['--public-address', `127.0.0.1:${proxy.port}`, '--credential-lifetime', '6s'],
     });
     const [host, controllerPort] = project.controller.listening.split(':') as [string, string];
     proxy.target = { host, port: Number(controllerPort) };
@@ -100,8 +100,11 @@ describe('end to end: what peers and the relay can and cannot do', function () {
     const socket = connect({ host: '127.0.0.1', port });
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     const closed = new Promise<string>((resolve) => socket.once('close', () => resolve('closed')));
-    const renewed = inlet.waitFor(/renewed this node's certificate/, 10_000);
-    for (let round = 0; round < 8; round += 1) {
+    const renewed = inlet.waitFor(/renewed this node's certificate/, 15_000);
+    // 16 rounds, 8 s: past the end of the certificate the connection opened under, which renews at half
+    // its 6 s (3 s left for a renewal on a loaded machine; with 3 s certificates, 1.5 s was too little
+    // when four test lanes shared two cores, and the session ended at the old certificate's notAfter).
+    for (let round = 0; round < 16; round += 1) {
       const text = `round ${round}`;
       socket.write(text);
       const echoed = await Promise.race([
@@ -112,9 +115,9 @@ describe('end to end: what peers and the relay can and cannot do', function () {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     await renewed;
-    await outlet.waitFor(/renewed this node's certificate/, 10_000);
+    await outlet.waitFor(/renewed this node's certificate/, 15_000);
     socket.destroy();
-    // Well past the first certificate's three seconds: new connections run on renewed ones.
+    // Well past the first certificate's six seconds: new connections run on renewed ones.
     assert.equal((await roundTrip(port, Buffer.from('after renewal'))).toString(), 'after renewal');
     const certificate = await readFile(join(project.dir, 'inlet', 'node', 'certificate.pem'), 'utf8');
     assert.match(certificate, /BEGIN CERTIFICATE/);
