@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describeNode } from '../../src/cli/node.ts';
 import type { NodeShowRunning } from '../../src/node/show.ts';
+import { outletUp } from '../support/node-show-fixtures.ts';
 
 const shown: NodeShowRunning = {
   status: 'up',
@@ -24,24 +25,13 @@ const shown: NodeShowRunning = {
   inlets: [],
   outlets: [
     {
-      name: 'db',
-      configured_at: '/tcp-outlet',
-      relay: 'db',
-      registered_on: ['controller'],
+      ...outletUp,
       to: '127.0.0.1:5432',
-      allow: 'db-inlet',
-      status: 'up',
       sessions: 1,
       sessions_direct: 1,
       direct_paths: 1,
       connections_total: 1,
       connections_active: 1,
-      connections_failed: 0,
-      target_failures: null,
-      refusals: [],
-      connections_over_bound: 0,
-      handshakes_pending: 0,
-      dials_declined: 0,
     },
   ],
 };
