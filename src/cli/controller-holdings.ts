@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { storeBusyTimeoutMs } from '../controller/limits.ts';
 import { KeptSqlite } from '../controller/store/sqlite.ts';
 import { readIdentityRecord } from '../node/identity-store.ts';
-import { nodeDirectory } from '../node/node.ts';
+import { nodeDirectory } from '../node/runtime-file.ts';
 import { relayDirectory } from '../relay/relay-node.ts';
 import { adminDirectory, embeddedControllerStore } from './home.ts';
 

@@ -6,11 +6,10 @@
  * kept-configuration.ts), and is taken back if the node refuses it. Exit 0 when applied, 2 (with each
  * problem located) when the configuration is refused, 1 when no node runs or it does not answer.
  */
-import type { Command } from 'commander';
 import { readConfigurationArgument } from '../node/config.ts';
 import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
 import { keptConfigurationFile, readKeptConfiguration, writeKeptConfiguration } from '../node/kept-configuration.ts';
-import { runtimeFile } from '../node/node.ts';
+import { runtimeFile } from '../node/runtime-file.ts';
 import type { NodeShow, ReloadOutcome, ReloadShow } from '../node/show.ts';
 import { knownCode } from '../shared/error-codes.ts';
 import { InputError, RuntimeFailure, ValidationError } from '../shared/errors.ts';
@@ -24,22 +23,7 @@ export interface NodeReloadOptions {
   readonly configuration?: string;
 }
 
-export function registerNodeReload(node: Command): void {
-  node
-    .command('reload')
-    .description(
-      'make the running node read its configuration file again: portals added, removed or changed, ' +
-        'the others untouched',
-    )
-    .option(
-      '--configuration <json-or-yaml>',
-      'the new configuration (a document, a file, or - for standard input) of a node started with its ' +
-        'configuration inline or from a systemd credential: it replaces the copy the node keeps in PORTAL_HOME',
-    )
-    .action(async (options: NodeReloadOptions) => reloadNode(options));
-}
-
-async function reloadNode(options: NodeReloadOptions): Promise<void> {
+export async function reloadNode(options: NodeReloadOptions): Promise<void> {
   const home = portalHome();
   const runtime = await runningHolder(runtimeFile(home));
   if (!runtime)

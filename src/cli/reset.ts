@@ -9,7 +9,7 @@ import { drainFromEnvironment } from '../shared/graceful-stop.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
 import { readIdentityRecord, type IdentityRecord } from '../node/identity-store.ts';
-import { nodeDirectory, runtimeFile } from '../node/node.ts';
+import { nodeDirectory, runtimeFile } from '../node/runtime-file.ts';
 import { identityLeftLine, revokedNoteFile } from '../node/self-revocation.ts';
 import { relayDirectory } from '../relay/relay-node.ts';
 import { othersHosted, readControllerHoldings, whatIsLost, type HoldingsReading } from './controller-holdings.ts';

@@ -21,12 +21,11 @@ import { runEnrolled, type RunningNode } from './node-run.ts';
 import type { NodeShow } from './show.ts';
 import { startStatusServer } from './status-server.ts';
 import { version } from './version.ts';
+import { nodeDirectory, runtimeFile } from './runtime-file.ts';
 
 export type { NodeOptions } from './node-options.ts';
 export type { RunningNode } from './node-run.ts';
 
-export const nodeDirectory = (home: string) => join(home, 'node');
-export const runtimeFile = (home: string) => join(home, 'node', 'runtime.json');
 
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
   return startClaimed({ file: runtimeFile(options.home), what: 'a node', home: options.home }, (claim) =>

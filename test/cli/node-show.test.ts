@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describeNode } from '../../src/cli/node.ts';
+import { describeNode } from '../../src/cli/node-show.ts';
 import type { NodeShowRunning } from '../../src/node/show.ts';
 import { outletUp } from '../support/node-show-fixtures.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
-import { notRunningFailure, verdict } from '../../src/cli/node.ts';
+import { notRunningFailure, verdict } from '../../src/cli/node-show.ts';
 import { loopbackWarning } from '../../src/cli/project.ts';
 import { reportFailure } from '../../src/cli/report.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
