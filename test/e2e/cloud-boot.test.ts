@@ -143,11 +143,12 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
       env: {
         PATH: `${sandbox.bin}:${sandbox.system}`,
         PORTAL_BOOT_ROOT: sandbox.root,
-        // The same waits, shorter: 30 s between lookups becomes 0.05 s.
+        // The same waits, shorter: 30 s between lookups becomes 0.05 s. Polls and status lines run
+        // `portal node show`, each a program start, so they come no closer than half a second and one.
         PORTAL_BOOT_RETRY_SECONDS: '0.05',
-        PORTAL_BOOT_POLL_SECONDS: '0.1',
+        PORTAL_BOOT_POLL_SECONDS: '0.5',
         PORTAL_BOOT_POLL_ATTEMPTS: String(pollAttempts),
-        PORTAL_BOOT_STATUS_INTERVAL: '0.2',
+        PORTAL_BOOT_STATUS_INTERVAL: '1',
         CURL_CA_BUNDLE: host.caFile,
         PORTAL_RELEASES_URL: `${host.base}/releases`,
       },
@@ -235,7 +236,7 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
         const lines = await first.statusLines();
         const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
         return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
-      }, 'three status lines from the first UP');
+      }, 'three status lines from the first UP', 30_000);
       assert.ok(
         up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)),
         up.join('\n'),
@@ -248,7 +249,7 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
         const lines = (await first.statusLines()).slice(linesBeforeDeath);
         const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
         return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
-      }, 'three status lines after the node died');
+      }, 'three status lines after the node died', 30_000);
       assert.ok(
         afterDeath.every((line) => line.endsWith('The node is DOWN')),
         afterDeath.join('\n'),
@@ -300,8 +301,8 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
     async () => {
       assert.ok(replacement, 'the replacement machine booted');
       await replacement.shutDown();
-      // Twenty checks (about 8 s here) instead of 150 before the boot script gives up on the node.
-      const stranger = await bootMachine('outlet', 'AnotherSealingKey0123456789abcdefghijklmnopqrstu', 20);
+      // Twelve checks (about 8 s here) instead of 150 before the boot script gives up on the node.
+      const stranger = await bootMachine('outlet', 'AnotherSealingKey0123456789abcdefghijklmnopqrstu', 12);
       assert.equal(stranger.code, 1, stranger.cloudInitLog);
       const nodeLog = await stranger.unitLog('portal-node.service');
       assert.match(nodeLog, /the sealing key in \S+\/run\/portal\/seal\.key does not open /, nodeLog);
