@@ -1,4 +1,4 @@
-/** The pure part of scripts/test-run.mjs, typed for its test. */
+/** What scripts/test-run.mjs exports, typed for its tests. */
 export interface Lane {
   files: string[];
   load: number;
@@ -10,3 +10,14 @@ export function dealLanes(
   jobs: number,
   serial: readonly string[],
 ): Lane[];
+
+export interface CheckResult {
+  readonly name: string;
+  readonly passed: boolean;
+  readonly ms: number;
+  /** Where its output went. */
+  readonly log: string;
+}
+
+/** `npm run NAME` in `cwd`, its output to a log in `workspace`. */
+export function runCheck(name: string, workspace: string, cwd?: string): Promise<CheckResult>;

@@ -1,7 +1,10 @@
 // `npm test`: every test file, in lanes that run side by side (each lane one mocha process, its files
 // one after another), so the suite takes the time of its longest lane rather than the sum of all.
 //
-//   node scripts/test-run.mjs [--unit | --integration] [--jobs N] [--record] [FILE...]
+//   node scripts/test-run.mjs [--unit | --integration] [--jobs N] [--record] [--checks] [FILE...]
+//
+// --checks (what `npm test` gives) also runs `npm run lint` and `npm run typecheck`, beside the lanes
+// rather than before them: each is one process that leaves a core mostly idle, and the lanes fill it.
 //
 // Files are dealt to lanes by their last known duration (test/durations.json; --record rewrites it),
 // longest first onto the least loaded lane. Files that need a fixed port or another machine-wide
@@ -27,14 +30,15 @@ const durationsFile = join(root, 'test', 'durations.json');
 const unknownDurationMs = 10_000;
 
 function parseArguments(argv) {
-  const options = { suite: 'all', jobs: defaultJobs(), record: false, files: [] };
+  const options = { suite: 'all', jobs: defaultJobs(), record: false, checks: false, files: [] };
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
     if (argument === '--unit' || argument === '--integration') options.suite = argument.slice(2);
     else if (argument === '--record') options.record = true;
+    else if (argument === '--checks') options.checks = true;
     else if (argument === '--jobs') options.jobs = positive(argv[++index], '--jobs');
     else if (argument.startsWith('--'))
-      fail(`unknown option ${argument}; the options are --unit, --integration, --jobs N, --record`);
+      fail(`unknown option ${argument}; the options are --unit, --integration, --jobs N, --record, --checks`);
     else options.files.push(argument);
   }
   return options;
@@ -138,6 +142,22 @@ function runLane(lane, index, runId, workspace, onFile) {
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ index, log, code, signal })));
 }
 
+/** `npm run NAME` with its output to a log: its name, whether it passed, how long it took, the log. */
+export function runCheck(name, workspace, cwd = root) {
+  const log = join(workspace, `${name}.log`);
+  const output = createWriteStream(log);
+  const started = Date.now();
+  const child = spawn('npm', ['run', '--silent', name], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(output);
+  child.stderr.pipe(output);
+  running.push(child);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      resolve({ name, passed: code === 0, ms: Date.now() - started, log });
+    }),
+  );
+}
+
 /** What mocha printed after its counts: the failures, in full. */
 function failureSection(log) {
   const text = stripVTControlCharacters(readFileSync(log, 'utf8'));
@@ -155,7 +175,8 @@ async function main() {
   const runId = `${process.pid}-${Date.now()}`;
   const started = Date.now();
   const results = new Map();
-  process.stdout.write(`${files.length} test files in ${lanes.length} lanes (logs in ${workspace})\n`);
+  const beside = options.checks ? ', lint and typecheck beside them' : '';
+  process.stdout.write(`${files.length} test files in ${lanes.length} lanes${beside} (logs in ${workspace})\n`);
   const onFile = (line) => {
     const file = relative(root, line.file);
     const earlier = results.get(file);
@@ -176,8 +197,16 @@ async function main() {
   };
   process.on('SIGINT', stopAll);
   process.on('SIGTERM', stopAll);
+  const onCheck = (check) => {
+    process.stdout.write(`  ${check.passed ? '✔' : '✖'} ${seconds(check.ms).padStart(8)}  npm run ${check.name}\n`);
+    return check;
+  };
+  const checks = options.checks ? ['lint', 'typecheck'] : [];
+  const checking = Promise.all(checks.map((name) => runCheck(name, workspace).then(onCheck)));
   const finished = await Promise.all(lanes.map((lane, index) => runLane(lane, index, runId, workspace, onFile)));
   const problems = [];
+  for (const check of await checking)
+    if (!check.passed) problems.push(`npm run ${check.name} failed:\n${readFileSync(check.log, 'utf8').trimEnd()}`);
   // What a lane left behind when it ended (a file that never finished cannot have stopped its own).
   const orphans = lanePrograms.survivors(`${runId}-`);
   lanePrograms.stop(orphans);
