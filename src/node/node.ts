@@ -26,7 +26,6 @@ import { nodeDirectory, runtimeFile } from './runtime-file.ts';
 export type { NodeOptions } from './node-options.ts';
 export type { RunningNode } from './node-run.ts';
 
-
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
   return startClaimed({ file: runtimeFile(options.home), what: 'a node', home: options.home }, (claim) =>
     startOnClaim(options, claim),

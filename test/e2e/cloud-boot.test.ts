@@ -232,11 +232,15 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
     async () => {
       assert.ok(first, 'the first machine booted');
       // The status unit starts with the node, so its first lines may say DOWN while the node sets up.
-      const up = await until(async () => {
-        const lines = await first.statusLines();
-        const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
-        return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
-      }, 'three status lines from the first UP', 30_000);
+      const up = await until(
+        async () => {
+          const lines = await first.statusLines();
+          const firstUp = lines.findIndex((line) => line.endsWith('The node is UP'));
+          return firstUp >= 0 && lines.length - firstUp >= 3 ? lines.slice(firstUp) : undefined;
+        },
+        'three status lines from the first UP',
+        30_000,
+      );
       assert.ok(
         up.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ The node is UP$/.test(line)),
         up.join('\n'),
@@ -245,11 +249,15 @@ describe("cloud boot: the stacks' boot scripts bring up the real runner on their
       const linesBeforeDeath = (await first.statusLines()).length;
       await first.kill('portal-node.service');
       // A check already under way when the node died may still say UP; every later one says DOWN.
-      const afterDeath = await until(async () => {
-        const lines = (await first.statusLines()).slice(linesBeforeDeath);
-        const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
-        return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
-      }, 'three status lines after the node died', 30_000);
+      const afterDeath = await until(
+        async () => {
+          const lines = (await first.statusLines()).slice(linesBeforeDeath);
+          const firstDown = lines.findIndex((line) => line.endsWith('The node is DOWN'));
+          return firstDown >= 0 && firstDown <= 1 && lines.length - firstDown >= 3 ? lines.slice(firstDown) : undefined;
+        },
+        'three status lines after the node died',
+        30_000,
+      );
       assert.ok(
         afterDeath.every((line) => line.endsWith('The node is DOWN')),
         afterDeath.join('\n'),
