@@ -5,6 +5,9 @@
  * running anything injected, webhook_receiver.py compiles and gives the value back, YAML and Markdown
  * keep their structure. A second pass skips the schema and feeds the corpus straight to the compiler,
  * so the quoting of the templates is tested on its own.
+ *
+ * The tests are in three files (test/compile/hostile-manifest-*.test.ts), so that npm test's lanes run
+ * them side by side: together they start some ten thousand short programs.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -20,10 +23,10 @@ import { encodePointer, parseYamlSource } from '../../src/shared/yaml-source.ts'
 import { ValidationError } from '../../src/shared/errors.ts';
 import { parseManifest } from '../../src/compile/manifest.ts';
 import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
-import { bootScriptOfStack, secretsStandIn, stubNameLookups } from '../support/boot-script.ts';
-import { createSandbox } from '../support/sandbox.ts';
-import { allUseCases, loadManifest, manifestText } from '../support/usecases.ts';
-import { endpointParameterValues } from './resolved-use-cases.ts';
+import { bootScriptOfStack, secretsStandIn, stubNameLookups } from './boot-script.ts';
+import { createSandbox } from './sandbox.ts';
+import { loadManifest, manifestText, type allUseCases } from './usecases.ts';
+import { endpointParameterValues } from '../compile/resolved-use-cases.ts';
 
 type Path = readonly (string | number)[];
 
@@ -251,113 +254,121 @@ function checkStructure(
   }
 }
 
-describe('hostile manifest values (issue: command injection through a manifest)', function () {
-  this.timeout(600_000);
-  let dir: string;
-  let marker: string;
+/** The marker a hostile value would create, and the folder for the receiver; made by `hostileSetup`. */
+export interface HostileRun {
+  readonly dir: string;
+  readonly marker: string;
+}
 
+/**
+ * Registers in the current describe: a folder and marker before, their removal after, and after each test
+ * the check that nothing injected ran.
+ */
+export function hostileSetup(): HostileRun {
+  const run = { dir: '', marker: '' };
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'portal-hostile-'));
-    marker = join(dir, 'INJECTED');
+    run.dir = await mkdtemp(join(tmpdir(), 'portal-hostile-'));
+    run.marker = join(run.dir, 'INJECTED');
   });
-
   after(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await rm(run.dir, { recursive: true, force: true });
   });
-
   afterEach(() => {
-    assert.ok(!existsSync(marker), 'nothing injected ran');
+    assert.ok(!existsSync(run.marker), 'nothing injected ran');
   });
+  return run;
+}
 
-  for (const usecase of allUseCases) {
-    it(
-      `${usecase}: every string field, every hostile value: ` + 'refused at the field (exit 2) or compiled inert',
-      async () => {
-        const original = loadManifest(usecase);
-        const baseline = byPath(compileUseCase(original));
-        const counts = { refused: 0, compiled: 0, ran: 0 };
-        const present = parse(manifestText(usecase)) as Record<string, unknown>;
-        const optional = optionalStrings.filter(
-          (path) =>
-            path
-              .slice(0, -1)
-              .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !==
-            undefined,
-        );
-        const paths = [...stringPaths(present), ...optional];
-        for (const [name, value] of corpus(marker)) {
-          const accepted: Path[] = [];
-          for (const path of paths) {
-            const pointer = encodePointer(path);
-            const text = withText(manifestText(usecase), [path], value);
-            const what = `${pointer} = ${name}`;
-            const { manifest, problems } = manifestProblems('hostile.yaml', text);
-            if (!manifest) {
-              counts.refused += 1;
-              const atField = problems.find(
-                (problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`),
-              );
-              assert.ok(atField, `${what}: refused at the field itself, got ${JSON.stringify(problems)}`);
-              const expected = parseYamlSource('hostile.yaml', text).locate(pointer);
-              assert.deepEqual({ line: atField.line, column: atField.column }, expected, `${what}: located`);
-              assert.throws(
-                () => parseManifest('hostile.yaml', text),
-                (error: unknown) => error instanceof ValidationError && error.exitCode === 2,
-              );
-              continue;
-            }
-            counts.compiled += 1;
-            checkStructure(byPath(compileUseCase(manifest)), baseline, manifest, pointer, value);
-            accepted.push(path);
-          }
-          // Every field that accepts the value holds it at once, so the scripts run once per value and
-          // still meet the value at every place a field reaches them.
-          for (const group of acceptedTogether(manifestText(usecase), accepted, value)) {
-            const { manifest } = manifestProblems('hostile.yaml', withText(manifestText(usecase), group, value));
-            const artifacts = byPath(compileUseCase(manifest as UseCaseManifest));
-            if (scriptTexts(artifacts) === scriptTexts(baseline)) continue;
-            counts.ran += 1;
-            await runScripts(artifacts, usecase);
-            if (artifacts.has('webhook_receiver.py'))
-              await checkReceiver(
-                artifacts.get('webhook_receiver.py') as string,
-                (manifest as UseCaseManifest).title,
-                dir,
-              );
-            const fields = group.map((path) => encodePointer(path)).join(', ');
-            assert.ok(!existsSync(marker), `${fields} = ${name}: nothing injected ran`);
-          }
-        }
-        assert.ok(counts.refused > 0 && counts.compiled > 0, JSON.stringify(counts));
-        if (usecase !== 'webhook')
-          assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
-      },
-    );
-  }
-
-  for (const usecase of ['webhook', 'postgres'] as const) {
-    it(`${usecase}: without the schema, every hostile title, note and label is quoted by the templates`, async () => {
+/** Every string field of `usecase`'s manifest, every hostile value: refused at the field, or compiled inert. */
+export function itRefusesOrCompilesInert(usecase: (typeof allUseCases)[number], run: HostileRun): void {
+  it(
+    `${usecase}: every string field, every hostile value: ` + 'refused at the field (exit 2) or compiled inert',
+    async () => {
       const original = loadManifest(usecase);
       const baseline = byPath(compileUseCase(original));
-      const free: Path[] = [
-        ['title'],
-        ['outlet', 'instance-type', 'note'],
-        ...(original.outlet?.endpoint ? [['outlet', 'endpoint', 'label']] : []),
-      ];
-      for (const path of free) {
-        const pointer = encodePointer(path);
-        for (const [name, value] of corpus(marker)) {
-          const manifest = withValue(original, path, value);
-          const artifacts = byPath(compileUseCase(manifest));
-          checkStructure(artifacts, baseline, manifest, pointer, value);
-          if (path[0] === 'title') {
-            await runScripts(artifacts, usecase);
-            if (artifacts.has('webhook_receiver.py'))
-              await checkReceiver(artifacts.get('webhook_receiver.py') as string, value, dir);
+      const counts = { refused: 0, compiled: 0, ran: 0 };
+      const present = parse(manifestText(usecase)) as Record<string, unknown>;
+      const optional = optionalStrings.filter(
+        (path) =>
+          path
+            .slice(0, -1)
+            .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], present) !==
+          undefined,
+      );
+      const paths = [...stringPaths(present), ...optional];
+      for (const [name, value] of corpus(run.marker)) {
+        const accepted: Path[] = [];
+        for (const path of paths) {
+          const pointer = encodePointer(path);
+          const text = withText(manifestText(usecase), [path], value);
+          const what = `${pointer} = ${name}`;
+          const { manifest, problems } = manifestProblems('hostile.yaml', text);
+          if (!manifest) {
+            counts.refused += 1;
+            const atField = problems.find(
+              (problem) => problem.pointer === pointer || problem.pointer.startsWith(`${pointer}/`),
+            );
+            assert.ok(atField, `${what}: refused at the field itself, got ${JSON.stringify(problems)}`);
+            const expected = parseYamlSource('hostile.yaml', text).locate(pointer);
+            assert.deepEqual({ line: atField.line, column: atField.column }, expected, `${what}: located`);
+            assert.throws(
+              () => parseManifest('hostile.yaml', text),
+              (error: unknown) => error instanceof ValidationError && error.exitCode === 2,
+            );
+            continue;
           }
-          assert.ok(!existsSync(marker), `${pointer} = ${name}: nothing injected ran`);
+          counts.compiled += 1;
+          checkStructure(byPath(compileUseCase(manifest)), baseline, manifest, pointer, value);
+          accepted.push(path);
+        }
+        // Every field that accepts the value holds it at once, so the scripts run once per value and
+        // still meet the value at every place a field reaches them.
+        for (const group of acceptedTogether(manifestText(usecase), accepted, value)) {
+          const { manifest } = manifestProblems('hostile.yaml', withText(manifestText(usecase), group, value));
+          const artifacts = byPath(compileUseCase(manifest as UseCaseManifest));
+          if (scriptTexts(artifacts) === scriptTexts(baseline)) continue;
+          counts.ran += 1;
+          await runScripts(artifacts, usecase);
+          if (artifacts.has('webhook_receiver.py'))
+            await checkReceiver(
+              artifacts.get('webhook_receiver.py') as string,
+              (manifest as UseCaseManifest).title,
+              run.dir,
+            );
+          const fields = group.map((path) => encodePointer(path)).join(', ');
+          assert.ok(!existsSync(run.marker), `${fields} = ${name}: nothing injected ran`);
         }
       }
-    });
-  }
-});
+      assert.ok(counts.refused > 0 && counts.compiled > 0, JSON.stringify(counts));
+      if (usecase !== 'webhook')
+        assert.ok(counts.ran > 0, `some accepted value reached a script: ${JSON.stringify(counts)}`);
+    },
+  );
+}
+
+/** `usecase` without the schema: every hostile title, note and label quoted by the templates. */
+export function itQuotesWithoutTheSchema(usecase: 'webhook' | 'postgres', run: HostileRun): void {
+  it(`${usecase}: without the schema, every hostile title, note and label is quoted by the templates`, async () => {
+    const original = loadManifest(usecase);
+    const baseline = byPath(compileUseCase(original));
+    const free: Path[] = [
+      ['title'],
+      ['outlet', 'instance-type', 'note'],
+      ...(original.outlet?.endpoint ? [['outlet', 'endpoint', 'label']] : []),
+    ];
+    for (const path of free) {
+      const pointer = encodePointer(path);
+      for (const [name, value] of corpus(run.marker)) {
+        const manifest = withValue(original, path, value);
+        const artifacts = byPath(compileUseCase(manifest));
+        checkStructure(artifacts, baseline, manifest, pointer, value);
+        if (path[0] === 'title') {
+          await runScripts(artifacts, usecase);
+          if (artifacts.has('webhook_receiver.py'))
+            await checkReceiver(artifacts.get('webhook_receiver.py') as string, value, run.dir);
+        }
+        assert.ok(!existsSync(run.marker), `${pointer} = ${name}: nothing injected ran`);
+      }
+    }
+  });
+}
