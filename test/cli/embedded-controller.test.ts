@@ -7,6 +7,7 @@ import { processGone } from '../../src/shared/process-state.ts';
 import { portal } from '../support/processes.ts';
 import { acceptsConnections } from '../support/tcp.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
+import { removeAdminHome } from '../support/admin-home.ts';
 
 const hostAndPort = (address: string): [string, number] => [
   address.slice(0, address.lastIndexOf(':')),
@@ -21,10 +22,7 @@ describe('portal enroll with the embedded controller', function () {
     home = await mkdtemp(join(tmpdir(), 'portal-embedded-'));
   });
 
-  after(async () => {
-    await portal(home, ['reset', '--yes', '--delete-controller']);
-    await rm(home, { recursive: true, force: true });
-  });
+  after(() => removeAdminHome(home));
 
   it('starts a controller in the background, on loopback, and enrolls this machine as administrator', async () => {
     const enrolled = await portal(home, ['enroll']);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { processGone } from '../../src/shared/process-state.ts';
 import { createNetworkNamespace, type NetworkNamespace } from '../support/network-namespace.ts';
 import { freePort, portal, portalBundle, runToEnd, start, type Running } from '../support/processes.ts';
 import { acceptsConnections } from '../support/tcp.ts';
+import { removeAdminHome } from '../support/admin-home.ts';
 
 describe('portal enroll: the embedded controller for nodes on other machines', function () {
   this.timeout(60_000);
@@ -21,8 +22,7 @@ describe('portal enroll: the embedded controller for nodes on other machines', f
 
   afterEach(async () => {
     for (const node of nodes.splice(0)) await node.stop();
-    await portal(home, ['reset', '--yes', '--delete-controller']);
-    await rm(home, { recursive: true, force: true });
+    await removeAdminHome(home);
   });
 
   it(

@@ -17,6 +17,7 @@ import type { MemberInfo, TicketInfo } from '../../src/wire/protocol.ts';
 import { portal, portalBundle, portalOnPath, startPortal, type Running } from '../support/processes.ts';
 import { onFreePorts } from '../support/usecase-run.ts';
 import { projectRoot } from '../support/usecases.ts';
+import { removeAdminHome } from '../support/admin-home.ts';
 
 const refusal = (home: string, hosted: string) =>
   `portal: portal reset would delete the embedded controller under ${home}, and ${hosted}; nothing was removed; ` +
@@ -125,7 +126,7 @@ describe('end to end: cleaning up one of two use cases on one embedded controlle
 
   after(async () => {
     for (const node of nodes) await node.stop();
-    if (existsSync(admin)) await portal(admin, ['reset', '--yes', '--delete-controller']);
+    await removeAdminHome(admin);
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -249,9 +250,7 @@ describe('end to end: portal reset of an embedded controller that serves others,
   });
 
   after(async () => {
-    for (const home of ['declined', 'confirmed']) {
-      if (existsSync(join(dir, home))) await portal(join(dir, home), ['reset', '--yes', '--delete-controller']);
-    }
+    for (const home of ['declined', 'confirmed']) await removeAdminHome(join(dir, home));
     await rm(dir, { recursive: true, force: true });
   });
 

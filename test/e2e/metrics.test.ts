@@ -5,7 +5,7 @@
  * relay turns 503 with the reason while its controller is gone, and back to 200 once it returns.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedControllerRuntime } from '../../src/cli/home.ts';
@@ -16,6 +16,7 @@ import { startRelay, type RelayProcess } from '../support/relay-processes.ts';
 import { healthOf, healthWhen, scrape, valueOf, type Sample } from '../support/scrape.ts';
 import { until } from '../support/in-process.ts';
 import { roundTrip } from '../support/tcp.ts';
+import { removeAdminHome } from '../support/admin-home.ts';
 
 const statusLine = /relay status server on http:\/\/(\S+) \(GET \/metrics, GET \/healthz\)/;
 
@@ -147,10 +148,7 @@ describe('end to end: the embedded controller of portal enroll serves its status
     home = await mkdtemp(join(tmpdir(), 'portal-embedded-status-'));
   });
 
-  after(async () => {
-    await portal(home, ['reset', '--yes', '--delete-controller']);
-    await rm(home, { recursive: true, force: true });
-  });
+  after(() => removeAdminHome(home));
 
   it('writes its status address to its runtime file, on loopback, and counts its administrator', async () => {
     const enrolled = await portal(home, ['enroll']);

@@ -8,8 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inletPort, nodeStatus, portal, portalOnPath, startPortal, type Running } from './processes.ts';
+import { inletPort, nodeStatus, portalOnPath, startPortal, type Running } from './processes.ts';
 import { projectRoot } from './usecases.ts';
+import { removeAdminHome } from './admin-home.ts';
 
 export interface UseCaseRun {
   readonly dir: string;
@@ -122,7 +123,7 @@ export async function runUseCase(usecase: string): Promise<UseCaseRun> {
     },
     async close() {
       for (const node of started) await node.stop();
-      await portal(adminHome, ['reset', '--yes', '--delete-controller']);
+      await removeAdminHome(adminHome);
       await rm(dir, { recursive: true, force: true });
     },
   };
