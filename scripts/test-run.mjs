@@ -237,8 +237,10 @@ async function main() {
   const wall = seconds(Date.now() - started);
   const leaked = leaks > 0 ? `, ${leaks} programs left running` : '';
   const cpu = seconds(all.reduce((sum, result) => sum + result.cpuMs, 0));
+  const ownCpu = seconds(all.reduce((sum, result) => sum + (result.ownCpuMs ?? 0), 0));
   process.stdout.write(
-    `\ntests: ${passed} passed, ${failed} failed${leaked} in ${wall} on ${lanes.length} lanes (CPU ${cpu})\n`,
+    `\ntests: ${passed} passed, ${failed} failed${leaked} in ${wall} on ${lanes.length} lanes ` +
+      `(CPU ${cpu}, of which the lanes' own ${ownCpu})\n`,
   );
   const clean = problems.length === 0 && failed === 0;
   if (clean) rmSync(workspace, { recursive: true, force: true });
