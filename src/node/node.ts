@@ -6,7 +6,6 @@
  * inlets' listeners bound (node-listeners.ts), the status server up and the ticket spent (here), then
  * the parts put together (node-parts.ts) and run (node-run.ts).
  */
-import { join } from 'node:path';
 import { product } from '../shared/product.ts';
 import { enrollWithTicket } from './enrollment.ts';
 import { startClaimed, type HomeClaim } from './home-claim.ts';
