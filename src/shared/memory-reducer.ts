@@ -11,7 +11,14 @@
  * in a heap that is neither grown nor in use: an outlet measured here held 81 MB of dead socket
  * buffers a minute after 2,000 clients had left, with 4 MB of its heap unused, since an idle process
  * allocates nothing that would start the collection that frees them. So the buffers grown by that
- * much since the last look start the collection too. */
+ * much since the last look start the collection too.
+ *
+ * A collection during the burst finds its buffers alive and takes their level for the live one; the
+ * burst's buffers, dead once it ends, then never grow past it (an outlet measured here held 40 MB of
+ * them a minute after a burst on a loaded machine). So a collection that leaves the buffers that much
+ * above the least they ever came to is followed by another at the next look, and, while they stay
+ * there, at looks ever further apart (1, 1, 2, 4 … 32 looks): a process whose buffers are live pays
+ * for a few collections, not one a look. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { heapCheckMs, heapSlackBytes } from './limits.ts';
@@ -31,6 +38,9 @@ type Collect = (options?: {
  * 'last-resort' flavour hands it back, with the old generation's free pages.
  */
 const firstV8WithOptions = 12;
+
+/** Follow-ups of buffers still in use come at most 2^5 = 32 looks apart (about 11 minutes at 20 s). */
+const maxFollowUpDoublings = 5;
 
 export interface MemoryReducerOptions {
   /** How often the heap is looked at. @default heapCheckMs */
@@ -63,14 +73,25 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
   // free memory that only a trim returns. A process that stays busy sets this high and trims no more.
   let trimmedRss = process.memoryUsage.rss();
   let trimming = false;
+  // The least the buffers ever came to (the process at rest), and the follow-up of a collection that
+  // found them above it: looks until the next one (0: none due), and follow-ups that found them so.
+  let restingBuffers = liveBuffers;
+  let followUpIn = 0;
+  let stillInUse = 0;
   const timer = setInterval(() => {
     const { heapTotal, heapUsed, arrayBuffers, rss } = process.memoryUsage();
     liveBuffers = Math.min(liveBuffers, arrayBuffers);
-    const collectNow = heapTotal - heapUsed >= slack || arrayBuffers - liveBuffers >= bufferSlack;
+    restingBuffers = Math.min(restingBuffers, arrayBuffers);
+    const followUp = followUpIn > 0 && --followUpIn === 0;
+    const collectNow = heapTotal - heapUsed >= slack || arrayBuffers - liveBuffers >= bufferSlack || followUp;
     if (collectNow) {
       if (withOptions) run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       else run();
       liveBuffers = process.memoryUsage().arrayBuffers;
+      restingBuffers = Math.min(restingBuffers, liveBuffers);
+      const inUse = liveBuffers - restingBuffers >= bufferSlack;
+      stillInUse = inUse && followUp ? stillInUse + 1 : 0;
+      followUpIn = inUse ? 2 ** Math.min(Math.max(stillInUse - 1, 0), maxFollowUpDoublings) : 0;
     }
     if (!trim || trimming || (!collectNow && rss - trimmedRss < slack)) return;
     trimming = true;

@@ -56,4 +56,25 @@ describe('memory reducer', () => {
     assert.ok(after < grown - 24 * 1048576, `the dead buffers stayed: ${mb(grown)} -> ${mb(after)} MB`);
     assert.equal(kept.length, 0);
   });
+
+  it('frees them too when a collection came during the burst, while they were alive', async () => {
+    const stop = reduceMemoryAfterBursts({
+      intervalMs: 20,
+      slackBytes: Number.MAX_SAFE_INTEGER,
+      bufferSlackBytes: 8 * 1048576,
+    });
+    const kept: Buffer[] = Array.from({ length: 512 }, () => Buffer.allocUnsafeSlow(64 * 1024).fill(1));
+    const grown = process.memoryUsage().arrayBuffers;
+    // The burst goes on for a few looks: their growth starts a collection that finds all 32 MB alive.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    kept.length = 0;
+    const deadline = Date.now() + 5000;
+    while (process.memoryUsage().arrayBuffers > grown - 24 * 1048576 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    stop();
+    const after = process.memoryUsage().arrayBuffers;
+    const mb = (bytes: number) => Math.round(bytes / 1048576);
+    console.log(`      buffers ${mb(grown)} MB, collected alive, then dead -> ${mb(after)} MB`);
+    assert.ok(after < grown - 24 * 1048576, `the dead buffers stayed: ${mb(grown)} -> ${mb(after)} MB`);
+  });
 });
