@@ -122,5 +122,6 @@ export async function stubNameLookups(sandbox: Sandbox, failures: number): Promi
   await sandbox.stub(
     'getent',
     `n=$(cat '${counter}'); echo $((n + 1)) > '${counter}'; [ "$n" -ge ${failures} ] || exit 2; echo "10.0.0.5 $2"`,
+    'sh',
   );
 }

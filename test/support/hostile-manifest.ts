@@ -138,13 +138,14 @@ async function runScripts(artifacts: Map<string, string>, usecase: string): Prom
   const sandbox = await createSandbox();
   try {
     await stubNameLookups(sandbox, 0);
+    // Stand-ins run by sh: the scripts call them some thirty times a run, and the runs are hundreds.
     const stubs = ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal', 'psql', 'python3'];
-    for (const command of stubs) await sandbox.stub(command);
+    for (const command of stubs) await sandbox.stub(command, 'exit 0', 'sh');
     // The clients of the verifications answer as their services would.
-    await sandbox.stub('redis-cli', 'echo PONG');
-    await sandbox.stub('portal', fakePortal);
-    await sandbox.stub('aws', `${secretsStandIn()}\necho '{}' > output.json`);
-    await sandbox.stub('curl', 'printf 200');
+    await sandbox.stub('redis-cli', 'echo PONG', 'sh');
+    await sandbox.stub('portal', fakePortal, 'sh');
+    await sandbox.stub('aws', `${secretsStandIn()}\necho '{}' > output.json`, 'sh');
+    await sandbox.stub('curl', 'printf 200', 'sh');
     await writeFile(join(sandbox.dir, 'tickets.sh'), artifacts.get('tickets.sh') as string, { mode: 0o755 });
     const env = {
       PATH: `${sandbox.bin}:${sandbox.system}`,
