@@ -1,11 +1,17 @@
 /**
- * A whole project as separate processes: a controller (`portal controller start`), an administrator
- * enrolled with its code, and nodes started from configurations, all with the bundled CLI.
+ * A whole project as separate processes: a controller (`portal controller start`) and nodes started
+ * from configurations, with the bundled CLI; and an administrator enrolled with the controller's code.
+ * The administrator enrolls in this process, as `portal enroll --controller --code` does (its own
+ * functions, no program start: the suite starts some fifty projects), and issues its tickets the same
+ * way; `portal enroll` itself is tested as a program in test/cli/enroll.test.ts.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { portal, startPortal, type Running } from './processes.ts';
+import { adminDirectory } from '../../src/cli/home.ts';
+import { enrollAdministrator } from '../../src/node/enrollment.ts';
+import { decodeAdminCode, encodeAdminCode } from '../../src/wire/ticket.ts';
+import { startPortal, type Running } from './processes.ts';
 import { ticketInProcess } from './ticket-in-process.ts';
 
 export interface ControllerProcess {
@@ -109,13 +115,8 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
       await rm(dir, { recursive: true, force: true });
     },
   };
-  const enrolled = await portal(adminHome, [
-    'enroll',
-    '--controller',
-    project.controller.listening,
-    '--code',
-    project.controller.adminCode,
-  ]);
-  if (enrolled.code !== 0) throw new Error(`portal enroll failed: ${enrolled.stderr}`);
+  // As portal enroll takes --controller and --code: the code pins the certificate, --controller the address.
+  const code = { ...decodeAdminCode(project.controller.adminCode), controller: project.controller.listening };
+  await enrollAdministrator(adminDirectory(adminHome), encodeAdminCode(code), 'default');
   return project;
 }
