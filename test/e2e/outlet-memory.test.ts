@@ -14,6 +14,9 @@ const MiB = 1024 * 1024;
 const externalMb = async (home: string) =>
   Math.round(((await nodeMetric(home, 'portal_node_nodejs_external_memory_bytes')) ?? 0) / MiB);
 
+/** The buffers 300 stalled clients may cost the outlet: their windows (38 MB), not their answers (300 MB and more). */
+const heldBoundMb = 96;
+
 describe('end to end: an outlet holds what its windows allow for many clients, and gives it back', function () {
   this.timeout(240_000);
   let project: ProjectProcesses;
@@ -36,7 +39,12 @@ describe('end to end: an outlet holds what its windows allow for many clients, a
     const close = await slowReaders(portal.port, 300);
     // Long enough for every stream to stall: the outlet reads, and sends, until the windows are full.
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const held = await externalMb(outletHome);
+    // What it holds, not what it has sent and not yet collected: on a loaded machine the dead buffers of
+    // the first sends can stay uncollected for a while (98 MB in all once), until the memory reducer's
+    // next look (every 20 s) collects them. Buffers the streams hold survive any collection.
+    let held = await externalMb(outletHome);
+    for (const deadline = Date.now() + 25_000; held >= heldBoundMb && Date.now() < deadline;)
+      held = await new Promise<number>((resolve) => setTimeout(() => resolve(externalMb(outletHome)), 1000));
     const peak = await watcher.stop();
     close();
     console.log(
@@ -45,7 +53,7 @@ describe('end to end: an outlet holds what its windows allow for many clients, a
     );
     // Each stalled stream holds the rest of one read and one more (2 x 64 KiB): 38 MB for 300. Before,
     // each target socket read on to 1 MiB: 300 MB and more.
-    assert.ok(held < 96, `the outlet held ${held} MB of buffers for 300 stalled clients`);
+    assert.ok(held < heldBoundMb, `the outlet held ${held} MB of buffers for 300 stalled clients`);
     assert.ok(peak.rssMb - idle.rssMb < 160, `the outlet grew by ${Math.round(peak.rssMb - idle.rssMb)} MB`);
   });
 
