@@ -186,7 +186,8 @@ async function main() {
     const counts =
       result.failed > 0 ? `${result.failed} of ${result.passed + result.failed} failed` : `${result.passed} passed`;
     process.stdout.write(
-      `  ${mark} ${seconds(result.ms).padStart(8)}  ${file} (${counts}; CPU ${seconds(result.cpuMs)})\n`,
+      `  ${mark} ${seconds(result.ms).padStart(8)}  ${file} ` +
+        `(${counts}; CPU ${seconds(result.cpuMs)}, the lane's own ${seconds(result.ownCpuMs ?? 0)})\n`,
     );
     for (const survivor of line.survivors)
       process.stdout.write(`             left running, stopped now: pid ${survivor.pid} ${survivor.command}\n`);
