@@ -193,8 +193,7 @@ async function adminCode(
       throw new InputError('BAD_FLAG', `--controller ${options.controller} is not host:port`, {
         hint: 'give the address the controller printed',
       });
-    // The code pins the controller's certificate; --controller says where to reach it from here.
-    return { code: encodeAdminCode({ ...decodeAdminCode(options.code), controller: options.controller }) };
+    return { code: adminCodeAt(options.code, options.controller) };
   }
   if (await readEmbeddedController(home)) {
     throw new InputError(
@@ -211,4 +210,9 @@ async function adminCode(
   });
   if (!started.adminCode) throw new Error('the embedded controller gave no admin code');
   return { code: started.adminCode, embedded: started };
+}
+
+/** An admin code for a controller reached at `controller`: the code pins its certificate, this its address. */
+export function adminCodeAt(code: string, controller: string): string {
+  return encodeAdminCode({ ...decodeAdminCode(code), controller });
 }

@@ -8,9 +8,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminCodeAt } from '../../src/cli/enroll.ts';
 import { adminDirectory } from '../../src/cli/home.ts';
 import { enrollAdministrator } from '../../src/node/enrollment.ts';
-import { decodeAdminCode, encodeAdminCode } from '../../src/wire/ticket.ts';
 import { startPortal, type Running } from './processes.ts';
 import { ticketInProcess } from './ticket-in-process.ts';
 
@@ -115,8 +115,7 @@ export async function startProject(options: { controllerFlags?: string[] } = {})
       await rm(dir, { recursive: true, force: true });
     },
   };
-  // As portal enroll takes --controller and --code: the code pins the certificate, --controller the address.
-  const code = { ...decodeAdminCode(project.controller.adminCode), controller: project.controller.listening };
-  await enrollAdministrator(adminDirectory(adminHome), encodeAdminCode(code), 'default');
+  const code = adminCodeAt(project.controller.adminCode, project.controller.listening);
+  await enrollAdministrator(adminDirectory(adminHome), code, 'default');
   return project;
 }
