@@ -9,53 +9,21 @@
 // through which a node hands glibc's free pages back after a burst (src/shared/malloc-trim.ts); a
 // process that cannot load it runs without.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import process from 'node:process';
 import { join, resolve } from 'node:path';
+import { nativeModules, stageRelease } from './release-stage.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const destination = resolve(process.argv[2] ?? join(root, 'release'));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const koffiPlatform = `@koromix/koffi-${process.platform}-${process.arch}`;
-const nativeModules = ['better-sqlite3', 'bindings', 'file-uri-to-path', 'koffi', koffiPlatform];
-/** Run-time files of each bundled module: no sources, no build intermediates, no install scripts' helpers. */
-const runtimeFiles = {
-  'better-sqlite3': ['package.json', 'LICENSE', 'lib', 'build/Release/better_sqlite3.node'],
-  bindings: ['package.json', 'LICENSE.md', 'bindings.js'],
-  'file-uri-to-path': ['package.json', 'LICENSE', 'index.js'],
-  koffi: ['package.json', 'LICENSE.txt', 'index.cjs', 'src/koffi/index.cjs', 'src/koffi/src/static.cjs'],
-  [koffiPlatform]: [
-    'package.json',
-    'index.js',
-    ...(process.platform === 'linux' ? ['linux', 'musl'] : [process.platform]).map((libc) => `${libc}_${process.arch}`),
-  ],
-};
 
 execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 
 const stage = mkdtempSync(join(tmpdir(), 'portal-release-'));
 try {
-  for (const path of ['dist', 'templates', 'schemas', 'install.sh', 'README.md'])
-    cpSync(join(root, path), join(stage, path), { recursive: true });
-  const versions = {};
-  for (const name of nativeModules) {
-    const from = join(root, 'node_modules', name);
-    versions[name] = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')).version;
-    for (const path of runtimeFiles[name])
-      cpSync(join(from, path), join(stage, 'node_modules', name, path), { recursive: true });
-    // npm packs a bundled module's own `files`; the built addon is not among better-sqlite3's.
-    const staged = join(stage, 'node_modules', name, 'package.json');
-    // koffi's prebuilt libraries for other platforms are optional dependencies: none is fetched.
-    const {
-      scripts: _scripts,
-      devDependencies: _dev,
-      optionalDependencies: _optional,
-      ...module
-    } = JSON.parse(readFileSync(staged, 'utf8'));
-    const released = { ...module, files: runtimeFiles[name].filter((path) => path !== 'package.json') };
-    writeFileSync(staged, `${JSON.stringify(released, null, 2)}\n`);
-  }
+  const versions = stageRelease(root, stage);
   // The bundle carries every other dependency; none is installed beside it.
   writeFileSync(
     join(stage, 'package.json'),

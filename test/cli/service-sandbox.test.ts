@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { freePort, portalBundle, type Running } from '../support/processes.ts';
+import { placeBundle, type PlacedBundle } from '../support/placed-bundle.ts';
 import { parseUnit } from '../support/systemd-unit-file.ts';
 import { inMountNamespace, startInUnitSandbox } from '../support/unit-sandbox.ts';
 
@@ -29,9 +30,12 @@ describe('portal service install: the program under the unit sandbox', function 
   let checkout: string;
   /** Node.js linked (hard) under /tmp: the same program, at a path PrivateTmp=yes hides. */
   let hiddenNode: string;
+  /** The bundle installed where the sandbox lets it run, wherever this checkout is. */
+  let placed: PlacedBundle;
   const running: Running[] = [];
 
   before(async () => {
+    placed = await placeBundle();
     dir = await mkdtemp(join(tmpdir(), 'portal-service-sandbox-'));
     key = join(dir, 'controller-seal.key');
     await writeFile(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
@@ -45,6 +49,7 @@ describe('portal service install: the program under the unit sandbox', function 
   after(async () => {
     for (const process of running) await process.stop();
     await rm(dir, { recursive: true, force: true });
+    await placed.remove();
   });
 
   const install = ['service', 'install', 'controller', '--dry-run', '--listen', '127.0.0.1:4000'];
@@ -99,7 +104,7 @@ describe('portal service install: the program under the unit sandbox', function 
   it('writes the files a link leads to, and the unit starts under its sandbox; a refused program cannot', async () => {
     const links = join(dir, 'links');
     await mkdir(links);
-    await symlink(portalBundle, join(links, 'portal'));
+    await symlink(placed.bundle, join(links, 'portal'));
     const port = await freePort();
     const units = join(dir, 'units');
     const installed = spawnSync(
@@ -124,7 +129,7 @@ describe('portal service install: the program under the unit sandbox', function 
     const unit = await parseUnit(unitPath, '%d');
     assert.deepEqual(
       unit.execStart.slice(0, 2),
-      [await realpath(process.execPath), await realpath(portalBundle)],
+      [await realpath(process.execPath), await realpath(placed.bundle)],
       'the bundle the link leads to, not the link under /tmp',
     );
 

@@ -20,7 +20,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createWorld } from '../support/portal-world.ts';
-import { freePort, nodeStatus, portal, portalBundle, runToEnd, start, type Running } from '../support/processes.ts';
+import { freePort, nodeStatus, portalAt, runToEnd, start, type Running } from '../support/processes.ts';
+import { placeBundle, type PlacedBundle } from '../support/placed-bundle.ts';
 import { joinedRegExp } from '../support/joined-regexp.ts';
 import { parseUnit, words } from '../support/systemd-unit-file.ts';
 import { inMountNamespace } from '../support/unit-sandbox.ts';
@@ -60,6 +61,10 @@ async function reloadUnit(path: string): Promise<{ code: number | null; stdout: 
 
 const key = () => `${randomBytes(32).toString('base64')}\n`;
 
+/** The bundle the units run: a copy under /opt, wherever this checkout is. */
+let placed: PlacedBundle;
+const portal = (home: string, args: readonly string[]) => portalAt(placed.bundle)(home, args);
+
 describe('portal service install: systemd units', function () {
   // Some tests start the program twenty times: about 4 s each on a loaded machine of two cores.
   this.timeout(240_000);
@@ -68,6 +73,7 @@ describe('portal service install: systemd units', function () {
   const running: Running[] = [];
 
   before(async () => {
+    placed = await placeBundle();
     dir = await mkdtemp(join(tmpdir(), 'portal-service-'));
     units = join(dir, 'units');
     await mkdir(join(dir, 'etc'), { mode: 0o700 });
@@ -83,6 +89,7 @@ describe('portal service install: systemd units', function () {
   after(async () => {
     for (const process of running) await process.stop();
     await rm(dir, { recursive: true, force: true });
+    await placed.remove();
   });
 
   it('writes units that systemd-analyze verify accepts without a word, and says how to start them', async () => {
@@ -158,7 +165,7 @@ describe('portal service install: systemd units', function () {
     const node = await parseUnit(join(units, 'portal-node.service'), credentials);
     assert.deepEqual(node.execStart, [
       process.execPath,
-      portalBundle,
+      placed.bundle,
       'node',
       'create',
       '--foreground',
@@ -167,7 +174,7 @@ describe('portal service install: systemd units', function () {
     ]);
     assert.deepEqual(
       node.settings.get('ExecReload'),
-      [`+${process.execPath} ${portalBundle} node reload --configuration ${join(dir, 'etc', 'node.yaml')}`],
+      [`+${process.execPath} ${placed.bundle} node reload --configuration ${join(dir, 'etc', 'node.yaml')}`],
       'systemctl reload reads the source file as root: the credential is a copy made at start',
     );
     assert.deepEqual(node.credentials, [
@@ -538,7 +545,7 @@ describe('portal service install: systemd units', function () {
     const run = inMountNamespace(
       'mount -t tmpfs portal-test /srv\nmkdir -m 0700 /srv/private\ncp -r "$1"/. /srv/private/\n' +
         'exec "$2" /srv/private/portal.mjs service install relay --dry-run',
-      [dirname(portalBundle), process.execPath],
+      [dirname(placed.bundle), process.execPath],
       { PORTAL_HOME: dir },
     );
     assert.equal(run.status, 0, run.stderr);

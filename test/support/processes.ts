@@ -125,9 +125,15 @@ export function portal(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runToEnd(process.execPath, [portalBundle, ...args], {
-    env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home, ...env },
-  });
+  return portalAt(portalBundle)(home, args, env);
+}
+
+/** `portal` as above, run from another copy of the bundle. */
+export function portalAt(bundle: string): typeof portal {
+  return (home, args, env = {}) =>
+    runToEnd(process.execPath, [bundle, ...args], {
+      env: { ...process.env, NODE_DEVELOPER: undefined, PORTAL_HOME: home, ...env },
+    });
 }
 
 /** Runs `command` with exactly `env` to completion, with what it printed. */
