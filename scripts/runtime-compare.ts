@@ -51,9 +51,9 @@ interface RunFigures {
   readonly suites: readonly SuiteFigures[];
 }
 
-async function credentials(authority: Authority, nodeId: string): Promise<Credentials> {
+function credentials(authority: Authority, nodeId: string): Credentials {
   const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
+  const request = createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
   const identity = {
     projectId: 'compare',
     nodeId,
@@ -63,7 +63,7 @@ async function credentials(authority: Authority, nodeId: string): Promise<Creden
     tls: false,
     relayNode: false,
   };
-  const cert = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: ['localhost'] });
+  const cert = issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: ['localhost'] });
   return { ca: authority.certificate, key: keys.privateKey, cert };
 }
 
@@ -220,8 +220,8 @@ async function measureSuite(suite: string, client: Credentials, server: Credenti
 
 /** Every suite on the running Node.js; prints one JSON line. */
 async function measure(): Promise<void> {
-  const authority = await createAuthority('compare');
-  const [client, server] = [await credentials(authority, 'sender'), await credentials(authority, 'receiver')];
+  const authority = createAuthority('compare');
+  const [client, server] = [credentials(authority, 'sender'), credentials(authority, 'receiver')];
   const figures: SuiteFigures[] = [];
   for (const suite of suites) figures.push(await measureSuite(suite, client, server));
   const run: RunFigures = { node: process.version, openssl: process.versions.openssl, suites: figures };

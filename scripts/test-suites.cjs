@@ -74,6 +74,7 @@ const unitFiles = [
   'test/node/tls-portal.test.ts',
   'test/node/warm-streams.test.ts',
   'test/pki/authority.test.ts',
+  'test/pki/requests.test.ts',
   'test/relay/pairing.test.ts',
   'test/relay/relay-node.test.ts',
   'test/relay/relay.test.ts',

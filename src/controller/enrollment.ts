@@ -67,9 +67,9 @@ export class Enrollments {
       .where('expires_at', '>', now)
       .executeTakeFirst();
     if (!known) throw invalidAdminCode();
-    const { keyDigest } = await this.certificates.checkRequest(request);
+    const { keyDigest } = this.certificates.checkRequest(request);
     const projectId = newId('p');
-    const authority = await createAuthority(projectId, new Date(now));
+    const authority = createAuthority(projectId, new Date(now));
     const identity: PeerIdentity = {
       projectId,
       nodeId: newId('a'),
@@ -212,9 +212,12 @@ export class Enrollments {
       throw error;
     };
     if (!sameHash(known.secret_hash, secret)) return refused('wrong-secret', unknownTicket());
-    const { keyDigest } = await this.certificates
-      .checkRequest(request)
-      .catch((error: unknown) => refused('bad-request', error));
+    let keyDigest: string;
+    try {
+      ({ keyDigest } = this.certificates.checkRequest(request));
+    } catch (error) {
+      return refused('bad-request', error);
+    }
     const nodeId = newId(known.admin === 1 ? 'a' : 'n');
     const ticket = await this.takeTicket(ticketId, secret, nodeId, keyDigest, now).catch((error: unknown) =>
       refused(ticketRefusal(error), error),

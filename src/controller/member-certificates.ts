@@ -4,13 +4,7 @@
  * anything is signed, the member as the store knows it, and the signing itself.
  */
 import { X509Certificate } from 'node:crypto';
-import {
-  challengeOf,
-  issueCertificate,
-  publicKeyDigest,
-  readCertificateRequest,
-  type Authority,
-} from '../pki/authority.ts';
+import { issueCertificate, publicKeyDigest, readCertificateRequest, type Authority } from '../pki/authority.ts';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
@@ -96,7 +90,7 @@ export class MemberCertificates {
     const authority = await this.authorityOf(identity.projectId);
     // A --tls inlet serves <label>.<project>.<domain> with its own key: the same request, one more name.
     const dnsNames = identity.tls ? [`*.${identity.projectId}.${await this.networkDomainOf(identity.projectId)}`] : [];
-    const certificate = await issueCertificate({
+    const certificate = issueCertificate({
       authority,
       request,
       identity,
@@ -108,10 +102,10 @@ export class MemberCertificates {
     return { identity, certificate, authority: authority.certificate, networkDomain: this.settings().networkDomain };
   }
 
-  async checkRequest(request: string): Promise<CheckedRequest> {
+  checkRequest(request: string): CheckedRequest {
     try {
-      const parsed = await readCertificateRequest(request);
-      return { keyDigest: publicKeyDigest(parsed.publicKey.rawData), challenge: await challengeOf(parsed) };
+      const parsed = readCertificateRequest(request);
+      return { keyDigest: publicKeyDigest(parsed.publicKey), challenge: parsed.challenge };
     } catch (error) {
       throw new InputError('REQUEST_INVALID', (error as Error).message, {
         hint: 'this is a bug in the client: report it',

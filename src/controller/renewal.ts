@@ -38,7 +38,7 @@ export class Renewals {
    * with, from what the store says it is (not what it claims).
    */
   async renew(peer: PeerIdentity, request: string, now = Date.now()): Promise<Enrollment> {
-    const { keyDigest } = await this.certificates.checkRequest(request);
+    const { keyDigest } = this.certificates.checkRequest(request);
     const member = await this.certificates.memberFor(peer.projectId, peer.nodeId, keyDigest);
     const renewed = await this.certificates.certify(member, request, now);
     await this.audit.record(member.projectId, 'renewed', [member.nodeId], {
@@ -75,7 +75,7 @@ export class Renewals {
       const certificate = new X509Certificate(certificatePem);
       const identity = identityOf(certificate);
       if (!identity) throw new Error('not a Portal certificate');
-      parsed = { certificate, identity, challenge: await challengeInPem(request) };
+      parsed = { certificate, identity, challenge: challengeInPem(request) };
     } catch {
       throw reissueRefused('the expired certificate or the request cannot be read');
     }
@@ -108,7 +108,12 @@ export class Renewals {
     const ca = authority ? new X509Certificate(authority.certificate) : undefined;
     if (!ca || !parsed.certificate.checkIssued(ca) || !parsed.certificate.verify(ca.publicKey))
       return refused(reissueRefused('the certificate was not issued by the project'));
-    const { keyDigest } = await this.certificates.checkRequest(request).catch(refused);
+    let keyDigest: string;
+    try {
+      ({ keyDigest } = this.certificates.checkRequest(request));
+    } catch (error) {
+      return refused(error);
+    }
     if (keyDigest !== certificateKey)
       return refused(reissueRefused('the request is for another key than the certificate'));
     const member = await this.certificates.memberFor(projectId, nodeId, keyDigest).catch(refused);

@@ -35,7 +35,7 @@ function toStored(pin: ControllerPin, privateKey: string, answer: EnrollmentAnsw
 export async function enrollWithTicket(directory: string, ticketText: string): Promise<StoredIdentity> {
   const ticket = decodeTicket(ticketText);
   const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+  const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
   const answer = await callController(ticket, 'enroll', { ticket: ticket.ticketId, secret: ticket.secret, request });
   const stored = toStored(ticket, keys.privateKey, answer);
   await saveIdentity(directory, stored);
@@ -49,7 +49,7 @@ export async function enrollAdministrator(
 ): Promise<StoredIdentity> {
   const code = decodeAdminCode(codeText);
   const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-admin');
+  const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-admin');
   const answer = await callController(code, 'admin-enroll', {
     code: code.code,
     request,
@@ -62,7 +62,7 @@ export async function enrollAdministrator(
 
 /** A fresh certificate for the same key, authenticated by the current certificate. */
 export async function renewCertificate(directory: string, identity: StoredIdentity): Promise<StoredIdentity> {
-  const request = await createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
+  const request = createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
   const answer = await callController(
     identity.record,
     'renew',
@@ -81,7 +81,7 @@ export async function reissueCertificate(directory: string, identity: StoredIden
   const channel = await openControlChannel(identity.record);
   try {
     const { challenge } = await channel.request('reissue-challenge', {});
-    const request = await createCertificateRequest(
+    const request = createCertificateRequest(
       identity.privateKey,
       publicKeyOf(identity.privateKey),
       'portal-node',

@@ -2,13 +2,15 @@
  * The project certificate authority: a self-signed CA per project that signs short-lived node
  * certificates from certificate requests. The node's private key never reaches it: only the request.
  */
-import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
 import { InputError } from '../shared/errors.ts';
 import { clockSkewMs, selfSignedLifetimeMs } from '../shared/limits.ts';
+import { buildCertificate, issuerOf, keyIdentifier, spkiOfPem, type Extension } from './certificate-builder.ts';
+import * as der from './der.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
 import { generateKeyPair, type KeyPairPem } from './keys.ts';
-import type * as X509 from '@peculiar/x509';
-import { importPrivateKey, importPublicKey, signingAlgorithm, x509Toolkit } from './x509.ts';
+import { RequestNotSelfSigned, createRequest, readRequest, type ReadRequest } from './pkcs10.ts';
+import { Oid, nameWithCommonName } from './x509-names.ts';
 
 export interface Authority {
   readonly certificate: string;
@@ -26,61 +28,66 @@ export interface IssueOptions {
   readonly now?: Date;
 }
 
-function serialNumber(): string {
-  // Positive 64-bit serial: clear the top bit.
-  const bytes = randomBytes(8);
-  bytes[0] = (bytes[0] as number) & 0x7f;
-  return bytes.toString('hex');
-}
+const extension = (oid: string, critical: boolean, value: Buffer): Extension => ({ oid, critical, value });
 
-export async function createAuthority(projectId: string, now = new Date()): Promise<Authority> {
-  const x509 = await x509Toolkit();
-  const keys: KeyPairPem = generateKeyPair();
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serialNumber(),
-    name: `CN=Portal project ${projectId}`,
+/** SubjectAltName of URIs and DNS names ([6] and [2] IA5String). */
+const alternativeNames = (uris: readonly string[], dnsNames: readonly string[]) =>
+  extension(
+    Oid.subjectAltName,
+    false,
+    der.sequence(
+      ...uris.map((uri) => der.element(0x86, Buffer.from(uri, 'ascii'))),
+      ...dnsNames.map((name) => der.element(0x82, Buffer.from(name, 'ascii'))),
+    ),
+  );
+
+/** A self-signed certificate for a new key: a project's CA or the controller's TLS server. */
+function selfSigned(commonName: string, extensions: (spki: Buffer) => Extension[], now: Date) {
+  const keys = generateKeyPair();
+  const name = nameWithCommonName(commonName);
+  const publicKey = spkiOfPem(keys.publicKey);
+  const certificate = buildCertificate({
+    issuer: name,
+    subject: name,
     notBefore: new Date(now.getTime() - clockSkewMs),
     notAfter: new Date(now.getTime() + selfSignedLifetimeMs),
-    signingAlgorithm,
-    keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-    ],
+    publicKey,
+    extensions: extensions(publicKey),
+    signingKey: keys.privateKey,
   });
-  return { certificate: certificate.toString('pem'), privateKey: keys.privateKey };
+  return { ...keys, certificate };
+}
+
+export function createAuthority(projectId: string, now = new Date()): Authority {
+  const { certificate, privateKey } = selfSigned(
+    `Portal project ${projectId}`,
+    (publicKey) => [
+      extension(Oid.basicConstraints, true, der.sequence(der.boolean(true), der.smallInteger(0))),
+      // keyCertSign (5), cRLSign (6)
+      extension(Oid.keyUsage, true, der.namedBits([5, 6])),
+      extension(Oid.subjectKeyIdentifier, false, der.octetString(keyIdentifier(publicKey))),
+    ],
+    now,
+  );
+  return { certificate, privateKey };
 }
 
 /**
  * A certificate request for `privateKey`, as the node sends it. A `challenge` from the controller goes
  * into the signed part (PKCS#9 challengePassword), so the request proves possession of the key now.
  */
-export async function createCertificateRequest(
+export function createCertificateRequest(
   privateKey: string,
   publicKey: string,
   commonName: string,
   challenge?: string,
-): Promise<string> {
-  const x509 = await x509Toolkit();
-  const request = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: `CN=${commonName}`,
-    keys: { privateKey: await importPrivateKey(privateKey), publicKey: await importPublicKey(publicKey) },
-    signingAlgorithm,
-    ...(challenge === undefined ? {} : { attributes: [new x509.ChallengePasswordAttribute(challenge)] }),
-  });
-  return request.toString('pem');
-}
-
-/** The challenge a request carries in its signed part, if any. */
-export async function challengeOf(request: X509.Pkcs10CertificateRequest): Promise<string | undefined> {
-  const x509 = await x509Toolkit();
-  const attribute = request.attributes.find((candidate) => candidate instanceof x509.ChallengePasswordAttribute);
-  return attribute?.password;
+): string {
+  return createRequest(privateKey, publicKey, commonName, challenge);
 }
 
 /** The challenge of a PEM request, read without checking its signature; throws when it does not parse. */
-export async function challengeInPem(pem: string): Promise<string | undefined> {
-  return challengeOf(new (await x509Toolkit()).Pkcs10CertificateRequest(pem));
+export function challengeInPem(pem: string): string | undefined {
+  return readRequest(pem, { checkSignature: false }).challenge;
 }
 
 /** SHA-256 (hex) of a public key's SubjectPublicKeyInfo DER: how the controller remembers a member's key. */
@@ -89,68 +96,46 @@ export function publicKeyDigest(spkiDer: ArrayBuffer | Uint8Array): string {
 }
 
 /** Reads and checks a request: it must parse and be signed by the key it carries. */
-export async function readCertificateRequest(pem: string): Promise<X509.Pkcs10CertificateRequest> {
-  const x509 = await x509Toolkit();
-  let request: X509.Pkcs10CertificateRequest;
+export function readCertificateRequest(pem: string): ReadRequest {
   try {
-    request = new x509.Pkcs10CertificateRequest(pem);
-  } catch {
+    return readRequest(pem, { checkSignature: true });
+  } catch (error) {
+    if (error instanceof RequestNotSelfSigned)
+      throw invalidRequest('the certificate request is not signed by its own key');
     throw invalidRequest('the certificate request is not a PEM PKCS#10 request');
   }
-  if (!(await request.verify())) throw invalidRequest('the certificate request is not signed by its own key');
-  return request;
 }
 
 /** Nodes make their requests with this module: one that does not read back is a client's bug. */
 const invalidRequest = (message: string) =>
   new InputError('REQUEST_INVALID', message, { hint: 'this is a bug in the client: report it' });
 
-export async function issueCertificate(options: IssueOptions): Promise<string> {
-  const x509 = await x509Toolkit();
+export function issueCertificate(options: IssueOptions): string {
   const now = options.now ?? new Date();
-  const request = await readCertificateRequest(options.request);
-  const authorityCertificate = new x509.X509Certificate(options.authority.certificate);
-  const names: X509.JsonGeneralName[] = [
-    ...identityUris(options.identity).map((value) => ({ type: 'url' as const, value })),
-    ...(options.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
-  ];
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: serialNumber(),
-    subject: `CN=${options.identity.nodeId}`,
-    issuer: authorityCertificate.subject,
+  const request = readCertificateRequest(options.request);
+  const issuer = issuerOf(options.authority.certificate);
+  return buildCertificate({
+    issuer: issuer.subject,
+    subject: nameWithCommonName(options.identity.nodeId),
     notBefore: new Date(now.getTime() - clockSkewMs),
     notAfter: new Date(now.getTime() + options.lifetimeMs),
-    signingAlgorithm,
     publicKey: request.publicKey,
-    signingKey: await importPrivateKey(options.authority.privateKey),
+    signingKey: options.authority.privateKey,
     extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-      new x509.SubjectAlternativeNameExtension(names),
-      await x509.AuthorityKeyIdentifierExtension.create(authorityCertificate),
+      extension(Oid.basicConstraints, true, der.sequence()),
+      // digitalSignature (0)
+      extension(Oid.keyUsage, true, der.namedBits([0])),
+      extension(Oid.extKeyUsage, false, der.sequence(der.oid(Oid.serverAuth), der.oid(Oid.clientAuth))),
+      alternativeNames(identityUris(options.identity), options.dnsNames ?? []),
+      // keyIdentifier [0] IMPLICIT
+      extension(Oid.authorityKeyIdentifier, false, der.sequence(der.element(0x80, issuer.keyIdentifier))),
     ],
   });
-  return certificate.toString('pem');
 }
 
 /** A self-signed TLS certificate for the controller; clients pin it by fingerprint. */
-export async function createServerCertificate(
-  commonName: string,
-  now = new Date(),
-): Promise<KeyPairPem & { certificate: string }> {
-  const x509 = await x509Toolkit();
-  const keys = generateKeyPair();
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serialNumber(),
-    name: `CN=${commonName}`,
-    notBefore: new Date(now.getTime() - clockSkewMs),
-    notAfter: new Date(now.getTime() + selfSignedLifetimeMs),
-    signingAlgorithm,
-    keys: { privateKey: await importPrivateKey(keys.privateKey), publicKey: await importPublicKey(keys.publicKey) },
-    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: commonName }])],
-  });
-  return { ...keys, certificate: certificate.toString('pem') };
+export function createServerCertificate(commonName: string, now = new Date()): KeyPairPem & { certificate: string } {
+  return selfSigned(commonName, () => [alternativeNames([], [commonName])], now);
 }
 
 /** SHA-256 of the certificate's DER, lower-case hex: what tickets pin. */

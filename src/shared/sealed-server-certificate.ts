@@ -93,7 +93,7 @@ type Paths = { readonly certificate: string; readonly sealedKey: string; readonl
 /** The key first: a certificate on disk means its key is kept, so a start cut short leaves no pin without a key. */
 async function createPair(options: ServerCertificateOptions, paths: Paths): Promise<ServerCertificate> {
   await mkdir(options.directory, { recursive: true, mode: 0o700 });
-  const created = await createServerCertificate(options.commonName);
+  const created = createServerCertificate(options.commonName);
   await writeAtomically(paths.sealedKey, seal(options.sealingKey, Buffer.from(created.privateKey)), 0o600);
   await writeAtomically(paths.certificate, created.certificate, 0o644);
   return { privateKey: created.privateKey, certificate: created.certificate };

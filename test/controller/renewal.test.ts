@@ -41,11 +41,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     const enrolled = await enrollWithTicket(directory, await world.ticket({ attribute, relay: 'late' }));
     const identity = identityOf(enrolled.certificate);
     assert.ok(identity);
-    const request = await createCertificateRequest(
-      enrolled.privateKey,
-      publicKeyOf(enrolled.privateKey),
-      'portal-node',
-    );
+    const request = createCertificateRequest(enrolled.privateKey, publicKeyOf(enrolled.privateKey), 'portal-node');
     const old = await world.controller.service.renew(identity, request, Date.now() - 3_600_000);
     await saveCertificate(directory, old.certificate);
     assert.ok(Date.parse(new X509Certificate(old.certificate).validTo) < Date.now(), 'the certificate has expired');
@@ -56,7 +52,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   async function reissueBy(
     pin: StoredIdentity['record'],
     certificate: string,
-    request: (challenge: string) => Promise<string>,
+    request: (challenge: string) => string | Promise<string>,
   ) {
     const channel = await openControlChannel(pin);
     try {
@@ -70,11 +66,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
   it('refuses the expired certificate for everything else: renew, ticket, project, and the relay', async () => {
     const { identity } = await expiredMember();
     const credentials = { key: identity.privateKey, certificate: identity.certificate };
-    const request = await createCertificateRequest(
-      identity.privateKey,
-      publicKeyOf(identity.privateKey),
-      'portal-node',
-    );
+    const request = createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
     await rejectsWith(callController(identity.record, 'renew', { request }, credentials), 'NOT_AUTHENTICATED');
     await rejectsWith(
       callController(identity.record, 'ticket', { expiresInMs: 1000, usageCount: 1, attribute: 'x' }, credentials),
@@ -127,10 +119,10 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     // The member's own (public) expired certificate with a request by another key.
     await rejectsWith(reissueBy(identity.record, identity.certificate, byOtherKey), 'REISSUE_REFUSED', /another key/);
     // A certificate naming the member for the other key, signed by a look-alike CA of the same project id.
-    const lookalike = await createAuthority(identity.record.projectId);
-    const forged = await issueCertificate({
+    const lookalike = createAuthority(identity.record.projectId);
+    const forged = issueCertificate({
       authority: lookalike,
-      request: await createCertificateRequest(other.privateKey, other.publicKey, 'portal-node'),
+      request: createCertificateRequest(other.privateKey, other.publicKey, 'portal-node'),
       identity: identityOf(identity.certificate)!,
       lifetimeMs: -1000,
     });
@@ -154,8 +146,8 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     async () => {
       const { identity } = await expiredMember('replay-outlet');
       let recorded = '';
-      const record = async (challenge: string) =>
-        (recorded = await createCertificateRequest(
+      const record = (challenge: string) =>
+        (recorded = createCertificateRequest(
           identity.privateKey,
           publicKeyOf(identity.privateKey),
           'portal-node',
@@ -171,7 +163,7 @@ describe('controller: a member whose certificate expired is re-issued one on pro
         callController(identity.record, 'reissue', { certificate: identity.certificate, request: recorded }),
         'CHALLENGE_UNKNOWN',
       );
-      const withoutChallenge = await createCertificateRequest(
+      const withoutChallenge = createCertificateRequest(
         identity.privateKey,
         publicKeyOf(identity.privateKey),
         'portal-node',

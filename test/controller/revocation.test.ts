@@ -47,11 +47,7 @@ describe('controller: members, revocation, administrators and tickets', () => {
     const { directory, identity } = await member();
     const nodeId = identity.record.nodeId;
     // An expired certificate for the re-issue path, signed before the revocation.
-    const request = await createCertificateRequest(
-      identity.privateKey,
-      publicKeyOf(identity.privateKey),
-      'portal-node',
-    );
+    const request = createCertificateRequest(identity.privateKey, publicKeyOf(identity.privateKey), 'portal-node');
     const subject = identityOf(identity.certificate);
     assert.ok(subject);
     const old = await world.controller.service.renew(subject, request, Date.now() - 3_600_000);

@@ -218,9 +218,9 @@ describe(
           ).toString(),
         };
         const keys = generateKeyPair();
-        const forged = await issueCertificate({
+        const forged = issueCertificate({
           authority,
-          request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'forged'),
+          request: createCertificateRequest(keys.privateKey, keys.publicKey, 'forged'),
           identity: {
             projectId: project.id,
             nodeId: 'aforged',

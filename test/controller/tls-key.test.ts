@@ -137,7 +137,7 @@ describe(
         'and keeps the fingerprint',
       async () => {
         const dataDir = join(work, 'earlier');
-        const earlier = await createServerCertificate('portal-controller');
+        const earlier = createServerCertificate('portal-controller');
         // What an earlier version left: the key in the clear beside its certificate.
         await mkdir(dataDir, { recursive: true, mode: 0o700 });
         await writeFile(join(dataDir, 'tls.key'), earlier.privateKey, { mode: 0o600 });

@@ -169,8 +169,8 @@ describe('fuzz: the control protocol of a live controller (TLS without a client 
     const keys = generateKeyPair();
     const pin = { controller: world.controller.address, fingerprint: world.controller.fingerprint };
     realistic = fc.constantFrom(
-      await createCertificateRequest(keys.privateKey, keys.publicKey, 'fuzz'),
-      await createCertificateRequest(keys.privateKey, keys.publicKey, 'fuzz', 'c'.repeat(43)),
+      createCertificateRequest(keys.privateKey, keys.publicKey, 'fuzz'),
+      createCertificateRequest(keys.privateKey, keys.publicKey, 'fuzz', 'c'.repeat(43)),
       world.admin.certificate,
       world.admin.record.projectId,
       world.admin.record.nodeId,

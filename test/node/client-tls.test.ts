@@ -8,8 +8,8 @@ import { HandshakeFailed } from '../../src/wire/tls-contexts.ts';
 describe("a TLS inlet's handshake with its clients", () => {
   let clientTls: ClientTls;
 
-  before(async () => {
-    const tls = await createServerCertificate('inlet.example');
+  before(() => {
+    const tls = createServerCertificate('inlet.example');
     clientTls = new ClientTls(() => ({
       key: tls.privateKey,
       certificate: tls.certificate,

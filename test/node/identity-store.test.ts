@@ -223,11 +223,7 @@ describe('node identity store: sealing key kept apart, state checked on load', f
   it('loads an expired certificate: the node renews it, it is not damage', async () => {
     const home = await copyOfA('expired');
     const authority = await world.controller.service.authorityOf(identityA.record.projectId);
-    const request = await createCertificateRequest(
-      identityA.privateKey,
-      publicKeyOf(identityA.privateKey),
-      'portal-node',
-    );
+    const request = createCertificateRequest(identityA.privateKey, publicKeyOf(identityA.privateKey), 'portal-node');
     const identity = {
       projectId: identityA.record.projectId,
       nodeId: identityA.record.nodeId,
@@ -237,7 +233,7 @@ describe('node identity store: sealing key kept apart, state checked on load', f
       tls: false,
       relayNode: false,
     };
-    const expired = await issueCertificate({
+    const expired = issueCertificate({
       authority,
       request,
       identity,

@@ -29,8 +29,8 @@ describe('outlet: the dials a relay passes on (members that ask for splices and 
     });
     relay.listen(0, '127.0.0.1');
     await once(relay, 'listening');
-    const authority = await createAuthority('dials');
-    const credentials = await sessionMember(authority, 'dials', 'n00000000000000b0', ['app-outlet']);
+    const authority = createAuthority('dials');
+    const credentials = sessionMember(authority, 'dials', 'n00000000000000b0', ['app-outlet']);
     const logger = createLogger({ level: 'warn', write: (line) => void warnings.push(line) });
     const metrics = portalMetrics(createMetrics(), undefined);
     const options = {

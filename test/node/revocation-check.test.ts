@@ -38,7 +38,7 @@ describe('a refused certificate: the controller is asked at once, and at most on
   });
 
   it('a service refusing the certificate 100 times in 10 s (a hostile relay) costs one ask', async () => {
-    const member = await sessionMember(await createAuthority(projectId), projectId, nodeId, ['db-inlet']);
+    const member = sessionMember(createAuthority(projectId), projectId, nodeId, ['db-inlet']);
     const identity: StoredIdentity = {
       record: {
         controller: `127.0.0.1:${(server.address() as AddressInfo).port}`,

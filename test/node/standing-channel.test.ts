@@ -18,7 +18,7 @@ describe('standing channel: what a service pushes reaches the node only once rea
   const pushed = [{ event: 'dial', splice: 7, secret: 'x', from: 'n2' }, { event: 'later-event\nFAKE' }, dial];
 
   before(async () => {
-    const tls = await createServerCertificate('pushes-events');
+    const tls = createServerCertificate('pushes-events');
     server = createServer(
       { key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3', ALPNProtocols: [serviceAlpn.relay] },
       (socket: TLSSocket) => {
@@ -29,7 +29,7 @@ describe('standing channel: what a service pushes reaches the node only once rea
       },
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = await createServerCertificate('node');
+    const client = createServerCertificate('node');
     channel = new StandingChannel<RelayOperations>({
       target: {
         service: 'relay',

@@ -58,7 +58,7 @@ describe('TLS portals (in process): an inlet that serves TLS, an outlet that dia
 
   before(async () => {
     world = await createWorld();
-    const targetIdentity = await createServerCertificate('localhost');
+    const targetIdentity = createServerCertificate('localhost');
     target = createHttpsServer({ key: targetIdentity.privateKey, cert: targetIdentity.certificate }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -173,7 +173,7 @@ describe('TLS portals (in process): renewal of the served certificate', () => {
     this.timeout(30_000);
     const { connect } = await import('node:tls');
     const world = await createWorld({ credentialLifetimeMs: 4000 });
-    const targetIdentity = await createServerCertificate('localhost');
+    const targetIdentity = createServerCertificate('localhost');
     const target = createHttpsServer({ key: targetIdentity.privateKey, cert: targetIdentity.certificate }, (req, res) =>
       req.pipe(res),
     );

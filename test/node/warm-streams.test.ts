@@ -14,7 +14,7 @@ describe("inlet's warm streams: replaced once clients pause", () => {
   const opened: TLSSocket[] = [];
 
   before(async () => {
-    const member = await sessionMember(await createAuthority('warm'), 'warm', 'n00000000000000c1', []);
+    const member = sessionMember(createAuthority('warm'), 'warm', 'n00000000000000c1', []);
     server = createServer({ key: member.key, cert: member.certificate }, (socket) => accepted.push(socket));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -24,10 +24,10 @@ describe('project certificate authority', () => {
   };
 
   it('signs a node certificate from a request, carrying the identity as SAN URIs', async () => {
-    const authority = await createAuthority('p1a2b3');
+    const authority = createAuthority('p1a2b3');
     const keys = generateKeyPair();
-    const request = await createCertificateRequest(keys.privateKey, keys.publicKey, 'n42');
-    const pem = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000 });
+    const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'n42');
+    const pem = issueCertificate({ authority, request, identity, lifetimeMs: 3600_000 });
     const certificate = new X509Certificate(pem);
     const ca = new X509Certificate(authority.certificate);
     assert.ok(certificate.checkIssued(ca) && certificate.verify(ca.publicKey), 'chains to the project CA');
@@ -41,35 +41,38 @@ describe('project certificate authority', () => {
     assert.ok(lifetime > 3500_000 && lifetime <= 3600_000, `short-lived: ${lifetime} ms`);
   });
 
-  it('refuses a request that its key did not sign', async () => {
-    const authority = await createAuthority('p1a2b3');
+  it('refuses a request that its key did not sign', () => {
+    const authority = createAuthority('p1a2b3');
     const a = generateKeyPair();
-    const request = await createCertificateRequest(a.privateKey, a.publicKey, 'n42');
+    const request = createCertificateRequest(a.privateKey, a.publicKey, 'n42');
     // Change the signed subject (CN=n42 → CN=n43) without re-signing.
     const der = Buffer.from(request.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
     const at = der.indexOf(Buffer.from('n42'));
     der[at + 2] = '3'.charCodeAt(0);
     const tampered =
       '-----BEGIN CERTIFICATE REQUEST-----\n' + `${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
-    const issued = issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 });
-    await assert.rejects(issued, /certificate request/);
-    await assert.rejects(issued, {
+    const issued = () => issueCertificate({ authority, request: tampered, identity, lifetimeMs: 1000 });
+    assert.throws(issued, /certificate request/);
+    assert.throws(issued, {
       code: 'REQUEST_INVALID',
       message: 'the certificate request is not signed by its own key',
     });
   });
 
-  it("refuses a request that is not a PEM PKCS#10 request, as the client's bug", async () => {
-    await assert.rejects(readCertificateRequest('not a request'), (error: unknown) => {
-      assert.ok(error instanceof InputError);
-      assert.equal(error.code, 'REQUEST_INVALID');
-      assert.equal(error.message, 'the certificate request is not a PEM PKCS#10 request');
-      return true;
-    });
+  it("refuses a request that is not a PEM PKCS#10 request, as the client's bug", () => {
+    assert.throws(
+      () => readCertificateRequest('not a request'),
+      (error: unknown) => {
+        assert.ok(error instanceof InputError);
+        assert.equal(error.code, 'REQUEST_INVALID');
+        assert.equal(error.message, 'the certificate request is not a PEM PKCS#10 request');
+        return true;
+      },
+    );
   });
 
-  it('fingerprints certificates as SHA-256 hex', async () => {
-    const authority = await createAuthority('p1');
+  it('fingerprints certificates as SHA-256 hex', () => {
+    const authority = createAuthority('p1');
     assert.match(fingerprintOf(authority.certificate), /^[0-9a-f]{64}$/);
   });
 });

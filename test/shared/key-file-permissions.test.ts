@@ -87,7 +87,7 @@ describe('key files that other users may read or write: one warning per file, na
       const node = join(directory, 'node');
       const sealingKeyFile = join(directory, 'keys', 'node-seal.key');
       await mkdir(join(directory, 'keys'), { mode: 0o700 });
-      const authority = await createAuthority('p1');
+      const authority = createAuthority('p1');
       const keys = generateKeyPair();
       const identity = {
         projectId: 'p1',
@@ -98,9 +98,9 @@ describe('key files that other users may read or write: one warning per file, na
         tls: false,
         relayNode: false,
       };
-      const certificate = await issueCertificate({
+      const certificate = issueCertificate({
         authority,
-        request: await createCertificateRequest(keys.privateKey, keys.publicKey, 'n1'),
+        request: createCertificateRequest(keys.privateKey, keys.publicKey, 'n1'),
         identity,
         lifetimeMs: 3600_000,
       });

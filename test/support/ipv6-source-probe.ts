@@ -27,7 +27,7 @@ export interface ProbeResult {
   readonly handshakes: readonly ('handshake' | 'refused')[];
 }
 
-const tls = await createServerCertificate('ipv6-source-probe');
+const tls = createServerCertificate('ipv6-source-probe');
 
 /** Limits that leave only the one under test to bite: no deadline or total within the probe's time. */
 function limits(overrides: Partial<AdmissionLimits>): AdmissionLimits {

@@ -30,7 +30,7 @@ export async function startRuntime(): Promise<{
   certificate: string;
   seen: { authorization: string; host: string; modelId: string }[];
 }> {
-  const identity = await createServerCertificate('localhost');
+  const identity = createServerCertificate('localhost');
   const seen: { authorization: string; host: string; modelId: string }[] = [];
   const server = createHttpsServer({ key: identity.privateKey, cert: identity.certificate }, (req, res) => {
     const chunks: Buffer[] = [];

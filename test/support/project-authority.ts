@@ -42,7 +42,7 @@ export async function certificateWithLifetime(
   };
   const member = identityOf(identity.certificate);
   if (!member) throw new Error('the identity holds no member certificate');
-  const request = await createCertificateRequest(
+  const request = createCertificateRequest(
     identity.privateKey,
     publicKeyOf(identity.privateKey),
     identity.record.nodeId,

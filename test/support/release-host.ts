@@ -39,7 +39,7 @@ export async function startReleaseHost(dir: string): Promise<ReleaseHost> {
     [`/releases/portal-latest-${process.platform}-${process.arch}.tgz`, await readFile(tarball)],
     ['/releases/not-a-release.tgz', Buffer.from('<html>not found</html>')],
   ]);
-  const identity = await createServerCertificate('localhost');
+  const identity = createServerCertificate('localhost');
   const caFile = join(dir, 'release-host-ca.pem');
   await writeFile(caFile, identity.certificate);
   const served: string[] = [];

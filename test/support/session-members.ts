@@ -3,14 +3,14 @@ import { createCertificateRequest, issueCertificate, type Authority } from '../.
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import type { SessionCredentials } from '../../src/wire/e2e-session.ts';
 
-export async function sessionMember(
+export function sessionMember(
   authority: Authority,
   projectId: string,
   nodeId: string,
   attributes: readonly string[],
-): Promise<SessionCredentials> {
+): SessionCredentials {
   const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
+  const request = createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
   const identity = {
     projectId,
     nodeId,
@@ -20,6 +20,6 @@ export async function sessionMember(
     tls: false,
     relayNode: false,
   };
-  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
+  const certificate = issueCertificate({ authority, request, identity, lifetimeMs: 3600_000, dnsNames: [] });
   return { key: keys.privateKey, certificate, authority: authority.certificate, projectId };
 }

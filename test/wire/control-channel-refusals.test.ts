@@ -16,7 +16,7 @@ describe("control channel client: the codes of a server's refusals", () => {
   let refusals: Record<string, unknown>[] = [];
 
   before(async () => {
-    const tls = await createServerCertificate('refuses');
+    const tls = createServerCertificate('refuses');
     fingerprint = fingerprintOf(tls.certificate);
     server = createServer(
       { key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3', ALPNProtocols: [serviceAlpn.control] },

@@ -53,7 +53,7 @@ describe('control channel client: what a server that stops answering may cost th
   };
 
   before(async () => {
-    const tls = await createServerCertificate('never-answers');
+    const tls = createServerCertificate('never-answers');
     fingerprint = fingerprintOf(tls.certificate);
     server = createServer(
       { key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3', ALPNProtocols: [serviceAlpn.control] },

@@ -16,11 +16,11 @@ import { sessionMember } from '../support/session-members.ts';
 const projectId = 'refusals';
 
 /** A member whose certificate the project CA issued and that expired a second ago. */
-async function expiredMember(authority: Authority, nodeId: string, attributes: string[]): Promise<SessionCredentials> {
+function expiredMember(authority: Authority, nodeId: string, attributes: string[]): SessionCredentials {
   const keys = generateKeyPair();
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
+  const request = createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
   const identity = { projectId, nodeId, attributes, relays: [], admin: false, tls: false, relayNode: false };
-  const certificate = await issueCertificate({ authority, request, identity, lifetimeMs: -1000, dnsNames: [] });
+  const certificate = issueCertificate({ authority, request, identity, lifetimeMs: -1000, dnsNames: [] });
   return { key: keys.privateKey, certificate, authority: authority.certificate, projectId };
 }
 
@@ -66,10 +66,10 @@ describe("end-to-end TLS: what a node takes of its peer's connection and certifi
   let outlet: SessionCredentials;
   const servers: Server[] = [];
 
-  before(async () => {
-    authority = await createAuthority(projectId);
-    inlet = await sessionMember(authority, projectId, 'n00000000000000a1', ['db-inlet']);
-    outlet = await sessionMember(authority, projectId, 'n00000000000000b1', ['db-outlet']);
+  before(() => {
+    authority = createAuthority(projectId);
+    inlet = sessionMember(authority, projectId, 'n00000000000000a1', ['db-inlet']);
+    outlet = sessionMember(authority, projectId, 'n00000000000000b1', ['db-outlet']);
   });
 
   after(() => servers.forEach((server) => server.close()));
@@ -100,7 +100,7 @@ describe("end-to-end TLS: what a node takes of its peer's connection and certifi
     // An inlet that presents an expired certificate to a valid outlet.
     const toValid = await outletListening(outlet);
     servers.push(toValid.server);
-    const lateInlet = await expiredMember(authority, 'n00000000000000a2', ['db-inlet']);
+    const lateInlet = expiredMember(authority, 'n00000000000000a2', ['db-inlet']);
     const lateInletOutcome = await inletOutcome(toValid.port, lateInlet);
     const validOutletOutcome = await toValid.outcomes[0]!;
     assert.match(lateInletOutcome, /^refused SESSION_FAILED: /);
@@ -109,7 +109,7 @@ describe("end-to-end TLS: what a node takes of its peer's connection and certifi
     assert.equal(await inletOutcome(toValid.port, inlet), 'accepted');
     assert.equal(await toValid.outcomes[1], 'accepted n00000000000000a1');
     // A valid inlet that meets an outlet presenting an expired certificate.
-    const lateOutlet = await expiredMember(authority, 'n00000000000000b2', ['db-outlet']);
+    const lateOutlet = expiredMember(authority, 'n00000000000000b2', ['db-outlet']);
     const toLate = await outletListening(lateOutlet);
     servers.push(toLate.server);
     assert.match(await inletOutcome(toLate.port, inlet), /^refused SESSION_FAILED: .*expired/i);

@@ -54,13 +54,13 @@ describe('end-to-end verdicts: allow expressions after the mutual TLS handshake'
   let outlet: SessionCredentials;
   const policy = 'team = "ops" and env in ["prod", "staging"]';
 
-  before(async () => {
-    authority = await createAuthority(projectId, new Date());
-    outlet = await member(authority, 'n-outlet', ['db-outlet']);
+  before(() => {
+    authority = createAuthority(projectId, new Date());
+    outlet = member(authority, 'n-outlet', ['db-outlet']);
   });
 
   it("lets on an inlet the outlet's expression admits, and the outlet the inlet's name admits", async () => {
-    const inlet = await member(authority, 'n-prod', ['team=ops', 'env=prod']);
+    const inlet = member(authority, 'n-prod', ['team=ops', 'env=prod']);
     const [outletSide, inletSide] = await handshake(outlet, policy, inlet, 'db-outlet');
     assert.equal(outletSide.status, 'fulfilled');
     assert.equal(inletSide.status, 'fulfilled');
@@ -68,7 +68,7 @@ describe('end-to-end verdicts: allow expressions after the mutual TLS handshake'
   });
 
   it('refuses on both sides an inlet the expression does not admit, naming the expression and attributes', async () => {
-    const inlet = await member(authority, 'n-dev', ['team=ops', 'env=dev']);
+    const inlet = member(authority, 'n-dev', ['team=ops', 'env=dev']);
     const [outletSide, inletSide] = await handshake(outlet, policy, inlet, 'db-outlet');
     assert.equal(
       refusal(outletSide),
@@ -82,7 +82,7 @@ describe('end-to-end verdicts: allow expressions after the mutual TLS handshake'
   });
 
   it("refuses on both sides when the inlet's expression does not admit the outlet, or does not read", async () => {
-    const inlet = await member(authority, 'n-prod-2', ['team=ops', 'env=prod']);
+    const inlet = member(authority, 'n-prod-2', ['team=ops', 'env=prod']);
     const [outletSide, inletSide] = await handshake(outlet, policy, inlet, 'db-outlet and not db-outlet');
     assert.match(
       refusal(inletSide),

@@ -28,9 +28,9 @@ describe('the peer guard: revoked peers refused in the verdicts, and cut once ac
   let accepted: Promise<unknown>[] = [];
 
   before(async () => {
-    const authority = await createAuthority('guarded');
-    outlet = await member(authority, 'n00000000000000aa', 'db-outlet');
-    inlet = await member(authority, 'n00000000000000bb', 'db-inlet');
+    const authority = createAuthority('guarded');
+    outlet = member(authority, 'n00000000000000aa', 'db-outlet');
+    inlet = member(authority, 'n00000000000000bb', 'db-inlet');
     const guard: PeerGuard = {
       refusal: () => refusal,
       track: (nodeId, socket) => outletSockets.track(nodeId, socket),

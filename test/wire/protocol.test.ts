@@ -78,7 +78,7 @@ describe('protocol versions: the first line of every connection', () => {
 
   it('gives a client that meets a server of another version one line naming both', async () => {
     // A server that answers the version line as an unknown operation speaks the unversioned protocol.
-    const tls = await createServerCertificate('old-controller');
+    const tls = createServerCertificate('old-controller');
     const old = createServer({ key: tls.privateKey, cert: tls.certificate, minVersion: 'TLSv1.3' }, (peer) => {
       peer.once('data', () =>
         peer.end(

@@ -31,7 +31,7 @@ interface Member {
   readonly credentials: SessionCredentials;
 }
 
-async function certify(
+function certify(
   authority: Authority,
   keys: Member['keys'],
   nodeId: string,
@@ -39,14 +39,14 @@ async function certify(
   lifetimeMs: number,
   now = new Date(),
 ) {
-  const request = await createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
+  const request = createCertificateRequest(keys.privateKey, keys.publicKey, nodeId);
   const identity = { projectId, nodeId, attributes, relays: [], admin: false, tls: false, relayNode: false };
   return issueCertificate({ authority, request, identity, lifetimeMs, dnsNames: [], now });
 }
 
-async function member(authority: Authority, nodeId: string, attribute: string, lifetimeMs = 3600_000): Promise<Member> {
+function member(authority: Authority, nodeId: string, attribute: string, lifetimeMs = 3600_000): Member {
   const keys = generateKeyPair();
-  const certificate = await certify(authority, keys, nodeId, [attribute], lifetimeMs);
+  const certificate = certify(authority, keys, nodeId, [attribute], lifetimeMs);
   return { keys, credentials: { key: keys.privateKey, certificate, authority: authority.certificate, projectId } };
 }
 
@@ -58,14 +58,14 @@ describe('credential frames: a session outlives its peer certificate only by a r
   let context: ChannelContext;
   let revoked = false;
 
-  before(async () => {
-    authority = await createAuthority(projectId);
-    inlet = await member(authority, 'n00000000000000c1', 'db-inlet');
+  before(() => {
+    authority = createAuthority(projectId);
+    inlet = member(authority, 'n00000000000000c1', 'db-inlet');
     context = {
       certificate: new X509Certificate(inlet.credentials.certificate),
       nodeId: 'n00000000000000c1',
       credentials: {
-        ...(await member(authority, 'n00000000000000c2', 'db-outlet')).credentials,
+        ...member(authority, 'n00000000000000c2', 'db-outlet').credentials,
         guard: { refusal: () => (revoked ? 'revoked' : undefined), track: () => undefined },
       },
       allow: 'db-inlet',
@@ -73,49 +73,40 @@ describe('credential frames: a session outlives its peer certificate only by a r
     };
   });
 
-  it('takes a renewal of the same member and key, and says until when', async () => {
-    const renewed = await certify(authority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 7200_000);
+  it('takes a renewal of the same member and key, and says until when', () => {
+    const renewed = certify(authority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 7200_000);
     const judged = judgeRenewal(der(renewed), context);
     assert.deepEqual(judged, { notAfter: Date.parse(new X509Certificate(renewed).validTo) });
   });
 
-  it('refuses a renewal that is not one: another key, member, CA or attribute, expired, revoked, garbage', async () => {
+  it('refuses a renewal that is not one: another key, member, CA or attribute, expired, revoked, garbage', () => {
     const otherKeys = generateKeyPair();
-    const otherAuthority = await createAuthority(projectId);
+    const otherAuthority = createAuthority(projectId);
     const cases: [string, Buffer, RegExp][] = [
       ['garbage', Buffer.from('not a certificate'), /is not a certificate/],
       [
         'another key',
-        der(await certify(authority, otherKeys, 'n00000000000000c1', ['db-inlet'], 7200_000)),
+        der(certify(authority, otherKeys, 'n00000000000000c1', ['db-inlet'], 7200_000)),
         /holds another key/,
       ],
       [
         'another member',
-        der(await certify(authority, inlet.keys, 'n00000000000000c9', ['db-inlet'], 7200_000)),
+        der(certify(authority, inlet.keys, 'n00000000000000c9', ['db-inlet'], 7200_000)),
         /names n00000000000000c9/,
       ],
       [
         'another CA',
-        der(await certify(otherAuthority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 7200_000)),
+        der(certify(otherAuthority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 7200_000)),
         /not one the project CA issued/,
       ],
       [
         'an attribute the allow does not admit',
-        der(await certify(authority, inlet.keys, 'n00000000000000c1', ['other'], 7200_000)),
+        der(certify(authority, inlet.keys, 'n00000000000000c1', ['other'], 7200_000)),
         /the allow does not admit/,
       ],
       [
         'an expired one',
-        der(
-          await certify(
-            authority,
-            inlet.keys,
-            'n00000000000000c1',
-            ['db-inlet'],
-            1000,
-            new Date(Date.now() - 3600_000),
-          ),
-        ),
+        der(certify(authority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 1000, new Date(Date.now() - 3600_000))),
         /not valid now/,
       ],
     ];
@@ -125,7 +116,7 @@ describe('credential frames: a session outlives its peer certificate only by a r
     }
     revoked = true;
     try {
-      const renewed = await certify(authority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 7200_000);
+      const renewed = certify(authority, inlet.keys, 'n00000000000000c1', ['db-inlet'], 7200_000);
       assert.deepEqual(judgeRenewal(der(renewed), context), { problem: 'is of a revoked member' });
     } finally {
       revoked = false;
@@ -155,13 +146,13 @@ describe('credential frames: a session outlives its peer certificate only by a r
     let short: Member;
     let outlet: Member;
 
-    before(async () => {
-      outlet = await member(authority, 'n00000000000000d2', 'db-outlet');
+    before(() => {
+      outlet = member(authority, 'n00000000000000d2', 'db-outlet');
     });
 
     /** A session between the two: the outlet's guard keeps the inlet's connections (PeerSockets). */
     async function sessionPair() {
-      short = await member(authority, 'n00000000000000d1', 'db-inlet', 3000);
+      short = member(authority, 'n00000000000000d1', 'db-inlet', 3000);
       const peers = new PeerSockets();
       const guard: PeerGuard = {
         refusal: () => undefined,
@@ -196,7 +187,7 @@ describe('credential frames: a session outlives its peer certificate only by a r
 
     it('moves the end to the renewed certificate the inlet sends, and the session lives on past notAfter', async () => {
       const { peers, inletSessions, outletSocket, opened } = await sessionPair();
-      const renewed = await certify(authority, short.keys, 'n00000000000000d1', ['db-inlet'], 60_000);
+      const renewed = certify(authority, short.keys, 'n00000000000000d1', ['db-inlet'], 60_000);
       assert.equal(inletSessions.size, 1, 'the session is held: its peer speaks protocol 6');
       assert.equal(inletSessions.announce(renewed), 1);
       const until = Date.parse(new X509Certificate(renewed).validTo);

@@ -58,10 +58,10 @@ describe('relay splices: a relay that resets at every step', () => {
   let inlet: SessionCredentials;
   let outlet: SessionCredentials;
 
-  before(async () => {
-    const authority = await createAuthority('splice');
-    inlet = await member(authority, 'inlet', 'app-inlet');
-    outlet = await member(authority, 'outlet', 'app-outlet');
+  before(() => {
+    const authority = createAuthority('splice');
+    inlet = member(authority, 'inlet', 'app-inlet');
+    outlet = member(authority, 'outlet', 'app-outlet');
   });
 
   for (const step of ['accept', 'preamble', 'handshake', 'handshake-fin'] as const) {

@@ -14,7 +14,7 @@ import {
 } from '../../src/wire/tls-contexts.ts';
 import { sessionMember } from '../support/session-members.ts';
 
-const member = (authority: Authority, nodeId: string): Promise<ContextCredentials> =>
+const member = (authority: Authority, nodeId: string): ContextCredentials =>
   sessionMember(authority, 'contexts', nodeId, []);
 
 /** A TLS client over a fresh loopback connection, with the client context these credentials build. */
@@ -36,9 +36,9 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
   let port: number;
 
   before(async () => {
-    authority = await createAuthority('contexts');
-    outlet = await member(authority, 'outlet');
-    inlet = await member(authority, 'inlet');
+    authority = createAuthority('contexts');
+    outlet = member(authority, 'outlet');
+    inlet = member(authority, 'inlet');
     // Each accepted connection is handed to the shared acceptor, as the outlet and the direct path do.
     listener = createServer((raw: Socket) => {
       acceptTlsWith(raw, { ...outlet }).then(
@@ -53,9 +53,9 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
 
   after(() => listener.close());
 
-  it('reuses one client context for equal credentials, and builds another for a new certificate', async () => {
+  it('reuses one client context for equal credentials, and builds another for a new certificate', () => {
     assert.equal(clientContext({ ...inlet }), clientContext({ ...inlet }), 'equal credentials, one context');
-    const renewed = await member(authority, 'inlet');
+    const renewed = member(authority, 'inlet');
     assert.notEqual(clientContext(renewed), clientContext(inlet));
   });
 
@@ -77,7 +77,7 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
   });
 
   it('still refuses a client whose certificate another CA signed', async () => {
-    const stranger = await member(await createAuthority('elsewhere'), 'stranger');
+    const stranger = member(createAuthority('elsewhere'), 'stranger');
     const socket = dial(port, { ...stranger, authority: inlet.authority });
     const outcome = await new Promise<string>((resolve) => {
       socket.once('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
@@ -100,7 +100,7 @@ describe('end-to-end TLS contexts: built once per set of credentials', () => {
     await once(strict, 'listening');
     try {
       const strictPort = (strict.address() as { port: number }).port;
-      const stranger = dial(strictPort, await member(await createAuthority('elsewhere'), 'stranger'));
+      const stranger = dial(strictPort, member(createAuthority('elsewhere'), 'stranger'));
       stranger.on('error', () => stranger.destroy());
       const leaving = connectTcp({ host: '127.0.0.1', port: strictPort });
       leaving.once('connect', () => leaving.destroy());
