@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'out/', 'node_modules/', 'release/', 'src/shared/types/'] },
+  { ignores: ['dist/', 'out/', 'node_modules/', 'release/', 'src/shared/types/', 'src/shared/validators/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

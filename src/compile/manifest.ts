@@ -7,14 +7,15 @@ import { ValidationError, type Problem } from '../shared/errors.ts';
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { checkRules } from './rules.ts';
 import { soundnessOf } from './soundness.ts';
-import { schemaProblems, manifestShape } from '../shared/schema-check.ts';
+import { schemaProblems } from '../shared/schema-check.ts';
+import validateManifest from '../shared/validators/manifest.cjs';
 import { parseYamlSource } from '../shared/yaml-source.ts';
 
 export function manifestProblems(file: string, text: string): { manifest?: UseCaseManifest; problems: Problem[] } {
   const source = parseYamlSource(file, text);
   if (source.syntaxProblems.length > 0) return { problems: [...source.syntaxProblems] };
-  const shape = schemaProblems(manifestShape(), source, source.value);
-  const sound = soundnessOf(shape.length > 0 ? (manifestShape().errors ?? []) : []);
+  const shape = schemaProblems(validateManifest, source, source.value);
+  const sound = soundnessOf(shape.length > 0 ? (validateManifest.errors ?? []) : []);
   const manifest = source.value as UseCaseManifest;
   const rules = checkRules(manifest, sound).map((v) => source.problem(v.pointer, v.message, v.at));
   const problems = unique([...shape, ...rules]);

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, ValidationError, type Problem } from '../shared/errors.ts';
-import { schemaProblems, nodeConfigShape } from '../shared/schema-check.ts';
+import { schemaProblems } from '../shared/schema-check.ts';
+import validateNodeConfig from '../shared/validators/node-config.cjs';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { looksLikeJson, parseJsonSource } from '../shared/json-source.ts';
 import { parseYamlSource } from '../shared/yaml-source.ts';
@@ -62,7 +63,7 @@ export function parseNodeConfig(name: string, text: string, options: ParseOption
   // JSON is YAML, but a YAML parser words a JSON mistake as a YAML one, or accepts it (a trailing comma).
   const source = looksLikeJson(text) ? parseJsonSource(name, text) : parseYamlSource(name, text);
   if (source.syntaxProblems.length > 0) throw refuse(source.syntaxProblems);
-  const problems = schemaProblems(nodeConfigShape(), source, source.value);
+  const problems = schemaProblems(validateNodeConfig, source, source.value);
   if (problems.length > 0) throw refuse(problems);
   const { config, rules } = checkNodeConfig(source.value as NodeConfig, options.environment ?? {});
   const all = [...rules, ...(options.rules?.(config) ?? [])];

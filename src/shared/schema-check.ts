@@ -1,13 +1,11 @@
 /**
- * JSON Schema validation (ajv) whose errors read as instructions: each names the JSON pointer, what was
- * found and what was expected, and is located in the YAML source.
+ * JSON Schema validation whose errors read as instructions: each names the JSON pointer, what was found
+ * and what was expected, and is located in the YAML source. The validators are compiled from the
+ * schemas ahead of time (src/shared/validators/, npm run types), each imported where it is used:
+ * compiling one cost a node about 0.13 s of CPU at every start.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import manifestSchema from '../../schemas/manifest.schema.json' with { type: 'json' };
-import nodeConfigSchema from '../../schemas/node-config.schema.json' with { type: 'json' };
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Problem } from './errors.ts';
-import type { UseCaseManifest } from './types/manifest.ts';
-import type { NodeConfig } from './types/node-config.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 interface SchemaNode {
@@ -17,31 +15,6 @@ interface SchemaNode {
   readonly maximum?: number;
   readonly 'x-expected'?: string;
 }
-
-let ajv: Ajv | undefined;
-const validators = new Map<object, ValidateFunction>();
-
-/**
- * The validator of `schema`, compiled on first use: compiling costs a few hundred milliseconds, which
- * every command would pay at start even when it reads no manifest and no configuration.
- */
-function validatorOf<T>(schema: object): ValidateFunction<T> {
-  if (!ajv) {
-    // Union types: a key such as tcp-inlet.direct takes true, false or an address.
-    ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, discriminator: true, verbose: true });
-    // A human phrase for what a pattern accepts; only used to word error messages.
-    ajv.addKeyword({ keyword: 'x-expected', schemaType: 'string' });
-  }
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
-  return validate as ValidateFunction<T>;
-}
-
-export const manifestShape = (): ValidateFunction<UseCaseManifest> => validatorOf(manifestSchema);
-export const nodeConfigShape = (): ValidateFunction<NodeConfig> => validatorOf(nodeConfigSchema);
 
 /** Problems of `value` against a compiled schema, located in `source`. */
 export function schemaProblems<T>(validate: ValidateFunction<T>, source: YamlSource, value: unknown): Problem[] {

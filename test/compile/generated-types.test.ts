@@ -1,20 +1,22 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderTypes } from '../../scripts/generate-types.ts';
+import { generatedFiles, renderTypes, renderValidator } from '../../scripts/generate-types.ts';
 import { projectRoot } from '../support/usecases.ts';
 
-describe('generated types', () => {
-  for (const [schema, output] of [
-    ['schemas/manifest.schema.json', 'src/shared/types/manifest.ts'],
-    ['schemas/node-config.schema.json', 'src/shared/types/node-config.ts'],
-  ] as const) {
-    it(`${output} is what ${schema} generates (npm run types)`, async () => {
-      const [committed, rendered] = await Promise.all([
-        readFile(join(projectRoot, output), 'utf8'),
-        renderTypes(join(projectRoot, schema)),
-      ]);
-      assert.equal(committed, rendered, `${output} is stale: run npm run types and commit it`);
-    });
+describe('what the schemas generate', () => {
+  for (const { schema, types, validator } of generatedFiles) {
+    for (const [output, render] of [
+      [types, renderTypes],
+      [validator, renderValidator],
+    ] as const) {
+      it(`${output} is what ${schema} generates (npm run types)`, async () => {
+        const [committed, rendered] = await Promise.all([
+          readFile(join(projectRoot, output), 'utf8'),
+          render(join(projectRoot, schema)),
+        ]);
+        assert.equal(committed, rendered, `${output} is stale: run npm run types and commit it`);
+      });
+    }
   }
 });

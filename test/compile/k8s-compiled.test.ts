@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IService } from 'kubernetes-models/v1/Service';
-import { nodeConfigShape } from '../../src/shared/schema-check.ts';
+import validateNodeConfig from '../../src/shared/validators/node-config.cjs';
 import type { NodeConfig } from '../../src/shared/types/node-config.ts';
 import { declarationProblems, parseKubernetesFile, validatorProblems } from '../support/k8s-api-check.ts';
 import { allUseCases, artifactText, loadManifest } from '../support/usecases.ts';
@@ -34,7 +34,7 @@ describe('Kubernetes files of the bundled use cases', () => {
       it('runs the compiled outlet configuration, and an inlet on every interface with no direct path', () => {
         assert.deepEqual(configurationIn(outlet, 'outlet'), JSON.parse(artifactText(usecase, 'outlet.json')));
         const config = configurationIn(inlet, 'inlet');
-        assert.equal(nodeConfigShape()(config), true, JSON.stringify(nodeConfigShape().errors));
+        assert.equal(validateNodeConfig(config), true, JSON.stringify(validateNodeConfig.errors));
         const inlets = config['tcp-inlet'] ? [config['tcp-inlet']] : Object.values(config['tcp-inlets'] ?? {});
         const manifest = loadManifest(usecase);
         const ports = (manifest.portals ?? [manifest]).map((portal) => portal.inlet?.port);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { kubernetesArtifacts, type KubernetesInput } from '../../src/compile/k8s/kubernetes.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
-import { nodeConfigShape } from '../../src/shared/schema-check.ts';
+import validateNodeConfig from '../../src/shared/validators/node-config.cjs';
 import { imageConfig, readDockerfile, type ImageConfig } from '../support/dockerfile.ts';
 import { declarationProblems, validatorProblems } from '../support/k8s-api-check.ts';
 import {
@@ -306,7 +306,7 @@ describe('Kubernetes manifests (k8s/outlet.yaml, k8s/inlet.yaml)', () => {
         }
         // Substituted as the node will, the configuration is one the node takes.
         const resolved = substituted(input.outlet.config, data);
-        assert.equal(nodeConfigShape()(resolved), true, JSON.stringify(nodeConfigShape().errors));
+        assert.equal(validateNodeConfig(resolved), true, JSON.stringify(validateNodeConfig.errors));
         if (resolved['tcp-outlet']) parseNodeConfig('outlet.json', JSON.stringify(resolved));
         assert.ok(!environment(nodeContainer(files.inlet)).has(input.outlet.endpoints[0]?.placeholder ?? ''));
       });

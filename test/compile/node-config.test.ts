@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { nodeConfigShape } from '../../src/shared/schema-check.ts';
+import validateNodeConfig from '../../src/shared/validators/node-config.cjs';
 import { containerInletConfig, outletConfig, stackInletConfig } from '../../src/compile/node-config.ts';
 import { resolveUseCase } from '../../src/compile/model.ts';
 import { parseNodeConfig } from '../../src/node/config.ts';
@@ -17,7 +17,7 @@ describe('node configurations (spec 2.2)', () => {
   for (const usecase of allUseCases) {
     for (const role of ['outlet', 'inlet'] as const) {
       it(`${usecase} ${role}.json conforms to the node configuration schema`, () => {
-        assert.equal(nodeConfigShape()(config(usecase, role)), true, JSON.stringify(nodeConfigShape().errors));
+        assert.equal(validateNodeConfig(config(usecase, role)), true, JSON.stringify(validateNodeConfig.errors));
       });
     }
   }
@@ -71,11 +71,11 @@ describe('node configurations (spec 2.2)', () => {
       assert.equal(containerInletConfig(resolveUseCase(loadManifest(usecase)))['tcp-inlet']?.direct, false, usecase);
     }
     assert.equal(
-      nodeConfigShape()({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }),
+      validateNodeConfig({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 'everywhere' } }),
       false,
     );
     assert.equal(
-      nodeConfigShape()({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 4200 } }),
+      validateNodeConfig({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', direct: 4200 } }),
       false,
     );
   });
@@ -147,9 +147,9 @@ describe('node configurations (spec 2.2)', () => {
 
   it('is refused by the schema when a key is unknown or a port is out of range', () => {
     assert.equal(
-      nodeConfigShape()({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', colour: 'red' } }),
+      validateNodeConfig({ 'tcp-inlet': { from: '127.0.0.1:1', via: 'a', allow: 'b', colour: 'red' } }),
       false,
     );
-    assert.equal(nodeConfigShape()({ 'http-server-port': 70000 }), false);
+    assert.equal(validateNodeConfig({ 'http-server-port': 70000 }), false);
   });
 });

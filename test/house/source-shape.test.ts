@@ -29,7 +29,10 @@ describe('the shape of the source: no import circles under src/, no file over 40
   });
 
   it(`holds every file under src/ and scripts/ to ${maxSourceLines} lines`, () => {
-    const files = [...filesUnder('src'), ...filesUnder('scripts')];
+    // What scripts/generate-types.ts writes from the schemas is not read or edited by hand.
+    const generated = (path: string) => read(path).startsWith('/* Generated from the JSON Schema');
+    const files = [...filesUnder('src'), ...filesUnder('scripts')].filter((path) => !generated(path));
+    assert.ok(files.length > 100, `read ${files.length} files`);
     const long = files
       .map((path) => `${path}: ${lineCount(read(path))} lines`)
       .filter((line) => Number(/: (\d+) lines$/.exec(line)?.[1]) > maxSourceLines);
