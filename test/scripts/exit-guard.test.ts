@@ -35,6 +35,7 @@ describe('a test run that outlives its tests', function () {
       const run = await mocha('lingers.test.mjs');
       assert.equal(run.code, 1, run.stdout + run.stderr);
       assert.match(run.stderr, /the tests ended 0\.3 s ago, but their process has not: a test left a timer/);
+      assert.match(run.stderr, /still open: (.*, )?1 Timeout; run its files alone/, 'names what it left: the interval');
     });
 
     it(`lets a run that leaves nothing open end as it did (${reporter})`, async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { symlink, writeFile } from 'node:fs/promises';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { start, type Running } from '../support/processes.ts';
 import { createSandbox, type Sandbox } from '../support/sandbox.ts';
@@ -145,12 +145,24 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
     let installer: Running | undefined;
     afterEach(async () => {
       await installer?.kill();
-      await holder?.kill();
+      if (holder) await release(holder);
       installer = undefined;
       holder = undefined;
     });
 
-    /** A real process that holds a lock on `file` (flock) until it is killed. */
+    /**
+     * Ends a holder: the command flock runs first, which flock alone killed would leave running for
+     * minutes with this test's pipes open; flock then exits and the lock is free.
+     */
+    async function release(held: Running): Promise<void> {
+      const pid = held.child.pid as number;
+      const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+      for (const child of children.split(' ').filter(Boolean)) process.kill(Number(child), 'SIGKILL');
+      await held.kill();
+      await held.ended();
+    }
+
+    /** A real process that holds a lock on `file` (flock) until it is released. */
     async function holdLock(file: string): Promise<Running> {
       await writeFile(file, '');
       const held = start(locate('flock'), ['-o', file, locate('bash'), '-c', 'echo held; exec sleep 120'], {
@@ -184,7 +196,7 @@ describe('scripts/test-prerequisites.sh (run first by npm test and .ci/run)', ()
             'up to 600 s',
         );
         assert.deepEqual(await aptCalls(), runsFirst, 'nothing past the held lock ran while it was held');
-        await holder.kill();
+        await release(holder);
         const running = installer.child;
         const [code] =
           running.exitCode === null ? ((await once(running, 'exit')) as [number | null]) : [running.exitCode];

@@ -9,7 +9,7 @@ function exitWhenLingering() {
   setTimeout(() => {
     process.stderr.write(
       `\nthe tests ended ${graceMs / 1000} s ago, but their process has not: a test left a timer, socket or ` +
-        'server open (run its files alone to find which)\n',
+        `server open (still open: ${openResources()}; run its files alone to find which)\n`,
     );
     // Mocha sets the exit code from its failures in an 'exit' listener; this one, added last, has the last word.
     process.on('exit', () => {
@@ -17,6 +17,13 @@ function exitWhenLingering() {
     });
     process.exit(1);
   }, graceMs).unref();
+}
+
+/** What keeps the process alive, by kind and count: "2 TCPSocketWrap, 1 Timeout". */
+function openResources() {
+  const counts = new Map();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return [...counts].map(([kind, count]) => `${count} ${kind}`).join(', ') || 'nothing Node.js can name';
 }
 
 module.exports = { exitWhenLingering };
