@@ -4,6 +4,7 @@
 const { readFileSync, writeSync } = require('node:fs');
 const Mocha = require('mocha');
 const { exitWhenLingering } = require('./exit-guard.cjs');
+const { releaseMemory } = require('./lane-memory.cjs');
 const { survivors, stop } = require('./lane-survivors.cjs');
 
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_TEST_PASS, EVENT_TEST_FAIL } = Mocha.Runner.constants;
@@ -70,6 +71,7 @@ class LaneReporter extends Mocha.reporters.Spec {
         survivors: left,
       });
       open = undefined;
+      releaseMemory();
     };
     runner.on(EVENT_SUITE_BEGIN, (suite) => {
       if (!suite.file || !suite.parent?.root || suite.file === open) return;
