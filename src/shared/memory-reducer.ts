@@ -66,6 +66,7 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
   const withOptions = Number.parseInt(process.versions.v8, 10) >= firstV8WithOptions;
   const slack = options.slackBytes ?? heapSlackBytes;
   const bufferSlack = options.bufferSlackBytes ?? heapSlackBytes;
+  const trim = allocatorTrim();
   // What the buffers came to after the last collection (or the lowest seen since): the live ones.
   let liveBuffers = process.memoryUsage().arrayBuffers;
   // The resident size once the allocator last gave back what it could; what grew past it since may be
@@ -92,10 +93,7 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
       stillInUse = inUse && followUp ? stillInUse + 1 : 0;
       followUpIn = inUse ? 2 ** Math.min(Math.max(stillInUse - 1, 0), maxFollowUpDoublings) : 0;
     }
-    if (trimming || (!collectNow && rss - trimmedRss < slack)) return;
-    // Looked up at the first trim, not at start: loading the foreign-function library costs 25 ms of CPU.
-    const trim = allocatorTrim();
-    if (!trim) return;
+    if (!trim || trimming || (!collectNow && rss - trimmedRss < slack)) return;
     trimming = true;
     trim(() => {
       trimming = false;
