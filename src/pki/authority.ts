@@ -5,10 +5,10 @@
 import { X509Certificate, createHash } from 'node:crypto';
 import { InputError } from '../shared/errors.ts';
 import { clockSkewMs, selfSignedLifetimeMs } from '../shared/limits.ts';
-import { buildCertificate, issuerOf, keyIdentifier, spkiOfPem, type Extension } from './certificate-builder.ts';
+import { buildCertificate, issuerOf, keyIdentifier, type Extension } from './certificate-builder.ts';
 import * as der from './der.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
-import { generateKeyPair, type KeyPairPem } from './keys.ts';
+import { generateKeyPair, spkiOf, type KeyPairPem } from './keys.ts';
 import { RequestNotSelfSigned, createRequest, readRequest, type ReadRequest } from './pkcs10.ts';
 import { Oid, nameWithCommonName } from './x509-names.ts';
 
@@ -45,7 +45,7 @@ const alternativeNames = (uris: readonly string[], dnsNames: readonly string[]) 
 function selfSigned(commonName: string, extensions: (spki: Buffer) => Extension[], now: Date) {
   const keys = generateKeyPair();
   const name = nameWithCommonName(commonName);
-  const publicKey = spkiOfPem(keys.publicKey);
+  const publicKey = spkiOf(keys.publicKey);
   const certificate = buildCertificate({
     issuer: name,
     subject: name,

@@ -3,9 +3,9 @@
  * signed ECDSA P-256 with SHA-256. Also what an issuer's certificate must give the certificates it
  * signs: its subject, as its own bytes, and its key identifier.
  */
-import { X509Certificate, createHash, createPublicKey, randomBytes, sign } from 'node:crypto';
+import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import * as der from './der.ts';
-import { Oid, algorithmIdentifier } from './x509-names.ts';
+import { Oid, algorithmIdentifier, signedBy } from './x509-names.ts';
 
 export interface Extension {
   readonly oid: string;
@@ -52,11 +52,7 @@ export function buildCertificate(parts: CertificateParts): string {
     parts.publicKey,
     der.explicit(3, der.sequence(...extensions)),
   );
-  const signature = sign('sha256', tbs, parts.signingKey);
-  return der.toPem(
-    der.sequence(tbs, algorithmIdentifier(Oid.ecdsaWithSha256), der.bitString(signature)),
-    'CERTIFICATE',
-  );
+  return der.toPem(signedBy(parts.signingKey, tbs), 'CERTIFICATE');
 }
 
 /** RFC 5280's key identifier, method 1: SHA-1 of the subjectPublicKey bits. */
@@ -66,9 +62,6 @@ export function keyIdentifier(spki: Buffer): Buffer {
   if (bits?.tag !== der.Tag.bitString) throw new der.DerError('not a SubjectPublicKeyInfo');
   return createHash('sha1').update(der.contentOf(spki, bits).subarray(1)).digest();
 }
-
-export const spkiOfPem = (publicKeyPem: string) =>
-  createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
 
 export interface Issuer {
   /** The issuer's subject, byte for byte: the issuer name of what it signs. */

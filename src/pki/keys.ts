@@ -16,6 +16,11 @@ export function generateKeyPair(): KeyPairPem {
   };
 }
 
+/** A public key's SubjectPublicKeyInfo DER, in its one canonical form. */
+export function spkiOf(publicKeyPem: string): Buffer {
+  return createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
+}
+
 export function publicKeyOf(privateKeyPem: string): string {
   return createPublicKey(createPrivateKey(privateKeyPem)).export({ type: 'spki', format: 'pem' }).toString();
 }

@@ -3,9 +3,10 @@
  * name, and optionally the controller's challenge as a challengePassword attribute inside the signed
  * part. A request arrives from a peer not yet trusted, so reading checks every element it relies on.
  */
-import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import * as der from './der.ts';
-import { Oid, algorithmIdentifier, nameWithCommonName } from './x509-names.ts';
+import { spkiOf } from './keys.ts';
+import { Oid, nameWithCommonName, signedBy } from './x509-names.ts';
 
 export interface ReadRequest {
   /** The requested key as SubjectPublicKeyInfo DER, in its one canonical form. */
@@ -14,7 +15,7 @@ export interface ReadRequest {
 }
 
 export function createRequest(privateKeyPem: string, publicKeyPem: string, commonName: string, challenge?: string) {
-  const spki = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
+  const spki = spkiOf(publicKeyPem);
   const attributes =
     challenge === undefined
       ? []
@@ -26,11 +27,7 @@ export function createRequest(privateKeyPem: string, publicKeyPem: string, commo
     // attributes [0] IMPLICIT SET OF Attribute
     der.element(0xa0, Buffer.concat(attributes)),
   );
-  const signature = sign('sha256', info, privateKeyPem);
-  return der.toPem(
-    der.sequence(info, algorithmIdentifier(Oid.ecdsaWithSha256), der.bitString(signature)),
-    'CERTIFICATE REQUEST',
-  );
+  return der.toPem(signedBy(privateKeyPem, info), 'CERTIFICATE REQUEST');
 }
 
 export class RequestUnreadable extends Error {}
