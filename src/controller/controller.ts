@@ -6,7 +6,8 @@
 import type { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
+import { collectProcessMetrics } from '../shared/process-metrics.ts';
 import { fingerprintOf } from '../pki/authority.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
@@ -145,7 +146,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
       service.audit.tally(peer.projectId, 'refused', [peer.nodeId], { portal: relayName, reason, detail }),
   );
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'portal_controller_' });
+  collectProcessMetrics(registry, 'portal_controller_');
   // Read only when scraped, once the server below exists.
   const observe = registerControllerMetrics(registry, {
     members: () => memberCounts(store),

@@ -4,7 +4,8 @@
  * alerts on. A portal given by name (tcp-outlets, tcp-inlets) labels its series `portal="<name>"`;
  * those of the single forms keep the label sets they always had.
  */
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../shared/process-metrics.ts';
 import { OperationsTally, registerTally } from '../shared/operations-tally.ts';
 
 /**
@@ -78,7 +79,7 @@ export function portalMetrics(metrics: NodeMetrics, portal: string | undefined):
 
 export function createMetrics(): NodeMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'portal_node_' });
+  collectProcessMetrics(registry, 'portal_node_');
   const labelNames = ['part', 'path', 'portal'] as const;
   const registers = [registry];
   const tally = new OperationsTally();

@@ -8,7 +8,8 @@
 import { startClaimed, type HomeClaim } from '../node/home-claim.ts';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
+import { collectProcessMetrics } from '../shared/process-metrics.ts';
 import { fingerprintOf } from '../pki/authority.ts';
 import { identityOf } from '../pki/identity.ts';
 import { verifyMember } from '../pki/verify.ts';
@@ -136,7 +137,7 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
   // Made once the controller channel is (below); a refusal before that is not recorded.
   const audit: { sink?: AuditSink } = {};
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'portal_relay_' });
+  collectProcessMetrics(registry, 'portal_relay_');
   const tally = new OperationsTally();
   registerTally(registry, tally, ['pending']);
   const server = new RelayServer({
