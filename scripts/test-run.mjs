@@ -3,8 +3,10 @@
 //
 //   node scripts/test-run.mjs [--unit | --integration] [--jobs N] [--record] [--checks] [FILE...]
 //
-// --checks (what `npm test` gives) also runs `npm run lint` and `npm run typecheck`, beside the lanes
-// rather than before them: each is one process that leaves a core mostly idle, and the lanes fill it.
+// --checks (what `npm test` gives) also runs what `npm run lint` and `npm run typecheck` check, beside
+// the lanes rather than before them: `npm run check:format` (Prettier) and `npm run check:code` (the type
+// check and ESLint over one TypeScript program, which the two would each build), each one process that
+// leaves a core mostly idle, and the lanes fill it.
 //
 // Files are dealt to lanes by their last known duration (test/durations.json; --record rewrites it),
 // longest first onto the least loaded lane. Files that need a fixed port or another machine-wide
@@ -202,7 +204,7 @@ async function main() {
     process.stdout.write(`  ${check.passed ? '✔' : '✖'} ${seconds(check.ms).padStart(8)}  npm run ${check.name}\n`);
     return check;
   };
-  const checks = options.checks ? ['lint', 'typecheck'] : [];
+  const checks = options.checks ? ['check:format', 'check:code'] : [];
   const checking = Promise.all(checks.map((name) => runCheck(name, workspace).then(onCheck)));
   const finished = await Promise.all(lanes.map((lane, index) => runLane(lane, index, runId, workspace, onFile)));
   const problems = [];
