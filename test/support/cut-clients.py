@@ -4,7 +4,9 @@
     python3 cut-clients.py PORT CLIENTS BYTES CUT_AFTER
 
 Opens CLIENTS connections to 127.0.0.1:PORT one after another, then each sends BYTES random bytes,
-half-closes, and reads the answer to its end with recv(). Prints JSON lines: {"event": "connected"}
+half-closes, and reads the answer to its end with recv(). Each client's bytes are one random block of
+its own sent again and again, each time under its number (so that no block passes for another), rather
+than BYTES made at once: fresh memory is costly, and 20 clients of 32 MiB would take 640 MiB. Prints JSON lines: {"event": "connected"}
 once all are open, {"event": "cut", ...} once every client has sent everything and CUT_AFTER bytes
 have come back in all (the moment the test cuts the path), and last {"event": "done", "outcomes": [...]}.
 
@@ -42,17 +44,30 @@ def cut_if_due():
         sys.stdout.flush()
 
 
+BLOCK = 1 << 20
+
+
+def blocks(size):
+    """The client's bytes: a random block, each copy numbered in its first 8 bytes, cut to `size`."""
+    block = bytearray(os.urandom(BLOCK))
+    for number, start in enumerate(range(0, size, BLOCK)):
+        block[:8] = number.to_bytes(8, "big")
+        yield bytes(block[: min(BLOCK, size - start)])
+
+
 def run(index, sock, outcomes):
-    payload = os.urandom(size)
-    expected = hashlib.sha256(payload).hexdigest()
+    sent = hashlib.sha256()
     digest = hashlib.sha256()
     received = 0
     end = "eof"
     error = None
     sock.settimeout(120)
     try:
-        sock.sendall(payload)
+        for block in blocks(size):
+            sent.update(block)
+            sock.sendall(block)
         sock.shutdown(socket.SHUT_WR)
+        expected = sent.hexdigest()
     except OSError as failure:
         outcomes[index] = {"index": index, "received": 0, "intact": False, "end": "send-error", "error": errno.errorcode.get(failure.errno, str(failure))}
         return
