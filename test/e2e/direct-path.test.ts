@@ -10,14 +10,39 @@ import { externalIpv4Addresses, listeningAddresses } from '../support/bound-addr
 import { acceptsConnections, roundTrip } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
-const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const mebibytes = 256;
 
-/** Sends `size` random bytes through the echo portal and returns the sha256 of what was sent and of what came back. */
+const block = 1 << 20;
+
+/**
+ * Sends `size` random bytes through the echo portal and returns the sha256 of what was sent and of what
+ * came back, each hashed as it passes: one random MiB, each copy numbered in its first 4 bytes, rather
+ * than `size` bytes made at once and the answer kept whole (fresh memory is what costs here).
+ */
 async function integrity(port: number, size: number): Promise<{ sent: string; received: string; bytes: number }> {
-  const payload = randomBytes(size);
-  const answer = await roundTrip(port, payload);
-  return { sent: digest(payload), received: digest(answer), bytes: answer.length };
+  const random = randomBytes(block);
+  const sent = createHash('sha256');
+  const received = createHash('sha256');
+  let bytes = 0;
+  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+  socket.on('data', (chunk: Buffer) => {
+    received.update(chunk);
+    bytes += chunk.length;
+  });
+  const ended = new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('end', () => resolve());
+  });
+  await once(socket, 'connect');
+  for (let offset = 0, number = 0; offset < size; offset += block, number += 1) {
+    const piece = Buffer.from(random.subarray(0, Math.min(block, size - offset)));
+    piece.writeUInt32BE(number, 0);
+    sent.update(piece);
+    if (!socket.write(piece)) await once(socket, 'drain');
+  }
+  socket.end();
+  await ended;
+  return { sent: sent.digest('hex'), received: received.digest('hex'), bytes };
 }
 
 async function metricsOf(home: string): Promise<string> {
