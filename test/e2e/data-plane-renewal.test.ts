@@ -6,7 +6,8 @@
  * session ends at its peer certificate's end (test/node/session-expiry.test.ts).
  */
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
@@ -14,10 +15,10 @@ import { metricsOf, newConnections, sample } from '../support/node-checks.ts';
 import { nodeStatus, statusWhen } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRelay, type RelayProcess } from '../support/relay-processes.ts';
+import { numberedPieces, writePieces } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const MiB = 1024 * 1024;
-const digest = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 describe('end to end: renewal keeps the direct path', function () {
   this.timeout(300_000);
@@ -104,14 +105,16 @@ describe('end to end: the direct path without any relay or the controller', func
     'carries 256 MiB each way intact on the direct path while every relay is SIGKILLed ' +
       '(the standalone one and the controller with its own)',
     async () => {
-      const payload = randomBytes(256 * MiB);
+      const size = 256 * MiB;
       const socket = connect({ host: '127.0.0.1', port: portal.port, allowHalfOpen: true });
-      const received: Buffer[] = [];
+      // Both ways hashed as the bytes pass (numberedPieces), not kept.
+      const sent = createHash('sha256');
+      const received = createHash('sha256');
       let length = 0;
       let killed: Promise<void> | undefined;
       const done = new Promise<void>((resolve, reject) => {
         socket.on('data', (chunk: Buffer) => {
-          received.push(chunk);
+          received.update(chunk);
           length += chunk.length;
           if (!killed && length >= 16 * MiB)
             killed = Promise.all([relay.process.kill(), project.killController()]).then(() => undefined);
@@ -119,7 +122,8 @@ describe('end to end: the direct path without any relay or the controller', func
         socket.once('end', () => resolve());
         socket.once('error', reject);
       });
-      socket.end(payload);
+      await once(socket, 'connect');
+      await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
       await done;
       socket.destroy();
       await killed;
@@ -127,8 +131,8 @@ describe('end to end: the direct path without any relay or the controller', func
       assert.ok(killed, 'the relays were killed during the transfer');
       assert.equal(relay.process.child.signalCode, 'SIGKILL');
       assert.equal(project.controller.process.child.signalCode, 'SIGKILL');
-      assert.equal(stillSending, payload.length);
-      assert.equal(digest(Buffer.concat(received)), digest(payload));
+      assert.equal(stillSending, size);
+      assert.equal(received.digest('hex'), sent.digest('hex'));
       const shown = await nodeStatus(inletHome());
       assert.equal(shown.inlets[0]?.path, 'direct');
       assert.equal(

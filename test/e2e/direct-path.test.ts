@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -7,20 +7,16 @@ import { startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/e
 import { nodeStatus, statusWhen } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { externalIpv4Addresses, listeningAddresses } from '../support/bound-addresses.ts';
-import { acceptsConnections, roundTrip } from '../support/tcp.ts';
+import { acceptsConnections, numberedPieces, roundTrip, writePieces } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const mebibytes = 256;
 
-const block = 1 << 20;
-
 /**
  * Sends `size` random bytes through the echo portal and returns the sha256 of what was sent and of what
- * came back, each hashed as it passes: one random MiB, each copy numbered in its first 4 bytes, rather
- * than `size` bytes made at once and the answer kept whole (fresh memory is what costs here).
+ * came back, each hashed as it passes (numberedPieces), not kept.
  */
 async function integrity(port: number, size: number): Promise<{ sent: string; received: string; bytes: number }> {
-  const random = randomBytes(block);
   const sent = createHash('sha256');
   const received = createHash('sha256');
   let bytes = 0;
@@ -34,13 +30,7 @@ async function integrity(port: number, size: number): Promise<{ sent: string; re
     socket.once('end', () => resolve());
   });
   await once(socket, 'connect');
-  for (let offset = 0, number = 0; offset < size; offset += block, number += 1) {
-    const piece = Buffer.from(random.subarray(0, Math.min(block, size - offset)));
-    piece.writeUInt32BE(number, 0);
-    sent.update(piece);
-    if (!socket.write(piece)) await once(socket, 'drain');
-  }
-  socket.end();
+  await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
   await ended;
   return { sent: sent.digest('hex'), received: received.digest('hex'), bytes };
 }
