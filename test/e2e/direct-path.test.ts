@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -7,33 +6,10 @@ import { startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/e
 import { nodeStatus, statusWhen } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { externalIpv4Addresses, listeningAddresses } from '../support/bound-addresses.ts';
-import { acceptsConnections, numberedPieces, roundTrip, writePieces } from '../support/tcp.ts';
+import { acceptsConnections, echoDigests, roundTrip } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const mebibytes = 256;
-
-/**
- * Sends `size` random bytes through the echo portal and returns the sha256 of what was sent and of what
- * came back, each hashed as it passes (numberedPieces), not kept.
- */
-async function integrity(port: number, size: number): Promise<{ sent: string; received: string; bytes: number }> {
-  const sent = createHash('sha256');
-  const received = createHash('sha256');
-  let bytes = 0;
-  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
-  socket.on('data', (chunk: Buffer) => {
-    received.update(chunk);
-    bytes += chunk.length;
-  });
-  const ended = new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('end', () => resolve());
-  });
-  await once(socket, 'connect');
-  await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
-  await ended;
-  return { sent: sent.digest('hex'), received: received.digest('hex'), bytes };
-}
 
 async function metricsOf(home: string): Promise<string> {
   const { readFile } = await import('node:fs/promises');
@@ -94,7 +70,7 @@ describe('end to end: the direct path, with the relay as fallback', function () 
   );
 
   it(`carries ${mebibytes} MiB each way intact on the direct path, by sha256 at both ends`, async () => {
-    const result = await integrity(direct.port, mebibytes * 1024 * 1024);
+    const result = await echoDigests(direct.port, mebibytes * 1024 * 1024);
     assert.equal(result.bytes, mebibytes * 1024 * 1024);
     assert.equal(result.received, result.sent);
   });
@@ -120,7 +96,7 @@ describe('end to end: the direct path, with the relay as fallback', function () 
       assert.equal(shown.inlets[0]?.path, 'relay controller');
       assert.equal(shown.inlets[0]?.direct, null);
       const port = Number(shown.inlets[0]?.listening?.split(':').at(-1));
-      const result = await integrity(port, mebibytes * 1024 * 1024);
+      const result = await echoDigests(port, mebibytes * 1024 * 1024);
       assert.equal(result.received, result.sent);
       assert.equal((await nodeStatus(join(project.dir, 'relayed-inlet'))).inlets[0]?.connections_direct, 0);
       await inlet.stop();

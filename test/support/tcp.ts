@@ -1,5 +1,5 @@
 /** Small real TCP peers for data-path tests: an echo server, and a client that sends and collects. */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 
@@ -139,4 +139,31 @@ export async function writePieces(
     if (!socket.write(piece)) await once(socket, 'drain');
   }
   socket.end();
+}
+
+/**
+ * Sends `size` random bytes (numberedPieces) to the echo server or portal on `port` and reads the echo
+ * to its end: the sha256 of what was sent and of what came back, each hashed as it passed, not kept.
+ */
+export async function echoDigests(
+  port: number,
+  size: number,
+): Promise<{ sent: string; received: string; bytes: number }> {
+  const sent = createHash('sha256');
+  const received = createHash('sha256');
+  let bytes = 0;
+  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+  socket.on('data', (chunk: Buffer) => {
+    received.update(chunk);
+    bytes += chunk.length;
+  });
+  const ended = new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('end', () => resolve());
+  });
+  await once(socket, 'connect');
+  await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
+  await ended;
+  socket.destroy();
+  return { sent: sent.digest('hex'), received: received.digest('hex'), bytes };
 }
