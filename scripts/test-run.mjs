@@ -132,9 +132,8 @@ function runLane(lane, index, runId, workspace, onFile) {
   for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
   // tsx as this process's own loader (not mocha's --node-option, which would start a second process
-  // without descriptor 3). A young generation of up to 32 MB, not 16: fewer scavenges of the tests'
-  // short-lived garbage (the unit files on one lane: 70.2 and 61.2 CPU-s, against 74.3 and 66.3).
-  const args = ['--max-semi-space-size=32', '--import', 'tsx', mocha, '--no-config', '--timeout', '30000'];
+  // without descriptor 3).
+  const args = ['--import', 'tsx', mocha, '--no-config', '--timeout', '30000'];
   args.push('--reporter', './test/support/lane-reporter.cjs', ...lane.files);
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
   const output = createWriteStream(log);
