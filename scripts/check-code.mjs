@@ -11,7 +11,7 @@ import { ESLint } from 'eslint';
 import ts from 'typescript';
 
 /** The program of tsconfig.json, as `tsc -p tsconfig.json` builds it. */
-export function programOf(configPath) {
+function programOf(configPath) {
   const read = ts.readConfigFile(configPath, ts.sys.readFile);
   if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, process.cwd(), undefined, configPath);

@@ -8,7 +8,7 @@
  */
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 
-export const eventLoopSampleMs = 100;
+const eventLoopSampleMs = 100;
 
 export function collectProcessMetrics(registry: Registry, prefix: string): void {
   collectDefaultMetrics({ register: registry, prefix, eventLoopMonitoringPrecision: eventLoopSampleMs });

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
@@ -15,7 +14,7 @@ import { metricsOf, newConnections, sample } from '../support/node-checks.ts';
 import { nodeStatus, statusWhen } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startRelay, type RelayProcess } from '../support/relay-processes.ts';
-import { numberedPieces, writePieces } from '../support/tcp.ts';
+import { sendPieces } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 const MiB = 1024 * 1024;
@@ -107,8 +106,7 @@ describe('end to end: the direct path without any relay or the controller', func
     async () => {
       const size = 256 * MiB;
       const socket = connect({ host: '127.0.0.1', port: portal.port, allowHalfOpen: true });
-      // Both ways hashed as the bytes pass (numberedPieces), not kept.
-      const sent = createHash('sha256');
+      // Both ways hashed as the bytes pass (sendPieces), not kept.
       const received = createHash('sha256');
       let length = 0;
       let killed: Promise<void> | undefined;
@@ -122,9 +120,7 @@ describe('end to end: the direct path without any relay or the controller', func
         socket.once('end', () => resolve());
         socket.once('error', reject);
       });
-      await once(socket, 'connect');
-      await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
-      await done;
+      const [sent] = await Promise.all([sendPieces(socket, size), done]);
       socket.destroy();
       await killed;
       const stillSending = length;
@@ -132,7 +128,7 @@ describe('end to end: the direct path without any relay or the controller', func
       assert.equal(relay.process.child.signalCode, 'SIGKILL');
       assert.equal(project.controller.process.child.signalCode, 'SIGKILL');
       assert.equal(stillSending, size);
-      assert.equal(received.digest('hex'), sent.digest('hex'));
+      assert.equal(received.digest('hex'), sent);
       const shown = await nodeStatus(inletHome());
       assert.equal(shown.inlets[0]?.path, 'direct');
       assert.equal(

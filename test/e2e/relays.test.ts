@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ready, startEchoPortal, timeUntilWorking, type EchoPortal } from '../support/echo-portal.ts';
 import { nodeStatus, statusWhen, startPortal, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { newConnections } from '../support/node-checks.ts';
-import { numberedPieces, writePieces } from '../support/tcp.ts';
+import { sendPieces } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
 
@@ -125,8 +124,7 @@ describe('end to end: standalone relays, and the controller off the data path', 
   it('keeps carrying bytes and opening new connections after the controller is killed mid-transfer', async () => {
     const size = 64 * 1024 * 1024;
     const socket = connect({ host: '127.0.0.1', port: portal.port });
-    // Both ways hashed as the bytes pass (numberedPieces), not kept.
-    const sent = createHash('sha256');
+    // Both ways hashed as the bytes pass (sendPieces), not kept.
     const received = createHash('sha256');
     let length = 0;
     let killed: Promise<void> | undefined;
@@ -141,14 +139,12 @@ describe('end to end: standalone relays, and the controller off the data path', 
       socket.once('error', reject);
       socket.once('close', () => reject(new Error(`closed after ${length} bytes`)));
     });
-    await once(socket, 'connect');
-    await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
-    await done;
+    const [sent] = await Promise.all([sendPieces(socket, size), done]);
     socket.destroy();
     await killed;
     assert.ok(killed, 'the controller was killed during the transfer');
     assert.equal(length, size);
-    assert.equal(received.digest('hex'), sent.digest('hex'));
+    assert.equal(received.digest('hex'), sent);
     assert.equal(await newConnections(portal.port, 100), 0, 'new client connections open with the controller dead');
     const inlet = await nodeStatus(inletHome());
     assert.equal(inlet.controller, 'reconnecting');

@@ -6,9 +6,11 @@
 Opens CLIENTS connections to 127.0.0.1:PORT one after another, then each sends BYTES random bytes,
 half-closes, and reads the answer to its end with recv(). Each client's bytes are one random block of
 its own sent again and again, each time under its number (so that no block passes for another), rather
-than BYTES made at once: fresh memory is costly, and 20 clients of 32 MiB would take 640 MiB. Prints JSON lines: {"event": "connected"}
-once all are open, {"event": "cut", ...} once every client has sent everything and CUT_AFTER bytes
-have come back in all (the moment the test cuts the path), and last {"event": "done", "outcomes": [...]}.
+than BYTES made at once: fresh memory is costly, and 20 clients of 32 MiB would take 640 MiB.
+
+Prints JSON lines: {"event": "connected"} once all are open, {"event": "cut", ...} once every client
+has sent everything and CUT_AFTER bytes have come back in all (the moment the test cuts the path), and
+last {"event": "done", "outcomes": [...]}.
 
 Why not Node.js: libuv reports a reset that arrives while received bytes still wait in the socket as
 an end of stream (a partial read and POLLHUP make it call EOF, and the ECONNRESET is never read), so a

@@ -119,7 +119,7 @@ export function acceptsConnections(host: string, port: number): Promise<boolean>
  * first 4 bytes (so that no piece passes for another), rather than `size` bytes made at once, since
  * fresh memory is what costs here (about 4.5 ms a MiB on the test machines).
  */
-export function* numberedPieces(size: number, piece = 1 << 20): Generator<Buffer> {
+function* numberedPieces(size: number, piece = 1 << 20): Generator<Buffer> {
   const random = randomBytes(piece);
   for (let offset = 0, number = 0; offset < size; offset += piece, number += 1) {
     const next = Buffer.from(random.subarray(0, Math.min(piece, size - offset)));
@@ -128,28 +128,30 @@ export function* numberedPieces(size: number, piece = 1 << 20): Generator<Buffer
   }
 }
 
-/** Writes `pieces` to `socket` as fast as it takes them, each passed to `onPiece` first; then ends it. */
-export async function writePieces(
-  socket: Socket,
-  pieces: Iterable<Buffer>,
-  onPiece: (piece: Buffer) => void,
-): Promise<void> {
-  for (const piece of pieces) {
-    onPiece(piece);
+/**
+ * Sends `size` random bytes (numberedPieces) on `socket` once it is connected, as fast as it takes them,
+ * then ends it; resolves with the sha256 (hex) of what was sent, hashed as it went. Await it together
+ * with the reading side (Promise.all), so that a failure of either is reported.
+ */
+export async function sendPieces(socket: Socket, size: number): Promise<string> {
+  if (socket.connecting) await once(socket, 'connect');
+  const sent = createHash('sha256');
+  for (const piece of numberedPieces(size)) {
+    sent.update(piece);
     if (!socket.write(piece)) await once(socket, 'drain');
   }
   socket.end();
+  return sent.digest('hex');
 }
 
 /**
- * Sends `size` random bytes (numberedPieces) to the echo server or portal on `port` and reads the echo
- * to its end: the sha256 of what was sent and of what came back, each hashed as it passed, not kept.
+ * Sends `size` random bytes (sendPieces) to the echo server or portal on `port` and reads the echo to
+ * its end: the sha256 of what was sent and of what came back, each hashed as it passed, not kept.
  */
 export async function echoDigests(
   port: number,
   size: number,
 ): Promise<{ sent: string; received: string; bytes: number }> {
-  const sent = createHash('sha256');
   const received = createHash('sha256');
   let bytes = 0;
   const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
@@ -161,9 +163,10 @@ export async function echoDigests(
     socket.once('error', reject);
     socket.once('end', () => resolve());
   });
-  await once(socket, 'connect');
-  await writePieces(socket, numberedPieces(size), (piece) => sent.update(piece));
-  await ended;
-  socket.destroy();
-  return { sent: sent.digest('hex'), received: received.digest('hex'), bytes };
+  try {
+    const [sent] = await Promise.all([sendPieces(socket, size), ended]);
+    return { sent, received: received.digest('hex'), bytes };
+  } finally {
+    socket.destroy();
+  }
 }
