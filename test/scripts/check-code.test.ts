@@ -50,6 +50,21 @@ describe('npm run check:code: the type check and ESLint over one program', funct
     assert.match(result.stdout, /type check: 1 errors; ESLint: 1 problems/);
   });
 
+  it('refuses a tsconfig.json it cannot read with one line and exit 2, checking nothing', async () => {
+    const dirOf = dir;
+    dir = await mkdtemp(join(tmpdir(), 'portal-check-code-broken-'));
+    try {
+      await writeFile(join(dir, 'tsconfig.json'), '{ "compilerOptions": ');
+      const result = await check();
+      assert.equal(result.code, 2, result.stdout + result.stderr);
+      assert.match(result.stderr, /^check-code: tsconfig\.json: .+\n$/);
+      assert.equal(result.stdout, '');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      dir = dirOf;
+    }
+  });
+
   it('passes a clean project', async () => {
     await writeFile(
       join(dir, 'src', 'bad.ts'),
