@@ -169,10 +169,11 @@ export class RevocationList extends EventEmitter {
   /** The entries still in force, with the controller's proofs: the file, and what a restored controller gets back. */
   held(): RevokedEntry[] {
     const now = this.now();
+    // By code unit, not localeCompare: the ids are ASCII, and the file's order is the same under every locale.
     return [...this.entries]
       .filter(([, entry]) => entry.until > now)
       .map(([nodeId, entry]) => ({ nodeId, ...entry }))
-      .sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+      .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
   }
 
   /** Writes the list (one write at a time, the last state wins), forgetting entries past their date. */

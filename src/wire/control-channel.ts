@@ -140,8 +140,10 @@ export class ServiceChannel<Ops> extends EventEmitter {
       const socket = connect({
         host: socketHost(parsed.address.host),
         port: parsed.address.port,
-        // The chain is not checked against public CAs: the server's certificate is pinned instead.
+        // The chain is not checked against public CAs: the server's certificate is pinned instead. No CA
+        // at all (`ca: []`) also spares each process loading Node.js's public roots (25 ms here).
         rejectUnauthorized: false,
+        ca: [],
         minVersion: 'TLSv1.3',
         ALPNProtocols: [serviceAlpn[target.service]],
         ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}),

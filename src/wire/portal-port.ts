@@ -55,7 +55,13 @@ export class PortalPort {
 
   constructor(private readonly options: PortalPortOptions) {
     this.admission = new Admission(options.admission ?? defaultAdmissionLimits);
-    this.context = createSecureContext({ key: options.tls.key, cert: options.tls.certificate, minVersion: 'TLSv1.3' });
+    // No public CA (`ca: []`): a client's certificate is checked against the project CA by the service.
+    this.context = createSecureContext({
+      key: options.tls.key,
+      cert: options.tls.certificate,
+      ca: [],
+      minVersion: 'TLSv1.3',
+    });
     this.protocols = (Object.keys(options.handlers.secure) as ServiceName[]).map((service) => serviceAlpn[service]);
     this.server = createServer(dataPathTuning, (socket) => this.accept(socket));
   }
