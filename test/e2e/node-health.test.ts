@@ -70,14 +70,18 @@ describe('end to end: health per portal, and a revoked node', function () {
   it('one dead target takes down its own portal only: both nodes are DEGRADED, live and ready', async () => {
     for (let client = 0; client < 3; client += 1)
       assert.equal((await expectRefusal(inletPorts.dead as number)).bytes, 0);
-    const shown = await statusWhen(home('outlet'), (node) => node.status === 'degraded');
+    // On a loaded machine the good portal may show a passing warning of its own (a relay attempt that
+    // timed out marks that relay for 5 s): what is asserted is the state once such a warning has passed.
+    const settled = (expected: readonly string[]) => (node: NodeShow) =>
+      node.status === 'degraded' && states(node).join('\n') === expected.join('\n');
+    const shown = await statusWhen(home('outlet'), settled(['outlet good up', 'outlet dead down']), 20_000);
     assert.deepEqual(states(shown), ['outlet good up', 'outlet dead down']);
     assert.match(
       shown.portals[1]?.problems.join('\n') ?? '',
       new RegExp(`^the target 127\\.0\\.0\\.1:${deadPort} refused its last 3 connections \\(ECONNREFUSED\\)`),
     );
     assert.deepEqual(shown.portals[0]?.problems, []);
-    const inletShown = await statusWhen(home('inlet'), (node) => node.status === 'degraded');
+    const inletShown = await statusWhen(home('inlet'), settled(['inlet good up', 'inlet dead down']), 20_000);
     assert.deepEqual(states(inletShown), ['inlet good up', 'inlet dead down']);
     assert.match(
       inletShown.portals[1]?.problems.join('\n') ?? '',
