@@ -21,7 +21,7 @@ import {
 } from '../../src/wire/e2e-session.ts';
 import { PeerSockets, type PeerGuard } from '../../src/wire/peer-guard.ts';
 import { parseVerdict, spokenVersion } from '../../src/wire/protocol/e2e.ts';
-import { FrameType, checkHeader, frameLimits } from '../../src/wire/protocol/mux-frame.ts';
+import { FrameType, checkHeader, encodeFrame, frameLimits } from '../../src/wire/protocol/mux-frame.ts';
 import { LiveSessions, judgeRenewal, type ChannelContext } from '../../src/wire/session-credentials.ts';
 
 const projectId = 'p-renewals';
@@ -198,10 +198,24 @@ describe('credential frames: a session outlives its peer certificate only by a r
       const notAfter = Date.parse(new X509Certificate(short.credentials.certificate).validTo);
       await new Promise((resolve) => setTimeout(resolve, notAfter - Date.now() + 500));
       assert.equal(outletSocket.destroyed, false, 'the session outlived the first certificate');
-      // A second credential within a second is a flood: the session is closed for it.
+
+      // Renewed twice within a second (a reload, then a grant): the second waits its turn, and the peer
+      // takes both.
+      const again = certify(authority, short.keys, 'n00000000000000d1', ['db-inlet'], 120_000);
+      const sentAt = Date.now();
+      assert.ok(opened.session.sendCredential(der(renewed)));
+      assert.ok(opened.session.sendCredential(der(again)));
+      const latest = Date.parse(new X509Certificate(again).validTo);
+      while (peers.expiresAt('n00000000000000d1') !== latest && Date.now() - sentAt < 3000)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(peers.expiresAt('n00000000000000d1'), latest);
+      assert.ok(Date.now() - sentAt >= frameLimits.credentialIntervalMs, 'the second waited out the interval');
+      assert.equal(outletSocket.destroyed, false, 'two renewals within a second did not end the session');
+
+      // A peer that sends them closer is flooding: the session is closed for it.
       const closed = once(outletSocket, 'close');
-      opened.session.sendCredential(der(renewed));
-      opened.session.sendCredential(der(renewed));
+      opened.socket.write(encodeFrame(FrameType.credential, 0, der(renewed)));
+      opened.socket.write(encodeFrame(FrameType.credential, 0, der(renewed)));
       await closed;
       opened.session.destroy();
     });

@@ -20,6 +20,11 @@ import { Streams } from './streams.ts';
 const closingLinkMs = 10_000;
 /** How long a link ended after a go-away with an error waits for the peer's close (a flooder reads nothing). */
 const goAwayLingerMs = 2000;
+/**
+ * The least time between two `credential` frames this side sends: half again the peer's bound, since a
+ * frame held up on the way (behind a full window of data) arrives closer to the next.
+ */
+const credentialPacingMs = frameLimits.credentialIntervalMs * 1.5;
 
 /**
  * One end of a session. It emits 'close' once, when the session is over, with why (SessionClosed,
@@ -36,6 +41,9 @@ export class MuxSession extends EventEmitter {
   private readonly pings = new Pings(muxDefaults.outstandingPings);
   /** When the peer's last `credential` frame arrived: more than one a second is a flood. */
   private lastCredentialAt = Number.NEGATIVE_INFINITY;
+  /** When this side last sent one, and the certificate that waits for the peer's interval to pass. */
+  private credentialSentAt = Number.NEGATIVE_INFINITY;
+  private credentialWaiting: { certificate: Buffer; readonly timer: NodeJS.Timeout } | undefined;
   /** When the peer was last heard from, by any frame: a heartbeat's proof of life (src/wire/tunnel-streams.ts). */
   lastHeardAt = Date.now();
   private readonly settings: MuxSettings;
@@ -146,8 +154,31 @@ export class MuxSession extends EventEmitter {
    */
   sendCredential(certificate: Buffer): boolean {
     if (this.ended || certificate.length < 1 || certificate.length > frameLimits.credentialBody) return false;
-    this.writer.write(FrameType.credential, 0, certificate);
+    // The peer ends a session whose credentials come less than its interval apart (onCredential), and a
+    // node may renew twice within one (a reload, then a grant): one renewed that soon waits its turn,
+    // and of several that waited only the latest is sent.
+    if (this.credentialWaiting) {
+      this.credentialWaiting.certificate = certificate;
+      return true;
+    }
+    const waitMs = this.credentialSentAt + credentialPacingMs - Date.now();
+    if (waitMs <= 0) {
+      this.writeCredential(certificate);
+      return true;
+    }
+    const timer = setTimeout(() => {
+      const waiting = this.credentialWaiting;
+      this.credentialWaiting = undefined;
+      if (waiting && !this.ended) this.writeCredential(waiting.certificate);
+    }, waitMs);
+    timer.unref();
+    this.credentialWaiting = { certificate, timer };
     return true;
+  }
+
+  private writeCredential(certificate: Buffer): void {
+    this.credentialSentAt = Date.now();
+    this.writer.write(FrameType.credential, 0, certificate);
   }
 
   /** Takes no new streams (the peer hears of it), and ends the session once the last one is over. */
@@ -194,6 +225,8 @@ export class MuxSession extends EventEmitter {
   private finish(reason: Error): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.credentialWaiting?.timer);
+    this.credentialWaiting = undefined;
     this.writer.stop();
     this.streams.endAll(reason.message);
     // Pending pings are answered, not failed: a session's end is for its 'close' listeners to handle.
