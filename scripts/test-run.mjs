@@ -132,6 +132,8 @@ function runLane(lane, index, runId, workspace, onFile) {
     // need a CA of their own give it to the process that needs it.
     NODE_EXTRA_CA_CERTS: undefined,
     PORTAL_TEST_LANE: `${runId}-${index}`,
+    // What the lanes make once and share (test/support/run-cache.ts); removed with the run's logs.
+    PORTAL_TEST_RUN_DIR: workspace,
   };
   for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { createServerCertificate } from '../../src/pki/authority.ts';
+import { sharedOnce } from './run-cache.ts';
 import { projectRoot } from './usecases.ts';
 
 export const version = (JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string })
@@ -21,19 +23,38 @@ export interface ReleaseHost {
   close(): Promise<void>;
 }
 
-/**
- * A release host over real HTTPS on loopback: install.sh from this checkout and the tarball that
- * `npm run release` packs (npm pack), under the name install.sh asks for by default.
- */
-export async function startReleaseHost(dir: string): Promise<ReleaseHost> {
-  const tarball = execFileSync(process.execPath, [join(projectRoot, 'scripts/pack-release.mjs'), join(dir, 'packed')], {
+/** `npm run release` into `destination`: the tarball's path. */
+function packRelease(destination: string): string {
+  return execFileSync(process.execPath, [join(projectRoot, 'scripts/pack-release.mjs'), destination], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   })
     .trim()
     .split('\n')
     .at(-1) as string;
-  assert.equal(basename(tarball), `portal-${version}-${process.platform}-${process.arch}.tgz`);
+}
+
+/**
+ * A release host over real HTTPS on loopback: install.sh from this checkout and the tarball that
+ * `npm run release` packs (npm pack), under the name install.sh asks for by default.
+ */
+export async function startReleaseHost(dir: string): Promise<ReleaseHost> {
+  const name = `portal-${version}-${process.platform}-${process.arch}.tgz`;
+  // Packed once a test run (npm pack costs some five seconds of CPU), and copied to `dir`/packed.
+  const shared = await sharedOnce(name, async () => {
+    const staging = await mkdtemp(join(tmpdir(), 'portal-packed-'));
+    const packed = packRelease(staging);
+    const moved = `${staging}.tgz`;
+    await rename(packed, moved);
+    await rm(staging, { recursive: true, force: true });
+    return moved;
+  });
+  let tarball = join(dir, 'packed', name);
+  if (shared) {
+    await mkdir(join(dir, 'packed'), { recursive: true });
+    await copyFile(shared, tarball);
+  } else tarball = packRelease(join(dir, 'packed'));
+  assert.equal(basename(tarball), name);
   const files = new Map([
     ['/install.sh', await readFile(join(projectRoot, 'install.sh'))],
     [`/releases/portal-latest-${process.platform}-${process.arch}.tgz`, await readFile(tarball)],
