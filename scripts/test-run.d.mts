@@ -9,6 +9,7 @@ export function dealLanes(
   durations: Readonly<Record<string, number>>,
   jobs: number,
   serial: readonly string[],
+  waiting?: readonly string[],
 ): Lane[];
 
 export interface CheckResult {
