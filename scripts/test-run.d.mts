@@ -22,3 +22,12 @@ export interface CheckResult {
 
 /** `npm run NAME` in `cwd`, its output to a log in `workspace`. */
 export function runCheck(name: string, workspace: string, cwd?: string): Promise<CheckResult>;
+
+/**
+ * docker-compose imported once (test/support/compose-zygote.py), and the `docker-compose` in
+ * `workspace`/bin that asks it; undefined without docker-compose on `path` (default: PATH).
+ */
+export function startComposeZygote(
+  workspace: string,
+  path?: string,
+): { bin: string; stop(): Promise<unknown> } | undefined;

@@ -15,9 +15,19 @@
 // so that a program a test left running is found, stopped and reported as a failure.
 import { spawn, spawnSync } from 'node:child_process';
 import process from 'node:process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -124,11 +134,55 @@ function seconds(ms) {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** The first executable `name` on `path`, or undefined. */
+function onPath(name, path) {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // not in this one
+    }
+  }
+  return undefined;
+}
+
+/**
+ * docker-compose imported once for the run (test/support/compose-zygote.py: its start costs 0.7 s of
+ * CPU, and the suite runs it some thirty times): the `docker-compose` written to the run's bin/, first on
+ * the lanes' PATH, asks it, and runs the real program when it is away. Its folder and how to stop it, or
+ * undefined where the machine has no docker-compose whose interpreter can be read.
+ */
+export function startComposeZygote(workspace, path = process.env.PATH ?? '') {
+  const program = onPath('docker-compose', path);
+  if (!program) return undefined;
+  const interpreter = /^#!(\S+)$/.exec(readFileSync(program, 'utf8').split('\n')[0] ?? '')?.[1];
+  if (!interpreter) return undefined;
+  const bin = join(workspace, 'bin');
+  const socket = join(workspace, 'compose.sock');
+  mkdirSync(bin);
+  const client = readFileSync(join(root, 'test', 'support', 'compose-client.py'), 'utf8')
+    .replace('@socket@', socket)
+    .replace('@program@', program);
+  writeFileSync(join(bin, 'docker-compose'), `#!${interpreter} -SE\n${client}`, { mode: 0o755 });
+  const zygote = join(root, 'test', 'support', 'compose-zygote.py');
+  const child = spawn(interpreter, [zygote, socket], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  running.push(child);
+  const ended = new Promise((resolve) => child.once('close', resolve));
+  return {
+    bin,
+    stop: () => {
+      child.kill('SIGTERM');
+      return ended;
+    },
+  };
+}
+
 /** The lanes' mocha processes, stopped with the runner. */
 const running = [];
 
 /** One lane: a mocha process over its files, its output to a log, its per-file lines to `onFile`. */
-function runLane(lane, index, runId, workspace, onFile) {
+function runLane(lane, index, runId, workspace, onFile, bin) {
   const home = join(workspace, `home-${index}`);
   const log = join(workspace, `lane-${index}.log`);
   mkdirSync(home);
@@ -144,6 +198,7 @@ function runLane(lane, index, runId, workspace, onFile) {
     PORTAL_TEST_LANE: `${runId}-${index}`,
     // What the lanes make once and share (test/support/run-cache.ts); removed with the run's logs.
     PORTAL_TEST_RUN_DIR: workspace,
+    ...(bin ? { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` } : {}),
   };
   for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
   const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
@@ -222,7 +277,11 @@ async function main() {
   };
   const checks = options.checks ? ['check:format', 'check:code'] : [];
   const checking = Promise.all(checks.map((name) => runCheck(name, workspace).then(onCheck)));
-  const finished = await Promise.all(lanes.map((lane, index) => runLane(lane, index, runId, workspace, onFile)));
+  const compose = files.some((file) => !suites.isUnit(file)) ? startComposeZygote(workspace) : undefined;
+  const finished = await Promise.all(
+    lanes.map((lane, index) => runLane(lane, index, runId, workspace, onFile, compose?.bin)),
+  );
+  await compose?.stop();
   const problems = [];
   for (const check of await checking)
     if (!check.passed) problems.push(`npm run ${check.name} failed:\n${readFileSync(check.log, 'utf8').trimEnd()}`);
