@@ -9,7 +9,6 @@ export function dealLanes(
   durations: Readonly<Record<string, number>>,
   jobs: number,
   serial: readonly string[],
-  waiting?: readonly string[],
 ): Lane[];
 
 export interface CheckResult {

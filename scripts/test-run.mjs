@@ -95,27 +95,17 @@ function knownDurations() {
   return existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {};
 }
 
-/**
- * Longest first onto the least loaded lane; the serial files all onto lane 0, which starts with them;
- * with more than one lane, the waiting files (mostly timers) in one more lane of their own.
- */
-export function dealLanes(files, durations, jobs, serial, waiting = []) {
+/** Longest first onto the least loaded lane; the serial files all onto lane 0, which starts with them. */
+export function dealLanes(files, durations, jobs, serial) {
   const cost = (file) => durations[file] ?? unknownDurationMs;
-  const waits = jobs > 1 ? files.filter((file) => waiting.includes(file) && !serial.includes(file)) : [];
-  const dealt = files.filter((file) => !waits.includes(file));
-  const lanes = Array.from({ length: Math.min(jobs, dealt.length) }, () => ({ files: [], load: 0 }));
-  for (const file of dealt.filter((file) => serial.includes(file))) {
+  const lanes = Array.from({ length: Math.min(jobs, files.length) }, () => ({ files: [], load: 0 }));
+  for (const file of files.filter((file) => serial.includes(file))) {
     lanes[0].files.push(file);
     lanes[0].load += cost(file);
   }
-  if (waits.length > 0) {
-    const sorted = [...waits].sort((a, b) => cost(b) - cost(a));
-    lanes.push({ files: sorted, load: sorted.reduce((sum, file) => sum + cost(file), 0) });
-  }
-  const rest = dealt.filter((file) => !serial.includes(file)).sort((a, b) => cost(b) - cost(a));
-  const dealing = waits.length > 0 ? lanes.slice(0, -1) : lanes;
+  const rest = files.filter((file) => !serial.includes(file)).sort((a, b) => cost(b) - cost(a));
   for (const file of rest) {
-    const lightest = dealing.reduce((best, lane) => (lane.load < best.load ? lane : best));
+    const lightest = lanes.reduce((best, lane) => (lane.load < best.load ? lane : best));
     lightest.files.push(file);
     lightest.load += cost(file);
   }
@@ -243,7 +233,7 @@ async function main() {
   const files = selectedFiles(options);
   if (files.some((file) => !suites.isUnit(file))) build();
   const durations = knownDurations();
-  const lanes = dealLanes(files, durations, options.jobs, suites.serialFiles, suites.waitingFiles);
+  const lanes = dealLanes(files, durations, options.jobs, suites.serialFiles);
   const workspace = mkdtempSync(join(tmpdir(), 'portal-test-run-'));
   const runId = `${process.pid}-${Date.now()}`;
   const started = Date.now();

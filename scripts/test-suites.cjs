@@ -124,20 +124,6 @@ const unitFiles = [
  */
 const serialFiles = ['test/e2e/quick-start.test.ts', 'test/e2e/operate-walkthrough.test.ts'];
 
-/**
- * Files that spend most of their time waiting on timers (certificate lifetimes, renewals, an outage of
- * a set length), at a fifth of a core or less: `npm test` runs them in a lane of their own beside the
- * others, so that the cores stay busy while they wait (in one lane with the rest, four of them at once
- * left a core idle for a minute).
- */
-const waitingFiles = [
-  'test/controller/renewal.test.ts',
-  'test/e2e/audit-flood.test.ts',
-  'test/e2e/audit.test.ts',
-  'test/e2e/data-plane-renewal.test.ts',
-  'test/node/session-expiry.test.ts',
-];
-
 /** Folders whose every test file is a unit test. */
 const unitFolders = ['test/fuzz/'];
 
@@ -193,4 +179,4 @@ function allConfig() {
   };
 }
 
-module.exports = { unitConfig, integrationConfig, allConfig, allTestFiles, isUnit, serialFiles, waitingFiles };
+module.exports = { unitConfig, integrationConfig, allConfig, allTestFiles, isUnit, serialFiles };

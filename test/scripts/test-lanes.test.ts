@@ -28,22 +28,6 @@ describe('npm test deals files to lanes', () => {
     );
   });
 
-  it('gives the waiting files one more lane of their own, longest first, with more than one lane only', () => {
-    const durations = { a: 100, b: 90, c: 50, w1: 50, w2: 80, s: 10 };
-    const files = ['a', 'b', 'c', 'w1', 'w2', 's'];
-    const lanes = dealLanes(files, durations, 2, ['s'], ['w1', 'w2', 's']);
-    assert.deepEqual(
-      lanes.map((lane) => lane.files),
-      [['s', 'b', 'c'], ['a'], ['w2', 'w1']],
-      'a serial file stays on lane 0',
-    );
-    assert.deepEqual(
-      dealLanes(files, durations, 1, ['s'], ['w1', 'w2']).map((lane) => lane.files.length),
-      [6],
-      'one lane runs everything',
-    );
-  });
-
   it('deals a file never timed as a ten-second one, and makes no empty lane', () => {
     const lanes = dealLanes(['new', 'old'], { old: 20_000 }, 5, []);
     assert.equal(lanes.length, 2);
