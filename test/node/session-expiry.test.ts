@@ -22,10 +22,11 @@ import { createWorld, type World } from '../support/portal-world.ts';
 const lifetimeMs = 6000;
 const quiet = createLogger({ enabled: process.env.PORTAL_TEST_LOG === '1', level: 'debug' });
 
-/** One connection the outlet opened to the target: when, and the stream it carries (its first bytes). */
+/** A connection the outlet opened to the target: when, the stream it carries (its first bytes), whether it ended. */
 interface TargetConnection {
   readonly at: number;
   stream?: number;
+  ended?: boolean;
 }
 
 /** A target that echoes and notes when the outlet opened each connection to it, and for which stream. */
@@ -36,6 +37,7 @@ async function timedTarget(): Promise<{ server: Server; port: number; connection
     connections.push(connection);
     socket.once('data', (data: Buffer) => (connection.stream = Number(/^stream (\d+)/.exec(data.toString())?.[1])));
     socket.on('error', () => socket.destroy());
+    socket.once('close', () => (connection.ended = true));
     socket.pipe(socket);
   });
   server.listen(0, '127.0.0.1');
@@ -99,6 +101,16 @@ describe('session expiry (in process): no session outlives its peer certificate;
           new Promise<number>((resolve) => setTimeout(() => resolve(Number.NaN), notAfter - Date.now() + 5000)),
         ]);
         clearInterval(opening);
+        // A connection's first bytes may come a moment after it (on a loaded machine, after the cut was
+        // seen here): each is judged once it is named, or ended without a name.
+        await until(
+          () =>
+            target.connections.every((connection) => connection.stream !== undefined || connection.ended)
+              ? true
+              : undefined,
+          'every target connection named or ended',
+          5000,
+        );
         // A stream sent before notAfter may reach the target a moment after it: the outlet took it in
         // time. A stream sent at or after notAfter, or one the target cannot name, must never arrive.
         const late = target.connections.filter(
