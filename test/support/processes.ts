@@ -5,8 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { NodeShowRunning } from '../../src/node/show.ts';
@@ -161,13 +162,44 @@ export async function portalOnPath(directory: string): Promise<string> {
   return bin;
 }
 
-/** A port that was free a moment ago, for servers that cannot take port 0 (PostgreSQL). */
+/**
+ * A port that was free a moment ago, for servers that cannot take port 0 (PostgreSQL) and commands
+ * written with a port. It is drawn from below the kernel's ephemeral range: a port from that range (what
+ * listening on port 0 gives) may be taken meanwhile as the local port of any connection another lane
+ * opens, and a node that is restarted on its port would then find it in use.
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralFirst] = ephemeralRange();
+  const low = Math.max(1024, ephemeralFirst - 8_000);
+  if (ephemeralFirst - low < 1_000) throw new Error(`the ephemeral ports start at ${ephemeralFirst}: no room below`);
+  for (;;) {
+    const port = low + Math.floor(Math.random() * (ephemeralFirst - low));
+    if (await listensOn(port)) return port;
+  }
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [first, last] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (Number.isInteger(first) && Number.isInteger(last)) return [first as number, last as number];
+  } catch {
+    // Not Linux: the range Linux uses by default.
+  }
+  return [32_768, 60_999];
+}
+
+/** Whether a listener could take `port` on loopback now (it is closed again before this resolves). */
+async function listensOn(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return listening;
 }
 
 /** Where the node's status server answers `path` (its port from PORTAL_HOME/node/runtime.json). */
