@@ -31,6 +31,8 @@ export interface ControllerStartOptions {
   /** @default "$PORTAL_HOME/controller" */
   readonly dataDir?: string;
   readonly store?: string;
+  /** The PostgreSQL store's password, on the file's first line. @default PORTAL_STORE_PASSWORD_FILE, else PGPASSWORD */
+  readonly storePasswordFile?: string;
   /** @default "portal.example.net" */
   readonly networkDomain: string;
   /** @default "1h" */
@@ -74,7 +76,16 @@ export function registerController(program: Command): void {
     .option('--listen <host:port>', 'address to listen on (port 0 picks a free one)', '127.0.0.1:4000')
     .option('--public-address <host:port>', 'address nodes dial, written into tickets (default: the listen address)')
     .option('--data-dir <dir>', 'where the controller keeps its keys and store (default: $PORTAL_HOME/controller)')
-    .option('--store <url>', 'sqlite:PATH (default: controller.db in the data directory)')
+    .option(
+      '--store <url>',
+      'sqlite:PATH (default: controller.db in the data directory), or postgres://USER@HOST:PORT[,HOST:PORT]/DATABASE ' +
+        'for replicas that share one database (sslmode and target_session_attrs as libpq takes them)',
+    )
+    .option(
+      '--store-password-file <path>',
+      'file whose first line is the PostgreSQL password (also PORTAL_STORE_PASSWORD_FILE, or PGPASSWORD); ' +
+        'never in the URL, which every user of the machine can read',
+    )
     .option(
       '--network-domain <domain>',
       'domain of TLS inlet names <label>.<project_id>.<domain>',
@@ -144,6 +155,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       port: listen.address.port,
       ...(options.publicAddress ? { publicAddress: options.publicAddress } : {}),
       ...(options.store ? { store: options.store } : {}),
+      ...storePasswordFile(options),
       networkDomain: options.networkDomain,
       credentialLifetimeMs,
       ...(options.relay ? { relay: embeddedRelay(log, relayRegistry) } : {}),
@@ -239,4 +251,9 @@ function openLogFile(path: string): BoundedLogFile {
       { hint: 'give a file this user may create or append to', cause: error },
     );
   }
+}
+
+function storePasswordFile(options: ControllerStartOptions): { storePasswordFile?: string } {
+  const file = options.storePasswordFile ?? process.env.PORTAL_STORE_PASSWORD_FILE;
+  return file ? { storePasswordFile: file } : {};
 }

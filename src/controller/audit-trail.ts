@@ -18,7 +18,7 @@ import {
   type AuditRecordWire,
   type ControllerEventKind,
 } from '../wire/protocol/audit.ts';
-import type { Store } from './store/open.ts';
+import { storeEngine, type Store } from './store/open.ts';
 import type { Insertable, Selectable } from 'kysely';
 import type { AuditRecordTable } from './store/schema.ts';
 
@@ -173,6 +173,10 @@ export class AuditTrail {
   private async appendNow(projectId: string, entries: readonly AuditEntry[], attempt = 1): Promise<number> {
     try {
       const count = await this.store.transaction().execute(async (trx) => {
+        // Controller replicas on one PostgreSQL append to the same chains: the project's row, locked
+        // until this transaction ends, makes them take turns (SQLite has one writer at a time anyway).
+        if (storeEngine(this.store) === 'postgres')
+          await trx.selectFrom('projects').select('id').where('id', '=', projectId).forUpdate().execute();
         const head = await chainHead(trx, projectId);
         const written = new Set<string>();
         // Looked up by witness and id, the unique index's own columns: without the witness, each lookup

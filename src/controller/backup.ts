@@ -21,6 +21,7 @@ import { serverCertificateFiles } from '../shared/sealed-server-certificate.ts';
 import { readSealingKey, type SealingKeySource } from '../shared/sealing-key.ts';
 import type { ArchiveEntry } from './backup-archive.ts';
 import { authenticatedTar } from './backup-authentication.ts';
+import { shownUrl } from './store/store-url.ts';
 import { KeptSqlite } from './store/sqlite.ts';
 
 /** The files of a backup, by their names in the archive and in a data directory. */
@@ -174,9 +175,13 @@ export function unwritable(path: string, error: NodeJS.ErrnoException): RuntimeF
 
 function sqlitePath(store: string): string {
   if (!store.startsWith('sqlite:'))
-    throw new InputError('STORE_UNSUPPORTED', `only SQLite stores can be backed up, and ${store} is not one`, {
-      hint: 'give --store sqlite:PATH',
-    });
+    throw new InputError(
+      'STORE_UNSUPPORTED',
+      `only SQLite stores can be backed up, and ${shownUrl(store)} is not one`,
+      {
+        hint: "back a PostgreSQL store up with PostgreSQL's own tools (pg_dump, or its base backups and WAL archive)",
+      },
+    );
   return store.slice('sqlite:'.length);
 }
 

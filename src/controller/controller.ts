@@ -49,6 +49,8 @@ export interface ControllerOptions {
   readonly publicAddress?: string;
   /** @default "sqlite:<dataDir>/controller.db" */
   readonly store?: string;
+  /** A file holding the PostgreSQL store's password. @default PGPASSWORD */
+  readonly storePasswordFile?: string;
   /** @default "portal.example.net" */
   readonly networkDomain?: string;
   /** @default defaultCredentialLifetimeMs */
@@ -109,7 +111,10 @@ export async function startController(options: ControllerOptions): Promise<Runni
   refuseKeyBeside(keySource, options.dataDir, beside);
   if (storeUrl.startsWith('sqlite:'))
     refuseKeyBeside(keySource, dirname(resolve(storeUrl.slice('sqlite:'.length))), beside);
-  const store: Store = await openStore(storeUrl);
+  const store: Store = await openStore(
+    storeUrl,
+    options.storePasswordFile ? { passwordFile: options.storePasswordFile } : {},
+  );
   let sealingKey: Buffer;
   let tls: ServerCertificate;
   try {

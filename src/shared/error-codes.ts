@@ -203,6 +203,10 @@ export const errorCodes = [
   'CONTROLLER_START_FAILED',
   /** The store named is not one this controller can use for this purpose. */
   'STORE_UNSUPPORTED',
+  /** A `--store` URL cannot be used as written: a malformed URL, a password in it, or an sslmode PostgreSQL does not know. */
+  'STORE_URL_INVALID',
+  /** The controller's PostgreSQL store cannot be reached, or refused the controller's login. */
+  'STORE_UNREACHABLE',
   /** The controller's store holds data that cannot be read back (a sealed key that does not open). */
   'STORE_DAMAGED',
   /** `portal project audit --verify` found the audit trail's hash chain broken: a record was changed or removed. */

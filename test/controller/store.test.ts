@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { attributesOfRow } from '../../src/controller/member-attributes.ts';
-import { migrations } from '../../src/controller/store/migrations.ts';
+import { migrationsFor } from '../../src/controller/store/migrations.ts';
 import { openStore } from '../../src/controller/store/open.ts';
 import { KeptSqlite } from '../../src/controller/store/sqlite.ts';
 
@@ -90,7 +90,7 @@ describe('controller store: SQLite kept out of the garbage collector', () => {
     const path = join(work, 'before-0006.db');
     const database = await KeptSqlite.open(path);
     const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
-    const provider = { getMigrations: () => Promise.resolve(migrations) };
+    const provider = { getMigrations: () => Promise.resolve(migrationsFor('sqlite')) };
     assert.equal((await new Migrator({ db: old, provider }).migrateTo('0003-relay-nodes')).error, undefined);
     database.exec(
       "INSERT INTO projects VALUES ('p1', 'demo', 'portal.example.net', 'ca', 'key', 0);" +

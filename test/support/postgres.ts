@@ -21,6 +21,8 @@ export interface Postgres {
    * inlet's, or its own).
    */
   clientEnvironment(port?: number): NodeJS.ProcessEnv;
+  /** A new empty database owned by `user` (a plain lower-case name). */
+  createDatabase(name: string): void;
   stop(): Promise<void>;
 }
 
@@ -109,29 +111,33 @@ export async function startPostgres(): Promise<Postgres> {
   }
   if (!server) throw new Error('PostgreSQL did not start');
   const [user, password, database] = ['app', 'portal-test-secret', 'appdb'];
-  execFileSync(
-    ...as('psql', [
-      '-h',
-      dir,
-      '-p',
-      String(port),
-      '-U',
-      'postgres',
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-c',
-      `CREATE ROLE ${user} LOGIN PASSWORD '${password}'`,
-      '-c',
-      `CREATE DATABASE ${database} OWNER ${user}`,
-    ]),
-    { stdio: 'ignore' },
-  );
+  /** Statements run by the superuser over the server's socket. */
+  const asSuperuser = (...statements: string[]) =>
+    execFileSync(
+      ...as('psql', [
+        '-h',
+        dir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        ...statements.flatMap((statement) => ['-c', statement]),
+      ]),
+      { stdio: 'ignore' },
+    );
+  asSuperuser(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`, `CREATE DATABASE ${database} OWNER ${user}`);
   const running = server;
   return {
     port,
     user,
     password,
     database,
+    createDatabase(name) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+      asSuperuser(`CREATE DATABASE ${name} OWNER ${user}`);
+    },
     clientEnvironment: (through = port) => ({
       ...process.env,
       PGHOST: '127.0.0.1',

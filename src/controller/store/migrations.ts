@@ -1,50 +1,67 @@
-/** One set of migrations for every store dialect: only portable column types and constraints. */
-import { sql, type Kysely, type Migration } from 'kysely';
+/**
+ * One set of migrations for every store engine: portable column types and constraints, and where an
+ * engine spells something its own way (a column numbered by the database), the one place that says so.
+ *
+ * Controller replicas of two versions run side by side during a rolling upgrade, so a migration only
+ * expands the schema (new tables, new nullable or defaulted columns) while a previous version may still
+ * run; what it replaces is dropped by a later migration, once no replica of that version is left.
+ */
+import { sql, type ColumnDefinitionBuilder, type Kysely, type Migration } from 'kysely';
 
-export const migrations: Record<string, Migration> = {
-  '0001-initial': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('projects')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('network_domain', 'text', (c) => c.notNull())
-        .addColumn('ca_certificate', 'text', (c) => c.notNull())
-        .addColumn('ca_private_key', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable('admin_codes')
-        .addColumn('code_hash', 'text', (c) => c.primaryKey())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('used_at', 'bigint')
-        .execute();
-      await db.schema
-        .createTable('tickets')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
-        .addColumn('secret_hash', 'text', (c) => c.notNull())
-        .addColumn('attribute', 'text', (c) => c.notNull())
-        .addColumn('relay', 'text')
-        .addColumn('tls', 'integer', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('uses_left', 'integer', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable('members')
-        .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
-        .addColumn('node_id', 'text', (c) => c.notNull().unique())
-        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
-        .addColumn('attribute', 'text')
-        .addColumn('relay', 'text')
-        .addColumn('tls', 'integer', (c) => c.notNull())
-        .addColumn('admin', 'integer', (c) => c.notNull())
-        .addColumn('ticket_id', 'text')
-        .addColumn('enrolled_at', 'bigint', (c) => c.notNull())
-        .execute();
-    },
+export type StoreEngine = 'sqlite' | 'postgres';
+
+/** The migrations of `engine`, by name (Kysely runs them in name order, each once). */
+export function migrationsFor(engine: StoreEngine): Record<string, Migration> {
+  const numbered = (column: ColumnDefinitionBuilder) =>
+    engine === 'postgres' ? column.primaryKey().generatedByDefaultAsIdentity() : column.primaryKey().autoIncrement();
+  return { '0001-initial': initial(numbered), ...later };
+}
+
+const initial = (numbered: (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder): Migration => ({
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('projects')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('network_domain', 'text', (c) => c.notNull())
+      .addColumn('ca_certificate', 'text', (c) => c.notNull())
+      .addColumn('ca_private_key', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('admin_codes')
+      .addColumn('code_hash', 'text', (c) => c.primaryKey())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('used_at', 'bigint')
+      .execute();
+    await db.schema
+      .createTable('tickets')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+      .addColumn('secret_hash', 'text', (c) => c.notNull())
+      .addColumn('attribute', 'text', (c) => c.notNull())
+      .addColumn('relay', 'text')
+      .addColumn('tls', 'integer', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('uses_left', 'integer', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('members')
+      .addColumn('seq', 'integer', numbered)
+      .addColumn('node_id', 'text', (c) => c.notNull().unique())
+      .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+      .addColumn('attribute', 'text')
+      .addColumn('relay', 'text')
+      .addColumn('tls', 'integer', (c) => c.notNull())
+      .addColumn('admin', 'integer', (c) => c.notNull())
+      .addColumn('ticket_id', 'text')
+      .addColumn('enrolled_at', 'bigint', (c) => c.notNull())
+      .execute();
   },
+});
+
+const later: Record<string, Migration> = {
   // The key each member enrolled with: an expired certificate is re-issued only to that key. Members
   // enrolled before this have none until their next renewal or re-issue records it.
   '0002-member-keys': {

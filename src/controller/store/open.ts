@@ -1,39 +1,80 @@
 /**
- * Opens the controller's store: SQLite (better-sqlite3) by default. better-sqlite3 is a native module
- * only the controller needs, so it is loaded lazily (in ./sqlite.ts), and never by a node.
+ * Opens the controller's store: SQLite (better-sqlite3) by default, or PostgreSQL for controller
+ * replicas that share one database. Each driver is loaded only when its store is opened (./sqlite.ts,
+ * ./postgres.ts: better-sqlite3 is a native module a node never needs), and the schema is brought up to
+ * date under a lock (SQLite's own; PostgreSQL's advisory lock, which Kysely's migrator takes), so
+ * replicas that start together migrate once.
  */
-import { chmod, open } from 'node:fs/promises';
+import { chmod, open, readFile } from 'node:fs/promises';
 import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from 'kysely';
 import { InputError } from '../../shared/errors.ts';
 import { storeBusyTimeoutMs } from '../limits.ts';
-import { migrations } from './migrations.ts';
+import { migrationsFor, type StoreEngine } from './migrations.ts';
 import type { Database } from './schema.ts';
+import { openPostgresStore, postgresClient } from './postgres.ts';
 import { KeptSqlite } from './sqlite.ts';
+import { parseStoreUrl, type PostgresTarget } from './store-url.ts';
 
 export type Store = Kysely<Database>;
 
-export async function openStore(url: string): Promise<Store> {
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    throw new InputError(
-      'STORE_UNSUPPORTED',
-      'the PostgreSQL store is not available in this version of the controller',
-      {
-        hint: 'use --store sqlite:PATH (the default keeps it in the data directory)',
-      },
-    );
-  }
-  if (!url.startsWith('sqlite:')) {
-    throw new InputError('STORE_UNSUPPORTED', `unknown store "${url}"`, { hint: 'use --store sqlite:PATH' });
-  }
-  const path = url.slice('sqlite:'.length);
+const engines = new WeakMap<Store, StoreEngine>();
+
+/** The engine under `store`: what a few statements must be written for (row locks, say). */
+export function storeEngine(store: Store): StoreEngine {
+  return engines.get(store) ?? 'sqlite';
+}
+
+export interface StoreOptions {
+  /** A file holding the PostgreSQL user's password (its first line); else PGPASSWORD. */
+  readonly passwordFile?: string;
+}
+
+export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
+  const target = parseStoreUrl(url, process.env);
+  if (target.kind === 'postgres') return migrated(await openPostgres(target, options), 'postgres');
+  return migrated(await openSqlite(target.path), 'sqlite');
+}
+
+async function openSqlite(path: string): Promise<Store> {
   await createOwnerOnly(path);
   const database = await KeptSqlite.open(path);
   database.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${storeBusyTimeoutMs}`);
   await keepOwnerOnly(path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function openPostgres(target: PostgresTarget, options: StoreOptions): Promise<Store> {
+  const password = options.passwordFile === undefined ? undefined : await passwordFrom(options.passwordFile);
+  return openPostgresStore(target, await postgresClient(target, password === undefined ? {} : { password }));
+}
+
+async function passwordFrom(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InputError(
+      'BAD_FLAG',
+      `--store-password-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { hint: "name a file that holds the database user's password on its first line" },
+    );
+  }
+  const password = text.split(/\r?\n/, 1)[0] ?? '';
+  if (password === '')
+    throw new InputError('BAD_FLAG', `--store-password-file ${file} is empty`, {
+      hint: "write the database user's password on its first line",
+    });
+  return password;
+}
+
+async function migrated(db: Store, engine: StoreEngine): Promise<Store> {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(engine)) };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(`the store's migration failed: ${JSON.stringify(error)}`);
+  if (error) {
+    await db.destroy();
+    throw error instanceof Error ? error : new Error(`the store's migration failed: ${JSON.stringify(error)}`);
+  }
+  engines.set(db, engine);
   return db;
 }
 

@@ -1,0 +1,306 @@
+/**
+ * The controller's store on a real PostgreSQL server: migrations that run once when replicas start
+ * together, and the promises that must hold across controller replicas sharing one database (a one-use
+ * ticket enrolls one node, a cancelled ticket enrolls nobody after, the audit trail stays one chain).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { verifyTrail } from '../../src/cli/audit-verify.ts';
+import { embeddedRelay } from '../../src/cli/controller.ts';
+import { startController, type RunningController } from '../../src/controller/controller.ts';
+import { openStore } from '../../src/controller/store/open.ts';
+import { migrationsFor } from '../../src/controller/store/migrations.ts';
+import { createCertificateRequest } from '../../src/pki/authority.ts';
+import { generateKeyPair } from '../../src/pki/keys.ts';
+import { enrollAdministrator } from '../../src/node/enrollment.ts';
+import type { StoredIdentity } from '../../src/node/identity-store.ts';
+import { PortalError } from '../../src/shared/errors.ts';
+import { callController, openControlChannel } from '../../src/wire/control-channel.ts';
+import { decodeTicket } from '../../src/wire/ticket.ts';
+import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { freePort, portalBundle, start } from '../support/processes.ts';
+import { runPortal } from '../support/run-portal.ts';
+
+describe('controller store on PostgreSQL (controller replicas on one database)', function () {
+  this.timeout(120_000);
+  let postgres: Postgres;
+  let dir: string;
+  let database = 0;
+  const previousPassword = process.env.PGPASSWORD;
+
+  before(async () => {
+    [postgres, dir] = await Promise.all([startPostgres(), mkdtemp(join(tmpdir(), 'portal-store-pg-'))]);
+    process.env.PGPASSWORD = postgres.password;
+  });
+  after(async () => {
+    if (previousPassword === undefined) delete process.env.PGPASSWORD;
+    else process.env.PGPASSWORD = previousPassword;
+    await postgres?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A new empty database owned by the test's user, and its URL (no password: PGPASSWORD holds it). */
+  function freshDatabase(): string {
+    database += 1;
+    postgres.createDatabase(`portal_${database}`);
+    return storeUrl(`portal_${database}`);
+  }
+
+  const storeUrl = (name: string) => `postgres://${postgres.user}@127.0.0.1:${postgres.port}/${name}`;
+
+  it('migrates an empty database once when three controllers open it together', async () => {
+    const url = freshDatabase();
+    const stores = await Promise.all([openStore(url), openStore(url), openStore(url)]);
+    try {
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(stores[0]);
+      assert.deepEqual(
+        applied.rows.map((row) => row.name),
+        Object.keys(migrationsFor('postgres')).sort(),
+      );
+      // Every store reads and writes the same tables; epoch milliseconds come back as numbers.
+      await stores[1]
+        .insertInto('admin_codes')
+        .values({ code_hash: 'h', expires_at: 1_800_000_000_000, used_at: null })
+        .execute();
+      const read = await stores[2].selectFrom('admin_codes').selectAll().execute();
+      assert.deepEqual(read, [{ code_hash: 'h', expires_at: 1_800_000_000_000, used_at: null }]);
+    } finally {
+      await Promise.all(stores.map((store) => store.destroy()));
+    }
+  });
+
+  it('refuses a password in the URL, reads one from --store-password-file, and says when it is wrong', async () => {
+    const url = freshDatabase();
+    const withPassword = url.replace(`${postgres.user}@`, `${postgres.user}:${postgres.password}@`);
+    await assert.rejects(openStore(withPassword), (error: unknown) => {
+      assert.ok(error instanceof PortalError);
+      assert.equal(error.code, 'STORE_URL_INVALID');
+      assert.equal(error.exitCode, 2);
+      assert.ok(!error.message.includes(postgres.password), error.message);
+      assert.match(error.hint ?? '', /PGPASSWORD or in a file named by --store-password-file/);
+      return true;
+    });
+    delete process.env.PGPASSWORD;
+    try {
+      const right = join(dir, 'right.password');
+      await writeFile(right, `${postgres.password}\n`, { mode: 0o600 });
+      const store = await openStore(url, { passwordFile: right });
+      await store.destroy();
+      const wrong = join(dir, 'wrong.password');
+      await writeFile(wrong, 'not-the-password\n', { mode: 0o600 });
+      await assert.rejects(openStore(url, { passwordFile: wrong }), (error: unknown) => {
+        assert.ok(error instanceof PortalError);
+        assert.equal(error.code, 'STORE_UNREACHABLE');
+        assert.equal(error.exitCode, 1);
+        assert.match(error.message, /password authentication failed for user "app"/);
+        assert.ok(!error.message.includes('\n'), 'one line');
+        return true;
+      });
+    } finally {
+      process.env.PGPASSWORD = postgres.password;
+    }
+  });
+
+  it('portal controller start --store postgres://…: runs on it; a password in the URL or a database down is one line', async () => {
+    const url = freshDatabase();
+    const passwordFile = join(dir, 'cli.password');
+    await writeFile(passwordFile, `${postgres.password}\n`, { mode: 0o600 });
+    const env = { PGPASSWORD: undefined, PORTAL_HOME: join(dir, 'cli-home') };
+    const common = ['controller', 'start', '--listen', '127.0.0.1:0', '--status-listen', 'off', '--ready-json'];
+    const controller = start(
+      process.execPath,
+      [portalBundle, ...common, '--store', url, '--store-password-file', passwordFile],
+      {
+        env,
+      },
+    );
+    try {
+      const ready = JSON.parse(await controller.waitFor(/^\{"pid"/, 30_000)) as { adminCode?: string };
+      assert.match(ready.adminCode ?? '', /^pa1\./);
+    } finally {
+      assert.equal(await controller.stop(), 0);
+    }
+    const store = await openStore(url);
+    try {
+      assert.equal((await store.selectFrom('admin_codes').select('code_hash').execute()).length, 1);
+    } finally {
+      await store.destroy();
+    }
+    const withPassword = await runPortal([...common, '--store', url.replace('app@', 'app:hunter2@')], { env });
+    assert.equal(withPassword.code, 2);
+    assert.match(
+      withPassword.stderr,
+      /^portal: --store postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/portal_\d+: holds a password/,
+    );
+    assert.ok(!withPassword.stderr.includes('hunter2'));
+    const down = await runPortal(
+      [
+        ...common,
+        '--store',
+        `postgres://app@127.0.0.1:${await freePort()}/portal`,
+        '--store-password-file',
+        passwordFile,
+      ],
+      { env },
+    );
+    assert.equal(down.code, 1);
+    assert.match(
+      down.stderr,
+      /^portal: the PostgreSQL store postgres:\/\/app@127\.0\.0\.1:\d+\/portal cannot be used: connect ECONNREFUSED/,
+    );
+    assert.ok(!/\n\s+at /.test(down.stderr), down.stderr);
+  });
+
+  describe('three replicas', () => {
+    let replicas: RunningController[] = [];
+    let admin: StoredIdentity;
+    let url = '';
+
+    before(async () => {
+      url = freshDatabase();
+      const sealingKey = { kind: 'material', name: 'the test', material: randomBytes(32).toString('hex') } as const;
+      replicas = await Promise.all(
+        [0, 1, 2].map((index) =>
+          startController({
+            dataDir: join(dir, `replica-${index}`),
+            store: url,
+            sealingKey,
+            relay: embeddedRelay(),
+          }),
+        ),
+      );
+      admin = await enrollAdministrator(join(dir, 'admin'), await replicas[0]!.service.createAdminCode(60_000));
+    });
+    after(() => Promise.all(replicas.map((replica) => replica.close())));
+
+    async function ticket(usageCount: number): Promise<string> {
+      const credentials = { key: admin.privateKey, certificate: admin.certificate };
+      const answer = await callController(
+        admin.record,
+        'ticket',
+        { expiresInMs: 3_600_000, usageCount, attribute: 'db-inlet', tls: false },
+        credentials,
+      );
+      return String(answer.ticket);
+    }
+
+    /** Enrolls with `text` through replica `index`: the error code when refused. */
+    async function enrollThrough(index: number, text: string): Promise<string> {
+      const replica = replicas[index % replicas.length] as RunningController;
+      const { ticketId, secret } = decodeTicket(text);
+      const keys = generateKeyPair();
+      const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+      try {
+        const pin = { controller: replica.address, fingerprint: replica.fingerprint };
+        await callController(pin, 'enroll', { ticket: ticketId, secret, request });
+        return 'enrolled';
+      } catch (error) {
+        return error instanceof PortalError ? error.code : String(error);
+      }
+    }
+
+    it('of 20 enrollments with a one-use ticket, spread over the three, exactly one succeeds', async () => {
+      const text = await ticket(1);
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => enrollThrough(index, text)));
+      assert.equal(outcomes.filter((outcome) => outcome === 'enrolled').length, 1, outcomes.join(' '));
+      assert.deepEqual(new Set(outcomes.filter((outcome) => outcome !== 'enrolled')), new Set(['TICKET_CONSUMED']));
+    });
+
+    it('a ticket cancelled on one replica while enrollments race on the others enrolls nobody after', async () => {
+      // More uses than enrollments: the ticket can still be cancelled however the race goes.
+      const text = await ticket(40);
+      const { ticketId } = decodeTicket(text);
+      const credentials = { key: admin.privateKey, certificate: admin.certificate };
+      const racing = Array.from({ length: 20 }, (_, index) => enrollThrough(1 + (index % 2), text));
+      const cancelled = callController(admin.record, 'ticket-cancel', { ticket: ticketId }, credentials);
+      const outcomes = await Promise.all(racing);
+      await cancelled;
+      const enrolled = outcomes.filter((outcome) => outcome === 'enrolled').length;
+      for (const outcome of outcomes) assert.match(outcome, /^(enrolled|TICKET_CANCELLED)$/);
+      // The store agrees with what the clients were told: one member per success, and no use left.
+      const store = await openStore(url);
+      try {
+        const members = await store.selectFrom('members').select('node_id').where('ticket_id', '=', ticketId).execute();
+        assert.equal(members.length, enrolled);
+        const row = await store.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirstOrThrow();
+        assert.equal(row.uses_left, 0);
+      } finally {
+        await store.destroy();
+      }
+      assert.equal(await enrollThrough(0, text), 'TICKET_CANCELLED');
+    });
+
+    it('members, tickets and revocations read the same through every replica', async () => {
+      await ticket(3);
+      const pinOf = (replica: RunningController) => ({ controller: replica.address, fingerprint: replica.fingerprint });
+      const credentials = { key: admin.privateKey, certificate: admin.certificate };
+      const pin = (index: number) => pinOf(replicas[index] as RunningController);
+      const through = {
+        members: (index: number) => callController(pin(index), 'members', {}, credentials),
+        tickets: (index: number) => callController(pin(index), 'tickets', {}, credentials),
+        revocations: (index: number) => callController(pin(index), 'revocations', {}, credentials),
+      };
+      const members = await through.members(1);
+      const node = members.members.find((member) => member.kind === 'node');
+      assert.ok(node, JSON.stringify(members));
+      await callController(
+        pinOf(replicas[2] as RunningController),
+        'revoke',
+        { member: node.id, reason: 'replica test' },
+        credentials,
+      );
+      for (const index of [0, 1, 2]) {
+        assert.deepEqual(
+          (await through.revocations(index)).revoked.map((entry) => entry.nodeId),
+          [node.id],
+          `replica ${index}`,
+        );
+        assert.deepEqual(await through.tickets(index), await through.tickets(0));
+        const listed = (await through.members(index)).members.map((member) => member.id);
+        assert.deepEqual(
+          listed,
+          members.members.map((member) => member.id),
+          `replica ${index} lists the same members`,
+        );
+      }
+    });
+
+    it('the audit trail stays one chain while the three write at once', async () => {
+      const project = admin.record.projectId;
+      await Promise.all(
+        replicas.flatMap((replica, index) =>
+          Array.from({ length: 40 }, (_, record) =>
+            replica.service.audit.record(project, 'ticket-issued', [admin.record.nodeId], {
+              ticket: `t-storm-${index}-${record}`,
+            }),
+          ),
+        ),
+      );
+      // Read through another replica than the one that made the project.
+      const replica = replicas[2] as RunningController;
+      const channel = await openControlChannel(
+        { controller: replica.address, fingerprint: replica.fingerprint },
+        { key: admin.privateKey, certificate: admin.certificate },
+      );
+      const verdict = await verifyTrail(channel).finally(() => channel.close());
+      assert.match(verdict, /^the audit trail of project p[0-9a-f]+ is whole: \d+ records/);
+      // Every record written: none lost to a replica that met another's record at its place in the chain.
+      const store = await openStore(url);
+      try {
+        const storm = await store
+          .selectFrom('audit_records')
+          .select('details')
+          .where('project_id', '=', project)
+          .where('details', 'like', '%t-storm-%')
+          .execute();
+        assert.equal(storm.length, 120);
+      } finally {
+        await store.destroy();
+      }
+    });
+  });
+});
