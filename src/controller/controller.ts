@@ -36,7 +36,9 @@ import { registerControllerMetrics } from './metrics.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import type { BudgetFigures } from './audit-budget.ts';
-import { openStore, type Store } from './store/open.ts';
+import { openStore, storeEngine, type Store } from './store/open.ts';
+import { shownUrl } from './store/store-url.ts';
+import { loadReplicaIdentity } from './replica-identity.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
@@ -119,14 +121,23 @@ export async function startController(options: ControllerOptions): Promise<Runni
   let tls: ServerCertificate;
   try {
     sealingKey = await openSealedStore(store, storeUrl, keySource, options);
-    tls = await loadServerCertificate({
-      directory: options.dataDir,
-      commonName: 'portal-controller',
-      sealingKey,
-      sealingKeyName: describeSealingKey(keySource),
-      howToGiveKey,
-      ...(options.log ? { log: options.log } : {}),
-    });
+    // Replicas on one database answer to one pinned certificate, kept there; a lone controller keeps its own.
+    tls =
+      storeEngine(store) === 'postgres'
+        ? await loadReplicaIdentity(store, {
+            sealingKey,
+            sealingKeyName: describeSealingKey(keySource),
+            howToGiveKey,
+            storeShown: shownUrl(storeUrl),
+          })
+        : await loadServerCertificate({
+            directory: options.dataDir,
+            commonName: 'portal-controller',
+            sealingKey,
+            sealingKeyName: describeSealingKey(keySource),
+            howToGiveKey,
+            ...(options.log ? { log: options.log } : {}),
+          });
   } catch (error) {
     await store.destroy();
     throw error;

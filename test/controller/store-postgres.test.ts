@@ -203,6 +203,30 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
       }
     }
 
+    it('answer to one certificate, which a replica given another sealing key cannot open', async () => {
+      assert.equal(new Set(replicas.map((replica) => replica.fingerprint)).size, 1);
+      const stranger = { kind: 'material', name: 'another key', material: randomBytes(32).toString('hex') } as const;
+      await assert.rejects(
+        startController({ dataDir: join(dir, 'replica-stranger'), store: url, sealingKey: stranger }),
+        (error: unknown) => error instanceof PortalError && /^SEALING_KEY_/.test(error.code),
+      );
+      // A database with no project yet: the shared TLS key alone refuses the stranger.
+      const empty = freshDatabase();
+      const first = await startController({
+        dataDir: join(dir, 'first-of-empty'),
+        store: empty,
+        sealingKey: { kind: 'material', name: 'the first key', material: randomBytes(32).toString('hex') },
+      });
+      await first.close();
+      await assert.rejects(
+        startController({ dataDir: join(dir, 'second-of-empty'), store: empty, sealingKey: stranger }),
+        (error: unknown) =>
+          error instanceof PortalError &&
+          error.code === 'SEALING_KEY_WRONG' &&
+          /^the sealing key in another key does not open the controllers' TLS key in postgres:/.test(error.message),
+      );
+    });
+
     it('of 20 enrollments with a one-use ticket, spread over the three, exactly one succeeds', async () => {
       const text = await ticket(1);
       const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => enrollThrough(index, text)));

@@ -155,4 +155,18 @@ const later: Record<string, Migration> = {
       await db.schema.alterTable('audit_records').addColumn('signature', 'text').execute();
     },
   },
+  // Controller replicas on one database present one certificate, so that every ticket and node pins one
+  // fingerprint whichever replica answers: the pair lives here, the key sealed (src/controller/replica-identity.ts).
+  // A controller on SQLite keeps its pair in its data directory and leaves this table empty.
+  '0008-controller-identity': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('controller_identity')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('certificate', 'text', (c) => c.notNull())
+        .addColumn('sealed_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -97,6 +97,15 @@ export interface AuditRecordTable {
   signature: string | null;
 }
 
+/** The TLS identity controller replicas share on a PostgreSQL store: one row, id "controller". */
+export interface ControllerIdentityTable {
+  id: string;
+  certificate: string;
+  /** Its private key, sealed under the sealing key every replica is given (base64). */
+  sealed_key: string;
+  created_at: number;
+}
+
 export interface Database {
   projects: ProjectTable;
   admin_codes: AdminCodeTable;
@@ -104,4 +113,5 @@ export interface Database {
   members: MemberTable;
   revocations: RevocationTable;
   audit_records: AuditRecordTable;
+  controller_identity: ControllerIdentityTable;
 }
