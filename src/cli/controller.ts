@@ -10,6 +10,7 @@ import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { durationRanges, durationSyntax } from '../shared/duration.ts';
 import { BoundedLogFile, redirectStandardError } from '../shared/bounded-log.ts';
 import { InputError, printable } from '../shared/errors.ts';
+import { addressesOf } from '../wire/replica-addresses.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
 import { defaultNetworkDomain } from '../shared/product.ts';
@@ -27,6 +28,7 @@ import { parseStatusListen, statusListenDefault, statusListenHelp } from './stat
 export interface ControllerStartOptions {
   /** @default "127.0.0.1:4000" */
   readonly listen: string;
+  /** Every address given, comma-joined (the flag may be repeated). */
   readonly publicAddress?: string;
   /** @default "$PORTAL_HOME/controller" */
   readonly dataDir?: string;
@@ -74,7 +76,12 @@ export function registerController(program: Command): void {
     .command('start')
     .description('run a controller in the foreground and print a one-time admin code')
     .option('--listen <host:port>', 'address to listen on (port 0 picks a free one)', '127.0.0.1:4000')
-    .option('--public-address <host:port>', 'address nodes dial, written into tickets (default: the listen address)')
+    .option(
+      '--public-address <host:port>',
+      'address nodes dial, written into tickets (default: the listen address); repeat it for every replica ' +
+        'of a controller on PostgreSQL, and nodes fail over between them',
+      (value: string, previous: string | undefined) => (previous === undefined ? value : `${previous},${value}`),
+    )
     .option('--data-dir <dir>', 'where the controller keeps its keys and store (default: $PORTAL_HOME/controller)')
     .option(
       '--store <url>',
@@ -130,8 +137,9 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       hint: 'give --listen 0.0.0.0:4000, for example',
     });
   requirePublicAddressOnWildcard(options.listen, listen.address, options.publicAddress);
-  if (options.publicAddress && !parseHostPort(options.publicAddress).ok) {
-    throw new InputError('BAD_FLAG', `--public-address ${options.publicAddress} is not host:port`, {
+  const badAddress = addressesOf(options.publicAddress ?? '').find((address) => !parseHostPort(address).ok);
+  if (badAddress !== undefined) {
+    throw new InputError('BAD_FLAG', `--public-address ${badAddress} is not host:port`, {
       hint: 'give the address nodes dial, such as controller.example.net:4000',
     });
   }

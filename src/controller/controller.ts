@@ -39,6 +39,8 @@ import type { BudgetFigures } from './audit-budget.ts';
 import { openStore, storeEngine, type Store } from './store/open.ts';
 import { shownUrl } from './store/store-url.ts';
 import { loadReplicaIdentity } from './replica-identity.ts';
+import { revocationNotices, revocationOfNotice } from './revocations.ts';
+import { noticesOf } from './store/notices.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
@@ -180,9 +182,12 @@ export async function startController(options: ControllerOptions): Promise<Runni
   });
   let stopping = false;
   let bound;
+  let replicas: { stop(): Promise<void> } | undefined;
   try {
+    replicas = await hearOtherReplicas(store, server, service, options.log);
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
   } catch (error) {
+    await replicas?.stop();
     await relay?.close();
     await store.destroy();
     throw error;
@@ -212,6 +217,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
       await server.close();
       await service.reports.flush();
       await service.audit.flushTallies();
+      await replicas?.stop();
       await store.destroy();
     },
   };
@@ -305,5 +311,29 @@ function unsealFailure(error: UnsealError, where: string, storeUrl: string, proj
     {
       hint: `${howToGiveKey}: the one that sealed them`,
     },
+  );
+}
+
+/**
+ * Replicas on one PostgreSQL store: a revocation made on another is enforced here at once (its
+ * notice), and each time listening (re)starts the revocations are read again, for the notices missed
+ * meanwhile (store/notices.ts). Undefined on SQLite, whose controller is alone.
+ */
+async function hearOtherReplicas(
+  store: Store,
+  server: ControllerServer,
+  service: ControllerService,
+  log: ((line: string) => void) | undefined,
+): Promise<{ stop(): Promise<void> } | undefined> {
+  const notices = noticesOf(store);
+  if (!notices) return undefined;
+  const failed = (what: string) => (error: Error) => log?.(`controller: ${what} failed: ${error.message}`);
+  return notices.listen(
+    revocationNotices,
+    (payload) => {
+      const revocation = revocationOfNotice(payload);
+      if (revocation) server.enforceElsewhere(revocation).catch(failed('a revocation from another replica'));
+    },
+    () => void service.reloadRevocations().catch(failed('reading the revocations again')),
   );
 }

@@ -261,10 +261,13 @@ export class Enrollments {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (taken.numUpdatedRows === 0n) {
-        if (row.cancelled_at !== null)
+        // Read again: a cancel or another enrollment may have changed the row since it was read above.
+        const current =
+          (await trx.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst()) ?? row;
+        if (current.cancelled_at !== null)
           throw new InputError(
             'TICKET_CANCELLED',
-            `the ticket was cancelled at ${new Date(Number(row.cancelled_at)).toISOString()}`,
+            `the ticket was cancelled at ${new Date(Number(current.cancelled_at)).toISOString()}`,
             { hint: 'ask an administrator for a new one (portal project ticket)' },
           );
         throw row.expires_at <= now

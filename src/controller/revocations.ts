@@ -11,7 +11,10 @@ import type { RevokedEntry } from '../wire/protocol.ts';
 import { revocationsReturnedPerRequest } from '../wire/limits.ts';
 import { requireAdmin } from './projects.ts';
 import { isProven, proven } from './revocation-proof.ts';
-import type { Store } from './store/open.ts';
+import type { Transaction } from 'kysely';
+import { notifyWith } from './store/notices.ts';
+import { storeEngine, type Store } from './store/open.ts';
+import type { Database } from './store/schema.ts';
 
 /** A revocation as it happened: the one place that records it (and where an audit trail hears of it). */
 export interface Revocation {
@@ -101,7 +104,9 @@ export class Revocations {
         })
         .execute();
       const entry = proven(this.proofKey, admin.projectId, { nodeId, until });
-      return { projectId: admin.projectId, entry, revokedBy: admin.nodeId, reason, at: now };
+      const made = { projectId: admin.projectId, entry, revokedBy: admin.nodeId, reason, at: now };
+      await this.tellReplicas(trx, made);
+      return made;
     });
     (await this.known()).add(nodeId);
     return revocation;
@@ -134,39 +139,87 @@ export class Revocations {
       if (known.has(entry.nodeId) || entry.until <= now || !isProven(this.proofKey, reporter.projectId, entry))
         continue;
       const reason = `revoked before the controller was restored; returned by ${reporter.nodeId}`;
-      const inserted = await this.store
-        .insertInto('revocations')
-        .values({
-          node_id: entry.nodeId,
-          project_id: reporter.projectId,
-          revoked_at: now,
-          revoked_by: reporter.nodeId,
-          reason,
-          certificate_expires_at: entry.until,
-        })
-        .onConflict((conflict) => conflict.column('node_id').doNothing())
-        .executeTakeFirst();
-      known.add(entry.nodeId);
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
-      taken.push({
+      const revocation = {
         projectId: reporter.projectId,
         entry: proven(this.proofKey, reporter.projectId, entry),
         revokedBy: reporter.nodeId,
         reason,
         at: now,
+      };
+      const inserted = await this.store.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('revocations')
+          .values({
+            node_id: entry.nodeId,
+            project_id: reporter.projectId,
+            revoked_at: now,
+            revoked_by: reporter.nodeId,
+            reason,
+            certificate_expires_at: entry.until,
+          })
+          .onConflict((conflict) => conflict.column('node_id').doNothing())
+          .executeTakeFirst();
+        const added = Number(row.numInsertedOrUpdatedRows ?? 0n) > 0;
+        if (added) await this.tellReplicas(trx, revocation);
+        return added;
       });
+      known.add(entry.nodeId);
+      if (!inserted) continue;
+      taken.push(revocation);
     }
     return taken;
   }
 
-  private known(): Promise<Set<string>> {
-    this.revoked ??= this.store
+  /** A revocation another replica made (its notice): refused here too from now on. */
+  async noteRevoked(nodeId: string): Promise<void> {
+    (await this.known()).add(nodeId);
+  }
+
+  /**
+   * Reads the revoked members from the store again and adds them: what notices missed while this
+   * replica was not listening. A revocation is never taken back, so adding is all there is to do.
+   */
+  async reload(): Promise<void> {
+    const [known, stored] = await Promise.all([this.known(), this.read()]);
+    for (const nodeId of stored) known.add(nodeId);
+  }
+
+  /** Replicas on one PostgreSQL store hear of it when `trx` commits (store/notices.ts). */
+  private async tellReplicas(trx: Transaction<Database>, revocation: Revocation): Promise<void> {
+    if (storeEngine(this.store) === 'postgres') await notifyWith(trx, revocationNotices, JSON.stringify(revocation));
+  }
+
+  private read(): Promise<Set<string>> {
+    return this.store
       .selectFrom('revocations')
       .select('node_id')
       .execute()
       .then((rows) => new Set(rows.map((row) => row.node_id)));
+  }
+
+  private known(): Promise<Set<string>> {
+    this.revoked ??= this.read();
     return this.revoked;
   }
+}
+
+/** The channel of revocation notices between replicas. */
+export const revocationNotices = 'portal_revoked';
+
+/** A revocation notice's payload, or undefined when it is none. */
+export function revocationOfNotice(payload: string): Revocation | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  const notice = parsed as Partial<Revocation> | null;
+  const entry = notice?.entry;
+  const texts = [notice?.projectId, notice?.revokedBy, notice?.reason, entry?.nodeId];
+  if (!texts.every((text) => typeof text === 'string') || typeof entry?.until !== 'number') return undefined;
+  if (typeof notice?.at !== 'number') return undefined;
+  return notice as Revocation;
 }
 
 export function unknownMember(nodeId: string): InputError {

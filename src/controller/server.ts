@@ -116,6 +116,8 @@ export class ControllerServer {
   private readonly revokedHere = new Set<string>();
   /** What each connected member reported at its last heartbeat: its live connections, and whether it is a relay. */
   private readonly reports = new Map<string, { readonly liveSessions: number; readonly relay: boolean }>();
+  /** Last-seen times being written: close() waits for them, so none meets a closed store. */
+  private readonly seenWrites = new Set<Promise<void>>();
   private anonymousRefused = 0;
 
   constructor(private readonly options: ControllerServerOptions) {
@@ -167,6 +169,8 @@ export class ControllerServer {
   async close(): Promise<void> {
     this.members.closeConnections();
     await this.port.close();
+    // What the closed connections wrote last (when each member was seen), before the store closes.
+    await Promise.all(this.seenWrites);
   }
 
   stats(): ControllerServerStats {
@@ -218,9 +222,13 @@ export class ControllerServer {
   }
 
   private noteSeen(nodeId: string): void {
-    this.options.service.noteSeen(nodeId).catch((error: Error) => {
-      this.options.log?.(`controller: could not note that ${nodeId} was seen: ${error.message}`);
-    });
+    const write = this.options.service
+      .noteSeen(nodeId)
+      .catch((error: Error) => {
+        this.options.log?.(`controller: could not note that ${nodeId} was seen: ${error.message}`);
+      })
+      .finally(() => this.seenWrites.delete(write));
+    this.seenWrites.add(write);
   }
 
   /**
@@ -262,11 +270,7 @@ export class ControllerServer {
   private async enforce(revocation: Revocation, details: AuditDetails): Promise<void> {
     const { nodeId } = revocation.entry;
     const liveSessions = this.reports.get(nodeId)?.liveSessions ?? null;
-    this.revokedHere.add(nodeId);
-    this.members.closeMember(nodeId);
-    const told = this.subscribers.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
-    this.options.service.tally.revocationsPushed(told);
-    const splicesCut = this.options.onRevoked?.(revocation) ?? 0;
+    const { told, splicesCut } = this.cut(revocation);
     // Recorded once every holder has been told: the trail never delays the cut.
     await this.options.service.audit.record(revocation.projectId, 'revoked', [nodeId, revocation.revokedBy], {
       ...details,
@@ -274,6 +278,25 @@ export class ControllerServer {
       live_sessions: liveSessions,
       splices_cut: splicesCut,
     });
+  }
+
+  /**
+   * A revocation another replica made and recorded (its notice): enforced here as at once as there,
+   * for the connections, members and splices this replica holds.
+   */
+  async enforceElsewhere(revocation: Revocation): Promise<void> {
+    if (this.revokedHere.has(revocation.entry.nodeId)) return;
+    await this.options.service.noteRevokedElsewhere(revocation.entry.nodeId);
+    this.cut(revocation);
+  }
+
+  private cut(revocation: Revocation): { told: number; splicesCut: number } {
+    const { nodeId } = revocation.entry;
+    this.revokedHere.add(nodeId);
+    this.members.closeMember(nodeId);
+    const told = this.subscribers.tell(revocation.projectId, { event: 'revoked', revoked: [revocation.entry] });
+    this.options.service.tally.revocationsPushed(told);
+    return { told, splicesCut: this.options.onRevoked?.(revocation) ?? 0 };
   }
 
   /** The presence of a member as `project members` shows it. */

@@ -179,6 +179,16 @@ export class ControllerService {
     return this.revocations.isRevoked(nodeId);
   }
 
+  /** A revocation another replica made: `nodeId` is refused here from now on. */
+  noteRevokedElsewhere(nodeId: string): Promise<void> {
+    return this.revocations.noteRevoked(nodeId);
+  }
+
+  /** Catches up with the revocations other replicas made while this one was not listening. */
+  reloadRevocations(): Promise<void> {
+    return this.revocations.reload();
+  }
+
   /** What the nodes and relays of `projectId` refuse. */
   revocationsOf(projectId: string, now = Date.now()): Promise<RevokedEntry[]> {
     return this.revocations.listOf(projectId, now);

@@ -12,6 +12,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { parseHostPort, socketHost } from '../shared/address.ts';
 import { knownCode } from '../shared/error-codes.ts';
 import { InputError, PortalError, RuntimeFailure } from '../shared/errors.ts';
+import { addressesOf, firstAnswering } from './replica-addresses.ts';
 import { readJsonLines, writeJsonLine } from './json-lines.ts';
 import {
   controllerEventFields,
@@ -117,11 +118,34 @@ export class ServiceChannel<Ops> extends EventEmitter {
    * `maxPending`: requests that may wait for answers at once (a peer that is no node, such as an attack
    * test's, may raise it).
    */
-  static open<Ops>(
+  static async open<Ops>(
     target: ServiceTarget,
     credentials?: ClientCredentials,
     timeoutMs = controlConnectTimeoutMs,
     maxPending = maxPendingRequests,
+  ): Promise<ServiceChannel<Ops>> {
+    if (addressesOf(target.address).length === 1)
+      return ServiceChannel.openOne<Ops>(target, credentials, timeoutMs, maxPending);
+    return firstAnswering(
+      target.address,
+      timeoutMs,
+      (address, ms) => ServiceChannel.openOne<Ops>({ ...target, address }, credentials, ms, maxPending),
+      (errors) => {
+        // A certificate that differs says more than an address that did not answer.
+        const failures = errors.filter((error) => error instanceof PortalError);
+        if (failures.length < errors.length) return errors.find((error) => !(error instanceof PortalError));
+        const mismatch = failures.find((error) => error.code === serviceErrorCodes[target.service].mismatch);
+        const reasons = failures.map((error) => error.message.replace(/^cannot reach the \w+ at /, ''));
+        return mismatch ?? unreachable(target, reasons.join('; '));
+      },
+    );
+  }
+
+  private static openOne<Ops>(
+    target: ServiceTarget,
+    credentials: ClientCredentials | undefined,
+    timeoutMs: number,
+    maxPending: number,
   ): Promise<ServiceChannel<Ops>> {
     const parsed = parseHostPort(target.address);
     const who = serverName(target.service);

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,19 +164,25 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
     before(async () => {
       url = freshDatabase();
       const sealingKey = { kind: 'material', name: 'the test', material: randomBytes(32).toString('hex') } as const;
+      // Every replica's address in every ticket: ports chosen first, so that each can be told all three.
+      const ports = [await freePort(), await freePort(), await freePort()];
+      const publicAddress = ports.map((port) => `127.0.0.1:${port}`).join(',');
       replicas = await Promise.all(
-        [0, 1, 2].map((index) =>
+        ports.map((port, index) =>
           startController({
             dataDir: join(dir, `replica-${index}`),
             store: url,
             sealingKey,
+            port,
+            publicAddress,
             relay: embeddedRelay(),
           }),
         ),
       );
       admin = await enrollAdministrator(join(dir, 'admin'), await replicas[0]!.service.createAdminCode(60_000));
     });
-    after(() => Promise.all(replicas.map((replica) => replica.close())));
+    const closed = new Set<RunningController>();
+    after(() => Promise.all(replicas.filter((replica) => !closed.has(replica)).map((replica) => replica.close())));
 
     async function ticket(usageCount: number): Promise<string> {
       const credentials = { key: admin.privateKey, certificate: admin.certificate };
@@ -188,6 +195,9 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
       return String(answer.ticket);
     }
 
+    /** Where one replica answers (its public address lists all three). */
+    const pinOf = (replica: RunningController) => ({ controller: replica.listening, fingerprint: replica.fingerprint });
+
     /** Enrolls with `text` through replica `index`: the error code when refused. */
     async function enrollThrough(index: number, text: string): Promise<string> {
       const replica = replicas[index % replicas.length] as RunningController;
@@ -195,8 +205,7 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
       const keys = generateKeyPair();
       const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
       try {
-        const pin = { controller: replica.address, fingerprint: replica.fingerprint };
-        await callController(pin, 'enroll', { ticket: ticketId, secret, request });
+        await callController(pinOf(replica), 'enroll', { ticket: ticketId, secret, request });
         return 'enrolled';
       } catch (error) {
         return error instanceof PortalError ? error.code : String(error);
@@ -259,8 +268,8 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
     });
 
     it('members, tickets and revocations read the same through every replica', async () => {
-      await ticket(3);
-      const pinOf = (replica: RunningController) => ({ controller: replica.address, fingerprint: replica.fingerprint });
+      // A node of its own to revoke: this test needs no other to have run.
+      assert.equal(await enrollThrough(1, await ticket(1)), 'enrolled');
       const credentials = { key: admin.privateKey, certificate: admin.certificate };
       const pin = (index: number) => pinOf(replicas[index] as RunningController);
       const through = {
@@ -269,7 +278,7 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
         revocations: (index: number) => callController(pin(index), 'revocations', {}, credentials),
       };
       const members = await through.members(1);
-      const node = members.members.find((member) => member.kind === 'node');
+      const node = members.members.find((member) => member.kind === 'node' && member.revoked === null);
       assert.ok(node, JSON.stringify(members));
       await callController(
         pinOf(replicas[2] as RunningController),
@@ -293,6 +302,40 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
       }
     });
 
+    it("a revocation on one replica closes the member's connection to another in 1 s; refused there too", async () => {
+      const credentials = { key: admin.privateKey, certificate: admin.certificate };
+      const answer = await callController(
+        admin.record,
+        'ticket',
+        { expiresInMs: 3_600_000, usageCount: 1, attribute: '', admin: true, tls: false },
+        credentials,
+      );
+      const { ticketId, secret } = decodeTicket(String(answer.ticket));
+      const keys = generateKeyPair();
+      const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-admin');
+      const [, second, third] = replicas as [RunningController, RunningController, RunningController];
+      const enrolled = await callController(pinOf(second), 'enroll', { ticket: ticketId, secret, request });
+      const other = { key: keys.privateKey, certificate: enrolled.certificate };
+      // The other administrator holds a connection to the second replica; the third revokes it.
+      const held = await openControlChannel(pinOf(second), other);
+      const closedAt = new Promise<number>((resolve) => held.once('close', () => resolve(performance.now())));
+      await held.request('members', {});
+      await callController(
+        pinOf(third),
+        'revoke',
+        { member: enrolled.identity.nodeId, reason: 'replicas' },
+        credentials,
+      );
+      const revokedAt = performance.now();
+      const closed = await Promise.race([closedAt, delay(5000, undefined, { ref: false })]);
+      assert.ok(closed !== undefined, 'the connection to the second replica is still open 5 s after the revocation');
+      assert.ok(closed - revokedAt < 1000, `closed ${(closed - revokedAt).toFixed(0)} ms after the revocation`);
+      await assert.rejects(callController(pinOf(second), 'members', {}, other), (error: unknown) => {
+        assert.ok(error instanceof PortalError, String(error));
+        return true;
+      });
+    });
+
     it('the audit trail stays one chain while the three write at once', async () => {
       const project = admin.record.projectId;
       await Promise.all(
@@ -306,10 +349,10 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
       );
       // Read through another replica than the one that made the project.
       const replica = replicas[2] as RunningController;
-      const channel = await openControlChannel(
-        { controller: replica.address, fingerprint: replica.fingerprint },
-        { key: admin.privateKey, certificate: admin.certificate },
-      );
+      const channel = await openControlChannel(pinOf(replica), {
+        key: admin.privateKey,
+        certificate: admin.certificate,
+      });
       const verdict = await verifyTrail(channel).finally(() => channel.close());
       assert.match(verdict, /^the audit trail of project p[0-9a-f]+ is whole: \d+ records/);
       // Every record written: none lost to a replica that met another's record at its place in the chain.
@@ -325,6 +368,20 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
       } finally {
         await store.destroy();
       }
+    });
+
+    it("an administrator's command goes to another replica within 2 s of losing the one it used", async () => {
+      const credentials = { key: admin.privateKey, certificate: admin.certificate };
+      assert.equal(admin.record.controller.split(',').length, 3, admin.record.controller);
+      await callController(admin.record, 'members', {}, credentials);
+      const [first] = replicas as [RunningController];
+      await first.close();
+      closed.add(first);
+      const started = performance.now();
+      const answer = await callController(admin.record, 'members', {}, credentials);
+      const tookMs = performance.now() - started;
+      assert.ok(answer.members.length >= 2);
+      assert.ok(tookMs < 2000, `the command took ${tookMs.toFixed(0)} ms`);
     });
   });
 });

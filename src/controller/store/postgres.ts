@@ -10,6 +10,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Kysely } from 'kysely';
 import type postgres from 'postgres';
 import { InputError, RuntimeFailure } from '../../shared/errors.ts';
+import { attachNotices } from './notices.ts';
 import type { Database } from './schema.ts';
 import type { PostgresTarget } from './store-url.ts';
 
@@ -17,6 +18,8 @@ import type { PostgresTarget } from './store-url.ts';
 const poolSize = 10;
 /** A database that does not answer a new connection in this long is reported down. */
 const connectTimeoutSeconds = 5;
+/** How long closing the store waits for the queries under way. */
+const endWaitSeconds = 2;
 
 export interface PostgresStoreOptions {
   /** The password of the URL's user; undefined: PGPASSWORD, else none (trust or certificate login). */
@@ -104,7 +107,18 @@ export async function openPostgresStore(target: PostgresTarget, client: Postgres
     throw unreachable(target, error);
   }
   const { PostgresJSDialect } = await import('kysely-postgres-js');
-  return new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
+  // Closing waits for the queries under way, but no longer than endWaitSeconds: a query that a closing
+  // connection of a node starts (its last-seen time) must not keep the controller from stopping.
+  const closing = { reserve: () => client.reserve(), end: () => client.end({ timeout: endWaitSeconds }) };
+  const store = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: () => closing }) });
+  attachNotices(store, {
+    async listen(channel, onNotice, onListening) {
+      // postgres.js keeps one connection for LISTEN and listens again on it after every reconnection.
+      const listening = await client.listen(channel, onNotice, onListening);
+      return { stop: () => listening.unlisten() };
+    },
+  });
+  return store;
 }
 
 export function unreachable(target: PostgresTarget, error: unknown): RuntimeFailure {
