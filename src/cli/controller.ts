@@ -17,6 +17,7 @@ import { defaultNetworkDomain } from '../shared/product.ts';
 import { describeSealingKey, sealingKeyVariables } from '../shared/sealing-key.ts';
 import { registerControllerBackup } from './controller-backup.ts';
 import { registerControllerRestore } from './controller-restore.ts';
+import { registerControllerMigrateStore } from './controller-migrate-store.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
@@ -125,6 +126,7 @@ export function registerController(program: Command): void {
     .action(async (options: ControllerStartOptions) => runController(options));
   registerControllerBackup(controller);
   registerControllerRestore(controller);
+  registerControllerMigrateStore(controller);
 }
 
 async function runController(options: ControllerStartOptions): Promise<void> {
