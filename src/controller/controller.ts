@@ -41,6 +41,7 @@ import { shownUrl } from './store/store-url.ts';
 import { loadReplicaIdentity } from './replica-identity.ts';
 import { revocationNotices, revocationOfNotice } from './revocations.ts';
 import { noticesOf } from './store/notices.ts';
+import { ReplicaRelays } from './replica-relays.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
@@ -317,7 +318,8 @@ function unsealFailure(error: UnsealError, where: string, storeUrl: string, proj
 /**
  * Replicas on one PostgreSQL store: a revocation made on another is enforced here at once (its
  * notice), and each time listening (re)starts the revocations are read again, for the notices missed
- * meanwhile (store/notices.ts). Undefined on SQLite, whose controller is alone.
+ * meanwhile (store/notices.ts); relay nodes announced to any replica are told to this one's members
+ * (replica-relays.ts). Undefined on SQLite, whose controller is alone.
  */
 async function hearOtherReplicas(
   store: Store,
@@ -328,7 +330,7 @@ async function hearOtherReplicas(
   const notices = noticesOf(store);
   if (!notices) return undefined;
   const failed = (what: string) => (error: Error) => log?.(`controller: ${what} failed: ${error.message}`);
-  return notices.listen(
+  const revocations = await notices.listen(
     revocationNotices,
     (payload) => {
       const revocation = revocationOfNotice(payload);
@@ -336,4 +338,14 @@ async function hearOtherReplicas(
     },
     () => void service.reloadRevocations().catch(failed('reading the revocations again')),
   );
+  const relays = await ReplicaRelays.start(store, notices, server.relays, { log }).catch(async (error: unknown) => {
+    await revocations.stop();
+    throw error;
+  });
+  return {
+    async stop() {
+      await relays.stop();
+      await revocations.stop();
+    },
+  };
 }

@@ -169,4 +169,26 @@ const later: Record<string, Migration> = {
         .execute();
     },
   },
+  // Controller replicas on one database: each holds a lease (its row, renewed while it runs), and the
+  // relay nodes that announced themselves to it, so that the others tell their own members of them
+  // (src/controller/replica-relays.ts). A replica that stops renewing is swept by the others, with its relays.
+  '0009-replica-leases': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('controller_replicas')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('started_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('live_relays')
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('relay', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('live_relays_pk', ['replica', 'project_id', 'relay'])
+        .execute();
+    },
+  },
 };

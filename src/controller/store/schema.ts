@@ -106,6 +106,22 @@ export interface ControllerIdentityTable {
   created_at: number;
 }
 
+/** A controller replica on a PostgreSQL store, for as long as it renews its lease. */
+export interface ControllerReplicaTable {
+  id: string;
+  started_at: number;
+  expires_at: number;
+}
+
+/** A relay node announced to a replica, while its announcing connection lasts. */
+export interface LiveRelayTable {
+  replica: string;
+  project_id: string;
+  relay: string;
+  address: string;
+  fingerprint: string;
+}
+
 export interface Database {
   projects: ProjectTable;
   admin_codes: AdminCodeTable;
@@ -114,4 +130,6 @@ export interface Database {
   revocations: RevocationTable;
   audit_records: AuditRecordTable;
   controller_identity: ControllerIdentityTable;
+  controller_replicas: ControllerReplicaTable;
+  live_relays: LiveRelayTable;
 }

@@ -1,0 +1,138 @@
+/**
+ * Relay nodes across controller replicas on a real PostgreSQL: a relay node announced to one replica
+ * is told to the members connected to another, and withdrawn there when its connection closes or when
+ * the replica that held it stops renewing its lease (a crash).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startController, type RunningController } from '../../src/controller/controller.ts';
+import { leaseRenewMs } from '../../src/controller/replica-relays.ts';
+import { openStore } from '../../src/controller/store/open.ts';
+import { createCertificateRequest } from '../../src/pki/authority.ts';
+import { generateKeyPair } from '../../src/pki/keys.ts';
+import { enrollAdministrator } from '../../src/node/enrollment.ts';
+import { callController, openControlChannel, type ControlChannel } from '../../src/wire/control-channel.ts';
+import type { ControllerEvent, RelayEntry } from '../../src/wire/protocol.ts';
+import { decodeTicket } from '../../src/wire/ticket.ts';
+import { startPostgres, type Postgres } from '../support/postgres.ts';
+
+describe('relay nodes across controller replicas on PostgreSQL', function () {
+  this.timeout(60_000);
+  let postgres: Postgres;
+  let dir: string;
+  let url: string;
+  const replicas: RunningController[] = [];
+  const channels: ControlChannel[] = [];
+  const previousPassword = process.env.PGPASSWORD;
+
+  before(async () => {
+    [postgres, dir] = await Promise.all([startPostgres(), mkdtemp(join(tmpdir(), 'portal-replica-relays-'))]);
+    process.env.PGPASSWORD = postgres.password;
+    postgres.createDatabase('relays');
+    url = `postgres://${postgres.user}@127.0.0.1:${postgres.port}/relays`;
+    const sealingKey = { kind: 'material', name: 'the test', material: randomBytes(32).toString('hex') } as const;
+    for (const index of [0, 1])
+      replicas.push(await startController({ dataDir: join(dir, `replica-${index}`), store: url, sealingKey }));
+  });
+  after(async () => {
+    for (const channel of channels) channel.close();
+    await Promise.all(replicas.map((replica) => replica.close()));
+    if (previousPassword === undefined) delete process.env.PGPASSWORD;
+    else process.env.PGPASSWORD = previousPassword;
+    await postgres?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const pinOf = (replica: RunningController) => ({ controller: replica.listening, fingerprint: replica.fingerprint });
+
+  /** Waits until `check` holds, polling every 10 ms; fails after `limitMs`. */
+  async function until(check: () => boolean, what: string, limitMs = 1000): Promise<number> {
+    const started = performance.now();
+    while (!check()) {
+      if (performance.now() - started > limitMs) assert.fail(`${what} did not happen within ${limitMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return performance.now() - started;
+  }
+
+  it('tells the members of another replica within 1 s, and withdraws it when it goes or its replica does', async () => {
+    const [first, second] = replicas as [RunningController, RunningController];
+    const admin = await enrollAdministrator(join(dir, 'admin'), await first.service.createAdminCode(60_000));
+    const credentials = { key: admin.privateKey, certificate: admin.certificate };
+    // A relay node, enrolled and connected to the first replica.
+    const answer = await callController(
+      pinOf(first),
+      'ticket',
+      { expiresInMs: 3_600_000, usageCount: 1, attribute: '', relayNode: true, tls: false },
+      credentials,
+    );
+    const { ticketId, secret } = decodeTicket(String(answer.ticket));
+    const keys = generateKeyPair();
+    const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+    const relay = await callController(pinOf(first), 'enroll', { ticket: ticketId, secret, request });
+    const relayChannel = await openControlChannel(pinOf(first), {
+      key: keys.privateKey,
+      certificate: relay.certificate,
+    });
+    channels.push(relayChannel);
+    // The administrator listens on the second replica.
+    const listener = await openControlChannel(pinOf(second), credentials);
+    channels.push(listener);
+    let told: readonly RelayEntry[] = [];
+    listener.on('event', (event: ControllerEvent) => {
+      if (event.event === 'relays') told = event.relays;
+    });
+    await listener.request('ping', {});
+    const ids = () => told.map((entry) => entry.id);
+
+    await relayChannel.request('relay-announce', { address: '127.0.0.1:7001', fingerprint: 'a'.repeat(64) });
+    const toldIn = await until(() => ids().includes(relay.identity.nodeId), 'the second replica telling of the relay');
+    console.log(`      told on the other replica ${toldIn.toFixed(0)} ms after the announcement returned`);
+    const asked = await listener.request('relays', {});
+    assert.ok(
+      asked.relays.some((entry) => entry.id === relay.identity.nodeId && entry.address === '127.0.0.1:7001'),
+      JSON.stringify(asked.relays),
+    );
+
+    relayChannel.close();
+    await until(() => !ids().includes(relay.identity.nodeId), 'the second replica withdrawing the relay');
+
+    // A replica that crashed holds a relay: the others sweep both once its lease has run out.
+    const store = await openStore(url);
+    try {
+      const now = Date.now();
+      await store
+        .insertInto('controller_replicas')
+        .values({ id: 'rcrashed', started_at: now, expires_at: now + 60_000 })
+        .execute();
+      await store
+        .insertInto('live_relays')
+        .values({
+          replica: 'rcrashed',
+          project_id: admin.record.projectId,
+          relay: 'nrelayofcrashed',
+          address: '127.0.0.1:7002',
+          fingerprint: 'b'.repeat(64),
+        })
+        .execute();
+      // Told by a relay notice as a replica sends it (the one that crashed sent it before it crashed).
+      await store
+        .selectNoFrom((eb) => eb.fn('pg_notify', [eb.val('portal_relays'), eb.val(admin.record.projectId)]).as('sent'))
+        .execute();
+      await until(() => ids().includes('nrelayofcrashed'), "the crashed replica's relay being told");
+      await store
+        .updateTable('controller_replicas')
+        .set({ expires_at: now - 1 })
+        .where('id', '=', 'rcrashed')
+        .execute();
+      await until(() => !ids().includes('nrelayofcrashed'), 'the sweep of the crashed replica', leaseRenewMs + 2000);
+      const left = await store.selectFrom('controller_replicas').select('id').execute();
+      assert.deepEqual(left.map((row) => row.id).sort().length, 2, 'the two running replicas hold their leases');
+    } finally {
+      await store.destroy();
+    }
+  });
+});
