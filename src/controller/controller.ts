@@ -41,7 +41,8 @@ import { shownUrl } from './store/store-url.ts';
 import { loadReplicaIdentity } from './replica-identity.ts';
 import { revocationNotices, revocationOfNotice } from './revocations.ts';
 import { noticesOf } from './store/notices.ts';
-import { ReplicaRelays } from './replica-relays.ts';
+import { ReplicaLiveState } from './replica-live-state.ts';
+import { sharedKinds } from './shared-kinds.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
@@ -185,7 +186,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   let bound;
   let replicas: { stop(): Promise<void> } | undefined;
   try {
-    replicas = await hearOtherReplicas(store, server, service, options.log);
+    replicas = await hearOtherReplicas(store, server, service, sealingKey, options.log);
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
   } catch (error) {
     await replicas?.stop();
@@ -318,13 +319,14 @@ function unsealFailure(error: UnsealError, where: string, storeUrl: string, proj
 /**
  * Replicas on one PostgreSQL store: a revocation made on another is enforced here at once (its
  * notice), and each time listening (re)starts the revocations are read again, for the notices missed
- * meanwhile (store/notices.ts); relay nodes announced to any replica are told to this one's members
- * (replica-relays.ts). Undefined on SQLite, whose controller is alone.
+ * meanwhile (store/notices.ts); relay nodes and direct paths announced to any replica are told to this
+ * one's members (replica-live-state.ts). Undefined on SQLite, whose controller is alone.
  */
 async function hearOtherReplicas(
   store: Store,
   server: ControllerServer,
   service: ControllerService,
+  sealingKey: Buffer,
   log: ((line: string) => void) | undefined,
 ): Promise<{ stop(): Promise<void> } | undefined> {
   const notices = noticesOf(store);
@@ -338,13 +340,14 @@ async function hearOtherReplicas(
     },
     () => void service.reloadRevocations().catch(failed('reading the revocations again')),
   );
-  const relays = await ReplicaRelays.start(store, notices, server.relays, { log }).catch(async (error: unknown) => {
+  const kinds = sharedKinds(server.announcements, sealingKey);
+  const live = await ReplicaLiveState.start(store, notices, kinds, { log }).catch(async (error: unknown) => {
     await revocations.stop();
     throw error;
   });
   return {
     async stop() {
-      await relays.stop();
+      await live.stop();
       await revocations.stop();
     },
   };

@@ -35,6 +35,9 @@ const keyOf = (advert: Pick<InletAdvert, 'inlet' | 'via'>) => `${advert.inlet} $
 
 export class InletAdverts {
   private readonly byProject = new Map<string, Map<string, AdvertEntry>>();
+  /** Adverts inlets made to other controller replicas (replica-live-state.ts), by project and place. */
+  private readonly elsewhere = new Map<string, Map<string, AdvertEntry>>();
+  private readonly listeners = new Set<(projectId: string) => void>();
 
   /** The advert `inlet` holds now in `projectId` for the relay name `via`, if any. */
   get(projectId: string, inlet: string, via: string): AdvertEntry | undefined {
@@ -48,6 +51,7 @@ export class InletAdverts {
     if (!adverts.has(key) && adverts.size >= maxPerProject) return false;
     adverts.set(key, entry);
     this.byProject.set(projectId, adverts);
+    this.changedHere(projectId);
     return true;
   }
 
@@ -58,7 +62,50 @@ export class InletAdverts {
     if (adverts?.get(key) !== entry) return false;
     adverts.delete(key);
     if (adverts.size === 0) this.byProject.delete(projectId);
+    this.changedHere(projectId);
     return true;
+  }
+
+  /** The adverts inlets made to this controller itself in `projectId`. */
+  heldHere(projectId: string): AdvertEntry[] {
+    return [...(this.byProject.get(projectId)?.values() ?? [])];
+  }
+
+  projectsHeldHere(): string[] {
+    return [...this.byProject.keys()];
+  }
+
+  projectsElsewhere(): string[] {
+    return [...this.elsewhere.keys()];
+  }
+
+  /**
+   * The adverts other replicas hold in `projectId` now, replacing those they held before: what came
+   * (or changed) and what went, for their hearers to be told.
+   */
+  setElsewhere(projectId: string, entries: readonly AdvertEntry[]): { came: AdvertEntry[]; went: AdvertEntry[] } {
+    const before = this.elsewhere.get(projectId) ?? new Map<string, AdvertEntry>();
+    const after = new Map(entries.map((entry) => [keyOf(entry.advert), entry]));
+    const same = (a: AdvertEntry, b: AdvertEntry) =>
+      JSON.stringify([a.advert, a.allow]) === JSON.stringify([b.advert, b.allow]);
+    const came = [...after]
+      .filter(([key, entry]) => !before.has(key) || !same(before.get(key)!, entry))
+      .map(([, e]) => e);
+    const went = [...before]
+      .filter(([key, entry]) => !after.has(key) || !same(after.get(key)!, entry))
+      .map(([, e]) => e);
+    if (after.size === 0) this.elsewhere.delete(projectId);
+    else this.elsewhere.set(projectId, after);
+    return { came, went };
+  }
+
+  onChangedHere(listener: (projectId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changedHere(projectId: string): void {
+    for (const listener of this.listeners) listener(projectId);
   }
 
   /** Adverts held now, in every project. */
@@ -68,10 +115,12 @@ export class InletAdverts {
     return size;
   }
 
-  /** The adverts `member` hears of: see hearsOf. */
+  /** The adverts `member` hears of (see hearsOf): those made here, and those made to other replicas. */
   forMember(member: PeerIdentity): InletAdvert[] {
-    return [...(this.byProject.get(member.projectId)?.values() ?? [])]
-      .filter((entry) => hearsOf(member, entry))
-      .map((entry) => entry.advert);
+    const here = this.byProject.get(member.projectId) ?? new Map<string, AdvertEntry>();
+    const there = [...(this.elsewhere.get(member.projectId) ?? new Map<string, AdvertEntry>())]
+      .filter(([key]) => !here.has(key))
+      .map(([, entry]) => entry);
+    return [...here.values(), ...there].filter((entry) => hearsOf(member, entry)).map((entry) => entry.advert);
   }
 }

@@ -111,7 +111,8 @@ export class ControllerServer {
   /** Each project's member connections, for pushed events. */
   private readonly subscribers = new ProjectSubscribers();
   private readonly adverts = new InletAdverts();
-  private readonly announcements: AnnouncementContext;
+  /** Where members' announcements land; controller replicas share them (shared-kinds.ts). */
+  readonly announcements: AnnouncementContext;
   /** Members revoked while this server ran: refused on a connection opened before the revocation. */
   private readonly revokedHere = new Set<string>();
   /** What each connected member reported at its last heartbeat: its live connections, and whether it is a relay. */

@@ -169,9 +169,10 @@ const later: Record<string, Migration> = {
         .execute();
     },
   },
-  // Controller replicas on one database: each holds a lease (its row, renewed while it runs), and the
-  // relay nodes that announced themselves to it, so that the others tell their own members of them
-  // (src/controller/replica-relays.ts). A replica that stops renewing is swept by the others, with its relays.
+  // Controller replicas on one database: each holds a lease (its row, renewed while it runs), and what
+  // members announced to it for as long as their connections last (relay nodes, inlets' direct paths),
+  // so that the others tell their own members (src/controller/replica-live-state.ts). A replica that stops
+  // renewing is swept by the others, with what it held.
   '0009-replica-leases': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -181,13 +182,13 @@ const later: Record<string, Migration> = {
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .execute();
       await db.schema
-        .createTable('live_relays')
+        .createTable('live_entries')
         .addColumn('replica', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
         .addColumn('project_id', 'text', (c) => c.notNull())
-        .addColumn('relay', 'text', (c) => c.notNull())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('fingerprint', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('live_relays_pk', ['replica', 'project_id', 'relay'])
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('live_entries_pk', ['replica', 'kind', 'project_id', 'key'])
         .execute();
     },
   },

@@ -113,13 +113,16 @@ export interface ControllerReplicaTable {
   expires_at: number;
 }
 
-/** A relay node announced to a replica, while its announcing connection lasts. */
-export interface LiveRelayTable {
+/** What a member announced to a replica (a relay node, an inlet's direct path), while it lasts. */
+export interface LiveEntryTable {
   replica: string;
+  /** "relay" or "advert". */
+  kind: string;
   project_id: string;
-  relay: string;
-  address: string;
-  fingerprint: string;
+  /** Its place: a relay node's id; an inlet's id and relay name. */
+  key: string;
+  /** JSON, as the kind's owner writes it. */
+  body: string;
 }
 
 export interface Database {
@@ -131,5 +134,5 @@ export interface Database {
   audit_records: AuditRecordTable;
   controller_identity: ControllerIdentityTable;
   controller_replicas: ControllerReplicaTable;
-  live_relays: LiveRelayTable;
+  live_entries: LiveEntryTable;
 }

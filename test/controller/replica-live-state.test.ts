@@ -1,7 +1,7 @@
 /**
- * Relay nodes across controller replicas on a real PostgreSQL: a relay node announced to one replica
- * is told to the members connected to another, and withdrawn there when its connection closes or when
- * the replica that held it stops renewing its lease (a crash).
+ * What members announce, across controller replicas on a real PostgreSQL: a relay node or an inlet's
+ * direct path announced to one replica is told to the members connected to another, and withdrawn there
+ * when its connection closes or when the replica that held it stops renewing its lease (a crash).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -9,8 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startController, type RunningController } from '../../src/controller/controller.ts';
-import { leaseRenewMs } from '../../src/controller/replica-relays.ts';
+import { leaseRenewMs } from '../../src/controller/replica-live-state.ts';
 import { openStore } from '../../src/controller/store/open.ts';
+import { sql } from 'kysely';
 import { createCertificateRequest } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { enrollAdministrator } from '../../src/node/enrollment.ts';
@@ -19,7 +20,7 @@ import type { ControllerEvent, RelayEntry } from '../../src/wire/protocol.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 
-describe('relay nodes across controller replicas on PostgreSQL', function () {
+describe('relay nodes and direct paths across controller replicas on PostgreSQL', function () {
   this.timeout(60_000);
   let postgres: Postgres;
   let dir: string;
@@ -108,20 +109,19 @@ describe('relay nodes across controller replicas on PostgreSQL', function () {
         .insertInto('controller_replicas')
         .values({ id: 'rcrashed', started_at: now, expires_at: now + 60_000 })
         .execute();
+      const crashedRelay = { id: 'nrelayofcrashed', address: '127.0.0.1:7002', fingerprint: 'b'.repeat(64) };
       await store
-        .insertInto('live_relays')
+        .insertInto('live_entries')
         .values({
           replica: 'rcrashed',
+          kind: 'relay',
           project_id: admin.record.projectId,
-          relay: 'nrelayofcrashed',
-          address: '127.0.0.1:7002',
-          fingerprint: 'b'.repeat(64),
+          key: crashedRelay.id,
+          body: JSON.stringify(crashedRelay),
         })
         .execute();
-      // Told by a relay notice as a replica sends it (the one that crashed sent it before it crashed).
-      await store
-        .selectNoFrom((eb) => eb.fn('pg_notify', [eb.val('portal_relays'), eb.val(admin.record.projectId)]).as('sent'))
-        .execute();
+      // Told by a notice as a replica sends it (the one that crashed sent it before it crashed).
+      await sql`select pg_notify('portal_live', ${`relay ${admin.record.projectId}`})`.execute(store);
       await until(() => ids().includes('nrelayofcrashed'), "the crashed replica's relay being told");
       await store
         .updateTable('controller_replicas')
@@ -134,5 +134,79 @@ describe('relay nodes across controller replicas on PostgreSQL', function () {
     } finally {
       await store.destroy();
     }
+  });
+
+  it("tells an inlet's direct path to the outlets it admits on another replica, and its end", async () => {
+    const [first, second] = replicas as [RunningController, RunningController];
+    const admin = await enrollAdministrator(join(dir, 'admin-adverts'), await first.service.createAdminCode(60_000));
+    const credentials = { key: admin.privateKey, certificate: admin.certificate };
+    /** A member enrolled through the first replica: its channel to `replica`, and the events it is told. */
+    async function member(attribute: string, replica: RunningController, relay?: string) {
+      const answer = await callController(
+        pinOf(first),
+        'ticket',
+        { expiresInMs: 3_600_000, usageCount: 1, attribute, ...(relay ? { relay } : {}), tls: false },
+        credentials,
+      );
+      const { ticketId, secret } = decodeTicket(String(answer.ticket));
+      const keys = generateKeyPair();
+      const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+      const enrolled = await callController(pinOf(first), 'enroll', { ticket: ticketId, secret, request });
+      const channel = await openControlChannel(pinOf(replica), {
+        key: keys.privateKey,
+        certificate: enrolled.certificate,
+      });
+      channels.push(channel);
+      const events: ControllerEvent[] = [];
+      channel.on('event', (event: ControllerEvent) => {
+        if (event.event === 'inlet' || event.event === 'inlet-gone') events.push(event);
+      });
+      await channel.request('ping', {});
+      return { id: enrolled.identity.nodeId, channel, events };
+    }
+    const outlet = await member('app-outlet', second, 'app');
+    const rogue = await member('rogue', second, 'app');
+    const inlet = await member('app-inlet', first);
+    const secret = 's'.repeat(32);
+    await inlet.channel.request('advertise', {
+      via: 'app',
+      allow: 'app-outlet',
+      addresses: ['127.0.0.1:7100'],
+      secret,
+      warm: 2,
+    });
+    await until(() => outlet.events.length > 0, 'the outlet on the other replica being told of the direct path');
+    assert.deepEqual(outlet.events[0], {
+      event: 'inlet',
+      advert: {
+        inlet: inlet.id,
+        attributes: ['app-inlet'],
+        via: 'app',
+        addresses: ['127.0.0.1:7100'],
+        secret,
+        warm: 2,
+      },
+    });
+    assert.deepEqual(
+      (await outlet.channel.request('inlets', {})).inlets.map((advert) => advert.secret),
+      [secret],
+    );
+    await rogue.channel.request('ping', {});
+    assert.deepEqual(rogue.events, [], 'a member the inlet does not admit hears nothing');
+    assert.deepEqual((await rogue.channel.request('inlets', {})).inlets, []);
+    // The secret is sealed in the database: who reads it there cannot dial the direct path.
+    const store = await openStore(url);
+    try {
+      const rows = await store.selectFrom('live_entries').select('body').where('kind', '=', 'advert').execute();
+      assert.equal(rows.length, 1);
+      assert.ok(!rows[0]!.body.includes(secret), rows[0]!.body);
+    } finally {
+      await store.destroy();
+    }
+    inlet.channel.close();
+    await until(
+      () => outlet.events.some((event) => event.event === 'inlet-gone' && event.inlet === inlet.id),
+      "the outlet being told of the direct path's end",
+    );
   });
 });

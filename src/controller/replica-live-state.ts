@@ -1,0 +1,197 @@
+/**
+ * What members announce to one controller replica, for as long as their connections last (relay nodes,
+ * inlets' direct paths), shared with the other replicas on one PostgreSQL store. The replica a member
+ * reached writes what it holds of a kind in a project to live_entries, with a notice in the same
+ * transaction; every other replica reads that project's entries again and tells its own members. Each
+ * replica holds a lease (its controller_replicas row), renewed every leaseRenewMs; the others sweep a
+ * replica whose lease ran out (a crash) with what it held, and its members announce themselves again to
+ * a replica still running. When a replica (re)starts listening, it reads everything again, for the
+ * notices it missed (store/notices.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { notifyWith, type StoreNotices } from './store/notices.ts';
+import type { Store } from './store/open.ts';
+
+/** The channel of live-state notices: the payload is "<kind> <project>". */
+export const liveNotices = 'portal_live';
+
+/** How often a replica renews its lease and sweeps the others' expired ones. */
+export const leaseRenewMs = 5000;
+/** A replica that has not renewed its lease for this long is taken for gone. */
+export const leaseMs = 15_000;
+
+/** One kind of announcement, as the registry that keeps it in memory shares it. */
+export interface SharedKind {
+  readonly kind: string;
+  /** What this replica holds in `projectId`, each with its place. */
+  here(projectId: string): { readonly key: string; readonly body: string }[];
+  /** Projects where this replica holds some. */
+  projectsHere(): string[];
+  /** What the other live replicas hold in `projectId` now (replaces what they held before). */
+  setElsewhere(projectId: string, bodies: readonly string[]): void;
+  /** Projects where other replicas hold some. */
+  projectsElsewhere(): string[];
+  /** Calls `listener` with the project each time what this replica holds there changes. */
+  onChangedHere(listener: (projectId: string) => void): () => void;
+}
+
+export interface ReplicaLiveStateOptions {
+  readonly log?: ((line: string) => void) | undefined;
+}
+
+export class ReplicaLiveState {
+  readonly id = `r${randomBytes(8).toString('hex')}`;
+  private timer: NodeJS.Timeout | undefined;
+  private listening: { stop(): Promise<void> } | undefined;
+  /** Publications in order, so that a later one never lands before an earlier one. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly kinds: ReadonlyMap<string, SharedKind>;
+
+  private constructor(
+    private readonly store: Store,
+    kinds: readonly SharedKind[],
+    private readonly options: ReplicaLiveStateOptions,
+  ) {
+    this.kinds = new Map(kinds.map((kind) => [kind.kind, kind]));
+    for (const kind of kinds) this.unsubscribe.push(kind.onChangedHere((projectId) => this.publish(kind, projectId)));
+  }
+
+  static async start(
+    store: Store,
+    notices: StoreNotices,
+    kinds: readonly SharedKind[],
+    options: ReplicaLiveStateOptions = {},
+  ): Promise<ReplicaLiveState> {
+    const state = new ReplicaLiveState(store, kinds, options);
+    const now = Date.now();
+    await store
+      .insertInto('controller_replicas')
+      .values({ id: state.id, started_at: now, expires_at: now + leaseMs })
+      .execute();
+    state.listening = await notices.listen(
+      liveNotices,
+      (payload) => void state.reloadNotice(payload).catch(state.failed('reading what other replicas hold')),
+      () => void state.reloadAll().catch(state.failed('reading what other replicas hold')),
+    );
+    state.timer = setInterval(() => void state.renew().catch(state.failed('renewing the lease')), leaseRenewMs);
+    state.timer.unref();
+    return state;
+  }
+
+  /** Gives the lease and what it holds up at once, so that the others need not wait for it to run out. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    await this.tail;
+    await this.listening?.stop();
+    await this.store.transaction().execute(async (trx) => {
+      const held = await trx
+        .deleteFrom('live_entries')
+        .where('replica', '=', this.id)
+        .returning(['kind', 'project_id'])
+        .execute();
+      await trx.deleteFrom('controller_replicas').where('id', '=', this.id).execute();
+      for (const notice of noticesFor(held)) await notifyWith(trx, liveNotices, notice);
+    });
+  }
+
+  /** What this replica holds of `kind` in `projectId`, as the others read it. */
+  private publish(kind: SharedKind, projectId: string): void {
+    const entries = kind.here(projectId);
+    const run = this.tail.then(() =>
+      this.store.transaction().execute(async (trx) => {
+        await trx
+          .deleteFrom('live_entries')
+          .where('replica', '=', this.id)
+          .where('kind', '=', kind.kind)
+          .where('project_id', '=', projectId)
+          .execute();
+        if (entries.length > 0)
+          await trx
+            .insertInto('live_entries')
+            .values(
+              entries.map(({ key, body }) => ({ replica: this.id, kind: kind.kind, project_id: projectId, key, body })),
+            )
+            .execute();
+        await notifyWith(trx, liveNotices, `${kind.kind} ${projectId}`);
+      }),
+    );
+    this.tail = run.catch(this.failed(`sharing the ${kind.kind} entries of ${projectId}`));
+  }
+
+  private async reloadNotice(payload: string): Promise<void> {
+    const [kindName, projectId] = payload.split(' ');
+    const kind = this.kinds.get(kindName ?? '');
+    if (kind && projectId) await this.reload(kind, projectId);
+  }
+
+  /** What the other live replicas hold of `kind` in `projectId`. */
+  private async reload(kind: SharedKind, projectId: string): Promise<void> {
+    const rows = await this.store
+      .selectFrom('live_entries')
+      .innerJoin('controller_replicas', 'controller_replicas.id', 'live_entries.replica')
+      .select('live_entries.body')
+      .where('live_entries.kind', '=', kind.kind)
+      .where('live_entries.project_id', '=', projectId)
+      .where('live_entries.replica', '!=', this.id)
+      .where('controller_replicas.expires_at', '>', Date.now())
+      .orderBy('live_entries.key')
+      .execute();
+    kind.setElsewhere(
+      projectId,
+      rows.map((row) => row.body),
+    );
+  }
+
+  private async reloadAll(): Promise<void> {
+    const stored = await this.store.selectFrom('live_entries').select(['kind', 'project_id']).distinct().execute();
+    for (const kind of this.kinds.values()) {
+      const projects = new Set([
+        ...stored.filter((row) => row.kind === kind.kind).map((row) => row.project_id),
+        ...kind.projectsElsewhere(),
+      ]);
+      for (const project of projects) await this.reload(kind, project);
+    }
+  }
+
+  /** Renews this replica's lease, and sweeps the replicas whose lease ran out, with what they held. */
+  private async renew(): Promise<void> {
+    const now = Date.now();
+    await this.store.transaction().execute(async (trx) => {
+      const renewed = await trx
+        .updateTable('controller_replicas')
+        .set({ expires_at: now + leaseMs })
+        .where('id', '=', this.id)
+        .executeTakeFirst();
+      // Swept by another while this one stalled (a long pause): back, with what it holds.
+      if (renewed.numUpdatedRows === 0n) {
+        await trx
+          .insertInto('controller_replicas')
+          .values({ id: this.id, started_at: now, expires_at: now + leaseMs })
+          .execute();
+        for (const kind of this.kinds.values()) for (const project of kind.projectsHere()) this.publish(kind, project);
+      }
+      const gone = await trx.deleteFrom('controller_replicas').where('expires_at', '<=', now).returning('id').execute();
+      if (gone.length === 0) return;
+      const ids = gone.map((row) => row.id);
+      const held = await trx
+        .deleteFrom('live_entries')
+        .where('replica', 'in', ids)
+        .returning(['kind', 'project_id'])
+        .execute();
+      this.options.log?.(
+        `controller: replicas ${ids.join(', ')} stopped renewing their leases; what they held is withdrawn`,
+      );
+      for (const notice of noticesFor(held)) await notifyWith(trx, liveNotices, notice);
+    });
+  }
+
+  private failed(what: string) {
+    return (error: Error) => this.options.log?.(`controller: ${what} failed: ${error.message}`);
+  }
+}
+
+/** One notice per kind and project among `rows`. */
+const noticesFor = (rows: readonly { kind: string; project_id: string }[]) =>
+  new Set(rows.map((row) => `${row.kind} ${row.project_id}`));
