@@ -21,6 +21,10 @@ export interface Postgres {
    * inlet's, or its own).
    */
   clientEnvironment(port?: number): NodeJS.ProcessEnv;
+  /** Stops the server, keeping its data: the database is down until resume(). */
+  pause(): Promise<void>;
+  /** Starts the server again on the same port and data. */
+  resume(): Promise<void>;
   /** A new empty database owned by `user` (a plain lower-case name). */
   createDatabase(name: string): void;
   stop(): Promise<void>;
@@ -84,16 +88,14 @@ export async function startPostgres(): Promise<Postgres> {
   const dir = await postgresFolder('portal-pg-');
   const data = join(dir, 'data');
   await newCluster(bin, data);
-  let server: Running | undefined;
-  let port = 0;
-  for (let attempt = 0; attempt < 5 && !server; attempt += 1) {
-    port = await freePort();
+  /** The server on `port`, ready; undefined when it did not start (the port was taken meanwhile). */
+  const serve = async (on: number): Promise<Running | undefined> => {
     const candidate = start(
       ...as(join(bin, 'postgres'), [
         '-D',
         data,
         '-p',
-        String(port),
+        String(on),
         '-k',
         dir,
         '-c',
@@ -104,10 +106,17 @@ export async function startPostgres(): Promise<Postgres> {
     );
     try {
       await candidate.waitFor(/database system is ready to accept connections/, 30_000);
-      server = candidate;
+      return candidate;
     } catch {
       await candidate.stop();
+      return undefined;
     }
+  };
+  let server: Running | undefined;
+  let port = 0;
+  for (let attempt = 0; attempt < 5 && !server; attempt += 1) {
+    port = await freePort();
+    server = await serve(port);
   }
   if (!server) throw new Error('PostgreSQL did not start');
   const [user, password, database] = ['app', 'portal-test-secret', 'appdb'];
@@ -128,7 +137,7 @@ export async function startPostgres(): Promise<Postgres> {
       { stdio: 'ignore' },
     );
   asSuperuser(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`, `CREATE DATABASE ${database} OWNER ${user}`);
-  const running = server;
+  let running: Running | undefined = server;
   return {
     port,
     user,
@@ -146,8 +155,16 @@ export async function startPostgres(): Promise<Postgres> {
       PGPASSWORD: password,
       PGDATABASE: database,
     }),
+    async pause() {
+      await running?.stop();
+      running = undefined;
+    },
+    async resume() {
+      running ??= await serve(port);
+      if (!running) throw new Error(`PostgreSQL did not start again on port ${port}`);
+    },
     async stop() {
-      await running.stop();
+      await running?.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

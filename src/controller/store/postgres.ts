@@ -109,7 +109,21 @@ export async function openPostgresStore(target: PostgresTarget, client: Postgres
   const { PostgresJSDialect } = await import('kysely-postgres-js');
   // Closing waits for the queries under way, but no longer than endWaitSeconds: a query that a closing
   // connection of a node starts (its last-seen time) must not keep the controller from stopping.
-  const closing = { reserve: () => client.reserve(), end: () => client.end({ timeout: endWaitSeconds }) };
+  const closing = {
+    reserve: async () => {
+      const reserved = await client.reserve().catch((error: unknown) => {
+        throw unavailable(error);
+      });
+      return {
+        release: () => reserved.release(),
+        unsafe: (query: string, parameters?: unknown[]) =>
+          reserved.unsafe(query, parameters as never[]).catch((error: unknown) => {
+            throw unavailable(error);
+          }),
+      };
+    },
+    end: () => client.end({ timeout: endWaitSeconds }),
+  };
   const store = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: () => closing }) });
   attachNotices(store, {
     async listen(channel, onNotice, onListening) {
@@ -128,6 +142,26 @@ export function unreachable(target: PostgresTarget, error: unknown): RuntimeFail
       `check that PostgreSQL runs at ${target.hosts.map(({ host, port }) => `${host}:${port}`).join(', ')}, ` +
       `that ${target.user} may log in to ${target.database} from here, and that PGPASSWORD or ` +
       '--store-password-file holds its password',
+    cause: error,
+  });
+}
+
+/** Errors of the connection, not of the query: the client's own codes, the socket's, SQLSTATE 08 and 57P. */
+const connectionCodes = new RegExp(
+  '^(CONNECTION_|CONNECT_TIMEOUT|08|57P0|' +
+    'E(CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|NETUNREACH|PIPE|NOTFOUND|AI_AGAIN))',
+);
+
+/**
+ * A query that failed because the database could not be reached: one line for whoever asked (a node
+ * enrolling, an administrator), naming neither the database nor its address. Any other error (a
+ * constraint, say) is left as it is.
+ */
+function unavailable(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !connectionCodes.test(code)) return error;
+  return new RuntimeFailure('STORE_UNREACHABLE', `the controller cannot reach its database now (${code})`, {
+    hint: 'try again in a moment: the controller reconnects by itself (its /healthz reports the store meanwhile)',
     cause: error,
   });
 }

@@ -1,0 +1,85 @@
+/**
+ * The controller's PostgreSQL down for a while: portals go on carrying traffic and opening connections,
+ * enrolling fails with one line that says why, and once the database is back the same controller
+ * enrolls again, with no restart of anything.
+ */
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateRequest } from '../../src/pki/authority.ts';
+import { generateKeyPair } from '../../src/pki/keys.ts';
+import { PortalError } from '../../src/shared/errors.ts';
+import { callController } from '../../src/wire/control-channel.ts';
+import { decodeTicket } from '../../src/wire/ticket.ts';
+import { startEchoPortal } from '../support/echo-portal.ts';
+import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { roundTrip } from '../support/tcp.ts';
+
+/** How long the database stays down. */
+const outageMs = 5000;
+
+describe('end to end: the PostgreSQL store down while portals run', function () {
+  this.timeout(120_000);
+  let postgres: Postgres;
+  let project: ProjectProcesses | undefined;
+
+  before(async () => {
+    postgres = await startPostgres();
+  });
+  after(async () => {
+    await project?.close();
+    await postgres?.stop();
+    await rm(join(tmpdir(), `portal-outage-${process.pid}.password`), { force: true });
+  });
+
+  it('carries traffic and connections, refuses to enroll in one line, enrolls again once it is back', async () => {
+    postgres.createDatabase('outage');
+    const passwordFile = join(
+      await import('node:os').then(({ tmpdir }) => tmpdir()),
+      `portal-outage-${process.pid}.password`,
+    );
+    await writeFile(passwordFile, `${postgres.password}\n`, { mode: 0o600 });
+    const url = `postgres://${postgres.user}@127.0.0.1:${postgres.port}/outage`;
+    project = await startProject({ controllerFlags: ['--store', url, '--store-password-file', passwordFile] });
+    const portal = await startEchoPortal(project);
+    const pin = { controller: project.controller.listening, fingerprint: project.controller.fingerprint };
+    const tickets = [
+      decodeTicket(await project.ticket(['--attribute', 'late-inlet'])),
+      decodeTicket(await project.ticket(['--attribute', 'late-inlet'])),
+    ];
+    const enroll = async (ticket: (typeof tickets)[number]) => {
+      const keys = generateKeyPair();
+      const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+      return callController(pin, 'enroll', { ticket: ticket.ticketId, secret: ticket.secret, request });
+    };
+
+    await postgres.pause();
+    const started = performance.now();
+    let connections = 0;
+    while (performance.now() - started < outageMs) {
+      const payload = Buffer.from(`ping ${connections}`);
+      assert.deepEqual(await roundTrip(portal.port, payload), payload, `connection ${connections} during the outage`);
+      connections += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    console.log(`      ${connections} new connections carried while the database was down for ${outageMs} ms`);
+    await assert.rejects(enroll(tickets[0]!), (error: unknown) => {
+      assert.ok(error instanceof PortalError, String(error));
+      assert.equal(error.code, 'STORE_UNREACHABLE');
+      assert.match(error.message, /^the controller cannot reach its database now \(ECONNREFUSED\)$/);
+      assert.match(error.hint ?? '', /reconnects by itself/);
+      console.log(`      enrolling while it was down: ${error.message}`);
+      return true;
+    });
+
+    await postgres.resume();
+    const enrolled = await enroll(tickets[1]!);
+    assert.match(enrolled.identity.nodeId, /^n[0-9a-f]{16}$/);
+    // The ticket whose enrollment failed was not spent.
+    const second = await enroll(tickets[0]!);
+    assert.match(second.identity.nodeId, /^n[0-9a-f]{16}$/);
+    assert.deepEqual(await roundTrip(portal.port, Buffer.from('after')), Buffer.from('after'));
+  });
+});
