@@ -186,7 +186,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   let bound;
   let replicas: { stop(): Promise<void> } | undefined;
   try {
-    replicas = await hearOtherReplicas(store, server, service, sealingKey, options.log);
+    replicas = await hearOtherReplicas(store, server, service, sealingKey, options.publicAddress ?? '', options.log);
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
   } catch (error) {
     await replicas?.stop();
@@ -327,6 +327,7 @@ async function hearOtherReplicas(
   server: ControllerServer,
   service: ControllerService,
   sealingKey: Buffer,
+  publicAddress: string,
   log: ((line: string) => void) | undefined,
 ): Promise<{ stop(): Promise<void> } | undefined> {
   const notices = noticesOf(store);
@@ -341,7 +342,11 @@ async function hearOtherReplicas(
     () => void service.reloadRevocations().catch(failed('reading the revocations again')),
   );
   const kinds = sharedKinds(server.announcements, sealingKey);
-  const live = await ReplicaLiveState.start(store, notices, kinds, { log }).catch(async (error: unknown) => {
+  const live = await ReplicaLiveState.start(store, notices, kinds, {
+    addresses: publicAddress,
+    onControllers: (addresses) => server.announcements.subscribers.greet({ event: 'controllers', addresses }),
+    log,
+  }).catch(async (error: unknown) => {
     await revocations.stop();
     throw error;
   });

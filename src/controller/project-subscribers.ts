@@ -12,11 +12,21 @@ export interface Subscriber {
 
 export class ProjectSubscribers {
   private readonly byProject = new Map<string, Set<Subscriber>>();
+  private welcome: ControllerEvent | undefined;
 
   add(subscriber: Subscriber): void {
     const set = this.byProject.get(subscriber.peer.projectId) ?? new Set();
     set.add(subscriber);
     this.byProject.set(subscriber.peer.projectId, set);
+    // Not from within the connection's opening, which may not push yet.
+    const welcome = this.welcome;
+    if (welcome) queueMicrotask(() => subscriber.push(welcome));
+  }
+
+  /** Sends `event` to every member of every project now, and to each that connects from now on. */
+  greet(event: ControllerEvent): void {
+    this.welcome = event;
+    for (const set of this.byProject.values()) for (const subscriber of set) subscriber.push(event);
   }
 
   delete(subscriber: Subscriber): void {

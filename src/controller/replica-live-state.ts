@@ -36,8 +36,18 @@ export interface SharedKind {
 }
 
 export interface ReplicaLiveStateOptions {
+  /** Every --public-address this replica was given, comma-joined. */
+  readonly addresses: string;
+  /**
+   * Called with every address the running replicas were given, in the order they started, when that
+   * changes (and once at start): what members are told to dial.
+   */
+  readonly onControllers?: (addresses: string[]) => void;
   readonly log?: ((line: string) => void) | undefined;
 }
+
+/** The notice that the set of replicas changed. */
+const replicasNotice = 'replicas';
 
 export class ReplicaLiveState {
   readonly id = `r${randomBytes(8).toString('hex')}`;
@@ -47,6 +57,8 @@ export class ReplicaLiveState {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly unsubscribe: (() => void)[] = [];
   private readonly kinds: ReadonlyMap<string, SharedKind>;
+  /** The addresses members were last told, comma-joined. */
+  private controllers = '';
 
   private constructor(
     private readonly store: Store,
@@ -61,14 +73,13 @@ export class ReplicaLiveState {
     store: Store,
     notices: StoreNotices,
     kinds: readonly SharedKind[],
-    options: ReplicaLiveStateOptions = {},
+    options: ReplicaLiveStateOptions,
   ): Promise<ReplicaLiveState> {
     const state = new ReplicaLiveState(store, kinds, options);
-    const now = Date.now();
-    await store
-      .insertInto('controller_replicas')
-      .values({ id: state.id, started_at: now, expires_at: now + leaseMs })
-      .execute();
+    await store.transaction().execute(async (trx) => {
+      await trx.insertInto('controller_replicas').values(state.lease(Date.now())).execute();
+      await notifyWith(trx, liveNotices, replicasNotice);
+    });
     state.listening = await notices.listen(
       liveNotices,
       (payload) => void state.reloadNotice(payload).catch(state.failed('reading what other replicas hold')),
@@ -76,6 +87,7 @@ export class ReplicaLiveState {
     );
     state.timer = setInterval(() => void state.renew().catch(state.failed('renewing the lease')), leaseRenewMs);
     state.timer.unref();
+    await state.refreshControllers();
     return state;
   }
 
@@ -92,8 +104,28 @@ export class ReplicaLiveState {
         .returning(['kind', 'project_id'])
         .execute();
       await trx.deleteFrom('controller_replicas').where('id', '=', this.id).execute();
-      for (const notice of noticesFor(held)) await notifyWith(trx, liveNotices, notice);
+      for (const notice of [...noticesFor(held), replicasNotice]) await notifyWith(trx, liveNotices, notice);
     });
+  }
+
+  private lease(now: number) {
+    return { id: this.id, addresses: this.options.addresses, started_at: now, expires_at: now + leaseMs };
+  }
+
+  /** Tells onControllers when the addresses of the running replicas changed. */
+  private async refreshControllers(): Promise<void> {
+    const rows = await this.store
+      .selectFrom('controller_replicas')
+      .select('addresses')
+      .where('expires_at', '>', Date.now())
+      .orderBy('started_at')
+      .orderBy('id')
+      .execute();
+    const addresses = [...new Set(rows.flatMap((row) => row.addresses.split(',')).filter((a) => a !== ''))];
+    const joined = addresses.join(',');
+    if (joined === this.controllers || addresses.length === 0) return;
+    this.controllers = joined;
+    this.options.onControllers?.(addresses);
   }
 
   /** What this replica holds of `kind` in `projectId`, as the others read it. */
@@ -121,6 +153,7 @@ export class ReplicaLiveState {
   }
 
   private async reloadNotice(payload: string): Promise<void> {
+    if (payload === replicasNotice) return this.refreshControllers();
     const [kindName, projectId] = payload.split(' ');
     const kind = this.kinds.get(kindName ?? '');
     if (kind && projectId) await this.reload(kind, projectId);
@@ -145,6 +178,7 @@ export class ReplicaLiveState {
   }
 
   private async reloadAll(): Promise<void> {
+    await this.refreshControllers();
     const stored = await this.store.selectFrom('live_entries').select(['kind', 'project_id']).distinct().execute();
     for (const kind of this.kinds.values()) {
       const projects = new Set([
@@ -166,14 +200,12 @@ export class ReplicaLiveState {
         .executeTakeFirst();
       // Swept by another while this one stalled (a long pause): back, with what it holds.
       if (renewed.numUpdatedRows === 0n) {
-        await trx
-          .insertInto('controller_replicas')
-          .values({ id: this.id, started_at: now, expires_at: now + leaseMs })
-          .execute();
+        await trx.insertInto('controller_replicas').values(this.lease(now)).execute();
         for (const kind of this.kinds.values()) for (const project of kind.projectsHere()) this.publish(kind, project);
       }
       const gone = await trx.deleteFrom('controller_replicas').where('expires_at', '<=', now).returning('id').execute();
       if (gone.length === 0) return;
+      await notifyWith(trx, liveNotices, replicasNotice);
       const ids = gone.map((row) => row.id);
       const held = await trx
         .deleteFrom('live_entries')

@@ -12,6 +12,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { identityOf } from '../pki/identity.ts';
 import { UnsealError, seal, unseal } from '../pki/seal.ts';
+import { addressesOf } from '../wire/replica-addresses.ts';
 import { parseHostPort } from '../shared/address.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { warnIfKeyFileOpen, type Warn } from '../shared/key-file-permissions.ts';
@@ -296,7 +297,10 @@ const isTextList = (value: unknown) => Array.isArray(value) && value.every((item
 
 /** Each field of identity.json: the check its value passes, and what it should be. */
 const recordChecks: { readonly [F in keyof IdentityRecord]-?: readonly [(value: unknown) => boolean, string] } = {
-  controller: [(value) => isText(value) && parseHostPort(value).ok, 'host:port'],
+  controller: [
+    (value) => isText(value) && addressesOf(value).length > 0 && addressesOf(value).every((a) => parseHostPort(a).ok),
+    'host:port, or several comma-separated',
+  ],
   fingerprint: [(value) => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value), 'SHA-256 hex'],
   projectId: [isText, 'text'],
   nodeId: [isText, 'text'],

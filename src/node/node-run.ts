@@ -14,6 +14,7 @@ import type { NodeMetrics } from './metrics.ts';
 import type { InletListeners } from './node-listeners.ts';
 import type { NodeOptions } from './node-options.ts';
 import { assembleParts } from './node-parts.ts';
+import { followControllers } from './controller-addresses.ts';
 import type { NodePortals } from './portals.ts';
 import { sameGrants } from './enrollment.ts';
 import { Reloader, type ReloadOutcome } from './reload.ts';
@@ -21,6 +22,7 @@ import { Renewal } from './renewal.ts';
 import { RunningShow } from './running-show.ts';
 import { revokedLine, revokedNoteFile } from './self-revocation.ts';
 import { assessNode, type NodeShow } from './show.ts';
+import type { ControllerEvent } from '../wire/protocol.ts';
 import { heartbeatIntervalMs, heartbeatTimeoutMs } from '../wire/limits.ts';
 
 export interface RunningNode {
@@ -108,6 +110,19 @@ export async function runEnrolled(
     logger,
     holder: 'this node',
     onRevoked: () => stopRevoked('the controller refuses it a certificate'),
+  });
+  const controllers = {
+    directory,
+    current: () => current,
+    update: (next: StoredIdentity) => (current = next),
+    control,
+    logger,
+  };
+  control.on('event', (event: ControllerEvent) => {
+    if (event.event === 'controllers')
+      followControllers(controllers, event.addresses).catch((error: Error) =>
+        logger.warn(`could not keep the controller replicas' addresses: ${error.message}`),
+      );
   });
   // A refused certificate may mean the node was revoked: the controller is asked, and says so if it was.
   control.on('refused', () => renewal.checkNow());

@@ -32,10 +32,17 @@ export class StandingChannel<Ops> extends EventEmitter {
   private retry: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly backoff: Backoff;
+  private currentTarget: ServiceTarget;
 
   constructor(private readonly options: StandingChannelOptions) {
     super();
     this.backoff = options.backoff ?? new Backoff();
+    this.currentTarget = options.target;
+  }
+
+  /** Where the next connection goes (the controller replicas said where they are now); this one stays. */
+  retarget(address: string): void {
+    this.currentTarget = { ...this.currentTarget, address };
   }
 
   get connected(): boolean {
@@ -47,7 +54,7 @@ export class StandingChannel<Ops> extends EventEmitter {
   }
 
   get target(): ServiceTarget {
-    return this.options.target;
+    return this.currentTarget;
   }
 
   async request<K extends keyof Ops & string>(
@@ -56,10 +63,10 @@ export class StandingChannel<Ops> extends EventEmitter {
     timeoutMs?: number,
   ): Promise<AnswerOf<Ops, K>> {
     if (!this.channel || this.channel.closed) {
-      const who = this.options.target.service === 'control' ? 'controller' : 'relay';
+      const who = this.currentTarget.service === 'control' ? 'controller' : 'relay';
       throw new RuntimeFailure(
-        serviceErrorCodes[this.options.target.service].unreachable,
-        `the ${who} ${this.options.target.address} is not reachable right now`,
+        serviceErrorCodes[this.currentTarget.service].unreachable,
+        `the ${who} ${this.currentTarget.address} is not reachable right now`,
         {
           hint: `the node reconnects by itself; check the ${who}`,
         },
@@ -101,7 +108,7 @@ export class StandingChannel<Ops> extends EventEmitter {
     if (this.stopped) return;
     try {
       const credentials = this.options.credentials();
-      const channel = await ServiceChannel.open<Ops>(this.options.target, credentials);
+      const channel = await ServiceChannel.open<Ops>(this.currentTarget, credentials);
       if (this.stopped) {
         channel.destroy();
         return;
@@ -148,7 +155,7 @@ export class StandingChannel<Ops> extends EventEmitter {
   }
 
   private describe(): string {
-    return `${this.options.target.service === 'control' ? 'controller' : 'relay'} ${this.options.target.address}`;
+    return `${this.currentTarget.service === 'control' ? 'controller' : 'relay'} ${this.currentTarget.address}`;
   }
 
   private schedule(): void {

@@ -203,7 +203,7 @@ export const errorCodes = [
   'CONTROLLER_START_FAILED',
   /** The store named is not one this controller can use for this purpose. */
   'STORE_UNSUPPORTED',
-  /** A `--store` URL cannot be used as written: a malformed URL, a password in it, or an sslmode PostgreSQL does not know. */
+  /** A `--store` URL cannot be used as written: malformed, holding a password, or with an unknown sslmode. */
   'STORE_URL_INVALID',
   /** The controller's PostgreSQL store cannot be reached, or refused the controller's login. */
   'STORE_UNREACHABLE',

@@ -59,9 +59,14 @@ export interface ServeOptions<Ops> {
   readonly observe?: (answered: AnsweredRequest) => void;
 }
 
+/** Events pushed before the peer's hello was answered, held until it is: past this, the connection closes. */
+const heldEventsBound = 64;
+
 export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>): JsonLinesService {
   let greeted = false;
-  return serveJsonLines(
+  // A peer reads the answer to its hello first: what is pushed before waits for it.
+  let held: unknown[] | undefined = [];
+  const service = serveJsonLines(
     socket,
     async (message) => {
       if (message === null || typeof message !== 'object' || Array.isArray(message)) {
@@ -88,6 +93,12 @@ export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>)
           return undefined;
         }
         greeted = true;
+        // After the hello's answer, which is sent when this returns (a microtask away).
+        setImmediate(() => {
+          const events = held ?? [];
+          held = undefined;
+          for (const event of events) service.send(event);
+        });
         return helloOf(options.service);
       }
       if (options.admit && !options.admit()) {
@@ -103,6 +114,12 @@ export function serveService<Ops>(socket: TLSSocket, options: ServeOptions<Ops>)
     () => socket.destroy(),
     { maxInFlight: options.maxInFlight, maxQueuedBytes: options.maxQueuedBytes },
   );
+  return {
+    send(event) {
+      if (held === undefined) service.send(event);
+      else if (held.push(event) > heldEventsBound) socket.destroy();
+    },
+  };
 }
 
 async function answer<Ops>(options: ServeOptions<Ops>, message: Record<string, unknown>): Promise<object> {

@@ -14,9 +14,13 @@ import { openStore } from '../../src/controller/store/open.ts';
 import { sql } from 'kysely';
 import { createCertificateRequest } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
-import { enrollAdministrator } from '../../src/node/enrollment.ts';
+import { followControllers } from '../../src/node/controller-addresses.ts';
+import { enrollAdministrator, enrollWithTicket } from '../../src/node/enrollment.ts';
+import { loadIdentity, type StoredIdentity } from '../../src/node/identity-store.ts';
+import { createLogger } from '../../src/node/logger.ts';
+import { StandingChannel } from '../../src/node/standing-channel.ts';
 import { callController, openControlChannel, type ControlChannel } from '../../src/wire/control-channel.ts';
-import type { ControllerEvent, RelayEntry } from '../../src/wire/protocol.ts';
+import type { ControllerEvent, ControllerOperations, RelayEntry } from '../../src/wire/protocol.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 
@@ -28,13 +32,13 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
   const replicas: RunningController[] = [];
   const channels: ControlChannel[] = [];
   const previousPassword = process.env.PGPASSWORD;
+  const sealingKey = { kind: 'material', name: 'the test', material: randomBytes(32).toString('hex') } as const;
 
   before(async () => {
     [postgres, dir] = await Promise.all([startPostgres(), mkdtemp(join(tmpdir(), 'portal-replica-relays-'))]);
     process.env.PGPASSWORD = postgres.password;
     postgres.createDatabase('relays');
     url = `postgres://${postgres.user}@127.0.0.1:${postgres.port}/relays`;
-    const sealingKey = { kind: 'material', name: 'the test', material: randomBytes(32).toString('hex') } as const;
     for (const index of [0, 1])
       replicas.push(await startController({ dataDir: join(dir, `replica-${index}`), store: url, sealingKey }));
   });
@@ -107,7 +111,7 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
       const now = Date.now();
       await store
         .insertInto('controller_replicas')
-        .values({ id: 'rcrashed', started_at: now, expires_at: now + 60_000 })
+        .values({ id: 'rcrashed', addresses: '', started_at: now, expires_at: now + 60_000 })
         .execute();
       const crashedRelay = { id: 'nrelayofcrashed', address: '127.0.0.1:7002', fingerprint: 'b'.repeat(64) };
       await store
@@ -207,6 +211,74 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
     await until(
       () => outlet.events.some((event) => event.event === 'inlet-gone' && event.inlet === inlet.id),
       "the outlet being told of the direct path's end",
+    );
+  });
+
+  it('tells every member where the replicas are, and a replica added later; a node keeps the list', async () => {
+    const [first] = replicas as [RunningController];
+    // These replicas were started without --public-address: a third one, with two, is the first to name any.
+    const admin = await enrollAdministrator(
+      join(dir, 'admin-controllers'),
+      await first.service.createAdminCode(60_000),
+    );
+    const answer = await callController(
+      pinOf(first),
+      'ticket',
+      { expiresInMs: 3_600_000, usageCount: 1, attribute: 'app-inlet', tls: false },
+      { key: admin.privateKey, certificate: admin.certificate },
+    );
+    const node = await enrollWithTicket(join(dir, 'follower'), String(answer.ticket));
+    const channel = await openControlChannel(pinOf(first), { key: node.privateKey, certificate: node.certificate });
+    channels.push(channel);
+    let told: readonly string[] = [];
+    channel.on('event', (event: ControllerEvent) => {
+      if (event.event === 'controllers') told = event.addresses;
+    });
+    await channel.request('ping', {});
+    const third = await startController({
+      dataDir: join(dir, 'replica-added'),
+      store: url,
+      sealingKey,
+      publicAddress: 'cp3.example.net:4000,cp4.example.net:4000',
+    });
+    replicas.push(third);
+    await until(() => told.length > 0, 'the members being told of the added replica');
+    assert.deepEqual(told, ['cp3.example.net:4000', 'cp4.example.net:4000']);
+    // A member that connects now is told at once.
+    const late = await openControlChannel(pinOf(first), { key: node.privateKey, certificate: node.certificate });
+    channels.push(late);
+    let greeted: readonly string[] = [];
+    late.on('event', (event: ControllerEvent) => {
+      if (event.event === 'controllers') greeted = event.addresses;
+    });
+    await late.request('ping', {});
+    assert.deepEqual(greeted, told);
+
+    // The node keeps what it was told in its identity record, and dials there from then on.
+    let current = node;
+    const control = new StandingChannel<ControllerOperations>({
+      target: { service: 'control', address: node.record.controller, fingerprint: node.record.fingerprint },
+      credentials: () => ({ key: node.privateKey, certificate: node.certificate }),
+      logger: createLogger({ enabled: false }),
+    });
+    const follow = {
+      directory: join(dir, 'follower'),
+      current: () => current,
+      update: (next: StoredIdentity) => (current = next),
+      control,
+      logger: createLogger({ enabled: false }),
+    };
+    await followControllers(follow, told);
+    assert.equal(control.target.address, 'cp3.example.net:4000,cp4.example.net:4000');
+    assert.equal(
+      (await loadIdentity(join(dir, 'follower')))?.record.controller,
+      'cp3.example.net:4000,cp4.example.net:4000',
+    );
+    await followControllers(follow, ['not an address']);
+    assert.equal(
+      current.record.controller,
+      'cp3.example.net:4000,cp4.example.net:4000',
+      'a list that does not read is ignored',
     );
   });
 });

@@ -256,7 +256,7 @@ describe('node identity store: sealing key kept apart, state checked on load', f
         name: 'identity-empty-object',
         file: 'node/identity.json',
         damage: (h) => writeFile(join(nodeDir(h), 'identity.json'), '{}'),
-        says: /missing or wrong: controller \(host:port\), fingerprint/,
+        says: /missing or wrong: controller \(host:port, or several comma-separated\), fingerprint/,
       },
       {
         name: 'identity-array',

@@ -178,6 +178,8 @@ const later: Record<string, Migration> = {
       await db.schema
         .createTable('controller_replicas')
         .addColumn('id', 'text', (c) => c.primaryKey())
+        // Comma-joined: every --public-address it was given.
+        .addColumn('addresses', 'text', (c) => c.notNull())
         .addColumn('started_at', 'bigint', (c) => c.notNull())
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .execute();

@@ -109,6 +109,8 @@ export interface ControllerIdentityTable {
 /** A controller replica on a PostgreSQL store, for as long as it renews its lease. */
 export interface ControllerReplicaTable {
   id: string;
+  /** Every --public-address it was given, comma-joined. */
+  addresses: string;
   started_at: number;
   expires_at: number;
 }

@@ -184,6 +184,7 @@ export const controllerEventFields: EventFields<ControllerEvent> = {
   },
   'inlet-gone': { event: 'text', inlet: 'text' },
   revoked: { event: 'text', revoked: { records: { nodeId: 'text', until: 'number', proof: 'text?' } } },
+  controllers: { event: 'text', addresses: 'texts' },
 };
 
 export const relayEventFields: EventFields<RelayEvent> = {

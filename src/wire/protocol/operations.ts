@@ -253,7 +253,16 @@ export interface RevokedEvent {
   readonly revoked: readonly RevokedEntry[];
 }
 
-export type ControllerEvent = RelaysEvent | InletEvent | InletGoneEvent | RevokedEvent;
+/**
+ * Pushed by controller replicas to every member when it connects and when the set changes: every
+ * address the running replicas were given (a replica added later is found without new tickets).
+ */
+export interface ControllersEvent {
+  readonly event: 'controllers';
+  readonly addresses: readonly string[];
+}
+
+export type ControllerEvent = RelaysEvent | InletEvent | InletGoneEvent | RevokedEvent | ControllersEvent;
 
 /** Pushed by a relay to an outlet: an inlet asked for a splice; join it with this secret. */
 export interface DialEvent {
