@@ -7,9 +7,10 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { InputError, PortalError } from '../shared/errors.ts';
 import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
-import { loadIdentity, type StoredIdentity } from '../node/identity-store.ts';
-import { callController, openControlChannel, type ControlChannel } from '../wire/control-channel.ts';
-import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol.ts';
+import { loadIdentity, saveRecord, type StoredIdentity } from '../node/identity-store.ts';
+import { parseHostPort } from '../shared/address.ts';
+import { openControlChannel, type ControlChannel } from '../wire/control-channel.ts';
+import type { AnswerOf, ControllerEvent, ControllerOperations, RequestOf } from '../wire/protocol.ts';
 import {
   readEmbeddedController,
   readEmbeddedControllerSettings,
@@ -43,8 +44,32 @@ export function adminRequest<K extends keyof ControllerOperations>(
 ): Promise<AnswerOf<ControllerOperations, K>> {
   return withController(home, async () => {
     const admin = await freshAdministrator(home, await loadAdministrator(home));
-    return callController(admin.record, op, body, { key: admin.privateKey, certificate: admin.certificate });
+    const channel = await openControlChannel(admin.record, { key: admin.privateKey, certificate: admin.certificate });
+    const keep = followReplicas(channel, home, admin);
+    try {
+      return await channel.request(op, body);
+    } finally {
+      channel.close();
+      await keep();
+    }
   });
+}
+
+/**
+ * Controller replicas tell a member where they all are when it connects: the administrator keeps the
+ * list in its record, as a node does, so that its next command finds a replica added since.
+ */
+function followReplicas(channel: ControlChannel, home: string, admin: StoredIdentity): () => Promise<void> {
+  let told: readonly string[] = [];
+  channel.on('event', (event: ControllerEvent) => {
+    if (event.event === 'controllers') told = event.addresses;
+  });
+  return async () => {
+    const joined = told.join(',');
+    if (joined === '' || joined === admin.record.controller || !told.every((address) => parseHostPort(address).ok))
+      return;
+    await saveRecord(adminDirectory(home), { ...admin.record, controller: joined });
+  };
 }
 
 /**
@@ -54,7 +79,10 @@ export function adminRequest<K extends keyof ControllerOperations>(
 export function openAdminChannel(home: string): Promise<ControlChannel> {
   return withController(home, async () => {
     const admin = await freshAdministrator(home, await loadAdministrator(home));
-    return openControlChannel(admin.record, { key: admin.privateKey, certificate: admin.certificate });
+    const channel = await openControlChannel(admin.record, { key: admin.privateKey, certificate: admin.certificate });
+    const keep = followReplicas(channel, home, admin);
+    channel.once('close', () => void keep().catch(() => undefined));
+    return channel;
   });
 }
 

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminDirectory } from '../../src/cli/home.ts';
 import { startController, type RunningController } from '../../src/controller/controller.ts';
 import { leaseRenewMs } from '../../src/controller/replica-live-state.ts';
 import { openStore } from '../../src/controller/store/open.ts';
@@ -23,6 +24,7 @@ import { callController, openControlChannel, type ControlChannel } from '../../s
 import type { ControllerEvent, ControllerOperations, RelayEntry } from '../../src/wire/protocol.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { runPortal } from '../support/run-portal.ts';
 
 describe('relay nodes and direct paths across controller replicas on PostgreSQL', function () {
   this.timeout(60_000);
@@ -244,6 +246,12 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
     replicas.push(third);
     await until(() => told.length > 0, 'the members being told of the added replica');
     assert.deepEqual(told, ['cp3.example.net:4000', 'cp4.example.net:4000']);
+    // An administrator's command keeps the list too (the bundled CLI, as the administrator runs it).
+    const home = join(dir, 'admin-home');
+    await enrollAdministrator(adminDirectory(home), await first.service.createAdminCode(60_000));
+    const listed = await runPortal(['project', 'tickets'], { env: { PORTAL_HOME: home } });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal((await loadIdentity(adminDirectory(home)))?.record.controller, told.join(','));
     // A member that connects now is told at once.
     const late = await openControlChannel(pinOf(first), { key: node.privateKey, certificate: node.certificate });
     channels.push(late);
