@@ -5,6 +5,7 @@
  * Only the announcement and the relay's own certificate renewal need the controller: splices go on
  * while it is away.
  */
+import { followControllers } from '../node/controller-addresses.ts';
 import { startClaimed, type HomeClaim } from '../node/home-claim.ts';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ import { RevocationList } from '../node/revocation-list.ts';
 import { StandingChannel } from '../node/standing-channel.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
 import { heartbeatIntervalMs } from '../wire/limits.ts';
-import type { ControllerOperations } from '../wire/protocol.ts';
+import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts';
 import { decodeTicket } from '../wire/ticket.ts';
 import { RelayHealth } from './relay-health.ts';
 import { RelayServer } from './server.ts';
@@ -217,6 +218,14 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
     );
   });
   control.on('down', () => health.lost());
+  // Controller replicas say where they all are; kept unless --controller names where to go.
+  const replicas = { directory, current: () => current, control, logger: options.logger };
+  control.on('event', (event: ControllerEvent) => {
+    if (event.event === 'controllers' && !options.controller)
+      followControllers({ ...replicas, update: (next) => (current = next) }, event.addresses).catch((error: Error) =>
+        options.logger.warn(`could not keep the controller replicas' addresses: ${error.message}`),
+      );
+  });
   const renewal = new Renewal({
     directory,
     current: () => current,
