@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError } from '../shared/errors.ts';
-import { processStart } from '../shared/process-state.ts';
+import { processGone, processStart } from '../shared/process-state.ts';
 import { claimAttempts, claimRetryMs, staleLockMs } from './limits.ts';
 
 /** What a runtime file says about the process that holds the directory. */
@@ -163,12 +163,8 @@ function claimOf(file: string, own: RuntimeRecord): HomeClaim {
 
 /** Whether the process a record names still runs (and is the same process, where the kernel says). */
 function holderRuns(holder: RuntimeRecord): boolean {
-  if (holder.pid === process.pid) return false;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  // A zombie is gone too: a node killed where nothing reaps it (its parent does not wait) holds nothing.
+  if (holder.pid === process.pid || processGone(holder.pid)) return false;
   const now = processStart(holder.pid);
   return holder.processStart === undefined || now === undefined || now === holder.processStart;
 }

@@ -12,7 +12,7 @@ import { generateKeyPair } from '../../src/pki/keys.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { callController } from '../../src/wire/control-channel.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
-import { startEchoPortal } from '../support/echo-portal.ts';
+import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { roundTrip } from '../support/tcp.ts';
@@ -24,12 +24,14 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
   this.timeout(120_000);
   let postgres: Postgres;
   let project: ProjectProcesses | undefined;
+  let portal: EchoPortal | undefined;
 
   before(async () => {
     postgres = await startPostgres();
   });
   after(async () => {
     await project?.close();
+    await portal?.echo.close();
     await postgres?.stop();
     await rm(join(tmpdir(), `portal-outage-${process.pid}.password`), { force: true });
   });
@@ -43,7 +45,8 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
     await writeFile(passwordFile, `${postgres.password}\n`, { mode: 0o600 });
     const url = `postgres://${postgres.user}@127.0.0.1:${postgres.port}/outage`;
     project = await startProject({ controllerFlags: ['--store', url, '--store-password-file', passwordFile] });
-    const portal = await startEchoPortal(project);
+    portal = await startEchoPortal(project);
+    const { port } = portal;
     const pin = { controller: project.controller.listening, fingerprint: project.controller.fingerprint };
     const tickets = [
       decodeTicket(await project.ticket(['--attribute', 'late-inlet'])),
@@ -60,7 +63,7 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
     let connections = 0;
     while (performance.now() - started < outageMs) {
       const payload = Buffer.from(`ping ${connections}`);
-      assert.deepEqual(await roundTrip(portal.port, payload), payload, `connection ${connections} during the outage`);
+      assert.deepEqual(await roundTrip(port, payload), payload, `connection ${connections} during the outage`);
       connections += 1;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -80,6 +83,6 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
     // The ticket whose enrollment failed was not spent.
     const second = await enroll(tickets[0]!);
     assert.match(second.identity.nodeId, /^n[0-9a-f]{16}$/);
-    assert.deepEqual(await roundTrip(portal.port, Buffer.from('after')), Buffer.from('after'));
+    assert.deepEqual(await roundTrip(port, Buffer.from('after')), Buffer.from('after'));
   });
 });

@@ -5,6 +5,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { claimHome } from '../../src/node/home-claim.ts';
+import { processGone, processStart } from '../../src/shared/process-state.ts';
 import { helperProgram } from '../support/helper-program.ts';
 
 /** Starts `count` starters at once; resolves with each one's first line, and the processes. */
@@ -71,4 +73,29 @@ describe('one process per identity directory, with starters racing', function ()
       await release(starters);
     }
   });
+
+  it('takes over a file left by a process killed where nothing reaps it (a zombie)', async () => {
+    // sh starts a child that exits at once, then becomes `sleep`, which never waits for it: a zombie.
+    const parent = spawn('sh', ['-c', 'sh -c "echo \\$\\$" & exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [line] = (await once(createInterface({ input: parent.stdout as NodeJS.ReadableStream }), 'line')) as [
+        string,
+      ];
+      const pid = Number(line);
+      // Gone, yet still in /proc: exited and not reaped.
+      await until(() => processGone(pid) && processStart(pid) !== undefined, 'the child to be a zombie');
+      await mkdir(join(dir, 'node'));
+      const file = join(dir, 'node', 'runtime.json');
+      await writeFile(file, JSON.stringify({ pid, processStart: processStart(pid), startedAt: 'before the kill' }));
+      const claim = await claimHome({ file, what: 'a node', home: dir });
+      await claim.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
 });
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 5000; !check(); await new Promise((resolve) => setTimeout(resolve, 10)))
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+}
