@@ -65,26 +65,37 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
     return performance.now() - started;
   }
 
+  /**
+   * A member granted by `grant`, enrolled through `through` with a ticket its administrator issues, and
+   * its connection to `replica`.
+   */
+  async function enrolledMember(
+    admin: { readonly key: string; readonly certificate: string },
+    through: RunningController,
+    replica: RunningController,
+    grant: { readonly attribute: string; readonly relay?: string; readonly relayNode?: boolean },
+  ) {
+    const ticket = { expiresInMs: 3_600_000, usageCount: 1, tls: false, ...grant };
+    const answer = await callController(pinOf(through), 'ticket', ticket, admin);
+    const { ticketId, secret } = decodeTicket(String(answer.ticket));
+    const keys = generateKeyPair();
+    const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
+    const enrolled = await callController(pinOf(through), 'enroll', { ticket: ticketId, secret, request });
+    const channel = await openControlChannel(pinOf(replica), {
+      key: keys.privateKey,
+      certificate: enrolled.certificate,
+    });
+    channels.push(channel);
+    return { id: enrolled.identity.nodeId, channel };
+  }
+
   it('tells the members of another replica within 1 s, and withdraws it when it goes or its replica does', async () => {
     const [first, second] = replicas as [RunningController, RunningController];
     const admin = await enrollAdministrator(join(dir, 'admin'), await first.service.createAdminCode(60_000));
     const credentials = { key: admin.privateKey, certificate: admin.certificate };
     // A relay node, enrolled and connected to the first replica.
-    const answer = await callController(
-      pinOf(first),
-      'ticket',
-      { expiresInMs: 3_600_000, usageCount: 1, attribute: '', relayNode: true, tls: false },
-      credentials,
-    );
-    const { ticketId, secret } = decodeTicket(String(answer.ticket));
-    const keys = generateKeyPair();
-    const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
-    const relay = await callController(pinOf(first), 'enroll', { ticket: ticketId, secret, request });
-    const relayChannel = await openControlChannel(pinOf(first), {
-      key: keys.privateKey,
-      certificate: relay.certificate,
-    });
-    channels.push(relayChannel);
+    const relayNode = await enrolledMember(credentials, first, first, { attribute: '', relayNode: true });
+    const relayChannel = relayNode.channel;
     // The administrator listens on the second replica.
     const listener = await openControlChannel(pinOf(second), credentials);
     channels.push(listener);
@@ -96,16 +107,16 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
     const ids = () => told.map((entry) => entry.id);
 
     await relayChannel.request('relay-announce', { address: '127.0.0.1:7001', fingerprint: 'a'.repeat(64) });
-    const toldIn = await until(() => ids().includes(relay.identity.nodeId), 'the second replica telling of the relay');
+    const toldIn = await until(() => ids().includes(relayNode.id), 'the second replica telling of the relay');
     console.log(`      told on the other replica ${toldIn.toFixed(0)} ms after the announcement returned`);
     const asked = await listener.request('relays', {});
     assert.ok(
-      asked.relays.some((entry) => entry.id === relay.identity.nodeId && entry.address === '127.0.0.1:7001'),
+      asked.relays.some((entry) => entry.id === relayNode.id && entry.address === '127.0.0.1:7001'),
       JSON.stringify(asked.relays),
     );
 
     relayChannel.close();
-    await until(() => !ids().includes(relay.identity.nodeId), 'the second replica withdrawing the relay');
+    await until(() => !ids().includes(relayNode.id), 'the second replica withdrawing the relay');
 
     // A replica that crashed holds a relay: the others sweep both once its lease has run out.
     const store = await openStore(url);
@@ -148,27 +159,16 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
     const credentials = { key: admin.privateKey, certificate: admin.certificate };
     /** A member enrolled through the first replica: its channel to `replica`, and the events it is told. */
     async function member(attribute: string, replica: RunningController, relay?: string) {
-      const answer = await callController(
-        pinOf(first),
-        'ticket',
-        { expiresInMs: 3_600_000, usageCount: 1, attribute, ...(relay ? { relay } : {}), tls: false },
-        credentials,
-      );
-      const { ticketId, secret } = decodeTicket(String(answer.ticket));
-      const keys = generateKeyPair();
-      const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
-      const enrolled = await callController(pinOf(first), 'enroll', { ticket: ticketId, secret, request });
-      const channel = await openControlChannel(pinOf(replica), {
-        key: keys.privateKey,
-        certificate: enrolled.certificate,
+      const { id, channel } = await enrolledMember(credentials, first, replica, {
+        attribute,
+        ...(relay ? { relay } : {}),
       });
-      channels.push(channel);
       const events: ControllerEvent[] = [];
       channel.on('event', (event: ControllerEvent) => {
         if (event.event === 'inlet' || event.event === 'inlet-gone') events.push(event);
       });
       await channel.request('ping', {});
-      return { id: enrolled.identity.nodeId, channel, events };
+      return { id, channel, events };
     }
     const outlet = await member('app-outlet', second, 'app');
     const rogue = await member('rogue', second, 'app');
