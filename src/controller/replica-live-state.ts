@@ -57,6 +57,10 @@ export class ReplicaLiveState {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly unsubscribe: (() => void)[] = [];
   private readonly kinds: ReadonlyMap<string, SharedKind>;
+  /** Publications waiting their turn, and reads of what others hold begun or waiting, by kind and project. */
+  private readonly publishing = new Set<string>();
+  private readonly reloading = new Map<string, Promise<unknown>>();
+  private readonly reloadQueued = new Map<string, Promise<void>>();
   /** The addresses members were last told, comma-joined. */
   private controllers = '';
 
@@ -128,11 +132,20 @@ export class ReplicaLiveState {
     this.options.onControllers?.(addresses);
   }
 
-  /** What this replica holds of `kind` in `projectId`, as the others read it. */
+  /**
+   * What this replica holds of `kind` in `projectId`, as the others read it. One publication waits per
+   * kind and project at most, and reads what is held when its turn comes: a member that announces a
+   * thousand times in a row costs a few transactions, not a thousand.
+   */
   private publish(kind: SharedKind, projectId: string): void {
-    const entries = kind.here(projectId);
-    const run = this.tail.then(() =>
-      this.store.transaction().execute(async (trx) => {
+    const notice = `${kind.kind} ${projectId}`;
+    if (this.publishing.has(notice)) return;
+    this.publishing.add(notice);
+    const run = this.tail.then(() => {
+      // Taken off first: a change from here on needs a publication of its own, even if this one fails.
+      this.publishing.delete(notice);
+      const entries = kind.here(projectId);
+      return this.store.transaction().execute(async (trx) => {
         await trx
           .deleteFrom('live_entries')
           .where('replica', '=', this.id)
@@ -146,9 +159,9 @@ export class ReplicaLiveState {
               entries.map(({ key, body }) => ({ replica: this.id, kind: kind.kind, project_id: projectId, key, body })),
             )
             .execute();
-        await notifyWith(trx, liveNotices, `${kind.kind} ${projectId}`);
-      }),
-    );
+        await notifyWith(trx, liveNotices, notice);
+      });
+    });
     this.tail = run.catch(this.failed(`sharing the ${kind.kind} entries of ${projectId}`));
   }
 
@@ -156,7 +169,25 @@ export class ReplicaLiveState {
     if (payload === replicasNotice) return this.refreshControllers();
     const [kindName, projectId] = payload.split(' ');
     const kind = this.kinds.get(kindName ?? '');
-    if (kind && projectId) await this.reload(kind, projectId);
+    if (kind && projectId) await this.reloadOnce(kind, projectId);
+  }
+
+  /** Reads again, unless a read not yet begun will: notices in a burst cost one read or two, not one each. */
+  private reloadOnce(kind: SharedKind, projectId: string): Promise<void> {
+    const key = `${kind.kind} ${projectId}`;
+    const queued = this.reloadQueued.get(key);
+    if (queued) return queued;
+    const next = (this.reloading.get(key) ?? Promise.resolve()).then(() => {
+      this.reloadQueued.delete(key);
+      return this.reload(kind, projectId);
+    });
+    this.reloadQueued.set(key, next);
+    const settled = next.catch(() => undefined);
+    this.reloading.set(key, settled);
+    void settled.then(() => {
+      if (this.reloading.get(key) === settled) this.reloading.delete(key);
+    });
+    return next;
   }
 
   /** What the other live replicas hold of `kind` in `projectId`. */

@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminDirectory } from '../../src/cli/home.ts';
 import { startController, type RunningController } from '../../src/controller/controller.ts';
-import { leaseRenewMs } from '../../src/controller/replica-live-state.ts';
+import {
+  leaseRenewMs,
+  liveNotices,
+  ReplicaLiveState,
+  type SharedKind,
+} from '../../src/controller/replica-live-state.ts';
+import { noticesOf } from '../../src/controller/store/notices.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import { openStore } from '../../src/controller/store/open.ts';
 import { sql } from 'kysely';
 import { createCertificateRequest } from '../../src/pki/authority.ts';
@@ -288,5 +295,45 @@ describe('relay nodes and direct paths across controller replicas on PostgreSQL'
       'cp3.example.net:4000,cp4.example.net:4000',
       'a list that does not read is ignored',
     );
+  });
+
+  it('a member announcing 1,000 times in a row costs a few publications, and the last state arrives', async () => {
+    const store = await openStore(url);
+    const notices = noticesOf(store);
+    assert.ok(notices, 'a PostgreSQL store takes notices');
+    let held = 0;
+    let changed: (projectId: string) => void = () => undefined;
+    const kind: SharedKind = {
+      kind: 'flood',
+      here: () => [{ key: 'k', body: String(held) }],
+      projectsHere: () => ['pflood'],
+      setElsewhere: () => undefined,
+      projectsElsewhere: () => [],
+      onChangedHere: (listener) => {
+        changed = listener;
+        return () => undefined;
+      },
+    };
+    const heard: string[] = [];
+    const listening = await notices.listen(
+      liveNotices,
+      (payload) => void (payload === 'flood pflood' && heard.push(payload)),
+      () => undefined,
+    );
+    const state = await ReplicaLiveState.start(store, notices, [kind], { addresses: '' });
+    try {
+      for (held = 1; held <= 1000; held += 1) changed('pflood');
+      held = 1000;
+      const last = async () =>
+        (await store.selectFrom('live_entries').select('body').where('kind', '=', 'flood').executeTakeFirst())?.body;
+      for (const deadline = Date.now() + 5000; (await last()) !== '1000'; await delay(10))
+        if (Date.now() > deadline) assert.fail(`the last state never arrived: ${await last()}`);
+      await delay(200);
+      assert.ok(heard.length >= 1 && heard.length <= 3, `${heard.length} publications for 1,000 announcements`);
+    } finally {
+      await state.stop();
+      await listening.stop();
+      await store.destroy();
+    }
   });
 });
