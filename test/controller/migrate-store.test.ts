@@ -77,6 +77,7 @@ describe('portal controller migrate-store: from one controller on SQLite to repl
     );
 
     // Two replicas; the first where the controller was, so that what members hold still leads there.
+    const previousPassword = process.env.PGPASSWORD;
     process.env.PGPASSWORD = postgres.password;
     try {
       const secondPort = await freePort();
@@ -92,7 +93,8 @@ describe('portal controller migrate-store: from one controller on SQLite to repl
           }),
         );
     } finally {
-      delete process.env.PGPASSWORD;
+      if (previousPassword === undefined) delete process.env.PGPASSWORD;
+      else process.env.PGPASSWORD = previousPassword;
     }
     assert.deepEqual(
       running.map((replica) => replica.fingerprint),
