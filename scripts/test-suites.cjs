@@ -41,6 +41,7 @@ const unitFiles = [
   'test/controller/relay-grants.test.ts',
   'test/controller/revocation.test.ts',
   'test/controller/store.test.ts',
+  'test/controller/silent-member.test.ts',
   'test/controller/store-refusals.test.ts',
   'test/controller/store-url.test.ts',
   'test/controller/tickets.test.ts',
