@@ -6,9 +6,9 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { InputError, PortalError } from '../shared/errors.ts';
+import { controllersToKeep } from '../node/controller-addresses.ts';
 import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, saveRecord, type StoredIdentity } from '../node/identity-store.ts';
-import { parseHostPort } from '../shared/address.ts';
 import { openControlChannel, type ControlChannel } from '../wire/control-channel.ts';
 import type { AnswerOf, ControllerEvent, ControllerOperations, RequestOf } from '../wire/protocol.ts';
 import {
@@ -65,10 +65,8 @@ function followReplicas(channel: ControlChannel, home: string, admin: StoredIden
     if (event.event === 'controllers') told = event.addresses;
   });
   return async () => {
-    const joined = told.join(',');
-    if (joined === '' || joined === admin.record.controller || !told.every((address) => parseHostPort(address).ok))
-      return;
-    await saveRecord(adminDirectory(home), { ...admin.record, controller: joined });
+    const joined = controllersToKeep(admin.record, told);
+    if (joined !== undefined) await saveRecord(adminDirectory(home), { ...admin.record, controller: joined });
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { parseHostPort } from '../shared/address.ts';
 import type { ControllerOperations } from '../wire/protocol.ts';
-import { saveRecord, type StoredIdentity } from './identity-store.ts';
+import { saveRecord, type IdentityRecord, type StoredIdentity } from './identity-store.ts';
 import type { Logger } from './logger.ts';
 import type { StandingChannel } from './standing-channel.ts';
 
@@ -18,18 +18,29 @@ export interface ControllerAddressesOptions {
   readonly logger: Logger;
 }
 
+/**
+ * What a member's record should name as its controller once told `addresses`: undefined when that is
+ * what it names already, or when the list does not read as host:port addresses.
+ */
+export function controllersToKeep(
+  record: Pick<IdentityRecord, 'controller'>,
+  addresses: readonly string[],
+): string | undefined {
+  const joined = addresses.join(',');
+  if (joined === record.controller || addresses.length === 0) return undefined;
+  return addresses.every((address) => parseHostPort(address).ok) ? joined : undefined;
+}
+
 /** Keeps `addresses` as the controllers to dial from now on, unless that is what the node has. */
 export async function followControllers(
   options: ControllerAddressesOptions,
   addresses: readonly string[],
 ): Promise<void> {
-  const joined = addresses.join(',');
   const { record } = options.current();
-  if (joined === record.controller) return;
-  if (addresses.length === 0 || !addresses.every((address) => parseHostPort(address).ok)) {
-    options.logger.debug(
-      `the controller named replicas at "${joined}", which are not all host:port: kept ${record.controller}`,
-    );
+  const joined = controllersToKeep(record, addresses);
+  if (joined === undefined) {
+    if (addresses.join(',') !== record.controller)
+      options.logger.debug(`the controller named replicas at "${addresses.join(',')}": kept ${record.controller}`);
     return;
   }
   const updated = { ...record, controller: joined };
