@@ -5,7 +5,9 @@
  * moment the controller pushes it, and the time the connection dropped, from which the list ages. Also
  * what a member reports at each heartbeat on that connection, for `portal project members`.
  */
+import { PortalError } from '../shared/errors.ts';
 import { revocationsReturnedPerRequest } from '../wire/limits.ts';
+import { serviceErrorCodes } from '../wire/service-error-codes.ts';
 import type { ControllerEvent, RevokedEntry } from '../wire/protocol.ts';
 import type { Logger } from './logger.ts';
 import type { RevocationList } from './revocation-list.ts';
@@ -23,7 +25,12 @@ export function followRevocations(control: NodeControl, list: RevocationList, lo
       },
       (error: Error) => {
         list.fetchFailed();
-        logger.warn(`no list of revoked members from the controller: ${error.message}`);
+        // A connection that closed before the answer brings the list when it opens again (and one the
+        // controller closed on a revoked node must not be heard of after the node said so).
+        const lost = error instanceof PortalError && error.code === serviceErrorCodes.control.lost;
+        const line = `no list of revoked members from the controller: ${error.message}`;
+        if (lost) logger.debug(line);
+        else logger.warn(line);
       },
     );
   });
