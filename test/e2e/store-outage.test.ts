@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createCertificateRequest } from '../../src/pki/authority.ts';
 import { generateKeyPair } from '../../src/pki/keys.ts';
 import { PortalError } from '../../src/shared/errors.ts';
-import { callController } from '../../src/wire/control-channel.ts';
+import { openControlChannel } from '../../src/wire/control-channel.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
@@ -55,7 +55,13 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
     const enroll = async (ticket: (typeof tickets)[number]) => {
       const keys = generateKeyPair();
       const request = createCertificateRequest(keys.privateKey, keys.publicKey, 'portal-node');
-      return callController(pin, 'enroll', { ticket: ticket.ticketId, secret: ticket.secret, request });
+      // Connecting may take long on a loaded machine; what the test judges is the answer.
+      const channel = await openControlChannel(pin, undefined, 20_000);
+      try {
+        return await channel.request('enroll', { ticket: ticket.ticketId, secret: ticket.secret, request });
+      } finally {
+        channel.close();
+      }
     };
 
     await postgres.pause();
