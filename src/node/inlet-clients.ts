@@ -11,14 +11,15 @@ import { resetSocket } from '../wire/socket-reset.ts';
 import type { PortalAudit } from './audit-sink.ts';
 import type { ClientTls } from './client-tls.ts';
 import type { InletCounters } from './inlet-counters.ts';
+import type { InletPool } from './inlet-pool.ts';
 import type { SessionKeeper, StreamOrigin } from './inlet-session-keeper.ts';
 import type { Path } from './warm-streams.ts';
 import type { Logger } from './logger.ts';
 import { streamAnswerTimeoutMs } from './limits.ts';
 
 export interface InletClientsOptions {
-  /** Where clients find a warm stream or the session. */
-  readonly keeper: SessionKeeper;
+  /** The outlets clients go to, each with its warm streams and session. */
+  readonly pool: InletPool;
   readonly counters: InletCounters;
   readonly logger: Logger;
   /** TLS served to clients; none: plain TCP. */
@@ -36,8 +37,8 @@ export class InletClients {
   /** Client connections accepted and not yet closed (their TCP sockets): what a stop waits for. */
   private readonly connected = new Set<Socket>();
   private idleWaiters: (() => void)[] = [];
-  /** Streams in use: closed with the session when its heartbeat is lost. */
-  private readonly streaming = new Set<Socket>();
+  /** Warm streams in use, with the keeper of their outlet: closed with its session when its heartbeat is lost. */
+  private readonly streaming = new Map<Socket, SessionKeeper>();
 
   constructor(private readonly options: InletClientsOptions) {}
 
@@ -52,14 +53,14 @@ export class InletClients {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Closes the warm streams in use with `error`, and so their clients: the outlet stopped answering. */
-  closeStreams(error: Error): void {
-    for (const socket of this.streaming) socket.destroy(error);
+  /** Closes the warm streams in use to `keeper`'s outlet with `error`, and so their clients: it stopped answering. */
+  closeStreams(keeper: SessionKeeper, error: Error): void {
+    for (const [socket, owner] of this.streaming) if (owner === keeper) socket.destroy(error);
   }
 
   /** Cuts every client, and the warm streams that carry them. */
   cutAll(): void {
-    for (const socket of this.streaming) socket.destroy();
+    for (const socket of this.streaming.keys()) socket.destroy();
     // Cut short by the stop: a reset, not an end.
     for (const client of this.clients) resetSocket(client);
   }
@@ -92,8 +93,14 @@ export class InletClients {
   }
 
   private async onClient(socket: Socket): Promise<void> {
-    const { keeper, counters } = this.options;
+    const { pool, counters } = this.options;
     socket.pause();
+    const keeper = pool.choose() ?? (await pool.waitForReady(this.options.clientWaitMs));
+    if (!keeper || socket.destroyed) {
+      this.refuse(socket, 'no session to the outlet');
+      return;
+    }
+    pool.carrying(keeper, socket);
     let taken = keeper.warm.take();
     // An outlet revoked, or whose certificate ran out, gets no client: its channels are closed.
     while (taken && peerStanding(taken.socket)) {
@@ -102,7 +109,7 @@ export class InletClients {
     }
     if (taken) {
       const warm = taken.socket;
-      this.streaming.add(warm);
+      this.streaming.set(warm, keeper);
       // A session of one stream: the outlet dials its target on its open, which leaves with the
       // client's first bytes; its end is a frame, so a connection cut on the way is told from an end.
       const single = sessionOver(warm, 'inlet', { maxStreams: 1 });
@@ -117,6 +124,7 @@ export class InletClients {
       } catch (error) {
         if (!(error instanceof ClientLeft)) {
           counters.outletRefused(error as Error);
+          pool.failed(keeper);
           this.refuse(socket, (error as Error).message);
         }
         await finished;
@@ -124,6 +132,7 @@ export class InletClients {
       this.streaming.delete(warm);
       return;
     }
+    // Its session (at once when it has one: it was ready a moment ago).
     const session = await keeper.waitForSession(this.options.clientWaitMs);
     // The session may have been lost while the client waited (its heartbeat, its relay).
     const standing = session && peerStanding(session.socket);
@@ -146,6 +155,7 @@ export class InletClients {
       // A client that left first is no refusal: its close cancelled the stream.
       if (!(error instanceof ClientLeft)) {
         counters.outletRefused(error as Error);
+        pool.failed(keeper);
         this.refuse(socket, (error as Error).message);
         // An outlet that stops closes its sessions: the next clients wait for another.
         if (error instanceof SessionGoneAway) keeper.leaveSession(session);

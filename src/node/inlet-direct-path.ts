@@ -4,8 +4,12 @@
  * streams.
  */
 import type { Socket } from 'node:net';
-import { openInletChannel, openInletSession, type SessionCredentials } from '../wire/e2e-session.ts';
+import type { TLSSocket } from 'node:tls';
+import type { PeerIdentity } from '../pki/identity.ts';
+import { openInletChannel, type Channel, type ChannelMode, type SessionCredentials } from '../wire/e2e-session.ts';
+import { sessionOver } from '../wire/session-credentials.ts';
 import type { DirectListener } from './direct-listener.ts';
+import type { InletPool } from './inlet-pool.ts';
 import type { SessionKeeper } from './inlet-session-keeper.ts';
 import { advertReachMs, directBudgetMs } from './limits.ts';
 import type { Logger } from './logger.ts';
@@ -17,8 +21,8 @@ export interface InletDirectPathOptions {
   readonly direct: DirectListener;
   /** The controller, through which the direct path is advertised. */
   readonly control: NodeControl;
-  /** Where a dialled session goes, and a dialled warm stream. */
-  readonly keeper: SessionKeeper;
+  /** The outlets: a dialled session or warm stream goes to the keeper of the outlet that dialled. */
+  readonly pool: InletPool;
   readonly credentials: () => SessionCredentials;
   readonly via: string;
   readonly allow: string;
@@ -28,7 +32,8 @@ export interface InletDirectPathOptions {
 }
 
 export class InletDirectPath {
-  private directOpening = false;
+  /** Keepers whose direct session is being opened: another dial of their outlet is a warm stream. */
+  private readonly directOpening = new WeakSet<SessionKeeper>();
 
   constructor(private readonly options: InletDirectPathOptions) {}
 
@@ -42,68 +47,77 @@ export class InletDirectPath {
 
   /** Tells the outlets of `via`, through the controller, where to dial this inlet directly. */
   private async advertise(): Promise<void> {
-    const { direct, control, keeper } = this.options;
+    const { direct, control, pool } = this.options;
     // Expected soon after the advert reaches the outlets: a session opening meanwhile waits for it.
-    keeper.directDeadline = Date.now() + advertReachMs + directBudgetMs;
+    pool.directDeadline = Date.now() + advertReachMs + directBudgetMs;
     try {
       await control.request('advertise', {
         via: this.options.via,
         allow: this.options.allow,
         addresses: direct.addresses(),
         secret: direct.secret,
-        warm: keeper.warm.wanted,
+        warm: pool.warmWanted,
       });
-      keeper.directDeadline = Math.min(keeper.directDeadline, Date.now() + directBudgetMs);
+      pool.directDeadline = Math.min(pool.directDeadline, Date.now() + directBudgetMs);
     } catch (error) {
-      keeper.directDeadline = 0;
+      pool.directDeadline = 0;
       this.options.logger.debug(`inlet: the direct path was not advertised: ${(error as Error).message}`);
     }
   }
 
   /**
-   * A connection an outlet dialled on the direct path: the session if there is no direct one yet, else
-   * a warm stream.
+   * A connection an outlet dialled on the direct path: once its certificate says which outlet, that
+   * outlet's session if it has no direct one yet, else a warm stream of it.
    */
   private async acceptDirect(raw: Socket): Promise<void> {
-    const { credentials, allow, logger, keeper } = this.options;
-    if (keeper.stopped) {
+    const { credentials, allow, logger, pool } = this.options;
+    if (pool.stopped) {
       raw.destroy();
       return;
     }
     raw.on('error', () => raw.destroy());
-    const directCurrent = keeper.path === 'direct' && keeper.hasCurrentSession();
-    if (!directCurrent && !this.directOpening) {
-      this.directOpening = true;
-      // A session's connection is not half-open (the listener's are, for streams): an outlet that goes
-      // away ends it at once.
-      raw.allowHalfOpen = false;
-      try {
-        const opened = await openInletSession(raw, credentials(), allow);
-        if (keeper.stopped) opened.session.destroy();
-        else keeper.adopt(opened, 'direct');
-      } catch (error) {
-        keeper.auditRefusal(error);
-        logger.debug(`inlet: direct session failed: ${(error as Error).message}`);
-      } finally {
-        this.directOpening = false;
+    let keeper: SessionKeeper | undefined;
+    // A warm stream is counted by its keeper from the moment it is chosen, so that dials beyond what
+    // the keeper wants are turned away.
+    let streamMade: ((socket: TLSSocket | undefined) => void) | undefined;
+    // The inlet says which, in its verdict, once the outlet's certificate is in.
+    const chooseMode = (peer: PeerIdentity | undefined): ChannelMode | undefined => {
+      keeper = peer ? pool.keeperFor(peer.nodeId) : undefined;
+      if (!keeper) return undefined;
+      const directCurrent = keeper.path === 'direct' && keeper.hasCurrentSession();
+      if (!directCurrent && !this.directOpening.has(keeper)) {
+        this.directOpening.add(keeper);
+        return 'session';
       }
+      if (!keeper.warm.hasRoom()) return undefined;
+      void keeper.warm.making(new Promise((resolve) => (streamMade = resolve)), 'direct');
+      return 'stream';
+    };
+    // A session's connection is not half-open (the listener's are, for streams): an outlet that goes
+    // away ends it at once. The channel's TLS socket is made half-open for streams after the handshake.
+    raw.allowHalfOpen = false;
+    let channel: Channel;
+    try {
+      channel = await openInletChannel(raw, credentials(), allow, chooseMode);
+    } catch (error) {
+      streamMade?.(undefined);
+      if (keeper && !streamMade) this.directOpening.delete(keeper);
+      (keeper ?? pool.first).auditRefusal(error);
+      logger.debug(`inlet: direct ${streamMade ? 'warm stream' : 'session'} failed: ${(error as Error).message}`);
       return;
     }
-    if (!keeper.warm.hasRoom()) {
-      raw.destroy();
+    const owner = keeper!;
+    if (channel.mode === 'stream') {
+      owner.origins.set(channel.socket, { outlet: channel.peer?.nodeId, relay: undefined });
+      streamMade?.(channel.socket);
       return;
     }
-    const made = openInletChannel(raw, credentials(), allow, 'stream').then(
-      ({ socket, peer }) => {
-        keeper.origins.set(socket, { outlet: peer?.nodeId, relay: undefined });
-        return socket;
-      },
-      (error: Error) => {
-        keeper.auditRefusal(error);
-        logger.debug(`inlet: no direct warm stream: ${error.message}`);
-        return undefined;
-      },
-    );
-    await keeper.warm.making(made, 'direct');
+    this.directOpening.delete(owner);
+    if (owner.stopped) channel.socket.destroy();
+    else
+      owner.adopt(
+        { session: sessionOver(channel.socket, 'inlet'), peer: channel.peer, socket: channel.socket },
+        'direct',
+      );
   }
 }

@@ -3,7 +3,7 @@
  * each may take, and which relays failed lately and so wait at the back of the order.
  */
 import type { Socket } from 'node:net';
-import { RuntimeFailure, printable } from '../shared/errors.ts';
+import { PortalError, RuntimeFailure, printable } from '../shared/errors.ts';
 import { dialSplice } from '../wire/splice.ts';
 import { isPeerRefusal } from './inlet-session-failure.ts';
 import { lastRelayAttemptMs, relayAttemptMs, relayTroubleMaxMs, relayTroubleMs } from './limits.ts';
@@ -26,6 +26,10 @@ export interface RelayTroubleShow {
   readonly until: string;
 }
 
+/** The relay has no registration of the pool's outlet asked for: another relay may. */
+export const isOutletElsewhere = (error: unknown): boolean =>
+  error instanceof PortalError && error.code === 'OUTLET_NOT_HERE';
+
 export class RelayAttempts {
   /** Relays that failed an attempt lately, by relay id: tried after the others until `until`. */
   private readonly relayTrouble = new Map<string, { failures: number; until: number; reason: string }>();
@@ -44,6 +48,7 @@ export class RelayAttempts {
     halfOpen: boolean,
     open: (raw: Socket, timeoutMs: number) => Promise<T>,
     discard: (value: T) => void,
+    outlet?: string,
   ): Promise<{ value: T; link: RelayLink }> {
     const order = this.relayOrder(preferred);
     const onlyRelay = this.options.relays.all().length <= 1;
@@ -53,12 +58,13 @@ export class RelayAttempts {
     for (const [index, link] of order.entries()) {
       const budgetMs = index < order.length - 1 ? relayAttemptMs : this.lastAttemptBudget(link, onlyRelay);
       try {
-        const value = await this.attempt(link, halfOpen, open, discard, budgetMs);
+        const value = await this.attempt(link, halfOpen, open, discard, budgetMs, outlet);
         this.relayTrouble.delete(link.entry.id);
         return { value, link };
       } catch (error) {
         last = error;
-        if (!isPeerRefusal(error)) this.troubleWith(link, (error as Error).message);
+        // An outlet of the pool that is not on this relay is no fault of the relay's.
+        if (!isPeerRefusal(error) && !isOutletElsewhere(error)) this.troubleWith(link, (error as Error).message);
       }
     }
     throw last;
@@ -127,6 +133,7 @@ export class RelayAttempts {
     open: (raw: Socket, timeoutMs: number) => Promise<T>,
     discard: (value: T) => void,
     budgetMs: number,
+    outlet: string | undefined,
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let raw: Socket | undefined;
@@ -141,7 +148,8 @@ export class RelayAttempts {
         );
       }, budgetMs);
       const run = async () => {
-        const grant = await link.channel.request('connect', { relay: this.options.via, allow: this.options.allow });
+        const { via: relay, allow } = this.options;
+        const grant = await link.channel.request('connect', outlet ? { relay, allow, outlet } : { relay, allow });
         if (expired) return;
         raw = await dialSplice(link.entry.address, grant.splice, 'inlet', grant.secret, halfOpen);
         if (expired) {

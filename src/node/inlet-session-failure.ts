@@ -43,7 +43,7 @@ export function sessionFailureOf(error: unknown, at: Date): SessionFailureShow {
     };
   } else if (code === 'PEER_NOT_ALLOWED' || isGuardRefusal(error)) {
     reason = 'peer_refused';
-  } else if (code === 'RELAY_UNAVAILABLE') {
+  } else if (code === 'RELAY_UNAVAILABLE' || code === 'OUTLET_NOT_HERE') {
     reason = 'no_outlet';
   } else if (error instanceof SessionFailed) {
     reason = 'session_failed';

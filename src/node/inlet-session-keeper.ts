@@ -9,7 +9,7 @@ import { openInletChannel, openInletSession, PeerRefused, PeerRevoked, type E2eS
 import { goAwayNames, type GoAwayCode } from '../wire/mux.ts';
 import { HeartbeatLost, keepAlive } from '../wire/tunnel-streams.ts';
 import type { Backoff } from './backoff.ts';
-import type { RelayAttempts } from './inlet-relay-attempts.ts';
+import { isOutletElsewhere, type RelayAttempts } from './inlet-relay-attempts.ts';
 import { isPeerRefusal, sessionFailureOf, type SessionFailureShow } from './inlet-session-failure.ts';
 import { renewalDirectWaitMs } from './limits.ts';
 import type { PartContext } from './part.ts';
@@ -35,11 +35,18 @@ export interface SessionKeeperOptions extends PartContext {
   readonly relayAttempts: RelayAttempts;
   /** The outlet stopped answering the session's heartbeats: the streams in use are closed with `error`. */
   readonly onOutletSilent: (error: Error) => void;
+  /** A session was adopted or lost, or a warm stream made: the pool chooses again. */
+  readonly onChange?: () => void;
 }
 
 export class SessionKeeper {
   /** Warm end-to-end streams, each ready for one client; the session carries clients when none is. */
   readonly warm: WarmStreamPool;
+  /**
+   * The outlet (node id) this keeper's sessions and streams go to, one member of the relay name's pool;
+   * none: whichever outlet a relay chooses, and then the one its first session reached.
+   */
+  outlet: string | undefined;
   /** Until when a direct session is expected (the advert is out): a new session waits for it that long. */
   directDeadline = 0;
   private session: E2eSession | undefined;
@@ -59,7 +66,11 @@ export class SessionKeeper {
   /** Which outlet and relay each warm stream reaches, for the audit record of the client it carries. */
   readonly origins = new WeakMap<TLSSocket, StreamOrigin>();
 
-  constructor(private readonly options: SessionKeeperOptions) {
+  constructor(
+    private readonly options: SessionKeeperOptions,
+    outlet?: string,
+  ) {
+    this.outlet = outlet;
     this.warm = new WarmStreamPool(options.warmStreams, () => this.openWarmStream(), {
       // On the direct path the outlet dials warm streams itself, as many as the advert asks.
       fill: () => !this.stopping && this.session !== undefined && this.sessionPath !== 'direct',
@@ -109,6 +120,14 @@ export class SessionKeeper {
   /** Whether a session made with the current credentials carries new clients. */
   hasCurrentSession(): boolean {
     return this.session !== undefined && this.session !== this.replacing;
+  }
+
+  /** Whether a client could be carried now: a warm stream is ready, or a session is open. */
+  get ready(): boolean {
+    if (this.stopping) return false;
+    if (this.warm.size > 0) return true;
+    const session = this.session?.session;
+    return session !== undefined && !session.closed && !session.destroyed;
   }
 
   /** The session, once there is one within `timeoutMs` (or undefined). */
@@ -169,6 +188,12 @@ export class SessionKeeper {
     this.warm.destroyAll();
   }
 
+  /** Leaves the pool: opens nothing more; its session takes no new stream and closes when its streams end. */
+  retire(): void {
+    this.stopAccepting();
+    this.session?.session.close();
+  }
+
   /** Cuts the sessions, and so every stream they carry. */
   destroySessions(): void {
     this.session?.session.destroy();
@@ -185,6 +210,8 @@ export class SessionKeeper {
     this.session = opened;
     this.replacing = undefined;
     this.sessionPath = path;
+    // Pinned to the outlet it reached, so that its next sessions and streams go there too.
+    if (opened.peer) this.outlet = opened.peer.nodeId;
     if (path !== 'direct') this.lastRelay = path;
     const pathLabel = path === 'direct' ? 'direct' : 'relay';
     this.sessionFailure = undefined;
@@ -227,6 +254,7 @@ export class SessionKeeper {
       this.session = undefined;
       this.replacing = undefined;
       this.sessionPath = undefined;
+      this.options.onChange?.();
       // Closed by the node's own stop: nothing to reopen, nothing to say.
       if (this.stopping) return;
       const reason = why?.message ?? 'no reason given';
@@ -239,6 +267,7 @@ export class SessionKeeper {
       else this.later();
     });
     for (const wake of this.waiters) wake();
+    this.options.onChange?.();
     this.warm.fill();
   }
 
@@ -263,6 +292,7 @@ export class SessionKeeper {
         false,
         (raw, timeoutMs) => openInletSession(raw, this.options.credentials(), this.options.allow, timeoutMs),
         (late) => late.session.destroy(),
+        this.outlet,
       );
       // A direct session may have come meanwhile: it is the better one.
       if (this.stopping || this.hasCurrentSession()) {
@@ -274,6 +304,8 @@ export class SessionKeeper {
     } catch (error) {
       const message = (error as Error).message;
       this.noteSessionFailure(error);
+      // An outlet of the pool gone from every relay: the pool may move this keeper elsewhere.
+      if (isOutletElsewhere(error)) this.options.onChange?.();
       if (isPeerRefusal(error)) {
         if (message !== this.lastRefusal) logger.warn(`inlet: ${message}`);
         this.lastRefusal = message;
@@ -312,6 +344,7 @@ export class SessionKeeper {
         true,
         (raw, timeoutMs) => openInletChannel(raw, this.options.credentials(), this.options.allow, 'stream', timeoutMs),
         (late) => late.socket.destroy(),
+        this.outlet,
       );
       this.origins.set(value.socket, { outlet: value.peer?.nodeId, relay: link.entry.id });
       return value.socket;

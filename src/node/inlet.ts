@@ -22,9 +22,8 @@ import { InletClients } from './inlet-clients.ts';
 import { InletCounters } from './inlet-counters.ts';
 import { InletDirectPath } from './inlet-direct-path.ts';
 import { RelayAttempts } from './inlet-relay-attempts.ts';
-import { SessionKeeper } from './inlet-session-keeper.ts';
+import { InletPool } from './inlet-pool.ts';
 import type { PartContext, PartStatus } from './part.ts';
-import type { RelayLink } from './relay-links.ts';
 import type { NodeControl } from './standing-channel.ts';
 import { Subscriptions } from './subscriptions.ts';
 import { clientWaitMs, defaultWarmStreams } from './limits.ts';
@@ -65,7 +64,7 @@ export class Inlet {
   private readonly onServerError = (error: Error) => this.options.logger.error(`inlet: ${error.message}`);
   private bound: AddressInfo | undefined;
   private readonly relayAttempts: RelayAttempts;
-  private readonly keeper: SessionKeeper;
+  private readonly pool: InletPool;
   private readonly directPath: InletDirectPath | undefined;
   private readonly counters: InletCounters;
   private readonly clients: InletClients;
@@ -76,20 +75,23 @@ export class Inlet {
     const { via, allow, relays, direct, control } = options;
     this.server = options.listener;
     this.relayAttempts = new RelayAttempts({ relays, via, allow });
-    this.keeper = new SessionKeeper({
+    const backoff = options.backoff;
+    this.pool = new InletPool({
       ...options,
-      backoff: options.backoff ?? new Backoff(),
+      // The first keeper takes the inlet's own backoff (a test's); the others a new one each.
+      backoff: () => (backoff && this.pool === undefined ? backoff : new Backoff()),
       warmStreams: options.warmStreams ?? defaultWarmStreams,
       relayAttempts: this.relayAttempts,
-      onOutletSilent: (error) => this.clients.closeStreams(error),
+      onOutletSilent: (keeper, error) => this.clients.closeStreams(keeper, error),
+      subscriptions: this.subscriptions,
     });
     this.directPath =
       direct && control
-        ? new InletDirectPath({ ...options, direct, control, keeper: this.keeper, subscriptions: this.subscriptions })
+        ? new InletDirectPath({ ...options, direct, control, pool: this.pool, subscriptions: this.subscriptions })
         : undefined;
     this.counters = new InletCounters(options.metrics);
     this.clients = new InletClients({
-      keeper: this.keeper,
+      pool: this.pool,
       counters: this.counters,
       logger: options.logger,
       clientTls: options.tls ? new ClientTls(options.credentials) : undefined,
@@ -107,18 +109,12 @@ export class Inlet {
     const { relays } = this.options;
     this.subscriptions.on(relays, 'up', () => {
       this.status = 'up';
-      this.keeper.ensureSession();
     });
-    this.subscriptions.on(relays, 'down', (link: RelayLink) => {
+    this.subscriptions.on(relays, 'down', () => {
       if (this.status === 'up' && relays.up().length === 0) this.status = 'waiting';
-      this.keeper.relayLost(link);
     });
-    if (relays.up().length > 0) {
-      this.status = 'up';
-      this.keeper.ensureSession();
-    } else {
-      this.status = 'waiting';
-    }
+    this.status = relays.up().length > 0 ? 'up' : 'waiting';
+    this.pool.start();
     this.directPath?.start();
     return this.bound;
   }
@@ -132,7 +128,7 @@ export class Inlet {
    * until it is, so that a renewal never leaves the inlet without a session.
    */
   rotate(): void {
-    this.keeper.rotate();
+    this.pool.rotate();
   }
 
   /**
@@ -140,9 +136,9 @@ export class Inlet {
    * on their sessions and streams, until they finish or stop() cuts them.
    */
   stopAccepting(): void {
-    if (this.keeper.stopped) return;
+    if (this.pool.stopped) return;
     this.subscriptions.clear();
-    this.keeper.stopAccepting();
+    this.pool.stopAccepting();
     if (!this.released) this.server.close();
     this.options.direct?.stopAccepting();
   }
@@ -179,7 +175,7 @@ export class Inlet {
 
   stop(): Promise<void> {
     this.stopAccepting();
-    this.keeper.destroySessions();
+    this.pool.destroySessions();
     this.clients.cutAll();
     const closing = this.options.direct?.close();
     if (this.released) return closing ?? Promise.resolve();
@@ -195,13 +191,15 @@ export class Inlet {
       via: this.options.via,
       allow: this.options.allow,
       status: this.status,
-      session: this.keeper.state(),
-      path: this.keeper.describePath(),
+      // The first outlet's; `outlets` gives each of a pool.
+      session: this.pool.first.state(),
+      path: this.pool.first.describePath(),
       direct: this.options.direct ? this.options.direct.listening : null,
-      warm_streams: this.keeper.warm.size,
+      warm_streams: this.pool.keepers.reduce((sum, keeper) => sum + keeper.warm.size, 0),
+      outlets: this.pool.describe(),
       ...this.counters.describe(),
       /** Why the last attempt at a session failed, while there is none. */
-      session_failure: this.keeper.failure(),
+      session_failure: this.pool.first.failure(),
       /** Clients the outlet refused since it last accepted one. */
       refused_by_outlet: this.counters.refusedByOutlet(),
       /** Relays that failed an attempt lately, tried after the others until `until`. */

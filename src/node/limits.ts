@@ -194,3 +194,21 @@ export const auditRefusalWindow = { ms: 5000, keys: 64 } as const;
  * node was revoked: the controller is asked at once, and again at most this often while refusals go on.
  */
 export const revocationCheckMs = 30_000;
+
+/**
+ * Outlets of one relay name an inlet keeps sessions with (a pool): as many as a relay lists
+ * (src/relay/limits.ts poolListed).
+ */
+export const poolMembersMax = 16;
+
+/**
+ * What a failed open costs an outlet of a pool in the inlet's choice, in clients: one refused client
+ * makes it the last choice among outlets within a few clients of each other.
+ */
+export const poolPenaltyPerFailure = 4;
+
+/** The most a pool member's penalty grows to: an outlet that failed often is tried again once it is forgiven. */
+export const poolPenaltyMax = 64;
+
+/** A pool member's penalty halves every this long: a failure is forgiven over a minute or so. */
+export const poolPenaltyHalfLifeMs = 10_000;

@@ -216,6 +216,8 @@ export class NodePortalSet {
    * none: a node of one outlet answers it; one of several cannot tell which, and says so.
    */
   private route(link: RelayLink, event: RelayEvent): void {
+    // The inlets hear of their pools themselves (inlet-pool.ts).
+    if (event.event === 'outlets') return;
     const outlets = [...this.outlets.values()];
     const target =
       event.relay === undefined

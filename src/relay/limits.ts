@@ -22,6 +22,12 @@ export const pendingPerOutlet = 64;
  */
 export const dialAnswerMs = 2000;
 
+/** Outlets of one relay name an inlet is told of (a pool): as many as a list in a pushed event holds. */
+export const poolListed = 16;
+
+/** Watches one member connection may hold: one per relay name its inlets ask for. */
+export const watchesPerConnection = 64;
+
 /** Dials in a row an outlet may leave unanswered before it is taken out of the choice: one may be lost. */
 export const unansweredLimit = 2;
 

@@ -25,33 +25,18 @@ import { resetSocket } from '../wire/socket-reset.ts';
 import { MemberSplices } from './member-splices.ts';
 import { allowMissing, noOutletMessage, relayNotGranted } from './registration-refusals.ts';
 import { pairInlet, pairs } from './pairing.ts';
+import { PoolWatchers } from './pool-watchers.ts';
+import { RefusalReports } from './refusal-reports.ts';
+import { chooseOutlet, type Registration } from './outlet-choice.ts';
 import {
   dialAnswerMs,
   pendingPerMember,
   pendingPerOutlet,
-  refusalReportMs,
-  refusedMembersPerReport,
   spliceKeepAliveMs,
   spliceTimeoutMs,
   suspendMs,
   unansweredLimit,
 } from './limits.ts';
-
-interface Registration {
-  readonly nodeId: string;
-  /**
-   * The registering member's attributes, from its certificate: an inlet is paired only with an outlet
-   * its allow admits.
-   */
-  readonly attributes: readonly string[];
-  readonly allow: string;
-  /** `allow` read once, at registration. */
-  readonly policy: Policy;
-  readonly push: (event: RelayEvent) => void;
-  pendingDials: number;
-  unanswered: number;
-  suspendedUntil: number;
-}
 
 interface PendingSplice {
   readonly from: PeerIdentity;
@@ -60,6 +45,8 @@ interface PendingSplice {
   readonly key: string;
   /** The outlet dialled now, and those dialled before that did not answer. */
   outlet: Registration;
+  /** The inlet asked for this outlet (a member of a pool it keeps a session with): no other is dialled. */
+  readonly only: string | undefined;
   readonly tried: Set<Registration>;
   readonly secrets: Record<SpliceRole, string>;
   readonly sockets: Partial<Record<SpliceRole, Socket>>;
@@ -99,6 +86,7 @@ const defaults = { spliceTimeoutMs, pendingPerMember, pendingPerOutlet, dialAnsw
 
 export class Relay {
   private readonly registrations = new Map<string, Registration[]>();
+  private readonly watchers = new PoolWatchers();
   private readonly pending = new Map<string, PendingSplice>();
   private readonly pendingByMember = new CounterMap<string>();
   private readonly active = new Set<Socket>();
@@ -106,15 +94,14 @@ export class Relay {
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
   private readonly limits: typeof defaults;
-  /** Refusals not yet reported to the outlets, by relay key and member. */
-  private readonly refusals = new Map<string, Map<string, { attributes: readonly string[]; count: number }>>();
-  private readonly reporter: NodeJS.Timeout;
+  /** Refusals not yet reported to the outlets. */
+  private readonly refusals = new RefusalReports((key) => this.registrations.get(key) ?? []);
   private counts = { splicesTotal: 0, refused: 0, busy: 0 };
+  /** Turns the choice among equally busy outlets. */
+  private turn = 0;
 
   constructor(private readonly options: RelayOptions = {}) {
     this.limits = { ...defaults, ...options };
-    this.reporter = setInterval(() => this.reportRefusals(), refusalReportMs);
-    this.reporter.unref();
   }
 
   /**
@@ -134,16 +121,35 @@ export class Relay {
       policy,
       push,
       pendingDials: 0,
+      carrying: 0,
       unanswered: 0,
       suspendedUntil: 0,
     };
     const others = (this.registrations.get(key) ?? []).filter((r) => r.nodeId !== peer.nodeId);
     this.registrations.set(key, [...others, registration]);
+    this.tellWatchers(key);
     return () => {
       const remaining = (this.registrations.get(key) ?? []).filter((r) => r !== registration);
       if (remaining.length > 0) this.registrations.set(key, remaining);
       else this.registrations.delete(key);
+      this.tellWatchers(key);
     };
+  }
+
+  /**
+   * Watches which outlets of `relay` the inlet `peer` pairs with (its `allow` read as `allow`): their
+   * node ids now, and `push` is told each time the list changes. Returns the list and the function that
+   * ends the watch.
+   */
+  watch(peer: PeerIdentity, relay: string, allow: string, push: (event: RelayEvent) => void) {
+    if (allow === '') throw allowMissing();
+    const policy = requirePolicy(allow, "the inlet's allow");
+    return this.watchers.watch(peer, relay, policy, push, (key) => this.registrations.get(key) ?? []);
+  }
+
+  /** Tells the watchers of `key` whose list changed. */
+  private tellWatchers(key: string): void {
+    this.watchers.changed(key, this.registrations.get(key) ?? []);
   }
 
   /**
@@ -151,7 +157,7 @@ export class Relay {
    * requires of its outlet, admits: that outlet is told to dial in. An outlet the inlet would refuse gets
    * no splice of it.
    */
-  connect(peer: PeerIdentity, relay: string, allow: string): SpliceGrant {
+  connect(peer: PeerIdentity, relay: string, allow: string, only?: string): SpliceGrant {
     if (allow === '') {
       throw new InputError('ALLOW_MISSING', 'the splice request does not say which attribute the inlet allows', {
         hint: 'run the same Portal version on the relays and every node (portal --version)',
@@ -172,7 +178,12 @@ export class Relay {
       this.options.onRefused?.(peer, 'allow', relay, pairing.detail);
       throw pairing.error;
     }
-    const allowed = pairing.outlets;
+    const allowed = only ? pairing.outlets.filter((outlet) => outlet.nodeId === only) : pairing.outlets;
+    if (allowed.length === 0) {
+      throw new RuntimeFailure('OUTLET_NOT_HERE', `the outlet ${only} is not registered on this relay for "${relay}"`, {
+        hint: 'the inlet asks another relay, or goes to the other outlets of the pool',
+      });
+    }
     const waiting = this.pendingByMember.get(peer.nodeId);
     const outlet = this.choose(allowed);
     if (waiting >= this.limits.pendingPerMember || !outlet) {
@@ -193,6 +204,7 @@ export class Relay {
       allow: policy,
       key,
       outlet,
+      only,
       tried: new Set(),
       secrets,
       sockets: {},
@@ -202,7 +214,7 @@ export class Relay {
     this.pending.set(splice, entry);
     this.pendingByMember.add(peer.nodeId);
     this.dial(splice, entry, outlet);
-    return { splice, secret: secrets.inlet };
+    return { splice, secret: secrets.inlet, outlet: outlet.nodeId };
   }
 
   /** Tells `outlet` to dial in with a secret of its own, and offers the splice to another if it does not in time. */
@@ -225,7 +237,7 @@ export class Relay {
     this.strike(entry.outlet);
     entry.outlet.pendingDials -= 1;
     const others = (this.registrations.get(entry.key) ?? []).filter(
-      (r) => !entry.tried.has(r) && pairs(entry.from, entry.allow, r),
+      (r) => !entry.tried.has(r) && pairs(entry.from, entry.allow, r) && (!entry.only || r.nodeId === entry.only),
     );
     const next = this.choose(others);
     if (next) this.dial(splice, entry, next);
@@ -260,6 +272,9 @@ export class Relay {
     const { inlet, outlet } = entry.sockets;
     if (inlet && outlet) {
       this.settle(splice, entry);
+      const carrier = entry.outlet;
+      carrier.carrying += 1;
+      outlet.once('close', () => (carrier.carrying -= 1));
       this.pipe(inlet, outlet);
       this.carriedFor.add([entry.from.nodeId, entry.outlet.nodeId], [inlet, outlet]);
     }
@@ -291,21 +306,15 @@ export class Relay {
 
   close(): void {
     this.stopAccepting();
-    clearInterval(this.reporter);
+    this.refusals.stop();
     for (const splice of [...this.pending.keys()]) this.expire(splice);
     for (const socket of this.active) socket.destroy();
     this.registrations.clear();
+    this.watchers.clear();
   }
 
-  /** The outlet with the fewest dials waiting among those answering theirs; a suspended one only when none is. */
   private choose(outlets: readonly Registration[]): Registration | undefined {
-    const now = Date.now();
-    const open = outlets.filter((outlet) => outlet.pendingDials < this.limits.pendingPerOutlet);
-    const answering = open.filter((outlet) => outlet.suspendedUntil <= now);
-    const candidates = answering.length > 0 ? answering : open;
-    let best: Registration | undefined;
-    for (const outlet of candidates) if (!best || outlet.pendingDials < best.pendingDials) best = outlet;
-    return best;
+    return chooseOutlet(outlets, this.limits.pendingPerOutlet, this.turn++);
   }
 
   private pipe(a: Socket, b: Socket): void {
@@ -344,7 +353,9 @@ export class Relay {
       if (kept.length === list.length) continue;
       if (kept.length > 0) this.registrations.set(key, kept);
       else this.registrations.delete(key);
+      this.tellWatchers(key);
     }
+    this.watchers.forget(nodeId);
     return this.carriedFor.cut(nodeId);
   }
 
@@ -372,21 +383,6 @@ export class Relay {
 
   private noteRefusal(key: string, peer: PeerIdentity): void {
     this.counts.refused += 1;
-    const byMember = this.refusals.get(key) ?? new Map<string, { attributes: readonly string[]; count: number }>();
-    this.refusals.set(key, byMember);
-    const noted = byMember.get(peer.nodeId) ?? { attributes: peer.attributes, count: 0 };
-    noted.count += 1;
-    // Bounded: the rest wait for the next report.
-    if (byMember.size < refusedMembersPerReport || byMember.has(peer.nodeId)) byMember.set(peer.nodeId, noted);
-  }
-
-  private reportRefusals(): void {
-    for (const [key, byMember] of this.refusals) {
-      for (const outlet of this.registrations.get(key) ?? []) {
-        for (const [from, { attributes, count }] of byMember)
-          outlet.push({ event: 'refused', from, attributes, count });
-      }
-    }
-    this.refusals.clear();
+    this.refusals.note(key, peer);
   }
 }

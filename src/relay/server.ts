@@ -15,7 +15,8 @@ import { PortalPort, type PortHandlers, type SpliceHalf } from '../wire/portal-p
 import { relayFields, type RelayEvent, type RelayOperations } from '../wire/protocol.ts';
 import { registerRelayMetrics } from './metrics.ts';
 import { Relay, type RelayOptions, type RelayStats } from './relay.ts';
-import { RuntimeFailure } from '../shared/errors.ts';
+import { InputError, RuntimeFailure } from '../shared/errors.ts';
+import { watchesPerConnection } from './limits.ts';
 import { SplicedBytes } from './spliced-bytes.ts';
 import { repeatedWarningMs } from '../shared/limits.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
@@ -173,8 +174,9 @@ export class RelayServer {
 
   /** Serves one member's connection: its outlets stay registered while it lasts. */
   private open({ peer, push }: MemberConnection<RelayEvent>): Session<RelayOperations> {
-    // One registration per relay name and connection: registering again replaces it.
+    // One registration per relay name and connection: registering again replaces it. So with watches.
     const registrations = new Map<string, () => void>();
+    const watches = new Map<string, () => void>();
     return {
       handlers: {
         ping: () => ({}),
@@ -194,17 +196,30 @@ export class RelayServer {
           if (withdraw) this.options.log?.(`relay: ${peer.nodeId} withdrew ${name}`);
           return {};
         },
-        connect: ({ relay: name, allow }) => {
+        watch: ({ relay: name, allow }) => {
+          if (!watches.has(name) && watches.size >= watchesPerConnection)
+            throw new InputError('TOO_MANY_WATCHES', `this connection watches ${watches.size} relay names already`, {
+              hint: 'a node watches one relay name per inlet; run the same Portal version on the relays and every node',
+            });
+          const { outlets, stop } = this.relay.watch(peer, name, allow, push);
+          watches.get(name)?.();
+          watches.set(name, stop);
+          return { outlets };
+        },
+        connect: ({ relay: name, allow, outlet }) => {
           if (this.options.stale?.())
             throw new RuntimeFailure(
               'REVOCATIONS_STALE',
               'the relay splices no new session: its list of revoked members is older than its bound',
               { hint: 'the relay needs to reach the controller again; the node tries another relay' },
             );
-          return this.relay.connect(peer, name, allow);
+          return this.relay.connect(peer, name, allow, outlet);
         },
       },
-      closed: () => registrations.forEach((withdraw) => withdraw()),
+      closed: () => {
+        registrations.forEach((withdraw) => withdraw());
+        watches.forEach((stop) => stop());
+      },
     };
   }
 

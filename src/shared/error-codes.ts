@@ -156,6 +156,10 @@ export const errorCodes = [
   // Sessions between inlets and outlets, through relays or direct.
   /** No outlet is registered on the relay for that relay name right now. */
   'RELAY_UNAVAILABLE',
+  /** The outlet of a pool an inlet asked for by name is not registered on that relay now. */
+  'OUTLET_NOT_HERE',
+  /** A member connection watches as many relay names as it may. */
+  'TOO_MANY_WATCHES',
   /** The relay has too many splices of this node waiting. */
   'RELAY_BUSY',
   /** A relay gave no session within the inlet's budget. */

@@ -256,12 +256,15 @@ export interface Channel {
   readonly mode: ChannelMode;
 }
 
-/** The inlet's side of the handshake and the verdicts. */
+/**
+ * The inlet's side of the handshake and the verdicts. `mode` may be chosen once the outlet's
+ * certificate is in (on the direct path, by which outlet dialled); none closes the channel.
+ */
 export async function openInletChannel(
   raw: Socket,
   credentials: SessionCredentials,
   allow: string,
-  mode: ChannelMode,
+  mode: ChannelMode | ((peer: PeerIdentity | undefined) => ChannelMode | undefined),
   timeoutMs = e2eHandshakeTimeoutMs,
 ): Promise<Channel> {
   // Half-open only after the handshake (see acceptTlsWith): a peer that leaves mid-handshake fails it at once.
@@ -282,8 +285,13 @@ export async function openInletChannel(
   );
   await settled(socket, 'secureConnect', timeoutMs);
   const certificate = socket.getPeerX509Certificate();
-  const { peer } = await guardedVerdicts(socket, certificate, credentials, allow, mode, timeoutMs);
-  return { socket, peer, mode };
+  const chosen = typeof mode === 'function' ? mode(certificate ? identityOf(certificate) : undefined) : mode;
+  if (!chosen) {
+    socket.destroy();
+    throw new SessionFailed('the inlet takes no more connections from this outlet now');
+  }
+  const { peer } = await guardedVerdicts(socket, certificate, credentials, allow, chosen, timeoutMs);
+  return { socket, peer, mode: chosen };
 }
 
 export interface E2eSession {

@@ -38,6 +38,9 @@ export const inletUp: InletShow = {
   path: 'relay controller',
   direct: null,
   warm_streams: 2,
+  outlets: [
+    { outlet: 'node-outlet', session: 'open', path: 'relay controller', clients: 0, warm_streams: 2, penalty: 0 },
+  ],
   connections_total: 0,
   connections_active: 0,
   connections_refused: 0,

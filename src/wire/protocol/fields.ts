@@ -145,7 +145,8 @@ export const relayFields: Fields<RelayOperations> = {
   ping: {},
   register: { relay: 'text', allow: 'text' },
   unregister: { relay: 'text' },
-  connect: { relay: 'text', allow: 'text' },
+  connect: { relay: 'text', allow: 'text', outlet: 'text?' },
+  watch: { relay: 'text', allow: 'text' },
 };
 
 export type ParsedRequest<Ops, K extends keyof Ops = keyof Ops> = {
@@ -190,6 +191,7 @@ export const controllerEventFields: EventFields<ControllerEvent> = {
 export const relayEventFields: EventFields<RelayEvent> = {
   dial: { event: 'text', splice: 'text', secret: 'text', from: 'text', relay: 'text?' },
   refused: { event: 'text', from: 'text', attributes: 'texts', count: 'number', relay: 'text?' },
+  outlets: { event: 'text', relay: 'text', outlets: 'texts' },
 };
 
 /**

@@ -204,6 +204,8 @@ export interface ControllerOperations {
 export interface SpliceGrant {
   readonly splice: string;
   readonly secret: string;
+  /** The outlet dialled (its node id): the inlet keeps a session to each outlet of a pool. */
+  readonly outlet?: string;
 }
 
 export interface RelayOperations {
@@ -216,7 +218,13 @@ export interface RelayOperations {
    * An inlet asks for a splice to an outlet of `relay` that allows it and carries the attribute `allow`
    * (the inlet's tcp-inlet.allow): the relay pairs it with no other.
    */
-  connect: { request: { relay: string; allow: string }; answer: SpliceGrant };
+  connect: { request: { relay: string; allow: string; outlet?: string }; answer: SpliceGrant };
+  /**
+   * An inlet asks which outlets of `relay` it pairs with (a pool: each allows it, and `allow` admits
+   * each), by node id; the relay pushes an `outlets` event whenever that set changes, while the
+   * connection lasts. Asking again for the same name replaces the watch.
+   */
+  watch: { request: { relay: string; allow: string }; answer: { outlets: readonly string[] } };
 }
 
 export type Operations = ControllerOperations | RelayOperations;
@@ -288,7 +296,14 @@ export interface RefusedEvent {
   readonly relay?: string;
 }
 
-export type RelayEvent = DialEvent | RefusedEvent;
+/** Pushed to an inlet that watches `relay`: the outlets it pairs with now, by node id (see `watch`). */
+export interface OutletsEvent {
+  readonly event: 'outlets';
+  readonly relay: string;
+  readonly outlets: readonly string[];
+}
+
+export type RelayEvent = DialEvent | RefusedEvent | OutletsEvent;
 
 /** The events a service of these operations pushes. */
 export type EventOf<Ops> = Ops extends ControllerOperations
