@@ -42,5 +42,8 @@ export const configurationInputBytes = 1024 * 1024;
 /** How often `portal node reload` reads the node's /show while it waits. */
 export const reloadPollMs = 50;
 
+/** How often `portal node drain` looks whether the node has stopped, and how many connections it still carries. */
+export const drainPollMs = 250;
+
 /** How often `portal project audit --follow` asks the controller for records appended since. */
 export const auditFollowPollMs = 1000;

@@ -2,7 +2,7 @@
  * `portal node`: its sub-commands registered, each run from a file of its own loaded when it runs, so
  * that `portal node show` (a health check, run every few seconds) does not load the node itself.
  * `create` runs a node (node-create.ts), `show` reports whether it is UP (node-show.ts), `reload` makes it
- * read its configuration again (node-reload.ts).
+ * read its configuration again (node-reload.ts), `drain` stops it gently (node-drain.ts).
  */
 import type { Command } from 'commander';
 import type { NodeCreateOptions } from './node-create.ts';
@@ -40,6 +40,13 @@ export function registerNode(program: Command): void {
     .option('--json', "print the node's status as JSON (GET /show), whatever it is")
     .action(async (options: NodeShowOptions) => (await import('./node-show.ts')).showNode(options));
   registerNodeReload(node);
+  node
+    .command('drain')
+    .description(
+      'stop the running node gently, as SIGTERM does: its outlets leave their pools first (no client of an ' +
+        'inlet sees an error), then its connections finish for up to PORTAL_DRAIN_TIMEOUT; waits until it has stopped',
+    )
+    .action(async () => (await import('./node-drain.ts')).drainNode());
 }
 
 function registerNodeReload(node: Command): void {

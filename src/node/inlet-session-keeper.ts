@@ -74,7 +74,8 @@ export class SessionKeeper {
     this.warm = new WarmStreamPool(options.warmStreams, () => this.openWarmStream(), {
       // On the direct path the outlet dials warm streams itself, as many as the advert asks.
       fill: () => !this.stopping && this.session !== undefined && this.sessionPath !== 'direct',
-      keep: () => !this.stopping && this.session !== undefined,
+      // Not from an outlet that said it goes away: its streams would be refused once it stops.
+      keep: () => !this.stopping && this.session !== undefined && this.session.session.peerWentAway === undefined,
     });
   }
 
@@ -127,7 +128,8 @@ export class SessionKeeper {
     if (this.stopping) return false;
     if (this.warm.size > 0) return true;
     const session = this.session?.session;
-    return session !== undefined && !session.closed && !session.destroyed;
+    // A session being replaced (a renewal) still carries clients; one whose outlet went away does not.
+    return session !== undefined && !session.closed && !session.destroyed && session.peerWentAway === undefined;
   }
 
   /** The session, once there is one within `timeoutMs` (or undefined). */

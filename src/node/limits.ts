@@ -212,3 +212,9 @@ export const poolPenaltyMax = 64;
 
 /** A pool member's penalty halves every this long: a failure is forgiven over a minute or so. */
 export const poolPenaltyHalfLifeMs = 10_000;
+
+/**
+ * How long a draining outlet waits at most for its inlets to hear that it goes (their answer to a ping
+ * sent after the go-away) before it refuses new streams: a round trip, with room for a slow one.
+ */
+export const leaveNoticeMs = 2000;

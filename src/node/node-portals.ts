@@ -159,6 +159,11 @@ export class NodePortalSet {
       .catch((error: Error) => logger.debug(`${name} did not close cleanly: ${error.message}`));
   }
 
+  /** The outlets leave their pools (Outlet.leave): settles once their inlets have heard, or after `withinMs`. */
+  async leavePools(withinMs: number): Promise<void> {
+    await Promise.all([...this.outlets.values()].map(({ outlet }) => outlet.leave(withinMs)));
+  }
+
   stopAccepting(): void {
     this.accepting = false;
     for (const { outlet } of this.outlets.values()) outlet.stopAccepting();

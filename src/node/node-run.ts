@@ -24,6 +24,7 @@ import { revokedLine, revokedNoteFile } from './self-revocation.ts';
 import { assessNode, type NodeShow } from './show.ts';
 import type { ControllerEvent } from '../wire/protocol.ts';
 import { heartbeatIntervalMs, heartbeatTimeoutMs } from '../wire/limits.ts';
+import { leaveNoticeMs } from './limits.ts';
 
 export interface RunningNode {
   readonly statusPort: number;
@@ -36,7 +37,7 @@ export interface RunningNode {
    */
   reload(): Promise<ReloadOutcome>;
   /** Takes no new clients, sessions or streams; the connections carried go on until stop(). */
-  stopAccepting(): void;
+  stopAccepting(): Promise<void>;
   /** Client connections (inlets) and target connections (outlets) carried right now. */
   openConnections(): number;
   /** Settles once no connection is carried. */
@@ -211,7 +212,12 @@ export async function runEnrolled(
     identity: () => current,
     finished,
     reload: () => reloader.reload(),
-    stopAccepting,
+    // A drain: the outlets first leave their pools, so that no inlet opens anything here that would
+    // then be refused; then nothing new is taken.
+    async stopAccepting() {
+      if (accepting) await portals.leavePools(leaveNoticeMs);
+      stopAccepting();
+    },
     openConnections: () => portals.openConnections(),
     whenIdle: () => portals.whenIdle(),
     async stop() {

@@ -51,10 +51,14 @@ export interface OutletSessionsOptions extends PartContext {
 export class OutletSessions {
   /** Dials the direct paths inlets advertise; what it dials is carried here. */
   readonly dialer: DirectDialer;
-  private readonly sessions = new Set<{ close(): void; destroy(): void }>();
+  private readonly sessions = new Set<MuxSession>();
   /** Warm streams waiting for their client: closed when the outlet stops accepting. */
   private readonly waitingStreams = new Set<Socket>();
   private stopping = false;
+  /** Draining: no new session or warm stream, while what the inlets opened before they heard is served. */
+  private leaving = false;
+  /** End-to-end handshakes under way, on either path. */
+  private handshaking = 0;
   /** Warm streams by the inlet node they came from: closed with it when its session's heartbeat is lost. */
   private readonly streamsByPeer = new Map<string, Set<Socket>>();
   /** Dials being answered (splice joined, end-to-end handshake and verdicts under way), by the node that asked. */
@@ -102,6 +106,40 @@ export class OutletSessions {
     for (const session of this.sessions) session.close();
   }
 
+  /**
+   * The first step of a drain: takes no new session or warm stream and tells each inlet, with a
+   * go-away, to open nothing more here, while still serving what they opened before they heard.
+   * Settles once every inlet has heard (its answer to a ping sent after the go-away) and the warm
+   * streams still waiting were closed by their inlets or taken by a client, or after `withinMs`.
+   */
+  async leave(withinMs: number): Promise<void> {
+    this.leaving = true;
+    this.dialer.stop();
+    const deadline = Date.now() + withinMs;
+    const until = async (done: () => boolean) => {
+      while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    // The handshakes under way end first: a session among them is told at once, a warm stream served.
+    await until(() => this.handshaking === 0);
+    for (const session of this.sessions) session.notice();
+    // The go-away leaves on the next turn of the event loop; a ping written after it follows it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const heard = [...this.sessions].map(
+      (session) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, withinMs);
+          const done = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          if (!session.ping(done)) done();
+        }),
+    );
+    await Promise.all(heard);
+    // An inlet closes the warm streams it holds once it hears; one still waiting after that is a client's.
+    await until(() => this.waitingStreams.size === 0);
+  }
+
   /** Closes the sessions and the warm streams, used or waiting. */
   destroyAll(): void {
     for (const session of this.sessions) session.destroy();
@@ -125,7 +163,7 @@ export class OutletSessions {
    * answer.
    */
   onDial(link: RelayLink, splice: string, secret: string, from: string): void {
-    if (this.stopping) return;
+    if (this.stopping || this.leaving) return;
     const mine = this.handshakes.get(from);
     if (mine >= outletLimits.handshakesPerMember || this.handshakesTotal >= outletLimits.handshakesTotal) {
       this.dialsDeclined += 1;
@@ -157,11 +195,15 @@ export class OutletSessions {
    */
   private async carryRaw(raw: Socket, path: Path): Promise<void> {
     const { logger, metrics } = this.options;
-    if (this.stopping) {
+    if (this.stopping || this.leaving) {
       raw.destroy();
       return;
     }
-    const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow);
+    // A handshake begun before a drain is seen through (leave() waits for it): its inlet may take it meanwhile.
+    this.handshaking += 1;
+    const channel = await acceptOutletChannel(raw, this.options.credentials(), this.options.allow).finally(
+      () => (this.handshaking -= 1),
+    );
     if (this.stopping) {
       channel.socket.destroy();
       return;
@@ -180,6 +222,7 @@ export class OutletSessions {
     // The streams a session holds are bounded by the target connections its inlet may have (onStream).
     const { session } = adoptOutletSession(channel, { onStream });
     this.sessions.add(session);
+    if (this.leaving) session.notice();
     metrics.sessions.inc({ part: 'outlet', path });
     metrics.sessionsOpen.inc({ part: 'outlet', path });
     logger.debug(`outlet: session from inlet ${inlet || '?'}, ${path === 'direct' ? 'direct' : 'through a relay'}`);

@@ -115,6 +115,16 @@ export class Outlet {
       this.refusals.byRelay(event.from.slice(0, 64), event.attributes.slice(0, 8), event.count);
   }
 
+  /**
+   * The first step of a drain: off every relay (inlets hear of it from them), and every inlet told to
+   * open nothing more here while what it opened before it heard is still served; settles once they
+   * have heard, or after `withinMs`.
+   */
+  leave(withinMs: number): Promise<void> {
+    this.withdraw();
+    return this.sessions.leave(withinMs);
+  }
+
   /** Takes its relay name off every relay it is registered on (the name is no longer the node's). */
   withdraw(): void {
     for (const link of this.options.relays.up())

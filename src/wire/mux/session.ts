@@ -36,6 +36,8 @@ export class MuxSession extends EventEmitter {
   private nextId = 1;
   private lastOpened = 0;
   private closing = false;
+  /** A go-away was sent while streams are still taken (notice). */
+  private noticeGiven = false;
   private ended = false;
   private peerGoAway: GoAwayCode | undefined;
   private readonly pings = new Pings(muxDefaults.outstandingPings);
@@ -181,10 +183,22 @@ export class MuxSession extends EventEmitter {
     this.writer.write(FrameType.credential, 0, certificate);
   }
 
+  /**
+   * Tells the peer that this side is going away (a go-away) while still taking the streams it opened
+   * before it heard: the outlet's first step of a drain, so that nothing in flight is refused.
+   */
+  notice(): void {
+    if (this.ended || this.closing || this.noticeGiven || this.peerGoAway !== undefined) return;
+    this.noticeGiven = true;
+    // Sent on the next turn of the event loop (as close() sends it): a ping written after that turn
+    // follows it.
+    this.writer.goAway(GoAwayCode.normal);
+  }
+
   /** Takes no new streams (the peer hears of it), and ends the session once the last one is over. */
   close(): void {
     if (this.ended) return;
-    if (!this.closing && this.peerGoAway === undefined) this.writer.goAway(GoAwayCode.normal);
+    if (!this.closing && !this.noticeGiven && this.peerGoAway === undefined) this.writer.goAway(GoAwayCode.normal);
     this.closing = true;
     if (this.streams.size === 0) this.endLink();
   }
@@ -250,6 +264,9 @@ export class MuxSession extends EventEmitter {
   private onControl(type: FrameType, id: number, body: Buffer): void {
     switch (type) {
       case FrameType.ping:
+        // The opens of streams begun before the ping leave before its pong (rather than with their
+        // first bytes): a draining outlet takes the pong for proof that nothing more was opened.
+        this.writer.announce(Number.MAX_SAFE_INTEGER);
         // A copy: a slice would keep the whole chunk it was read in.
         if (!this.writer.answer(FrameType.pong, 0, Buffer.from(body)))
           this.fail(new SessionProtocolError('it reads none of the answers to what it sends'));
