@@ -45,6 +45,27 @@ export function membersTable(members: readonly MemberInfo[]): string {
   );
 }
 
+/**
+ * The relay names several active members hold (pools of outlets), each with its members and whether
+ * they are connected now: the lines `portal project members` prints after its table.
+ */
+export function poolLines(members: readonly MemberInfo[]): string {
+  const byRelay = new Map<string, MemberInfo[]>();
+  for (const member of members)
+    if (member.revoked === null && member.kind !== 'relay')
+      for (const relay of member.relays) byRelay.set(relay, [...(byRelay.get(relay) ?? []), member]);
+  const pools = [...byRelay].filter(([, held]) => held.length > 1);
+  if (pools.length === 0) return '';
+  const lines = pools.map(([relay, held]) => {
+    const connected = held.filter((member) => member.connected).length;
+    const each = held.map((member) => `${printable(member.id)} ${member.connected ? 'connected' : 'not connected'}`);
+    return `  relay name ${printable(relay)}: ${held.length} members, ${connected} connected (${each.join(', ')})\n`;
+  });
+  return (
+    '\nPools (relay names several members hold; each that runs an outlet of the name serves it):\n' + lines.join('')
+  );
+}
+
 /** The members `policy` admits, by their attributes; revoked ones are admitted by nothing. */
 export function membersAdmitted(members: readonly MemberInfo[], policy: Policy): MemberInfo[] {
   return members.filter((member) => member.revoked === null && evaluatePolicy(policy, member.attributes));

@@ -103,13 +103,20 @@ export function describeNode(shown: NodeShowRunning): string[] {
         `${plural(o.connections_total, 'connection')} so far, ${o.connections_active} open now`,
     ),
     ...shown.relays.map((r) => `  relay ${r.id} at ${r.address}: ${r.status}`),
-    ...shown.inlets.map(
-      (i) =>
-        `  ${label('inlet', i)}: ${i.listening ?? i.from} via ${i.via}, session ${i.session}` +
+    ...shown.inlets.flatMap((i) => [
+      `  ${label('inlet', i)}: ${i.listening ?? i.from} via ${i.via}, session ${i.session}` +
         `${i.path ? ` (${i.path})` : ''}, ` +
         `${plural(i.connections_total, 'connection')} so far (${i.connections_direct} direct, ` +
         `${i.connections_relayed} relayed), ${i.connections_active} open now, ${i.connections_refused} refused`,
-    ),
+      // A pool: each of its outlets.
+      ...(i.outlets.length > 1
+        ? i.outlets.map(
+            (member) =>
+              `    pool outlet ${member.outlet ?? '(not known yet)'}: session ${member.session}` +
+              `${member.path ? ` (${member.path})` : ''}, ${member.clients} open now`,
+          )
+        : []),
+    ]),
     ...(shown.status === 'up' ? [] : shown.problems.map((problem) => `  problem: ${problem}`)),
     ...(shown.warnings ?? []).map((warning) => `  warning: ${warning}`),
   ];

@@ -7,7 +7,7 @@ import { InputError, printable } from '../shared/errors.ts';
 import { adminRequest } from './administrator.ts';
 import { portalHome } from './home.ts';
 import { requirePolicy } from '../shared/policy.ts';
-import { jsonLines, membersAdmitted, membersTable, ticketsTable } from './member-tables.ts';
+import { jsonLines, membersAdmitted, membersTable, poolLines, ticketsTable } from './member-tables.ts';
 
 /** A member's id as portal project members shows it: a node (n…) or an administrator (a…). */
 export const memberIdPattern = /^[an][0-9a-f]{16}$/;
@@ -27,7 +27,7 @@ export function registerMembers(project: Command): void {
       const policy = options.admittedBy === undefined ? undefined : requirePolicy(options.admittedBy, '--admitted-by');
       const { members } = await adminRequest(portalHome(), 'members', {});
       const shown = policy ? membersAdmitted(members, policy) : members;
-      process.stdout.write(options.json ? jsonLines(shown) : membersTable(shown));
+      process.stdout.write(options.json ? jsonLines(shown) : membersTable(shown) + poolLines(shown));
     });
   project
     .command('revoke')

@@ -72,6 +72,17 @@ export class InletPool {
     return this.stopping;
   }
 
+  /** Open while any outlet's session is, else opening while one is being opened. */
+  state(): 'open' | 'opening' | 'none' {
+    const states = this.members.map(({ keeper }) => keeper.state());
+    return states.includes('open') ? 'open' : states.includes('opening') ? 'opening' : 'none';
+  }
+
+  /** The first keeper with an open session (else the first): whose path /show gives for the inlet. */
+  carrier(): SessionKeeper {
+    return this.members.find(({ keeper }) => keeper.state() === 'open')?.keeper ?? this.first;
+  }
+
   /** Warm streams each outlet keeps ready. */
   get warmWanted(): number {
     return this.first.warm.wanted;

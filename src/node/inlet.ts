@@ -191,15 +191,15 @@ export class Inlet {
       via: this.options.via,
       allow: this.options.allow,
       status: this.status,
-      // The first outlet's; `outlets` gives each of a pool.
-      session: this.pool.first.state(),
-      path: this.pool.first.describePath(),
+      // Of the pool: open while one outlet's session is; `outlets` gives each.
+      session: this.pool.state(),
+      path: this.pool.carrier().describePath(),
       direct: this.options.direct ? this.options.direct.listening : null,
       warm_streams: this.pool.keepers.reduce((sum, keeper) => sum + keeper.warm.size, 0),
       outlets: this.pool.describe(),
       ...this.counters.describe(),
       /** Why the last attempt at a session failed, while there is none. */
-      session_failure: this.pool.first.failure(),
+      session_failure: this.pool.state() === 'open' ? null : this.pool.first.failure(),
       /** Clients the outlet refused since it last accepted one. */
       refused_by_outlet: this.counters.refusedByOutlet(),
       /** Relays that failed an attempt lately, tried after the others until `until`. */

@@ -201,6 +201,13 @@ function assessInlet(inlet: InletShow, now: number, problems: Lines, warnings: L
     const clients = refused.count === 1 ? 'last client' : `last ${refused.count} clients`;
     problems.push(`the outlet refused its inlet's ${clients} (${refused.reason}), last ${ago(now, refused.last_at)}`);
   }
+  // An outlet of its pool without a session, while another carries the clients.
+  if (inlet.session === 'open')
+    for (const member of inlet.outlets.filter((member) => member.session !== 'open'))
+      warnings.push(
+        `its inlet on ${where} has no session to outlet ${member.outlet ?? '?'} of the pool of relay "${inlet.via}" ` +
+          `(${member.session === 'opening' ? 'opening one' : 'retrying'}); the others carry its clients`,
+      );
   for (const relay of inlet.relays_failed) {
     const left = Math.max(1, Math.round((Date.parse(relay.until) - now) / 1000));
     warnings.push(

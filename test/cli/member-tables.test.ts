@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { jsonLines, membersAdmitted, membersTable, table, ticketsTable } from '../../src/cli/member-tables.ts';
+import {
+  jsonLines,
+  membersAdmitted,
+  membersTable,
+  poolLines,
+  table,
+  ticketsTable,
+} from '../../src/cli/member-tables.ts';
 import { requirePolicy } from '../../src/shared/policy.ts';
 import type { MemberInfo, TicketInfo } from '../../src/wire/protocol.ts';
 
@@ -56,6 +63,23 @@ describe('cli: the tables of project members and tickets', () => {
       /db-inlet .*2026-11-25T09:15:31Z .*revoked 2026-11-25T10:00:01Z by a0123456789abcdef: laptop lost$/,
     );
     assert.match(active ?? '', / connected +3 +active$/);
+  });
+
+  it('names each pool: a relay name several active nodes hold, with who is connected', () => {
+    const outlet = { ...member, revoked: null, attributes: ['db-outlet'] };
+    const text = poolLines([
+      { ...outlet, id: 'n-a', relays: ['db'], connected: true },
+      { ...outlet, id: 'n-b', relays: ['db', 'cache'] },
+      { ...outlet, id: 'n-c', relays: ['cache'], revoked: member.revoked },
+      { ...outlet, id: 'n-d', relays: ['web'] },
+      { ...outlet, id: 'r-1', kind: 'relay', relays: ['db'] },
+    ]);
+    assert.equal(
+      text,
+      '\nPools (relay names several members hold; each that runs an outlet of the name serves it):\n' +
+        '  relay name db: 2 members, 1 connected (n-a connected, n-b not connected)\n',
+    );
+    assert.equal(poolLines([{ ...outlet, relays: ['db'] }]), '', 'no pool, no lines');
   });
 
   it('never lets a value from the controller move the terminal', () => {
