@@ -215,11 +215,15 @@ export async function startController(options: ControllerOptions): Promise<Runni
     whenIdle: async () => relay?.whenIdle(),
     async close() {
       stopping = true;
+      // What is left to write goes if the database takes it; one that is down does not keep the
+      // controller from stopping.
+      const written = (what: string) => (error: Error) =>
+        options.log?.(`controller: ${what} was not written while stopping: ${error.message}`);
       await relay?.close();
-      await server.close();
-      await service.reports.flush();
-      await service.audit.flushTallies();
-      await replicas?.stop();
+      await server.close().catch(written("the members' last-seen times"));
+      await service.reports.flush().catch(written('the reports of nodes and relays'));
+      await service.audit.flushTallies().catch(written('the tallies of refusals'));
+      await replicas?.stop().catch(written("this replica's withdrawal"));
       await store.destroy();
     },
   };

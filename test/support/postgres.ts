@@ -27,8 +27,22 @@ export interface Postgres {
   resume(): Promise<void>;
   /** A new empty database owned by `user` (a plain lower-case name). */
   createDatabase(name: string): void;
+  /** Stops the server as a crash does (pg_ctl stop -m immediate): no checkpoint, nothing flushed. */
+  crash(): Promise<void>;
+  /** Runs statements as the superuser over the server's socket; what psql printed (unaligned, tuples only). */
+  asSuperuser(...statements: string[]): string;
+  /** The folder of its socket, where a standby's base backup is taken from. */
+  readonly socketDir: string;
   stop(): Promise<void>;
 }
+
+/** A streaming standby of a primary: read-only until promoted. */
+export interface Standby extends Postgres {
+  /** Makes it the primary (pg_ctl promote), as an operator or a failover manager does. */
+  promote(): void;
+}
+
+const [user, password, database] = ['app', 'portal-test-secret', 'appdb'];
 
 export function postgresBinaries(): string {
   const root = '/usr/lib/postgresql';
@@ -88,6 +102,39 @@ export async function startPostgres(): Promise<Postgres> {
   const dir = await postgresFolder('portal-pg-');
   const data = join(dir, 'data');
   await newCluster(bin, data);
+  const server = await launch(bin, dir, data, []);
+  server.asSuperuser(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`, `CREATE DATABASE ${database} OWNER ${user}`);
+  return server;
+}
+
+/**
+ * A streaming standby of `primary` (a base backup of it, on a port of its own), made synchronous: from
+ * then on the primary acknowledges a commit only once the standby has it.
+ */
+export async function startStandby(primary: Postgres): Promise<Standby> {
+  const bin = postgresBinaries();
+  const dir = await postgresFolder('portal-pg-standby-');
+  const data = join(dir, 'data');
+  // -R: the backup starts as a standby of the primary; over the socket, as the superuser (trust).
+  const source = ['-h', primary.socketDir, '-p', String(primary.port), '-U', 'postgres'];
+  execFileSync(...as(join(bin, 'pg_basebackup'), [...source, '-D', data, '-R', '-X', 'stream', '-c', 'fast']), {
+    stdio: 'ignore',
+  });
+  // Its walreceiver names itself by cluster_name: the name synchronous_standby_names waits for.
+  const standby = await launch(bin, dir, data, ['cluster_name=standby1']);
+  primary.asSuperuser("ALTER SYSTEM SET synchronous_standby_names TO 'standby1'", 'SELECT pg_reload_conf()');
+  for (let waited = 0; primary.asSuperuser('SELECT sync_state FROM pg_stat_replication') !== 'sync'; waited += 50) {
+    if (waited > 30_000) throw new Error('the standby did not become synchronous');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    ...standby,
+    promote: () => execFileSync(...as(join(bin, 'pg_ctl'), ['promote', '-w', '-D', data]), { stdio: 'ignore' }),
+  };
+}
+
+/** A server on a free port, started on `data` (in `dir`, its socket folder) with `settings` (NAME=VALUE each). */
+async function launch(bin: string, dir: string, data: string, settings: readonly string[]): Promise<Postgres> {
   /** The server on `port`, ready; undefined when it did not start (the port was taken meanwhile). */
   const serve = async (on: number): Promise<Running | undefined> => {
     const candidate = start(
@@ -102,10 +149,11 @@ export async function startPostgres(): Promise<Postgres> {
         'listen_addresses=127.0.0.1',
         '-c',
         'max_connections=200',
+        ...settings.flatMap((setting) => ['-c', setting]),
       ]),
     );
     try {
-      await candidate.waitFor(/database system is ready to accept connections/, 30_000);
+      await candidate.waitFor(/database system is ready to accept (read-only )?connections/, 30_000);
       return candidate;
     } catch {
       await candidate.stop();
@@ -119,8 +167,6 @@ export async function startPostgres(): Promise<Postgres> {
     server = await serve(port);
   }
   if (!server) throw new Error('PostgreSQL did not start');
-  const [user, password, database] = ['app', 'portal-test-secret', 'appdb'];
-  /** Statements run by the superuser over the server's socket. */
   const asSuperuser = (...statements: string[]) =>
     execFileSync(
       ...as('psql', [
@@ -132,17 +178,19 @@ export async function startPostgres(): Promise<Postgres> {
         'postgres',
         '-v',
         'ON_ERROR_STOP=1',
+        '-At',
         ...statements.flatMap((statement) => ['-c', statement]),
       ]),
-      { stdio: 'ignore' },
-    );
-  asSuperuser(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`, `CREATE DATABASE ${database} OWNER ${user}`);
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    ).trim();
   let running: Running | undefined = server;
   return {
     port,
     user,
     password,
     database,
+    socketDir: dir,
+    asSuperuser,
     createDatabase(name) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
       asSuperuser(`CREATE DATABASE ${name} OWNER ${user}`);
@@ -162,6 +210,11 @@ export async function startPostgres(): Promise<Postgres> {
     async resume() {
       running ??= await serve(port);
       if (!running) throw new Error(`PostgreSQL did not start again on port ${port}`);
+    },
+    async crash() {
+      execFileSync(...as(join(bin, 'pg_ctl'), ['stop', '-m', 'immediate', '-D', data]), { stdio: 'ignore' });
+      await running?.ended();
+      running = undefined;
     },
     async stop() {
       await running?.stop();
