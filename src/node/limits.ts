@@ -134,6 +134,9 @@ export const reconnectJitter = 0.3;
 export const renewalRetryInitialMs = 1000;
 export const renewalRetryMaxMs = 30_000;
 
+/** Near the end of a certificate's life, renewal is tried again at most this often. */
+export const renewalRetryFloorMs = 250;
+
 /**
  * A warning that may come thousands of times a second (a target that refuses, descriptors running
  * out) is logged once in this long per key, with the count meanwhile.

@@ -8,7 +8,7 @@ import { PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { Backoff } from './backoff.ts';
 import { dueForRefresh, refreshCertificate, type Refreshed } from './enrollment.ts';
 import type { StoredIdentity } from './identity-store.ts';
-import { renewalRetryInitialMs, renewalRetryMaxMs, revocationCheckMs } from './limits.ts';
+import { renewalRetryFloorMs, renewalRetryInitialMs, renewalRetryMaxMs, revocationCheckMs } from './limits.ts';
 import type { Logger } from './logger.ts';
 import type { NodeControl } from './standing-channel.ts';
 
@@ -138,8 +138,20 @@ export class Renewal {
           );
         else logger.warn(`cannot renew the certificate yet: ${this.error}`);
       }
-      this.schedule(this.backoff.next());
+      const remaining = Date.parse(new X509Certificate(this.options.current().certificate).validTo) - Date.now();
+      this.schedule(renewalRetryMs(this.backoff.next(), remaining));
       return error;
     }
   }
+}
+
+/**
+ * How long to wait before the next try after a failed renewal: the backoff's wait, but never more than
+ * a quarter of the certificate's remaining life (nor less than renewalRetryFloorMs), so that a
+ * controller or database back shortly before the end is tried again in time, whatever the backoff grew
+ * to meanwhile. One already expired waits the backoff (it is re-issued once the controller answers).
+ */
+export function renewalRetryMs(backoffMs: number, remainingMs: number): number {
+  if (remainingMs <= 0) return backoffMs;
+  return Math.min(backoffMs, Math.max(renewalRetryFloorMs, remainingMs / 4));
 }

@@ -15,10 +15,26 @@ import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { nodeStatus } from '../support/processes.ts';
 import { roundTrip } from '../support/tcp.ts';
 
+/** Asks `read` every 200 ms until it gives something, for at most 30 s. */
+async function statusesUntil<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('nothing within 30 s');
+}
+
 /** How long the database stays down. */
-const outageMs = 5000;
+const outageMs = 30_000;
+/**
+ * The nodes' certificate lifetime: they renew at half of it, inside the outage, and the certificate's
+ * end comes soon after the database is back, so that the retries must come in time.
+ */
+const lifetime = '50s';
 
 describe('end to end: the PostgreSQL store down while portals run', function () {
   this.timeout(120_000);
@@ -36,7 +52,7 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
     await rm(join(tmpdir(), `portal-outage-${process.pid}.password`), { force: true });
   });
 
-  it('carries traffic and connections, refuses to enroll in one line, enrolls again once it is back', async () => {
+  it('carries traffic for 30 s, refuses to enroll and renew in one line each, both work again in time', async () => {
     postgres.createDatabase('outage');
     const passwordFile = join(
       await import('node:os').then(({ tmpdir }) => tmpdir()),
@@ -44,7 +60,9 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
     );
     await writeFile(passwordFile, `${postgres.password}\n`, { mode: 0o600 });
     const url = `postgres://${postgres.user}@127.0.0.1:${postgres.port}/outage`;
-    project = await startProject({ controllerFlags: ['--store', url, '--store-password-file', passwordFile] });
+    project = await startProject({
+      controllerFlags: ['--store', url, '--store-password-file', passwordFile, '--credential-lifetime', lifetime],
+    });
     portal = await startEchoPortal(project);
     const { port } = portal;
     const pin = { controller: project.controller.listening, fingerprint: project.controller.fingerprint };
@@ -64,7 +82,16 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
       }
     };
 
+    const homes = ['inlet', 'outlet'].map((name) => join(project!.dir, name));
+    const validUntil = async () =>
+      Promise.all(homes.map(async (home) => Date.parse((await nodeStatus(home)).identity.valid_until)));
+    const firstEnds = await validUntil();
     await postgres.pause();
+    const pausedAt = Date.now();
+    assert.ok(
+      Math.min(...firstEnds) > pausedAt + outageMs,
+      'the certificates end after the outage (the test started slowly: their lifetime is too short for it)',
+    );
     const started = performance.now();
     let connections = 0;
     while (performance.now() - started < outageMs) {
@@ -83,7 +110,24 @@ describe('end to end: the PostgreSQL store down while portals run', function () 
       return true;
     });
 
+    // The nodes tried to renew meanwhile and said why they could not, in one line.
+    for (const node of [portal.inlet, portal.outlet])
+      await node.waitFor(
+        /WARN cannot renew the certificate yet: the controller cannot reach its database now \(ECONNREFUSED\)$/,
+      );
     await postgres.resume();
+    const resumedAt = Date.now();
+    // Back before their certificates end: each renews in time, however long its backoff had grown.
+    const renewed = await statusesUntil(async () => {
+      const now = await validUntil();
+      return now.every((until, index) => until > firstEnds[index]!) ? now : undefined;
+    });
+    console.log(
+      `      both nodes renewed ${((Date.now() - resumedAt) / 1000).toFixed(1)} s after the database came back, ` +
+        `${((Math.min(...firstEnds) - Date.now()) / 1000).toFixed(1)} s before their certificates' end`,
+    );
+    assert.ok(Date.now() < Math.min(...firstEnds), 'renewed before the certificates ended');
+    assert.equal(renewed.length, 2);
     const enrolled = await enroll(tickets[1]!);
     assert.match(enrolled.identity.nodeId, /^n[0-9a-f]{16}$/);
     // The ticket whose enrollment failed was not spent.

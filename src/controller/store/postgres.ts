@@ -18,6 +18,8 @@ import type { PostgresTarget } from './store-url.ts';
 const poolSize = 10;
 /** A database that does not answer a new connection in this long is reported down. */
 const connectTimeoutSeconds = 5;
+/** The wait before each new attempt to connect after failed ones: doubling from 0.1 s to 1 s. */
+const reconnectWaitSeconds = (failures: number) => Math.min(0.05 * 2 ** failures, 1);
 /** How long closing the store waits for the queries under way. */
 const endWaitSeconds = 2;
 
@@ -47,6 +49,10 @@ export async function postgresClient(
     ...(target.sessionTarget === 'any' ? {} : { target_session_attrs: target.sessionTarget }),
     max: poolSize,
     connect_timeout: connectTimeoutSeconds,
+    // Its own backoff grows to 20 s between attempts while the database is down, and a query waits for
+    // the next attempt: past the deadline of the request it serves. At most a second here, so that a
+    // request is refused in one line while it is down and served as soon as it is back.
+    backoff: reconnectWaitSeconds,
     connection: { application_name: 'portal-controller' },
     // Times are epoch milliseconds in bigint columns: well within a JavaScript number.
     types: {
