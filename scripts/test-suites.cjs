@@ -83,6 +83,7 @@ const unitFiles = [
   'test/relay/pairing.test.ts',
   'test/relay/relay-node.test.ts',
   'test/relay/relay-pools.test.ts',
+  'test/relay/relay-watch-bounds.test.ts',
   'test/relay/relay.test.ts',
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
