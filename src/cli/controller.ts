@@ -145,6 +145,14 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       hint: 'give the address nodes dial, such as controller.example.net:4000',
     });
   }
+  // Replicas: an embedded relay would be told to members as reachable at every replica's address, and
+  // serve only the nodes that reached its own replica.
+  if (options.relay && addressesOf(options.publicAddress ?? '').length > 1)
+    throw new InputError(
+      'BAD_FLAG',
+      '--public-address names several controller replicas, whose embedded relays cannot serve one project together',
+      { hint: 'start every replica with --no-relay and run relay nodes (portal relay start); see docs/replicas.md' },
+    );
   const credentialLifetimeMs = durationFlag(
     '--credential-lifetime',
     options.credentialLifetime,

@@ -100,4 +100,31 @@ describe('portal controller start: an admin code only when one is needed', funct
       assert.equal(existsSync(data), false, 'nothing was created');
     }
   });
+
+  it('refuses several replica addresses with the embedded relay, before starting, and names --no-relay', async () => {
+    const data = join(dir, 'replicas-with-relay');
+    const run = await portal(join(dir, 'home'), [
+      'controller',
+      'start',
+      '--listen',
+      '127.0.0.1:0',
+      '--public-address',
+      'cp1.example.net:4000',
+      '--public-address',
+      'cp2.example.net:4000',
+      '--data-dir',
+      data,
+    ]);
+    assert.deepEqual(
+      [run.code, run.stdout, run.stderr],
+      [
+        2,
+        '',
+        'portal: --public-address names several controller replicas, whose embedded relays cannot serve one ' +
+          'project together; start every replica with --no-relay and run relay nodes (portal relay start); ' +
+          'see docs/replicas.md\n',
+      ],
+    );
+    assert.equal(existsSync(data), false, 'nothing was created');
+  });
 });
