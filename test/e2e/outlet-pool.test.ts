@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ready } from '../support/echo-portal.ts';
 import { inletPort, statusWhen, type Running } from '../support/processes.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { runPortal } from '../support/run-portal.ts';
 import { roundTrip, startEchoServer } from '../support/tcp.ts';
 
 const heartbeat = { PORTAL_HEARTBEAT: '500ms' };
@@ -194,7 +195,12 @@ describe('end to end: a pool of two outlets behind one relay name', function () 
         if (outlet.seen.has(`held-${outlet.name}-${i}`)) through = socket;
       }
       assert.ok(through, `one of ${sockets.length} connections held went to ${outlet.name}`);
-      const stopping = outlet.node.stop();
+      // The first by SIGTERM (as a service manager stops it), the second by portal node drain.
+      const drained =
+        outlet === outlets[0]
+          ? undefined
+          : runPortal(['node', 'drain'], { env: { PORTAL_HOME: join(project.dir, outlet.name) } });
+      const stopping = drained ? outlet.node.ended() : outlet.node.stop();
       await outlet.node.waitFor(/takes no new connections/);
       const echoed = new Promise<string>((resolve) =>
         through.once('data', (chunk: Buffer) => resolve(chunk.toString())),
@@ -203,6 +209,12 @@ describe('end to end: a pool of two outlets behind one relay name', function () 
       assert.equal(await echoed, 'still here', 'a held connection goes on through the draining outlet');
       for (const socket of sockets) socket.destroy();
       assert.equal(await stopping, 0);
+      if (drained) {
+        const run = await drained;
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stdout, /^Draining the node \(process \d+\): its outlets leave their pools/);
+        assert.match(run.stdout, /The node \(process \d+\) stopped, [\d.]+ s after\.\n$/);
+      }
       outlet.node = await project.startNode(outlet.name, outlet.config, undefined, heartbeat);
       await poolUp('inlet-relayed', /^relay /);
       await poolUp('inlet-direct', /^direct$/);
@@ -213,5 +225,11 @@ describe('end to end: a pool of two outlets behind one relay name', function () 
       assert.deepEqual(client.failures, [], `${inlet}: no client saw an error`);
       assert.ok(client.done > 20, `${inlet}: ${client.done} connections`);
     }
+    const nobody = await runPortal(['node', 'drain'], { env: { PORTAL_HOME: join(project.dir, 'nobody') } });
+    assert.equal(nobody.code, 1);
+    assert.match(
+      nobody.stderr,
+      /^portal: no node runs with PORTAL_HOME=\S+nobody; give the PORTAL_HOME the node runs with\n$/,
+    );
   });
 });
