@@ -11,6 +11,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # Scripts stay off: the bundle needs esbuild's binary only, never the controller's native module.
 RUN npm ci --ignore-scripts --no-audit --no-fund
+# The one install step the bundle needs: the PostgreSQL driver guarded (see the script).
+COPY scripts/patch-postgres-driver.mjs scripts/
+RUN node scripts/patch-postgres-driver.mjs
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/
 COPY schemas schemas

@@ -41,6 +41,9 @@ import type { ControllerService } from './service.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
 import { anonymousRate, anonymousRequests } from './limits.ts';
 
+/** How long a stopping controller waits for the last-seen times it is writing. */
+const seenWritesWaitMs = 2000;
+
 export interface ControlLimits {
   /** Requests a member's connection may have in flight. @default memberInFlight */
   readonly memberInFlight: number;
@@ -170,8 +173,16 @@ export class ControllerServer {
   async close(): Promise<void> {
     this.members.closeConnections();
     await this.port.close();
-    // What the closed connections wrote last (when each member was seen), before the store closes.
-    await Promise.all(this.seenWrites);
+    // What the closed connections wrote last (when each member was seen), before the store closes; a
+    // database that does not answer (lost in a failover) keeps the controller from stopping no longer.
+    let timer: NodeJS.Timeout | undefined;
+    const given = await Promise.race([
+      Promise.all(this.seenWrites).then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), seenWritesWaitMs))),
+    ]);
+    clearTimeout(timer);
+    if (given)
+      this.options.log?.(`controller: ${this.seenWrites.size} last-seen times were not written while stopping`);
   }
 
   stats(): ControllerServerStats {

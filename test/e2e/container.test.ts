@@ -135,6 +135,13 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
       ),
       'no install script runs: no native module is built',
     );
+    const runs = build?.instructions.filter((instruction) => instruction.keyword === 'RUN').map(({ text }) => text);
+    assert.ok(
+      (runs ?? []).indexOf('node scripts/patch-postgres-driver.mjs') >
+        (runs ?? []).findIndex((run) => run.startsWith('npm ci')) &&
+        (runs ?? []).indexOf('node scripts/patch-postgres-driver.mjs') < (runs ?? []).indexOf('node scripts/build.mjs'),
+      'the PostgreSQL driver is guarded after the install and before the bundle',
+    );
     assert.equal(final?.from, build?.from, 'the runtime stage runs the Node.js the bundle was built with');
     assert.match(final?.from ?? '', /^node:24-/, 'a Node.js that still receives fixes');
     assert.deepEqual(
@@ -177,6 +184,7 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
     assert.deepEqual(sources, [
       'package.json',
       'package-lock.json',
+      'scripts/patch-postgres-driver.mjs',
       'tsconfig.json',
       'scripts/build.mjs',
       'schemas',

@@ -1,0 +1,50 @@
+// Guards the PostgreSQL driver (postgres.js 3.4.x) against a crash on a connection that closes with a
+// write still batched: it batches small writes on setImmediate, and its connection teardown cancels
+// that immediate without forgetting it, so (1) an immediate that still fires writes to a socket it
+// has set to null, throwing where nothing can catch it (the controller process would exit during a
+// database failover), and (2) a reconnected connection never flushes again, its queries waiting
+// forever. Upstream: porsager/postgres issues 1066, 1154 and 1208.
+//
+// Run by npm after every install (postinstall), before the build bundles the driver; idempotent; it
+// fails the install when the driver's code is not what it expects (a new version: check whether it
+// still needs this, and remove or update the script).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const marker = '/* portal: guarded */';
+const driver = join('node_modules', 'postgres');
+const files = ['src/connection.js', 'cjs/src/connection.js'].map((file) => join(driver, file));
+
+/** Each change: what the driver has, and what it becomes. */
+const changes = [
+  {
+    what: 'the batched write',
+    from: '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)',
+    to: `  function nextWrite(fn) {\n    if (!socket) return (chunk = nextWriteTimer = null, false) ${marker}\n    const x = socket.write(chunk, fn)`,
+    count: 1,
+  },
+  {
+    what: 'the teardown of a connection',
+    from: '\n    clearImmediate(nextWriteTimer)\n',
+    to: `\n    clearImmediate(nextWriteTimer), nextWriteTimer = chunk = null ${marker}\n`,
+    count: 2,
+  },
+];
+
+for (const file of files) {
+  const text = readFileSync(file, 'utf8');
+  if (text.includes(marker)) continue;
+  let patched = text;
+  for (const { what, from, to, count } of changes) {
+    const found = patched.split(from).length - 1;
+    if (found !== count) {
+      console.error(
+        `patch-postgres-driver: ${file} has ${found} of the ${count} places of ${what} it guards: ` +
+          'a new version of postgres.js; check whether it still needs scripts/patch-postgres-driver.mjs',
+      );
+      process.exit(1);
+    }
+    patched = patched.split(from).join(to);
+  }
+  writeFileSync(file, patched);
+}
