@@ -10,6 +10,7 @@
 // still needs this, and remove or update the script).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 const marker = '/* portal: guarded */';
 const driver = join('node_modules', 'postgres');
@@ -20,7 +21,10 @@ const changes = [
   {
     what: 'the batched write',
     from: '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)',
-    to: `  function nextWrite(fn) {\n    if (!socket) return (chunk = nextWriteTimer = null, false) ${marker}\n    const x = socket.write(chunk, fn)`,
+    to:
+      '  function nextWrite(fn) {\n' +
+      `    if (!socket) return (chunk = nextWriteTimer = null, false) ${marker}\n` +
+      '    const x = socket.write(chunk, fn)',
     count: 1,
   },
   {
@@ -38,9 +42,9 @@ for (const file of files) {
   for (const { what, from, to, count } of changes) {
     const found = patched.split(from).length - 1;
     if (found !== count) {
-      console.error(
+      process.stderr.write(
         `patch-postgres-driver: ${file} has ${found} of the ${count} places of ${what} it guards: ` +
-          'a new version of postgres.js; check whether it still needs scripts/patch-postgres-driver.mjs',
+          'a new version of postgres.js; check whether it still needs scripts/patch-postgres-driver.mjs\n',
       );
       process.exit(1);
     }
