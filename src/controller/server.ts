@@ -40,6 +40,7 @@ import type { Revocation } from './revocations.ts';
 import type { ControllerService } from './service.ts';
 import { memberConnections, memberInFlight, queuedBytesPerPeer } from '../wire/limits.ts';
 import { anonymousRate, anonymousRequests } from './limits.ts';
+import { timedOut } from '../shared/settled-within.ts';
 
 /** How long a stopping controller waits for the last-seen times it is writing. */
 const seenWritesWaitMs = 2000;
@@ -175,13 +176,7 @@ export class ControllerServer {
     await this.port.close();
     // What the closed connections wrote last (when each member was seen), before the store closes; a
     // database that does not answer (lost in a failover) keeps the controller from stopping no longer.
-    let timer: NodeJS.Timeout | undefined;
-    const given = await Promise.race([
-      Promise.all(this.seenWrites).then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), seenWritesWaitMs))),
-    ]);
-    clearTimeout(timer);
-    if (given)
+    if (await timedOut(Promise.all(this.seenWrites), seenWritesWaitMs))
       this.options.log?.(`controller: ${this.seenWrites.size} last-seen times were not written while stopping`);
   }
 
