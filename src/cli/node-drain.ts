@@ -10,6 +10,7 @@ import { runtimeFile } from '../node/runtime-file.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { durationRanges } from '../shared/duration.ts';
 import { portalHome } from './home.ts';
+import { runningNode } from './running-node.ts';
 import { drainPollMs, statusAnswerMs } from './limits.ts';
 import { readNodeShow } from './status-request.ts';
 
@@ -18,11 +19,7 @@ const drainWaitMs = durationRanges.drain.maxMs + 30_000;
 
 export async function drainNode(): Promise<void> {
   const home = portalHome();
-  const runtime = await runningHolder(runtimeFile(home));
-  if (!runtime)
-    throw new RuntimeFailure('NODE_DOWN', `no node runs with PORTAL_HOME=${home}`, {
-      hint: 'give the PORTAL_HOME the node runs with',
-    });
+  const runtime = await runningNode(home, 'give the PORTAL_HOME the node runs with');
   const open = await openConnections(runtime);
   signal(runtime);
   console.log(

@@ -7,13 +7,13 @@
  * problem located) when the configuration is refused, 1 when no node runs or it does not answer.
  */
 import { readConfigurationArgument } from '../node/config.ts';
-import { runningHolder, type RuntimeRecord } from '../node/home-claim.ts';
+import type { RuntimeRecord } from '../node/home-claim.ts';
 import { keptConfigurationFile, readKeptConfiguration, writeKeptConfiguration } from '../node/kept-configuration.ts';
-import { runtimeFile } from '../node/runtime-file.ts';
 import type { NodeShow, ReloadOutcome, ReloadShow } from '../node/show.ts';
 import { knownCode } from '../shared/error-codes.ts';
 import { InputError, RuntimeFailure, ValidationError } from '../shared/errors.ts';
 import { portalHome } from './home.ts';
+import { runningNode } from './running-node.ts';
 import { readNodeShow } from './status-request.ts';
 import { configurationInputBytes, reloadAnswerMs, reloadPollMs, statusAnswerMs } from './limits.ts';
 import { readStandardInput } from './ticket-input.ts';
@@ -25,11 +25,10 @@ export interface NodeReloadOptions {
 
 export async function reloadNode(options: NodeReloadOptions): Promise<void> {
   const home = portalHome();
-  const runtime = await runningHolder(runtimeFile(home));
-  if (!runtime)
-    throw new RuntimeFailure('NODE_DOWN', `no node runs with PORTAL_HOME=${home}`, {
-      hint: 'start it with portal node create --foreground, or give the PORTAL_HOME it runs with',
-    });
+  const runtime = await runningNode(
+    home,
+    'start it with portal node create --foreground, or give the PORTAL_HOME it runs with',
+  );
   const before = await reloadsOf(runtime);
   const replaced =
     options.configuration === undefined ? undefined : await replaceKept(home, runtime, options.configuration);
