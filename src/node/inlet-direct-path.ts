@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { PeerIdentity } from '../pki/identity.ts';
+import { policyAdmits } from '../shared/policy.ts';
 import { openInletChannel, type Channel, type ChannelMode, type SessionCredentials } from '../wire/e2e-session.ts';
 import { sessionOver } from '../wire/session-credentials.ts';
 import type { DirectListener } from './direct-listener.ts';
@@ -82,7 +83,9 @@ export class InletDirectPath {
     let streamMade: ((socket: TLSSocket | undefined) => void) | undefined;
     // The inlet says which, in its verdict, once the outlet's certificate is in.
     const chooseMode = (peer: PeerIdentity | undefined): ChannelMode | undefined => {
-      keeper = peer ? pool.keeperFor(peer.nodeId) : undefined;
+      // Only an outlet this inlet admits joins the pool; another's channel goes on to be refused by the
+      // verdicts, on the first keeper, so that it costs the pool no place.
+      keeper = peer && policyAdmits(allow, peer.attributes) ? pool.keeperFor(peer.nodeId) : pool.first;
       if (!keeper) return undefined;
       const directCurrent = keeper.path === 'direct' && keeper.hasCurrentSession();
       if (!directCurrent && !this.directOpening.has(keeper)) {
