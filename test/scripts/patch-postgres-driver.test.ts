@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../support/usecases.ts';
+
+const script = join(projectRoot, 'scripts/patch-postgres-driver.mjs');
+
+/** A driver folder holding `text` as both of its connection.js files; the script run in it. */
+async function runOn(text: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'portal-driver-'));
+  for (const folder of ['src', 'cjs/src']) {
+    await mkdir(join(dir, 'node_modules/postgres', folder), { recursive: true });
+    await writeFile(join(dir, 'node_modules/postgres', folder, 'connection.js'), text);
+  }
+  const run = spawnSync(process.execPath, [script], { cwd: dir, encoding: 'utf8' });
+  const patched = await readFile(join(dir, 'node_modules/postgres/src/connection.js'), 'utf8');
+  await rm(dir, { recursive: true, force: true });
+  return { code: run.status, stderr: run.stderr, patched };
+}
+
+describe('scripts: the PostgreSQL driver guarded at install', () => {
+  const driverLike = [
+    '  function nextWrite(fn) {',
+    '    const x = socket.write(chunk, fn)',
+    '  }',
+    '  function terminate() {',
+    '    clearImmediate(nextWriteTimer)',
+    '  }',
+    '  function closed() {',
+    '    clearImmediate(nextWriteTimer)',
+    '  }',
+  ].join('\n');
+
+  it('guards the batched write and both teardowns, once however often it runs', async () => {
+    const { code, patched } = await runOn(driverLike);
+    assert.equal(code, 0);
+    assert.match(patched, /if \(!socket\) return/);
+    assert.equal(patched.split('nextWriteTimer = chunk = null').length - 1, 2);
+    const again = await runOn(patched);
+    assert.equal(again.code, 0);
+    assert.equal(again.patched, patched, 'a second run changes nothing');
+  });
+
+  it('fails the install on a driver whose code it does not know, and says what to check', async () => {
+    const { code, stderr } = await runOn(driverLike.replace('const x = socket.write', 'const y = socket.write'));
+    assert.equal(code, 1);
+    assert.match(stderr, /^patch-postgres-driver: \S+connection\.js has 0 of the 1 places of the batched write/);
+  });
+
+  it('has guarded the driver this checkout installed', async () => {
+    const installed = await readFile(join(projectRoot, 'node_modules/postgres/src/connection.js'), 'utf8');
+    assert.ok(installed.includes('/* portal: guarded */'), 'npm ci ran scripts/patch-postgres-driver.mjs');
+  });
+});
