@@ -90,7 +90,6 @@ const unitFiles = [
   'test/scripts/engines.test.ts',
   'test/scripts/soak-selection.test.ts',
   'test/scripts/lane-memory.test.ts',
-  'test/scripts/patch-postgres-driver.test.ts',
   'test/scripts/test-lanes.test.ts',
   'test/service/systemd-unit.test.ts',
   'test/shared/address.test.ts',
