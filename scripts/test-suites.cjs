@@ -25,6 +25,7 @@ const unitFiles = [
   'test/compile/limits.test.ts',
   'test/compile/node-config.test.ts',
   'test/compile/open-manifests.test.ts',
+  'test/compile/outlet-replicas.test.ts',
   'test/compile/rules.test.ts',
   'test/compile/stack.test.ts',
   'test/compile/template-audit.test.ts',

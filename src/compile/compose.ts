@@ -14,7 +14,7 @@ import { stopWaitMs } from '../shared/stop-wait.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { compileDefaults } from './defaults.ts';
 import { endpointsOf, type NodeRole, type UseCase } from './model.ts';
-import { containerInletConfig, outletConfig } from './node-config.ts';
+import { containerInletConfig, outletConfig, outletReplicaConfig } from './node-config.ts';
 
 export interface ComposeService {
   readonly image: string;
@@ -80,9 +80,24 @@ export function composeFile(useCase: UseCase, container: ContainerManifest): Com
 /**
  * The outlet as a container: on the host's network, so that a target on the host (localhost) and
  * anything the host reaches is reachable, and it opens no port. Each endpoint placeholder's value comes
- * from the shell's variable of the same name, which the node substitutes into its targets.
+ * from the shell's variable of the same name, which the node substitutes into its targets. A pool of
+ * replicas is one service each (node-1, node-2, …): each its own node, with its own state and keys
+ * volumes and, on the shared network, its own status port; all enroll with the one ticket.
  */
 export function outletComposeFile(useCase: UseCase): ComposeFile {
+  if (useCase.outletReplicas === 1) {
+    return { services: { node: outletService(useCase, outletConfig(useCase)) }, volumes: { [keysVolume]: {} } };
+  }
+  const services: Record<string, ComposeService> = {};
+  const volumes: Record<string, Record<string, never>> = {};
+  for (let replica = 1; replica <= useCase.outletReplicas; replica++) {
+    services[`node-${replica}`] = outletService(useCase, outletReplicaConfig(useCase, replica), replica);
+    volumes[`${keysVolume}-${replica}`] = {};
+  }
+  return { services, volumes };
+}
+
+function outletService(useCase: UseCase, config: NodeConfig, replica?: number): ComposeService {
   const environment: Record<string, string> = {
     ENROLLMENT_TICKET: ticketVariable('outlet'),
     NODE_LOGGING: 'true',
@@ -94,17 +109,17 @@ export function outletComposeFile(useCase: UseCase): ComposeFile {
     const name = endpoint.placeholder;
     environment[name] = `\${${name}:?set ${name} to the endpoint's value, as README.md says}`;
   }
-  const node: ComposeService = {
+  const suffix = replica === undefined ? '' : `-${replica}`;
+  return {
     image: useCase.container?.image ?? compileDefaults.containerImage,
-    container_name: `${useCase.usecase}-outlet`,
+    container_name: `${useCase.usecase}-outlet${suffix}`,
     network_mode: 'host',
     restart: 'unless-stopped',
     stop_grace_period: nodeStopGracePeriod,
     environment,
-    volumes: [`${keysVolume}:${compileDefaults.containerKeysDirectory}`],
-    command: ['node', 'create', '--foreground', '--configuration', nodeConfigYaml(outletConfig(useCase))],
+    volumes: [`${keysVolume}${suffix}:${compileDefaults.containerKeysDirectory}`],
+    command: ['node', 'create', '--foreground', '--configuration', nodeConfigYaml(config)],
   };
-  return { services: { node }, volumes: { [keysVolume]: {} } };
 }
 
 function nodeService(useCase: UseCase, container: ContainerManifest): ComposeService {

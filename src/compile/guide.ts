@@ -13,7 +13,7 @@ import { alarmMinutes, alarmPeriodSeconds, alarmThreshold, nodeUpMetric } from '
 import { fileSystemWait } from './stack/compute.ts';
 import { ids } from './stack/context.ts';
 import { nodeStack } from './stack/stack.ts';
-import { directPortAt, stackDirectAddress, stackInletConfig } from './node-config.ts';
+import { directPortAt, outletStatusPort, stackDirectAddress, stackInletConfig } from './node-config.ts';
 
 /** The words of the `portal project ticket` command; templates quote each (shwords). */
 export function ticketCommand(ticket: Ticket): string[] {
@@ -118,6 +118,7 @@ export function guideContext(useCase: UseCase) {
     statusPort: useCase.statusPort,
     /** A status port for the second node on one machine, as the guide suggests it. */
     otherStatusPort: useCase.statusPort < 65535 ? useCase.statusPort + 1 : useCase.statusPort - 1,
+    outletPool: outletPoolGuide(useCase),
     outletTicketCommand: ticketCommand(useCase.tickets.outlet),
     inletTicketCommand: ticketCommand(useCase.tickets.inlet),
     outletRetireCommand: retireCommand(useCase.tickets.outlet, useCase.usecase),
@@ -202,3 +203,14 @@ function instanceText(instanceType: InstanceTypeManifest): string {
 
 /** The allows of the portals, each once, as one table cell lists them. */
 const distinct = (allows: readonly string[]): string => [...new Set(allows)].join('; ');
+
+/** What the guide says of an outlet pool (outlet.replicas above 1); false for a single outlet. */
+function outletPoolGuide(useCase: UseCase) {
+  const replicas = useCase.outletReplicas;
+  if (replicas === 1) return false;
+  return {
+    replicas,
+    containers: Array.from({ length: replicas }, (_, index) => `${useCase.usecase}-outlet-${index + 1}`),
+    lastStatusPort: outletStatusPort(useCase.statusPort, replicas),
+  };
+}

@@ -19,6 +19,7 @@ export function kubernetesInput(useCase: UseCase, outletConfig: NodeConfig): Kub
     logLevel: container['log-level'] ?? 'info',
     outlet: {
       config: outletConfig,
+      replicas: useCase.outletReplicas,
       endpoints: endpointsOf(useCase).map((endpoint) => ({
         placeholder: endpoint.placeholder,
         label: endpoint.label,

@@ -95,6 +95,8 @@ export interface UseCase {
   readonly tickets: Readonly<Record<NodeRole, Ticket>>;
   readonly instanceTypes: Readonly<Record<NodeRole, InstanceTypeManifest>>;
   readonly portals: readonly Portal[];
+  /** Outlet nodes serving as one pool (outlet.replicas): each its own node, enrolled with the outlet ticket. */
+  readonly outletReplicas: number;
   readonly container?: ContainerManifest;
   readonly settings: CompileSettings;
 }
@@ -102,11 +104,13 @@ export interface UseCase {
 export function resolveUseCase(manifest: UseCaseManifest, settings: CompileSettings = {}): UseCase {
   const sources = portalSources(manifest);
   const portals = sources.map((source) => resolvePortal(manifest, source));
+  const outletReplicas = manifest.outlet?.replicas ?? 1;
   const ticket = (role: NodeRole): Ticket => {
     const given = manifest.tickets?.[role] ?? {};
     return {
       expiresIn: given['expires-in'] ?? '10h',
-      usageCount: given['usage-count'] ?? 1,
+      // One enrollment per outlet replica: the same ticket enrolls each.
+      usageCount: given['usage-count'] ?? (role === 'outlet' ? outletReplicas : 1),
       attribute: attributeOf(manifest, role),
       attributes: ticketAttributesOf(manifest, role),
       relays: role === 'outlet' ? [...new Set(portals.map((portal) => portal.outlet.relay))] : [],
@@ -124,6 +128,7 @@ export function resolveUseCase(manifest: UseCaseManifest, settings: CompileSetti
       inlet: manifest.inlet?.['instance-type'] ?? defaultInstanceType,
     },
     portals,
+    outletReplicas,
     ...(manifest.container ? { container: manifest.container } : {}),
     settings,
   };

@@ -35,6 +35,17 @@ export function outletConfig(useCase: UseCase): NodeConfig {
   return { ...base, 'tcp-outlets': outlets };
 }
 
+/**
+ * The status port of outlet replica `replica` (from 1) where the replicas share a machine's network
+ * (the compose file): each on the next port, the first on the use case's own.
+ */
+export const outletStatusPort = (statusPort: number, replica: number): number => statusPort + replica - 1;
+
+/** The outlet configuration of compose replica `replica`: the same portals, its own status port. */
+export function outletReplicaConfig(useCase: UseCase, replica: number): NodeConfig {
+  return { ...outletConfig(useCase), 'http-server-port': outletStatusPort(useCase.statusPort, replica) };
+}
+
 type Direct = TcpInletConfig['direct'];
 
 function tcpInlet(portal: Portal, listenAddress: string, direct: Direct): TcpInletConfig {

@@ -3,6 +3,7 @@
  * and bounds its targets, how the node reconnects, renews, logs and serves its status. Declared once
  * here; what the wire and the other layers share is in src/wire/limits.ts and src/shared/limits.ts.
  */
+import { outletPoolMax } from '../shared/limits.ts';
 
 /** How long a new session waits for the outlet to dial the direct path before it goes through a relay. */
 export const directBudgetMs = 300;
@@ -202,7 +203,7 @@ export const revocationCheckMs = 30_000;
  * Outlets of one relay name an inlet keeps sessions with (a pool): as many as a relay lists
  * (src/relay/limits.ts poolListed).
  */
-export const poolMembersMax = 16;
+export const poolMembersMax = outletPoolMax;
 
 /**
  * What a failed open costs an outlet of a pool in the inlet's choice, in clients: one refused client

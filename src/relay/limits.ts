@@ -3,6 +3,7 @@
  * dial, what one member or outlet may hold, and how refusals are reported. Declared once here; what
  * the relay shares with the node and the controller is in src/wire/limits.ts and src/shared/limits.ts.
  */
+import { outletPoolMax } from '../shared/limits.ts';
 
 /**
  * How long the first half of a splice waits for the second: room for an outlet to be dialled, to
@@ -23,7 +24,7 @@ export const pendingPerOutlet = 64;
 export const dialAnswerMs = 2000;
 
 /** Outlets of one relay name an inlet is told of (a pool): as many as a list in a pushed event holds. */
-export const poolListed = 16;
+export const poolListed = outletPoolMax;
 
 /** Watches one member connection may hold: one per relay name its inlets ask for. */
 export const watchesPerConnection = 64;

@@ -94,3 +94,9 @@ export const statusLimits = {
   /** Requests one connection may make before it is closed (its client opens another). */
   requestsPerConnection: 1000,
 } as const;
+
+/**
+ * Outlets one pool may hold: as many as a relay lists to an inlet, an inlet keeps sessions with, and a
+ * manifest's outlet.replicas asks for (the schema's maximum, which a test keeps equal).
+ */
+export const outletPoolMax = 16;

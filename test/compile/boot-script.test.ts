@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  bootScriptOfStack,
   fileSystemHost,
   installUrl,
   renderedBootScript,
@@ -18,6 +19,15 @@ import { createSandbox, type Sandbox } from '../support/sandbox.ts';
 import { allUseCases, loadManifest } from '../support/usecases.ts';
 import { stackInletConfig } from '../../src/compile/node-config.ts';
 import { resolveUseCase } from '../../src/compile/model.ts';
+import { compileUseCase } from '../../src/compile/compile.ts';
+import { manifestProblems } from '../../src/compile/manifest.ts';
+import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
+
+function parsedManifest(lines: readonly string[]): UseCaseManifest {
+  const result = manifestProblems('m.yaml', `${lines.join('\n')}\n`);
+  assert.deepEqual(result.problems, []);
+  return result.manifest as UseCaseManifest;
+}
 import { endpointParameterValues } from './resolved-use-cases.ts';
 
 interface BootRun {
@@ -31,14 +41,14 @@ async function boot(
   sandbox: Sandbox,
   script: string,
   failedLookups: number,
-  options: { portalOnPath?: boolean; aws?: string } = {},
+  options: { portalOnPath?: boolean; aws?: string; curl?: string } = {},
 ): Promise<BootRun> {
   await stubNameLookups(sandbox, failedLookups);
   for (const command of ['mount', 'dnf', 'systemctl', 'amazon-cloudwatch-agent-ctl', 'cfn-signal'])
     await sandbox.stub(command);
   await sandbox.stub('aws', options.aws ?? secretsStandIn());
   if (options.portalOnPath ?? true) {
-    await sandbox.stub('curl', 'echo "curl must not be needed: portal is installed" >&2; exit 7');
+    await sandbox.stub('curl', options.curl ?? 'echo "curl must not be needed: portal is installed" >&2; exit 7');
     await sandbox.stub('portal', '[ "$1 $2" = "node show" ] && echo "The node is UP" && echo "home=$PORTAL_HOME"');
   }
   const path = join(sandbox.dir, 'boot.sh');
@@ -359,6 +369,44 @@ describe('stack boot script (sandbox)', () => {
           `/root/\\.portal/bin/portal; check the InstallUrl parameter`,
       ),
     );
+  });
+  describe('a replica of an outlet pool (outlet.replicas: 3)', () => {
+    const stackText = compileUseCase(
+      parsedManifest([
+        'usecase: db',
+        'title: A database',
+        'outlet: { to: db.internal:5432, replicas: 3 }',
+        'inlet: { port: 15432 }',
+      ]),
+    ).find((artifact) => artifact.path === 'outlet.stack.yaml')?.content;
+    /** The instance metadata service as a machine of replica `tag`'s group sees it (IMDSv2: token first). */
+    const metadata = (tag: string) =>
+      `case "$*" in
+  *'-X PUT http://169.254.169.254/latest/api/token'*) echo imds-token ;;
+  *'X-aws-ec2-metadata-token: imds-token'*'/meta-data/tags/instance/PortalReplica') echo '${tag}' ;;
+  *) echo "unexpected curl $*" >&2; exit 22 ;;
+esac`;
+
+    it('takes its home on the file system and the group it signals from its replica tag', async () => {
+      const run = await boot(sandbox, bootScriptOfStack(stackText ?? '', 'db-outlet'), 0, { curl: metadata('2') });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /^portal-boot: outlet replica 2 of the pool$/m);
+      const env = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
+      assert.match(env, /^PORTAL_HOME=\/var\/lib\/portal\/replica-2$/m);
+      assert.equal((await stat(join(sandbox.root, 'var/lib/portal/replica-2'))).mode & 0o777, 0o700);
+      const calls = await sandbox.calls();
+      assert.equal(
+        calls.at(-1),
+        'cfn-signal -e 0 --stack db-outlet --resource NodeAutoScalingGroup2 --region us-east-1',
+      );
+    });
+
+    it('stops with a clear error on a tag that is not a replica number', async () => {
+      const run = await boot(sandbox, bootScriptOfStack(stackText ?? '', 'db-outlet'), 0, { curl: metadata('2;x') });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^portal-boot: error: the PortalReplica tag is not a replica number: 2;x$/m);
+      assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('systemctl')), 'no node starts');
+    });
   });
 });
 

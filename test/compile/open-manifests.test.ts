@@ -364,7 +364,7 @@ describe('open manifests: any TCP service', () => {
       ),
       [
         '/outlet/to: with portals, each portal gives its own outlet to; ' +
-          'only instance-type belongs here, so move to into the portals',
+          'only instance-type and replicas belong here, so move to into the portals',
         '/verification: with portals, each portal gives its own verification; move it into the portals it checks',
       ],
     );

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderedBootScript } from '../support/boot-script.ts';
+import { compileUseCase } from '../../src/compile/compile.ts';
+import { manifestProblems } from '../../src/compile/manifest.ts';
+import type { UseCaseManifest } from '../../src/shared/types/manifest.ts';
+import { bootScriptOfStack, renderedBootScript } from '../support/boot-script.ts';
 import { allUseCases, artifactText, projectRoot } from '../support/usecases.ts';
 import { endpointParameterValues } from './resolved-use-cases.ts';
 
@@ -39,4 +42,15 @@ describe('shell scripts Portal ships pass shellcheck (warnings and errors)', () 
       }
     });
   }
+
+  it("a pool's outlet boot script (outlet.replicas), which reads its replica from the instance metadata", () => {
+    const { manifest } = manifestProblems(
+      'pool.yaml',
+      'usecase: db\ntitle: A database\noutlet: { to: "db:5432", replicas: 2 }\ninlet: { port: 15432 }\n',
+    );
+    const stack = compileUseCase(manifest as UseCaseManifest).find((artifact) => artifact.path === 'outlet.stack.yaml');
+    const boot = bootScriptOfStack(stack?.content ?? '', 'db-outlet');
+    assert.match(boot, /PortalReplica/);
+    assert.equal(shellcheck(boot, 'bash'), '');
+  });
 });

@@ -10,6 +10,8 @@
 import { join } from 'node:path';
 import ts from 'typescript';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -19,6 +21,12 @@ import { projectRoot } from './usecases.ts';
 /** The kinds the compiler emits: model class, and the module and interface that declare them. */
 const kinds = {
   'apps/v1 Deployment': { model: Deployment, module: 'kubernetes-models/apps/v1/Deployment', type: 'IDeployment' },
+  'apps/v1 StatefulSet': { model: StatefulSet, module: 'kubernetes-models/apps/v1/StatefulSet', type: 'IStatefulSet' },
+  'policy/v1 PodDisruptionBudget': {
+    model: PodDisruptionBudget,
+    module: 'kubernetes-models/policy/v1/PodDisruptionBudget',
+    type: 'IPodDisruptionBudget',
+  },
   'v1 ConfigMap': { model: ConfigMap, module: 'kubernetes-models/v1/ConfigMap', type: 'IConfigMap' },
   'v1 PersistentVolumeClaim': {
     model: PersistentVolumeClaim,

@@ -8,6 +8,8 @@
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
+import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
 import { createHash } from 'node:crypto';
 import { defaultDrainMs } from '../../shared/limits.ts';
 import { product } from '../../shared/product.ts';
@@ -38,10 +40,11 @@ export interface NodeWorkload {
 /** The pod template changes with the configuration, so applying a new one restarts the node with it. */
 export const configurationHashAnnotation = 'portal/configuration-sha256';
 
-const volumeNames = { state: 'state', configuration: 'configuration' } as const;
+/** The pod's volumes; `state` is also the name of a StatefulSet's claim template. */
+export const volumeNames = { state: 'state', configuration: 'configuration' } as const;
 
 export function nodeDeployment(workload: NodeWorkload): KubernetesDocument {
-  const { usecase, role, config } = workload;
+  const { usecase, role } = workload;
   const names = objectNames(usecase, role);
   const object: IDeployment = {
     apiVersion: 'apps/v1',
@@ -51,32 +54,42 @@ export function nodeDeployment(workload: NodeWorkload): KubernetesDocument {
       replicas: 1,
       strategy: { type: 'Recreate' },
       selector: { matchLabels: selectorLabels(usecase, role) },
-      template: {
-        metadata: {
-          labels: nodeLabels(usecase, role),
-          annotations: { [configurationHashAnnotation]: sha256(toStableJson(config)) },
-        },
-        spec: {
-          // The node asks nothing of the Kubernetes API, and its environment is exactly the one below.
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          securityContext: podSecurityContext(workload.ports.map((entry) => entry.port)),
-          // As the compose file's stop_grace_period: the node's drain after SIGTERM, and a margin to close.
-          terminationGracePeriodSeconds: Math.ceil(stopWaitMs(defaultDrainMs) / 1000),
-          initContainers: [sealingKeyCopier(workload.image)],
-          containers: [nodeContainer(workload)],
-          volumes: [
-            { name: volumeNames.configuration, configMap: { name: names.configuration } },
-            ...sealingKeyVolumes(names.sealingKeySecret),
-            { name: volumeNames.state, persistentVolumeClaim: { claimName: names.state } },
-          ],
-        },
-      },
+      template: podTemplate(workload, { name: volumeNames.state, persistentVolumeClaim: { claimName: names.state } }),
     },
   };
   return {
     object,
     comment: [`The ${role} node: one pod, stopped before its replacement starts, so that its identity runs once.`],
+  };
+}
+
+/**
+ * The node's pod. `stateVolume`: where its state comes from, the claim of a Deployment's single pod;
+ * none for a StatefulSet's pods, which each get their own claim from its template (named `state`).
+ */
+export function podTemplate(workload: NodeWorkload, stateVolume?: IVolume): IPodTemplateSpec {
+  const { usecase, role, config } = workload;
+  const names = objectNames(usecase, role);
+  return {
+    metadata: {
+      labels: nodeLabels(usecase, role),
+      annotations: { [configurationHashAnnotation]: sha256(toStableJson(config)) },
+    },
+    spec: {
+      // The node asks nothing of the Kubernetes API, and its environment is exactly the one below.
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      securityContext: podSecurityContext(workload.ports.map((entry) => entry.port)),
+      // As the compose file's stop_grace_period: the node's drain after SIGTERM, and a margin to close.
+      terminationGracePeriodSeconds: Math.ceil(stopWaitMs(defaultDrainMs) / 1000),
+      initContainers: [sealingKeyCopier(workload.image)],
+      containers: [nodeContainer(workload)],
+      volumes: [
+        { name: volumeNames.configuration, configMap: { name: names.configuration } },
+        ...sealingKeyVolumes(names.sealingKeySecret),
+        ...(stateVolume ? [stateVolume] : []),
+      ],
+    },
   };
 }
 

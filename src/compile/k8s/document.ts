@@ -1,10 +1,13 @@
 /** One object of a multi-document Kubernetes file, with the comments printed beside it. */
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IService } from 'kubernetes-models/v1/Service';
 
-export type KubernetesObject = IDeployment | IService | IConfigMap | IPersistentVolumeClaim;
+export type KubernetesObject =
+  IDeployment | IStatefulSet | IPodDisruptionBudget | IService | IConfigMap | IPersistentVolumeClaim;
 
 export interface KubernetesDocument {
   readonly object: KubernetesObject;

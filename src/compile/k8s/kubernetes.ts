@@ -10,6 +10,7 @@ import { oneLine } from '../quote.ts';
 import { secretCommands, ticketFile } from './admin-commands.ts';
 import { configurationMap, endpointsMap, type Endpoint } from './config-maps.ts';
 import { nodeDeployment } from './deployment.ts';
+import { outletPoolDocuments } from './outlet-pool.ts';
 import type { KubernetesDocument } from './document.ts';
 import { podPorts, type NamedPort } from './inlet-ports.ts';
 import { objectNames, type NodeRole } from './names.ts';
@@ -25,7 +26,8 @@ export interface KubernetesInput {
   readonly image: string;
   /** NODE_LOG_LEVEL. */
   readonly logLevel: string;
-  readonly outlet: { readonly config: NodeConfig; readonly endpoints: readonly Endpoint[] };
+  /** `replicas`: outlets in the pool (a StatefulSet when more than one); 1 when not given. */
+  readonly outlet: { readonly config: NodeConfig; readonly endpoints: readonly Endpoint[]; readonly replicas?: number };
   /** `ports`: where the inlet listens, by portal; the Service opens each, under that name where it can. */
   readonly inlet: { readonly config: NodeConfig; readonly ports: readonly NamedPort[] };
 }
@@ -39,11 +41,20 @@ export function kubernetesArtifacts(input: KubernetesInput): KubernetesArtifact[
   const { usecase, outlet, inlet } = input;
   const workload = { usecase, image: input.image, logLevel: input.logLevel };
   const ports = podPorts(inlet.config, inlet.ports);
+  const outletWorkload = {
+    ...workload,
+    role: 'outlet',
+    config: outlet.config,
+    endpoints: outlet.endpoints,
+    ports: [],
+  } as const;
+  const replicas = outlet.replicas ?? 1;
   const outletDocuments: KubernetesDocument[] = [
     configurationMap(usecase, 'outlet', outlet.config),
     ...(outlet.endpoints.length > 0 ? [endpointsMap(usecase, outlet.endpoints)] : []),
-    stateClaim(usecase, 'outlet'),
-    nodeDeployment({ ...workload, role: 'outlet', config: outlet.config, endpoints: outlet.endpoints, ports: [] }),
+    ...(replicas > 1
+      ? outletPoolDocuments(outletWorkload, replicas)
+      : [stateClaim(usecase, 'outlet'), nodeDeployment(outletWorkload)]),
   ];
   const inletDocuments: KubernetesDocument[] = [
     configurationMap(usecase, 'inlet', inlet.config),
@@ -52,22 +63,31 @@ export function kubernetesArtifacts(input: KubernetesInput): KubernetesArtifact[
     inletService(usecase, ports),
   ];
   return [
-    { path: 'k8s/outlet.yaml', content: renderDocuments(header(input, 'outlet'), outletDocuments) },
-    { path: 'k8s/inlet.yaml', content: renderDocuments(header(input, 'inlet'), inletDocuments) },
+    { path: 'k8s/outlet.yaml', content: renderDocuments(header(input, 'outlet', replicas), outletDocuments) },
+    { path: 'k8s/inlet.yaml', content: renderDocuments(header(input, 'inlet', 1), inletDocuments) },
   ];
 }
 
-function header(input: KubernetesInput, role: NodeRole): string[] {
+function header(input: KubernetesInput, role: NodeRole, replicas: number): string[] {
   const commands = secretCommands(input.usecase, role);
   const names = objectNames(input.usecase, role);
+  const pool = replicas > 1;
+  const useCase = `${oneLine(input.title)} (${input.usecase})`;
+  const enrolled = pool ? 'nodes have' : 'node has';
   return [
-    `The Portal ${role} node of ${oneLine(input.title)} (${input.usecase}), for kubectl apply -f.`,
+    pool
+      ? `The pool of ${replicas} Portal outlet nodes of ${useCase}, for kubectl apply -f.`
+      : `The Portal ${role} node of ${useCase}, for kubectl apply -f.`,
     'First create its two Secrets, in the namespace you apply this file to:',
     `  ${commands.ticket}`,
     `  ${commands.sealingKey}`,
-    `The ticket (${ticketFile(role)}, from tickets.sh) is needed until the node has enrolled; then you may`,
+    `The ticket (${ticketFile(role)}, from tickets.sh) is needed until the ${enrolled} enrolled; then you may`,
     `delete ${names.ticketSecret}. Keep ${names.sealingKeySecret}: without it the identity on the`,
-    `${names.state} claim cannot be opened, and the node needs a new ticket.`,
-    `Check the node: kubectl exec deployment/${names.node} -- portal node show`,
+    pool
+      ? `state claims (state-${names.node}-0 and on) cannot be opened, and the nodes need a new ticket.`
+      : `${names.state} claim cannot be opened, and the node needs a new ticket.`,
+    pool
+      ? `Check a node: kubectl exec ${names.node}-0 -- portal node show (and -1 and on)`
+      : `Check the node: kubectl exec deployment/${names.node} -- portal node show`,
   ];
 }

@@ -5,18 +5,25 @@
  * storage class. Pure.
  */
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import type { IPersistentVolumeClaimSpec } from 'kubernetes-models/v1/PersistentVolumeClaimSpec';
 import type { KubernetesDocument } from './document.ts';
 import { nodeLabels, objectNames, type NodeRole } from './names.ts';
 
 /** The state holds a few small files; this is the least many storage classes provision anyway. */
 const stateSize = '1Gi';
 
+/** What each claim asks for: the single node's, and each of a pool's from the StatefulSet's template. */
+export const stateClaimSpec: IPersistentVolumeClaimSpec = {
+  accessModes: ['ReadWriteOnce'],
+  resources: { requests: { storage: stateSize } },
+};
+
 export function stateClaim(usecase: string, role: NodeRole): KubernetesDocument {
   const object: IPersistentVolumeClaim = {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: objectNames(usecase, role).state, labels: nodeLabels(usecase, role) },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: stateSize } } },
+    spec: stateClaimSpec,
   };
   return {
     object,

@@ -5,7 +5,7 @@
  */
 import { isPort, isLoopbackHost, parseHostPort } from '../../shared/address.ts';
 import { product } from '../../shared/product.ts';
-import { directPortAt } from '../node-config.ts';
+import { directPortAt, outletStatusPort } from '../node-config.ts';
 import { portalSources } from '../portals.ts';
 import type { Rule, RuleViolation } from '../rule-types.ts';
 
@@ -47,18 +47,40 @@ const inletPorts: Rule = (manifest, sound) => {
   return found;
 };
 
+/**
+ * The compose outlets of a pool share their machine's network, so replica k's status server listens on
+ * status-port + k - 1 (outletStatusPort); a target on the same machine must miss all of them.
+ */
 const outletPorts: Rule = (manifest, sound) => {
-  if (!sound.whole('/status-port')) return [];
+  if (!sound.whole('/status-port') || !sound.whole('/outlet/replicas')) return [];
   const statusPort = manifest['status-port'] ?? product.statusPort;
+  const replicas = manifest.outlet?.replicas ?? 1;
+  const last = outletStatusPort(statusPort, replicas);
+  if (last > 65535) {
+    return [
+      {
+        pointer: '/outlet/replicas',
+        message:
+          `the compose outlets' status servers would listen on ports ${statusPort} to ${last}, ` +
+          'beyond 65535; choose a lower status-port',
+      },
+    ];
+  }
+  const statusPorts = new Set(Array.from({ length: replicas }, (_, index) => outletStatusPort(statusPort, index + 1)));
   return portalSources(manifest).flatMap((portal) => {
     const pointer = `${portal.pointers.outlet}/to`;
     if (!sound.whole(pointer) || portal.outlet.to === undefined) return [];
     const target = parseHostPort(portal.outlet.to);
-    if (!target.ok || !isLoopbackHost(target.address.host) || target.address.port !== statusPort) return [];
+    if (!target.ok || !isLoopbackHost(target.address.host) || !statusPorts.has(target.address.port)) return [];
+    const port = target.address.port;
     return [
       {
         pointer: manifest['status-port'] === undefined ? pointer : '/status-port',
-        message: `the outlet's target listens on port ${statusPort} of the same machine; choose another status-port`,
+        message:
+          port === statusPort
+            ? `the outlet's target listens on port ${port} of the same machine; choose another status-port`
+            : `the outlet's target listens on port ${port} of the same machine, where an outlet replica's ` +
+              'status server listens (status-port + replica - 1); choose another status-port',
       },
     ];
   });

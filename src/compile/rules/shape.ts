@@ -30,13 +30,14 @@ const listedPortals: Rule = (manifest, sound) => {
     const node = manifest[role];
     if (!sound.node(`/${role}`) || !isObject(node)) continue;
     for (const key of Object.keys(node)) {
-      if (key === 'instance-type') continue;
+      if (key === 'instance-type' || (role === 'outlet' && key === 'replicas')) continue;
       found.push({
         pointer: `/${role}/${key}`,
         at: 'key',
         message:
           `with portals, each portal gives its own ${role} ${key}; ` +
-          `only instance-type belongs here, so move ${key} into the portals`,
+          `only ${role === 'outlet' ? 'instance-type and replicas belong' : 'instance-type belongs'} here, ` +
+          `so move ${key} into the portals`,
       });
     }
   }
@@ -86,4 +87,20 @@ const distinctNames: Rule = (manifest, sound) => {
   return found;
 };
 
-export const shapeRules: readonly Rule[] = [singlePortal, listedPortals, distinctNames];
+/** Every outlet replica enrolls with the one outlet ticket: it must allow that many enrollments. */
+const enrollmentsForReplicas: Rule = (manifest, sound) => {
+  const replicas = manifest.outlet?.replicas;
+  const usageCount = manifest.tickets?.outlet?.['usage-count'];
+  if (!sound.whole('/outlet/replicas') || !sound.whole('/tickets/outlet/usage-count')) return [];
+  if (replicas === undefined || usageCount === undefined || usageCount >= replicas) return [];
+  return [
+    {
+      pointer: '/tickets/outlet/usage-count',
+      message:
+        `the outlet ticket allows ${usageCount} enrollment${usageCount === 1 ? '' : 's'} but outlet.replicas ` +
+        `asks for ${replicas} outlets, each enrolled with it; raise usage-count to ${replicas} or remove it`,
+    },
+  ];
+};
+
+export const shapeRules: readonly Rule[] = [singlePortal, listedPortals, distinctNames, enrollmentsForReplicas];

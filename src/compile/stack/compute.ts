@@ -23,6 +23,17 @@ export const sealingKeyCharacters = 48;
 /** How long the stack waits for the boot script's signal: the name wait plus installing and starting. */
 export const bootTimeout = 'PT20M';
 
+/**
+ * Each outlet replica of a pool is a group of one machine of its own, which tags its machine with the
+ * replica's number (replicaTag); the one launch template's boot script reads the tag to find its home on
+ * the shared file system and the group it signals. Replica 1 keeps the names of a single node's group.
+ */
+export const replicaGroup = (replica: number): string =>
+  replica === 1 ? 'NodeAutoScalingGroup' : `NodeAutoScalingGroup${replica}`;
+
+/** The instance tag that carries a pool replica's number, which the machine reads from its metadata. */
+export const replicaTag = 'PortalReplica';
+
 /** The boot script as a Fn::Sub template, and the variables it names beside the stack's own. */
 export function bootScript(context: StackContext): { template: string; variables: Record<string, CfnValue> } {
   const variables: Record<string, CfnValue> = {};
@@ -44,6 +55,9 @@ export function bootScript(context: StackContext): { template: string; variables
     sealingKeyFile: compileDefaults.stackSealingKeyFile,
     installUrl: `\${${ids.installUrl}}`,
     stateDirectory: compileDefaults.stateDirectory,
+    pool: replicasOf(context) > 1,
+    replicaTag,
+    singleGroup: replicaGroup(1),
     retryAttempts: fileSystemWait.attempts,
     retrySeconds: fileSystemWait.seconds,
     endpoints,
@@ -59,7 +73,6 @@ export function computeFragment(context: StackContext): CfnFragment {
   for (const endpoint of context.endpoints) {
     if (endpoint.source === 'vpc-endpoint') dependsOn.push(portalIds.privateEndpoint(endpoint.idPart));
   }
-  const boot = bootScript(context);
   return {
     Resources: {
       // The ticket reaches the machine through the secret, not through user data, which anyone who may
@@ -139,49 +152,81 @@ export function computeFragment(context: StackContext): CfnFragment {
         Type: 'AWS::IAM::InstanceProfile',
         Properties: { Roles: [ref('NodeRole')] },
       },
-      [ids.launchTemplate]: {
-        Type: 'AWS::EC2::LaunchTemplate',
-        Properties: {
-          LaunchTemplateData: {
-            ImageId: ref(ids.image),
-            InstanceType: ref(ids.instanceType),
-            IamInstanceProfile: { Arn: getAtt('NodeInstanceProfile', 'Arn') },
-            SecurityGroupIds: [ref(ids.nodeSecurityGroup)],
-            MetadataOptions: { HttpTokens: 'required' },
-            TagSpecifications: [
-              { ResourceType: 'instance', Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }) },
-            ],
-            UserData: base64(subWith(boot.template, boot.variables)),
-          },
-        },
-      },
-      NodeAutoScalingGroup: {
-        Type: 'AWS::AutoScaling::AutoScalingGroup',
-        DependsOn: dependsOn,
-        // The boot script signals its outcome: the stack is complete only once the node is up.
-        CreationPolicy: { ResourceSignal: { Count: 1, Timeout: bootTimeout } },
-        Properties: {
-          MinSize: '1',
-          MaxSize: '1',
-          DesiredCapacity: '1',
-          VPCZoneIdentifier: [ref(ids.subnet)],
-          LaunchTemplate: {
-            LaunchTemplateId: ref(ids.launchTemplate),
-            Version: getAtt(ids.launchTemplate, 'LatestVersionNumber'),
-          },
-          Tags: [{ Key: 'portal:role', Value: capitalized(context.role), PropagateAtLaunch: true }],
-        },
-      },
+      ...replicaResources(context, dependsOn),
     },
     Outputs: {
-      NodeAutoScalingGroupName: {
-        Description: 'Autoscaling group that keeps the node running',
-        Value: ref('NodeAutoScalingGroup'),
-      },
+      ...groupOutputs(context),
       SealingKeySecretArn: {
         Description: "Secret holding the sealing key of the node's identity",
         Value: ref(ids.sealingKeySecret),
       },
     },
   };
+}
+
+/** An outlet's replicas (outlet.replicas); an inlet is one node. */
+const replicasOf = (context: StackContext): number => (context.role === 'outlet' ? context.useCase.outletReplicas : 1);
+
+/** The launch template every machine boots from, and for each replica the group that keeps it running. */
+function replicaResources(context: StackContext, dependsOn: readonly string[]): Record<string, unknown> {
+  const boot = bootScript(context);
+  const replicas = replicasOf(context);
+  const resources: Record<string, unknown> = {
+    [ids.launchTemplate]: {
+      Type: 'AWS::EC2::LaunchTemplate',
+      Properties: {
+        LaunchTemplateData: {
+          ImageId: ref(ids.image),
+          InstanceType: ref(ids.instanceType),
+          IamInstanceProfile: { Arn: getAtt('NodeInstanceProfile', 'Arn') },
+          SecurityGroupIds: [ref(ids.nodeSecurityGroup)],
+          // A pool's machines read their replica's number from their tags in the instance metadata.
+          MetadataOptions: { HttpTokens: 'required', ...(replicas > 1 ? { InstanceMetadataTags: 'enabled' } : {}) },
+          TagSpecifications: [
+            { ResourceType: 'instance', Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }) },
+          ],
+          UserData: base64(subWith(boot.template, boot.variables)),
+        },
+      },
+    },
+  };
+  for (let replica = 1; replica <= replicas; replica++) {
+    resources[replicaGroup(replica)] = {
+      Type: 'AWS::AutoScaling::AutoScalingGroup',
+      DependsOn: dependsOn,
+      // The boot script signals its outcome: the stack is complete only once the node is up.
+      CreationPolicy: { ResourceSignal: { Count: 1, Timeout: bootTimeout } },
+      Properties: {
+        MinSize: '1',
+        MaxSize: '1',
+        DesiredCapacity: '1',
+        VPCZoneIdentifier: [ref(ids.subnet)],
+        LaunchTemplate: {
+          LaunchTemplateId: ref(ids.launchTemplate),
+          Version: getAtt(ids.launchTemplate, 'LatestVersionNumber'),
+        },
+        Tags: [
+          { Key: 'portal:role', Value: capitalized(context.role), PropagateAtLaunch: true },
+          ...(replicas > 1 ? [{ Key: replicaTag, Value: String(replica), PropagateAtLaunch: true }] : []),
+        ],
+      },
+    };
+  }
+  return resources;
+}
+
+function groupOutputs(context: StackContext): Record<string, { Description: string; Value: CfnValue }> {
+  const outputs: Record<string, { Description: string; Value: CfnValue }> = {};
+  const replicas = replicasOf(context);
+  for (let replica = 1; replica <= replicas; replica++) {
+    const group = replicaGroup(replica);
+    outputs[`${group}Name`] = {
+      Description:
+        replicas === 1
+          ? 'Autoscaling group that keeps the node running'
+          : `Autoscaling group that keeps outlet replica ${replica} of ${replicas} running`,
+      Value: ref(group),
+    };
+  }
+  return outputs;
 }

@@ -1,4 +1,5 @@
 /** What every stack fragment needs to know: which node the stack runs and for which use case. */
+import { outletPoolMax } from '../../shared/limits.ts';
 import type { NodeConfig } from '../../shared/types/node-config.ts';
 import type { Endpoint, NodeRole, UseCase } from '../model.ts';
 
@@ -53,6 +54,8 @@ export const builtInLogicalIds: readonly string[] = [
   'StatusMetricPermission',
   'StatusSubscriptionFilter',
   'NodeDownAlarm',
+  // The groups of outlet replicas 2 and on (compute.ts replicaGroup).
+  ...Array.from({ length: outletPoolMax - 1 }, (_, index) => `NodeAutoScalingGroup${index + 2}`),
 ];
 
 /** Logical ids a stack defines once per portal; a single portal's idPart is '', which gives the names above. */

@@ -142,6 +142,10 @@ export interface OutletManifest {
   tls?: boolean;
   endpoint?: EndpointManifest;
   'instance-type'?: InstanceTypeManifest;
+  /**
+   * Outlet nodes that serve the portals together, as one pool (docs/replicas.md): inlets spread connections over them and a lost or drained one costs no new connection. Each is a node of its own, enrolled with the same outlet ticket, whose usage count defaults to this number. Allowed with portals too. @default 1
+   */
+  replicas?: number;
 }
 /**
  * The value of the target's placeholder, known only when the outlet is deployed. Every key has a default: a stack parameter named after the placeholder.
