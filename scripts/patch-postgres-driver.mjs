@@ -3,7 +3,10 @@
 // that immediate without forgetting it, so (1) an immediate that still fires writes to a socket it
 // has set to null, throwing where nothing can catch it (the controller process would exit during a
 // database failover), and (2) a reconnected connection never flushes again, its queries waiting
-// forever. Upstream: porsager/postgres issues 1066, 1154 and 1208.
+// forever. Upstream: porsager/postgres issues 1066, 1154 and 1208. And (3): a new connection fetches
+// the database's array types before the first query, from a handler that drops the promise, so a
+// connection reset in that moment (a failover, a proxy that goes away) is an unhandled rejection,
+// which ends a Node.js process; the waiting query is refused by the socket's error all the same.
 //
 // Run by npm after every install (postinstall), before the build bundles the driver; idempotent; it
 // fails the install when the driver's code is not what it expects (a new version: check whether it
@@ -33,13 +36,20 @@ const changes = [
     to: `\n    clearImmediate(nextWriteTimer), nextWriteTimer = chunk = null ${marker}\n`,
     count: 2,
   },
+  {
+    what: 'the fetch of array types',
+    from: '        return fetchArrayTypes()\n',
+    to: `        return fetchArrayTypes().catch(() => undefined) ${marker}\n`,
+    count: 1,
+  },
 ];
 
 for (const file of files) {
   const text = readFileSync(file, 'utf8');
-  if (text.includes(marker)) continue;
   let patched = text;
   for (const { what, from, to, count } of changes) {
+    // Guarded already (by this run of the script or an earlier one).
+    if (patched.split(to).length - 1 === count) continue;
     const found = patched.split(from).length - 1;
     if (found !== count) {
       process.stderr.write(
@@ -50,5 +60,5 @@ for (const file of files) {
     }
     patched = patched.split(from).join(to);
   }
-  writeFileSync(file, patched);
+  if (patched !== text) writeFileSync(file, patched);
 }

@@ -31,16 +31,39 @@ describe('scripts: the PostgreSQL driver guarded at install', () => {
     '  function closed() {',
     '    clearImmediate(nextWriteTimer)',
     '  }',
+    '  function ReadyForQuery(x) {',
+    '      if (needsTypes) {',
+    '        return fetchArrayTypes()',
+    '      }',
+    '  }',
   ].join('\n');
 
-  it('guards the batched write and both teardowns, once however often it runs', async () => {
+  it('guards the batched write, both teardowns and the type fetch, once however often it runs', async () => {
     const { code, patched } = await runOn(driverLike);
     assert.equal(code, 0);
     assert.match(patched, /if \(!socket\) return/);
     assert.equal(patched.split('nextWriteTimer = chunk = null').length - 1, 2);
+    assert.match(patched, /return fetchArrayTypes\(\)\.catch\(\(\) => undefined\)/);
     const again = await runOn(patched);
     assert.equal(again.code, 0);
     assert.equal(again.patched, patched, 'a second run changes nothing');
+  });
+
+  it('adds a guard that a driver guarded by an earlier version of the script lacks', async () => {
+    const earlier = driverLike
+      .replace(
+        '    const x = socket.write',
+        '    if (!socket) return (chunk = nextWriteTimer = null, false) /* portal: guarded */\n' +
+          '    const x = socket.write',
+      )
+      .replaceAll(
+        '    clearImmediate(nextWriteTimer)\n',
+        '    clearImmediate(nextWriteTimer), nextWriteTimer = chunk = null /* portal: guarded */\n',
+      );
+    const { code, patched } = await runOn(earlier);
+    assert.equal(code, 0);
+    assert.match(patched, /return fetchArrayTypes\(\)\.catch/);
+    assert.equal(patched.split('if (!socket) return').length - 1, 1, 'the earlier guards are not added twice');
   });
 
   it('fails the install on a driver whose code it does not know, and says what to check', async () => {
@@ -51,6 +74,10 @@ describe('scripts: the PostgreSQL driver guarded at install', () => {
 
   it('has guarded the driver this checkout installed', async () => {
     const installed = await readFile(join(projectRoot, 'node_modules/postgres/src/connection.js'), 'utf8');
-    assert.ok(installed.includes('/* portal: guarded */'), 'npm ci ran scripts/patch-postgres-driver.mjs');
+    assert.equal(
+      installed.split('/* portal: guarded */').length - 1,
+      4,
+      'npm ci ran scripts/patch-postgres-driver.mjs',
+    );
   });
 });
