@@ -89,6 +89,7 @@ const unitFiles = [
   'test/scripts/bench-report.test.ts',
   'test/scripts/bench-settings.test.ts',
   'test/scripts/chaos-verdicts.test.ts',
+  'test/scripts/fleet-verdicts.test.ts',
   'test/scripts/engines.test.ts',
   'test/scripts/soak-selection.test.ts',
   'test/scripts/lane-memory.test.ts',

@@ -97,6 +97,8 @@ interface Tallied {
 export class AuditTrail {
   /** Appends in this process, one after another, so that each reads the head it extends. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Per project, the batch of appends that waits for the one under way. */
+  private readonly waiting = new Map<string, { entries: AuditEntry[]; written: Promise<Set<string>> }>();
   private written = 0;
   private tallied = new Map<string, Tallied>();
   private tallyTimer: NodeJS.Timeout | undefined;
@@ -163,16 +165,37 @@ export class AuditTrail {
       await this.record(projectId, event, members, { ...details, count, first_at: new Date(first).toISOString() });
   }
 
-  /** Appends `entries` to the project's chain, leaving out those written before; how many were written. */
+  /**
+   * Appends `entries` to the project's chain, leaving out those written before; how many were written.
+   * Appends made while another is under way wait for it and then go together, one transaction for all
+   * of a project's: under a burst (every node renewing) the chain's lock is taken once per batch, not
+   * once per record.
+   */
   append(projectId: string, entries: readonly AuditEntry[]): Promise<number> {
-    const run = this.tail.then(() => this.appendNow(projectId, entries));
-    this.tail = run.catch(() => undefined);
-    return run;
+    let batch = this.waiting.get(projectId);
+    if (!batch) {
+      const gathered: AuditEntry[] = [];
+      const written = this.tail.then(() => {
+        this.waiting.delete(projectId);
+        return this.appendNow(projectId, gathered);
+      });
+      batch = { entries: gathered, written };
+      this.waiting.set(projectId, batch);
+      this.tail = written.catch(() => undefined);
+    }
+    batch.entries.push(...entries);
+    return batch.written.then((keys) => {
+      // Each record written counts for the first append that asked for it.
+      let count = 0;
+      for (const entry of entries) if (keys.delete(entryKey(entry))) count += 1;
+      return count;
+    });
   }
 
-  private async appendNow(projectId: string, entries: readonly AuditEntry[], attempt = 1): Promise<number> {
+  /** Appends `entries` in one transaction; the keys (entryKey) of those written. */
+  private async appendNow(projectId: string, entries: readonly AuditEntry[], attempt = 1): Promise<Set<string>> {
     try {
-      const count = await this.store.transaction().execute(async (trx) => {
+      const keys = await this.store.transaction().execute(async (trx) => {
         // Controller replicas on one PostgreSQL append to the same chains: the project's row, locked
         // until this transaction ends, makes them take turns (SQLite has one writer at a time anyway).
         if (storeEngine(this.store) === 'postgres')
@@ -181,7 +204,9 @@ export class AuditTrail {
         const written = new Set<string>();
         // Looked up by witness and id, the unique index's own columns: without the witness, each lookup
         // read every record of the project, and a long trail made each append slower than the last.
-        for (const [seenBy, ids] of reportIdsBySeenBy(entries))
+        // The controller's own records have ids of their own, drawn at random: none was written before.
+        const reported = entries.filter((entry) => entry.seenBy !== controllerWitness);
+        for (const [seenBy, ids] of reportIdsBySeenBy(reported))
           for (const chunk of chunksOf(ids, appendChunk)) {
             const rows = await trx
               .selectFrom('audit_records')
@@ -198,10 +223,12 @@ export class AuditTrail {
         const signer = this.options.signer;
         const encoding = signer ? chainEncodingVersion : 1;
         const rows: Insertable<AuditRecordTable>[] = [];
+        const added = new Set<string>();
         for (const entry of entries) {
-          const key = `${entry.seenBy}\n${entry.reportId}`;
+          const key = entryKey(entry);
           if (written.has(key)) continue;
           written.add(key);
+          added.add(key);
           seq += 1;
           const record = {
             project: projectId,
@@ -239,11 +266,11 @@ export class AuditTrail {
         const last = rows.at(-1);
         if (last && signer) last.signature = signer.sign(last.hash);
         for (const chunk of chunksOf(rows, appendChunk)) await trx.insertInto('audit_records').values(chunk).execute();
-        return rows.length;
+        return added;
       });
-      this.written += count;
-      this.options.onWritten?.(count);
-      return count;
+      this.written += keys.size;
+      this.options.onWritten?.(keys.size);
+      return keys;
     } catch (error) {
       // Another controller on the same store took the place: read the head again.
       if (attempt < appendAttempts && /unique|duplicate/i.test((error as Error).message))
@@ -355,3 +382,6 @@ export async function chainHead(store: Store, projectId: string): Promise<ChainC
     .executeTakeFirst();
   return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: genesisHash };
 }
+
+/** What identifies a record in a project's chain: its witness and the id it gave it. */
+const entryKey = (entry: Pick<AuditEntry, 'seenBy' | 'reportId'>): string => `${entry.seenBy}\n${entry.reportId}`;

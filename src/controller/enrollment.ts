@@ -14,7 +14,7 @@ import { encodeAdminCode, encodeTicket } from '../wire/ticket.ts';
 import { attributeColumns, attributesOfRow, requestedAttributes } from './member-attributes.ts';
 import type { AuditTrail } from './audit-trail.ts';
 import { certificateExpiry } from './audit-events.ts';
-import type { ControllerSettings, MemberCertificates } from './member-certificates.ts';
+import type { CheckedRequest, ControllerSettings, MemberCertificates } from './member-certificates.ts';
 import { requireAdmin } from './projects.ts';
 import { relayNames, relaysOfGrant } from './relay-grant.ts';
 import type { Store } from './store/open.ts';
@@ -212,12 +212,13 @@ export class Enrollments {
       throw error;
     };
     if (!sameHash(known.secret_hash, secret)) return refused('wrong-secret', unknownTicket());
-    let keyDigest: string;
+    let checked: CheckedRequest;
     try {
-      ({ keyDigest } = this.certificates.checkRequest(request));
+      checked = this.certificates.checkRequest(request);
     } catch (error) {
       return refused('bad-request', error);
     }
+    const { keyDigest } = checked;
     const nodeId = newId(known.admin === 1 ? 'a' : 'n');
     const ticket = await this.takeTicket(ticketId, secret, nodeId, keyDigest, now).catch((error: unknown) =>
       refused(ticketRefusal(error), error),
@@ -231,7 +232,7 @@ export class Enrollments {
       tls: ticket.tls === 1,
       relayNode: ticket.relay_node === 1,
     };
-    const enrolled = await this.certificates.certify(identity, request, now);
+    const enrolled = await this.certificates.certify(identity, checked.read, now);
     await this.audit.record(ticket.project_id, 'ticket-used', [nodeId], {
       ticket: ticketId,
       uses_left: ticket.uses_left - 1,

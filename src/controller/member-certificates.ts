@@ -4,7 +4,17 @@
  * anything is signed, the member as the store knows it, and the signing itself.
  */
 import { X509Certificate } from 'node:crypto';
-import { issueCertificate, publicKeyDigest, readCertificateRequest, type Authority } from '../pki/authority.ts';
+import type { Selectable } from 'kysely';
+import {
+  issueCertificate,
+  issuedExpiry,
+  prepareAuthority,
+  publicKeyDigest,
+  readCertificateRequest,
+  type Authority,
+  type PreparedAuthority,
+} from '../pki/authority.ts';
+import { readRequestOfKnownKey, type ReadRequest } from '../pki/pkcs10.ts';
 import { identityOf, type PeerIdentity } from '../pki/identity.ts';
 import { unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
@@ -15,6 +25,7 @@ import { noteCertificate } from './project-members.ts';
 import { relaysOfGrant } from './relay-grant.ts';
 import { memberRevoked, type Revocations } from './revocations.ts';
 import type { Store } from './store/open.ts';
+import type { MemberTable } from './store/schema.ts';
 
 export interface ControllerSettings {
   /** host:port that nodes dial; written into tickets. Empty until the server listens (see bindAddress). */
@@ -33,10 +44,12 @@ export interface CheckedRequest {
   /** SHA-256 of the requested public key (SPKI DER). */
   readonly keyDigest: string;
   readonly challenge: string | undefined;
+  /** The request as read and checked: certify takes it rather than reading it again. */
+  readonly read: ReadRequest;
 }
 
 export class MemberCertificates {
-  private readonly authorities = new Map<string, Authority>();
+  private readonly authorities = new Map<string, PreparedAuthority>();
 
   constructor(
     private readonly store: Store,
@@ -47,7 +60,7 @@ export class MemberCertificates {
 
   /** Keeps a project's authority just created, so that it is not unsealed again. */
   remember(projectId: string, authority: Authority): void {
-    this.authorities.set(projectId, authority);
+    this.authorities.set(projectId, prepareAuthority(authority));
   }
 
   /**
@@ -61,10 +74,10 @@ export class MemberCertificates {
     if (!authority) return undefined;
     // A revoked member's certificate proves nothing, though it has not expired.
     if (await this.revocations.isRevoked(identity.nodeId)) return undefined;
-    return verifyMember(certificate, new X509Certificate(authority.certificate), now);
+    return verifyMember(certificate, authority.parsed, now);
   }
 
-  async authorityOf(projectId: string): Promise<Authority> {
+  async authorityOf(projectId: string): Promise<PreparedAuthority> {
     const cached = this.authorities.get(projectId);
     if (cached) return cached;
     const row = await this.store
@@ -76,36 +89,36 @@ export class MemberCertificates {
       throw new InputError('PROJECT_UNKNOWN', `no project ${projectId} on this controller`, {
         hint: 'check the controller address',
       });
-    const authority = {
+    const authority = prepareAuthority({
       certificate: row.ca_certificate,
       privateKey: unseal(this.settings().sealingKey, Buffer.from(row.ca_private_key, 'base64')).toString(),
-    };
+    });
     this.authorities.set(projectId, authority);
     return authority;
   }
 
-  async certify(identity: PeerIdentity, request: string, now: number): Promise<Enrollment> {
+  /** A certificate for `identity`'s key (`request`: PEM, or as checkRequest read it); its expiry is noted. */
+  async certify(identity: PeerIdentity, request: string | ReadRequest, now: number): Promise<Enrollment> {
     // Every way to a certificate ends here: a revoked member gets none, whichever way it asks.
     if (await this.revocations.isRevoked(identity.nodeId)) throw memberRevoked(identity.nodeId);
     const authority = await this.authorityOf(identity.projectId);
     // A --tls inlet serves <label>.<project>.<domain> with its own key: the same request, one more name.
     const dnsNames = identity.tls ? [`*.${identity.projectId}.${await this.networkDomainOf(identity.projectId)}`] : [];
-    const certificate = issueCertificate({
-      authority,
-      request,
-      identity,
-      dnsNames,
-      lifetimeMs: this.settings().credentialLifetimeMs,
-      now: new Date(now),
-    });
-    await noteCertificate(this.store, identity.nodeId, Date.parse(new X509Certificate(certificate).validTo));
+    const lifetimeMs = this.settings().credentialLifetimeMs;
+    const certificate = issueCertificate({ authority, request, identity, dnsNames, lifetimeMs, now: new Date(now) });
+    await noteCertificate(this.store, identity.nodeId, this.expiryOf(now));
     return { identity, certificate, authority: authority.certificate, networkDomain: this.settings().networkDomain };
+  }
+
+  /** When a certificate certify issues at `now` expires (epoch ms), as the certificate says. */
+  expiryOf(now: number): number {
+    return issuedExpiry(new Date(now), this.settings().credentialLifetimeMs);
   }
 
   checkRequest(request: string): CheckedRequest {
     try {
-      const parsed = readCertificateRequest(request);
-      return { keyDigest: publicKeyDigest(parsed.publicKey), challenge: parsed.challenge };
+      const read = readCertificateRequest(request);
+      return { keyDigest: publicKeyDigest(read.publicKey), challenge: read.challenge, read };
     } catch (error) {
       throw new InputError('REQUEST_INVALID', (error as Error).message, {
         hint: 'this is a bug in the client: report it',
@@ -118,8 +131,42 @@ export class MemberCertificates {
    * A member enrolled before keys were kept gets this key recorded now: from then on it is the only one.
    */
   async memberFor(projectId: string, nodeId: string, keyDigest: string): Promise<PeerIdentity> {
+    return this.withKey(await this.memberRow(projectId, nodeId), keyDigest);
+  }
+
+  /**
+   * A member's request for its next certificate, made on the channel its certificate authenticated
+   * (a renewal): the member, and the request as read. A request for the key the member enrolled with is
+   * taken by comparing its bytes with that key's digest: the handshake proved the member holds the key
+   * (every certificate of a member is for its enrolled key), so importing the key again and checking
+   * the request's signature would prove nothing more, and they are most of what a renewal costs.
+   * Any other request is read and checked in full, and refused by memberFor's rules.
+   */
+  async memberRequest(
+    projectId: string,
+    nodeId: string,
+    request: string,
+  ): Promise<{ member: PeerIdentity; read: ReadRequest }> {
+    const row = await this.memberRow(projectId, nodeId);
+    const enrolled = row.public_key_sha256;
+    let read: ReadRequest | undefined;
+    try {
+      read = enrolled === null ? undefined : readRequestOfKnownKey(request, enrolled, publicKeyDigest);
+    } catch {
+      // Unreadable: checkRequest says so, in its words.
+    }
+    const checked = read && enrolled !== null ? { keyDigest: enrolled, read } : this.checkRequest(request);
+    return { member: await this.withKey(row, checked.keyDigest), read: checked.read };
+  }
+
+  private async memberRow(projectId: string, nodeId: string): Promise<Selectable<MemberTable>> {
     const member = await this.store.selectFrom('members').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
     if (!member || member.project_id !== projectId) throw notAMember();
+    return member;
+  }
+
+  private async withKey(member: Selectable<MemberTable>, keyDigest: string): Promise<PeerIdentity> {
+    const nodeId = member.node_id;
     if (await this.revocations.isRevoked(nodeId)) throw memberRevoked(nodeId);
     if (member.public_key_sha256 === null) {
       await this.store

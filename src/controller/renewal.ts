@@ -38,11 +38,10 @@ export class Renewals {
    * with, from what the store says it is (not what it claims).
    */
   async renew(peer: PeerIdentity, request: string, now = Date.now()): Promise<Enrollment> {
-    const { keyDigest } = this.certificates.checkRequest(request);
-    const member = await this.certificates.memberFor(peer.projectId, peer.nodeId, keyDigest);
-    const renewed = await this.certificates.certify(member, request, now);
+    const { member, read } = await this.certificates.memberRequest(peer.projectId, peer.nodeId, request);
+    const renewed = await this.certificates.certify(member, read, now);
     await this.audit.record(member.projectId, 'renewed', [member.nodeId], {
-      expires_at: certificateExpiry(renewed.certificate),
+      expires_at: new Date(this.certificates.expiryOf(now)).toISOString(),
     });
     return renewed;
   }

@@ -2,10 +2,10 @@
  * The project certificate authority: a self-signed CA per project that signs short-lived node
  * certificates from certificate requests. The node's private key never reaches it: only the request.
  */
-import { X509Certificate, createHash } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey, type KeyObject } from 'node:crypto';
 import { InputError } from '../shared/errors.ts';
 import { clockSkewMs, selfSignedLifetimeMs } from '../shared/limits.ts';
-import { buildCertificate, issuerOf, keyIdentifier, type Extension } from './certificate-builder.ts';
+import { buildCertificate, issuerOf, keyIdentifier, type Extension, type Issuer } from './certificate-builder.ts';
 import * as der from './der.ts';
 import { identityUris, type PeerIdentity } from './identity.ts';
 import { generateKeyPair, spkiOf, type KeyPairPem } from './keys.ts';
@@ -17,10 +17,39 @@ export interface Authority {
   readonly privateKey: string;
 }
 
+/**
+ * An authority with what signing needs read once, for a controller that signs many certificates: its
+ * key object, its name and key identifier, and its certificate parsed.
+ */
+export interface PreparedAuthority extends Authority {
+  readonly signingKey: KeyObject;
+  readonly issuer: Issuer;
+  readonly parsed: X509Certificate;
+}
+
+export function prepareAuthority(authority: Authority): PreparedAuthority {
+  return {
+    ...authority,
+    signingKey: createPrivateKey(authority.privateKey),
+    issuer: issuerOf(authority.certificate),
+    parsed: new X509Certificate(authority.certificate),
+  };
+}
+
+const isPrepared = (authority: Authority | PreparedAuthority): authority is PreparedAuthority =>
+  'signingKey' in authority;
+
+/**
+ * When a certificate issued at `now` for `lifetimeMs` expires, as it says: its times are written in
+ * whole seconds.
+ */
+export const issuedExpiry = (now: Date, lifetimeMs: number): number =>
+  Math.floor((now.getTime() + lifetimeMs) / 1000) * 1000;
+
 export interface IssueOptions {
-  readonly authority: Authority;
-  /** PKCS#10 request, PEM, signed by the key to certify. */
-  readonly request: string;
+  readonly authority: Authority | PreparedAuthority;
+  /** PKCS#10 request, PEM, signed by the key to certify; or the request as readCertificateRequest read it. */
+  readonly request: string | ReadRequest;
   readonly identity: PeerIdentity;
   readonly lifetimeMs: number;
   /** DNS names for a TLS server certificate (inlets that serve TLS). */
@@ -112,15 +141,16 @@ const invalidRequest = (message: string) =>
 
 export function issueCertificate(options: IssueOptions): string {
   const now = options.now ?? new Date();
-  const request = readCertificateRequest(options.request);
-  const issuer = issuerOf(options.authority.certificate);
+  const { authority } = options;
+  const request = typeof options.request === 'string' ? readCertificateRequest(options.request) : options.request;
+  const issuer = isPrepared(authority) ? authority.issuer : issuerOf(authority.certificate);
   return buildCertificate({
     issuer: issuer.subject,
     subject: nameWithCommonName(options.identity.nodeId),
     notBefore: new Date(now.getTime() - clockSkewMs),
     notAfter: new Date(now.getTime() + options.lifetimeMs),
     publicKey: request.publicKey,
-    signingKey: options.authority.privateKey,
+    signingKey: isPrepared(authority) ? authority.signingKey : authority.privateKey,
     extensions: [
       extension(Oid.basicConstraints, true, der.sequence()),
       // digitalSignature (0)

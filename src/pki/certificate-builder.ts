@@ -3,7 +3,7 @@
  * signed ECDSA P-256 with SHA-256. Also what an issuer's certificate must give the certificates it
  * signs: its subject, as its own bytes, and its key identifier.
  */
-import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { X509Certificate, createHash, randomBytes, type KeyObject } from 'node:crypto';
 import * as der from './der.ts';
 import { Oid, algorithmIdentifier, signedBy } from './x509-names.ts';
 
@@ -23,8 +23,8 @@ export interface CertificateParts {
   /** SubjectPublicKeyInfo DER of the certified key. */
   readonly publicKey: Buffer;
   readonly extensions: readonly Extension[];
-  /** PKCS#8 PEM of the key that signs: the issuer's. */
-  readonly signingKey: string;
+  /** The key that signs, the issuer's: PKCS#8 PEM, or its key object. */
+  readonly signingKey: string | KeyObject;
 }
 
 /** Positive, 63 random bits: unpredictable, as CAs' serials should be. */

@@ -35,17 +35,43 @@ export class RequestNotSelfSigned extends Error {}
 
 /** Reads a PEM request: RequestUnreadable when it is not one, RequestNotSelfSigned when its own key did not sign it. */
 export function readRequest(pem: string, options: { checkSignature: boolean }): ReadRequest {
-  const bytes = der.fromPem(pem, 'CERTIFICATE REQUEST');
-  if (!bytes) throw new RequestUnreadable('not PEM');
-  let parts: { info: Buffer; key: KeyObject; challenge: string | undefined; signature: Buffer };
+  const parts = partsOf(pem);
+  let key: KeyObject;
   try {
-    parts = parse(bytes);
+    key = keyOf(parts.spki);
   } catch (error) {
     throw new RequestUnreadable(error instanceof Error ? error.message : 'unreadable');
   }
-  if (options.checkSignature && !verify('sha256', parts.info, parts.key, parts.signature))
+  if (options.checkSignature && !verify('sha256', parts.info, key, parts.signature))
     throw new RequestNotSelfSigned('not signed by its own key');
-  return { publicKey: parts.key.export({ type: 'spki', format: 'der' }), challenge: parts.challenge };
+  return { publicKey: key.export({ type: 'spki', format: 'der' }), challenge: parts.challenge };
+}
+
+/**
+ * Reads a request for the key whose SubjectPublicKeyInfo digest is `keyDigest` (a key certified
+ * before, whose holder has just proven it holds it, as a member does in its TLS handshake): its key's
+ * bytes are compared with the known key's, not imported and checked again, and its signature, which
+ * would prove what the handshake proved, is not checked. Undefined when the request is for another key
+ * or in a form other than the canonical one; RequestUnreadable when it is not a request.
+ */
+export function readRequestOfKnownKey(
+  pem: string,
+  keyDigest: string,
+  digestOf: (spki: Buffer) => string,
+): ReadRequest | undefined {
+  const parts = partsOf(pem);
+  return digestOf(parts.spki) === keyDigest ? { publicKey: parts.spki, challenge: parts.challenge } : undefined;
+}
+
+/** The parts of a PEM request, its structure checked; its key not yet imported. */
+function partsOf(pem: string): { info: Buffer; spki: Buffer; challenge: string | undefined; signature: Buffer } {
+  const bytes = der.fromPem(pem, 'CERTIFICATE REQUEST');
+  if (!bytes) throw new RequestUnreadable('not PEM');
+  try {
+    return parse(bytes);
+  } catch (error) {
+    throw new RequestUnreadable(error instanceof Error ? error.message : 'unreadable');
+  }
 }
 
 function parse(bytes: Buffer) {
@@ -68,15 +94,20 @@ function parse(bytes: Buffer) {
   if (version.tag !== der.Tag.integer || !der.contentOf(bytes, version).equals(Buffer.from([0])))
     throw new der.DerError('not a version 1 request');
   if (spki.tag !== der.Tag.sequence || attributes.tag !== 0xa0) throw new der.DerError('request info malformed');
-  const key = createPublicKey({ key: der.bytesOf(bytes, spki), format: 'der', type: 'spki' });
-  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
-    throw new der.DerError('not an ECDSA P-256 key');
   return {
     info: der.bytesOf(bytes, info),
-    key,
+    spki: der.bytesOf(bytes, spki),
     challenge: challengeIn(bytes, attributes),
     signature: bits.subarray(1),
   };
+}
+
+/** The requested key, imported: it must be an ECDSA P-256 key. */
+function keyOf(spki: Buffer): KeyObject {
+  const key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new der.DerError('not an ECDSA P-256 key');
+  return key;
 }
 
 const stringTags: readonly number[] = [der.Tag.printableString, der.Tag.utf8String, der.Tag.ia5String];

@@ -1,5 +1,5 @@
 /** The object identifiers and small structures Portal's certificates and requests share. */
-import { sign } from 'node:crypto';
+import { sign, type KeyObject } from 'node:crypto';
 import * as der from './der.ts';
 
 export const Oid = {
@@ -19,8 +19,11 @@ export const Oid = {
 /** An AlgorithmIdentifier with no parameters, as ECDSA's are written. */
 export const algorithmIdentifier = (dotted: string) => der.sequence(der.oid(dotted));
 
-/** What certificates and requests are: a body, then ECDSA P-256 with SHA-256 over it by `signingKey` (PKCS#8 PEM). */
-export const signedBy = (signingKey: string, body: Buffer) =>
+/**
+ * What certificates and requests are: a body, then ECDSA P-256 with SHA-256 over it by `signingKey`
+ * (PKCS#8 PEM, or the key object parsed from it once for many signatures).
+ */
+export const signedBy = (signingKey: string | KeyObject, body: Buffer) =>
   der.sequence(body, algorithmIdentifier(Oid.ecdsaWithSha256), der.bitString(sign('sha256', body, signingKey)));
 
 /** A Name of one relative name, CN=commonName. */

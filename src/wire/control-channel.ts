@@ -46,6 +46,8 @@ export interface ServiceTarget {
   readonly address: string;
   /** SHA-256 of the server's certificate, hex. */
   readonly fingerprint: string;
+  /** The address to connect from; the system's choice when not given. */
+  readonly localAddress?: string;
 }
 
 /**
@@ -171,6 +173,7 @@ export class ServiceChannel<Ops> extends EventEmitter {
         minVersion: 'TLSv1.3',
         ALPNProtocols: [serviceAlpn[target.service]],
         ...(credentials ? { key: credentials.key, cert: credentials.certificate } : {}),
+        ...(target.localAddress ? { localAddress: target.localAddress } : {}),
       });
       socket.setNoDelay(true);
       const timer = setTimeout(() => fail(unreachable(target, 'no answer')), timeoutMs);

@@ -111,6 +111,46 @@ describe('controller: a member whose certificate expired is re-issued one on pro
     assert.equal((await loadIdentity(directory))?.certificate, identity.certificate, 'nothing new stored');
   });
 
+  it('renews a request for the enrolled key by its bytes, and refuses one for another key or not proven', async () => {
+    const directory = join(world.dir, `member-${++seq}`);
+    const enrolled = await enrollWithTicket(
+      directory,
+      await world.ticket({ attribute: 'renewing-outlet', relay: 'r' }),
+    );
+    const identity = identityOf(enrolled.certificate)!;
+    const other = generateKeyPair();
+    const own = publicKeyOf(enrolled.privateKey);
+    // The member's key, the request signed by another: the member proved its key in its handshake.
+    const sameKeyOtherSigner = createCertificateRequest(other.privateKey, own, 'portal-node');
+    const renewed = await world.controller.service.renew(identity, sameKeyOtherSigner);
+    assert.equal(spki(renewed.certificate), spki(enrolled.certificate), 'certified for the enrolled key');
+    await rejectsWith(
+      world.controller.service.renew(
+        identity,
+        createCertificateRequest(other.privateKey, other.publicKey, 'portal-node'),
+      ),
+      'REISSUE_REFUSED',
+      /another key/,
+    );
+    // A member whose key was never recorded (an older controller's): the request must prove its key.
+    const database = await KeptSqlite.open(join(world.dir, 'controller', 'controller.db'));
+    try {
+      database.run('UPDATE members SET public_key_sha256 = NULL WHERE node_id = ?', identity.nodeId);
+    } finally {
+      database.close();
+    }
+    await rejectsWith(
+      world.controller.service.renew(identity, sameKeyOtherSigner),
+      'REQUEST_INVALID',
+      /not signed by its own key/,
+    );
+    const proven = createCertificateRequest(enrolled.privateKey, own, 'portal-node');
+    assert.equal(
+      spki((await world.controller.service.renew(identity, proven)).certificate),
+      spki(enrolled.certificate),
+    );
+  });
+
   it('refuses a request signed by another key than the enrolled one, and a forged certificate', async () => {
     const { identity } = await expiredMember('stolen-outlet');
     const other = generateKeyPair();

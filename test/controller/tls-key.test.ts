@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { startController, type ControllerOptions } from '../../src/controller/controller.ts';
 import { createServerCertificate, fingerprintOf } from '../../src/pki/authority.ts';
 import { sealingKeyFromMaterial, unseal } from '../../src/pki/seal.ts';
@@ -76,6 +77,33 @@ describe(
         assert.deepEqual(await readFile(join(dataDir, 'tls.key.sealed')), sealed, 'opened, not re-sealed or replaced');
       },
     );
+
+    it('resumes no TLS session: every connection is a full handshake, which proves the key anew', async () => {
+      const controller = await startController({ dataDir: join(work, 'tickets') });
+      try {
+        const [host, port] = controller.address.split(':') as [string, string];
+        const options = { host, port: Number(port), rejectUnauthorized: false, minVersion: 'TLSv1.3' } as const;
+        /** Connects (offering `session`); whether the server resumed it, and the session it gave. */
+        const handshake = (session?: Buffer) =>
+          new Promise<{ reused: boolean; session: Buffer | undefined }>((resolve, reject) => {
+            let given: Buffer | undefined;
+            const socket = connect({ ...options, ...(session ? { session } : {}) });
+            socket.on('session', (ticket: Buffer) => (given = ticket));
+            socket.on('error', reject);
+            // What the server sends after the handshake arrives before its answer to a first line.
+            socket.once('secureConnect', () => socket.write('{}\n'));
+            socket.once('data', () => {
+              const reused = socket.isSessionReused();
+              setTimeout(() => (socket.destroy(), resolve({ reused, session: given })), 100);
+            });
+          });
+        const first = await handshake();
+        assert.equal(first.reused, false);
+        if (first.session) assert.equal((await handshake(first.session)).reused, false, 'the session was resumed');
+      } finally {
+        await controller.close();
+      }
+    });
 
     it('a wrong sealing key stops the start in one line naming the sealed TLS key, and changes nothing', async () => {
       const dataDir = join(work, 'controller');

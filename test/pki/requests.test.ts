@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { X509Certificate, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
-import { createAuthority, issueCertificate, readCertificateRequest } from '../../src/pki/authority.ts';
+import {
+  createAuthority,
+  issueCertificate,
+  issuedExpiry,
+  prepareAuthority,
+  publicKeyDigest,
+  readCertificateRequest,
+} from '../../src/pki/authority.ts';
 import { issuerOf, keyIdentifier } from '../../src/pki/certificate-builder.ts';
 import * as der from '../../src/pki/der.ts';
-import { createRequest, readRequest } from '../../src/pki/pkcs10.ts';
+import { RequestUnreadable, createRequest, readRequest, readRequestOfKnownKey } from '../../src/pki/pkcs10.ts';
 import { Oid, algorithmIdentifier, nameWithCommonName } from '../../src/pki/x509-names.ts';
 
 const pemOf = (bytes: Buffer) => der.toPem(bytes, 'CERTIFICATE REQUEST');
@@ -96,6 +103,27 @@ describe('certificate requests (PKCS#10) as the controller reads them from peers
       message: 'the certificate request is not signed by its own key',
     });
   });
+
+  it('takes a request for a key known by its digest by its bytes alone; any other key is not taken', () => {
+    const known = publicKeyDigest(spki);
+    const own = readRequestOfKnownKey(
+      createRequest(node.privateKey, node.publicKey, 'n1', 'c1'),
+      known,
+      publicKeyDigest,
+    );
+    assert.deepEqual(own, { publicKey: spki, challenge: 'c1' });
+    // Its holder proved it holds the key otherwise (a TLS handshake): the signature is not what decides.
+    const other = keys();
+    assert.deepEqual(
+      readRequestOfKnownKey(requestOf(infoWith([]), other.privateKey), known, publicKeyDigest)?.publicKey,
+      spki,
+    );
+    const otherSpki = createPublicKey(other.publicKey).export({ type: 'spki', format: 'der' });
+    const forOther = createRequest(other.privateKey, other.publicKey, 'n1');
+    assert.equal(readRequestOfKnownKey(forOther, known, publicKeyDigest), undefined);
+    assert.equal(readRequestOfKnownKey(forOther, publicKeyDigest(otherSpki), publicKeyDigest)?.challenge, undefined);
+    assert.throws(() => readRequestOfKnownKey('not a request', known, publicKeyDigest), RequestUnreadable);
+  });
 });
 
 describe('certificates as the project authority builds them', () => {
@@ -148,5 +176,43 @@ describe('DER, as Portal writes it', () => {
   it('writes times as UTCTime through 2049 and GeneralizedTime from 2050', () => {
     assert.equal(der.time(new Date('2049-12-31T23:59:59.900Z')).toString('latin1').slice(2), '491231235959Z');
     assert.equal(der.time(new Date('2050-01-01T00:00:00Z')).toString('latin1').slice(2), '20500101000000Z');
+  });
+
+  it('signs the same certificate with a prepared authority, and says when it expires as the certificate does', () => {
+    const authority = createAuthority('p9');
+    const node = keys();
+    const request = createRequest(node.privateKey, node.publicKey, 'n1');
+    const identity = {
+      projectId: 'p9',
+      nodeId: 'n1',
+      attributes: [],
+      relays: [],
+      admin: false,
+      tls: false,
+      relayNode: false,
+    };
+    const now = new Date('2026-11-29T12:00:00.750Z');
+    const lifetimeMs = 3_600_000;
+    const plain = new X509Certificate(issueCertificate({ authority, request, identity, lifetimeMs, now }));
+    const prepared = new X509Certificate(
+      issueCertificate({
+        authority: prepareAuthority(authority),
+        request: readCertificateRequest(request),
+        identity,
+        lifetimeMs,
+        now,
+      }),
+    );
+    for (const certificate of [plain, prepared]) {
+      assert.ok(certificate.verify(new X509Certificate(authority.certificate).publicKey));
+      assert.equal(Date.parse(certificate.validTo), issuedExpiry(now, lifetimeMs));
+    }
+    assert.equal(prepared.subject, plain.subject);
+    assert.equal(prepared.issuer, plain.issuer);
+    assert.equal(prepared.subjectAltName, plain.subjectAltName);
+    assert.equal(
+      prepared.publicKey.export({ type: 'spki', format: 'pem' }),
+      plain.publicKey.export({ type: 'spki', format: 'pem' }),
+    );
   });
 });

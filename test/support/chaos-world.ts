@@ -13,7 +13,8 @@ import { adminCodeAt } from '../../src/cli/enroll.ts';
 import { adminDirectory } from '../../src/cli/home.ts';
 import { enrollAdministrator } from '../../src/node/enrollment.ts';
 import { startPostgres, startStandby, type Postgres, type Standby } from './postgres.ts';
-import { freePort, inletPort, nodeStatus, startPortal, type NodeShow, type Running } from './processes.ts';
+import { startControllerReplicas } from './controller-replicas.ts';
+import { inletPort, nodeStatus, startPortal, type NodeShow, type Running } from './processes.ts';
 import type { ProjectProcesses } from './project-processes.ts';
 import { restartRelay, startRelay, type RelayProcess } from './relay-processes.ts';
 import { ticketInProcess } from './ticket-in-process.ts';
@@ -72,8 +73,10 @@ export async function startChaosWorld(): Promise<ChaosWorld> {
     running.add(process);
     return process;
   };
+  const stoppers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const process of running) await process.stop();
+    for (const stop of stoppers) await stop();
     for (const server of servers.reverse()) await server.stop();
     await rm(dir, { recursive: true, force: true });
   };
@@ -84,45 +87,10 @@ export async function startChaosWorld(): Promise<ChaosWorld> {
     const standby: Standby = await startStandby(primary);
     servers.push(standby);
 
-    // Three replicas, each told every replica's address (nodes and tickets carry them all).
-    const ports = [await freePort(), await freePort(), await freePort()];
-    const passwordFile = join(dir, 'db.password');
-    await writeFile(passwordFile, `${primary.password}\n`, { mode: 0o600 });
     const store = `postgres://${primary.user}@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/chaos`;
-    const sealingKey = join(dir, 'controller-0', 'keys', 'controller-seal.key');
-    const controllers: (Running | undefined)[] = [];
-    const launchController = async (index: number) => {
-      const process = track(
-        startPortal(
-          join(dir, `controller-${index}`),
-          [
-            'controller',
-            'start',
-            '--data-dir',
-            join(dir, `controller-${index}`, 'data'),
-            '--listen',
-            `127.0.0.1:${ports[index]}`,
-            ...ports.flatMap((port) => ['--public-address', `127.0.0.1:${port}`]),
-            '--store',
-            store,
-            '--store-password-file',
-            passwordFile,
-            '--no-relay',
-            '--status-listen',
-            'off',
-            '--ready-json',
-            ...(index > 0 ? ['--sealing-key-file', sealingKey] : []),
-          ],
-          { PGPASSWORD: undefined },
-        ),
-      );
-      controllers[index] = process;
-      const ready = JSON.parse(await process.waitFor(/^\{"pid"/, 60_000)) as { listening: string; adminCode: string };
-      return ready;
-    };
-    // The first makes the schema and the project; the others join it.
-    const first = await launchController(0);
-    for (const index of [1, 2]) await launchController(index);
+    const controllers = await startControllerReplicas({ dir, store, password: primary.password, count: 3 });
+    stoppers.push(() => controllers.stop());
+    const first = controllers.first;
     const adminHome = join(dir, 'admin');
     await enrollAdministrator(adminDirectory(adminHome), adminCodeAt(first.adminCode, first.listening), 'default');
     const ticket = (flags: string[]) => ticketInProcess(adminHome, flags);
@@ -182,14 +150,8 @@ export async function startChaosWorld(): Promise<ChaosWorld> {
       ...[0, 1, 2].map((index): Victim => ({
         name: `controller ${index + 1}`,
         kind: 'controller',
-        kill: async () => {
-          const process = controllers[index];
-          await process?.kill();
-          if (process) running.delete(process);
-        },
-        restart: async () => {
-          await launchController(index);
-        },
+        kill: () => controllers.kill(index),
+        restart: () => controllers.restart(index),
       })),
       ...relays.map((relay, index): Victim => ({
         name: `relay ${index + 1}`,
