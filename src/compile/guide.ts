@@ -116,8 +116,11 @@ export function guideContext(useCase: UseCase) {
     controllerPlaceholder,
     networkDomain: compileDefaults.networkDomain,
     statusPort: useCase.statusPort,
-    /** A status port for the second node on one machine, as the guide suggests it. */
-    otherStatusPort: useCase.statusPort < 65535 ? useCase.statusPort + 1 : useCase.statusPort - 1,
+    /** A status port for the second node on one machine, as the guide suggests it: past an outlet pool's. */
+    otherStatusPort:
+      useCase.statusPort + useCase.outletReplicas <= 65535
+        ? useCase.statusPort + useCase.outletReplicas
+        : useCase.statusPort - 1,
     outletPool: outletPoolGuide(useCase),
     outletTicketCommand: ticketCommand(useCase.tickets.outlet),
     inletTicketCommand: ticketCommand(useCase.tickets.inlet),

@@ -137,9 +137,10 @@ export class MemberCertificates {
   /**
    * A member's request for its next certificate, made on the channel its certificate authenticated
    * (a renewal): the member, and the request as read. A request for the key the member enrolled with is
-   * taken by comparing its bytes with that key's digest: the handshake proved the member holds the key
-   * (every certificate of a member is for its enrolled key), so importing the key again and checking
-   * the request's signature would prove nothing more, and they are most of what a renewal costs.
+   * taken by comparing its bytes with that key's recorded digest: the member proved it holds that key
+   * when it was recorded (a signed request) and authenticates now with a certificate of the project, so
+   * importing the key again and checking the request's signature would prove nothing more, and they are
+   * most of what a renewal costs.
    * Any other request is read and checked in full, and refused by memberFor's rules.
    */
   async memberRequest(

@@ -379,30 +379,58 @@ describe('stack boot script (sandbox)', () => {
         'inlet: { port: 15432 }',
       ]),
     ).find((artifact) => artifact.path === 'outlet.stack.yaml')?.content;
-    /** The instance metadata service as a machine of replica `tag`'s group sees it (IMDSv2: token first). */
-    const metadata = (tag: string) =>
-      `case "$*" in
+    /** The instance metadata service as a machine sees it (IMDSv2: a token first). */
+    const metadata = `case "$*" in
   *'-X PUT http://169.254.169.254/latest/api/token'*) echo imds-token ;;
-  *'X-aws-ec2-metadata-token: imds-token'*'/meta-data/tags/instance/PortalReplica') echo '${tag}' ;;
+  *'X-aws-ec2-metadata-token: imds-token'*'/meta-data/instance-id') echo i-0123456789abcdef0 ;;
   *) echo "unexpected curl $*" >&2; exit 22 ;;
 esac`;
+    /** The API as a machine of replica `tag`'s group sees it, its tag there from the `tagged`-th call on. */
+    const api = (tag: string, tagged = 1) => `${secretsStandIn()}
+if [ "$1 $2" = "ec2 describe-tags" ]; then
+  calls=$(($(cat "$0.count" 2>/dev/null || echo 0) + 1)); echo "$calls" > "$0.count"
+  case "$*" in
+    *'Name=resource-id,Values=i-0123456789abcdef0 Name=key,Values=PortalReplica'*)
+      if [ "$calls" -ge ${tagged} ]; then echo '${tag}'; else echo None; fi ;;
+    *) echo "unexpected aws $*" >&2; exit 254 ;;
+  esac
+fi`;
 
     it('takes its home on the file system and the group it signals from its replica tag', async () => {
-      const run = await boot(sandbox, bootScriptOfStack(stackText ?? '', 'db-outlet'), 0, { curl: metadata('2') });
+      const script = bootScriptOfStack(stackText ?? '', 'db-outlet');
+      const run = await boot(sandbox, script, 0, { curl: metadata, aws: api('2', 3) });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /^portal-boot: outlet replica 2 of the pool$/m);
       const env = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
       assert.match(env, /^PORTAL_HOME=\/var\/lib\/portal\/replica-2$/m);
       assert.equal((await stat(join(sandbox.root, 'var/lib/portal/replica-2'))).mode & 0o777, 0o700);
       const calls = await sandbox.calls();
+      assert.equal(calls.filter((call) => call.startsWith('aws ec2 describe-tags')).length, 3, 'waits for the tag');
       assert.equal(
         calls.at(-1),
         'cfn-signal -e 0 --stack db-outlet --resource NodeAutoScalingGroup2 --region us-east-1',
       );
     });
 
+    it("keeps replica 1 in a single node's home, so that an outlet made into a pool keeps its identity", async () => {
+      const run = await boot(sandbox, bootScriptOfStack(stackText ?? '', 'db-outlet'), 0, {
+        curl: metadata,
+        aws: api('1'),
+      });
+      assert.equal(run.code, 0, run.stderr);
+      const env = await readFile(join(sandbox.root, 'etc/portal/node.env'), 'utf8');
+      assert.match(env, /^PORTAL_HOME=\/var\/lib\/portal$/m);
+      assert.equal(
+        (await sandbox.calls()).at(-1),
+        'cfn-signal -e 0 --stack db-outlet --resource NodeAutoScalingGroup --region us-east-1',
+      );
+    });
+
     it('stops with a clear error on a tag that is not a replica number', async () => {
-      const run = await boot(sandbox, bootScriptOfStack(stackText ?? '', 'db-outlet'), 0, { curl: metadata('2;x') });
+      const run = await boot(sandbox, bootScriptOfStack(stackText ?? '', 'db-outlet'), 0, {
+        curl: metadata,
+        aws: api('2;x'),
+      });
       assert.equal(run.code, 1);
       assert.match(run.stderr, /^portal-boot: error: the PortalReplica tag is not a replica number: 2;x$/m);
       assert.ok(!(await sandbox.calls()).some((call) => call.startsWith('systemctl')), 'no node starts');

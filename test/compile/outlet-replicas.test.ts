@@ -183,14 +183,25 @@ describe('outlet replicas: a pool of outlets from a manifest (outlet.replicas)',
       );
       assert.ok(stack.Outputs[`${group}Name`], `an output names ${group}`);
     }
+    // The tag is read through the API (tags in the instance metadata would refuse some tag keys).
     const data = stack.Resources.NodeLaunchTemplate?.Properties.LaunchTemplateData as {
       MetadataOptions: Record<string, string>;
     };
-    assert.deepEqual(data.MetadataOptions, { HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
-    assert.match(bootScriptOf(stack, 'NodeLaunchTemplate'), /^NODE_HOME=\$STATE_DIR\/replica-\$REPLICA$/m);
+    assert.deepEqual(data.MetadataOptions, { HttpTokens: 'required' });
+    const policies = stack.Resources.NodeRole?.Properties.Policies as { PolicyName: string; PolicyDocument: unknown }[];
+    assert.deepEqual(policies.find((policy) => policy.PolicyName === 'read-replica-tag')?.PolicyDocument, {
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'ec2:DescribeTags', Resource: '*' }],
+    });
+    assert.match(bootScriptOf(stack, 'NodeLaunchTemplate'), /^ {2}NODE_HOME=\$STATE_DIR\/replica-\$REPLICA$/m);
+    // Every replica reports: the alarm is red as soon as one stops reporting UP.
+    const alarm = stack.Resources.NodeDownAlarm?.Properties as { Threshold: number; AlarmDescription: string };
+    assert.equal(alarm.Threshold, 3);
+    assert.match(alarm.AlarmDescription, /^Red when fewer than the 3 replicas of the pool/);
     const one = parseCfnYaml(textOf(artifacts(single), 'outlet.stack.yaml')) as Stack;
     assert.match(bootScriptOf(one, 'NodeLaunchTemplate'), /^NODE_HOME=\$STATE_DIR$/m);
     assert.equal(Object.keys(one.Resources).filter((id) => id.startsWith('NodeAutoScalingGroup')).length, 1);
+    assert.equal((one.Resources.NodeDownAlarm?.Properties as { Threshold: number }).Threshold, 1);
   });
 
   it('the guide says the outlet is a pool, and how each target runs and checks its replicas', () => {

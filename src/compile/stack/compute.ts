@@ -26,7 +26,7 @@ export const bootTimeout = 'PT20M';
 /**
  * Each outlet replica of a pool is a group of one machine of its own, which tags its machine with the
  * replica's number (replicaTag); the one launch template's boot script reads the tag to find its home on
- * the shared file system and the group it signals. Replica 1 keeps the names of a single node's group.
+ * the shared file system and the group it signals. Replica 1 keeps a single node's group and home.
  */
 export const replicaGroup = (replica: number): string =>
   replica === 1 ? 'NodeAutoScalingGroup' : `NodeAutoScalingGroup${replica}`;
@@ -132,6 +132,19 @@ export function computeFragment(context: StackContext): CfnFragment {
                 ],
               },
             },
+            ...(replicasOf(context) > 1
+              ? [
+                  {
+                    // A pool's machine reads its replica's number from its own tags (DescribeTags takes no
+                    // resource: it answers for the instance the filter names).
+                    PolicyName: 'read-replica-tag',
+                    PolicyDocument: {
+                      Version: '2012-10-17',
+                      Statement: [{ Effect: 'Allow', Action: 'ec2:DescribeTags', Resource: '*' }],
+                    },
+                  },
+                ]
+              : []),
             {
               PolicyName: 'mount-node-state',
               PolicyDocument: {
@@ -180,8 +193,7 @@ function replicaResources(context: StackContext, dependsOn: readonly string[]): 
           InstanceType: ref(ids.instanceType),
           IamInstanceProfile: { Arn: getAtt('NodeInstanceProfile', 'Arn') },
           SecurityGroupIds: [ref(ids.nodeSecurityGroup)],
-          // A pool's machines read their replica's number from their tags in the instance metadata.
-          MetadataOptions: { HttpTokens: 'required', ...(replicas > 1 ? { InstanceMetadataTags: 'enabled' } : {}) },
+          MetadataOptions: { HttpTokens: 'required' },
           TagSpecifications: [
             { ResourceType: 'instance', Tags: tags({ Name: sub(`\${AWS::StackName}-${context.role}`) }) },
           ],

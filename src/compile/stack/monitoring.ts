@@ -18,7 +18,11 @@ export const alarmMinutes = 5;
 export const alarmPeriodSeconds = 60;
 export const alarmThreshold = 1;
 
-export function monitoringFragment(): CfnFragment {
+/**
+ * `replicas`: the nodes that report to the log group (an outlet pool's); the alarm turns red when any
+ * of them has stopped reporting UP, not only when all have.
+ */
+export function monitoringFragment(replicas = 1): CfnFragment {
   const code = renderTemplate('status-metric.py.hbs', {
     nodeUpLine: product.nodeUpLine,
     namespace: product.metricNamespace,
@@ -90,8 +94,11 @@ export function monitoringFragment(): CfnFragment {
         Properties: {
           AlarmName: sub('${AWS::StackName}-NodeDownAlarm'),
           AlarmDescription:
-            `Red when the node has reported no "${product.nodeUpLine}" line for ${alarmMinutes} minutes; ` +
-            'green while it reports one a minute.',
+            replicas === 1
+              ? `Red when the node has reported no "${product.nodeUpLine}" line for ${alarmMinutes} minutes; ` +
+                'green while it reports one a minute.'
+              : `Red when fewer than the ${replicas} replicas of the pool have reported a "${product.nodeUpLine}" ` +
+                `line a minute for ${alarmMinutes} minutes; green while each reports one a minute.`,
           Namespace: product.metricNamespace,
           MetricName: nodeUpMetric,
           Dimensions: [{ Name: 'StackName', Value: ref('AWS::StackName') }],
@@ -99,7 +106,7 @@ export function monitoringFragment(): CfnFragment {
           Period: alarmPeriodSeconds,
           EvaluationPeriods: alarmMinutes,
           DatapointsToAlarm: alarmMinutes,
-          Threshold: alarmThreshold,
+          Threshold: alarmThreshold * replicas,
           ComparisonOperator: 'LessThanThreshold',
           TreatMissingData: 'breaching',
         },

@@ -24,7 +24,7 @@ export function nodeStack(useCase: UseCase, role: NodeRole, nodeConfig: NodeConf
     networkFragment(context),
     storageFragment(),
     privateEndpointFragment(context),
-    monitoringFragment(),
+    monitoringFragment(role === 'outlet' ? useCase.outletReplicas : 1),
     computeFragment(context),
   ]);
   const { Parameters, Conditions, Resources, Outputs } = merged;
