@@ -127,7 +127,9 @@ lock_holder() {
 # wait_for LOCK: waits while another install holds LOCK, saying so once; gives up after lock_timeout s.
 wait_for() {
   local lock=$1 holder waited=0
-  while holder=$(lock_holder "$lock"); do
+  # Free only when two reads agree: /proc/locks is read in pieces, and a line can slip between two
+  # pieces while other processes (a busy database) take and drop locks.
+  while holder=$(lock_holder "$lock") || holder=$(lock_holder "$lock"); do
     if [ "$waited" -eq 0 ]; then
       echo "test-prerequisites: waiting for another package install (process $holder holds $lock), up to $lock_timeout s"
     fi

@@ -88,7 +88,7 @@ describe('portal compile', () => {
     const { lines } = await compileBad(text, 1);
     assert.deepEqual(lines, [
       `${at(text, 'colour:')}: /outlet/colour: unknown key "colour"; expected one of: relay, to, allow, tls, ` +
-        'endpoint, instance-type',
+        'endpoint, instance-type, replicas',
     ]);
   });
 

@@ -62,4 +62,16 @@ describe('npm run chaos: how a run is judged', () => {
       ],
     );
   });
+
+  it('takes "no gap" as 500 ms, or twice the quiet stretch\'s longest gap on a machine whose pauses are longer', () => {
+    const loaded = (quietGapMs: number, gapMs: number) =>
+      chaosVerdicts({
+        ...report([kill({ name: 'controller 1', kind: 'controller', longestGapMs: gapMs })]),
+        quiet: { longestGapMs: quietGapMs, controlGapMs: 100 },
+      });
+    assert.deepEqual(loaded(100, 500), []);
+    assert.deepEqual(loaded(100, 501), ['controller 1: the commits stopped for 501 ms (at most 500)']);
+    assert.deepEqual(loaded(324, 640), []);
+    assert.deepEqual(loaded(324, 700), ['controller 1: the commits stopped for 700 ms (at most 648)']);
+  });
 });
