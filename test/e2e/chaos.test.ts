@@ -1,6 +1,6 @@
 /**
- * The short form of `npm run chaos` (scripts/chaos.ts): the same world and the same kills, with one
- * second of running again between them instead of five.
+ * The short form of `npm run chaos` (scripts/chaos.ts): the same world and the same kills, with 1.5 s
+ * of running again between them instead of five.
  */
 import assert from 'node:assert/strict';
 import { chaosTable, chaosVerdicts, runChaos } from '../support/chaos-scenario.ts';
@@ -9,7 +9,7 @@ describe('chaos: lose any one process (the short form of npm run chaos)', functi
   this.timeout(300_000);
 
   it('kills each controller replica, relay and outlet, then fails the database over, within the targets', async () => {
-    const report = await runChaos({ settleMs: 1000 });
+    const report = await runChaos({ settleMs: 1500 });
     console.log(
       chaosTable(report)
         .split('\n')
@@ -29,7 +29,9 @@ describe('chaos: lose any one process (the short form of npm run chaos)', functi
         'database (failover)',
       ],
     );
-    assert.deepEqual(chaosVerdicts(report), []);
+    // The other lanes of the suite load the machine: its own pauses, which the quiet stretch shows, are
+    // no kill's doing (npm run chaos judges on a quiet machine, at twice the quiet stretch's).
+    assert.deepEqual(chaosVerdicts(report, 3), []);
     // Many fewer than one a period on a loaded machine (a new connection authenticates), but all along.
     assert.ok(report.commits > 200, `the client committed through the run (${report.commits} commits)`);
   });
