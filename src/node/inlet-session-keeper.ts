@@ -268,6 +268,8 @@ export class SessionKeeper {
       if (this.options.relays.up().some((other) => other !== path)) this.ensureSession();
       else this.later();
     });
+    // The streams made through a relay before the direct session came would carry new clients the longer way.
+    if (path === 'direct') this.warm.destroyRelayed();
     for (const wake of this.waiters) wake();
     this.options.onChange?.();
     this.warm.fill();

@@ -80,6 +80,18 @@ export class WarmStreamPool {
     return undefined;
   }
 
+  /**
+   * Closes the ready streams that were opened through a relay, unused: once a direct session is in, a
+   * new client should not ride the relay for having come first.
+   */
+  destroyRelayed(): void {
+    for (const socket of this.ready.filter((ready) => this.paths.get(ready) !== 'direct')) {
+      this.ready.splice(this.ready.indexOf(socket), 1);
+      this.watchers.delete(socket);
+      socket.destroy();
+    }
+  }
+
   /** Closes every ready stream (with `error`, so that whatever waits on one hears why). */
   destroyAll(error?: Error): void {
     clearTimeout(this.refill);

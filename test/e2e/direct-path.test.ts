@@ -35,7 +35,14 @@ describe('end to end: the direct path, with the relay as fallback', function () 
   });
 
   it('runs the session and the warm streams on a connection the outlet dialled, and says so', async () => {
-    const inlet = await statusWhen(join(project.dir, 'inlet'), (shown) => shown.inlets[0]?.path === 'direct');
+    // Direct, and no member of the pool left on the relay (the relayed session the inlet began with
+    // retires once the outlet's direct one is in).
+    const inlet = await statusWhen(
+      join(project.dir, 'inlet'),
+      (shown) =>
+        shown.inlets[0]?.path === 'direct' &&
+        (shown.inlets[0]?.outlets ?? []).every((member) => member.path === 'direct'),
+    );
     assert.match(String(inlet.inlets[0]?.direct), /^127\.0\.0\.1:\d+$/);
     const outlet = await statusWhen(
       join(project.dir, 'outlet'),

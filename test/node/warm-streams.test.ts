@@ -54,4 +54,24 @@ describe("inlet's warm streams: replaced once clients pause", () => {
     assert.equal(opened.length, 4);
     pool.destroyAll();
   });
+
+  it('closes the streams made through a relay once a direct session is in, and keeps the direct ones', async () => {
+    const open = async (): Promise<TLSSocket> => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
+      opened.push(socket);
+      await once(socket, 'secureConnect');
+      return socket;
+    };
+    const pool = new WarmStreamPool(3, open, { fill: () => false, keep: () => true });
+    const relayed = [await open(), await open()];
+    const direct = await open();
+    for (const socket of relayed) await pool.making(Promise.resolve(socket), 'relay');
+    await pool.making(Promise.resolve(direct), 'direct');
+    assert.equal(pool.size, 3);
+    pool.destroyRelayed();
+    assert.equal(pool.size, 1);
+    assert.ok(relayed.every((socket) => socket.destroyed));
+    assert.deepEqual(pool.take(), { socket: direct, path: 'direct' });
+    direct.destroy();
+  });
 });
