@@ -23,7 +23,7 @@ import { projectRoot } from '../support/usecases.ts';
  * The last release: the commit of the last submission that landed. Moved forward with each release, so
  * that this test always runs the version before beside this one.
  */
-const previousRelease = 'ebf3df9728b6ed22c404d3f16a078ed45251b020';
+const previousRelease = '35f04457fe2c58ddaf7e1cf514b279bb45f112ca';
 
 describe('controller replicas: a rolling upgrade, the previous release beside this one', function () {
   this.timeout(180_000);
