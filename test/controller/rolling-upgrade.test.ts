@@ -16,6 +16,7 @@ import { PortalError } from '../../src/shared/errors.ts';
 import { callController, openControlChannel } from '../../src/wire/control-channel.ts';
 import { decodeTicket } from '../../src/wire/ticket.ts';
 import { startPostgres, type Postgres } from '../support/postgres.ts';
+import { replicaArguments } from '../support/controller-replicas.ts';
 import { freePort, portalBundle, start, type Running } from '../support/processes.ts';
 import { projectRoot } from '../support/usecases.ts';
 
@@ -59,28 +60,19 @@ describe('controller replicas: a rolling upgrade, the previous release beside th
     const passwordFile = join(dir, 'db.password');
     await writeFile(passwordFile, `${postgres.password}\n`, { mode: 0o600 });
     const ports = [await freePort(), await freePort()];
-    const publicAddresses = ports.flatMap((port) => ['--public-address', `127.0.0.1:${port}`]);
-    const launch = async (bundle: string, index: number, extra: string[] = []) => {
+    const launch = async (bundle: string, index: number, sealingKey?: string) => {
       const process = start(
         globalThis.process.execPath,
         [
           bundle,
-          'controller',
-          'start',
-          '--data-dir',
-          join(dir, `replica-${index}`),
-          '--listen',
-          `127.0.0.1:${ports[index]}`,
-          ...publicAddresses,
-          '--store',
-          url,
-          '--store-password-file',
-          passwordFile,
-          '--no-relay',
-          '--status-listen',
-          'off',
-          '--ready-json',
-          ...extra,
+          ...replicaArguments({
+            dataDir: join(dir, `replica-${index}`),
+            listen: `127.0.0.1:${ports[index]}`,
+            addresses: ports.map((port) => `127.0.0.1:${port}`),
+            store: url,
+            passwordFile,
+            ...(sealingKey ? { sealingKey } : {}),
+          }),
         ],
         { env: { PORTAL_HOME: join(dir, `home-${index}`), PGPASSWORD: undefined } },
       );
@@ -95,7 +87,7 @@ describe('controller replicas: a rolling upgrade, the previous release beside th
     // The previous release made the database's schema and the project; this version joins it.
     const previous = await launch(previousBundle, 0);
     const sealingKey = join(dir, 'home-0', 'keys', 'controller-seal.key');
-    const current = await launch(portalBundle, 1, ['--sealing-key-file', sealingKey]);
+    const current = await launch(portalBundle, 1, sealingKey);
     assert.equal(current.fingerprint, previous.fingerprint, 'one TLS identity for both');
 
     const admin = await enrollAdministrator(join(dir, 'admin'), previous.adminCode);

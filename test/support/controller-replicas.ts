@@ -30,6 +30,39 @@ export interface ReplicaOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * `portal controller start` for a replica: on `listen`, announcing every replica's address, on the
+ * store (its password from a file), with no embedded relay and no status server, printing its ready
+ * line; joining with `sealingKey` when another replica made the project.
+ */
+export function replicaArguments(replica: {
+  readonly dataDir: string;
+  readonly listen: string;
+  readonly addresses: readonly string[];
+  readonly store: string;
+  readonly passwordFile: string;
+  readonly sealingKey?: string;
+}): string[] {
+  return [
+    'controller',
+    'start',
+    '--data-dir',
+    replica.dataDir,
+    '--listen',
+    replica.listen,
+    ...replica.addresses.flatMap((address) => ['--public-address', address]),
+    '--store',
+    replica.store,
+    '--store-password-file',
+    replica.passwordFile,
+    '--no-relay',
+    '--status-listen',
+    'off',
+    '--ready-json',
+    ...(replica.sealingKey ? ['--sealing-key-file', replica.sealingKey] : []),
+  ];
+}
+
 export async function startControllerReplicas(options: ReplicaOptions): Promise<ControllerReplicas> {
   const { dir, store, count } = options;
   const ports: number[] = [];
@@ -41,24 +74,14 @@ export async function startControllerReplicas(options: ReplicaOptions): Promise<
   const launch = async (index: number) => {
     const process = startPortal(
       join(dir, `controller-${index}`),
-      [
-        'controller',
-        'start',
-        '--data-dir',
-        join(dir, `controller-${index}`, 'data'),
-        '--listen',
-        `127.0.0.1:${ports[index]}`,
-        ...ports.flatMap((port) => ['--public-address', `127.0.0.1:${port}`]),
-        '--store',
+      replicaArguments({
+        dataDir: join(dir, `controller-${index}`, 'data'),
+        listen: `127.0.0.1:${ports[index]}`,
+        addresses: ports.map((port) => `127.0.0.1:${port}`),
         store,
-        '--store-password-file',
         passwordFile,
-        '--no-relay',
-        '--status-listen',
-        'off',
-        '--ready-json',
-        ...(index > 0 ? ['--sealing-key-file', sealingKey] : []),
-      ],
+        ...(index > 0 ? { sealingKey } : {}),
+      }),
       { PGPASSWORD: undefined, ...options.env },
     );
     processes[index] = process;
