@@ -1,11 +1,12 @@
 /**
  * Requests made as this machine's administrator. When the project lives on the embedded controller and
  * that is not running (after a reboot, say), it is started again first, listening where it did and
- * with the same public address.
+ * with the same public address; never once its store moved to controller replicas.
  */
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { InputError, PortalError } from '../shared/errors.ts';
+import { readMovedMarker } from '../controller/store/moved-marker.ts';
+import { InputError, PortalError, RuntimeFailure } from '../shared/errors.ts';
 import { controllersToKeep } from '../node/controller-addresses.ts';
 import { dueForRefresh, refreshCertificate } from '../node/enrollment.ts';
 import { loadIdentity, saveRecord, type StoredIdentity } from '../node/identity-store.ts';
@@ -16,7 +17,7 @@ import {
   readEmbeddedControllerSettings,
   startEmbeddedController,
 } from './embedded-controller.ts';
-import { adminDirectory, embeddedControllerDirectory } from './home.ts';
+import { adminDirectory, embeddedControllerDirectory, embeddedControllerStore } from './home.ts';
 
 export async function loadAdministrator(home: string): Promise<StoredIdentity> {
   const identity = await loadIdentity(adminDirectory(home));
@@ -84,7 +85,10 @@ export function openAdminChannel(home: string): Promise<ControlChannel> {
   });
 }
 
-/** Runs `attempt`; when the embedded controller is not running, starts it again first and runs it once more. */
+/**
+ * Runs `attempt`; when the embedded controller is not running, starts it again first and runs it once
+ * more, unless its store moved to PostgreSQL (then the replicas are the ones to start).
+ */
 async function withController<T>(home: string, attempt: () => Promise<T>): Promise<T> {
   try {
     return await attempt();
@@ -97,6 +101,16 @@ async function withController<T>(home: string, attempt: () => Promise<T>): Promi
       (await readEmbeddedController(home))
     )
       throw error;
+    // Its store moved to PostgreSQL: the replicas serve the project, and an old copy must not come back.
+    const moved = await readMovedMarker(embeddedControllerStore(home));
+    if (moved)
+      throw new RuntimeFailure(error.code, error.message, {
+        hint:
+          `the project moved from the embedded controller to controller replicas on ${moved.to} ` +
+          `(portal controller migrate-store, ${moved.movedAt}), so it is not started again; start a replica: ` +
+          `portal controller start --store ${moved.to} (see docs/replicas.md)`,
+        cause: error,
+      });
     // Its settings as it last started; a home from before they were kept: loopback, on its old port.
     const kept = await readEmbeddedControllerSettings(home);
     const port = Number((await loadAdministrator(home)).record.controller.split(':').at(-1));

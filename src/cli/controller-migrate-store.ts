@@ -20,7 +20,8 @@ export function registerControllerMigrateStore(controller: Command): void {
   controller
     .command('migrate-store')
     .description(
-      "copy a stopped controller's SQLite store and TLS identity to an empty PostgreSQL database, for replicas",
+      "copy a stopped controller's SQLite store and TLS identity to an empty PostgreSQL database, for replicas, " +
+        'and retire the SQLite store (<store>.moved): no controller starts on it again',
     )
     .requiredOption('--to <url>', 'postgres://USER@HOST:PORT/DATABASE, empty (the password as for controller start)')
     .option('--from <url>', 'sqlite:PATH (default: controller.db in the data directory)')
@@ -48,8 +49,12 @@ export function registerControllerMigrateStore(controller: Command): void {
       for (const [project, head] of Object.entries(moved.heads))
         console.log(`The audit trail of ${project} ends at the same record in both stores: ${head}.`);
       console.log(
+        `The SQLite store is retired: ${moved.marker} says where it moved, and no controller starts on it again ` +
+          '(remove that file to go back to it on purpose).',
+      );
+      console.log(
         'Start each replica with --store set to the new database, --public-address once per replica and the ' +
-          'sealing key this controller ran with; keep the old controller stopped.',
+          'sealing key this controller ran with.',
       );
     });
 }

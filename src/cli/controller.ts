@@ -1,4 +1,7 @@
-/** `portal controller start`: a controller in the foreground, for self-hosting (and for `portal enroll`). */
+/**
+ * `portal controller start`: a controller in the foreground, for self-hosting (and for `portal enroll`); the
+ * other `portal controller` commands are registered here, each from its own file.
+ */
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -18,6 +21,7 @@ import { describeSealingKey, sealingKeyVariables } from '../shared/sealing-key.t
 import { registerControllerBackup } from './controller-backup.ts';
 import { registerControllerRestore } from './controller-restore.ts';
 import { registerControllerMigrateStore } from './controller-migrate-store.ts';
+import { registerControllerStop } from './controller-stop.ts';
 import { controllerSealingKey } from './controller-sealing-key.ts';
 import { durationFlag } from './duration-flag.ts';
 import { embeddedControllerDirectory, portalHome } from './home.ts';
@@ -124,6 +128,7 @@ export function registerController(program: Command): void {
     )
     .option('--status-listen <address>', statusListenHelp, statusListenDefault)
     .action(async (options: ControllerStartOptions) => runController(options));
+  registerControllerStop(controller);
   registerControllerBackup(controller);
   registerControllerRestore(controller);
   registerControllerMigrateStore(controller);

@@ -2,13 +2,15 @@
  * The embedded default controller: `portal enroll` with no --controller starts one in the background,
  * with its state under $PORTAL_HOME/controller and its sealing key under $PORTAL_HOME/keys (no setup:
  * the key is made on first start), listening on loopback unless `portal enroll --listen` says otherwise;
- * its log goes to $PORTAL_HOME/controller/controller.log (bounded); `portal reset` stops it.
+ * its log goes to $PORTAL_HOME/controller/controller.log (bounded); `portal controller stop` and
+ * `portal reset` stop it. One whose store moved to PostgreSQL (migrate-store) is never started again.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
+import { refuseMovedStore } from '../controller/store/moved-marker.ts';
 import { socketHost } from '../shared/address.ts';
 import { rotateIfFull } from '../shared/bounded-log.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
@@ -22,6 +24,7 @@ import {
   embeddedControllerRuntime,
   embeddedControllerSealingKey,
   embeddedControllerSettings,
+  embeddedControllerStore,
 } from './home.ts';
 
 export interface EmbeddedController {
@@ -119,6 +122,8 @@ export async function startEmbeddedController(
   home: string,
   settings: EmbeddedControllerSettings = { listen: '127.0.0.1:0' },
 ): Promise<EmbeddedController> {
+  // Said here in its own words (exit 2), rather than as a start that failed: the controller refuses it too.
+  await refuseMovedStore(embeddedControllerStore(home));
   const directory = embeddedControllerDirectory(home);
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const logPath = embeddedControllerLog(home);

@@ -36,7 +36,8 @@ import { registerControllerMetrics } from './metrics.ts';
 import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import type { BudgetFigures } from './audit-budget.ts';
-import { openStore, storeEngine, type Store } from './store/open.ts';
+import { openControllerStore } from './store/controller-store.ts';
+import { storeEngine, type Store } from './store/open.ts';
 import { shownUrl } from './store/store-url.ts';
 import { loadReplicaIdentity } from './replica-identity.ts';
 import { revocationNotices, revocationOfNotice } from './revocations.ts';
@@ -117,10 +118,12 @@ export async function startController(options: ControllerOptions): Promise<Runni
   refuseKeyBeside(keySource, options.dataDir, beside);
   if (storeUrl.startsWith('sqlite:'))
     refuseKeyBeside(keySource, dirname(resolve(storeUrl.slice('sqlite:'.length))), beside);
-  const store: Store = await openStore(
+  // A SQLite store is refused once it moved to PostgreSQL, and held (for migrate-store to see) until closed.
+  const opened = await openControllerStore(
     storeUrl,
     options.storePasswordFile ? { passwordFile: options.storePasswordFile } : {},
   );
+  const store: Store = opened.store;
   let sealingKey: Buffer;
   let tls: ServerCertificate;
   try {
@@ -143,7 +146,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
             ...(options.log ? { log: options.log } : {}),
           });
   } catch (error) {
-    await store.destroy();
+    await opened.close();
     throw error;
   }
   const { certificate, privateKey: key } = tls;
@@ -191,7 +194,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   } catch (error) {
     await replicas?.stop();
     await relay?.close();
-    await store.destroy();
+    await opened.close();
     throw error;
   }
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
@@ -224,7 +227,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
       await service.reports.flush().catch(written('the reports of nodes and relays'));
       await service.audit.flushTallies().catch(written('the tallies of refusals'));
       await replicas?.stop().catch(written("this replica's withdrawal"));
-      await store.destroy();
+      await opened.close();
     },
   };
 }

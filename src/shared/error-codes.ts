@@ -213,6 +213,13 @@ export const errorCodes = [
   'STORE_UNREACHABLE',
   /** The controller's store holds data that cannot be read back (a sealed key that does not open). */
   'STORE_DAMAGED',
+  /**
+   * The SQLite store was moved to PostgreSQL by `portal controller migrate-store`: no controller starts on it,
+   * and it is not moved again, until its `.moved` file is removed on purpose.
+   */
+  'STORE_MOVED',
+  /** `portal controller migrate-store` found a controller running on the store it was to move. */
+  'STORE_IN_USE',
   /** `portal project audit --verify` found the audit trail's hash chain broken: a record was changed or removed. */
   'AUDIT_CHAIN_BROKEN',
   /** The checkpoint given to `portal project audit --verify --checkpoint` is none, or none can be made yet. */

@@ -114,7 +114,8 @@ describe('portal controller migrate-store: from one controller on SQLite to repl
     const verdict = await verifyTrail(channel).finally(() => channel.close());
     assert.match(verdict, new RegExp(`^the audit trail of project ${admin.record.projectId} is whole: \\d+ records`));
 
-    // Never into a database that holds a controller already.
+    // Never into a database that holds a controller already, even from a store taken back on purpose.
+    await rm(join(dataDir, 'controller.db.moved'));
     const again = await runPortal(args, { env: { PGPASSWORD: undefined } });
     assert.equal(again.code, 2);
     assert.match(

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/controller/store/open.ts';
 import { moveStore } from '../../src/controller/store/move-store.ts';
+import { removeMovedMarker, writeMovedMarker } from '../../src/controller/store/moved-marker.ts';
+import { holdStore } from '../../src/controller/store/store-holder.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 
 /** A port nothing listens on is never reached: every refusal here comes first. */
@@ -72,5 +74,33 @@ describe('controller store: refusals before connecting', () => {
       moveStore({ from, to: url, dataDir }),
       refused('BAD_FLAG', /^the controller's tls\.crt cannot be read in \S+ \(ENOENT\)$/),
     );
+  });
+
+  it('migrate-store refuses a store that a running controller holds, and a store that moved already', async () => {
+    const dataDir = join(dir, 'held');
+    await mkdir(dataDir);
+    const store = join(dataDir, 'controller.db');
+    await writeFile(store, '');
+    const from = `sqlite:${store}`;
+    const hold = await holdStore(store);
+    try {
+      await assert.rejects(
+        moveStore({ from, to: url, dataDir }),
+        refused(
+          'STORE_IN_USE',
+          new RegExp(
+            `^a controller runs on the store ${store} \\(process ${process.pid}, since \\S+\\): .* nothing was copied$`,
+          ),
+        ),
+      );
+    } finally {
+      await hold.release();
+    }
+    await writeMovedMarker(store, { to: url, movedAt: '2030-01-02T03:04:05.000Z', fingerprint: 'ab:cd' });
+    await assert.rejects(
+      moveStore({ from, to: url, dataDir }),
+      refused('STORE_MOVED', new RegExp(`^the SQLite store ${store} moved to ${url.replaceAll('.', '\\.')} on 2030-`)),
+    );
+    await removeMovedMarker(store);
   });
 });

@@ -28,7 +28,11 @@ import {
   type OutletShow,
 } from '../../src/node/show.ts';
 import { identityMisfit } from '../../src/node/ticket-fit.ts';
+import { openControllerStore } from '../../src/controller/store/controller-store.ts';
+import { writeMovedMarker } from '../../src/controller/store/moved-marker.ts';
+import { holderFile } from '../../src/controller/store/store-holder.ts';
 import { noOutletMessage } from '../../src/relay/registration-refusals.ts';
+import { processStart } from '../../src/shared/process-state.ts';
 import { startStatusServer } from '../../src/shared/status-server.ts';
 import { versionHint, versionMismatch } from '../../src/wire/protocol.ts';
 import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
@@ -215,6 +219,18 @@ describe('docs/troubleshooting.md quotes what Portal prints', function () {
       'a sealing key file gone': await printed(() =>
         loadIdentity(join(world.dir, 'outlet'), { sealingKeyFile: join(world.dir, 'gone.key') }),
       ),
+      'a store that moved': await printed(async () => {
+        const store = join(world.dir, 'moved.db');
+        const to = 'postgres://portal@db.example.net:5432/portal';
+        await writeMovedMarker(store, { to, movedAt: '2030-01-02T03:04:05.000Z', fingerprint: 'ab' });
+        return openControllerStore(`sqlite:${store}`);
+      }),
+      'a store another controller holds': await printed(async () => {
+        const store = join(world.dir, 'held.db');
+        const holder = { pid: process.ppid, processStart: processStart(process.ppid), startedAt: 'then', token: 'x' };
+        await writeFile(holderFile(store), JSON.stringify(holder));
+        return openControllerStore(`sqlite:${store}`);
+      }),
     };
   }
 

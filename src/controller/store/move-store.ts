@@ -3,16 +3,22 @@
  * project CA keys stay sealed, the audit trail keeps its chain), and the controller's TLS identity from
  * its data directory, so that every ticket and node keeps the fingerprint it pins. The sealing key is
  * not needed: nothing is unsealed; the replicas are given the same one.
+ *
+ * The SQLite store is then retired (moved-marker.ts): no controller starts on it again by mistake with an
+ * old copy of the projects. A store that a running controller holds (store-holder.ts) is not moved: what
+ * that controller wrote after the copy, a revocation say, would be lost.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import { fingerprintOf } from '../../pki/authority.ts';
 import { InputError } from '../../shared/errors.ts';
 import { serverCertificateFiles } from '../../shared/sealed-server-certificate.ts';
 import { chainHead } from '../audit-trail.ts';
+import { refuseMovedStore, removeMovedMarker, writeMovedMarker } from './moved-marker.ts';
 import { openStore, type StoreOptions } from './open.ts';
+import { liveHolder } from './store-holder.ts';
 import { parseStoreUrl } from './store-url.ts';
 
 /** The tables copied, parents first (tickets and members name their project). */
@@ -35,6 +41,8 @@ export interface MovedStore {
   /** Per project, the head of its audit chain, the same in both stores. */
   readonly heads: Readonly<Record<string, string>>;
   readonly fingerprint: string;
+  /** The file that now retires the SQLite store. */
+  readonly marker: string;
 }
 
 export async function moveStore(options: MoveStoreOptions): Promise<MovedStore> {
@@ -52,6 +60,8 @@ export async function moveStore(options: MoveStoreOptions): Promise<MovedStore> 
     throw new InputError('BAD_FLAG', `--from ${options.from}: there is no store at ${from.path}`, {
       hint: 'give the store of the controller that ran alone (controller.db in its data directory)',
     });
+  await refuseMovedStore(from.path);
+  await refuseHeld(from.path);
   const identity = await controllerIdentity(options.dataDir);
   const source = await openStore(options.from);
   try {
@@ -60,7 +70,15 @@ export async function moveStore(options: MoveStoreOptions): Promise<MovedStore> 
       await refuseNonEmpty(target, to.shown);
       const rows = await copyTables(source, target, identity);
       const heads = await sameHeads(source, target);
-      return { rows, heads, fingerprint: fingerprintOf(identity.certificate) };
+      const fingerprint = fingerprintOf(identity.certificate);
+      // Written before the last look for a holder, which a controller writes before it looks for this.
+      const marker = await writeMovedMarker(from.path, {
+        to: to.shown,
+        movedAt: new Date().toISOString(),
+        fingerprint,
+      });
+      await refuseLateHolder(from.path, to.shown);
+      return { rows, heads, fingerprint, marker };
     } finally {
       await target.destroy();
     }
@@ -89,6 +107,35 @@ async function controllerIdentity(dataDir: string): Promise<{ certificate: strin
     read(serverCertificateFiles.sealedKey),
   ]);
   return { certificate: certificate.toString('utf8'), sealedKey: sealedKey.toString('base64') };
+}
+
+/** Stopping the controller is the operator's to do: from here, only its process is known. */
+const stopIt =
+  'stop it first (portal controller stop for the embedded controller of a PORTAL_HOME, systemctl stop for a ' +
+  'service, Ctrl-C in its terminal)';
+
+async function refuseHeld(path: string): Promise<void> {
+  const holder = await liveHolder(path);
+  if (holder)
+    throw new InputError(
+      'STORE_IN_USE',
+      `a controller runs on the store ${resolve(path)} (process ${holder.pid}, since ${holder.startedAt}): ` +
+        'what it writes after the copy would be lost; nothing was copied',
+      { hint: `${stopIt}, then run portal controller migrate-store again` },
+    );
+}
+
+/** A controller that started while the store was copied: the move does not hold, and its marker goes. */
+async function refuseLateHolder(path: string, shown: string): Promise<void> {
+  const holder = await liveHolder(path);
+  if (!holder) return;
+  await removeMovedMarker(path);
+  throw new InputError(
+    'STORE_IN_USE',
+    `a controller started on the store ${resolve(path)} while it was copied (process ${holder.pid}): ` +
+      `what it writes is not in ${shown}`,
+    { hint: `${stopIt}, empty that database (drop and create it), then run portal controller migrate-store again` },
+  );
 }
 
 async function refuseNonEmpty(target: Store, shown: string): Promise<void> {
