@@ -106,6 +106,32 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
     }
   });
 
+  it('takes a password rotated in its file at the next connection, with no restart', async () => {
+    postgres.asSuperuser(
+      "CREATE ROLE rotating LOGIN PASSWORD 'first-password'",
+      'CREATE DATABASE rotating OWNER rotating',
+    );
+    const file = join(dir, 'rotating.password');
+    await writeFile(file, 'first-password\n', { mode: 0o600 });
+    const store = await openStore(`postgres://rotating@127.0.0.1:${postgres.port}/rotating`, { passwordFile: file });
+    try {
+      await sql`select 1`.execute(store);
+      // As RDS rotates it: the role's password changes, the file is rewritten, and connections are lost.
+      postgres.asSuperuser("ALTER ROLE rotating PASSWORD 'second-password'");
+      await writeFile(file, 'second-password\n');
+      postgres.asSuperuser("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'rotating'");
+      // A query on a connection as it is cut may fail; the next ones open connections with the new password.
+      let answered: unknown;
+      for (let attempt = 0; attempt < 20 && answered === undefined; attempt += 1) {
+        answered = (await sql<{ one: number }>`select 1 as one`.execute(store).catch(() => undefined))?.rows;
+        if (answered === undefined) await delay(100);
+      }
+      assert.deepEqual(answered, [{ one: 1 }]);
+    } finally {
+      await store.destroy();
+    }
+  });
+
   it('portal controller start --store postgres://…: runs on it; a password in the URL or a database down is one line', async () => {
     const url = freshDatabase();
     const passwordFile = join(dir, 'cli.password');

@@ -44,8 +44,23 @@ async function openSqlite(path: string): Promise<Store> {
 }
 
 async function openPostgres(target: PostgresTarget, options: StoreOptions): Promise<Store> {
-  const password = options.passwordFile === undefined ? undefined : await passwordFrom(options.passwordFile);
-  return openPostgresStore(target, await postgresClient(target, password === undefined ? {} : { password }));
+  const file = options.passwordFile;
+  if (file === undefined) return openPostgresStore(target, await postgresClient(target));
+  return openPostgresStore(target, await postgresClient(target, { password: await rereadPassword(file) }));
+}
+
+/**
+ * The password file, read again for every new connection: a password rotated in place (Amazon RDS
+ * rotates its managed one every week) is taken without a restart, while the connections open go on.
+ * Read once here so that a file that is wrong stops the start; later, a file that cannot be read for a
+ * moment leaves the last password in use.
+ */
+async function rereadPassword(file: string): Promise<() => Promise<string>> {
+  let last = await passwordFrom(file);
+  return async () => {
+    last = await passwordFrom(file).catch(() => last);
+    return last;
+  };
 }
 
 async function passwordFrom(file: string): Promise<string> {

@@ -24,8 +24,11 @@ const reconnectWaitSeconds = (failures: number) => Math.min(0.05 * 2 ** failures
 const endWaitSeconds = 2;
 
 export interface PostgresStoreOptions {
-  /** The password of the URL's user; undefined: PGPASSWORD, else none (trust or certificate login). */
-  readonly password?: string;
+  /**
+   * The password of the URL's user, or what gives it at each new connection; undefined: PGPASSWORD,
+   * else none (trust or certificate login).
+   */
+  readonly password?: string | (() => Promise<string>);
 }
 
 export type PostgresClient = postgres.Sql<{ bigint: number }>;
