@@ -26,10 +26,12 @@ COPY --from=build /src/dist /usr/local/lib/portal
 # back after a burst of clients through it (src/shared/malloc-trim.ts).
 COPY --from=build /src/node_modules/koffi /usr/local/lib/portal/node_modules/koffi
 COPY --from=build /src/node_modules/@koromix /usr/local/lib/portal/node_modules/@koromix
+# A relay keeps its sealing key in $PORTAL_HOME/keys: made here, owned by the relay's user, so that a
+# volume of its own mounted there (control-plane/compose.yaml) starts writable and apart from the state.
 RUN ln -s /usr/local/lib/portal/portal.mjs /usr/local/bin/portal \
- && mkdir -p /var/lib/portal /var/lib/portal-keys \
- && chown 10001:10001 /var/lib/portal /var/lib/portal-keys \
- && chmod 700 /var/lib/portal /var/lib/portal-keys
+ && mkdir -p /var/lib/portal/keys /var/lib/portal-keys \
+ && chown 10001:10001 /var/lib/portal /var/lib/portal/keys /var/lib/portal-keys \
+ && chmod 700 /var/lib/portal /var/lib/portal/keys /var/lib/portal-keys
 # The node creates the key file (0600) the first time it starts without an identity.
 ENV PORTAL_HOME=/var/lib/portal PORTAL_SEALING_KEY_FILE=/var/lib/portal-keys/node-seal.key
 # Young-generation semi-spaces of 32 MB: at full speed the data path's chunks then die young instead

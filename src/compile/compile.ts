@@ -5,6 +5,7 @@
 import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { toStableJson, toStableYaml } from '../shared/serialize.ts';
 import { composeFile, outletComposeFile } from './compose.ts';
+import { controlPlaneArtifacts } from './control-plane/compile.ts';
 import { guideContext } from './guide.ts';
 import { kubernetesArtifacts } from './k8s/kubernetes.ts';
 import { kubernetesInput } from './kubernetes-input.ts';
@@ -42,6 +43,7 @@ export function compileResolved(useCase: UseCase): Artifact[] {
     file('outlet.compose.yaml', toStableYaml(outletComposeFile(useCase))),
     file('inlet.compose.yaml', toStableYaml(composeFile(useCase, useCase.container ?? {}))),
     ...kubernetesArtifacts(kubernetesInput(useCase, outlet)).map(({ path, content }) => file(path, content)),
+    ...controlPlaneArtifacts(useCase).map(({ path, content }) => file(path, content)),
   ];
   for (const portal of useCase.portals) {
     const { verification } = portal;

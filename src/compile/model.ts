@@ -9,6 +9,7 @@ import type {
   UseCaseManifest,
   VerificationManifest,
 } from '../shared/types/manifest.ts';
+import { resolveControlPlane, type ControlPlane } from './control-plane/model.ts';
 import {
   attributeOf,
   ticketAttributesOf,
@@ -98,6 +99,8 @@ export interface UseCase {
   /** Outlet nodes serving as one pool (outlet.replicas): each its own node, enrolled with the outlet ticket. */
   readonly outletReplicas: number;
   readonly container?: ContainerManifest;
+  /** The self-hosted control plane to compile under control-plane/, if the manifest asks for one. */
+  readonly controlPlane?: ControlPlane;
   readonly settings: CompileSettings;
 }
 
@@ -130,6 +133,7 @@ export function resolveUseCase(manifest: UseCaseManifest, settings: CompileSetti
     portals,
     outletReplicas,
     ...(manifest.container ? { container: manifest.container } : {}),
+    ...(manifest['control-plane'] ? { controlPlane: resolveControlPlane(manifest['control-plane']) } : {}),
     settings,
   };
 }

@@ -7,6 +7,7 @@ import type { UseCaseManifest } from '../shared/types/manifest.ts';
 import { resolveUseCase } from './model.ts';
 import { isMapping } from './portals.ts';
 import type { Rule, RuleViolation } from './rule-types.ts';
+import { controlPlaneRules } from './rules/control-plane.ts';
 import { nameRules } from './rules/names.ts';
 import { portRules } from './rules/ports.ts';
 import { shapeRules } from './rules/shape.ts';
@@ -15,7 +16,14 @@ import { verificationRules } from './rules/verification.ts';
 import { allSound, type Soundness } from './soundness.ts';
 import { stackLimitViolations } from './stack/limits.ts';
 
-const rules: readonly Rule[] = [...shapeRules, ...nameRules, ...targetRules, ...portRules, ...verificationRules];
+const rules: readonly Rule[] = [
+  ...shapeRules,
+  ...nameRules,
+  ...targetRules,
+  ...portRules,
+  ...verificationRules,
+  ...controlPlaneRules,
+];
 
 /**
  * Every violation of the cross-field rules; for a manifest that is sound and breaks none, CloudFormation's

@@ -54,7 +54,7 @@ describe('portal compile', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(
       run.stdout,
-      'compiled postgres: 10 files in out/postgres\ncompiled webhook: 11 files in out/webhook\n',
+      'compiled postgres: 15 files in out/postgres\ncompiled webhook: 11 files in out/webhook\n',
     );
     assert.deepEqual(
       run.stderr.trimEnd().split('\n'),

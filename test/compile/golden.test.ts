@@ -70,7 +70,15 @@ describe('golden output (out/)', () => {
     assert.deepEqual(byUseCase, {
       api: common,
       bedrock: common,
-      postgres: common,
+      // postgres asks for a control plane of its own (control-plane: in its manifest).
+      postgres: [
+        ...common,
+        'control-plane/README.md',
+        'control-plane/compose.yaml',
+        'control-plane/k8s/controllers.yaml',
+        'control-plane/k8s/relays.yaml',
+        'control-plane/stack.yaml',
+      ].sort(),
       redis: common,
       shop: common,
       warehouse: common,

@@ -31,6 +31,12 @@ describe('templates render no value unquoted', () => {
     assert.deepEqual(names.sort(), [
       'README.md.hbs',
       'boot.sh.hbs',
+      'control-plane-cloudformation.md.hbs',
+      'control-plane-compose.md.hbs',
+      'control-plane-controller.sh.hbs',
+      'control-plane-kubernetes.md.hbs',
+      'control-plane-relay.sh.hbs',
+      'control-plane.md.hbs',
       'guide-cloudformation.md.hbs',
       'guide-compose.md.hbs',
       'guide-kubernetes.md.hbs',

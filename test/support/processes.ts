@@ -178,6 +178,16 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/** `count` consecutive ports that were free a moment ago (as freePort), for a compiled file that numbers them. */
+export async function freePortRun(count: number): Promise<number> {
+  for (;;) {
+    const first = await freePort();
+    let free = true;
+    for (let next = first + 1; free && next < first + count; next += 1) free = await listensOn(next);
+    if (free) return first;
+  }
+}
+
 function ephemeralRange(): [number, number] {
   try {
     const [first, last] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')

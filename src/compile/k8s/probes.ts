@@ -41,6 +41,19 @@ export function statusAnswers(port: number): string[] {
 }
 
 /**
+ * A program that exits 0 when the status server answers HEAD / with 200: the process runs and its event
+ * loop turns, whatever its health says (a controller's /healthz also asks its database, a relay's its
+ * controller, neither of which a restart brings back).
+ */
+export function processAnswers(port: number): string[] {
+  return [
+    'node',
+    '-e',
+    `${request(port, 'HEAD', '/')} process.exit(response.statusCode === 200 ? 0 : 1); ${onFailure}`,
+  ];
+}
+
+/**
  * A program that exits 0 when GET /readyz answers 200 (the node serves at least one of its portals);
  * otherwise it prints the node's state and why (NodeReadiness of src/node/status-server.ts), and exits 1.
  */
@@ -65,10 +78,18 @@ export function readinessProbe(statusPort: number): IProbe {
   };
 }
 
+/**
+ * Out of its Service while GET /healthz does not answer 200, asked by the kubelet itself: for a status
+ * server on the pod's address (a controller's or a relay's), which `port` names.
+ */
+export function healthzReadinessProbe(port: string | number): IProbe {
+  return { httpGet: { path: '/healthz', port }, periodSeconds: 10, timeoutSeconds: probeSeconds, failureThreshold: 3 };
+}
+
 /** Until the status server first answers: up to a minute for the process to start. */
-export function startupProbe(statusPort: number): IProbe {
+export function startupProbe(statusPort: number, answers: (port: number) => string[] = statusAnswers): IProbe {
   return {
-    exec: { command: statusAnswers(statusPort) },
+    exec: { command: answers(statusPort) },
     periodSeconds: 2,
     timeoutSeconds: probeSeconds,
     failureThreshold: 30,
@@ -76,9 +97,9 @@ export function startupProbe(statusPort: number): IProbe {
 }
 
 /** Once started: restarted after a minute without an answer. */
-export function livenessProbe(statusPort: number): IProbe {
+export function livenessProbe(statusPort: number, answers: (port: number) => string[] = statusAnswers): IProbe {
   return {
-    exec: { command: statusAnswers(statusPort) },
+    exec: { command: answers(statusPort) },
     periodSeconds: 20,
     timeoutSeconds: probeSeconds,
     failureThreshold: 3,

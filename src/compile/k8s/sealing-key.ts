@@ -18,7 +18,8 @@ export const keyVolumes = { secret: 'sealing-key-secret', copy: 'sealing-key' } 
 /** Read by the group (the pod's fsGroup, the node's) and nobody else. */
 const secretFileMode = 0o440;
 
-export function sealingKeyVolumes(secretName: string): IVolume[] {
+/** `key`: the Secret's key and the copy's file name (a relay's or a controller's key is named otherwise). */
+export function sealingKeyVolumes(secretName: string, key: string = secretKeys.sealingKey): IVolume[] {
   return [
     { name: keyVolumes.copy, emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
     {
@@ -26,7 +27,7 @@ export function sealingKeyVolumes(secretName: string): IVolume[] {
       secret: {
         secretName,
         defaultMode: secretFileMode,
-        items: [{ key: secretKeys.sealingKey, path: secretKeys.sealingKey }],
+        items: [{ key, path: key }],
       },
     },
   ];
@@ -36,12 +37,12 @@ export function sealingKeyVolumes(secretName: string): IVolume[] {
 export const sealingKeyMount: IVolumeMount = { name: keyVolumes.copy, mountPath: podPaths.keys, readOnly: true };
 
 /** `install` (coreutils, in the image's Debian base) copies and sets the mode in one step, with no shell. */
-export function sealingKeyCopier(image: string): IContainer {
+export function sealingKeyCopier(image: string, key: string = secretKeys.sealingKey): IContainer {
   return {
     name: 'sealing-key',
     image,
     imagePullPolicy: 'IfNotPresent',
-    command: ['install', '-m', '0600', `${podPaths.keySecret}/${secretKeys.sealingKey}`, podPaths.keyFile],
+    command: ['install', '-m', '0600', `${podPaths.keySecret}/${key}`, `${podPaths.keys}/${key}`],
     securityContext: containerSecurityContext,
     volumeMounts: [
       { name: keyVolumes.copy, mountPath: podPaths.keys },

@@ -28,7 +28,7 @@ const forms: readonly TagForm[] = [
   },
   // A node carries one tag, so `Fn::Base64: !Sub …` keeps the long form outside.
   scalarForm('Fn::Base64', '!Base64'),
-  ...['Join', 'Equals', 'Not'].map((name) => ({
+  ...['Join', 'Equals', 'Not', 'If', 'Select'].map((name) => ({
     key: `Fn::${name}`,
     tag: `!${name}`,
     print: (value: unknown, toNode: (value: unknown) => Node) => (Array.isArray(value) ? toNode(value) : undefined),
@@ -67,7 +67,7 @@ const parseTags: Tags = [
   { tag: '!Sub', resolve: (value: string) => ({ 'Fn::Sub': value }) },
   { tag: '!GetAtt', resolve: (value: string) => ({ 'Fn::GetAtt': splitOnce(value) }) },
   { tag: '!Base64', resolve: (value: string) => ({ 'Fn::Base64': value }) },
-  ...['Join', 'Equals', 'Not'].map((name): CollectionTag => ({
+  ...['Join', 'Equals', 'Not', 'If', 'Select'].map((name): CollectionTag => ({
     tag: `!${name}`,
     collection: 'seq',
     resolve: (seq) => ({ [`Fn::${name}`]: seq.toJSON() as unknown }),

@@ -10,6 +10,7 @@ export type Intrinsic =
   | { readonly 'Fn::Join': readonly [string, readonly CfnValue[]] }
   | { readonly 'Fn::Equals': readonly [CfnValue, CfnValue] }
   | { readonly 'Fn::Not': readonly [CfnValue] }
+  | { readonly 'Fn::If': readonly [string, CfnValue, CfnValue] }
   | { readonly 'Fn::Select': readonly [string, CfnValue] }
   | { readonly 'Fn::Split': readonly [string, CfnValue] };
 
@@ -25,6 +26,10 @@ export const join = (delimiter: string, values: readonly CfnValue[]): Intrinsic 
 });
 export const equals = (a: CfnValue, b: CfnValue): Intrinsic => ({ 'Fn::Equals': [a, b] });
 export const not = (condition: CfnValue): Intrinsic => ({ 'Fn::Not': [condition] });
+/** `whenTrue` where the condition named `condition` holds, else `whenFalse`. */
+export const fnIf = (condition: string, whenTrue: CfnValue, whenFalse: CfnValue): Intrinsic => ({
+  'Fn::If': [condition, whenTrue, whenFalse],
+});
 
 /** The names a `${…}` reference in a Fn::Sub template points at (escaped `${!…}` excluded). */
 export function subReferences(template: string): string[] {

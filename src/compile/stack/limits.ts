@@ -1,8 +1,10 @@
 /**
  * CloudFormation's quotas that a manifest can push a compiled stack past, checked before anything is
  * written so that `create-stack` never is the first to refuse. Each violation names the manifest field
- * that causes it. Pure: a use case in, violations out.
+ * that causes it (the control plane's stack, when the manifest asks for one, is checked in
+ * control-plane/stack-limits.ts). Pure: a use case in, violations out.
  */
+import { controlPlaneStackViolations } from '../control-plane/stack-limits.ts';
 import { endpointsOf, type UseCase } from '../model.ts';
 import type { RuleViolation } from '../rule-types.ts';
 import { outletConfig, stackInletConfig } from '../node-config.ts';
@@ -26,6 +28,7 @@ export function stackLimitViolations(useCase: UseCase): RuleViolation[] {
     const config = role === 'outlet' ? outletConfig(useCase) : stackInletConfig(useCase);
     found.push(...templateViolations(useCase, role, nodeStack(useCase, role, config)));
   }
+  if (useCase.controlPlane) found.push(...controlPlaneStackViolations(useCase.controlPlane, useCase));
   // Both stacks share most causes: say each once.
   const seen = new Set<string>();
   return found.filter((violation) => {

@@ -6,7 +6,7 @@ import type { CfnValue } from './intrinsics.ts';
 import { ids, type StackContext } from './context.ts';
 import { cfnLimits, type CfnFragment, type CfnParameter } from './template.ts';
 
-const latestAmazonLinux = '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64';
+export const latestAmazonLinux = '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64';
 
 /** A network the security group may open a port to: empty (none), or an IPv4 CIDR block. */
 const optionalCidr = {
@@ -54,15 +54,7 @@ export function parametersFragment(context: StackContext): CfnFragment {
       Default: latestAmazonLinux,
       Description: 'Machine image of the node (latest Amazon Linux 2023 by default).',
     },
-    // No default unless the compiler was told one: an address made up here would be presented as real.
-    [ids.installUrl]: {
-      Type: 'String',
-      ...(useCase.settings.installUrl ? { Default: useCase.settings.installUrl } : {}),
-      AllowedPattern: '^https://[^\\s\'"]+$',
-      MaxLength: 1024,
-      ConstraintDescription: 'an https address of install.sh',
-      Description: 'Where a machine whose image has no portal downloads the installer from.',
-    },
+    [ids.installUrl]: installUrlParameter(useCase.settings.installUrl),
   };
   if (role === 'inlet') {
     const ports = useCase.portals.map((portal) => portal.inlet.port).join(', ');
@@ -87,6 +79,21 @@ export function parametersFragment(context: StackContext): CfnFragment {
     }
   }
   return { Parameters: parameters };
+}
+
+/**
+ * The installer's address. No default unless the compiler was told one: an address made up here would be
+ * presented as real.
+ */
+export function installUrlParameter(installUrl: string | undefined): CfnParameter {
+  return {
+    Type: 'String',
+    ...(installUrl ? { Default: installUrl } : {}),
+    AllowedPattern: '^https://[^\\s\'"]+$',
+    MaxLength: 1024,
+    ConstraintDescription: 'an https address of install.sh',
+    Description: 'Where a machine whose image has no portal downloads the installer from.',
+  };
 }
 
 function instanceTypeParameter(instanceType: InstanceTypeManifest): CfnParameter {

@@ -38,6 +38,8 @@ export interface CfnResource {
   /** Name of a condition under Conditions: the resource exists only when it holds. */
   readonly Condition?: string;
   readonly CreationPolicy?: Readonly<Record<string, CfnValue>>;
+  /** How an update replaces an autoscaling group's machines (AutoScalingRollingUpdate). */
+  readonly UpdatePolicy?: Readonly<Record<string, CfnValue>>;
   /** What happens to the resource when the stack is deleted (default Delete). */
   readonly DeletionPolicy?: 'Delete' | 'Retain' | 'Snapshot';
   /** What happens to the old resource when an update replaces it (default Delete). */
@@ -55,6 +57,8 @@ export const keepOnDeleteAndReplace = { DeletionPolicy: 'Retain', UpdateReplaceP
 export interface CfnOutput {
   readonly Description: string;
   readonly Value: CfnValue;
+  /** Name of a condition under Conditions: the output exists only when it holds. */
+  readonly Condition?: string;
 }
 
 export interface CfnFragment {

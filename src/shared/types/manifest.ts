@@ -59,6 +59,7 @@ export interface UseCaseManifest {
   portals?: [PortalManifest, ...PortalManifest[]];
   container?: ContainerManifest;
   verification?: VerificationManifest;
+  'control-plane'?: ControlPlaneManifest;
 }
 /**
  * Flags of one `portal project ticket` call.
@@ -386,4 +387,29 @@ export interface PsqlClientManifest {
  */
 export interface ClientManifest {
   image: Image;
+}
+/**
+ * A self-hosted control plane to run the project on (docs/replicas.md): controller replicas on one PostgreSQL database and relay nodes, compiled under control-plane/ as a compose file for one machine, Kubernetes manifests and a CloudFormation stack. Without it, the nodes enroll with any controller (tickets.sh asks for its address).
+ */
+export interface ControlPlaneManifest {
+  /**
+   * The DNS name (or IP address) nodes, relays and administrators dial: the compose machine, or the name pointed at the Kubernetes load balancers (relay n is relay-<n>.<address> there). The stack uses its load balancer's own name.
+   */
+  address: string;
+  /**
+   * Controller replicas, each serving every project with no leader. @default 3
+   */
+  replicas?: number;
+  /**
+   * Relay nodes carrying the portals that do not go direct; replicas serve no relay of their own. @default 2
+   */
+  relays?: number;
+  /**
+   * TCP port of the controllers (on the compose machine, replica n listens on port + n - 1). @default 4000
+   */
+  port?: number;
+  /**
+   * TCP port of the relays (on the compose machine, relay n listens on relay-port + n - 1). @default 4100
+   */
+  'relay-port'?: number;
 }
