@@ -7,6 +7,10 @@
 // the database's array types before the first query, from a handler that drops the promise, so a
 // connection reset in that moment (a failover, a proxy that goes away) is an unhandled rejection,
 // which ends a Node.js process; the waiting query is refused by the socket's error all the same.
+// And (4): releasing a reserved connection whose server closed it while it was reserved puts the
+// closed connection back among the open ones, where the next query waits on it forever (a database
+// restart, a failover, a terminated backend: the controller's next request then never answers).
+// Released, a connection the pool has taken back already is left where it is. Upstream: issue 1199.
 //
 // Run by npm after every install (postinstall), before the build bundles the driver; idempotent; it
 // fails the install when the driver's code is not what it expects (a new version: check whether it
@@ -17,11 +21,12 @@ import process from 'node:process';
 
 const marker = '/* portal: guarded */';
 const driver = join('node_modules', 'postgres');
-const files = ['src/connection.js', 'cjs/src/connection.js'].map((file) => join(driver, file));
+const inBoth = (file) => [join(driver, 'src', file), join(driver, 'cjs', 'src', file)];
 
-/** Each change: what the driver has, and what it becomes. */
+/** Each change: the files it is made in, what the driver has there, and what it becomes. */
 const changes = [
   {
+    files: inBoth('connection.js'),
     what: 'the batched write',
     from: '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)',
     to:
@@ -31,23 +36,36 @@ const changes = [
     count: 1,
   },
   {
+    files: inBoth('connection.js'),
     what: 'the teardown of a connection',
     from: '\n    clearImmediate(nextWriteTimer)\n',
     to: `\n    clearImmediate(nextWriteTimer), nextWriteTimer = chunk = null ${marker}\n`,
     count: 2,
   },
   {
+    files: inBoth('connection.js'),
     what: 'the fetch of array types',
     from: '        return fetchArrayTypes()\n',
     to: `        return fetchArrayTypes().catch(() => undefined) ${marker}\n`,
     count: 1,
   },
+  {
+    files: inBoth('index.js'),
+    what: 'the release of a reserved connection',
+    from: '    sql.release = () => {\n      c.reserved = null\n',
+    to:
+      '    sql.release = () => {\n' +
+      `      if (c.queue !== reserved && c.queue !== full) return ${marker}\n` +
+      '      c.reserved = null\n',
+    count: 1,
+  },
 ];
 
+const files = [...new Set(changes.flatMap((change) => change.files))];
 for (const file of files) {
   const text = readFileSync(file, 'utf8');
   let patched = text;
-  for (const { what, from, to, count } of changes) {
+  for (const { what, from, to, count } of changes.filter((change) => change.files.includes(file))) {
     // Guarded already (by this run of the script or an earlier one).
     if (patched.split(to).length - 1 === count) continue;
     const found = patched.split(from).length - 1;

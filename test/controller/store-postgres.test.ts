@@ -106,6 +106,26 @@ describe('controller store on PostgreSQL (controller replicas on one database)',
     }
   });
 
+  it('answers the next request after the database closed a connection during a query', async () => {
+    const store = await openStore(freshDatabase());
+    try {
+      const sleeping = sql`select pg_sleep(30)`.execute(store);
+      await delay(300);
+      postgres.asSuperuser(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'select pg_sleep%'",
+      );
+      await assert.rejects(
+        sleeping,
+        (error: unknown) => error instanceof PortalError && error.code === 'STORE_UNREACHABLE',
+      );
+      // The connection closed while in use goes back to the pool as closed, not as one to queue on.
+      const next = sql<{ one: number }>`select 1 as one`.execute(store).then(({ rows }) => rows);
+      assert.deepEqual(await Promise.race([next, delay(5_000).then(() => 'no answer in 5 s')]), [{ one: 1 }]);
+    } finally {
+      await store.destroy();
+    }
+  });
+
   it('takes a password rotated in its file at the next connection, with no restart', async () => {
     postgres.asSuperuser(
       "CREATE ROLE rotating LOGIN PASSWORD 'first-password'",
