@@ -107,8 +107,9 @@ async function withController<T>(home: string, attempt: () => Promise<T>): Promi
       throw new RuntimeFailure(error.code, error.message, {
         hint:
           `the project moved from the embedded controller to controller replicas on ${moved.to} ` +
-          `(portal controller migrate-store, ${moved.movedAt}), so it is not started again; start a replica: ` +
-          `portal controller start --store ${moved.to} (see docs/replicas.md)`,
+          `(portal controller migrate-store, ${moved.movedAt}), so it is not started again; start a replica on ` +
+          `--store ${moved.to} with its password file, the sealing key and every replica's --public-address, ` +
+          'as docs/replicas.md ("Start the replicas") shows',
         cause: error,
       });
     // Its settings as it last started; a home from before they were kept: loopback, on its old port.

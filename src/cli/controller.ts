@@ -2,7 +2,7 @@
  * `portal controller start`: a controller in the foreground, for self-hosting (and for `portal enroll`); the
  * other `portal controller` commands are registered here, each from its own file.
  */
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Registry } from 'prom-client';
@@ -29,6 +29,7 @@ import { adminCodeLifetimeMs } from './limits.ts';
 import { serveStatus } from '../shared/process-status.ts';
 import { requirePublicAddressOnWildcard } from './public-address.ts';
 import { parseStatusListen, statusListenDefault, statusListenHelp } from './status-listen.ts';
+import { processStart } from '../shared/process-state.ts';
 
 export interface ControllerStartOptions {
   /** @default "127.0.0.1:4000" */
@@ -221,8 +222,10 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       ...(status ? { status: status.address } : {}),
     };
     if (options.runtimeFile) {
-      // And how long it drains, for whoever stops it.
-      const runtime = { ...where, drainMs };
+      // And how long it drains, for whoever stops it; its start time tells this process from a later one
+      // given the same pid.
+      const started = processStart(process.pid);
+      const runtime = { ...where, drainMs, ...(started ? { processStart: started } : {}) };
       await writeFile(`${options.runtimeFile}.tmp`, `${JSON.stringify(runtime)}\n`, { mode: 0o600 });
       await rename(`${options.runtimeFile}.tmp`, options.runtimeFile);
     }
@@ -249,6 +252,8 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       async close() {
         await status?.close();
         await running.close();
+        // Gone with the process: a later look does not take another listener on the port for it.
+        if (options.runtimeFile) await rm(options.runtimeFile, { force: true });
       },
     };
   })();

@@ -15,7 +15,7 @@ import { socketHost } from '../shared/address.ts';
 import { rotateIfFull } from '../shared/bounded-log.ts';
 import { RuntimeFailure } from '../shared/errors.ts';
 import { drainFromEnvironment } from '../shared/graceful-stop.ts';
-import { processGone } from '../shared/process-state.ts';
+import { processGone, processStart } from '../shared/process-state.ts';
 import { stopWaitMs } from '../shared/stop-wait.ts';
 import { controllerProbeMs, controllerStartMs, exitPollMs, killWaitMs } from './limits.ts';
 import {
@@ -36,6 +36,8 @@ export interface EmbeddedController {
   readonly listening?: string;
   /** How long it drains its connections when told to stop (from its runtime file, of this version). */
   readonly drainMs?: number;
+  /** When its process started, as the kernel counts it (from its runtime file, of this version). */
+  readonly processStart?: string;
   /** A fresh one-time admin code (only from a controller this call started). */
   readonly adminCode?: string;
 }
@@ -80,6 +82,11 @@ export async function readEmbeddedController(home: string): Promise<EmbeddedCont
   } catch {
     return undefined;
   }
+  // The process it names must still run, and be that process (a pid is given out again in time): else
+  // another listener on its port (a replica started in this home, say) would be taken for it.
+  if (typeof runtime.pid !== 'number' || processGone(runtime.pid)) return undefined;
+  const started = processStart(runtime.pid);
+  if (runtime.processStart !== undefined && started !== undefined && started !== runtime.processStart) return undefined;
   // A runtime file from before it named where the controller listens: the settings it started with.
   const listening = runtime.listening ?? (await readEmbeddedControllerSettings(home))?.listen ?? runtime.address;
   return (await accepts(reachedFromHere(listening))) ? runtime : undefined;

@@ -30,7 +30,7 @@ import { StandingChannel } from '../node/standing-channel.ts';
 import { controllerTarget } from '../wire/control-channel.ts';
 import { heartbeatIntervalMs } from '../wire/limits.ts';
 import type { ControllerEvent, ControllerOperations } from '../wire/protocol.ts';
-import { decodeTicket } from '../wire/ticket.ts';
+import { decodeTicket, encodeTicket } from '../wire/ticket.ts';
 import { RelayHealth } from './relay-health.ts';
 import { RelayServer } from './server.ts';
 import type { Draining } from '../shared/graceful-stop.ts';
@@ -114,7 +114,11 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
         hint: 'issue one with portal project ticket --relay-node',
       });
     }
-    current = await enrollWithTicket(directory, options.ticket);
+    // Where this machine reaches the controller, when not at the ticket's address (inside a cluster, say).
+    const ticket = options.controller
+      ? encodeTicket({ ...decodeTicket(options.ticket), controller: options.controller })
+      : options.ticket;
+    current = await enrollWithTicket(directory, ticket);
     options.logger.info(`enrolled as relay ${current.record.nodeId} in project ${current.record.projectId}`);
   }
   if (!identityOf(current.certificate)?.relayNode) {

@@ -146,8 +146,9 @@ describe('portal controller migrate-store: moved once, from a stopped controller
         new RegExp(
           `^portal: cannot reach the controller at ${escaped(controller.address)} \\([^)]+\\); ` +
             `the project moved from the embedded controller to controller replicas on ${escaped(url)} ` +
-            '\\(portal controller migrate-store, \\S+\\), so it is not started again; start a replica: ' +
-            `portal controller start --store ${escaped(url)} \\(see docs/replicas\\.md\\)\\n$`,
+            '\\(portal controller migrate-store, \\S+\\), so it is not started again; start a replica on ' +
+            `--store ${escaped(url)} with its password file, the sealing key and every replica's --public-address, ` +
+            'as docs/replicas\\.md \\("Start the replicas"\\) shows\\n$',
         ),
       );
       const [host, port] = [controller.address.replace(/:\d+$/, ''), Number(controller.address.split(':').at(-1))];

@@ -12,6 +12,7 @@ import {
   type RunningRelayNode,
 } from '../../src/relay/relay-node.ts';
 import { ServiceChannel, callController } from '../../src/wire/control-channel.ts';
+import { decodeTicket, encodeTicket } from '../../src/wire/ticket.ts';
 import type { RelayOperations } from '../../src/wire/protocol.ts';
 import { until } from '../support/in-process.ts';
 import { rejectsWith } from '../support/portal-errors.ts';
@@ -78,6 +79,29 @@ describe('relay node: its TLS key is sealed like its identity', function () {
       assert.equal(second.served, first.fingerprint);
     },
   );
+
+  it('enrolls through --controller when the ticket names an address this machine does not reach', async () => {
+    const answer = await callController(
+      world.admin.record,
+      'ticket',
+      { expiresInMs: 60_000, usageCount: 1, attribute: '', tls: false, relayNode: true },
+      { key: world.admin.privateKey, certificate: world.admin.certificate },
+    );
+    // As inside a cluster: the ticket's public name leads nowhere from here; the controller's Service does.
+    const unreachable = encodeTicket({ ...decodeTicket(String(answer.ticket)), controller: '127.0.0.1:1' });
+    const relay = await startRelayNode({
+      home: join(world.dir, 'relay-through-service'),
+      ticket: unreachable,
+      controller: world.admin.record.controller,
+      listen: { host: '127.0.0.1', port: 0 },
+      logger: createLogger({ write: () => undefined }),
+    });
+    try {
+      assert.equal(await servedFingerprint(relay.listening), relay.fingerprint);
+    } finally {
+      await relay.stop();
+    }
+  });
 
   it('seals the plain tls.key of an earlier version once, logs it, and keeps the fingerprint', async () => {
     const { fingerprint } = await startAndStop();
