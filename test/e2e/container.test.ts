@@ -168,10 +168,12 @@ describe('container inlets: the compose files run as written (spec 2.5)', functi
       final?.instructions.some(
         (instruction) =>
           instruction.keyword === 'RUN' &&
-          /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text) &&
-          /chmod 700 \/var\/lib\/portal \/var\/lib\/portal-keys/.test(instruction.text),
+          /chown 10001:10001 \/var\/lib\/portal \/var\/lib\/portal\/keys \/var\/lib\/portal-keys/.test(
+            instruction.text,
+          ) &&
+          /chmod 700 \/var\/lib\/portal \/var\/lib\/portal\/keys \/var\/lib\/portal-keys/.test(instruction.text),
       ),
-      "both volumes belong to the image's user, 0700",
+      "both volumes, and the relay keys directory within the first, belong to the image's user, 0700",
     );
     assert.deepEqual(image.healthcheck, ['portal', 'node', 'show', '--ready']);
     const ignored = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n');

@@ -6,7 +6,7 @@
  * one process of each kind is killed and the portal answers on.
  */
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, statusWhen, type Running } from '../support/processes.ts';
@@ -77,17 +77,29 @@ describe('the README: the quick start moved to three replicas on PostgreSQL, two
       return home;
     };
 
-    // 1. The relay ticket, then each relay on its machine, while the embedded controller runs.
-    await bash(on(relays.commands[0] as string), admin, quick.env);
+    // 1. The relay ticket (one shell, so that umask holds), then each relay on its machine, while the
+    // embedded controller runs.
+    const relayStart = relays.commands.at(-1) as string;
+    await bash(
+      relays.commands
+        .slice(0, -1)
+        .map((command) => on(command))
+        .join('\n'),
+      admin,
+      quick.env,
+    );
+    assert.equal((await stat(join(admin, 'relay.ticket'))).mode & 0o777, 0o600, 'the relay ticket is private');
+    const relayProcesses: Running[] = [];
     for (const [name, port] of [
       ['relay1', relay1],
       ['relay2', relay2],
     ] as const) {
       const home = await homeOf(name);
       await copyFile(join(admin, 'relay.ticket'), join(home, 'relay.ticket'));
-      const command = (relays.commands[1] as string).replace('relay1.example.net', `${name}.example.net`);
+      const command = relayStart.replace('relay1.example.net', `${name}.example.net`);
       const relay = quick.foreground(home, on(command, { from: '0.0.0.0:4100', port }));
       await relay.waitFor(/Portal relay \S+ of project \S+ listening on/, 30_000);
+      relayProcesses.push(relay);
     }
 
     // 2. Stop the embedded controller and move its store.
@@ -127,8 +139,19 @@ describe('the README: the quick start moved to three replicas on PostgreSQL, two
     const openOutlets = (shown: Awaited<ReturnType<typeof statusWhen>>) =>
       new Set((shown.inlets[0]?.outlets ?? []).filter((m) => m.session === 'open' && m.outlet).map((m) => m.outlet))
         .size;
-    await statusWhen(clientsHome, (shown) => openOutlets(shown) === 2, 30_000);
+    // Both outlets open in the inlet's pool, and both relays reached at the addresses they announce.
+    const relayAddresses = [`127.0.0.1:${relay1}`, `127.0.0.1:${relay2}`];
+    await statusWhen(
+      clientsHome,
+      (shown) =>
+        openOutlets(shown) === 2 &&
+        relayAddresses.every((address) =>
+          shown.relays.some((relay) => relay.address === address && relay.status === 'connected'),
+        ),
+      30_000,
+    );
 
+    // Each psql is a new client connection through the inlet.
     const psql = async () => bash(on(quick.steps[2]?.commands[2] as string), quick.homes.clients, quick.psqlEnv);
     const members = async () => bash('portal project members', admin, quick.env);
     assert.match((await psql()).stdout, /\b1\b/);
@@ -138,7 +161,8 @@ describe('the README: the quick start moved to three replicas on PostgreSQL, two
     await replicaProcesses[0]?.kill();
     assert.match((await psql()).stdout, /\b1\b/, 'the portal answers with the first replica gone');
     assert.match((await members()).stdout, /db-outlet/, 'the administrator reaches another replica');
-    await running.find((process) => process.lines.some((line) => line.includes(`127.0.0.1:${relay1}`)))?.kill();
+    await relayProcesses[0]?.kill();
+    assert.equal(relayProcesses[0]?.child.exitCode ?? relayProcesses[0]?.child.signalCode, 'SIGKILL');
     assert.match((await psql()).stdout, /\b1\b/, 'the portal answers with a relay gone');
     await quick.outlet.kill();
     await statusWhen(clientsHome, (shown) => openOutlets(shown) === 1, 10_000);

@@ -95,7 +95,11 @@ export function planeControllersFragment(plane: ControlPlane, useCase: UseCase):
             Version: getAtt(planeIds.controllerLaunchTemplate, 'LatestVersionNumber'),
           },
           TargetGroupARNs: [ref(planeIds.targetGroup)],
-          HealthCheckType: 'ELB',
+          // The machine's own checks, not the load balancer's: /healthz asks the database, so a database
+          // failover would fail every controller at once, and the group would replace them all (each new
+          // machine installing Portal again) for a blip the controllers ride out. systemd restarts a
+          // controller that exits; the load balancer only stops sending to one that does not answer.
+          HealthCheckType: 'EC2',
           HealthCheckGracePeriod: planeTimings.healthCheckGraceSeconds,
           Tags: [{ Key: 'portal:role', Value: 'Controller', PropagateAtLaunch: true }],
         },

@@ -110,7 +110,7 @@ export const planeTimings = {
   ticketAttempts: 60,
   ticketSeconds: 30,
   /** How often a controller compares the database password with the secret (RDS rotates it). */
-  passwordCheckSeconds: 300,
+  passwordCheckSeconds: 60,
   logRetentionDays: 30,
 } as const;
 

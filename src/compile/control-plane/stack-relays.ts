@@ -125,9 +125,19 @@ export function planeRelaysFragment(plane: ControlPlane, useCase: UseCase): CfnF
   for (const relay of numbered(plane.relays)) {
     resources[relayGroup(relay)] = {
       Type: 'AWS::AutoScaling::AutoScalingGroup',
-      DependsOn: relaySubnetIndexes.map(relayMountTarget),
+      // After the relay before it: an update replaces one relay at a time, the others carrying the portals.
+      DependsOn: [...relaySubnetIndexes.map(relayMountTarget), ...(relay > 1 ? [relayGroup(relay - 1)] : [])],
       // The boot script signals once the relay's service runs (waiting for its ticket on a first start).
       CreationPolicy: { ResourceSignal: { Count: 1, Timeout: planeTimings.relayBootTimeout } },
+      // Another InstallUrl, image or type replaces the machine, which comes back as the same relay.
+      UpdatePolicy: {
+        AutoScalingRollingUpdate: {
+          MinInstancesInService: 0,
+          MaxBatchSize: 1,
+          WaitOnResourceSignals: true,
+          PauseTime: planeTimings.relayBootTimeout,
+        },
+      },
       Properties: {
         MinSize: '1',
         MaxSize: '1',

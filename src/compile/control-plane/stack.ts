@@ -67,7 +67,7 @@ export function stackGuideFacts(plane: ControlPlane, useCase: UseCase): Record<s
     },
     ticketSeconds: planeTimings.ticketSeconds,
     ticketWaitMinutes: (planeTimings.ticketAttempts * planeTimings.ticketSeconds) / 60,
-    passwordCheckMinutes: planeTimings.passwordCheckSeconds / 60,
+    passwordCheckSeconds: planeTimings.passwordCheckSeconds,
     controllerBootMinutes: Number(/^PT(\d+)M$/.exec(planeTimings.controllerBootTimeout)?.[1]),
     backupRetentionDays: planeDatabase.backupRetentionDays,
     relayTicketPlaceholder,
