@@ -89,6 +89,16 @@ export class Enrollments {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (used.numUpdatedRows === 0n) throw invalidAdminCode();
+      // The first project: every other code was printed because there was none (by each replica that
+      // started on the empty database, say), and lies in their logs; none of them is needed any more.
+      const first = (await trx.selectFrom('projects').select('id').limit(1).executeTakeFirst()) === undefined;
+      if (first)
+        await trx
+          .updateTable('admin_codes')
+          .set({ expires_at: now })
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', now)
+          .execute();
       await trx
         .insertInto('projects')
         .values({

@@ -5,11 +5,11 @@
  * removes a runtime file that names another process.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError } from '../shared/errors.ts';
-import { processGone, processStart } from '../shared/process-state.ts';
-import { claimAttempts, claimRetryMs, staleLockMs } from './limits.ts';
+import { claimExclusively, holderRuns as processRuns } from '../shared/exclusive-claim.ts';
+import { processStart } from '../shared/process-state.ts';
 
 /** What a runtime file says about the process that holds the directory. */
 export interface RuntimeRecord {
@@ -63,13 +63,12 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
     startedAt: new Date().toISOString(),
   };
   await mkdir(dirname(options.file), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < claimAttempts; attempt += 1) {
-    if (await createExclusively(options.file, own)) return claimOf(options.file, own);
-    const holder = await readRuntime(options.file);
-    if (holder && holderRuns(holder)) {
+  await claimExclusively(options.file, own, {
+    read: readRuntime,
+    held: (holder) => {
       const where = holder.statusAddress ?? (holder.statusPort ? `127.0.0.1:${holder.statusPort}` : undefined);
       const port = where ? `, status on ${where}` : '';
-      throw new InputError(
+      return new InputError(
         'ALREADY_RUNNING',
         `${options.what} runs already with PORTAL_HOME=${options.home} (process ${holder.pid}, ` +
           `started ${holder.startedAt}${port})`,
@@ -79,54 +78,13 @@ export async function claimHome(options: ClaimOptions): Promise<HomeClaim> {
             'or give this one another PORTAL_HOME',
         },
       );
-    }
-    // Left by a process that is gone: taken over by one starter at a time, then created again.
-    if (!(await removeStale(options.file, holder))) await new Promise((resolve) => setTimeout(resolve, claimRetryMs));
-  }
-  throw new InputError(
-    'ALREADY_RUNNING',
-    `${options.what} is starting with PORTAL_HOME=${options.home} at this moment`,
-    { hint: 'start one process per PORTAL_HOME' },
-  );
-}
-
-/** Creates `file` holding `record`, whole, unless it exists: written aside, then linked into place. */
-async function createExclusively(file: string, record: RuntimeRecord): Promise<boolean> {
-  const aside = `${file}.${record.token}.tmp`;
-  await writeFile(aside, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-  try {
-    await link(aside, file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return false;
-  } finally {
-    await rm(aside, { force: true });
-  }
-}
-
-/**
- * Removes the runtime file if it still holds `seen` (a record of a process that is gone), under a lock
- * directory, so that of two starters that found the same stale file only one removes it; false when
- * another starter holds the lock (a lock older than 10 s is left by one that died, and removed).
- */
-async function removeStale(file: string, seen: RuntimeRecord | undefined): Promise<boolean> {
-  const lock = `${file}.lock`;
-  try {
-    await mkdir(lock);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
-    if (age > staleLockMs) await rm(lock, { recursive: true, force: true });
-    return false;
-  }
-  try {
-    const now = await readRuntime(file);
-    if (now?.pid === seen?.pid && now?.token === seen?.token) await rm(file, { force: true });
-    return true;
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
+    },
+    contested: () =>
+      new InputError('ALREADY_RUNNING', `${options.what} is starting with PORTAL_HOME=${options.home} at this moment`, {
+        hint: 'start one process per PORTAL_HOME',
+      }),
+  });
+  return claimOf(options.file, own);
 }
 
 /** The record in a runtime file, if there is one that names a process still running. */
@@ -163,8 +121,7 @@ function claimOf(file: string, own: RuntimeRecord): HomeClaim {
 
 /** Whether the process a record names still runs (and is the same process, where the kernel says). */
 function holderRuns(holder: RuntimeRecord): boolean {
-  // A zombie is gone too: a node killed where nothing reaps it (its parent does not wait) holds nothing.
-  if (holder.pid === process.pid || processGone(holder.pid)) return false;
-  const now = processStart(holder.pid);
-  return holder.processStart === undefined || now === undefined || now === holder.processStart;
+  // A zombie is gone too (processGone): a node killed where nothing reaps it holds nothing; nor does
+  // this process's own earlier record.
+  return holder.pid !== process.pid && processRuns(holder);
 }

@@ -153,15 +153,6 @@ export const warningKeysKept = 1000;
  */
 export const recentMs = 60_000;
 
-/** A runtime file's lock older than this was left by a starter that died, and is removed. */
-export const staleLockMs = 10_000;
-
-/** How long a starter waits for another that holds the runtime file's lock before it looks again. */
-export const claimRetryMs = 20;
-
-/** How many times a starter looks before it gives up: with claimRetryMs, two seconds of another's lock. */
-export const claimAttempts = 100;
-
 /**
  * How long a node or relay holds a new peer while it fetches the list of revoked members (at start,
  * and each time its connection to the controller opens again): long enough for the list to arrive from

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startController } from '../../src/controller/controller.ts';
 import { openControllerStore } from '../../src/controller/store/controller-store.ts';
 import { movedMarkerFile, readMovedMarker, writeMovedMarker } from '../../src/controller/store/moved-marker.ts';
-import { holderFile, holderRuns, liveHolder } from '../../src/controller/store/store-holder.ts';
+import { holderFile, holderRuns, holdStore, liveHolder } from '../../src/controller/store/store-holder.ts';
 import { PortalError } from '../../src/shared/errors.ts';
 import { processStart } from '../../src/shared/process-state.ts';
 
@@ -69,6 +69,22 @@ describe('controller store: held while a controller runs, retired once moved', (
       return true;
     });
     assert.equal(existsSync(store), false, 'nothing was opened');
+  });
+
+  it('claims the holder file exclusively: taken over from a process gone, refused while another holds it', async () => {
+    const store = join(dir, 'claimed.db');
+    await writeFile(holderFile(store), JSON.stringify({ pid: 2 ** 31 - 1, startedAt: 'then', token: 'gone' }));
+    const hold = await holdStore(store);
+    assert.equal((await liveHolder(store))?.pid, process.pid, 'a holder that is gone is taken over');
+    await hold.release();
+    const other = { pid: process.ppid, processStart: processStart(process.ppid), startedAt: 'then', token: 'x' };
+    await writeFile(holderFile(store), JSON.stringify(other));
+    await assert.rejects(holdStore(store), (error: unknown) => {
+      assert.ok(error instanceof PortalError, String(error));
+      assert.equal(error.code, 'STORE_IN_USE');
+      return true;
+    });
+    assert.equal((await liveHolder(store))?.token, 'x', 'the live holder is left alone');
   });
 
   it('takes a holder file of a process that is gone, or of a pid used again since, for no holder', async () => {

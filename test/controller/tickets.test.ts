@@ -58,6 +58,26 @@ describe('controller: projects and tickets', () => {
     await rejectsWith(enrollAdministrator(join(work, 'admin-3'), code), 'ADMIN_CODE_INVALID');
   });
 
+  it('cancels the other codes made before the first project once one of them creates it', async () => {
+    // As three replicas starting on an empty database each print one.
+    const fresh = await startController({ dataDir: join(work, 'fresh-controller') });
+    try {
+      const codes = [];
+      for (let i = 0; i < 3; i += 1) codes.push(await fresh.service.createAdminCode(60_000));
+      await enrollAdministrator(join(work, 'fresh-admin'), codes[1] as string);
+      for (const [index, code] of [codes[0], codes[2]].entries())
+        await rejectsWith(
+          enrollAdministrator(join(work, `fresh-admin-${index}`), code as string),
+          'ADMIN_CODE_INVALID',
+        );
+      // One made once a project exists (portal controller start --admin-code) is another project's.
+      const later = await fresh.service.createAdminCode(60_000);
+      await enrollAdministrator(join(work, 'fresh-admin-later'), later);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('enrolls a node with a ticket: key made locally, sealed at rest, attribute and relay right granted', async () => {
     const ticket = await issue({ attribute: 'postgres-outlet', relay: 'postgres' });
     assert.match(ticket, /^pt1\.[A-Za-z0-9_-]+$/);

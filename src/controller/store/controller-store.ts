@@ -5,11 +5,9 @@
  * start racing `portal controller migrate-store` either sees the marker or is seen by the move, which
  * writes the marker before it looks for a holder a last time.
  */
-import { resolve } from 'node:path';
-import { InputError } from '../../shared/errors.ts';
 import { openStore, type Store, type StoreOptions } from './open.ts';
 import { refuseMovedStore } from './moved-marker.ts';
-import { holdStore, isStoreFile, liveHolder, type StoreHold } from './store-holder.ts';
+import { holdStore, isStoreFile, liveHolder, storeInUse, type StoreHold } from './store-holder.ts';
 import { parseStoreUrl } from './store-url.ts';
 
 export interface ControllerStore {
@@ -46,17 +44,8 @@ export async function openControllerStore(url: string, options: StoreOptions = {
   };
 }
 
-/** One SQLite store serves one controller: a second would take over its holder record and race its writes. */
+/** Refused before the store is opened (and migrated); holdStore closes the race of two starting at once. */
 async function refuseHeldStore(path: string): Promise<void> {
   const holder = await liveHolder(path);
-  if (!holder || holder.pid === process.pid) return;
-  throw new InputError(
-    'STORE_IN_USE',
-    `another controller runs on the store ${resolve(path)} (process ${holder.pid}, since ${holder.startedAt})`,
-    {
-      hint:
-        'one SQLite store serves one controller: stop that one first, or give this one a data directory of its ' +
-        'own (--data-dir); several controllers share a PostgreSQL store (docs/replicas.md)',
-    },
-  );
+  if (holder && holder.pid !== process.pid) throw storeInUse(path, holder);
 }

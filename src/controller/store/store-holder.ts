@@ -6,8 +6,11 @@
  * holds nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { processGone, processStart } from '../../shared/process-state.ts';
+import { readFile, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { InputError } from '../../shared/errors.ts';
+import { claimExclusively, holderRuns as processRuns } from '../../shared/exclusive-claim.ts';
+import { processStart } from '../../shared/process-state.ts';
 
 /** What `<store>.holder` says. */
 export interface StoreHolder {
@@ -29,7 +32,11 @@ export const holderFile = (storePath: string): string => `${storePath}.holder`;
 /** A SQLite path that names a file, not one of SQLite's names for a database without one of its own. */
 export const isStoreFile = (path: string): boolean => path !== '' && path !== ':memory:' && !path.startsWith('file:');
 
-/** Records this process as the holder of the store at `storePath`, written whole (aside, then renamed). */
+/**
+ * Records this process as the holder of the store at `storePath`: the file is created exclusively, so of
+ * two controllers that start on one store together one holds it and the other is refused; a file left by
+ * a controller that is gone is taken over.
+ */
 export async function holdStore(storePath: string): Promise<StoreHold> {
   const file = holderFile(storePath);
   const start = processStart(process.pid);
@@ -39,14 +46,32 @@ export async function holdStore(storePath: string): Promise<StoreHold> {
     startedAt: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  const aside = `${file}.${own.token}.tmp`;
-  await writeFile(aside, `${JSON.stringify(own)}\n`, { mode: 0o600 });
-  await rename(aside, file);
+  await claimExclusively(file, own, {
+    read: () => readHolder(storePath),
+    held: (holder) => storeInUse(storePath, holder),
+    contested: () =>
+      new InputError('STORE_IN_USE', `another controller is starting on the store ${resolve(storePath)} now`, {
+        hint: 'one SQLite store serves one controller: start one at a time',
+      }),
+  });
   return {
     async release() {
       if ((await readHolder(storePath))?.token === own.token) await rm(file, { force: true });
     },
   };
+}
+
+/** The refusal of a store that another controller's process holds. */
+export function storeInUse(storePath: string, holder: StoreHolder): InputError {
+  return new InputError(
+    'STORE_IN_USE',
+    `another controller runs on the store ${resolve(storePath)} (process ${holder.pid}, since ${holder.startedAt})`,
+    {
+      hint:
+        'one SQLite store serves one controller: stop that one first, or give this one a data directory of its ' +
+        'own (--data-dir); several controllers share a PostgreSQL store (docs/replicas.md)',
+    },
+  );
 }
 
 /** The controller that holds the store, if its holder file names a process that still runs. */
@@ -56,11 +81,7 @@ export async function liveHolder(storePath: string): Promise<StoreHolder | undef
 }
 
 /** Whether the process a holder names still runs, and is the same process where the kernel tells. */
-export function holderRuns(holder: Pick<StoreHolder, 'pid' | 'processStart'>): boolean {
-  if (processGone(holder.pid)) return false;
-  const now = processStart(holder.pid);
-  return holder.processStart === undefined || now === undefined || now === holder.processStart;
-}
+export const holderRuns = (holder: Pick<StoreHolder, 'pid' | 'processStart'>): boolean => processRuns(holder);
 
 async function readHolder(storePath: string): Promise<StoreHolder | undefined> {
   try {
