@@ -23,7 +23,8 @@ console.log('');
 console.log(
   `targets: a relay or an outlet costs at most ${chaosTargets.dataPathLossMs} ms of commits and fails only what is ` +
     `in flight in that time; a controller replica or the database failover costs no commit and no gap over ` +
-    `${chaosTargets.noGapMs} ms (or twice the quiet stretch's longest); control-plane writes resume ` +
+    `${chaosTargets.noGapMs} ms (or twice the machine's own pauses: the quiet stretch's longest gap, or the ` +
+    `longest gap straight to the target meanwhile); control-plane writes resume ` +
     `within ${chaosTargets.replicaWritesMs} ms of a ` +
     `replica's loss and ${chaosTargets.failoverWritesMs} ms of the failover; every acknowledged row is in the target.`,
 );

@@ -227,13 +227,16 @@ esac`;
       'bash',
       [
         '-c',
-        `"$0" watch & sleep 0.3; echo '{"password": "rotated"}' > '${master}'; sleep 0.3; kill $!`,
+        // The watch runs until the rotation is seen (or 20 s pass): no fixed sleep for a loaded machine.
+        `"$0" watch > "$1" & echo '{"password": "rotated"}' > '${master}'; ` +
+          'for _ in $(seq 200); do grep -q changed "$1" && break; sleep 0.1; done; kill $!; cat "$1"',
         join(sandbox.root, 'usr/local/bin/portal-controller-secrets'),
+        join(sandbox.dir, 'watch.log'),
       ],
       {
         env: { ...environment, PATH: `${sandbox.bin}:${sandbox.system}`, PASSWORD_CHECK_SECONDS: '0.05' },
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 30_000,
       },
     );
     assert.match(watch.stdout, /the database password in \S+ changed: the controller takes it at its next connection/);

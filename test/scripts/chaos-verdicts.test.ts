@@ -10,11 +10,12 @@ const kill = (more: Partial<KillReport> & Pick<KillReport, 'name' | 'kind'>): Ki
   failed: 0,
   controlGapMs: 150,
   controlFailed: 0,
+  bypassGapMs: 40,
   ...more,
 });
 
 const report = (kills: KillReport[], missing: number[] = []): ChaosReport => ({
-  quiet: { longestGapMs: 50, controlGapMs: 120 },
+  quiet: { longestGapMs: 50, controlGapMs: 120, bypassGapMs: 40 },
   kills,
   commits: 1000,
   missing,
@@ -63,15 +64,19 @@ describe('npm run chaos: how a run is judged', () => {
     );
   });
 
-  it('takes "no gap" as 500 ms, or twice the quiet stretch\'s longest gap on a machine whose pauses are longer', () => {
-    const loaded = (quietGapMs: number, gapMs: number) =>
+  it("takes no gap to mean 500 ms, or twice the machine's own pauses where they are longer", () => {
+    const loaded = (quietGapMs: number, gapMs: number, bypassGapMs = 40) =>
       chaosVerdicts({
-        ...report([kill({ name: 'controller 1', kind: 'controller', longestGapMs: gapMs })]),
-        quiet: { longestGapMs: quietGapMs, controlGapMs: 100 },
+        ...report([kill({ name: 'controller 1', kind: 'controller', longestGapMs: gapMs, bypassGapMs })]),
+        quiet: { longestGapMs: quietGapMs, controlGapMs: 100, bypassGapMs: 40 },
       });
     assert.deepEqual(loaded(100, 500), []);
     assert.deepEqual(loaded(100, 501), ['controller 1: the commits stopped for 501 ms (at most 500)']);
+    // The quiet stretch's longest gap.
     assert.deepEqual(loaded(324, 640), []);
     assert.deepEqual(loaded(324, 700), ['controller 1: the commits stopped for 700 ms (at most 648)']);
+    // Or, over the kill's own time, the client's longest gap straight to the target, which no kill touches.
+    assert.deepEqual(loaded(100, 547, 300), []);
+    assert.deepEqual(loaded(100, 2000, 300), ['controller 1: the commits stopped for 2000 ms (at most 600)']);
   });
 });

@@ -31,6 +31,7 @@ export async function createChaosTable(target: Postgres): Promise<void> {
   const sql = postgres({ ...connection(target, target.port), onnotice: () => {} });
   try {
     await sql`CREATE TABLE chaos (seq integer PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`;
+    await sql`CREATE TABLE chaos_bypass (seq integer PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`;
   } finally {
     await sql.end({ timeout: 1 });
   }
@@ -67,8 +68,14 @@ const inFlightMax = 16;
 /**
  * Begins an attempt through `port` every commitEveryMs, each a new connection that commits one row; an
  * attempt takes longer than the period (a new connection authenticates), so several are under way.
+ * `table`: `chaos` through the portal; `chaos_bypass` for the same client straight to the target, which
+ * shows what the machine's own pauses cost a client that no kill touches.
  */
-export function startCommittingClient(target: Postgres, port: number): RunningClient {
+export function startCommittingClient(
+  target: Postgres,
+  port: number,
+  table: 'chaos' | 'chaos_bypass' = 'chaos',
+): RunningClient {
   const attempts: Attempt[] = [];
   const underWay = new Set<Promise<void>>();
   let seq = 0;
@@ -78,7 +85,7 @@ export function startCommittingClient(target: Postgres, port: number): RunningCl
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        sql`INSERT INTO chaos (seq) VALUES (${mine})`,
+        sql`INSERT INTO ${sql(table)} (seq) VALUES (${mine})`,
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer in ${attemptLimitMs} ms`)), attemptLimitMs);
         }),
