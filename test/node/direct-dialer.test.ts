@@ -9,8 +9,8 @@ import { directPreambleOf, type InletAdvert } from '../../src/wire/protocol.ts';
 
 const quiet = createLogger({ enabled: false });
 
-async function listen(server: Server, port = 0): Promise<number> {
-  server.listen(port, '127.0.0.1');
+async function listen(server: Server, port = 0, host = '127.0.0.1'): Promise<number> {
+  server.listen(port, host);
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
 }
@@ -42,7 +42,9 @@ describe('direct path: the outlet dialling an inlet', () => {
     'dials a crafted advert of 40 addresses at 16 at most, and 32 distinct ones per inlet across ' +
       'adverts that change, so an inlet cannot make the outlet scan its network',
     async () => {
-      // 120 real listeners on loopback, each counting the connections the outlet makes to it.
+      // 120 real listeners on a loopback address of their own, each counting the connections the outlet
+      // makes to it (on 127.0.0.1 a node of another test, dialling back a port it lost, may reach one).
+      const host = '127.77.0.1';
       const reached = new Map<number, number>();
       const servers = await Promise.all(
         Array.from({ length: 120 }, async () => {
@@ -51,11 +53,11 @@ describe('direct path: the outlet dialling an inlet', () => {
             reached.set(port, (reached.get(port) ?? 0) + 1);
             socket.destroy();
           });
-          await listen(server);
+          await listen(server, 0, host);
           return server;
         }),
       );
-      const addresses = servers.map((server) => `127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const addresses = servers.map((server) => `${host}:${(server.address() as AddressInfo).port}`);
       const dialer = new DirectDialer({
         logger: quiet,
         // Every dial fails after its connection: the inlet is never held, so the dialer keeps trying.

@@ -68,14 +68,8 @@ const inFlightMax = 16;
 /**
  * Begins an attempt through `port` every commitEveryMs, each a new connection that commits one row; an
  * attempt takes longer than the period (a new connection authenticates), so several are under way.
- * `table`: `chaos` through the portal; `chaos_bypass` for the same client straight to the target, which
- * shows what the machine's own pauses cost a client that no kill touches.
  */
-export function startCommittingClient(
-  target: Postgres,
-  port: number,
-  table: 'chaos' | 'chaos_bypass' = 'chaos',
-): RunningClient {
+export function startCommittingClient(target: Postgres, port: number): RunningClient {
   const attempts: Attempt[] = [];
   const underWay = new Set<Promise<void>>();
   let seq = 0;
@@ -85,7 +79,7 @@ export function startCommittingClient(
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        sql`INSERT INTO ${sql(table)} (seq) VALUES (${mine})`,
+        sql`INSERT INTO chaos (seq) VALUES (${mine})`,
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer in ${attemptLimitMs} ms`)), attemptLimitMs);
         }),
@@ -139,6 +133,40 @@ export function startControlPlaneWriter(adminHome: string): RunningClient {
     async stop() {
       running = false;
       await loop;
+    },
+  };
+}
+
+/**
+ * The machine's own pauses: one connection straight to the target (past every process the scenario
+ * kills) committing a row every commitEveryMs, one at a time. Its gaps are what no kill can cause; it
+ * costs the machine little (no new connection per commit), so that it measures the load rather than
+ * adding to it.
+ */
+export function startPauseProbe(target: Postgres): RunningClient {
+  const attempts: Attempt[] = [];
+  const sql = postgres({ ...connection(target, target.port), onnotice: () => {} });
+  let seq = 0;
+  let stopped = false;
+  const running = (async () => {
+    while (!stopped) {
+      const startedAt = performance.now();
+      const mine = ++seq;
+      try {
+        await sql`INSERT INTO chaos_bypass (seq) VALUES (${mine})`;
+        attempts.push({ seq: mine, startedAt, endedAt: performance.now(), ok: true });
+      } catch (error) {
+        attempts.push({ seq: mine, startedAt, endedAt: performance.now(), ok: false, error: (error as Error).message });
+      }
+      await new Promise((resolve) => setTimeout(resolve, commitEveryMs));
+    }
+  })();
+  return {
+    attempts,
+    async stop() {
+      stopped = true;
+      await running;
+      await sql.end({ timeout: 1 }).catch(() => undefined);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   committedSeqs,
   createChaosTable,
   startCommittingClient,
+  startPauseProbe,
   startControlPlaneWriter,
   type Attempt,
 } from './chaos-client.ts';
@@ -84,7 +85,7 @@ export async function runChaos(options: { settleMs: number; log?: (line: string)
   try {
     await createChaosTable(world.target);
     const client = startCommittingClient(world.target, world.inletPort);
-    const bypass = startCommittingClient(world.target, world.target.port, 'chaos_bypass');
+    const bypass = startPauseProbe(world.target);
     const writer = startControlPlaneWriter(world.adminHome);
     const kills: KillReport[] = [];
     let quiet: ChaosReport['quiet'];
