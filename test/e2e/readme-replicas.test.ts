@@ -42,7 +42,7 @@ describe('the README: the quick start moved to three replicas on PostgreSQL, two
       [
         'Two relays',
         "On the administrator's machine",
-        "On each replica's machine (cp2",
+        "On each replica's machine (the administrator's",
         "A second outlet in the database's pool",
       ],
     );
