@@ -8,19 +8,10 @@ import { controlPlaneStackViolations } from '../control-plane/stack-limits.ts';
 import { endpointsOf, type UseCase } from '../model.ts';
 import type { RuleViolation } from '../rule-types.ts';
 import { outletConfig, stackInletConfig } from '../node-config.ts';
-import { printCfnYaml } from './cfn-yaml.ts';
 import { portalIds, type NodeRole } from './context.ts';
-import { subReferences } from './intrinsics.ts';
 import { nodeStack } from './stack.ts';
+import { bytes, templateSizeViolations, userDataBound } from './template-limits.ts';
 import { cfnLimits, type CfnTemplate } from './template.ts';
-
-/**
- * A value a `${…}` reference in the boot script may take at most: its parameter's limit, or a generous bound
- * for names and ids.
- */
-const referenceBound = 256;
-
-const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 export function stackLimitViolations(useCase: UseCase): RuleViolation[] {
   const found: RuleViolation[] = [];
@@ -45,36 +36,12 @@ function templateViolations(useCase: UseCase, role: NodeRole, template: CfnTempl
   const over = (what: string, size: number, limit: number, unit: string) =>
     `${what} of ${stack} would be ${size} ${unit}, over CloudFormation's limit of ${limit}`;
 
-  const body = bytes(printCfnYaml(template));
-  if (body > cfnLimits.templateBodyBytes) {
-    found.push({
+  found.push(
+    ...templateSizeViolations(template, stack, {
       pointer: '',
-      message:
-        over('the template', body, cfnLimits.templateBodyBytes, 'bytes') +
-        " for --template-body; shorten the manifest's texts",
-    });
-  }
-  const description = bytes(template.Description);
-  if (description > cfnLimits.templateDescriptionBytes) {
-    found.push({
-      pointer: '/title',
-      message:
-        over('the description', description, cfnLimits.templateDescriptionBytes, 'bytes') + '; shorten the title',
-    });
-  }
-
-  const counts = [
-    ['parameters', Object.keys(template.Parameters).length, cfnLimits.parameters],
-    ['resources', Object.keys(template.Resources).length, cfnLimits.resources],
-    ['outputs', Object.keys(template.Outputs).length, cfnLimits.outputs],
-  ] as const;
-  for (const [what, count, limit] of counts) {
-    if (count > limit)
-      found.push({
-        pointer: '',
-        message: `${stack} would have ${count} ${what}, over CloudFormation's limit of ${limit}`,
-      });
-  }
+      bodyHint: " for --template-body; shorten the manifest's texts",
+    }),
+  );
 
   const ids = [
     ...Object.keys(template.Parameters),
@@ -129,7 +96,7 @@ function templateViolations(useCase: UseCase, role: NodeRole, template: CfnTempl
     }
   }
 
-  const userData = userDataBound(template);
+  const userData = userDataBound(template, 'NodeLaunchTemplate');
   if (userData > cfnLimits.userDataBytes) {
     // The title is the one manifest text in the boot script; the node configuration is bounded by its
     // parameter's MaxLength.
@@ -141,22 +108,6 @@ function templateViolations(useCase: UseCase, role: NodeRole, template: CfnTempl
     });
   }
   return found;
-}
-
-/** The largest size the boot script can reach once Fn::Sub fills in every reference. */
-function userDataBound(template: CfnTemplate): number {
-  const launch = template.Resources.NodeLaunchTemplate?.Properties.LaunchTemplateData as
-    { UserData?: { 'Fn::Base64'?: { 'Fn::Sub'?: string | [string, unknown] } } } | undefined;
-  const sub = launch?.UserData?.['Fn::Base64']?.['Fn::Sub'] ?? '';
-  // A variable defined beside the template (a private endpoint's name) is bounded like a reference.
-  const script = typeof sub === 'string' ? sub : sub[0];
-  let size = bytes(script);
-  for (const name of subReferences(script)) {
-    const parameter = template.Parameters[name];
-    const bound = parameter ? (parameter.MaxLength ?? cfnLimits.parameterValueBytes) : referenceBound;
-    size += bound - bytes(`\${${name}}`);
-  }
-  return size;
 }
 
 /** The manifest field a parameter's text comes from. */
