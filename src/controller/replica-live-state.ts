@@ -19,6 +19,9 @@ export const liveNotices = 'portal_live';
 export const leaseRenewMs = 5000;
 /** A replica that has not renewed its lease for this long is taken for gone. */
 export const leaseMs = 15_000;
+/** How long a publication or a read that failed waits before it is made again: doubling, up to the most. */
+const retryFirstMs = 500;
+const retryMostMs = 5000;
 
 /** One kind of announcement, as the registry that keeps it in memory shares it. */
 export interface SharedKind {
@@ -63,6 +66,9 @@ export class ReplicaLiveState {
   private readonly reloadQueued = new Map<string, Promise<void>>();
   /** The addresses members were last told, comma-joined. */
   private controllers = '';
+  /** Publications and reads that failed, waiting to be made again. */
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   private constructor(
     private readonly store: Store,
@@ -86,8 +92,8 @@ export class ReplicaLiveState {
     });
     state.listening = await notices.listen(
       liveNotices,
-      (payload) => void state.reloadNotice(payload).catch(state.failed('reading what other replicas hold')),
-      () => void state.reloadAll().catch(state.failed('reading what other replicas hold')),
+      (payload) => state.retried('reading what other replicas hold', () => state.reloadNotice(payload)),
+      () => state.retried('reading what other replicas hold', () => state.reloadAll()),
     );
     state.timer = setInterval(() => void state.renew().catch(state.failed('renewing the lease')), leaseRenewMs);
     state.timer.unref();
@@ -97,7 +103,9 @@ export class ReplicaLiveState {
 
   /** Gives the lease and what it holds up at once, so that the others need not wait for it to run out. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
+    for (const retry of this.retries) clearTimeout(retry);
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     await this.tail;
     await this.listening?.stop();
@@ -137,7 +145,7 @@ export class ReplicaLiveState {
    * kind and project at most, and reads what is held when its turn comes: a member that announces a
    * thousand times in a row costs a few transactions, not a thousand.
    */
-  private publish(kind: SharedKind, projectId: string): void {
+  private publish(kind: SharedKind, projectId: string, attempt = 0): void {
     const notice = `${kind.kind} ${projectId}`;
     if (this.publishing.has(notice)) return;
     this.publishing.add(notice);
@@ -162,7 +170,12 @@ export class ReplicaLiveState {
         await notifyWith(trx, liveNotices, notice);
       });
     });
-    this.tail = run.catch(this.failed(`sharing the ${kind.kind} entries of ${projectId}`));
+    // A publication that failed (the database away for a moment) is made again: until it is, the other
+    // replicas' members would miss what this replica holds, with nothing else to correct it.
+    this.tail = run.catch((error: Error) => {
+      if (attempt === 0) this.failed(`sharing the ${kind.kind} entries of ${projectId}`)(error);
+      this.later(attempt, () => this.publish(kind, projectId, attempt + 1));
+    });
   }
 
   private async reloadNotice(payload: string): Promise<void> {
@@ -172,7 +185,11 @@ export class ReplicaLiveState {
     if (kind && projectId) await this.reloadOnce(kind, projectId);
   }
 
-  /** Reads again, unless a read not yet begun will: notices in a burst cost one read or two, not one each. */
+  /**
+   * Reads again, unless a read not yet begun will: notices in a burst cost one read or two, not one each.
+   * Every read of a kind and project goes through here, one after the other: a read begun before a
+   * change and answered after a later read would otherwise put back what the change replaced.
+   */
   private reloadOnce(kind: SharedKind, projectId: string): Promise<void> {
     const key = `${kind.kind} ${projectId}`;
     const queued = this.reloadQueued.get(key);
@@ -216,8 +233,35 @@ export class ReplicaLiveState {
         ...stored.filter((row) => row.kind === kind.kind).map((row) => row.project_id),
         ...kind.projectsElsewhere(),
       ]);
-      for (const project of projects) await this.reload(kind, project);
+      await Promise.all([...projects].map((project) => this.reloadOnce(kind, project)));
     }
+  }
+
+  /**
+   * Runs `work`, and again after a while each time it fails, until this replica stops: a read that
+   * failed (the database away for a moment) would otherwise leave what this replica tells its members
+   * wrong until the next notice, which may never come.
+   */
+  private retried(what: string, work: () => Promise<void>, attempt = 0): void {
+    work().catch((error: Error) => {
+      // Said once: a database away for a while would otherwise fill the log.
+      if (attempt === 0) this.failed(what)(error);
+      this.later(attempt, () => this.retried(what, work, attempt + 1));
+    });
+  }
+
+  /** Runs `retry` after a wait that doubles with `attempt`, unless this replica stops first. */
+  private later(attempt: number, retry: () => void): void {
+    if (this.stopped) return;
+    const timer = setTimeout(
+      () => {
+        this.retries.delete(timer);
+        if (!this.stopped) retry();
+      },
+      Math.min(retryMostMs, retryFirstMs * 2 ** attempt),
+    );
+    timer.unref();
+    this.retries.add(timer);
   }
 
   /** Renews this replica's lease, and sweeps the replicas whose lease ran out, with what they held. */

@@ -57,6 +57,11 @@ export class StandingChannel<Ops> extends EventEmitter {
     return this.currentTarget;
   }
 
+  /** The address the open channel reached (one replica of a list), or where the next attempt goes. */
+  get reached(): string {
+    return this.channel?.address ?? this.currentTarget.address;
+  }
+
   async request<K extends keyof Ops & string>(
     op: K,
     body: RequestOf<Ops, K>,
@@ -149,13 +154,13 @@ export class StandingChannel<Ops> extends EventEmitter {
     this.channel = undefined;
     this.emit('down');
     if (!this.stopped) {
-      this.options.logger.warn(`lost the connection to the ${this.describe()}; reconnecting`);
+      this.options.logger.warn(`lost the connection to the ${this.describe(channel.address)}; reconnecting`);
       this.schedule();
     }
   }
 
-  private describe(): string {
-    return `${this.currentTarget.service === 'control' ? 'controller' : 'relay'} ${this.currentTarget.address}`;
+  private describe(address = this.reached): string {
+    return `${this.currentTarget.service === 'control' ? 'controller' : 'relay'} ${address}`;
   }
 
   private schedule(): void {

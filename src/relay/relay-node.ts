@@ -212,7 +212,7 @@ async function startOnClaim(options: RelayNodeOptions, claim: HomeClaim): Promis
       () => {
         health.announced();
         options.logger.info(
-          `relay ${current.record.nodeId} announced at ${address} to the controller ${pin.controller}`,
+          `relay ${current.record.nodeId} announced at ${address} to the controller ${control.reached}`,
         );
       },
       (error: Error) => {

@@ -115,6 +115,11 @@ export class ServiceChannel<Ops> extends EventEmitter {
     });
   }
 
+  /** The address this channel reached: of a list of replicas, the one that answered. */
+  get address(): string {
+    return this.target.address;
+  }
+
   /** Connects, checks the pinned certificate, and exchanges versions; rejects with one line saying why not. */
   /**
    * `maxPending`: requests that may wait for answers at once (a peer that is no node, such as an attack
