@@ -56,7 +56,7 @@ export async function throughputPhase(targets: readonly Target[], figures: Figur
 
 /**
  * Round trips and new connections: every target warmed up, then measured in rounds in which the
- * targets take turns (as for iperf3), each figure the median of the rounds' p50s. On two cores a
+ * targets take turns (as for iperf3), each figure the median of the rounds' p50s (and p99s). On two cores a
  * single pass swings by a third from run to run with whatever else the machine was doing.
  */
 export async function latencyPhase(targets: readonly Target[], figures: Figures): Promise<void> {
@@ -80,9 +80,21 @@ export async function latencyPhase(targets: readonly Target[], figures: Figures)
     );
     put(
       figures,
+      'rttP99',
+      target.column,
+      median((one) => one.rttP99),
+    );
+    put(
+      figures,
       'connect',
       target.column,
       median((one) => one.connectP50),
+    );
+    put(
+      figures,
+      'connectP99',
+      target.column,
+      median((one) => one.connectP99),
     );
     const each = (pick: (one: Latency) => number, digits: number) =>
       measured.map((one) => pick(one).toFixed(digits)).join(', ');
@@ -108,6 +120,9 @@ export async function cpuPhase(targets: readonly Target[], figures: Figures): Pr
     const used = byRole.reduce((sum, [, seconds]) => sum + seconds, 0);
     const gib = carried.bytes / 1024 ** 3;
     put(figures, 'cpu', target.column, used / gib);
+    // The relay's own share, beside its floor's middle process: what a relay machine pays per GiB.
+    const relay = byRole.find(([role]) => role === 'relay');
+    if (relay) put(figures, 'cpuRelay', target.column, relay[1] / gib);
     const parts = byRole.map(([role, seconds]) => `${role} ${seconds.toFixed(2)}`).join(', ');
     log(
       `CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ` +

@@ -6,7 +6,7 @@
  * nodes run on BENCH_NODE; the controller, which loads the SQLite module built for this machine's
  * Node.js, on this one.
  */
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, listening, start } from './processes.ts';
@@ -71,11 +71,22 @@ export interface Project {
   readonly relayPids: () => number[];
 }
 
+/** What the CLI wrote to standard error so far: the same warning (a loopback controller, for every ticket) once. */
+const saidOnce = new Set<string>();
+
 function portal(home: string, args: readonly string[]): string {
-  return execFileSync(process.execPath, [settings.bundle, ...args], {
+  const run = spawnSync(process.execPath, [settings.bundle, ...args], {
     env: { ...process.env, PORTAL_HOME: home },
     encoding: 'utf8',
-  }).trim();
+  });
+  for (const line of run.stderr.split('\n').filter((text) => text.trim() !== '')) {
+    if (saidOnce.has(line)) continue;
+    saidOnce.add(line);
+    process.stderr.write(`${line}\n`);
+  }
+  if (run.status !== 0)
+    throw new Error(`portal ${args.join(' ')} failed (${run.error?.message ?? `exit ${run.status}`})`);
+  return run.stdout.trim();
 }
 
 /**

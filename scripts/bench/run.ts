@@ -25,7 +25,7 @@ import { checkPrerequisites } from './prerequisites.ts';
 import { postgresDirectory, startPostgres } from './postgres.ts';
 import { freePort, listening, start, stopStarted } from './processes.ts';
 import { openFilesLimit } from './proc-stats.ts';
-import { floorTable, table, type Figures } from './report.ts';
+import { summary, table, type Figures } from './report.ts';
 import { floorRoles, startFloor } from './floor.ts';
 import { settings, type PhaseName } from './settings.ts';
 import { startSshTunnel } from './ssh-tunnel.ts';
@@ -164,23 +164,14 @@ export async function main(): Promise<void> {
 
   notes.push(...(await pathCheck(inlets)), ...idleProblems.map((problem) => `idle connections: ${problem}`));
   console.log('');
-  for (const line of table(
-    figures,
-    measured.map((path) => path.name),
-  ))
-    console.log(line);
-  const floorLines = floorTable(
-    figures,
-    measured.map((path) => path.name),
+  const names = measured.map((path) => path.name);
+  console.log(
+    'Each Portal path beside its runtime floor (bare Node.js TCP proxies, no TLS, no Portal code, as many ' +
+      'processes as the path has), judged against the floor of this run:',
   );
-  if (floorLines.length > 0) {
-    console.log('');
-    console.log(
-      'The runtime floor: the same figures through bare Node.js TCP proxies (no TLS, no Portal code), ' +
-        'as many processes as each path has:',
-    );
-    for (const line of floorLines) console.log(line);
-  }
+  for (const line of table(figures, names)) console.log(line);
+  console.log('');
+  for (const line of summary(figures, names)) console.log(line);
   if (notes.length > 0) console.log('');
   for (const line of notes) console.log(line);
 }

@@ -1,6 +1,7 @@
 /** The benchmark's knobs, read once from the environment, and the targets it checks. */
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { InputError } from '../../src/shared/errors.ts';
+import { InputError, RuntimeFailure } from '../../src/shared/errors.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -25,6 +26,27 @@ export function flag(name: string, fallback: boolean): boolean {
   });
 }
 
+/** The major version of Node.js the image and the stacks ship (Dockerfile, the boot scripts). */
+export const shippedNodeMajor = 24;
+
+/**
+ * The Node.js that Portal ships, fetched from the npm registry the first time by scripts/with-node.sh
+ * and kept in its cache: the nodes are measured on what users run, not on whatever this machine has.
+ */
+function shippedNode(): string {
+  try {
+    return execFileSync(
+      'bash',
+      [join(root, 'scripts/with-node.sh'), String(shippedNodeMajor), 'node', '-p', 'process.execPath'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    ).trim();
+  } catch {
+    throw new RuntimeFailure('NODE_NOT_FETCHED', `could not fetch Node.js ${shippedNodeMajor} to run the nodes on`, {
+      hint: 'check that the npm registry is reachable, or run on this machine\'s Node.js: BENCH_NODE="$(which node)"',
+    });
+  }
+}
+
 export const phaseNames = ['throughput', 'latency', 'cpu', 'pgbench', 'idle'] as const;
 export type PhaseName = (typeof phaseNames)[number];
 
@@ -38,6 +60,8 @@ function phases(text: string | undefined): ReadonlySet<PhaseName> {
     });
   return new Set(names as PhaseName[]);
 }
+
+let chosenNode: string | undefined;
 
 export const settings = {
   root,
@@ -75,10 +99,15 @@ export const settings = {
   phases: phases(process.env.BENCH_PHASES),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
   /**
-   * The Node.js that runs the Portal nodes (the controller and its relay stay on this one, which loads
-   * their native module): BENCH_NODE="$(bash scripts/with-node.sh 22 which node)".
+   * The Node.js that runs the Portal nodes, the relay node and the floor's proxies: the shipped major
+   * by default; BENCH_NODE chooses another, such as this machine's: BENCH_NODE="$(which node)". The
+   * controller stays on this one, which loads its native module.
    */
-  nodeBinary: process.env.BENCH_NODE || process.execPath,
+  get nodeBinary(): string {
+    // Fetched when first asked (as the run starts), not as the module loads: the bench's tests load it.
+    chosenNode ??= process.env.BENCH_NODE || shippedNode();
+    return chosenNode;
+  },
   /**
    * Extra Node.js arguments for the Portal nodes, to profile them:
    * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".

@@ -284,6 +284,8 @@ export const errorCodes = [
   'BAD_SETTING',
   /** A program the benchmark needs is not installed. */
   'PREREQUISITE_MISSING',
+  /** The Node.js the nodes are measured on could not be fetched from the npm registry. */
+  'NODE_NOT_FETCHED',
 
   // Attribute policies (src/shared/policy.ts).
   /** An allow expression does not read: the message gives the column and what was expected there. */
