@@ -12,7 +12,8 @@
  * Settings: BENCH_SECONDS, BENCH_REPEATS, BENCH_ROUND_TRIPS, BENCH_CONNECTIONS, BENCH_PGBENCH_SECONDS,
  * BENCH_PGBENCH_ROUNDS, BENCH_PGBENCH_SCALE, BENCH_CPU_BYTES, BENCH_IDLE_CONNECTIONS,
  * BENCH_IDLE_SECONDS, BENCH_POSTGRES_BIN, BENCH_FLOORS (0 leaves the runtime floor out), BENCH_PHASES (a
- * subset of throughput,latency,cpu,pgbench,idle);
+ * subset of throughput,latency,cpu,pgbench,idle), BENCH_PATHS (relayed, direct or both), BENCH_NODE (the
+ * Node.js of the nodes: 24, the shipped one, unless set), BENCH_NODE_ARGS;
  * see scripts/bench/settings.ts.
  */
 import { PortalError } from '../src/shared/errors.ts';

@@ -121,8 +121,9 @@ export async function cpuPhase(targets: readonly Target[], figures: Figures): Pr
     const gib = carried.bytes / 1024 ** 3;
     put(figures, 'cpu', target.column, used / gib);
     // The relay's own share, beside its floor's middle process: what a relay machine pays per GiB.
+    const path = typeof target.column === 'object' ? target.column.floor : target.column;
     const relay = byRole.find(([role]) => role === 'relay');
-    if (relay) put(figures, 'cpuRelay', target.column, relay[1] / gib);
+    if (relay && path === 'relayed') put(figures, 'cpuRelay', target.column, relay[1] / gib);
     const parts = byRole.map(([role, seconds]) => `${role} ${seconds.toFixed(2)}`).join(', ');
     log(
       `CPU ${target.label}: ${used.toFixed(2)} s (${parts}) for ${gib.toFixed(2)} GiB at ` +

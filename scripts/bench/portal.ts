@@ -49,13 +49,13 @@ export function portalPaths(schemas = join(settings.root, 'schemas')): { paths: 
     const schema = JSON.parse(readFileSync(join(schemas, file), 'utf8')) as SchemaNode;
     return properties(schema, schema.properties?.['tcp-inlet'])?.direct !== undefined;
   });
-  if (knowsDirect)
-    return {
-      paths: [
-        { name: 'relayed', inlet: { direct: false } },
-        { name: 'direct', inlet: {} },
-      ],
-    };
+  if (knowsDirect) {
+    const both: PortalPath[] = [
+      { name: 'relayed', inlet: { direct: false } },
+      { name: 'direct', inlet: {} },
+    ];
+    return { paths: both.filter((path) => settings.paths.has(path.name)) };
+  }
   return {
     paths: [{ name: 'relayed', inlet: {} }],
     note:

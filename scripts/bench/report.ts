@@ -161,6 +161,8 @@ export function summary(figures: Figures, paths: readonly PathName[]): string[] 
       .map((spec) => ({ spec, ...judge(spec, figures[spec.key], path) }))
       .filter((one) => one.verdict === 'met' || one.verdict === 'not met');
     const missed = judged.filter((one) => one.verdict === 'not met').map((one) => one.spec.label);
+    if (judged.length === 0)
+      return `portal ${path}: no target judged (each needs its floor, and BENCH_FLOORS=0 leaves it out)`;
     return (
       `portal ${path}: ${judged.length - missed.length} of ${judged.length} targets met` +
       (missed.length > 0 ? `; not met: ${missed.join(', ')}` : '')

@@ -63,6 +63,19 @@ function phases(text: string | undefined): ReadonlySet<PhaseName> {
 
 let chosenNode: string | undefined;
 
+export const pathNames = ['relayed', 'direct'] as const;
+
+function paths(text: string | undefined): ReadonlySet<(typeof pathNames)[number]> {
+  if (!text) return new Set(pathNames);
+  const names = text.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(pathNames as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new InputError('BAD_SETTING', `BENCH_PATHS=${text} names no path ${unknown.join(', ')}`, {
+      hint: `give some of ${pathNames.join(', ')}, comma-separated, or leave it unset`,
+    });
+  return new Set(names as (typeof pathNames)[number][]);
+}
+
 export const settings = {
   root,
   bundle: join(root, 'dist/portal.mjs'),
@@ -97,6 +110,8 @@ export const settings = {
   floors: flag('BENCH_FLOORS', true),
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
+  /** The Portal paths measured, both by default (a comma-separated subset of pathNames). */
+  paths: paths(process.env.BENCH_PATHS),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
   /**
    * The Node.js that runs the Portal nodes, the relay node and the floor's proxies: the shipped major
