@@ -113,6 +113,7 @@ const unitFiles = [
   'test/shared/memory-reducer.test.ts',
   'test/shared/metrics-table.test.ts',
   'test/shared/policy.test.ts',
+  'test/shared/read-buffer-sweep.test.ts',
   'test/shared/secret-compare.test.ts',
   'test/shared/socket-tuning.test.ts',
   'test/shared/status-server.test.ts',

@@ -4,6 +4,8 @@
  * the run fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { basename, join } from 'node:path';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -47,13 +49,20 @@ const started: Started[] = [];
 export function start(command: string, args: readonly string[], options: StartOptions = {}): Promise<Helper> {
   const { ready } = options;
   const [file, argv] = withOpenFiles(command, args, options.openFiles ?? 0);
+  // BENCH_LOG_DIR keeps every helper's output, one file per process (named by its pid), to look into a run.
+  const logDirectory = process.env.BENCH_LOG_DIR;
   const child = spawn(file, argv, {
     env: { ...process.env, ...options.env },
     detached: true,
-    stdio: ready ? ['ignore', 'pipe', 'pipe'] : 'ignore',
+    stdio: ready || logDirectory ? ['ignore', 'pipe', 'pipe'] : 'ignore',
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid }),
   });
   started.push({ child, stopSignal: options.stopSignal ?? 'SIGTERM' });
+  if (logDirectory) {
+    const log = createWriteStream(join(logDirectory, `${child.pid}-${basename(command)}.log`));
+    log.write(`${[command, ...args].join(' ')}\n`);
+    for (const stream of [child.stdout, child.stderr]) stream?.pipe(log, { end: false });
+  }
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
     const fail = (reason: string) =>

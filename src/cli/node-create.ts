@@ -8,6 +8,7 @@ import { InputError } from '../shared/errors.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
+import { sweepDeadReadBuffers } from '../shared/read-buffer-sweep.ts';
 import type { NodeConfig } from '../shared/types/node-config.ts';
 import { parseNodeConfig, readConfigurationArgument } from '../node/config.ts';
 import { loggerFromEnvironment, type Logger } from '../node/logger.ts';
@@ -67,6 +68,7 @@ export async function runNode(options: NodeCreateOptions): Promise<void> {
   }
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
+  sweepDeadReadBuffers();
   // Until the node runs, a SIGHUP (a reload) waits for it rather than ending the process.
   let reload: () => void = () => undefined;
   const onHangUp = () => reload();

@@ -6,6 +6,7 @@ import { InputError } from '../shared/errors.ts';
 import { drainFromEnvironment, stopOnSignal } from '../shared/graceful-stop.ts';
 import { tuneGarbageCollectionForThroughput } from '../shared/gc-tuning.ts';
 import { reduceMemoryAfterBursts } from '../shared/memory-reducer.ts';
+import { sweepDeadReadBuffers } from '../shared/read-buffer-sweep.ts';
 import { loggerFromEnvironment } from '../node/logger.ts';
 import { revocationMaxAgeMs } from '../node/revocation-list.ts';
 import { startRelayNode } from '../relay/relay-node.ts';
@@ -61,6 +62,7 @@ async function runRelay(options: RelayStartOptions): Promise<void> {
   const logger = loggerFromEnvironment(process.env);
   tuneGarbageCollectionForThroughput();
   reduceMemoryAfterBursts();
+  sweepDeadReadBuffers();
   const listen = parseHostPort(options.listen, true);
   if (!listen.ok)
     throw new InputError('BAD_FLAG', `--listen ${options.listen}: expected host:port, but ${listen.reason}`, {

@@ -19,25 +19,15 @@
  * above the least they ever came to is followed by another at the next look, and, while they stay
  * there, at looks ever further apart (1, 1, 2, 4 … 32 looks): a process whose buffers are live pays
  * for a few collections, not one a look. */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { exposedGc, optionsWork } from './exposed-gc.ts';
 import { heapCheckMs, heapSlackBytes } from './limits.ts';
 import { allocatorTrim } from './malloc-trim.ts';
 
-/** V8's forced full collection, called with the form that gives memory back on the running V8. */
-type Collect = (options?: {
-  readonly type: 'major';
-  readonly execution: 'sync';
-  readonly flavor: 'last-resort';
-}) => void;
-
-/**
- * The first V8 whose collection takes options that work: 11 (Node.js 20) collects nothing at once when
- * given any, and so gets none. From 12 (Node.js 22) a collection without options empties the young
- * generation but keeps it committed (32 MiB after a burst on 22, 128 MiB on 24), and only the
- * 'last-resort' flavour hands it back, with the old generation's free pages.
+/*
+ * From V8 12 (Node.js 22) a collection without options empties the young generation but keeps it
+ * committed (32 MiB after a burst on 22, 128 MiB on 24), and only the 'last-resort' flavour hands it
+ * back, with the old generation's free pages.
  */
-const firstV8WithOptions = 12;
 
 /** Follow-ups of buffers still in use come at most 2^5 = 32 looks apart (about 11 minutes at 20 s). */
 const maxFollowUpDoublings = 5;
@@ -53,17 +43,10 @@ export interface MemoryReducerOptions {
 
 /** Starts looking; returns the function that stops. Does nothing where the runtime offers no collection. */
 export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () => void {
-  let collect: Collect | undefined;
-  try {
-    setFlagsFromString('--expose-gc');
-    const found: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
-    collect = typeof found === 'function' ? (found as Collect) : undefined;
-  } catch {
-    collect = undefined;
-  }
+  const collect = exposedGc();
   if (!collect) return () => undefined;
   const run = collect;
-  const withOptions = Number.parseInt(process.versions.v8, 10) >= firstV8WithOptions;
+  const withOptions = optionsWork();
   const slack = options.slackBytes ?? heapSlackBytes;
   const bufferSlack = options.bufferSlackBytes ?? heapSlackBytes;
   const trim = allocatorTrim();
