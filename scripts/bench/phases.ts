@@ -32,8 +32,9 @@ function put(figures: Figures, key: RowKey, column: Column, value: number): void
   const figure = (figures[key] ??= { portal: {}, floor: {} });
   if (column === 'none') figure.none = value;
   else if (column === 'ssh') figure.ssh = value;
-  else if (typeof column === 'object') figure.floor[column.floor] = value;
-  else figure.portal[column] = value;
+  else if (typeof column === 'string') figure.portal[column] = value;
+  else if ('tlsFloor' in column) (figure.tlsFloor ??= {})[column.tlsFloor] = value;
+  else figure.floor[column.floor] = value;
 }
 
 /**
@@ -121,7 +122,8 @@ export async function cpuPhase(targets: readonly Target[], figures: Figures): Pr
     const gib = carried.bytes / 1024 ** 3;
     put(figures, 'cpu', target.column, used / gib);
     // The relay's own share, beside its floor's middle process: what a relay machine pays per GiB.
-    const path = typeof target.column === 'object' ? target.column.floor : target.column;
+    const { column } = target;
+    const path = typeof column !== 'object' ? column : 'floor' in column ? column.floor : column.tlsFloor;
     const relay = byRole.find(([role]) => role === 'relay');
     if (relay && path === 'relayed') put(figures, 'cpuRelay', target.column, relay[1] / gib);
     const parts = byRole.map(([role, seconds]) => `${role} ${seconds.toFixed(2)}`).join(', ');

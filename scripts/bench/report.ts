@@ -6,8 +6,11 @@
 
 export type PathName = 'relayed' | 'direct';
 
-/** A table column: no tunnel, ssh -L, a Portal path, or the runtime floor of a path (bare Node.js proxies). */
-export type Column = 'none' | 'ssh' | PathName | { readonly floor: PathName };
+/**
+ * A table column: no tunnel, ssh -L, a Portal path, or a floor of a path (bare Node.js proxies): plain,
+ * or with Node.js's TLS between the first and the last.
+ */
+export type Column = 'none' | 'ssh' | PathName | { readonly floor: PathName } | { readonly tlsFloor: PathName };
 
 export type RowKey =
   | 'pgSelect8'
@@ -84,6 +87,8 @@ export interface Figure {
   portal: Partial<Record<PathName, number>>;
   /** Through as many bare Node.js proxies as the path has processes. */
   floor: Partial<Record<PathName, number>>;
+  /** The same with TLS 1.3 from the first proxy to the last. */
+  tlsFloor?: Partial<Record<PathName, number>>;
 }
 
 export type Figures = Partial<Record<RowKey, Figure>>;
@@ -91,10 +96,17 @@ export type Figures = Partial<Record<RowKey, Figure>>;
 const shown = (value: number | undefined, digits: number) =>
   value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
 
-/** A Portal path's figure divided by its floor's (`to: 'ssh'`: by ssh -L's); undefined when either is missing. */
-export function ratioOf(figure: Figure | undefined, path: PathName, to: 'floor' | 'ssh' = 'floor'): number | undefined {
+/**
+ * A Portal path's figure divided by its floor's (`to: 'tlsFloor'`: by its TLS floor's, `'ssh'`: by ssh
+ * -L's); undefined when either is missing.
+ */
+export function ratioOf(
+  figure: Figure | undefined,
+  path: PathName,
+  to: 'floor' | 'tlsFloor' | 'ssh' = 'floor',
+): number | undefined {
   const value = figure?.portal[path];
-  const base = to === 'floor' ? figure?.floor[path] : figure?.ssh;
+  const base = to === 'ssh' ? figure?.ssh : figure?.[to]?.[path];
   if (value === undefined || base === undefined || !(base > 0)) return undefined;
   return value / base;
 }
@@ -123,15 +135,24 @@ export function verdict(spec: RowSpec, figure: Figure | undefined, path: PathNam
 const ratioText = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(2)}x`);
 
 /**
- * The table as lines: figure | no tunnel | ssh -L | per path: its floor, Portal, Portal ÷ floor,
- * Portal ÷ ssh -L, the target and whether it is met.
+ * The table as lines: figure | no tunnel | ssh -L | per path: its floor, its TLS floor (when measured),
+ * Portal, Portal ÷ floor, Portal ÷ TLS floor, Portal ÷ ssh -L, the target and whether it is met.
  */
 export function table(figures: Figures, paths: readonly PathName[]): string[] {
+  const withTls = (path: PathName) => rows.some((spec) => figures[spec.key]?.tlsFloor?.[path] !== undefined);
   const header = [
     'figure',
     'no tunnel',
     'ssh -L',
-    ...paths.flatMap((path) => [`floor ${path}`, `portal ${path}`, '÷ floor', '÷ ssh', `target ${path}`]),
+    ...paths.flatMap((path) => [
+      `floor ${path}`,
+      ...(withTls(path) ? [`TLS floor ${path}`] : []),
+      `portal ${path}`,
+      '÷ floor',
+      ...(withTls(path) ? ['÷ TLS floor'] : []),
+      '÷ ssh',
+      `target ${path}`,
+    ]),
   ];
   const body = rows
     .filter((spec) => figures[spec.key] !== undefined)
@@ -143,8 +164,10 @@ export function table(figures: Figures, paths: readonly PathName[]): string[] {
         shown(figure?.ssh, spec.digits),
         ...paths.flatMap((path) => [
           shown(figure?.floor[path], spec.digits),
+          ...(withTls(path) ? [shown(figure?.tlsFloor?.[path], spec.digits)] : []),
           shown(figure?.portal[path], spec.digits),
           spec.ratio === false ? '—' : ratioText(ratioOf(figure, path)),
+          ...(withTls(path) ? [spec.ratio === false ? '—' : ratioText(ratioOf(figure, path, 'tlsFloor'))] : []),
           spec.ratio === false ? '—' : ratioText(ratioOf(figure, path, 'ssh')),
           verdict(spec, figure, path),
         ]),

@@ -26,7 +26,7 @@ import { postgresDirectory, startPostgres } from './postgres.ts';
 import { freePort, listening, start, stopStarted } from './processes.ts';
 import { openFilesLimit } from './proc-stats.ts';
 import { summary, table, type Figures } from './report.ts';
-import { floorRoles, startFloor } from './floor.ts';
+import { floorCertificate, floorRoles, startFloor } from './floor.ts';
 import { settings, type PhaseName } from './settings.ts';
 import { startSshTunnel } from './ssh-tunnel.ts';
 
@@ -152,6 +152,20 @@ export async function main(): Promise<void> {
       });
     }
   }
+  if (settings.tlsFloors) {
+    log('starting the TLS floor: the same chains with Node.js TLS from the first proxy to the last…');
+    const tls = { certificateFile: floorCertificate(work) };
+    for (const path of measured) {
+      const label = `Node.js TLS floor for ${path.name} (${floorRoles[path.name].length} bare proxies)`;
+      floors.push({
+        column: { tlsFloor: path.name },
+        label,
+        iperf: await startFloor(iperfPort, path.name, openFiles, tls),
+        echo: await startFloor(echoPort, path.name, openFiles, tls),
+        postgres: await startFloor(postgres.port, path.name, openFiles, tls),
+      });
+    }
+  }
   const measuredTargets = [...targets, ...floors];
 
   const figures: Figures = {};
@@ -167,7 +181,8 @@ export async function main(): Promise<void> {
   const names = measured.map((path) => path.name);
   console.log(
     'Each Portal path beside its runtime floor (bare Node.js TCP proxies, no TLS, no Portal code, as many ' +
-      'processes as the path has), judged against the floor of this run:',
+      'processes as the path has) and its TLS floor (the same with Node.js TLS 1.3 from the first proxy to ' +
+      'the last), judged against the floor of this run:',
   );
   for (const line of table(figures, names)) console.log(line);
   console.log('');

@@ -108,6 +108,12 @@ export const settings = {
    * leaves it out.
    */
   floors: flag('BENCH_FLOORS', true),
+  /**
+   * Whether the TLS floor (the same chains with Node.js TLS from the first proxy to the last) is
+   * measured too: BENCH_TLS_FLOORS=0 leaves it out. It is not judged: it shows what Node.js's own TLS
+   * costs of the distance between Portal and its floor.
+   */
+  tlsFloors: flag('BENCH_TLS_FLOORS', true),
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
   phases: phases(process.env.BENCH_PHASES),
   /** The Portal paths measured, both by default (a comma-separated subset of pathNames). */

@@ -55,6 +55,29 @@ describe('bench report: each path judged against its runtime floor', () => {
     assert.equal(cells(lines, 'RSS/idle conn relay')[5], '—', 'memory has no ratio');
   });
 
+  it('puts the TLS floor and Portal ÷ TLS floor beside the floor where it was measured, and judges nothing by it', () => {
+    const withTls: Figures = {
+      ...figures,
+      rtt: { ssh: 117, portal: { direct: 136 }, floor: { direct: 100 }, tlsFloor: { direct: 120 } },
+    };
+    const lines = table(withTls, ['direct']);
+    assert.match(
+      lines[0] ?? '',
+      /floor direct \| TLS floor direct \| portal direct \| ÷ floor \| ÷ TLS floor \| ÷ ssh/,
+    );
+    assert.deepEqual(cells(lines, 'rtt p50').slice(3), [
+      '100',
+      '120',
+      '136',
+      '1.36x',
+      '1.13x',
+      '1.16x',
+      '≤ 1.10x floor NOT met',
+    ]);
+    assert.equal(ratioOf(withTls.rtt, 'direct', 'tlsFloor')?.toFixed(2), '1.13');
+    assert.equal(cells(table(figures, ['direct']), 'iperf3').length, 8, 'no TLS floor measured: no such columns');
+  });
+
   it('sums up each path: the targets met of those measured, and the ones missed by name', () => {
     assert.deepEqual(summary(figures, ['relayed', 'direct']), [
       'portal relayed: 3 of 3 targets met',
