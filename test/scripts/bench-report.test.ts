@@ -55,7 +55,7 @@ describe('bench report: each path judged against its runtime floor', () => {
     assert.equal(cells(lines, 'RSS/idle conn relay')[5], '—', 'memory has no ratio');
   });
 
-  it('puts the TLS floor and Portal ÷ TLS floor beside the floor where it was measured, and judges nothing by it', () => {
+  it('puts the TLS floor and Portal ÷ TLS floor beside the floor where measured, judging nothing by it', () => {
     const withTls: Figures = {
       ...figures,
       rtt: { ssh: 117, portal: { direct: 136 }, floor: { direct: 100 }, tlsFloor: { direct: 120 } },
