@@ -89,6 +89,7 @@ describe('one replica reading what another announces, out of order and through f
   let postgres: Postgres;
   let store: Store;
   const started: ReplicaLiveState[] = [];
+  const previousPassword = process.env.PGPASSWORD;
 
   before(async () => {
     postgres = await startPostgres();
@@ -100,6 +101,8 @@ describe('one replica reading what another announces, out of order and through f
     for (const state of started) await state.stop();
     await store?.destroy();
     await postgres?.stop();
+    if (previousPassword === undefined) delete process.env.PGPASSWORD;
+    else process.env.PGPASSWORD = previousPassword;
   });
 
   async function replica(kinds: SharedKind[], through: Store = store): Promise<ReplicaLiveState> {
