@@ -47,34 +47,27 @@ function shippedNode(): string {
   }
 }
 
+/**
+ * A comma-separated subset of `all` from the setting `name` (what it names one `kind` each), or all of
+ * them when unset.
+ */
+export function subset<T extends string>(name: string, all: readonly T[], kind: string): ReadonlySet<T> {
+  const text = process.env[name];
+  if (!text) return new Set(all);
+  const names = text.split(',').map((item) => item.trim());
+  const unknown = names.filter((item) => !(all as readonly string[]).includes(item));
+  if (unknown.length > 0)
+    throw new InputError('BAD_SETTING', `${name}=${text} names no ${kind} ${unknown.join(', ')}`, {
+      hint: `give some of ${all.join(', ')}, comma-separated, or leave it unset`,
+    });
+  return new Set(names as T[]);
+}
+
 export const phaseNames = ['throughput', 'latency', 'cpu', 'pgbench', 'idle'] as const;
 export type PhaseName = (typeof phaseNames)[number];
-
-function phases(text: string | undefined): ReadonlySet<PhaseName> {
-  if (!text) return new Set(phaseNames);
-  const names = text.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(phaseNames as readonly string[]).includes(name));
-  if (unknown.length > 0)
-    throw new InputError('BAD_SETTING', `BENCH_PHASES=${text} names no phase ${unknown.join(', ')}`, {
-      hint: `give some of ${phaseNames.join(', ')}, comma-separated, or leave it unset`,
-    });
-  return new Set(names as PhaseName[]);
-}
-
-let chosenNode: string | undefined;
-
 export const pathNames = ['relayed', 'direct'] as const;
 
-function paths(text: string | undefined): ReadonlySet<(typeof pathNames)[number]> {
-  if (!text) return new Set(pathNames);
-  const names = text.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(pathNames as readonly string[]).includes(name));
-  if (unknown.length > 0)
-    throw new InputError('BAD_SETTING', `BENCH_PATHS=${text} names no path ${unknown.join(', ')}`, {
-      hint: `give some of ${pathNames.join(', ')}, comma-separated, or leave it unset`,
-    });
-  return new Set(names as (typeof pathNames)[number][]);
-}
+let chosenNode: string | undefined;
 
 export const settings = {
   root,
@@ -115,9 +108,9 @@ export const settings = {
    */
   tlsFloors: flag('BENCH_TLS_FLOORS', true),
   /** The phases to run, all by default (a comma-separated subset of phaseNames). */
-  phases: phases(process.env.BENCH_PHASES),
+  phases: subset('BENCH_PHASES', phaseNames, 'phase'),
   /** The Portal paths measured, both by default (a comma-separated subset of pathNames). */
-  paths: paths(process.env.BENCH_PATHS),
+  paths: subset('BENCH_PATHS', pathNames, 'path'),
   postgresBin: process.env.BENCH_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin',
   /**
    * The Node.js that runs the Portal nodes, the relay node and the floor's proxies: the shipped major

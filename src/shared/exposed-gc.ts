@@ -23,8 +23,15 @@ const firstV8WithOptions = 12;
 export const optionsWork = (v8Version = process.versions.v8): boolean =>
   Number.parseInt(v8Version, 10) >= firstV8WithOptions;
 
-/** The collection function, or undefined where the runtime offers none. */
+let looked: { readonly collect: Collect | undefined } | undefined;
+
+/** The collection function, or undefined where the runtime offers none; looked up once (a new context each time). */
 export function exposedGc(): Collect | undefined {
+  looked ??= { collect: lookUp() };
+  return looked.collect;
+}
+
+function lookUp(): Collect | undefined {
   try {
     setFlagsFromString('--expose-gc');
     const found: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');

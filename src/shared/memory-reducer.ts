@@ -23,12 +23,6 @@ import { exposedGc, optionsWork } from './exposed-gc.ts';
 import { heapCheckMs, heapSlackBytes } from './limits.ts';
 import { allocatorTrim } from './malloc-trim.ts';
 
-/*
- * From V8 12 (Node.js 22) a collection without options empties the young generation but keeps it
- * committed (32 MiB after a burst on 22, 128 MiB on 24), and only the 'last-resort' flavour hands it
- * back, with the old generation's free pages.
- */
-
 /** Follow-ups of buffers still in use come at most 2^5 = 32 looks apart (about 11 minutes at 20 s). */
 const maxFollowUpDoublings = 5;
 
@@ -46,6 +40,9 @@ export function reduceMemoryAfterBursts(options: MemoryReducerOptions = {}): () 
   const collect = exposedGc();
   if (!collect) return () => undefined;
   const run = collect;
+  // From V8 12 (Node.js 22) a collection without options empties the young generation but keeps it
+  // committed (32 MiB after a burst on 22, 128 MiB on 24): only the 'last-resort' flavour hands it
+  // back, with the old generation's free pages.
   const withOptions = optionsWork();
   const slack = options.slackBytes ?? heapSlackBytes;
   const bufferSlack = options.bufferSlackBytes ?? heapSlackBytes;

@@ -6,8 +6,8 @@
  * the heap that the young generation is rarely collected. The dead buffers then fill the room under
  * the heap's global limit (external memory counts in it, see heap-tuning.ts), and V8 starts a full
  * mark-compact every 64 MB or so: measured on an inlet, two per 4,000 round trips, each marking for
- * about 20 ms in steps of up to 8 ms and pausing 2 to 6 ms, which is what put the round trip's p99
- * at three times its floor's. A young-generation collection frees the same buffers in well under a
+ * about 20 ms in steps of up to 8 ms and pausing 2 to 6 ms: the round trip's slowest, and part of
+ * its p99. A young-generation collection frees the same buffers in well under a
  * millisecond: one is made whenever the memory outside the heap has grown by `growthBytes` since the
  * last, looked at every `intervalMs`.
  */

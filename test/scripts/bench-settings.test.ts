@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { count, flag } from '../../scripts/bench/settings.ts';
+import { count, flag, pathNames, subset } from '../../scripts/bench/settings.ts';
 import { InputError } from '../../src/shared/errors.ts';
 
 const name = 'BENCH_TEST_SETTING';
@@ -49,6 +49,15 @@ describe('bench settings: what the environment may say', () => {
     const error = withSetting('-2', () => captured(() => count(name, 3)));
     assert.match(error.message, /^BENCH_TEST_SETTING=-2 is not a positive number$/);
     assert.equal(error.code, 'BAD_SETTING');
+  });
+
+  it('reads a subset, all when unset, and refuses a name it does not know with the ones it does', () => {
+    assert.deepEqual([...withSetting(undefined, () => subset(name, pathNames, 'path'))], ['relayed', 'direct']);
+    assert.deepEqual([...withSetting(' direct ', () => subset(name, pathNames, 'path'))], ['direct']);
+    const error = withSetting('direct,sideways', () => captured(() => subset(name, pathNames, 'path')));
+    assert.match(error.message, /^BENCH_TEST_SETTING=direct,sideways names no path sideways$/);
+    assert.equal(error.code, 'BAD_SETTING');
+    assert.match(error.hint ?? '', /give some of relayed, direct, comma-separated/);
   });
 });
 
