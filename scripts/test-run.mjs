@@ -172,7 +172,7 @@ export function startComposeZygote(workspace, path = process.env.PATH ?? '') {
 const running = [];
 
 /** One lane: a mocha process over its files, its output to a log, its per-file lines to `onFile`. */
-function runLane(lane, index, runId, workspace, onFile, bin) {
+function runLane(lane, index, laneCount, runId, workspace, onFile, bin) {
   const home = join(workspace, `home-${index}`);
   const log = join(workspace, `lane-${index}.log`);
   mkdirSync(home);
@@ -186,6 +186,9 @@ function runLane(lane, index, runId, workspace, onFile, bin) {
     // need a CA of their own give it to the process that needs it.
     NODE_EXTRA_CA_CERTS: undefined,
     PORTAL_TEST_LANE: `${runId}-${index}`,
+    // Which share of the test ports this lane draws from (test/support/processes.ts, freePort), so that
+    // two lanes never hand out the same port while a test has yet to listen on it.
+    PORTAL_TEST_PORT_SHARE: `${index}/${laneCount}`,
     // What the lanes make once and share (test/support/run-cache.ts); removed with the run's logs.
     PORTAL_TEST_RUN_DIR: workspace,
     ...(bin ? { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` } : {}),
@@ -269,7 +272,7 @@ async function main() {
   const checking = Promise.all(checks.map((name) => runCheck(name, workspace).then(onCheck)));
   const compose = files.some((file) => !suites.isUnit(file)) ? startComposeZygote(workspace) : undefined;
   const finished = await Promise.all(
-    lanes.map((lane, index) => runLane(lane, index, runId, workspace, onFile, compose?.bin)),
+    lanes.map((lane, index) => runLane(lane, index, lanes.length, runId, workspace, onFile, compose?.bin)),
   );
   await compose?.stop();
   const problems = [];

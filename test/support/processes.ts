@@ -166,25 +166,48 @@ export async function portalOnPath(directory: string): Promise<string> {
  * A port that was free a moment ago, for servers that cannot take port 0 (PostgreSQL) and commands
  * written with a port. It is drawn from below the kernel's ephemeral range: a port from that range (what
  * listening on port 0 gives) may be taken meanwhile as the local port of any connection another lane
- * opens, and a node that is restarted on its port would then find it in use.
+ * opens, and a node that is restarted on its port would then find it in use. Between drawing a port and
+ * listening on it a test may spend seconds (the README walkthrough enrolls first), so a port is never
+ * handed out twice: each lane draws from its own share of the range (PORTAL_TEST_PORT_SHARE, "index/count"),
+ * and within a lane a port once given is not given again until half the share has been.
  */
 export async function freePort(): Promise<number> {
+  const [low, high] = portShare();
+  for (;;) {
+    if (handedOut.size * 2 >= high - low) handedOut.clear();
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port)) continue;
+    if (!(await listensOn(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+const handedOut = new Set<number>();
+
+/** The lane's share of the ports below the ephemeral range: [first, past the last). */
+function portShare(): [number, number] {
   const [ephemeralFirst] = ephemeralRange();
   const low = Math.max(1024, ephemeralFirst - 8_000);
   if (ephemeralFirst - low < 1_000) throw new Error(`the ephemeral ports start at ${ephemeralFirst}: no room below`);
-  for (;;) {
-    const port = low + Math.floor(Math.random() * (ephemeralFirst - low));
-    if (await listensOn(port)) return port;
-  }
+  const [index, count] = (process.env.PORTAL_TEST_PORT_SHARE ?? '0/1').split('/').map(Number) as [number, number];
+  if (!(Number.isInteger(index) && Number.isInteger(count) && index >= 0 && index < count))
+    throw new Error(`PORTAL_TEST_PORT_SHARE takes "index/count", not "${process.env.PORTAL_TEST_PORT_SHARE}"`);
+  const size = Math.floor((ephemeralFirst - low) / count);
+  return [low + index * size, low + (index + 1) * size];
 }
 
 /** `count` consecutive ports that were free a moment ago (as freePort), for a compiled file that numbers them. */
 export async function freePortRun(count: number): Promise<number> {
   for (;;) {
     const first = await freePort();
-    let free = true;
-    for (let next = first + 1; free && next < first + count; next += 1) free = await listensOn(next);
-    if (free) return first;
+    const [, high] = portShare();
+    let free = first + count <= high;
+    for (let next = first + 1; free && next < first + count; next += 1)
+      free = !handedOut.has(next) && (await listensOn(next));
+    if (!free) continue;
+    for (let next = first + 1; next < first + count; next += 1) handedOut.add(next);
+    return first;
   }
 }
 
