@@ -55,6 +55,11 @@ export async function throughputPhase(targets: readonly Target[], figures: Figur
   }
 }
 
+/** Every process on a target's path (none for no tunnel), found again at each call: helpers may restart. */
+function pathPids(target: Target): () => number[] {
+  return () => Object.values(target.echo.roles).flatMap((pids) => pids?.() ?? []);
+}
+
 /**
  * Round trips and new connections: every target warmed up, then measured in rounds in which the
  * targets take turns (as for iperf3), each figure the median of the rounds' p50s (and p99s). On two cores a
@@ -68,7 +73,7 @@ export async function latencyPhase(targets: readonly Target[], figures: Figures)
   const rounds = new Map<Target, Latency[]>(targets.map((target) => [target, []]));
   for (let round = 1; round <= settings.repeats; round += 1) {
     log(`round trips and new connections, round ${round} of ${settings.repeats}…`);
-    for (const target of targets) rounds.get(target)?.push(await latency(target.echo.port));
+    for (const target of targets) rounds.get(target)?.push(await latency(target.echo.port, pathPids(target)));
   }
   for (const target of targets) {
     const measured = rounds.get(target) as Latency[];
@@ -97,6 +102,13 @@ export async function latencyPhase(targets: readonly Target[], figures: Figures)
       target.column,
       median((one) => one.connectP99),
     );
+    for (const [key, pick] of [
+      ['rttCpu', (one: Latency) => one.rttCpu],
+      ['connectCpu', (one: Latency) => one.connectCpu],
+    ] as const) {
+      const known = measured.map(pick).filter((value): value is number => value !== undefined);
+      if (known.length > 0) put(figures, key, target.column, percentile(known, 50));
+    }
     const each = (pick: (one: Latency) => number, digits: number) =>
       measured.map((one) => pick(one).toFixed(digits)).join(', ');
     log(

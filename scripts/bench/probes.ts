@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
+import { totalCpuSeconds } from './proc-stats.ts';
 import { settings } from './settings.ts';
 
 const run = promisify(execFile);
@@ -66,6 +67,9 @@ export interface Latency {
   readonly rttP99: number;
   readonly connectP50: number;
   readonly connectP99: number;
+  /** CPU µs per round trip and per new connection, summed over `pids` (undefined without processes). */
+  readonly rttCpu: number | undefined;
+  readonly connectCpu: number | undefined;
 }
 
 /**
@@ -78,14 +82,27 @@ export async function warmUp(echoPort: number): Promise<void> {
   await firstByte(echoPort, settings.warmUpConnections);
 }
 
-/** Round trips, then new connections, through one echo port. */
-export async function latency(echoPort: number): Promise<Latency> {
-  const rtt = await pingPong(echoPort, settings.roundTrips);
-  const connects = await firstByte(echoPort, settings.newConnections);
+/** Round trips, then new connections, through one echo port; the CPU each cost the processes `pids()`. */
+export async function latency(echoPort: number, pids: () => number[] = () => []): Promise<Latency> {
+  const cpuPer = async <T>(count: number, measure: () => Promise<T>): Promise<[T, number | undefined]> => {
+    const before = pids();
+    const started = totalCpuSeconds(before);
+    const result = await measure();
+    // Processes that came or went meanwhile would skew the sum: none is reported then.
+    const after = pids();
+    const same = after.length > 0 && after.length === before.length && after.every((pid, i) => pid === before[i]);
+    return [result, same ? ((totalCpuSeconds(after) - started) / count) * 1e6 : undefined];
+  };
+  const [rtt, rttCpu] = await cpuPer(settings.roundTrips, () => pingPong(echoPort, settings.roundTrips));
+  const [connects, connectCpu] = await cpuPer(settings.newConnections, () =>
+    firstByte(echoPort, settings.newConnections),
+  );
   return {
     rttP50: percentile(rtt, 50),
     rttP99: percentile(rtt, 99),
     connectP50: percentile(connects, 50),
     connectP99: percentile(connects, 99),
+    rttCpu,
+    connectCpu,
   };
 }

@@ -22,6 +22,8 @@ export type RowKey =
   | 'rttP99'
   | 'connect'
   | 'connectP99'
+  | 'rttCpu'
+  | 'connectCpu'
   | 'cpu'
   | 'cpuRelay'
   | 'idleAnswered'
@@ -60,6 +62,10 @@ export const rows: readonly RowSpec[] = [
   { key: 'rttP99', label: 'rtt p99, 64 B (µs)', better: 'lower', digits: 0, targets: both(floor(1.5)) },
   { key: 'connect', label: 'new conn p50 (ms)', better: 'lower', digits: 2, targets: both(floor(1.15)) },
   { key: 'connectP99', label: 'new conn p99 (ms)', better: 'lower', digits: 2, targets: {} },
+  // What a round trip and a new connection cost in CPU, every process on the path: the steadiest view of
+  // what Portal adds to them on a shared machine, where the times themselves swing with the neighbours.
+  { key: 'rttCpu', label: 'CPU per rtt, 64 B (µs)', better: 'lower', digits: 0, targets: {} },
+  { key: 'connectCpu', label: 'CPU per new conn (µs)', better: 'lower', digits: 0, targets: {} },
   { key: 'cpu', label: 'CPU, every process (s/GiB)', better: 'lower', digits: 2, targets: both(floor(1.2)) },
   {
     key: 'cpuRelay',

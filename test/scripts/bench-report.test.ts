@@ -32,6 +32,9 @@ describe('bench report: each path judged against its runtime floor', () => {
     assert.equal(judge(row('rtt'), figures.rtt, 'direct').verdict, 'not measured');
     assert.equal(verdict(row('rssRelay'), figures.rssRelay, 'relayed'), '≤ 4 KiB met');
     assert.equal(verdict(row('connectP99'), figures.connect, 'direct'), '—', 'p99 of a new connection is shown only');
+    const connectCpu = { floor: { direct: 520 }, portal: { direct: 880 } };
+    assert.equal(verdict(row('connectCpu'), connectCpu, 'direct'), '—', 'CPU per connection is shown only');
+    assert.equal(ratioOf(connectCpu, 'direct')?.toFixed(2), '1.69', 'with its ratio to the floor');
   });
 
   it('lays out floor, Portal, both ratios and the verdict per path, only for the rows measured', () => {
