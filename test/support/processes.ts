@@ -184,9 +184,15 @@ export async function freePort(): Promise<number> {
 }
 
 const handedOut = new Set<number>();
+let share: [number, number] | undefined;
 
-/** The lane's share of the ports below the ephemeral range: [first, past the last). */
+/** The lane's share of the ports below the ephemeral range: [first, past the last), read once. */
 function portShare(): [number, number] {
+  share ??= readPortShare();
+  return share;
+}
+
+function readPortShare(): [number, number] {
   const [ephemeralFirst] = ephemeralRange();
   const low = Math.max(1024, ephemeralFirst - 8_000);
   if (ephemeralFirst - low < 1_000) throw new Error(`the ephemeral ports start at ${ephemeralFirst}: no room below`);
