@@ -21,6 +21,12 @@ export interface ReportAnswer {
   readonly taken: number;
   /** When to send the rest (ms); 0 when everything was taken. */
   readonly retryAfterMs: number;
+  /**
+   * How many of the batch's records were counted as dropped over budget: all of a batch sent while its
+   * member was told to wait, else none. A batch that merely found the bucket empty is not: it was not
+   * told to wait, and is told now.
+   */
+  readonly overBudget: number;
 }
 
 export interface ReportIntakeOptions {
@@ -76,7 +82,7 @@ export class ReportIntake {
     if (invalid > 0) this.count(peer, 'invalid', invalid);
     const writing: AuditEntry[] = valid.slice(0, admission.taken).map(({ entry }) => entry);
     const written = writing.length > 0 ? await this.options.trail.append(peer.projectId, writing) : 0;
-    return { written, taken, retryAfterMs: admission.retryAfterMs };
+    return { written, taken, retryAfterMs: admission.retryAfterMs, overBudget: 0 };
   }
 
   /** Records what was counted so far (at the end of a window, and when the controller stops). */
@@ -100,7 +106,7 @@ export class ReportIntake {
     this.count(peer, 'overBudget', records);
     const holdMs = Math.min(retryAfterMs, this.options.holdMs ?? earlyReportHoldMs);
     await sleep(holdMs, undefined, { ref: false });
-    return { written: 0, taken: 0, retryAfterMs: retryAfterMs - holdMs };
+    return { written: 0, taken: 0, retryAfterMs: retryAfterMs - holdMs, overBudget: records };
   }
 
   private count(peer: PeerIdentity, why: 'overBudget' | 'invalid', records: number): void {

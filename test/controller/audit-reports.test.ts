@@ -24,8 +24,13 @@ describe('controller: what a member may report to the audit trail', () => {
   after(() => world.close());
 
   const report = async (records: readonly AuditReport[]) => {
-    const { written, taken, retryAfterMs } = await callController(inlet.record, 'audit-report', { records }, as(inlet));
-    return { written, taken, retryAfterMs };
+    const { written, taken, retryAfterMs, overBudget } = await callController(
+      inlet.record,
+      'audit-report',
+      { records },
+      as(inlet),
+    );
+    return { written, taken, retryAfterMs, overBudget };
   };
   const trail = async (query: { since?: number; event?: string } = {}): Promise<readonly AuditRecordWire[]> =>
     (
@@ -51,7 +56,7 @@ describe('controller: what a member may report to the audit trail', () => {
     const future = sessionReport(self, peer, Date.parse('2100-01-01T00:00:00.000Z'));
     const skewed = sessionReport(self, peer, Date.now() + 60_000);
     const before = Date.now();
-    assert.deepEqual(await report([past, future, skewed]), { written: 3, taken: 3, retryAfterMs: 0 });
+    assert.deepEqual(await report([past, future, skewed]), { written: 3, taken: 3, retryAfterMs: 0, overBudget: 0 });
     const after = Date.now();
     for (const [sent, reported] of [
       [past, '2020-01-01T00:00:00.000Z'],
@@ -109,7 +114,12 @@ describe('controller: what a member may report to the audit trail', () => {
       },
     ];
     const answer = await report([...forged, ...good]);
-    assert.deepEqual(answer, { written: good.length, taken: forged.length + good.length, retryAfterMs: 0 });
+    assert.deepEqual(answer, {
+      written: good.length,
+      taken: forged.length + good.length,
+      retryAfterMs: 0,
+      overBudget: 0,
+    });
     const ids = new Set((await trail()).map((record) => record.reportId));
     for (const record of good) assert.ok(ids.has(record.id), record.details);
     for (const record of forged) assert.ok(!ids.has(record.id), `${record.event} ${record.members.join(',')}`);
@@ -159,5 +169,57 @@ describe('controller: what a member may report to the audit trail', () => {
     } finally {
       channel.close();
     }
+  });
+});
+
+describe('controller: what a member over its audit budget is told', () => {
+  let world: World;
+  let member: StoredIdentity;
+  const budget = {
+    // Slow enough that the third batch is sent well within the wait the second is told (over a second).
+    member: { records: { perSecond: 4, burst: 5 }, bytes: { perSecond: 1_000_000, burst: 1_000_000 } },
+    total: { records: { perSecond: 1000, burst: 1000 }, bytes: { perSecond: 1_000_000, burst: 1_000_000 } },
+    keys: 100,
+  };
+
+  before(async () => {
+    world = await createWorld({ auditBudget: budget });
+    member = await enrollWithTicket(join(world.dir, 'member'), await world.ticket({ attribute: 'a' }));
+  });
+  after(() => world.close());
+
+  it('counts as dropped only a batch sent while told to wait, and says so in the answer', async () => {
+    const channel = await openControlChannel(member.record, as(member));
+    try {
+      const batch = () => Array.from({ length: 5 }, () => sessionReport(member.record.nodeId, undefined));
+      const send = async () => {
+        const answer = await channel.request('audit-report', { records: batch() });
+        return {
+          written: answer.written,
+          taken: answer.taken,
+          retryAfterMs: answer.retryAfterMs,
+          overBudget: answer.overBudget,
+        };
+      };
+      // Sent together: the first empties the bucket exactly, the second finds it empty without having
+      // been told to wait (it is told now), the third comes after that and is refused whole.
+      const [first, second] = await Promise.all([send(), send()]);
+      assert.deepEqual(first, { written: 5, taken: 5, retryAfterMs: 0, overBudget: 0 });
+      assert.equal(second.taken < 5 && second.retryAfterMs > 0, true, JSON.stringify(second));
+      assert.equal(second.overBudget, 0);
+      const third = await send();
+      assert.deepEqual({ taken: third.taken, overBudget: third.overBudget }, { taken: 0, overBudget: 5 });
+    } finally {
+      channel.close();
+    }
+    await world.controller.service.reports.flush();
+    const { records } = await callController(
+      world.admin.record,
+      'audit',
+      { exchange: auditExchangeVersion, afterSeq: 0, limit: 200, since: 0, event: 'reports-dropped' },
+      as(world.admin),
+    );
+    const counted = records.map((record) => (JSON.parse(record.details) as { over_budget: number }).over_budget);
+    assert.deepEqual(counted, [5], 'the early batch alone');
   });
 });

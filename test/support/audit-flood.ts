@@ -22,6 +22,8 @@ export interface FloodAnswer {
   readonly size: number;
   readonly taken: number;
   readonly retryAfterMs: number;
+  /** Of the batch's records, how many the controller counted as dropped: all of an early batch, else none. */
+  readonly overBudget: number;
 }
 
 export interface FloodResult {
@@ -69,12 +71,14 @@ export async function floodReports(member: StoredIdentity, options: FloodOptions
           written: number;
           taken?: number;
           retryAfterMs?: number;
+          overBudget?: number;
         };
         answers.push({
           sentAt,
           size: batch.length,
           taken: answer.taken ?? batch.length,
           retryAfterMs: answer.retryAfterMs ?? 0,
+          overBudget: answer.overBudget ?? 0,
         });
       } catch {
         failures += 1;

@@ -191,11 +191,12 @@ export interface ControllerOperations {
    * A node or relay hands over events it saw (sessions, refusals), oldest first; the answer says how
    * many were new. A record sent again is recognised by its id and written once. The controller takes
    * the batch as far as the member's budget goes: the reporter keeps the records past `taken` and sends
-   * them again after `retryAfterMs`; a batch sent before then is refused whole and counted as dropped.
+   * them again after `retryAfterMs`; a batch sent before then is refused whole and counted as dropped
+   * (`overBudget`: how many records; controllers before it leave it out).
    */
   'audit-report': {
     request: { records: readonly AuditReport[] };
-    answer: { written: number; taken: number; retryAfterMs: number };
+    answer: { written: number; taken: number; retryAfterMs: number; overBudget?: number };
   };
   /** An administrator reads the project's audit trail: a page of records after `afterSeq`, bounded in bytes. */
   audit: { request: AuditRequest; answer: AuditPage };
