@@ -60,6 +60,8 @@ export interface ControllerStartOptions {
   readonly adminCode?: boolean;
   /** Where GET /metrics and GET /healthz are served: HOST:PORT, PORT, 0 or off. @default "127.0.0.1:0" */
   readonly statusListen: string;
+  /** Where the web console is served (host:port), or false with --no-console. @default "127.0.0.1:0" */
+  readonly console: string | false;
 }
 
 /**
@@ -128,6 +130,13 @@ export function registerController(program: Command): void {
         '(by default only a controller with none prints one, so that no code sits in a service log)',
     )
     .option('--status-listen <address>', statusListenHelp, statusListenDefault)
+    .option(
+      '--console <host:port>',
+      "serve the web console here: over HTTP on loopback, over HTTPS with the controller's certificate " +
+        'anywhere else (portal console prints a sign-in link)',
+      '127.0.0.1:0',
+    )
+    .option('--no-console', 'serve no web console')
     .action(async (options: ControllerStartOptions) => runController(options));
   registerControllerStop(controller);
   registerControllerBackup(controller);
@@ -165,6 +174,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
     durationRanges.credential,
   );
   const statusListen = parseStatusListen(options.statusListen);
+  const consoleAddress = options.console === false ? undefined : consoleListen(options.console);
   const drainMs = drainFromEnvironment(process.env);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} INFO ${line}\n`);
   const relayRegistry = new Registry();
@@ -183,6 +193,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       networkDomain: options.networkDomain,
       credentialLifetimeMs,
       ...(options.relay ? { relay: embeddedRelay(log, relayRegistry) } : {}),
+      ...(consoleAddress ? { console: consoleAddress } : {}),
       log,
     });
     const status = statusListen
@@ -198,6 +209,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
         })
       : undefined;
     if (status) log(`status server on http://${status.address} (GET /metrics, GET /healthz)`);
+    if (running.console) log(`web console on ${running.console.url} (portal console prints a sign-in link)`);
     if (defaulted) {
       const path = describeSealingKey(sealingKey);
       process.stderr.write(
@@ -220,6 +232,7 @@ async function runController(options: ControllerStartOptions): Promise<void> {
       listening: running.listening,
       fingerprint: running.fingerprint,
       ...(status ? { status: status.address } : {}),
+      ...(running.console ? { console: running.console.url } : {}),
     };
     if (options.runtimeFile) {
       // And how long it drains, for whoever stops it; its start time tells this process from a later one
@@ -279,6 +292,16 @@ function openLogFile(path: string): BoundedLogFile {
       { hint: 'give a file this user may create or append to', cause: error },
     );
   }
+}
+
+/** The --console address, as the listener takes it. */
+function consoleListen(flag: string): { host: string; port: number } {
+  const parsed = parseHostPort(flag, true);
+  if (!parsed.ok)
+    throw new InputError('BAD_FLAG', `--console ${flag}: expected host:port, but ${parsed.reason}`, {
+      hint: 'give --console 127.0.0.1:8443, for example, or --no-console',
+    });
+  return { host: socketHost(parsed.address.host), port: parsed.address.port };
 }
 
 function storePasswordFile(options: ControllerStartOptions): { storePasswordFile?: string } {

@@ -40,6 +40,8 @@ export interface EmbeddedController {
   readonly processStart?: string;
   /** A fresh one-time admin code (only from a controller this call started). */
   readonly adminCode?: string;
+  /** Where its web console is served (from a controller this call started). */
+  readonly console?: string;
 }
 
 /** Where the embedded controller listens and what address tickets carry; kept in embedded.json for restarts. */

@@ -74,6 +74,8 @@ export function registerEnroll(program: Command): void {
           `The embedded controller runs in the background (pid ${embedded.pid}, ` +
             `listening on ${embedded.listening ?? embedded.address}); it logs to ${embeddedControllerLog(home)}.`,
         );
+        if (embedded.console)
+          console.log(`Its web console is at ${embedded.console}: portal console prints a link that signs you in.`);
       }
     });
 }

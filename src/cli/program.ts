@@ -17,6 +17,7 @@ const commands: Readonly<Record<string, () => Promise<Register>>> = {
   node: () => import('./node.ts').then((module) => module.registerNode),
   controller: () => import('./controller.ts').then((module) => module.registerController),
   relay: () => import('./relay.ts').then((module) => module.registerRelay),
+  console: () => import('./console.ts').then((module) => module.registerConsole),
   reset: () => import('./reset.ts').then((module) => module.registerReset),
   service: () => import('./service.ts').then((module) => module.registerService),
 };

@@ -44,6 +44,9 @@ import { revocationNotices, revocationOfNotice } from './revocations.ts';
 import { noticesOf } from './store/notices.ts';
 import { ReplicaLiveState } from './replica-live-state.ts';
 import { sharedKinds } from './shared-kinds.ts';
+import { ConsoleAccess } from './console/access.ts';
+import { consoleApp, signInLink } from './console/app.ts';
+import { serveConsole, type RunningConsole } from './console/serve.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
@@ -78,6 +81,8 @@ export interface ControllerOptions {
     onRefused: (peer: PeerIdentity, reason: 'allow' | 'limits', relay: string, detail: string) => void,
   ) => SharedDataPlane;
   readonly log?: (line: string) => void;
+  /** Where the web console listens (src/controller/console/); none when not given. */
+  readonly console?: { readonly host: string; readonly port: number };
   /** What members' audit reports may write. @default auditBudget */
   readonly auditBudget?: BudgetFigures;
 }
@@ -93,6 +98,8 @@ export interface RunningController extends Stoppable {
   readonly server: ControllerServer;
   /** Its Prometheus metrics (src/controller/metrics.ts), with the process's own. */
   readonly registry: Registry;
+  /** The web console, where one was asked for. */
+  readonly console?: RunningConsole;
   /** Undefined while it serves; why it does not otherwise (its store does not answer, it is stopping). */
   health(): Promise<string | undefined>;
 }
@@ -184,14 +191,39 @@ export async function startController(options: ControllerOptions): Promise<Runni
     ...(options.log ? { log: options.log } : {}),
     onRevoked: ({ entry }) => relay?.cutMember?.(entry.nodeId),
     observe,
+    consoleLink: (admin) => {
+      if (!webConsole) return undefined;
+      const { url } = webConsole;
+      return consoleAccess
+        .issueLink(admin)
+        .then(({ secret, expiresAt }) => ({ link: signInLink(url, secret), expiresAt }));
+    },
   });
+  const consoleAccess = new ConsoleAccess({ store });
+  let webConsole: RunningConsole | undefined;
   let stopping = false;
   let bound;
   let replicas: { stop(): Promise<void> } | undefined;
   try {
     replicas = await hearOtherReplicas(store, server, service, sealingKey, options.publicAddress ?? '', options.log);
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
+    if (options.console)
+      webConsole = await serveConsole({
+        ...options.console,
+        tls: { key, certificate },
+        app: (tls) =>
+          consoleApp({
+            access: consoleAccess,
+            tls,
+            data: {
+              project: (admin) => service.project(admin),
+              members: (admin) => server.membersOf(admin),
+              relays: (admin) => server.relays.relaysOf(admin.projectId),
+            },
+          }),
+      });
   } catch (error) {
+    if (bound) await server.close().catch(() => undefined);
     await replicas?.stop();
     await relay?.close();
     await opened.close();
@@ -208,6 +240,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     service,
     server,
     registry,
+    ...(webConsole ? { console: webConsole } : {}),
     health: async () => (stopping ? 'it is stopping' : storeProblem(store, healthStoreWaitMs)),
     stopAccepting() {
       stopping = true;
@@ -222,6 +255,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
       // controller from stopping.
       const written = (what: string) => (error: Error) =>
         options.log?.(`controller: ${what} was not written while stopping: ${error.message}`);
+      await webConsole?.close();
       await relay?.close();
       await server.close().catch(written("the members' last-seen times"));
       await service.reports.flush().catch(written('the reports of nodes and relays'));

@@ -9,7 +9,7 @@
  * peers by what they may ask and how often.
  */
 import type { AddressInfo } from 'node:net';
-import { InputError, PortalError } from '../shared/errors.ts';
+import { InputError } from '../shared/errors.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
@@ -22,10 +22,13 @@ import {
   type AuditDetails,
   type ControllerEvent,
   type ControllerOperations,
+  type MemberInfo,
   type OperationHandlers,
   type RevokedEntry,
 } from '../wire/protocol.ts';
 import { auditHandlers } from './audit-handlers.ts';
+import { consoleLinkAnswer } from './console/link-answer.ts';
+import { NotAuthenticated } from './not-authenticated.ts';
 import { InletAdverts } from './inlet-adverts.ts';
 import {
   advertise,
@@ -83,6 +86,8 @@ export interface ControllerServerOptions {
   readonly onRevoked?: (revocation: Revocation) => number | undefined;
   /** Told of every request once it is answered (the controller's metrics). */
   readonly observe?: (answered: AnsweredRequest) => void;
+  /** A one-time sign-in link to this controller's web console; undefined while it serves none. */
+  readonly consoleLink?: (admin: PeerIdentity) => Promise<{ link: string; expiresAt: number }> | undefined;
 }
 
 /** One control connection, as its requests see it. */
@@ -306,6 +311,11 @@ export class ControllerServer {
     return { told, splicesCut: this.options.onRevoked?.(revocation) ?? 0 };
   }
 
+  /** Every member of the administrator's project, with what this replica knows of their connections. */
+  membersOf(admin: PeerIdentity): Promise<MemberInfo[]> {
+    return this.options.service.members(admin, (id) => this.presence(id));
+  }
+
   /** The presence of a member as `project members` shows it. */
   private presence(nodeId: string): MemberPresence {
     const connected = this.members.connected(nodeId);
@@ -351,7 +361,7 @@ export class ControllerServer {
         return {};
       },
       inlets: () => ({ inlets: this.adverts.forMember(member()) }),
-      members: async () => ({ members: await service.members(member(), (id) => this.presence(id)) }),
+      members: async () => ({ members: await this.membersOf(member()) }),
       revoke: async ({ member: nodeId, reason }) => ({
         revoked: (await this.revoke(member(), nodeId, reason)).entry,
       }),
@@ -366,6 +376,7 @@ export class ControllerServer {
         await service.cancelTicket(member(), ticket);
         return {};
       },
+      'console-link': () => consoleLinkAnswer(this.options.consoleLink?.(member())),
       'member-report': ({ liveSessions }) => {
         const { nodeId, relayNode } = member();
         if (!Number.isSafeInteger(liveSessions) || liveSessions < 0 || liveSessions > maxLiveSessions)
@@ -377,21 +388,5 @@ export class ControllerServer {
       },
       ...auditHandlers(service.audit, service.reports, () => member()),
     };
-  }
-}
-
-class NotAuthenticated extends PortalError {
-  readonly exitCode = 1 as const;
-  constructor() {
-    super(
-      'NOT_AUTHENTICATED',
-      "the controller did not accept this node's certificate: it expired, it is from another project, " +
-        'or the member was revoked',
-      {
-        hint:
-          'check that PORTAL_HOME holds an enrolled identity for this controller; portal project members ' +
-          '(as an administrator) says whether it was revoked, and a revoked node needs a new ticket',
-      },
-    );
   }
 }

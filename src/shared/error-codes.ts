@@ -104,6 +104,8 @@ export const errorCodes = [
   'NOT_A_MEMBER',
   /** Only the project administrator may do this. */
   'NOT_ADMIN',
+  /** The controller asked for a console sign-in link serves no web console. */
+  'CONSOLE_OFF',
   /** The controller has no project of that id. */
   'PROJECT_UNKNOWN',
   /** A certificate request is not a PKCS#10 request signed by its own key. */

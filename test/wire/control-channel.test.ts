@@ -47,6 +47,7 @@ describe('control channel client: what a server that stops answering may cost th
     'revocations-return': neverAnswers('revocations-return'),
     tickets: neverAnswers('tickets'),
     'ticket-cancel': neverAnswers('ticket-cancel'),
+    'console-link': neverAnswers('console-link'),
     'member-report': neverAnswers('member-report'),
     'audit-report': neverAnswers('audit-report'),
     audit: neverAnswers('audit'),

@@ -194,4 +194,21 @@ const later: Record<string, Migration> = {
         .execute();
     },
   },
+  // The web console's one-time sign-in links and its browsers' sessions, both by the hash of their
+  // secret; in the database, so that any replica serves a session another signed in.
+  '0010-console-access': {
+    async up(db: Kysely<unknown>) {
+      for (const table of ['console_links', 'console_sessions']) {
+        let create = db.schema
+          .createTable(table)
+          .addColumn('secret_sha256', 'text', (c) => c.primaryKey())
+          .addColumn('project_id', 'text', (c) => c.notNull())
+          .addColumn('member', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull());
+        if (table === 'console_links') create = create.addColumn('used_at', 'bigint');
+        await create.execute();
+      }
+    },
+  },
 };

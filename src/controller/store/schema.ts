@@ -127,6 +127,32 @@ export interface LiveEntryTable {
   body: string;
 }
 
+/**
+ * A one-time sign-in link to the web console (`portal console`): stored hashed, used once, for minutes.
+ * In the database, so that any replica signs in with a link another issued.
+ */
+export interface ConsoleLinkTable {
+  /** SHA-256 (hex) of the link's secret. */
+  secret_sha256: string;
+  project_id: string;
+  /** The administrator it signs in. */
+  member: string;
+  created_at: number;
+  expires_at: number;
+  /** Set when the link was used: it signs in nobody again. */
+  used_at: Generated<number | null>;
+}
+
+/** A browser signed in to the web console: its cookie's secret, stored hashed, until it expires or signs out. */
+export interface ConsoleSessionTable {
+  /** SHA-256 (hex) of the cookie's secret. */
+  secret_sha256: string;
+  project_id: string;
+  member: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   projects: ProjectTable;
   admin_codes: AdminCodeTable;
@@ -137,4 +163,6 @@ export interface Database {
   controller_identity: ControllerIdentityTable;
   controller_replicas: ControllerReplicaTable;
   live_entries: LiveEntryTable;
+  console_links: ConsoleLinkTable;
+  console_sessions: ConsoleSessionTable;
 }

@@ -134,6 +134,7 @@ export const controllerFields: Fields<ControllerOperations> = {
   'revocations-return': { revoked: { records: { nodeId: 'text', until: 'number', proof: 'text?' } } },
   tickets: {},
   'ticket-cancel': { ticket: 'text' },
+  'console-link': {},
   'member-report': { liveSessions: 'number' },
   'audit-report': {
     records: { records: { id: 'text', event: 'text', time: 'number', members: 'texts', details: 'text' } },

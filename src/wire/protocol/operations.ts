@@ -183,6 +183,11 @@ export interface ControllerOperations {
   /** Cancels a ticket before it is used up (administrators only). */
   'ticket-cancel': { request: { ticket: string }; answer: Empty };
   /**
+   * An administrator asks for a one-time sign-in link to the web console of the replica it reached
+   * (`portal console`): valid minutes, for one sign-in. CONSOLE_OFF where the controller serves none.
+   */
+  'console-link': { request: Empty; answer: { link: string; expiresAt: string } };
+  /**
    * What a member reports at each heartbeat: the end-to-end sessions and direct connections it carries,
    * shown by `portal project members`: an integer from 0 to maxLiveSessions, else refused (BAD_REQUEST).
    */

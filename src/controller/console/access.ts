@@ -1,0 +1,146 @@
+/**
+ * Who may use the web console: an administrator signs in with a one-time link (`portal console`, valid
+ * minutes, used once) and the browser then holds a session cookie that expires, ends when the
+ * administrator signs out, and ends at once when the administrator is revoked. Links and sessions are
+ * kept in the store by the hash of their secret, so a stolen store signs nobody in, and any controller
+ * replica serves a session another signed in.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { PeerIdentity } from '../../pki/identity.ts';
+import { attributesOfRow } from '../member-attributes.ts';
+import { requireAdmin } from '../projects.ts';
+import { relaysOfGrant } from '../relay-grant.ts';
+import type { Store } from '../store/open.ts';
+import { consoleLimits } from './limits.ts';
+
+const digest = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const newSecret = () => randomBytes(32).toString('base64url');
+/** What a link's or a cookie's secret looks like: anything else is refused before the store is asked. */
+const secretShape = /^[A-Za-z0-9_-]{43}$/;
+
+/** A session, as a request carries it: the administrator it acts for. */
+export interface ConsoleSession {
+  readonly admin: PeerIdentity;
+  readonly expiresAt: number;
+}
+
+export interface ConsoleAccessOptions {
+  readonly store: Store;
+  /** @default consoleLimits.linkMs */
+  readonly linkMs?: number;
+  /** @default consoleLimits.sessionMs */
+  readonly sessionMs?: number;
+}
+
+export class ConsoleAccess {
+  constructor(private readonly options: ConsoleAccessOptions) {}
+
+  /** A new one-time sign-in secret for `admin`; its hash alone is kept. */
+  async issueLink(admin: PeerIdentity, now = Date.now()): Promise<{ secret: string; expiresAt: number }> {
+    requireAdmin(admin);
+    const secret = newSecret();
+    const expiresAt = now + (this.options.linkMs ?? consoleLimits.linkMs);
+    const { store } = this.options;
+    await store.transaction().execute(async (trx) => {
+      // Links of the past are forgotten as new ones are made: the table holds minutes of them.
+      await trx.deleteFrom('console_links').where('expires_at', '<', now).execute();
+      await trx
+        .insertInto('console_links')
+        .values({
+          secret_sha256: digest(secret),
+          project_id: admin.projectId,
+          member: admin.nodeId,
+          created_at: now,
+          expires_at: expiresAt,
+        })
+        .execute();
+    });
+    return { secret, expiresAt };
+  }
+
+  /**
+   * Uses a link: at most once, before it expires, for an administrator still a member. Returns the new
+   * session's cookie secret, or undefined (the reason is not told to whoever holds the link).
+   */
+  async signIn(linkSecret: string, now = Date.now()): Promise<{ secret: string; session: ConsoleSession } | undefined> {
+    if (!secretShape.test(linkSecret)) return undefined;
+    const { store } = this.options;
+    // Taken in one statement: of two requests with the same link, one alone updates the row.
+    const used = await store
+      .updateTable('console_links')
+      .set({ used_at: now })
+      .where('secret_sha256', '=', digest(linkSecret))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning(['project_id', 'member'])
+      .executeTakeFirst();
+    if (!used) return undefined;
+    const admin = await this.administrator(used.project_id, used.member);
+    if (!admin) return undefined;
+    const secret = newSecret();
+    const expiresAt = now + (this.options.sessionMs ?? consoleLimits.sessionMs);
+    await store.transaction().execute(async (trx) => {
+      await trx.deleteFrom('console_sessions').where('expires_at', '<', now).execute();
+      await trx
+        .insertInto('console_sessions')
+        .values({
+          secret_sha256: digest(secret),
+          project_id: used.project_id,
+          member: used.member,
+          created_at: now,
+          expires_at: expiresAt,
+        })
+        .execute();
+    });
+    return { secret, session: { admin, expiresAt } };
+  }
+
+  /** The session a cookie's secret names, if it is current and its administrator is still a member. */
+  async session(cookieSecret: string | undefined, now = Date.now()): Promise<ConsoleSession | undefined> {
+    if (cookieSecret === undefined || !secretShape.test(cookieSecret)) return undefined;
+    const row = await this.options.store
+      .selectFrom('console_sessions')
+      .select(['project_id', 'member', 'expires_at'])
+      .where('secret_sha256', '=', digest(cookieSecret))
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const admin = await this.administrator(row.project_id, row.member);
+    return admin ? { admin, expiresAt: Number(row.expires_at) } : undefined;
+  }
+
+  /** Ends the session a cookie's secret names. */
+  async signOut(cookieSecret: string): Promise<void> {
+    if (!secretShape.test(cookieSecret)) return;
+    await this.options.store.deleteFrom('console_sessions').where('secret_sha256', '=', digest(cookieSecret)).execute();
+  }
+
+  /** The administrator's identity as the store holds it now; undefined once revoked or no administrator. */
+  private async administrator(projectId: string, nodeId: string): Promise<PeerIdentity | undefined> {
+    const row = await this.options.store
+      .selectFrom('members')
+      .leftJoin('revocations', 'revocations.node_id', 'members.node_id')
+      .select([
+        'members.attribute',
+        'members.attributes',
+        'members.relay',
+        'members.tls',
+        'members.admin',
+        'members.relay_node',
+        'revocations.revoked_at',
+      ])
+      .where('members.project_id', '=', projectId)
+      .where('members.node_id', '=', nodeId)
+      .executeTakeFirst();
+    if (!row || row.admin !== 1 || row.revoked_at !== null) return undefined;
+    return {
+      projectId,
+      nodeId,
+      attributes: attributesOfRow(row),
+      relays: relaysOfGrant(row.relay),
+      admin: true,
+      tls: row.tls === 1,
+      relayNode: row.relay_node === 1,
+    };
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The web console's routes (Hono): sign-in with a one-time link, then the project's pages for the
+ * administrator the session belongs to. Every response carries a strict Content-Security-Policy (no
+ * inline script or style, nothing from elsewhere); every form is checked for a cross-site origin; the
+ * session cookie is HttpOnly, SameSite=Strict, and Secure when served over TLS.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
+import { secureHeaders } from 'hono/secure-headers';
+import type { PeerIdentity } from '../../pki/identity.ts';
+import type { MemberInfo, ProjectInfo, RelayEntry } from '../../wire/protocol.ts';
+import type { ConsoleAccess, ConsoleSession } from './access.ts';
+import { consoleCss } from './assets.ts';
+import { consoleLimits } from './limits.ts';
+import { membersTable, overview, page, signInForm, signedOut } from './pages.ts';
+
+/** What the pages show, read from the controller for the session's administrator. */
+export interface ConsoleData {
+  project(admin: PeerIdentity): Promise<ProjectInfo>;
+  members(admin: PeerIdentity): Promise<MemberInfo[]>;
+  relays(admin: PeerIdentity): RelayEntry[];
+}
+
+export interface ConsoleAppOptions {
+  readonly access: ConsoleAccess;
+  readonly data: ConsoleData;
+  /** Served over TLS: the cookie is then Secure. */
+  readonly tls: boolean;
+}
+
+/** The link `portal console` prints: a page with one button that signs in with `secret`. */
+export const signInLink = (url: string, secret: string) => `${url}/sign-in/${secret}`;
+
+/** The session cookie's name. */
+export const sessionCookie = 'portal_console';
+
+type Env = { Variables: { session: ConsoleSession } };
+
+export function consoleApp(options: ConsoleAppOptions): Hono<Env> {
+  const { access, data } = options;
+  const app = new Hono<Env>();
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      referrerPolicy: 'no-referrer',
+    }),
+  );
+  app.use(csrf());
+  app.use(
+    bodyLimit({
+      maxSize: consoleLimits.bodyBytes,
+      onError: (c) => c.text('the request body is larger than the console reads', 413),
+    }),
+  );
+  // What a browser keeps of a page: nothing, as every page shows the project's current state.
+  app.use(async (c, next) => {
+    await next();
+    if (!c.res.headers.has('cache-control')) c.header('cache-control', 'no-store');
+  });
+
+  app.get('/assets/console.css', (c) => {
+    c.header('cache-control', 'max-age=3600');
+    return c.body(consoleCss, 200, { 'content-type': 'text/css; charset=utf-8' });
+  });
+
+  app.get('/sign-in/:secret', (c) => c.html(page('Sign in', signInForm(c.req.param('secret')))));
+  app.post('/sign-in', async (c) => {
+    const form = await c.req.parseBody();
+    const secret = typeof form.secret === 'string' ? form.secret : '';
+    const signed = await access.signIn(secret);
+    if (!signed) {
+      const why = 'This sign-in link was used already, has expired, or is not one.';
+      return c.html(page('Not signed in', signedOut(why)), 403);
+    }
+    setCookie(c, sessionCookie, signed.secret, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: options.tls,
+      path: '/',
+      maxAge: Math.floor((signed.session.expiresAt - Date.now()) / 1000),
+    });
+    return c.redirect('/', 303);
+  });
+  app.post('/sign-out', async (c) => {
+    const secret = getCookie(c, sessionCookie);
+    if (secret) await access.signOut(secret);
+    deleteCookie(c, sessionCookie, { path: '/', secure: options.tls });
+    return c.html(page('Signed out', signedOut('You are signed out.')));
+  });
+
+  // Everything else is for a signed-in administrator.
+  app.use(async (c, next) => {
+    const session = await access.session(getCookie(c, sessionCookie));
+    if (!session) {
+      const why = 'You are not signed in, or your session has ended.';
+      return c.html(page('Not signed in', signedOut(why)), 401);
+    }
+    c.set('session', session);
+    return next();
+  });
+  const shown = (c: Context<Env>, title: string, path: string, body: Parameters<typeof page>[1]) =>
+    c.html(page(title, body, { admin: c.get('session').admin.nodeId, current: path }));
+
+  app.get('/', async (c) => {
+    const { admin } = c.get('session');
+    const [project, members] = await Promise.all([data.project(admin), data.members(admin)]);
+    return shown(c, 'Overview', '/', overview(project, members, data.relays(admin)));
+  });
+  app.get('/members', async (c) =>
+    shown(c, 'Members', '/members', membersTable(await data.members(c.get('session').admin))),
+  );
+
+  app.notFound((c) => c.html(page('Not found', signedOut('There is no such page.')), 404));
+  return app;
+}

@@ -1,0 +1,56 @@
+/**
+ * The console's style sheet, served from the controller (no third-party request): readable at a
+ * phone's width, with contrast of at least 4.5:1 for text (WCAG 2.1 AA).
+ */
+export const consoleCss = `
+:root {
+  color-scheme: light;
+  --ink: #1b1f24;
+  --muted: #4a5360;
+  --line: #c9d1d9;
+  --accent: #0b5cad;
+  --paper: #ffffff;
+}
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--ink); background: var(--paper); }
+header {
+  display: flex;
+  flex-wrap: wrap;
+  gap: 0.5rem 1.5rem;
+  align-items: center;
+  padding: 0.75rem 1rem;
+  border-bottom: 1px solid var(--line);
+}
+.brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+nav ul { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 0; padding: 0; list-style: none; }
+nav a { color: var(--accent); }
+nav a[aria-current="page"] { color: var(--ink); font-weight: 700; text-decoration: none; }
+.sign-out { margin-left: auto; display: flex; gap: 0.5rem; align-items: center; color: var(--muted); }
+main { padding: 1rem; max-width: 72rem; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible {
+  outline: 3px solid var(--accent);
+  outline-offset: 2px;
+}
+button {
+  font: inherit;
+  padding: 0.35rem 0.9rem;
+  border: 1px solid var(--accent);
+  border-radius: 4px;
+  background: var(--accent);
+  color: #ffffff;
+  cursor: pointer;
+}
+table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
+caption { text-align: left; color: var(--muted); padding-bottom: 0.5rem; }
+th, td {
+  text-align: left;
+  padding: 0.4rem 0.75rem 0.4rem 0;
+  border-bottom: 1px solid var(--line);
+  vertical-align: top;
+}
+code { font: 0.9em ui-monospace, monospace; overflow-wrap: anywhere; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
+dt { color: var(--muted); }
+dd { margin: 0; }
+`;

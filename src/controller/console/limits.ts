@@ -1,0 +1,17 @@
+/** The web console's lifetimes and what its listener lets a client cost. */
+export const consoleLimits = {
+  /** How long a sign-in link printed by `portal console` stays usable (once). */
+  linkMs: 10 * 60_000,
+  /** How long a signed-in browser stays signed in. */
+  sessionMs: 8 * 3_600_000,
+  /** Connections the listener holds at once, from anyone; past it new ones are closed at once. */
+  connections: 256,
+  /** A request's headers must arrive within this; a slow client is cut. */
+  headersTimeoutMs: 10_000,
+  /** A whole request (a form's body included) must arrive within this. */
+  requestTimeoutMs: 30_000,
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveMs: 5_000,
+  /** The largest form body the console reads. */
+  bodyBytes: 64 * 1024,
+} as const;

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { ConsoleAccess } from '../../src/controller/console/access.ts';
+import { consoleLimits } from '../../src/controller/console/limits.ts';
+import { openStore } from '../../src/controller/store/open.ts';
+import { enrollWithTicket } from '../../src/node/enrollment.ts';
+import type { StoredIdentity } from '../../src/node/identity-store.ts';
+import { callController } from '../../src/wire/control-channel.ts';
+import { rejectsWith } from '../support/portal-errors.ts';
+import { createWorld, type World } from '../support/portal-world.ts';
+
+const as = (identity: StoredIdentity) => ({ key: identity.privateKey, certificate: identity.certificate });
+
+/** A browser's requests, reduced to what the console sees: a cookie jar of one cookie and the origin it sends. */
+class Browser {
+  cookie: string | undefined;
+  constructor(private readonly base: string) {}
+
+  async get(path: string): Promise<Response> {
+    return fetch(new URL(path, this.base), { headers: this.cookie ? { cookie: this.cookie } : {}, redirect: 'manual' });
+  }
+
+  async post(path: string, form: Record<string, string>, origin = new URL(this.base).origin): Promise<Response> {
+    const response = await fetch(new URL(path, this.base), {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      headers: { origin, ...(this.cookie ? { cookie: this.cookie } : {}) },
+      redirect: 'manual',
+    });
+    const set = response.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0];
+    return response;
+  }
+
+  /** Opens a printed link and presses its button, as a person would. */
+  async signIn(link: string): Promise<Response> {
+    const page = await (await this.get(link)).text();
+    const secret = /name="secret" value="([^"]+)"/.exec(page)?.[1];
+    assert.ok(secret, page);
+    return this.post('/sign-in', { secret });
+  }
+}
+
+describe('console: who gets in', () => {
+  let world: World;
+  let url: string;
+  const link = async (admin: StoredIdentity = world.admin) =>
+    (await callController(admin.record, 'console-link', {}, as(admin))).link;
+
+  before(async () => {
+    world = await createWorld({ console: { host: '127.0.0.1', port: 0 } });
+    url = world.controller.console!.url;
+  });
+  after(() => world.close());
+
+  it('signs an administrator in once with a printed link, and shows the project to that session', async () => {
+    const printed = await link();
+    assert.match(printed, new RegExp(`^${url}/sign-in/[A-Za-z0-9_-]{43}$`));
+    const browser = new Browser(url);
+    const signedIn = await browser.signIn(printed);
+    assert.equal(signedIn.status, 303);
+    assert.equal(signedIn.headers.get('location'), '/');
+    const cookie = signedIn.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /^portal_console=[A-Za-z0-9_-]{43};/);
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.doesNotMatch(cookie, /Secure/, 'served on loopback over HTTP');
+    const overview = await browser.get('/');
+    assert.equal(overview.status, 200);
+    const text = await overview.text();
+    assert.match(text, /<h1>Overview<\/h1>/);
+    assert.match(text, new RegExp(`Signed in as <code>${world.admin.record.nodeId}</code>`));
+    const members = await (await browser.get('/members')).text();
+    assert.match(members, new RegExp(`<td><code>${world.admin.record.nodeId}</code></td>\\s*<td>administrator</td>`));
+
+    // The same link again, in another browser: refused, and nothing signed in.
+    const again = new Browser(url);
+    assert.equal((await again.signIn(printed)).status, 403);
+    assert.equal(again.cookie, undefined);
+    assert.equal((await again.get('/')).status, 401);
+  });
+
+  it('refuses an expired link, a forged cookie, and a form sent from another site', async () => {
+    const store = await openStore(`sqlite:${join(world.dir, 'controller', 'controller.db')}`);
+    try {
+      const admin = { ...world.admin.record, attributes: [], relays: [], admin: true, tls: false, relayNode: false };
+      const issuedAt = Date.now() - consoleLimits.linkMs - 1000;
+      const expired = await new ConsoleAccess({ store }).issueLink(admin, issuedAt);
+      assert.equal((await new Browser(url).signIn(`${url}/sign-in/${expired.secret}`)).status, 403);
+    } finally {
+      await store.destroy();
+    }
+    const forger = new Browser(url);
+    forger.cookie = `portal_console=${'A'.repeat(43)}`;
+    assert.equal((await forger.get('/')).status, 401);
+    forger.cookie = 'portal_console=../../etc';
+    assert.equal((await forger.get('/members')).status, 401);
+
+    // A page elsewhere that posts the sign-in form of a leaked link: refused before the link is used.
+    const browser = new Browser(url);
+    const printed = await link();
+    const secret = printed.split('/').at(-1)!;
+    assert.equal((await browser.post('/sign-in', { secret }, 'https://elsewhere.example')).status, 403);
+    assert.equal((await browser.signIn(printed)).status, 303, 'the link was not used by the refused form');
+  });
+
+  it('answers with a strict Content-Security-Policy, and only to requests addressed to loopback', async () => {
+    const response = await new Browser(url).get('/');
+    const policy = response.headers.get('content-security-policy') ?? '';
+    assert.match(policy, /default-src 'none'/);
+    assert.match(policy, /script-src 'self'/);
+    assert.match(policy, /frame-ancestors 'none'/);
+    assert.equal(response.headers.get('x-frame-options'), 'SAMEORIGIN');
+    // A site that points its own name at 127.0.0.1 reaches the port, but not the console.
+    const { port } = new URL(url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port, path: '/', headers: { host: `rebound.example:${port}` } });
+      request.on('response', (answer) => {
+        answer.resume();
+        resolve(answer.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    assert.equal(status, 421);
+  });
+
+  it('ends a session at once when its administrator is revoked, and gives a link to administrators only', async () => {
+    const second = await enrollWithTicket(
+      join(world.dir, 'second-admin'),
+      String(
+        (
+          await callController(
+            world.admin.record,
+            'ticket',
+            { expiresInMs: 60_000, usageCount: 1, attribute: '', admin: true },
+            as(world.admin),
+          )
+        ).ticket,
+      ),
+    );
+    const browser = new Browser(url);
+    assert.equal((await browser.signIn(await link(second))).status, 303);
+    assert.equal((await browser.get('/')).status, 200);
+    await callController(
+      world.admin.record,
+      'revoke',
+      { member: second.record.nodeId, reason: 'left' },
+      as(world.admin),
+    );
+    assert.equal((await browser.get('/')).status, 401);
+
+    const node = await enrollWithTicket(join(world.dir, 'node'), await world.ticket({ attribute: 'db-inlet' }));
+    await rejectsWith(callController(node.record, 'console-link', {}, as(node)), 'NOT_ADMIN');
+  });
+
+  it('signs out: the cookie is cleared and its session ends in the store too', async () => {
+    const browser = new Browser(url);
+    await browser.signIn(await link());
+    const kept = browser.cookie;
+    const out = await browser.post('/sign-out', {});
+    assert.equal(out.status, 200);
+    assert.match(out.headers.get('set-cookie') ?? '', /portal_console=;.*Max-Age=0/);
+    const replay = new Browser(url);
+    replay.cookie = kept;
+    assert.equal((await replay.get('/')).status, 401, 'the old cookie signs nobody in');
+  });
+});
