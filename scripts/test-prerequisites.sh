@@ -58,6 +58,7 @@ check() {
   want setpriv "the service unit sandbox test, which applies a unit's User= and capability bounds" util-linux
   want ip "the network namespaces of the IPv6 admission and enroll --listen tests" iproute2
   want docker-compose "the compose use cases' tests, which resolve the compiled compose files" docker-compose
+  want chromium "the web console's tests, which Playwright drives in headless Chromium" chromium
   want curl "the installer tests, which run its own command line over HTTPS" curl ca-certificates
   want shellcheck "the tests that lint the shell scripts Portal ships" shellcheck
   want openssl "the sealing-key tests (openssl rand, which the hints give)" openssl

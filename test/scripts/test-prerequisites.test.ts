@@ -21,6 +21,7 @@ const wanted = [
   'setpriv',
   'ip',
   'docker-compose',
+  'chromium',
   'curl',
   'shellcheck',
   'openssl',

@@ -25,6 +25,8 @@ export interface ControllerProcess {
   readonly dataDir: string;
   /** host:port of its status server (GET /metrics, GET /healthz), unless --status-listen off. */
   readonly status?: string;
+  /** The URL of its web console, unless --no-console. */
+  readonly console?: string;
 }
 
 export interface ProjectProcesses {
@@ -63,6 +65,7 @@ async function launchController(
     adminCode: string;
     fingerprint: string;
     status?: string;
+    console?: string;
   };
   return {
     process,
@@ -72,6 +75,7 @@ async function launchController(
     fingerprint: ready.fingerprint,
     dataDir,
     ...(ready.status ? { status: ready.status } : {}),
+    ...(ready.console ? { console: ready.console } : {}),
   };
 }
 

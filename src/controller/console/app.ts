@@ -12,7 +12,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { PeerIdentity } from '../../pki/identity.ts';
 import type { MemberInfo, ProjectInfo, RelayEntry } from '../../wire/protocol.ts';
 import type { ConsoleAccess, ConsoleSession } from './access.ts';
-import { consoleCss } from './assets.ts';
+import { consoleCss, consoleIcon } from './assets.ts';
 import { consoleLimits } from './limits.ts';
 import { membersTable, overview, page, signInForm, signedOut } from './pages.ts';
 
@@ -74,6 +74,12 @@ export function consoleApp(options: ConsoleAppOptions): Hono<Env> {
     return c.body(consoleCss, 200, { 'content-type': 'text/css; charset=utf-8' });
   });
 
+  app.get('/assets/icon.svg', (c) => {
+    c.header('cache-control', 'max-age=3600');
+    return c.body(consoleIcon, 200, { 'content-type': 'image/svg+xml' });
+  });
+  // Browsers ask for this whatever the page names.
+  app.get('/favicon.ico', (c) => c.redirect('/assets/icon.svg', 301));
   app.get('/sign-in/:secret', (c) => c.html(page('Sign in', signInForm(c.req.param('secret')))));
   app.post('/sign-in', async (c) => {
     const form = await c.req.parseBody();

@@ -41,7 +41,8 @@ button {
   color: #ffffff;
   cursor: pointer;
 }
-table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+.scroll { overflow-x: auto; }
 caption { text-align: left; color: var(--muted); padding-bottom: 0.5rem; }
 th, td {
   text-align: left;
@@ -53,4 +54,9 @@ code { font: 0.9em ui-monospace, monospace; overflow-wrap: anywhere; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; }
+`;
+
+/** The console's icon, so that a browser's request for one is answered. */
+export const consoleIcon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">
+<circle cx="8" cy="8" r="6" fill="none" stroke="#0b5cad" stroke-width="3"/></svg>
 `;

@@ -10,6 +10,8 @@ export const consoleLimits = {
   headersTimeoutMs: 10_000,
   /** A whole request (a form's body included) must arrive within this. */
   requestTimeoutMs: 30_000,
+  /** How often the header and request times are checked. */
+  timeoutCheckMs: 1_000,
   /** An idle kept-alive connection is closed after this. */
   keepAliveMs: 5_000,
   /** The largest form body the console reads. */

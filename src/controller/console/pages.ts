@@ -24,6 +24,7 @@ export function page(title: string, body: Html, signedIn?: { readonly admin: str
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Portal console</title>
         <link rel="stylesheet" href="/assets/console.css" />
+        <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
       </head>
       <body>
         <header>
@@ -124,36 +125,38 @@ export function overview(project: ProjectInfo, members: readonly MemberInfo[], r
 }
 
 export function membersTable(members: readonly MemberInfo[]): Html {
-  return html`<table>
-    <caption>
-      Every member of the project, in the order they enrolled
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Member</th>
-        <th scope="col">Kind</th>
-        <th scope="col">Attributes</th>
-        <th scope="col">Enrolled</th>
-        <th scope="col">Certificate expires</th>
-        <th scope="col">Last seen</th>
-        <th scope="col">State</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${members.map(
-        (member) =>
-          html`<tr>
-            <td><code>${member.id}</code></td>
-            <td>${member.kind}</td>
-            <td>${member.attributes.join(', ') || '—'}</td>
-            <td>${timeOrDash(member.enrolledAt)}</td>
-            <td>${timeOrDash(member.certificateExpiresAt)}</td>
-            <td>${timeOrDash(member.lastSeen)}</td>
-            <td>${stateOf(member)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<div class="scroll" role="region" aria-label="Members" tabindex="0">
+    <table>
+      <caption>
+        Every member of the project, in the order they enrolled
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Member</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Attributes</th>
+          <th scope="col">Enrolled</th>
+          <th scope="col">Certificate expires</th>
+          <th scope="col">Last seen</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${members.map(
+          (member) =>
+            html`<tr>
+              <td><code>${member.id}</code></td>
+              <td>${member.kind}</td>
+              <td>${member.attributes.join(', ') || '—'}</td>
+              <td>${timeOrDash(member.enrolledAt)}</td>
+              <td>${timeOrDash(member.certificateExpiresAt)}</td>
+              <td>${timeOrDash(member.lastSeen)}</td>
+              <td>${stateOf(member)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 function stateOf(member: MemberInfo): Html | string {

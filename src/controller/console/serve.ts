@@ -21,9 +21,15 @@ export interface ConsoleListenOptions {
   readonly port: number;
   /** The controller's certificate and key: used whenever the host is not loopback. */
   readonly tls: { readonly key: string; readonly certificate: string };
+  /** @default consoleLimits */
+  readonly limits?: ConsoleListenerLimits;
   /** The routes; `tls` says whether its cookies are Secure. */
   readonly app: (tls: boolean) => { fetch: (request: Request) => Response | Promise<Response> };
 }
+
+export type ConsoleListenerLimits = {
+  readonly [K in 'connections' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveMs' | 'timeoutCheckMs']: number;
+};
 
 export interface RunningConsole {
   /** Where a browser opens it: http://127.0.0.1:PORT or https://HOST:PORT. */
@@ -34,9 +40,10 @@ export interface RunningConsole {
 
 export async function serveConsole(options: ConsoleListenOptions): Promise<RunningConsole> {
   const tls = !isLoopbackHost(options.host);
+  const limits = options.limits ?? consoleLimits;
   const listener = getRequestListener(options.app(tls).fetch);
   let port = options.port;
-  const connections = new StatusConnections(consoleLimits.connections);
+  const connections = new StatusConnections(limits.connections);
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     connections.answering(request.socket);
     response.once('close', () => connections.answered(request.socket));
@@ -48,16 +55,17 @@ export async function serveConsole(options: ConsoleListenOptions): Promise<Runni
     void listener(request, response);
   };
   const bounds = {
-    headersTimeout: consoleLimits.headersTimeoutMs,
-    requestTimeout: consoleLimits.requestTimeoutMs,
-    keepAliveTimeout: consoleLimits.keepAliveMs,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveMs,
+    connectionsCheckingInterval: limits.timeoutCheckMs,
     maxHeaderSize: 16 * 1024,
   };
   const server = tls
     ? createHttpsServer(
         {
           ...bounds,
-          handshakeTimeout: consoleLimits.headersTimeoutMs,
+          handshakeTimeout: limits.headersTimeoutMs,
           key: options.tls.key,
           cert: options.tls.certificate,
         },
@@ -66,7 +74,7 @@ export async function serveConsole(options: ConsoleListenOptions): Promise<Runni
     : createHttpServer(bounds, handle);
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => connections.take(socket));
   // A client that stops reading holds its connection no longer than this without a byte moving.
-  server.setTimeout(consoleLimits.requestTimeoutMs);
+  server.setTimeout(limits.requestTimeoutMs);
   server.maxHeadersCount = 64;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   await listenOrExplain(server, {

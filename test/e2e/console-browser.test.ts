@@ -1,0 +1,104 @@
+/**
+ * The web console in a real browser: Debian's Chromium, headless, driven by Playwright, against a
+ * controller started as a program (`portal controller start`), with the link `portal console` prints.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { accessibilityViolations, launchBrowser, watchedPage } from '../support/browser.ts';
+import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
+import { portal } from '../support/processes.ts';
+
+describe('console in a browser: signing in', function () {
+  this.timeout(60_000);
+  let project: ProjectProcesses;
+  let browser: Browser;
+  let url: string;
+  const adminHome = () => join(project.dir, 'admin');
+  /** What `portal console` prints: its last line is the link. */
+  const printedLink = async () => {
+    const printed = await portal(adminHome(), ['console']);
+    assert.equal(printed.code, 0, printed.stderr);
+    return printed.stdout.trim().split('\n').at(-1)!;
+  };
+
+  before(async () => {
+    [project, browser] = await Promise.all([startProject(), launchBrowser()]);
+    url = project.controller.console!;
+  });
+  after(async () => {
+    await browser?.close();
+    await project?.close();
+  });
+
+  it('signs in with the printed link, shows the project, and refuses the link a second time', async () => {
+    const link = await printedLink();
+    assert.ok(link.startsWith(`${url}/sign-in/`), link);
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    const cookie = (await context.cookies()).find((each) => each.name === 'portal_console');
+    assert.ok(cookie, 'a session cookie');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+    assert.ok(await page.getByRole('cell', { name: 'administrator' }).first().isVisible());
+    assert.deepEqual(problems, []);
+
+    // Another browser with the same link: the button leads nowhere.
+    const other = await browser.newContext();
+    const second = await watchedPage(other, url);
+    await second.page.goto(link);
+    const answer = second.page.waitForResponse((response) => response.url() === `${url}/sign-in`);
+    await second.page.getByRole('button', { name: 'Sign in' }).click();
+    assert.equal((await answer).status(), 403);
+    await second.page.getByRole('heading', { level: 1, name: 'Not signed in' }).waitFor();
+    assert.deepEqual(
+      (await other.cookies()).filter((each) => each.name === 'portal_console'),
+      [],
+    );
+    await Promise.all([context.close(), other.close()]);
+  });
+
+  it('refuses a forged cookie, and signs out', async () => {
+    const forged = await browser.newContext();
+    await forged.addCookies([{ name: 'portal_console', value: 'A'.repeat(43), url }]);
+    const { page } = await watchedPage(forged, url);
+    const response = await page.goto(`${url}/members`);
+    assert.equal(response?.status(), 401);
+    await page.getByRole('heading', { level: 1, name: 'Not signed in' }).waitFor();
+    await forged.close();
+
+    const context = await browser.newContext();
+    const signedIn = await watchedPage(context, url);
+    await signedIn.page.goto(await printedLink());
+    await signedIn.page.getByRole('button', { name: 'Sign in' }).click();
+    await signedIn.page.getByRole('button', { name: 'Sign out' }).click();
+    await signedIn.page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor();
+    assert.deepEqual(signedIn.problems, []);
+    assert.equal((await signedIn.page.goto(url))?.status(), 401);
+    await context.close();
+  });
+
+  it('serves pages that pass axe-core with no violation, at a desktop and at a phone width', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(await printedLink());
+    assert.deepEqual(await accessibilityViolations(page), [], 'the sign-in page');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    for (const path of ['/', '/members'])
+      for (const width of [1280, 375]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${url}${path}`);
+        assert.deepEqual(await accessibilityViolations(page), [], `${path} at ${width} px`);
+        // Nothing wider than the screen but the tables, which scroll on their own.
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${path} at ${width} px is ${overflow} px wider than the screen`);
+      }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
