@@ -45,8 +45,9 @@ import { noticesOf } from './store/notices.ts';
 import { ReplicaLiveState } from './replica-live-state.ts';
 import { sharedKinds } from './shared-kinds.ts';
 import { ConsoleAccess } from './console/access.ts';
-import { consoleApp, signInLink } from './console/app.ts';
-import { serveConsole, type RunningConsole } from './console/serve.ts';
+import { signInLink } from './console/app.ts';
+import type { RunningConsole } from './console/serve.ts';
+import { serveControllerConsole } from './console/start.ts';
 import type { Stoppable } from '../shared/graceful-stop.ts';
 
 export interface ControllerOptions {
@@ -208,19 +209,11 @@ export async function startController(options: ControllerOptions): Promise<Runni
     replicas = await hearOtherReplicas(store, server, service, sealingKey, options.publicAddress ?? '', options.log);
     bound = await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
     if (options.console)
-      webConsole = await serveConsole({
-        ...options.console,
+      webConsole = await serveControllerConsole(options.console, {
+        access: consoleAccess,
+        service,
+        server,
         tls: { key, certificate },
-        app: (tls) =>
-          consoleApp({
-            access: consoleAccess,
-            tls,
-            data: {
-              project: (admin) => service.project(admin),
-              members: (admin) => server.membersOf(admin),
-              relays: (admin) => server.relays.relaysOf(admin.projectId),
-            },
-          }),
       });
   } catch (error) {
     if (bound) await server.close().catch(() => undefined);

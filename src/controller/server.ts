@@ -248,7 +248,7 @@ export class ControllerServer {
    * announced or advertised is withdrawn with them), every member of the project hears of it, and the
    * relay on this port cuts its splices. The one place a revocation happens.
    */
-  private async revoke(admin: PeerIdentity, nodeId: string, reason: string): Promise<Revocation> {
+  async revoke(admin: PeerIdentity, nodeId: string, reason: string): Promise<Revocation> {
     const revocation = await this.options.service.revoke(admin, nodeId, reason);
     await this.enforce(revocation, { by: admin.nodeId, reason });
     this.options.log?.(

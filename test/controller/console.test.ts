@@ -7,6 +7,7 @@ import { openStore } from '../../src/controller/store/open.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import type { StoredIdentity } from '../../src/node/identity-store.ts';
 import { callController } from '../../src/wire/control-channel.ts';
+import { auditExchangeVersion } from '../../src/wire/protocol/audit.ts';
 import { rejectsWith } from '../support/portal-errors.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
@@ -42,7 +43,7 @@ class Browser {
   }
 }
 
-describe('console: who gets in', () => {
+describe('console: who gets in, and what an administrator does there', () => {
   let world: World;
   let url: string;
   const link = async (admin: StoredIdentity = world.admin) =>
@@ -165,5 +166,49 @@ describe('console: who gets in', () => {
     const replay = new Browser(url);
     replay.cookie = kept;
     assert.equal((await replay.get('/')).status, 401, 'the old cookie signs nobody in');
+  });
+
+  it('revokes a member from its page, after asking, and the trail names the administrator and the reason', async () => {
+    const node = await enrollWithTicket(join(world.dir, 'doomed'), await world.ticket({ attribute: 'db-outlet' }));
+    const browser = new Browser(url);
+    await browser.signIn(await link());
+    const members = await (await browser.get('/members')).text();
+    assert.match(members, new RegExp(`href="/members/${node.record.nodeId}/revoke"`));
+    assert.doesNotMatch(members, new RegExp(`href="/members/${world.admin.record.nodeId}/revoke"`), 'not oneself');
+    const asking = await (await browser.get(`/members/${node.record.nodeId}/revoke`)).text();
+    assert.match(asking, /<label for="reason">/);
+    const done = await browser.post(`/members/${node.record.nodeId}/revoke`, { reason: 'disk <lost>' });
+    assert.equal(done.status, 200);
+    assert.match(await done.text(), new RegExp(`Revoked ${node.record.nodeId}: its connections are closed`));
+    assert.match(
+      await (await browser.get('/members')).text(),
+      /revoked by <code>a[0-9a-f]{16}<\/code>: disk &lt;lost&gt;/,
+    );
+    const { records } = await callController(
+      world.admin.record,
+      'audit',
+      { exchange: auditExchangeVersion, afterSeq: 0, limit: 500, since: 0, event: 'revoked' },
+      as(world.admin),
+    );
+    const revoked = records.find((record) => record.members.includes(node.record.nodeId));
+    assert.ok(revoked, 'a revoked record');
+    assert.deepEqual(JSON.parse(revoked.members), [node.record.nodeId, world.admin.record.nodeId]);
+    assert.equal((JSON.parse(revoked.details) as { reason: string }).reason, 'disk <lost>');
+    // Twice: said, not done again.
+    assert.equal((await browser.post(`/members/${node.record.nodeId}/revoke`, { reason: '' })).status, 400);
+  });
+
+  it('tries an allow expression: the members it admits now, or the column where it does not read', async () => {
+    await enrollWithTicket(join(world.dir, 'ops'), await world.ticket({ attribute: 'team=ops' }));
+    const browser = new Browser(url);
+    await browser.signIn(await link());
+    const admitted = await (await browser.get(`/policies?allow=${encodeURIComponent('team = "ops"')}`)).text();
+    assert.match(admitted, /It admits 1 member now\./);
+    assert.match(admitted, /<td>team=ops<\/td>/);
+    const none = await (await browser.get('/policies?allow=nobody-has-this')).text();
+    assert.match(none, /It admits no member of the project now\./);
+    const broken = await (await browser.get(`/policies?allow=${encodeURIComponent('team = ')}`)).text();
+    assert.match(broken, /This is not an allow expression: column 8: expected/);
+    assert.match(broken, /aria-invalid="true"/);
   });
 });

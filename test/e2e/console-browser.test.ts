@@ -89,7 +89,8 @@ describe('console in a browser: signing in', function () {
     await page.goto(await printedLink());
     assert.deepEqual(await accessibilityViolations(page), [], 'the sign-in page');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    for (const path of ['/', '/members'])
+    const pages = ['/', '/members', '/policies?allow=admin', `/policies?allow=${encodeURIComponent('team = ')}`];
+    for (const path of pages)
       for (const width of [1280, 375]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${url}${path}`);

@@ -4,24 +4,17 @@
  * inline script or style, nothing from elsewhere); every form is checked for a cross-site origin; the
  * session cookie is HttpOnly, SameSite=Strict, and Secure when served over TLS.
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { secureHeaders } from 'hono/secure-headers';
-import type { PeerIdentity } from '../../pki/identity.ts';
-import type { MemberInfo, ProjectInfo, RelayEntry } from '../../wire/protocol.ts';
-import type { ConsoleAccess, ConsoleSession } from './access.ts';
+import type { ConsoleAccess } from './access.ts';
+import type { ConsoleData, ConsoleEnv } from './context.ts';
 import { consoleCss, consoleIcon } from './assets.ts';
 import { consoleLimits } from './limits.ts';
-import { membersTable, overview, page, signInForm, signedOut } from './pages.ts';
-
-/** What the pages show, read from the controller for the session's administrator. */
-export interface ConsoleData {
-  project(admin: PeerIdentity): Promise<ProjectInfo>;
-  members(admin: PeerIdentity): Promise<MemberInfo[]>;
-  relays(admin: PeerIdentity): RelayEntry[];
-}
+import { message, page, signInForm, signedOut } from './pages/layout.ts';
+import { sectionRoutes } from './sections.ts';
 
 export interface ConsoleAppOptions {
   readonly access: ConsoleAccess;
@@ -36,11 +29,9 @@ export const signInLink = (url: string, secret: string) => `${url}/sign-in/${sec
 /** The session cookie's name. */
 export const sessionCookie = 'portal_console';
 
-type Env = { Variables: { session: ConsoleSession } };
-
-export function consoleApp(options: ConsoleAppOptions): Hono<Env> {
+export function consoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
   const { access, data } = options;
-  const app = new Hono<Env>();
+  const app = new Hono<ConsoleEnv>();
   app.use(
     secureHeaders({
       contentSecurityPolicy: {
@@ -115,18 +106,10 @@ export function consoleApp(options: ConsoleAppOptions): Hono<Env> {
     c.set('session', session);
     return next();
   });
-  const shown = (c: Context<Env>, title: string, path: string, body: Parameters<typeof page>[1]) =>
-    c.html(page(title, body, { admin: c.get('session').admin.nodeId, current: path }));
+  sectionRoutes(app, data);
 
-  app.get('/', async (c) => {
-    const { admin } = c.get('session');
-    const [project, members] = await Promise.all([data.project(admin), data.members(admin)]);
-    return shown(c, 'Overview', '/', overview(project, members, data.relays(admin)));
-  });
-  app.get('/members', async (c) =>
-    shown(c, 'Members', '/members', membersTable(await data.members(c.get('session').admin))),
+  app.notFound((c) =>
+    c.html(page('Not found', message('There is no such page.', { href: '/', label: 'Overview' })), 404),
   );
-
-  app.notFound((c) => c.html(page('Not found', signedOut('There is no such page.')), 404));
   return app;
 }

@@ -42,7 +42,7 @@ button {
   cursor: pointer;
 }
 table { border-collapse: collapse; width: 100%; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; position: relative; }
 caption { text-align: left; color: var(--muted); padding-bottom: 0.5rem; }
 th, td {
   text-align: left;
@@ -54,6 +54,17 @@ code { font: 0.9em ui-monospace, monospace; overflow-wrap: anywhere; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; }
+.visually-hidden {
+  position: absolute;
+  width: 1px;
+  height: 1px;
+  overflow: hidden;
+  clip-path: inset(50%);
+  white-space: nowrap;
+}
+button.danger { background: #a4161a; border-color: #a4161a; }
+.problem { color: #a4161a; font-weight: 600; }
+input[type="text"] { font: inherit; padding: 0.3rem; max-width: 100%; }
 `;
 
 /** The console's icon, so that a browser's request for one is answered. */

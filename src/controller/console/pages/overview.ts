@@ -1,0 +1,54 @@
+/** The overview: the project, its members in numbers, and the relays serving it now. */
+import { html } from 'hono/html';
+import type { MemberInfo, ProjectInfo, RelayEntry } from '../../../wire/protocol.ts';
+import type { Html } from './layout.ts';
+
+export function overview(project: ProjectInfo, members: readonly MemberInfo[], relays: readonly RelayEntry[]): Html {
+  const current = members.filter((member) => member.revoked === null);
+  const count = (kind: MemberInfo['kind']) => current.filter((member) => member.kind === kind).length;
+  return html`<section aria-labelledby="project">
+      <h2 id="project">Project</h2>
+      <dl>
+        <dt>Name</dt>
+        <dd>${project.name}</dd>
+        <dt>Id</dt>
+        <dd><code>${project.id}</code></dd>
+        <dt>Controller</dt>
+        <dd><code>${project.controller}</code></dd>
+        <dt>Created</dt>
+        <dd><time datetime="${project.created_at}">${project.created_at}</time></dd>
+      </dl>
+    </section>
+    <section aria-labelledby="members-count">
+      <h2 id="members-count">Members</h2>
+      <p>
+        ${count('node')} nodes, ${count('relay')} relay nodes and ${count('administrator')} administrators;
+        ${current.filter((member) => member.connected).length} connected now, ${members.length - current.length}
+        revoked. <a href="/members">See every member</a>.
+      </p>
+    </section>
+    <section aria-labelledby="relays">
+      <h2 id="relays">Relays</h2>
+      ${
+        relays.length === 0
+          ? html`<p>No relay serves the project now: portals that cannot connect directly wait for one.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Relay</th>
+                  <th scope="col">Address</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${relays.map(
+                  (relay) =>
+                    html`<tr>
+                      <td><code>${relay.id}</code></td>
+                      <td><code>${relay.address}</code></td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+    </section>`;
+}

@@ -1,0 +1,34 @@
+/** The web console of a running controller: its listener, and the controller's answers for its pages. */
+import type { ControllerServer } from '../server.ts';
+import type { ControllerService } from '../service.ts';
+import type { ConsoleAccess } from './access.ts';
+import { consoleApp } from './app.ts';
+import { serveConsole, type RunningConsole } from './serve.ts';
+
+export interface ControllerParts {
+  readonly access: ConsoleAccess;
+  readonly service: ControllerService;
+  readonly server: ControllerServer;
+  readonly tls: { readonly key: string; readonly certificate: string };
+}
+
+export function serveControllerConsole(
+  address: { readonly host: string; readonly port: number },
+  { access, service, server, tls }: ControllerParts,
+): Promise<RunningConsole> {
+  return serveConsole({
+    ...address,
+    tls,
+    app: (overTls) =>
+      consoleApp({
+        access,
+        tls: overTls,
+        data: {
+          project: (admin) => service.project(admin),
+          members: (admin) => server.membersOf(admin),
+          relays: (admin) => server.relays.relaysOf(admin.projectId),
+          revoke: (admin, member, reason) => server.revoke(admin, member, reason),
+        },
+      }),
+  });
+}
