@@ -35,9 +35,22 @@ const result = await build({
   logLevel: 'warning',
 });
 
+// The web console's one script, for the browser: served by the controller from dist/console/.
+const browser = await build({
+  entryPoints: { console: 'src/controller/console/browser/console.ts' },
+  outdir: join(dist, 'console'),
+  bundle: true,
+  platform: 'browser',
+  target: 'es2020',
+  format: 'iife',
+  minify: true,
+  write: false,
+  logLevel: 'warning',
+});
+
 const entry = join(dist, 'portal.mjs');
 const made = new Set();
-for (const output of result.outputFiles) {
+for (const output of [...result.outputFiles, ...browser.outputFiles]) {
   const contents =
     output.path === entry ? Buffer.concat([Buffer.from('#!/usr/bin/env node\n'), output.contents]) : output.contents;
   made.add(output.path);

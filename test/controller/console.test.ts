@@ -211,4 +211,45 @@ describe('console: who gets in, and what an administrator does there', () => {
     assert.match(broken, /This is not an allow expression: column 8: expected/);
     assert.match(broken, /aria-invalid="true"/);
   });
+
+  it('issues a ticket from the form, shows it once, lists it and cancels it, refusing what does not read', async () => {
+    const browser = new Browser(url);
+    await browser.signIn(await link());
+    const form = { kind: 'node', attributes: 'db-inlet\nteam=ops', relays: '', expiresIn: '1h', usageCount: '2' };
+    const issued = await browser.post('/tickets', form);
+    assert.equal(issued.status, 200);
+    const page = await issued.text();
+    const ticket = /<textarea id="ticket"[^>]*>([^<]+)<\/textarea>/.exec(page)?.[1];
+    assert.ok(ticket, page);
+    assert.match(page, /a loopback address: only nodes on this machine can use it/);
+    const node = await enrollWithTicket(join(world.dir, 'from-console'), ticket);
+    assert.deepEqual(node.record.attributes, ['db-inlet', 'team=ops']);
+
+    const listed = await (await browser.get('/tickets')).text();
+    const id = /<td><code>(t[0-9a-f]{16})<\/code><\/td>\s*<td>attributes db-inlet, team=ops<\/td>\s*<td>1<\/td>/.exec(
+      listed,
+    )?.[1];
+    assert.ok(id, 'listed with one use left');
+    assert.match(await (await browser.get(`/tickets/${id}/cancel`)).text(), /can enroll 1 more/);
+    assert.match(await (await browser.post(`/tickets/${id}/cancel`, {})).text(), new RegExp(`Cancelled ${id}`));
+    assert.doesNotMatch(await (await browser.get('/tickets')).text(), new RegExp(id));
+    await rejectsWith(enrollWithTicket(join(world.dir, 'too-late'), ticket), 'TICKET_CANCELLED');
+
+    for (const [change, problem] of [
+      [{ expiresIn: '10x' }, /Expires in: 10x/],
+      [{ usageCount: '0' }, /Enrollments it allows: 0 is not a whole number/],
+      [{ attributes: '' }, /a node needs one at least/],
+      [{ attributes: 'a,b' }, /&quot;a,b&quot; holds a comma/],
+      [
+        { attributes: 'not an attribute!' },
+        /&quot;not an attribute!&quot; is not an attribute; give NAME or KEY=VALUE/,
+      ],
+    ] as const) {
+      const refused = await browser.post('/tickets', { ...form, ...change });
+      assert.equal(refused.status, 400, JSON.stringify(change));
+      const text = await refused.text();
+      assert.match(text, problem);
+      assert.match(text, /role="alert"/);
+    }
+  });
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import { accessibilityViolations, launchBrowser, watchedPage } from '../support/browser.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { portal } from '../support/processes.ts';
@@ -89,7 +90,13 @@ describe('console in a browser: signing in', function () {
     await page.goto(await printedLink());
     assert.deepEqual(await accessibilityViolations(page), [], 'the sign-in page');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    const pages = ['/', '/members', '/policies?allow=admin', `/policies?allow=${encodeURIComponent('team = ')}`];
+    const pages = [
+      '/',
+      '/members',
+      '/tickets',
+      '/policies?allow=admin',
+      `/policies?allow=${encodeURIComponent('team = ')}`,
+    ];
     for (const path of pages)
       for (const width of [1280, 375]) {
         await page.setViewportSize({ width, height: 800 });
@@ -99,6 +106,40 @@ describe('console in a browser: signing in', function () {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${path} at ${width} px is ${overflow} px wider than the screen`);
       }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('issues a ticket: attributes checked as typed, copied with one press, a node enrolled with it', async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(await printedLink());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Tickets' }).click();
+    const attributes = page.getByLabel(/^Attributes, one per line/);
+    await attributes.fill('db-inlet\nNot Valid');
+    await page.getByText('Does not read: line 2: "Not Valid" is not an attribute').waitFor();
+    assert.equal(await attributes.getAttribute('aria-invalid'), 'true');
+    await attributes.fill('db-inlet\nteam=ops');
+    assert.equal(await attributes.getAttribute('aria-invalid'), null);
+    await page.getByLabel(/^Expires in/).fill('1h');
+    await page.getByRole('button', { name: 'Issue the ticket' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your ticket' }).waitFor();
+    const ticket = await page.getByLabel('Ticket', { exact: true }).inputValue();
+    await page.getByRole('button', { name: 'Copy the ticket' }).click();
+    await page.getByText('Copied.').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), ticket);
+    const node = await enrollWithTicket(join(project.dir, 'from-the-console'), ticket);
+    assert.deepEqual(node.record.attributes, ['db-inlet', 'team=ops']);
+
+    await page.getByRole('link', { name: 'Policies' }).click();
+    await page.getByLabel('Allow expression').fill('team = ');
+    await page.getByText(/^Does not read: column 8: expected/).waitFor();
+    await page.getByLabel('Allow expression').fill('team = "ops"');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.getByText('It admits 1 member now.').waitFor();
+    assert.ok(await page.getByRole('cell', { name: node.record.nodeId }).isVisible());
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -11,7 +11,7 @@ import { csrf } from 'hono/csrf';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ConsoleAccess } from './access.ts';
 import type { ConsoleData, ConsoleEnv } from './context.ts';
-import { consoleCss, consoleIcon } from './assets.ts';
+import { consoleCss, consoleIcon, consoleScript } from './assets.ts';
 import { consoleLimits } from './limits.ts';
 import { message, page, signInForm, signedOut } from './pages/layout.ts';
 import { sectionRoutes } from './sections.ts';
@@ -65,6 +65,12 @@ export function consoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     return c.body(consoleCss, 200, { 'content-type': 'text/css; charset=utf-8' });
   });
 
+  const script = consoleScript();
+  app.get('/assets/console.js', (c) => {
+    if (script === undefined) return c.text('the console script was not built (npm run build)', 404);
+    c.header('cache-control', 'max-age=3600');
+    return c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' });
+  });
   app.get('/assets/icon.svg', (c) => {
     c.header('cache-control', 'max-age=3600');
     return c.body(consoleIcon, 200, { 'content-type': 'image/svg+xml' });

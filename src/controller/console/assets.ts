@@ -1,3 +1,23 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The console's script as scripts/build.mjs made it (dist/console/console.js), found from this
+ * module's place in the bundle or the source tree; undefined where it was never built: the pages work
+ * without it.
+ */
+export function consoleScript(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    for (const candidate of [join(dir, 'console', 'console.js'), join(dir, 'dist', 'console', 'console.js')])
+      if (existsSync(candidate)) return readFileSync(candidate, 'utf8');
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
 /**
  * The console's style sheet, served from the controller (no third-party request): readable at a
  * phone's width, with contrast of at least 4.5:1 for text (WCAG 2.1 AA).
@@ -64,7 +84,10 @@ dd { margin: 0; }
 }
 button.danger { background: #a4161a; border-color: #a4161a; }
 .problem { color: #a4161a; font-weight: 600; }
-input[type="text"] { font: inherit; padding: 0.3rem; max-width: 100%; }
+input[type="text"], textarea { font: inherit; padding: 0.3rem; max-width: 100%; }
+fieldset { border: 1px solid var(--line); margin: 0 0 1rem; }
+fieldset label { display: block; }
+textarea[readonly] { font-family: ui-monospace, monospace; }
 `;
 
 /** The console's icon, so that a browser's request for one is answered. */

@@ -1,6 +1,6 @@
 /** What the console's routes are given: the controller's answers, and the session of the request. */
 import type { PeerIdentity } from '../../pki/identity.ts';
-import type { MemberInfo, ProjectInfo, RelayEntry } from '../../wire/protocol.ts';
+import type { MemberInfo, ProjectInfo, RelayEntry, TicketBody, TicketInfo } from '../../wire/protocol.ts';
 import type { Revocation } from '../revocations.ts';
 import type { ConsoleSession } from './access.ts';
 
@@ -11,6 +11,11 @@ export interface ConsoleData {
   relays(admin: PeerIdentity): RelayEntry[];
   /** Takes a member out, as `portal project revoke` does (its connections cut, every holder told). */
   revoke(admin: PeerIdentity, member: string, reason: string): Promise<Revocation>;
+  /** The tickets that can still enroll someone. */
+  tickets(admin: PeerIdentity): Promise<TicketInfo[]>;
+  /** Issues a ticket as `portal project ticket` does; its text, which is shown once. */
+  issueTicket(admin: PeerIdentity, body: TicketBody): Promise<string>;
+  cancelTicket(admin: PeerIdentity, ticket: string): Promise<unknown>;
 }
 
 /** A signed-in request carries its session. */

@@ -11,6 +11,7 @@ import { message, page, type Html } from './pages/layout.ts';
 import { membersTable, revokeForm } from './pages/members.ts';
 import { overview } from './pages/overview.ts';
 import { policiesPage, type PolicyTrial } from './pages/policies.ts';
+import { ticketRoutes } from './tickets-routes.ts';
 
 type Page = Context<ConsoleEnv>;
 
@@ -51,6 +52,8 @@ export function sectionRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
       return shown(c, 'Not revoked', '/members', message(`${error.message}: ${error.hint ?? ''}`, back), 400);
     }
   });
+
+  ticketRoutes(app, data);
 
   app.get('/policies', async (c) => {
     const allow = c.req.query('allow');

@@ -28,6 +28,9 @@ export function serveControllerConsole(
           members: (admin) => server.membersOf(admin),
           relays: (admin) => server.relays.relaysOf(admin.projectId),
           revoke: (admin, member, reason) => server.revoke(admin, member, reason),
+          tickets: (admin) => service.tickets(admin),
+          issueTicket: (admin, body) => service.issueTicket(admin, body),
+          cancelTicket: (admin, ticket) => service.cancelTicket(admin, ticket),
         },
       }),
   });

@@ -12,6 +12,7 @@ export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 const sections = [
   { path: '/', title: 'Overview' },
   { path: '/members', title: 'Members' },
+  { path: '/tickets', title: 'Tickets' },
   { path: '/policies', title: 'Policies' },
 ] as const;
 
@@ -25,6 +26,7 @@ export function page(title: string, body: Html, signedIn?: { readonly admin: str
         <title>${title} · Portal console</title>
         <link rel="stylesheet" href="/assets/console.css" />
         <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
+        <script src="/assets/console.js" defer></script>
       </head>
       <body>
         <header>

@@ -27,10 +27,13 @@ export function policiesPage(trial: PolicyTrial): Html {
           size="60"
           maxlength="4096"
           value="${allow}"
+          data-check="policy"
+          data-check-output="allow-check"
           ${trial.kind === 'problem' ? html`aria-invalid="true" aria-describedby="problem"` : ''}
         />
         <button type="submit">Try it</button>
       </p>
+      <p id="allow-check" class="problem" role="status" aria-live="polite"></p>
     </form>
     ${result(trial)}`;
 }
