@@ -252,4 +252,40 @@ describe('console: who gets in, and what an administrator does there', () => {
       assert.match(text, /role="alert"/);
     }
   });
+
+  it('shows the trail through filters, exports it as JSON lines, verifies it until a record is changed', async () => {
+    const browser = new Browser(url);
+    await browser.signIn(await link());
+    const admin = world.admin.record.nodeId;
+    const page = await (await browser.get(`/audit?since=1h&event=project-created&member=${admin}`)).text();
+    assert.match(page, /<td>project-created<\/td>/);
+    assert.doesNotMatch(page, /<td>ticket-issued<\/td>/);
+    const exported = await browser.get(`/audit.jsonl?since=&event=ticket-issued&member=`);
+    assert.match(exported.headers.get('content-disposition') ?? '', /attachment; filename="audit.jsonl"/);
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; seq: number });
+    assert.ok(lines.length >= 3, `${lines.length} ticket-issued records`);
+    assert.ok(lines.every((record) => record.event === 'ticket-issued'));
+    const refused = await browser.get('/audit?since=10x');
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /role="alert">Since: 10x/);
+
+    assert.match(
+      await (await browser.get('/audit/verify')).text(),
+      /The audit trail is whole: \d+ records, signed from record 1 on/,
+    );
+    const store = await openStore(`sqlite:${join(world.dir, 'controller', 'controller.db')}`);
+    try {
+      await store
+        .updateTable('audit_records')
+        .set({ details: '{"tampered":true}' })
+        .where('seq', '=', lines[0]!.seq)
+        .execute();
+    } finally {
+      await store.destroy();
+    }
+    assert.match(await (await browser.get('/audit/verify')).text(), new RegExp(`Broken: .*${lines[0]!.seq}`));
+  });
 });

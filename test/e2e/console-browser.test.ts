@@ -96,6 +96,8 @@ describe('console in a browser: signing in', function () {
       '/tickets',
       '/policies?allow=admin',
       `/policies?allow=${encodeURIComponent('team = ')}`,
+      '/audit?since=',
+      '/audit/verify',
     ];
     for (const path of pages)
       for (const width of [1280, 375]) {

@@ -47,6 +47,7 @@ nav a { color: var(--accent); }
 nav a[aria-current="page"] { color: var(--ink); font-weight: 700; text-decoration: none; }
 .sign-out { margin-left: auto; display: flex; gap: 0.5rem; align-items: center; color: var(--muted); }
 main { padding: 1rem; max-width: 72rem; }
+main p { overflow-wrap: anywhere; }
 a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible {
   outline: 3px solid var(--accent);
@@ -86,6 +87,8 @@ button.danger { background: #a4161a; border-color: #a4161a; }
 .problem { color: #a4161a; font-weight: 600; }
 input[type="text"], textarea { font: inherit; padding: 0.3rem; max-width: 100%; }
 fieldset { border: 1px solid var(--line); margin: 0 0 1rem; }
+.filters { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-end; }
+select { font: inherit; padding: 0.3rem; }
 fieldset label { display: block; }
 textarea[readonly] { font-family: ui-monospace, monospace; }
 `;

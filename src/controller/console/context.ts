@@ -1,6 +1,7 @@
 /** What the console's routes are given: the controller's answers, and the session of the request. */
 import type { PeerIdentity } from '../../pki/identity.ts';
 import type { MemberInfo, ProjectInfo, RelayEntry, TicketBody, TicketInfo } from '../../wire/protocol.ts';
+import type { AuditPage, AuditRequest } from '../../wire/protocol/audit.ts';
 import type { Revocation } from '../revocations.ts';
 import type { ConsoleSession } from './access.ts';
 
@@ -16,6 +17,8 @@ export interface ConsoleData {
   /** Issues a ticket as `portal project ticket` does; its text, which is shown once. */
   issueTicket(admin: PeerIdentity, body: TicketBody): Promise<string>;
   cancelTicket(admin: PeerIdentity, ticket: string): Promise<unknown>;
+  /** A page of the audit trail, as `portal project audit` reads it. */
+  audit(admin: PeerIdentity, query: AuditRequest): Promise<AuditPage>;
 }
 
 /** A signed-in request carries its session. */

@@ -12,6 +12,7 @@ import { membersTable, revokeForm } from './pages/members.ts';
 import { overview } from './pages/overview.ts';
 import { policiesPage, type PolicyTrial } from './pages/policies.ts';
 import { ticketRoutes } from './tickets-routes.ts';
+import { auditRoutes } from './audit-routes.ts';
 
 type Page = Context<ConsoleEnv>;
 
@@ -54,6 +55,7 @@ export function sectionRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
   });
 
   ticketRoutes(app, data);
+  auditRoutes(app, data);
 
   app.get('/policies', async (c) => {
     const allow = c.req.query('allow');

@@ -1,4 +1,5 @@
 /** The web console of a running controller: its listener, and the controller's answers for its pages. */
+import { requireAdmin } from '../projects.ts';
 import type { ControllerServer } from '../server.ts';
 import type { ControllerService } from '../service.ts';
 import type { ConsoleAccess } from './access.ts';
@@ -31,6 +32,10 @@ export function serveControllerConsole(
           tickets: (admin) => service.tickets(admin),
           issueTicket: (admin, body) => service.issueTicket(admin, body),
           cancelTicket: (admin, ticket) => service.cancelTicket(admin, ticket),
+          audit: (admin, query) => {
+            requireAdmin(admin);
+            return service.audit.query(admin.projectId, query);
+          },
         },
       }),
   });

@@ -14,6 +14,7 @@ const sections = [
   { path: '/members', title: 'Members' },
   { path: '/tickets', title: 'Tickets' },
   { path: '/policies', title: 'Policies' },
+  { path: '/audit', title: 'Audit' },
 ] as const;
 
 /** A whole page: `signedIn` adds the navigation and the sign-out button. */
