@@ -3,6 +3,8 @@
  * controller started as a program (`portal controller start`), with the link `portal console` prints.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
@@ -144,5 +146,29 @@ describe('console in a browser: signing in', function () {
     assert.ok(await page.getByRole('cell', { name: node.record.nodeId }).isVisible());
     assert.deepEqual(problems, []);
     await context.close();
+  });
+
+  it('photographs the main pages (PORTAL_SCREENSHOTS=docs/images keeps them for the docs)', async () => {
+    const directory = process.env.PORTAL_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'portal-screens-')));
+    const context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(await printedLink());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    for (const [name, path] of [
+      ['overview', '/'],
+      ['members', '/members'],
+      ['tickets', '/tickets'],
+      ['audit', '/audit?since='],
+    ] as const) {
+      await page.goto(`${url}${path}`);
+      const file = join(directory, `console-${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      const bytes = await readFile(file);
+      assert.deepEqual([...bytes.subarray(1, 4)], [...Buffer.from('PNG')], file);
+      assert.ok(bytes.length > 10_000, `${file}: ${bytes.length} bytes`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+    if (!process.env.PORTAL_SCREENSHOTS) await rm(directory, { recursive: true, force: true });
   });
 });

@@ -75,6 +75,7 @@ code { font: 0.9em ui-monospace, monospace; overflow-wrap: anywhere; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; }
+time { white-space: nowrap; }
 .visually-hidden {
   position: absolute;
   width: 1px;

@@ -1,7 +1,7 @@
 /** The audit trail: filters, the matching records, the chain's verification, the export. */
 import { html } from 'hono/html';
 import { auditEventKinds, type AuditRecordWire } from '../../../wire/protocol/audit.ts';
-import type { Html } from './layout.ts';
+import { timeOrDash, type Html } from './layout.ts';
 
 /** The filters as typed, shown again with the records they chose. */
 export interface AuditFilters {
@@ -66,7 +66,7 @@ function recordsTable(records: readonly AuditRecordWire[]): Html {
           const time = new Date(record.time).toISOString();
           return html`<tr>
             <td>${record.seq}</td>
-            <td><time datetime="${time}">${time}</time></td>
+            <td>${timeOrDash(time)}</td>
             <td>${record.event}</td>
             <td><code>${record.seenBy}</code></td>
             <td><code>${(JSON.parse(record.members) as string[]).join(', ')}</code></td>

@@ -83,6 +83,6 @@ export function message(text: string, next?: { readonly href: string; readonly l
     ${next ? html`<p><a href="${next.href}">${next.label}</a></p>` : ''}`;
 }
 
-/** A time as the pages show it, or a dash for none. */
+/** A time as the pages show it (to the second, in UTC), or a dash for none. */
 export const timeOrDash = (time: string | null): Html | string =>
-  time ? html`<time datetime="${time}">${time}</time>` : '—';
+  time ? html`<time datetime="${time}">${time.slice(0, 10)} ${time.slice(11, 19)} UTC</time>` : '—';

@@ -1,7 +1,7 @@
 /** The overview: the project, its members in numbers, and the relays serving it now. */
 import { html } from 'hono/html';
 import type { MemberInfo, ProjectInfo, RelayEntry } from '../../../wire/protocol.ts';
-import type { Html } from './layout.ts';
+import { timeOrDash, type Html } from './layout.ts';
 
 export function overview(project: ProjectInfo, members: readonly MemberInfo[], relays: readonly RelayEntry[]): Html {
   const current = members.filter((member) => member.revoked === null);
@@ -16,7 +16,7 @@ export function overview(project: ProjectInfo, members: readonly MemberInfo[], r
         <dt>Controller</dt>
         <dd><code>${project.controller}</code></dd>
         <dt>Created</dt>
-        <dd><time datetime="${project.created_at}">${project.created_at}</time></dd>
+        <dd>${timeOrDash(project.created_at)}</dd>
       </dl>
     </section>
     <section aria-labelledby="members-count">
