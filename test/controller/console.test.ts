@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConsoleAccess } from '../../src/controller/console/access.ts';
 import { consoleLimits } from '../../src/controller/console/limits.ts';
@@ -9,6 +10,7 @@ import type { StoredIdentity } from '../../src/node/identity-store.ts';
 import { callController } from '../../src/wire/control-channel.ts';
 import { auditExchangeVersion } from '../../src/wire/protocol/audit.ts';
 import { rejectsWith } from '../support/portal-errors.ts';
+import { projectRoot } from '../support/usecases.ts';
 import { createWorld, type World } from '../support/portal-world.ts';
 
 const as = (identity: StoredIdentity) => ({ key: identity.privateKey, certificate: identity.certificate });
@@ -251,6 +253,33 @@ describe('console: who gets in, and what an administrator does there', () => {
       assert.match(text, problem);
       assert.match(text, /role="alert"/);
     }
+  });
+
+  it('compiles a pasted manifest: every file to read and download, or each problem where it is', async () => {
+    const browser = new Browser(url);
+    await browser.signIn(await link());
+    const manifest = await readFile(join(projectRoot, 'usecases', 'webhook.yaml'), 'utf8');
+    const compiled = await browser.post('/usecases', { manifest });
+    assert.equal(compiled.status, 200);
+    const page = await compiled.text();
+    assert.match(page, /Compiled <code>webhook<\/code>: \d+ files\./);
+    assert.match(page, /<summary><code>outlet\.json<\/code>/);
+    const download = await browser.post('/usecases/file', { manifest, path: 'outlet.json' });
+    assert.match(download.headers.get('content-disposition') ?? '', /attachment; filename="outlet\.json"/);
+    assert.deepEqual(
+      JSON.parse(await download.text()),
+      JSON.parse(await readFile(join(projectRoot, 'out', 'webhook', 'outlet.json'), 'utf8')),
+    );
+    const tickets = await (await browser.post('/usecases/file', { manifest, path: 'tickets.sh' })).text();
+    assert.ok(tickets.includes(world.controller.address), 'the project controller written into tickets.sh');
+
+    const broken = manifest.replace('port: 17777', 'port: seventeen');
+    const refused = await browser.post('/usecases', { manifest: broken });
+    assert.equal(refused.status, 400);
+    const text = await refused.text();
+    const line = broken.split('\n').findIndex((each) => each.includes('seventeen')) + 1;
+    assert.match(text, new RegExp(`<a href="#line-${line}">line ${line}, column \\d+</a>\\s*<code>/inlet/port</code>`));
+    assert.match(text, new RegExp(`<span id="line-${line}" class="at-fault"`));
   });
 
   it('shows the trail through filters, exports it as JSON lines, verifies it until a record is changed', async () => {

@@ -11,6 +11,7 @@ import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import { accessibilityViolations, launchBrowser, watchedPage } from '../support/browser.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { portal } from '../support/processes.ts';
+import { projectRoot } from '../support/usecases.ts';
 
 describe('console in a browser: signing in', function () {
   this.timeout(60_000);
@@ -100,6 +101,7 @@ describe('console in a browser: signing in', function () {
       `/policies?allow=${encodeURIComponent('team = ')}`,
       '/audit?since=',
       '/audit/verify',
+      '/usecases',
     ];
     for (const path of pages)
       for (const width of [1280, 375]) {
@@ -145,6 +147,34 @@ describe('console in a browser: signing in', function () {
     await page.getByText('It admits 1 member now.').waitFor();
     assert.ok(await page.getByRole('cell', { name: node.record.nodeId }).isVisible());
     assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('compiles a manifest with a mistake and shows it located, then the files of the corrected one', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(await printedLink());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Use cases' }).click();
+    const manifest = await readFile(join(projectRoot, 'usecases', 'webhook.yaml'), 'utf8');
+    await page.getByLabel('Manifest (YAML)').fill(manifest.replace('port: 17777', 'port: seventeen'));
+    await page.getByRole('button', { name: 'Compile' }).click();
+    const located = page.getByRole('link', { name: /^line \d+, column \d+$/ });
+    await located.first().waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /\/inlet\/port/);
+    assert.deepEqual(await accessibilityViolations(page), [], 'the problems page');
+    await page.getByLabel('Manifest (YAML)').fill(manifest);
+    await page.getByRole('button', { name: 'Compile' }).click();
+    await page.getByText(/^Compiled webhook: \d+ files\.$/).waitFor();
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download tickets.sh' }).click();
+    const download = await downloading;
+    assert.equal(download.suggestedFilename(), 'tickets.sh');
+    assert.match(await readFile(await download.path(), 'utf8'), /^#!/);
+    assert.deepEqual(
+      problems.filter((problem) => !problem.includes('status of 400')),
+      [],
+    );
     await context.close();
   });
 

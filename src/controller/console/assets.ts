@@ -76,6 +76,12 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; }
 time { white-space: nowrap; }
+pre { font: 0.85em/1.4 ui-monospace, monospace; margin: 0; }
+pre.numbered span { display: block; white-space: pre; }
+pre .at-fault { background: #fde2e1; }
+.artifacts { list-style: none; padding: 0; }
+.artifacts li { border-bottom: 1px solid var(--line); padding: 0.4rem 0; }
+details pre { padding: 0.5rem 0; }
 .visually-hidden {
   position: absolute;
   width: 1px;

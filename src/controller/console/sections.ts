@@ -13,6 +13,7 @@ import { overview } from './pages/overview.ts';
 import { policiesPage, type PolicyTrial } from './pages/policies.ts';
 import { ticketRoutes } from './tickets-routes.ts';
 import { auditRoutes } from './audit-routes.ts';
+import { useCaseRoutes } from './usecases-routes.ts';
 
 type Page = Context<ConsoleEnv>;
 
@@ -56,6 +57,7 @@ export function sectionRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
 
   ticketRoutes(app, data);
   auditRoutes(app, data);
+  useCaseRoutes(app, data);
 
   app.get('/policies', async (c) => {
     const allow = c.req.query('allow');

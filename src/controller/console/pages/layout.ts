@@ -15,6 +15,7 @@ const sections = [
   { path: '/tickets', title: 'Tickets' },
   { path: '/policies', title: 'Policies' },
   { path: '/audit', title: 'Audit' },
+  { path: '/usecases', title: 'Use cases' },
 ] as const;
 
 /** A whole page: `signedIn` adds the navigation and the sign-out button. */
