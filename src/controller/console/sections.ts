@@ -10,6 +10,7 @@ import type { ConsoleData, ConsoleEnv } from './context.ts';
 import { message, page, type Html } from './pages/layout.ts';
 import { membersTable, revokeForm } from './pages/members.ts';
 import { overview } from './pages/overview.ts';
+import { problemsOf } from './problems.ts';
 import { policiesPage, type PolicyTrial } from './pages/policies.ts';
 import { ticketRoutes } from './tickets-routes.ts';
 import { auditRoutes } from './audit-routes.ts';
@@ -25,7 +26,8 @@ const admin = (c: Page) => c.get('session').admin;
 export function sectionRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
   app.get('/', async (c) => {
     const [project, members] = await Promise.all([data.project(admin(c)), data.members(admin(c))]);
-    return shown(c, 'Overview', '/', overview(project, members, data.relays(admin(c))));
+    const relays = data.relays(admin(c));
+    return shown(c, 'Overview', '/', overview(project, members, relays, problemsOf(members, relays, Date.now())));
   });
 
   app.get('/members', async (c) =>

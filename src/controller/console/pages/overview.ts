@@ -1,12 +1,30 @@
 /** The overview: the project, its members in numbers, and the relays serving it now. */
 import { html } from 'hono/html';
 import type { MemberInfo, ProjectInfo, RelayEntry } from '../../../wire/protocol.ts';
+import type { ConsoleProblem } from '../problems.ts';
 import { timeOrDash, type Html } from './layout.ts';
 
-export function overview(project: ProjectInfo, members: readonly MemberInfo[], relays: readonly RelayEntry[]): Html {
+export function overview(
+  project: ProjectInfo,
+  members: readonly MemberInfo[],
+  relays: readonly RelayEntry[],
+  problems: readonly ConsoleProblem[],
+): Html {
   const current = members.filter((member) => member.revoked === null);
   const count = (kind: MemberInfo['kind']) => current.filter((member) => member.kind === kind).length;
-  return html`<section aria-labelledby="project">
+  return html`<section aria-labelledby="problems">
+      <h2 id="problems">Problems</h2>
+      ${
+        problems.length === 0
+          ? html`<p>None: every node and relay of the project is connected, and a relay serves it.</p>`
+          : html`<ul>
+              ${problems.map(
+                (problem) => html`<li><span class="problem">${problem.what}</span> To do: ${problem.fix}.</li>`,
+              )}
+            </ul>`
+      }
+    </section>
+    <section aria-labelledby="project">
       <h2 id="project">Project</h2>
       <dl>
         <dt>Name</dt>
