@@ -40,9 +40,9 @@ export function overview(
     <section aria-labelledby="members-count">
       <h2 id="members-count">Members</h2>
       <p>
-        ${count('node')} nodes, ${count('relay')} relay nodes and ${count('administrator')} administrators;
-        ${current.filter((member) => member.connected).length} connected now, ${members.length - current.length}
-        revoked. <a href="/members">See every member</a>.
+        ${counted(count('node'), 'node')}, ${counted(count('relay'), 'relay node')} and
+        ${counted(count('administrator'), 'administrator')}; ${current.filter((member) => member.connected).length}
+        connected now, ${members.length - current.length} revoked. <a href="/members">See every member</a>.
       </p>
     </section>
     <section aria-labelledby="relays">
@@ -70,3 +70,5 @@ export function overview(
       }
     </section>`;
 }
+
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
