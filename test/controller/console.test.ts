@@ -159,6 +159,19 @@ describe('console: who gets in, and what an administrator does there', () => {
   });
 
   it('signs out: the cookie is cleared and its session ends in the store too', async () => {
+    const trailOf = async (event: string) =>
+      (
+        await callController(
+          world.admin.record,
+          'audit',
+          { exchange: auditExchangeVersion, afterSeq: 0, limit: 500, since: 0, event },
+          as(world.admin),
+        )
+      ).records;
+    const before = {
+      in: (await trailOf('console-signed-in')).length,
+      out: (await trailOf('console-signed-out')).length,
+    };
     const browser = new Browser(url);
     await browser.signIn(await link());
     const kept = browser.cookie;
@@ -168,6 +181,14 @@ describe('console: who gets in, and what an administrator does there', () => {
     const replay = new Browser(url);
     replay.cookie = kept;
     assert.equal((await replay.get('/')).status, 401, 'the old cookie signs nobody in');
+    // Both are audit records naming the administrator.
+    const signedIn = await trailOf('console-signed-in');
+    const signedOut = await trailOf('console-signed-out');
+    assert.equal(signedIn.length, before.in + 1);
+    assert.equal(signedOut.length, before.out + 1);
+    assert.equal(signedIn.at(-1)!.members, JSON.stringify([world.admin.record.nodeId]));
+    assert.match((JSON.parse(signedIn.at(-1)!.details) as { expires_at: string }).expires_at, /^\d{4}-\d\d-\d\dT/);
+    assert.equal(signedOut.at(-1)!.members, JSON.stringify([world.admin.record.nodeId]));
   });
 
   it('revokes a member from its page, after asking, and the trail names the administrator and the reason', async () => {

@@ -86,6 +86,8 @@ export function consoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
       const why = 'This sign-in link was used already, has expired, or is not one.';
       return c.html(page('Not signed in', signedOut(why)), 403);
     }
+    const { admin, expiresAt } = signed.session;
+    await data.note(admin, 'console-signed-in', { expires_at: new Date(expiresAt).toISOString() });
     setCookie(c, sessionCookie, signed.secret, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -97,7 +99,9 @@ export function consoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
   });
   app.post('/sign-out', async (c) => {
     const secret = getCookie(c, sessionCookie);
+    const session = await access.session(secret);
     if (secret) await access.signOut(secret);
+    if (session) await data.note(session.admin, 'console-signed-out', {});
     deleteCookie(c, sessionCookie, { path: '/', secure: options.tls });
     return c.html(page('Signed out', signedOut('You are signed out.')));
   });

@@ -1,7 +1,7 @@
 /** What the console's routes are given: the controller's answers, and the session of the request. */
 import type { PeerIdentity } from '../../pki/identity.ts';
 import type { MemberInfo, ProjectInfo, RelayEntry, TicketBody, TicketInfo } from '../../wire/protocol.ts';
-import type { AuditPage, AuditRequest } from '../../wire/protocol/audit.ts';
+import type { AuditDetails, AuditPage, AuditRequest } from '../../wire/protocol/audit.ts';
 import type { Revocation } from '../revocations.ts';
 import type { ConsoleSession } from './access.ts';
 
@@ -17,6 +17,8 @@ export interface ConsoleData {
   /** Issues a ticket as `portal project ticket` does; its text, which is shown once. */
   issueTicket(admin: PeerIdentity, body: TicketBody): Promise<string>;
   cancelTicket(admin: PeerIdentity, ticket: string): Promise<unknown>;
+  /** Records a sign-in or sign-out in the audit trail, naming the administrator. */
+  note(admin: PeerIdentity, event: 'console-signed-in' | 'console-signed-out', details: AuditDetails): Promise<void>;
   /** A page of the audit trail, as `portal project audit` reads it. */
   audit(admin: PeerIdentity, query: AuditRequest): Promise<AuditPage>;
 }

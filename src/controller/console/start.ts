@@ -32,6 +32,7 @@ export function serveControllerConsole(
           tickets: (admin) => service.tickets(admin),
           issueTicket: (admin, body) => service.issueTicket(admin, body),
           cancelTicket: (admin, ticket) => service.cancelTicket(admin, ticket),
+          note: (admin, event, details) => service.audit.record(admin.projectId, event, [admin.nodeId], details),
           audit: (admin, query) => {
             requireAdmin(admin);
             return service.audit.query(admin.projectId, query);

@@ -25,6 +25,10 @@ export const controllerEventKinds = [
    * its prev is the backup's head, its seq one past the later of the two heads.
    */
   'restored',
+  /** An administrator signed in to the web console: details `expires_at` (the session's end). */
+  'console-signed-in',
+  /** An administrator signed out of the web console. */
+  'console-signed-out',
 ] as const;
 
 /** Events nodes and relays report over their connection to the controller. */
