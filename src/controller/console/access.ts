@@ -38,24 +38,7 @@ export class ConsoleAccess {
   /** A new one-time sign-in secret for `admin`; its hash alone is kept. */
   async issueLink(admin: PeerIdentity, now = Date.now()): Promise<{ secret: string; expiresAt: number }> {
     requireAdmin(admin);
-    const secret = newSecret();
-    const expiresAt = now + (this.options.linkMs ?? consoleLimits.linkMs);
-    const { store } = this.options;
-    await store.transaction().execute(async (trx) => {
-      // Links of the past are forgotten as new ones are made: the table holds minutes of them.
-      await trx.deleteFrom('console_links').where('expires_at', '<', now).execute();
-      await trx
-        .insertInto('console_links')
-        .values({
-          secret_sha256: digest(secret),
-          project_id: admin.projectId,
-          member: admin.nodeId,
-          created_at: now,
-          expires_at: expiresAt,
-        })
-        .execute();
-    });
-    return { secret, expiresAt };
+    return this.keepNew('console_links', admin, now, this.options.linkMs ?? consoleLimits.linkMs);
   }
 
   /**
@@ -64,9 +47,8 @@ export class ConsoleAccess {
    */
   async signIn(linkSecret: string, now = Date.now()): Promise<{ secret: string; session: ConsoleSession } | undefined> {
     if (!secretShape.test(linkSecret)) return undefined;
-    const { store } = this.options;
     // Taken in one statement: of two requests with the same link, one alone updates the row.
-    const used = await store
+    const used = await this.options.store
       .updateTable('console_links')
       .set({ used_at: now })
       .where('secret_sha256', '=', digest(linkSecret))
@@ -77,21 +59,12 @@ export class ConsoleAccess {
     if (!used) return undefined;
     const admin = await this.administrator(used.project_id, used.member);
     if (!admin) return undefined;
-    const secret = newSecret();
-    const expiresAt = now + (this.options.sessionMs ?? consoleLimits.sessionMs);
-    await store.transaction().execute(async (trx) => {
-      await trx.deleteFrom('console_sessions').where('expires_at', '<', now).execute();
-      await trx
-        .insertInto('console_sessions')
-        .values({
-          secret_sha256: digest(secret),
-          project_id: used.project_id,
-          member: used.member,
-          created_at: now,
-          expires_at: expiresAt,
-        })
-        .execute();
-    });
+    const { secret, expiresAt } = await this.keepNew(
+      'console_sessions',
+      admin,
+      now,
+      this.options.sessionMs ?? consoleLimits.sessionMs,
+    );
     return { secret, session: { admin, expiresAt } };
   }
 
@@ -113,6 +86,34 @@ export class ConsoleAccess {
   async signOut(cookieSecret: string): Promise<void> {
     if (!secretShape.test(cookieSecret)) return;
     await this.options.store.deleteFrom('console_sessions').where('secret_sha256', '=', digest(cookieSecret)).execute();
+  }
+
+  /**
+   * A new secret for `admin` in `table`, valid `lifetimeMs`, kept by its hash alone. Rows of the past
+   * are forgotten as new ones are made: each table holds only what is current.
+   */
+  private async keepNew(
+    table: 'console_links' | 'console_sessions',
+    admin: PeerIdentity,
+    now: number,
+    lifetimeMs: number,
+  ): Promise<{ secret: string; expiresAt: number }> {
+    const secret = newSecret();
+    const expiresAt = now + lifetimeMs;
+    await this.options.store.transaction().execute(async (trx) => {
+      await trx.deleteFrom(table).where('expires_at', '<', now).execute();
+      await trx
+        .insertInto(table)
+        .values({
+          secret_sha256: digest(secret),
+          project_id: admin.projectId,
+          member: admin.nodeId,
+          created_at: now,
+          expires_at: expiresAt,
+        })
+        .execute();
+    });
+    return { secret, expiresAt };
   }
 
   /** The administrator's identity as the store holds it now; undefined once revoked or no administrator. */
