@@ -40,6 +40,7 @@ const unitFiles = [
   'test/controller/backup-authentication.test.ts',
   'test/controller/console-listener.test.ts',
   'test/controller/console-problems.test.ts',
+  'test/controller/console-live.test.ts',
   'test/controller/console-tls.test.ts',
   'test/controller/console.test.ts',
   'test/controller/member-bounds.test.ts',

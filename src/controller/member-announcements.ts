@@ -9,11 +9,12 @@ import type { AnswerOf, ControllerOperations, RequestOf } from '../wire/protocol
 import type { AuditTrail } from './audit-trail.ts';
 import { hearsOf, type AdvertEntry, type InletAdverts } from './inlet-adverts.ts';
 import { advertsPerConnection } from './limits.ts';
+import type { PortalReports, ReportingConnection } from './portal-reports.ts';
 import type { ProjectSubscribers } from './project-subscribers.ts';
 import type { RelayDirectory } from './relay-directory.ts';
 
 /** What a connection announced, as its closing withdraws it. */
-export interface AnnouncingConnection {
+export interface AnnouncingConnection extends ReportingConnection {
   /** Withdraws what a relay node announced on it. */
   withdraw: (() => void) | undefined;
   /** Withdraws each direct path an inlet advertised on it, by the relay name it wants. */
@@ -23,6 +24,8 @@ export interface AnnouncingConnection {
 /** The controller's registries an announcement lands in, and who hears of it. */
 export interface AnnouncementContext {
   readonly adverts: InletAdverts;
+  /** What nodes report their portals carry, for the web console. */
+  readonly portals: PortalReports;
   readonly relays: RelayDirectory;
   readonly subscribers: ProjectSubscribers;
   readonly audit: AuditTrail;

@@ -29,6 +29,11 @@ export class ProjectSubscribers {
     for (const set of this.byProject.values()) for (const subscriber of set) subscriber.push(event);
   }
 
+  /** The controller addresses members were last greeted with (replicas on one store); none without. */
+  controllers(): readonly string[] | undefined {
+    return this.welcome?.event === 'controllers' ? this.welcome.addresses : undefined;
+  }
+
   delete(subscriber: Subscriber): void {
     const set = this.byProject.get(subscriber.peer.projectId);
     set?.delete(subscriber);

@@ -30,6 +30,7 @@ import { auditHandlers } from './audit-handlers.ts';
 import { consoleLinkAnswer } from './console/link-answer.ts';
 import { NotAuthenticated } from './not-authenticated.ts';
 import { InletAdverts } from './inlet-adverts.ts';
+import { PortalReports, takePortalReport } from './portal-reports.ts';
 import {
   advertise,
   announceRelay,
@@ -159,6 +160,7 @@ export class ControllerServer {
     this.relays.onChange((projectId) => this.announceRelays(projectId));
     this.announcements = {
       adverts: this.adverts,
+      portals: new PortalReports(),
       relays: this.relays,
       subscribers: this.subscribers,
       audit: options.service.audit,
@@ -179,6 +181,7 @@ export class ControllerServer {
   async close(): Promise<void> {
     this.members.closeConnections();
     await this.port.close();
+    this.announcements.portals.stop();
     // What the closed connections wrote last (when each member was seen), before the store closes; a
     // database that does not answer (lost in a failover) keeps the controller from stopping no longer.
     if (await timedOut(Promise.all(this.seenWrites), seenWritesWaitMs))
@@ -207,7 +210,7 @@ export class ControllerServer {
     { peer, source }: Pick<Connection, 'peer' | 'source'>,
     push?: (event: ControllerEvent) => void,
   ): Session<ControllerOperations> {
-    const connection: Connection = { peer, source, withdraw: undefined, adverts: new Map() };
+    const connection: Connection = { peer, source, withdraw: undefined, adverts: new Map(), dropReport: undefined };
     const subscriber = peer && push ? { peer, push } : undefined;
     if (subscriber) this.subscribers.add(subscriber);
     if (peer) this.noteSeen(peer.nodeId);
@@ -216,6 +219,7 @@ export class ControllerServer {
       closed: () => {
         connection.withdraw?.();
         connection.adverts.forEach((withdraw) => withdraw());
+        connection.dropReport?.();
         if (subscriber) this.subscribers.delete(subscriber);
         if (peer) {
           this.noteSeen(peer.nodeId);
@@ -386,6 +390,7 @@ export class ControllerServer {
         this.reports.set(nodeId, { liveSessions, relay: relayNode });
         return {};
       },
+      'portal-report': (body) => takePortalReport(this.announcements.portals, connection, member(), body),
       ...auditHandlers(service.audit, service.reports, () => member()),
     };
   }

@@ -1,14 +1,15 @@
 /**
  * The announcements controller replicas share (replica-live-state.ts), each read from and written back
- * to the registry that keeps it in memory: relay nodes (relay-directory.ts) and inlets' direct paths
- * (inlet-adverts.ts). A direct path's secret is sealed under the sealing key every replica holds, so
- * the database never holds it in the clear.
+ * to the registry that keeps it in memory: relay nodes (relay-directory.ts), inlets' direct paths
+ * (inlet-adverts.ts) and what nodes report of their portals (portal-reports.ts). A direct path's
+ * secret is sealed under the sealing key every replica holds, so the database never holds it in the clear.
  */
 import { seal, unseal } from '../pki/seal.ts';
 import { requirePolicy } from '../shared/policy.ts';
 import type { InletAdvert, RelayEntry } from '../wire/protocol.ts';
 import { hearsOf, type AdvertEntry, type InletAdverts } from './inlet-adverts.ts';
 import type { AnnouncementContext } from './member-announcements.ts';
+import { readPortalReport, type NodePortalReport, type PortalReports } from './portal-reports.ts';
 import type { RelayDirectory } from './relay-directory.ts';
 import type { SharedKind } from './replica-live-state.ts';
 
@@ -16,6 +17,7 @@ import type { SharedKind } from './replica-live-state.ts';
 export function sharedKinds(context: AnnouncementContext, sealingKey: Buffer): SharedKind[] {
   return [
     sharedRelays(context.relays),
+    sharedPortals(context.portals),
     sharedAdverts(context.adverts, sealingKey, (projectId, entries) => {
       const { came, went } = context.adverts.setElsewhere(projectId, entries);
       for (const entry of went)
@@ -43,6 +45,29 @@ export function sharedRelays(directory: RelayDirectory): SharedKind {
     projectsElsewhere: () => directory.projectsElsewhere(),
     onChangedHere: (listener) => directory.onAnnouncedHere(listener),
   };
+}
+
+/** Nodes' portal reports: the console of any replica shows every node's portals. */
+export function sharedPortals(reports: PortalReports): SharedKind {
+  return {
+    kind: 'portals',
+    here: (projectId) =>
+      reports.heldHere(projectId).map((report) => ({ key: report.node, body: JSON.stringify(report) })),
+    projectsHere: () => reports.projectsHere(),
+    setElsewhere: (projectId, bodies) => reports.setElsewhere(projectId, bodies.flatMap(portalReportOf)),
+    projectsElsewhere: () => reports.projectsElsewhere(),
+    onChangedHere: (listener) => reports.onChangedHere(listener),
+  };
+}
+
+function portalReportOf(body: string): NodePortalReport[] {
+  const read = parsed(body) as Partial<NodePortalReport> | undefined;
+  if (typeof read?.node !== 'string' || typeof read.at !== 'number' || !Array.isArray(read.portals)) return [];
+  try {
+    return [{ node: read.node, at: read.at, portals: readPortalReport(read.portals) }];
+  } catch {
+    return [];
+  }
 }
 
 function relayOf(body: string): RelayEntry[] {

@@ -4,6 +4,7 @@
  */
 import type { Socket } from 'node:net';
 import { printable } from '../shared/errors.ts';
+import { ByteTally, type ByteTotals } from './byte-tally.ts';
 import { ClientLeft } from '../wire/mux.ts';
 import { FailureStreak, type StreakShow } from './failure-streak.ts';
 import type { PortalMetrics } from './metrics.ts';
@@ -14,6 +15,7 @@ export class InletCounters {
   private readonly byPath: Record<Path, number> = { direct: 0, relay: 0 };
   /** Clients the outlet refused (its target unreachable, its bounds) since it last accepted one. */
   private readonly outletRefusals = new FailureStreak();
+  private readonly bytes = new ByteTally('read');
 
   constructor(private readonly metrics: PortalMetrics) {}
 
@@ -25,6 +27,7 @@ export class InletCounters {
     this.byPath[path] += 1;
     metrics.connections.inc({ part: 'inlet', path });
     metrics.connectionsOpen.inc({ part: 'inlet', path });
+    this.bytes.carry(socket, joined);
     await joined;
     this.connections.active -= 1;
     metrics.connectionsOpen.dec({ part: 'inlet', path });
@@ -58,6 +61,11 @@ export class InletCounters {
       connections_direct: this.byPath.direct,
       connections_relayed: this.byPath.relay,
     };
+  }
+
+  /** Bytes the clients sent and received, open connections included. */
+  carried(): ByteTotals {
+    return this.bytes.totals();
   }
 
   /** Clients the outlet refused since it last accepted one. */

@@ -15,6 +15,7 @@
  * clients (inlet-clients.ts) and their counters (inlet-counters.ts).
  */
 import type { AddressInfo, Server, Socket } from 'node:net';
+import type { PortalReport } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import { ClientTls } from './client-tls.ts';
 import type { DirectListener } from './direct-listener.ts';
@@ -57,6 +58,7 @@ export interface InletOptions extends PartContext {
 
 export class Inlet {
   status: PartStatus = 'starting';
+  readonly startedAt = Date.now();
   private readonly server: Server;
   /** Its listener went to the inlet that replaced it: it neither takes its connections nor closes it. */
   private released = false;
@@ -180,6 +182,26 @@ export class Inlet {
     const closing = this.options.direct?.close();
     if (this.released) return closing ?? Promise.resolve();
     return new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => closing);
+  }
+
+  /** What the node tells the controller of this inlet, for the console. */
+  report(): PortalReport {
+    const { connections_active: open, connections_total: total } = this.counters.describe();
+    return {
+      part: 'inlet',
+      name: this.options.name,
+      relay: this.options.via,
+      status: this.status,
+      since: this.startedAt,
+      open,
+      total,
+      ...this.counters.carried(),
+      peers: this.pool
+        .describe()
+        .flatMap(({ outlet, path, clients }) =>
+          outlet === null ? [] : [{ node: outlet, path: path ?? '', open: clients }],
+        ),
+    };
   }
 
   describe() {

@@ -26,6 +26,7 @@ import { NodePortalSet } from './node-portals.ts';
 import { RelayLinks } from './relay-links.ts';
 import { followRevocations, reportSessions } from './revocation-feed.ts';
 import { RevocationList, revocationMaxAgeMs } from './revocation-list.ts';
+import { reportPortals } from './portal-reporter.ts';
 import { StandingChannel, type NodeControl } from './standing-channel.ts';
 import { PeerSockets, type PeerGuard } from '../wire/peer-guard.ts';
 import { LiveSessions } from '../wire/session-credentials.ts';
@@ -153,6 +154,7 @@ export async function assembleParts(options: NodePartsOptions): Promise<NodePart
     onFatal: options.onFatal,
     audit,
   });
+  reportPortals(control, () => portals.report());
   return { control, relays, portals, revocations, outbox, audit, liveSessions };
 }
 

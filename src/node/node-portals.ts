@@ -6,7 +6,7 @@
  */
 import type { PortalError } from '../shared/errors.ts';
 import type { SessionCredentials } from '../wire/e2e-session.ts';
-import type { RelayEvent } from '../wire/protocol.ts';
+import type { PortalReport, RelayEvent } from '../wire/protocol.ts';
 import { Backoff } from './backoff.ts';
 import type { ConnectionBounds } from './connection-bounds.ts';
 import { Inlet } from './inlet.ts';
@@ -120,6 +120,14 @@ export class NodePortalSet {
   /** New credentials reach every inlet's sessions (outlets take them at their next handshake). */
   rotate(): void {
     for (const { inlet } of this.inlets.values()) inlet.rotate();
+  }
+
+  /** What the node tells the controller of its portals (portal-reporter.ts). */
+  report(): PortalReport[] {
+    return [
+      ...[...this.inlets.values()].map(({ inlet }) => inlet.report()),
+      ...[...this.outlets.values()].map(({ outlet }) => outlet.report()),
+    ];
   }
 
   describe(): { outlets: OutletShow[]; inlets: InletShow[] } {

@@ -7,6 +7,7 @@ import { parseHostPort, socketHost, type HostPort } from '../shared/address.ts';
 import { streamSocketTuning, withSocketTuning } from '../shared/socket-tuning.ts';
 import type { IncomingStream } from '../wire/mux.ts';
 import { ConnectionCounter, type ConnectionBounds } from './connection-bounds.ts';
+import { ByteTally, type ByteTotals } from './byte-tally.ts';
 import { FailureStreak } from './failure-streak.ts';
 import type { LogThrottle } from './log-throttle.ts';
 import type { PortalMetrics } from './metrics.ts';
@@ -37,6 +38,7 @@ export class TargetConnections {
   private overBound = 0;
   /** Connections to the target that failed since the last one that connected. */
   private readonly targetFailures = new FailureStreak();
+  private readonly bytes = new ByteTally('written');
 
   constructor(private readonly options: TargetConnectionsOptions) {
     const parsed = parseHostPort(options.to);
@@ -71,6 +73,11 @@ export class TargetConnections {
     };
   }
 
+  /** Bytes sent to the target and read from it, open connections included. */
+  carried(): ByteTotals {
+    return this.bytes.totals();
+  }
+
   /** A stream of a session: its bytes wait in the target's socket until it connects, then it is accepted. */
   connect(stream: IncomingStream, path: Path, inlet: string): void {
     const refusal = this.claimTarget(inlet);
@@ -97,7 +104,9 @@ export class TargetConnections {
     this.connections.active += 1;
     metrics.connections.inc({ part: 'outlet', path });
     metrics.connectionsOpen.inc({ part: 'outlet', path });
-    void join().then(() => {
+    const joined = join();
+    this.bytes.carry(target, joined);
+    void joined.then(() => {
       this.connections.active -= 1;
       metrics.connectionsOpen.dec({ part: 'outlet', path });
       metrics.bytes.inc({ part: 'outlet', direction: 'to_target' }, target.bytesWritten);

@@ -11,7 +11,7 @@
  */
 import { PortalError } from '../shared/errors.ts';
 import { describeAttributes, quotedPolicy } from '../shared/policy.ts';
-import type { ControllerEvent, InletAdvert, RelayEvent } from '../wire/protocol.ts';
+import type { ControllerEvent, InletAdvert, PortalReport, RelayEvent } from '../wire/protocol.ts';
 import { defaultConnectionBounds, type ConnectionBounds } from './connection-bounds.ts';
 import { outletDials } from './direct-dialer.ts';
 import { warningKeysKept } from './limits.ts';
@@ -46,6 +46,7 @@ export interface OutletOptions extends PartContext {
 
 export class Outlet {
   status: PartStatus = 'starting';
+  readonly startedAt = Date.now();
   /** The relays this outlet is registered on, by relay id. */
   private readonly registeredOn = new Set<string>();
   /** Inlets whose direct path this outlet's allow refused, said once each. */
@@ -176,6 +177,22 @@ export class Outlet {
     this.stopAccepting();
     this.sessions.destroyAll();
     this.targets.destroyAll();
+  }
+
+  /** What the node tells the controller of this outlet, for the console. */
+  report(): PortalReport {
+    const { connections_active: open, connections_total: total } = this.targets.describe();
+    return {
+      part: 'outlet',
+      name: this.options.name,
+      relay: this.options.relay,
+      status: this.status,
+      since: this.startedAt,
+      open,
+      total,
+      ...this.targets.carried(),
+      peers: [],
+    };
   }
 
   describe() {

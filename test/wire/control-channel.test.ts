@@ -49,6 +49,7 @@ describe('control channel client: what a server that stops answering may cost th
     'ticket-cancel': neverAnswers('ticket-cancel'),
     'console-link': neverAnswers('console-link'),
     'member-report': neverAnswers('member-report'),
+    'portal-report': neverAnswers('portal-report'),
     'audit-report': neverAnswers('audit-report'),
     audit: neverAnswers('audit'),
   };

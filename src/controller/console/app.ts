@@ -13,6 +13,8 @@ import type { ConsoleAccess } from './access.ts';
 import type { ConsoleData, ConsoleEnv } from './context.ts';
 import { consoleCss, consoleIcon, consoleScript } from './assets.ts';
 import { consoleLimits } from './limits.ts';
+import { LiveStreams, type LiveLimits } from './live.ts';
+import { liveRoutes } from './live-routes.ts';
 import { message, page, signInForm, signedOut } from './pages/layout.ts';
 import { sectionRoutes } from './sections.ts';
 
@@ -21,6 +23,8 @@ export interface ConsoleAppOptions {
   readonly data: ConsoleData;
   /** Served over TLS: the cookie is then Secure. */
   readonly tls: boolean;
+  /** @default liveLimits */
+  readonly live?: LiveLimits;
 }
 
 /** The link `portal console` prints: a page with one button that signs in with `secret`. */
@@ -116,6 +120,7 @@ export function consoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     c.set('session', session);
     return next();
   });
+  liveRoutes(app, data, access, new LiveStreams(options.live), sessionCookie);
   sectionRoutes(app, data);
 
   app.notFound((c) =>

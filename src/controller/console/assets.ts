@@ -98,6 +98,8 @@ fieldset { border: 1px solid var(--line); margin: 0 0 1rem; }
 select { font: inherit; padding: 0.3rem; }
 fieldset label { display: block; }
 textarea[readonly] { font-family: ui-monospace, monospace; }
+.quiet { color: var(--muted); }
+ul.plain { list-style: none; padding: 0; margin: 0; }
 `;
 
 /** The console's icon, so that a browser's request for one is answered. */

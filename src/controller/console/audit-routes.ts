@@ -35,12 +35,16 @@ export function auditRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
     if (typeof query === 'string') return shown(c, 'Audit trail', auditPage(filters, [], 0, query), 400);
     const last: AuditRecordWire[] = [];
     let matched = 0;
-    for await (const records of pages(data, c, query)) {
-      matched += records.length;
-      last.push(...records);
+    let head = 0;
+    for await (const answer of answers(data, c, { ...query, afterSeq: 0, limit: auditLimits.pageRecords })) {
+      matched += answer.records.length;
+      head = Math.max(head, answer.head);
+      last.push(...answer.records);
       last.splice(0, Math.max(0, last.length - shownRecords));
     }
-    return shown(c, 'Audit trail', auditPage(filters, last, matched));
+    const tail = new URLSearchParams({ after: String(head), member: filters.member, event: filters.event });
+    const live = `/live/audit?${tail}`;
+    return shown(c, 'Audit trail', auditPage(filters, last, matched, undefined, live));
   });
 
   app.get('/audit.jsonl', async (c) => {
@@ -87,7 +91,7 @@ function filtersOf(c: Page): AuditFilters {
 }
 
 /** The query the filters ask, or what is wrong with them. */
-function queryOf(filters: AuditFilters): Omit<AuditQuery, 'afterSeq' | 'limit'> | string {
+export function queryOf(filters: AuditFilters): Omit<AuditQuery, 'afterSeq' | 'limit'> | string {
   let since = 0;
   if (filters.since.trim() !== '') {
     const read = readDuration(filters.since.trim(), durationRanges.auditSince);

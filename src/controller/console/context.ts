@@ -2,6 +2,7 @@
 import type { PeerIdentity } from '../../pki/identity.ts';
 import type { MemberInfo, ProjectInfo, RelayEntry, TicketBody, TicketInfo } from '../../wire/protocol.ts';
 import type { AuditDetails, AuditPage, AuditRequest } from '../../wire/protocol/audit.ts';
+import type { NodePortalReport } from '../portal-reports.ts';
 import type { Revocation } from '../revocations.ts';
 import type { ConsoleSession } from './access.ts';
 
@@ -21,6 +22,10 @@ export interface ConsoleData {
   note(admin: PeerIdentity, event: 'console-signed-in' | 'console-signed-out', details: AuditDetails): Promise<void>;
   /** A page of the audit trail, as `portal project audit` reads it. */
   audit(admin: PeerIdentity, query: AuditRequest): Promise<AuditPage>;
+  /** What the project's nodes report their portals carry now (every replica's). */
+  portals(admin: PeerIdentity): NodePortalReport[];
+  /** The addresses of the controller replicas serving the project (one without replicas). */
+  controllers(admin: PeerIdentity): readonly string[];
 }
 
 /** A signed-in request carries its session. */

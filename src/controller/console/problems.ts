@@ -1,9 +1,11 @@
 /**
  * What the overview lists as problems, from what the controller knows now: a node or relay that is not
- * connected, a certificate that expired or is about to with nobody connected to renew it, and a
- * project that no relay serves. Each says what to do. Pure: the clock is a parameter.
+ * connected, a certificate that expired or is about to with nobody connected to renew it, a project
+ * that no relay serves, an outlet no relay has registered, an inlet with no outlet to carry its
+ * clients. Each says what to do. Pure: the clock is a parameter.
  */
 import type { MemberInfo, RelayEntry } from '../../wire/protocol.ts';
+import type { NodePortalReport } from '../portal-reports.ts';
 
 export interface ConsoleProblem {
   /** The member it is about, if any. */
@@ -15,12 +17,14 @@ export interface ConsoleProblem {
 /** A certificate this close to its end, with its member away, is a problem before it is one. */
 const soonMs = 10 * 60_000;
 
-export function problemsOf(
-  members: readonly MemberInfo[],
-  relays: readonly RelayEntry[],
-  now: number,
-): ConsoleProblem[] {
-  const problems: ConsoleProblem[] = [];
+export interface ProjectState {
+  readonly members: readonly MemberInfo[];
+  readonly relays: readonly RelayEntry[];
+  readonly portals: readonly NodePortalReport[];
+}
+
+export function problemsOf({ members, relays, portals }: ProjectState, now: number): ConsoleProblem[] {
+  const problems: ConsoleProblem[] = [...portalProblems(portals)];
   if (relays.length === 0)
     problems.push({
       what: 'No relay serves the project: portals that cannot connect directly carry nothing.',
@@ -50,5 +54,30 @@ export function problemsOf(
         fix: 'on its machine, portal node show says whether it runs and why it cannot reach the controller',
       });
   }
+  return problems;
+}
+
+/** Portals that carry nothing: an outlet no relay registered, an inlet whose pool has no open session. */
+function portalProblems(reports: readonly NodePortalReport[]): ConsoleProblem[] {
+  const problems: ConsoleProblem[] = [];
+  for (const { node, portals } of reports)
+    for (const portal of portals) {
+      if (portal.part === 'outlet' && portal.status !== 'up')
+        problems.push({
+          member: node,
+          what: `Outlet ${portal.name} of node ${node} is not registered on any relay (${portal.status}).`,
+          fix: `on its machine, portal node show says why; a relay must serve the project and grant ${portal.relay}`,
+        });
+      if (portal.part === 'inlet' && !portal.peers.some((peer) => peer.path !== ''))
+        problems.push({
+          member: node,
+          what:
+            `Inlet ${portal.name} of node ${node} has no session to an outlet of ${portal.relay}: ` +
+            'its clients are refused.',
+          fix:
+            `start an outlet with relay ${portal.relay} whose attributes the inlet allows ` +
+            '(the Policies page tries an allow)',
+        });
+    }
   return problems;
 }

@@ -27,7 +27,10 @@ export function sectionRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
   app.get('/', async (c) => {
     const [project, members] = await Promise.all([data.project(admin(c)), data.members(admin(c))]);
     const relays = data.relays(admin(c));
-    return shown(c, 'Overview', '/', overview(project, members, relays, problemsOf(members, relays, Date.now())));
+    const portals = data.portals(admin(c));
+    const problems = problemsOf({ members, relays, portals }, Date.now());
+    const controllers = data.controllers(admin(c));
+    return shown(c, 'Overview', '/', overview({ project, members, relays, controllers, portals, problems }));
   });
 
   app.get('/members', async (c) =>

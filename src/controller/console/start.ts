@@ -37,6 +37,11 @@ export function serveControllerConsole(
             requireAdmin(admin);
             return service.audit.query(admin.projectId, query);
           },
+          portals: (admin) => {
+            requireAdmin(admin);
+            return server.announcements.portals.of(admin.projectId);
+          },
+          controllers: () => server.announcements.subscribers.controllers() ?? [service.settings.publicAddress],
         },
       }),
   });

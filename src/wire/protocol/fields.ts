@@ -136,6 +136,22 @@ export const controllerFields: Fields<ControllerOperations> = {
   'ticket-cancel': { ticket: 'text' },
   'console-link': {},
   'member-report': { liveSessions: 'number' },
+  'portal-report': {
+    portals: {
+      records: {
+        part: 'text',
+        name: 'text',
+        relay: 'text',
+        status: 'text',
+        since: 'number',
+        open: 'number',
+        total: 'number',
+        up: 'number',
+        down: 'number',
+        peers: { records: { node: 'text', path: 'text', open: 'number' } },
+      },
+    },
+  },
   'audit-report': {
     records: { records: { id: 'text', event: 'text', time: 'number', members: 'texts', details: 'text' } },
   },

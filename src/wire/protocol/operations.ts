@@ -193,6 +193,12 @@ export interface ControllerOperations {
    */
   'member-report': { request: { liveSessions: number }; answer: Empty };
   /**
+   * What a node's portals carry now, for the web console's overview: sent when it changed, at most
+   * every portalReportMs while the node is connected, and held for as long as this connection lasts.
+   * Each report replaces the last; a controller before it answers UNKNOWN_OPERATION and the node stops sending.
+   */
+  'portal-report': { request: { portals: readonly PortalReport[] }; answer: Empty };
+  /**
    * A node or relay hands over events it saw (sessions, refusals), oldest first; the answer says how
    * many were new. A record sent again is recognised by its id and written once. The controller takes
    * the batch as far as the member's budget goes: the reporter keeps the records past `taken` and sends
@@ -205,6 +211,37 @@ export interface ControllerOperations {
   };
   /** An administrator reads the project's audit trail: a page of records after `afterSeq`, bounded in bytes. */
   audit: { request: AuditRequest; answer: AuditPage };
+}
+
+/** One of a node's portals as it reports it (`portal-report`). */
+export interface PortalReport {
+  /** 'inlet' or 'outlet'. */
+  readonly part: string;
+  /** The portal's name in the node's configuration. */
+  readonly name: string;
+  /** The relay name: an inlet's via, an outlet's relay. */
+  readonly relay: string;
+  /** The part's state, as /show gives it (up, waiting, failed). */
+  readonly status: string;
+  /** When the part started, in milliseconds since the epoch. */
+  readonly since: number;
+  /** Connections open now (an inlet's clients, an outlet's to its target), and carried since the start. */
+  readonly open: number;
+  readonly total: number;
+  /**
+   * Bytes towards the service (from the inlet's clients, to the outlet's target), and back: open
+   * connections included.
+   */
+  readonly up: number;
+  readonly down: number;
+  /** An inlet's pool: each outlet, the path of its session ('direct', 'relay <id>', '' without one) and its clients. */
+  readonly peers: readonly PortalPeer[];
+}
+
+export interface PortalPeer {
+  readonly node: string;
+  readonly path: string;
+  readonly open: number;
 }
 
 export interface SpliceGrant {

@@ -1,7 +1,8 @@
 /**
  * The console's one script, run in the browser (bundled by scripts/build.mjs into dist/console/): it
  * only adds to pages that work without it. It checks allow expressions and attributes as they are
- * typed, with the parser the nodes use, and copies a ticket with one press.
+ * typed, with the parser the nodes use, copies a ticket with one press, and keeps the live parts of a
+ * page (the portals, the audit trail's tail) current from the console's event streams.
  */
 import { parseAttribute } from '../../../shared/policy/attributes.ts';
 import { parsePolicy } from '../../../shared/policy/parse.ts';
@@ -64,6 +65,30 @@ function copyButton(button: HTMLButtonElement): void {
   });
 }
 
+/**
+ * An element with data-live follows the stream it names: each message of its data-live-event replaces
+ * its content, or with data-live-mode="append" is added at its end. The HTML comes escaped from the
+ * console's own pages. A stream that says the session ended is closed, and the page says so.
+ */
+function follow(element: HTMLElement): void {
+  const source = new EventSource(element.dataset.live ?? '');
+  const event = element.dataset.liveEvent ?? 'message';
+  source.addEventListener(event, (message) => {
+    const { data } = message as MessageEvent<string>;
+    if (element.dataset.liveMode === 'append') element.insertAdjacentHTML('beforeend', data);
+    else element.innerHTML = data;
+  });
+  source.addEventListener('ended', () => {
+    source.close();
+    const said = document.createElement('p');
+    said.className = 'problem';
+    said.setAttribute('role', 'alert');
+    said.textContent = 'Your session has ended: run portal console for a new sign-in link.';
+    document.querySelector('main')?.prepend(said);
+  });
+}
+
+for (const element of document.querySelectorAll<HTMLElement>('[data-live]')) follow(element);
 for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-check]'))
   checkAsTyped(field);
 for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-copy]')) copyButton(button);

@@ -15,6 +15,7 @@ export function auditPage(
   shown: readonly AuditRecordWire[],
   matched: number,
   problem?: string,
+  live?: string,
 ): Html {
   const query = new URLSearchParams({ ...filters }).toString();
   return html`<form method="get" action="/audit" class="filters">
@@ -45,10 +46,12 @@ export function auditPage(
     <p role="status">
       ${matched === shown.length ? `${matched} records.` : `The last ${shown.length} of ${matched} records.`}
     </p>
-    ${shown.length === 0 ? '' : recordsTable(shown)}`;
+    ${live ? html`<p>Records written from now on appear at the end as they come.</p>` : ''}
+    ${shown.length === 0 && !live ? '' : recordsTable(shown, live)}`;
 }
 
-function recordsTable(records: readonly AuditRecordWire[]): Html {
+/** `live`: where the records written after these are streamed from. */
+function recordsTable(records: readonly AuditRecordWire[], live: string | undefined): Html {
   return html`<div class="scroll" role="region" aria-label="Audit records" tabindex="0">
     <table>
       <thead>
@@ -61,21 +64,26 @@ function recordsTable(records: readonly AuditRecordWire[]): Html {
           <th scope="col">Details</th>
         </tr>
       </thead>
-      <tbody>
-        ${records.map((record) => {
-          const time = new Date(record.time).toISOString();
-          return html`<tr>
-            <td>${record.seq}</td>
-            <td>${timeOrDash(time)}</td>
-            <td>${record.event}</td>
-            <td><code>${record.seenBy}</code></td>
-            <td><code>${(JSON.parse(record.members) as string[]).join(', ')}</code></td>
-            <td><code>${record.details}</code></td>
-          </tr>`;
-        })}
+      <tbody ${live ? html`data-live="${live}" data-live-event="records" data-live-mode="append"` : ''}>
+        ${recordRows(records)}
       </tbody>
     </table>
   </div>`;
+}
+
+/** The rows of `records`: the table's, and what the live tail appends to it. */
+export function recordRows(records: readonly AuditRecordWire[]): Html {
+  return html`${records.map((record) => {
+    const time = new Date(record.time).toISOString();
+    return html`<tr>
+      <td>${record.seq}</td>
+      <td>${timeOrDash(time)}</td>
+      <td>${record.event}</td>
+      <td><code>${record.seenBy}</code></td>
+      <td><code>${(JSON.parse(record.members) as string[]).join(', ')}</code></td>
+      <td><code>${record.details}</code></td>
+    </tr>`;
+  })}`;
 }
 
 /** The verification's verdict: whole (with its head and notes), or the first break. */

@@ -1,15 +1,24 @@
-/** The overview: the project, its members in numbers, and the relays serving it now. */
+/**
+ * The overview: problems, the portals live, the project, its members in numbers, and the controllers
+ * and relays serving it now.
+ */
 import { html } from 'hono/html';
 import type { MemberInfo, ProjectInfo, RelayEntry } from '../../../wire/protocol.ts';
+import type { NodePortalReport } from '../../portal-reports.ts';
 import type { ConsoleProblem } from '../problems.ts';
 import { timeOrDash, type Html } from './layout.ts';
+import { livePortals } from './portals.ts';
 
-export function overview(
-  project: ProjectInfo,
-  members: readonly MemberInfo[],
-  relays: readonly RelayEntry[],
-  problems: readonly ConsoleProblem[],
-): Html {
+export interface OverviewData {
+  readonly project: ProjectInfo;
+  readonly members: readonly MemberInfo[];
+  readonly relays: readonly RelayEntry[];
+  readonly controllers: readonly string[];
+  readonly portals: readonly NodePortalReport[];
+  readonly problems: readonly ConsoleProblem[];
+}
+
+export function overview({ project, members, relays, controllers, portals, problems }: OverviewData): Html {
   const current = members.filter((member) => member.revoked === null);
   const count = (kind: MemberInfo['kind']) => current.filter((member) => member.kind === kind).length;
   return html`<section aria-labelledby="problems">
@@ -23,6 +32,10 @@ export function overview(
               )}
             </ul>`
       }
+    </section>
+    <section aria-labelledby="portals">
+      <h2 id="portals">Portals</h2>
+      <div data-live="/live/portals" data-live-event="portals" aria-live="off">${livePortals(portals)}</div>
     </section>
     <section aria-labelledby="project">
       <h2 id="project">Project</h2>
@@ -44,6 +57,12 @@ export function overview(
         ${counted(count('administrator'), 'administrator')}; ${current.filter((member) => member.connected).length}
         connected now, ${members.length - current.length} revoked. <a href="/members">See every member</a>.
       </p>
+    </section>
+    <section aria-labelledby="controllers">
+      <h2 id="controllers">Controllers</h2>
+      <ul>
+        ${controllers.map((address) => html`<li><code>${address}</code></li>`)}
+      </ul>
     </section>
     <section aria-labelledby="relays">
       <h2 id="relays">Relays</h2>
