@@ -3,6 +3,8 @@
  * controller started as a program (`portal controller start`), with the link `portal console` prints.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,9 @@ import type { Browser } from 'playwright-core';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
 import { accessibilityViolations, launchBrowser, watchedPage } from '../support/browser.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
-import { portal } from '../support/processes.ts';
+import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
+import { nodeStatus, portal } from '../support/processes.ts';
+import { roundTrip } from '../support/tcp.ts';
 import { projectRoot } from '../support/usecases.ts';
 
 describe('console in a browser: signing in', function () {
@@ -26,6 +30,10 @@ describe('console in a browser: signing in', function () {
     return printed.stdout.trim().split('\n').at(-1)!;
   };
 
+  /** An echo service behind an outlet and an inlet, started once: photographed, then its inlet revoked (last). */
+  let echo: EchoPortal | undefined;
+  const echoPortal = async () => (echo ??= await startEchoPortal(project));
+
   before(async () => {
     [project, browser] = await Promise.all([startProject(), launchBrowser()]);
     url = project.controller.console!;
@@ -33,6 +41,7 @@ describe('console in a browser: signing in', function () {
   after(async () => {
     await browser?.close();
     await project?.close();
+    await echo?.echo.close();
   });
 
   it('signs in with the printed link, shows the project, and refuses the link a second time', async () => {
@@ -180,10 +189,14 @@ describe('console in a browser: signing in', function () {
 
   it('photographs the main pages (PORTAL_SCREENSHOTS=docs/images keeps them for the docs)', async () => {
     const directory = process.env.PORTAL_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'portal-screens-')));
+    // A portal that has carried something, for the overview to show.
+    const echo = await echoPortal();
+    assert.equal((await roundTrip(echo.port, Buffer.alloc(300_000, 1))).length, 300_000);
     const context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
     const { page, problems } = await watchedPage(context, url);
     await page.goto(await printedLink());
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('td[data-bytes-up]').filter({ hasText: 'KiB' }).waitFor();
     for (const [name, path] of [
       ['overview', '/'],
       ['members', '/members'],
@@ -200,5 +213,53 @@ describe('console in a browser: signing in', function () {
     assert.deepEqual(problems, []);
     await context.close();
     if (!process.env.PORTAL_SCREENSHOTS) await rm(directory, { recursive: true, force: true });
+  });
+
+  it("shows a portal's bytes moving live; revoking its inlet closes the client, and the record appears", async () => {
+    const echo = await echoPortal();
+    const inletId = (await nodeStatus(join(project.dir, 'inlet'))).identity?.node_id;
+    assert.ok(inletId, 'the inlet says its member id');
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(await printedLink());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const row = page.locator(`tr[data-portal^="${inletId} "]`);
+    await row.waitFor();
+    // A client that keeps sending while the page stays as it was loaded.
+    await page.evaluate(() => ((window as unknown as { loaded: number }).loaded = 1));
+    const client = connect(echo.port, '127.0.0.1');
+    client.resume();
+    // Cut by a reset or an end, either way closed (`once` would reject on the reset's error).
+    const closed = new Promise((resolve) => client.once('close', resolve));
+    client.on('error', () => undefined);
+    const sending = setInterval(() => client.write(Buffer.alloc(64 * 1024, 7)), 50);
+    try {
+      const seen = new Set<string>();
+      const deadline = Date.now() + 20_000;
+      while (seen.size < 3 && Date.now() < deadline) {
+        seen.add(await row.locator('td[data-bytes-up]').innerText());
+        await page.waitForTimeout(500);
+      }
+      assert.ok(seen.size >= 3, `the byte count moved through ${[...seen].join(', ')}`);
+      assert.equal(await page.evaluate(() => (window as unknown as { loaded?: number }).loaded), 1, 'not reloaded');
+
+      // The audit trail's tail, open in a second page while the first revokes the inlet.
+      const trail = await context.newPage();
+      await trail.goto(`${url}/audit?event=revoked`);
+      await page.goto(`${url}/members/${inletId}/revoke`);
+      await page.getByLabel(/^Reason/).fill('left the team');
+      await page.getByRole('button', { name: `Revoke ${inletId}` }).click();
+      await page.getByRole('heading', { level: 1, name: 'Revoked' }).waitFor();
+      const cut = await Promise.race([closed.then(() => true), delay(10_000).then(() => false)]);
+      assert.ok(cut, "the client's connection was closed");
+      await trail.getByRole('cell', { name: 'revoked', exact: true }).waitFor({ timeout: 5000 });
+      assert.match(await trail.locator('tbody tr').last().innerText(), /left the team/);
+      await trail.close();
+    } finally {
+      clearInterval(sending);
+      client.destroy();
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 });

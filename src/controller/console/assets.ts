@@ -64,6 +64,7 @@ button {
 }
 table { border-collapse: collapse; width: 100%; }
 .scroll { overflow-x: auto; position: relative; }
+.scroll + .scroll, .scroll + p { margin-top: 1.5rem; }
 caption { text-align: left; color: var(--muted); padding-bottom: 0.5rem; }
 th, td {
   text-align: left;
