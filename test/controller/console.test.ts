@@ -84,6 +84,14 @@ describe('console: who gets in, and what an administrator does there', () => {
     assert.equal((await again.get('/')).status, 401);
   });
 
+  it('keeps the newest links of an administrator who asks again and again: the oldest no longer signs in', async () => {
+    const printed = [];
+    for (let index = 0; index <= consoleLimits.linksPerAdministrator; index += 1) printed.push(await link());
+    assert.equal((await new Browser(url).signIn(printed[0]!)).status, 403, 'the oldest gave way');
+    assert.equal((await new Browser(url).signIn(printed[1]!)).status, 303);
+    assert.equal((await new Browser(url).signIn(printed.at(-1)!)).status, 303);
+  });
+
   it('refuses an expired link, a forged cookie, and a form sent from another site', async () => {
     const store = await openStore(`sqlite:${join(world.dir, 'controller', 'controller.db')}`);
     try {

@@ -32,13 +32,16 @@ export interface ConsoleAccessOptions {
   readonly sessionMs?: number;
 }
 
+/** What one administrator holds at once, of links and of sessions (consoleLimits). */
+const kept = { links: consoleLimits.linksPerAdministrator, sessions: consoleLimits.sessionsPerAdministrator };
+
 export class ConsoleAccess {
   constructor(private readonly options: ConsoleAccessOptions) {}
 
   /** A new one-time sign-in secret for `admin`; its hash alone is kept. */
   async issueLink(admin: PeerIdentity, now = Date.now()): Promise<{ secret: string; expiresAt: number }> {
     requireAdmin(admin);
-    return this.keepNew('console_links', admin, now, this.options.linkMs ?? consoleLimits.linkMs);
+    return this.keepNew('console_links', admin, now, this.options.linkMs ?? consoleLimits.linkMs, kept.links);
   }
 
   /**
@@ -64,6 +67,7 @@ export class ConsoleAccess {
       admin,
       now,
       this.options.sessionMs ?? consoleLimits.sessionMs,
+      kept.sessions,
     );
     return { secret, session: { admin, expiresAt } };
   }
@@ -97,6 +101,7 @@ export class ConsoleAccess {
     admin: PeerIdentity,
     now: number,
     lifetimeMs: number,
+    most: number,
   ): Promise<{ secret: string; expiresAt: number }> {
     const secret = newSecret();
     const expiresAt = now + lifetimeMs;
@@ -112,6 +117,17 @@ export class ConsoleAccess {
           expires_at: expiresAt,
         })
         .execute();
+      // An administrator's script that asks again and again keeps the newest few, not a growing table.
+      const held = await trx
+        .selectFrom(table)
+        .select('secret_sha256')
+        .where('project_id', '=', admin.projectId)
+        .where('member', '=', admin.nodeId)
+        .orderBy('created_at', 'desc')
+        .orderBy('expires_at', 'desc')
+        .execute();
+      const beyond = held.slice(most).map((row) => row.secret_sha256);
+      if (beyond.length > 0) await trx.deleteFrom(table).where('secret_sha256', 'in', beyond).execute();
     });
     return { secret, expiresAt };
   }

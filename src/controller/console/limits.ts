@@ -4,8 +4,14 @@ export const consoleLimits = {
   linkMs: 10 * 60_000,
   /** How long a signed-in browser stays signed in. */
   sessionMs: 8 * 3_600_000,
+  /** Links one administrator holds at once (used or not, until they expire): a new one ends the oldest. */
+  linksPerAdministrator: 8,
+  /** Sessions one administrator holds at once: a new sign-in ends the oldest. */
+  sessionsPerAdministrator: 16,
   /** Connections the listener holds at once, from anyone; past it new ones are closed at once. */
   connections: 256,
+  /** TLS handshakes under way at once (off loopback); past it the oldest gives way to a newcomer. */
+  handshakes: 64,
   /** A request's headers must arrive within this; a slow client is cut. */
   headersTimeoutMs: 10_000,
   /** A whole request (a form's body included) must arrive within this. */

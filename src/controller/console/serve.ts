@@ -7,7 +7,7 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { formatHostPort, isLoopbackHost } from '../../shared/address.ts';
 import { listenOrExplain } from '../../shared/listen.ts';
@@ -28,7 +28,9 @@ export interface ConsoleListenOptions {
 }
 
 export type ConsoleListenerLimits = {
-  readonly [K in 'connections' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveMs' | 'timeoutCheckMs']: number;
+  readonly [
+    K in 'connections' | 'handshakes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveMs' | 'timeoutCheckMs'
+  ]: number;
 };
 
 export interface RunningConsole {
@@ -73,6 +75,7 @@ export async function serveConsole(options: ConsoleListenOptions): Promise<Runni
       )
     : createHttpServer(bounds, handle);
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => connections.take(socket));
+  if (tls) boundHandshakes(server, limits.handshakes);
   // A client that stops reading holds its connection no longer than this without a byte moving.
   server.setTimeout(limits.requestTimeoutMs);
   server.maxHeadersCount = 64;
@@ -96,4 +99,27 @@ export async function serveConsole(options: ConsoleListenOptions): Promise<Runni
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * TLS handshakes under way at once, each until it completes or its time runs out: a client that opens
+ * connections and never finishes a handshake holds none of the connections' cap, so it is bounded here.
+ * Past the bound the oldest handshake gives way, so that a newcomer's succeeds while a flood lasts.
+ */
+function boundHandshakes(server: Server, most: number): void {
+  const pending = new Map<string, Socket>();
+  const keyOf = (socket: Socket) => `${socket.remoteAddress} ${socket.remotePort}`;
+  server.on('connection', (raw: Socket) => {
+    const key = keyOf(raw);
+    if (pending.size >= most) {
+      const [oldestKey, oldest] = pending.entries().next().value as [string, Socket];
+      pending.delete(oldestKey);
+      oldest.destroy();
+    }
+    pending.set(key, raw);
+    raw.once('close', () => {
+      if (pending.get(key) === raw) pending.delete(key);
+    });
+  });
+  server.on('secureConnection', (socket: Socket) => pending.delete(keyOf(socket)));
 }
