@@ -6,7 +6,9 @@
  * directory is touched.
  *
  * `npm start -- --keep` also prints each command as a user would type it (with the environment it
- * sets), and keeps the directory, with everything enrolled in it, after stopping the processes.
+ * sets), then keeps everything running with a webhook every few seconds and prints a sign-in link to
+ * the web console, until Ctrl-C; it then stops the processes and keeps the directory, with everything
+ * enrolled in it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -246,6 +248,35 @@ async function main(): Promise<void> {
   }
 
   console.log('');
+  if (keep) await keepRunning(adminHome, inletAddress, body);
+}
+
+/** Seconds between the webhooks of a kept demo: enough for the console's overview to show them move. */
+const keptWebhookEveryMs = 5000;
+
+/** With --keep: everything runs on, a webhook now and then, until Ctrl-C (or SIGTERM). */
+async function keepRunning(adminHome: string, inletAddress: string, body: string): Promise<void> {
+  const link = portal(adminHome, ['console']).trim().split('\n').at(-1) ?? '';
+  const again = typed({ PORTAL_HOME: adminHome }, ['portal', 'console']);
+  console.log(
+    `The demo keeps running. Open its web console (one sign-in, within 10 minutes):\n      ${link}\n` +
+      `For another link: $ ${again}\n` +
+      `A webhook goes through the inlet every ${keptWebhookEveryMs / 1000} s, so the overview's portal moves. ` +
+      'Press Ctrl-C to stop everything (the directory stays).\n',
+  );
+  const post = () =>
+    fetch(`http://${inletAddress}/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
+      .then((response) => response.arrayBuffer())
+      .catch(() => undefined);
+  const timer = setInterval(() => void post(), keptWebhookEveryMs);
+  // Kept listening while everything stops: Ctrl-C reaches this process from the terminal and again
+  // through npm and tsx, and a second signal must not cut the stopping short.
+  await new Promise<void>((resolve) => {
+    process.on('SIGINT', resolve);
+    process.on('SIGTERM', resolve);
+  });
+  clearInterval(timer);
+  if (tty) process.stdout.write('\n');
 }
 
 async function cleanup(): Promise<void> {

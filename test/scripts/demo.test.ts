@@ -9,8 +9,14 @@ import { joinedRegExp } from '../support/joined-regexp.ts';
 
 const tsxLoader = pathToFileURL(join(projectRoot, 'node_modules/tsx/dist/loader.mjs')).href;
 
-/** Runs `npm start`'s script (the bundle is built by the test run) with `args`; its exit code and output. */
-function demo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs `npm start`'s script (the bundle is built by the test run) with `args`; its exit code and output.
+ * `running` is called once with the output so far when it says the demo keeps running, and stops it.
+ */
+function demo(
+  args: string[],
+  running?: (stdout: string) => Promise<void>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, 'scripts/demo.ts'), ...args], {
       cwd: projectRoot,
@@ -18,7 +24,16 @@ function demo(args: string[]): Promise<{ code: number | null; stdout: string; st
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let called = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (running && !called && /Press Ctrl-C to stop everything/.test(stdout)) {
+        called = true;
+        void running(stdout)
+          .catch((error: Error) => (stderr += `the check while running failed: ${error.stack}\n`))
+          .finally(() => child.kill('SIGINT'));
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
@@ -39,11 +54,35 @@ describe('npm start (scripts/demo.ts)', function () {
   });
 
   it(
-    'with --keep, prints each command as a user would type it, keeps the directory, ' +
-      'and those commands run as printed',
+    'with --keep, prints each command as a user would type it, runs on with a console link until Ctrl-C, ' +
+      'keeps the directory, and those commands run as printed',
     async () => {
-      const run = await demo(['--keep']);
+      let overview = '';
+      const run = await demo(['--keep'], async (stdout) => {
+        const link = /^ {6}(http:\/\/127\.0\.0\.1:\d+\/sign-in\/\S+)$/m.exec(stdout)?.[1];
+        assert.ok(link, stdout);
+        const form = await (await fetch(link)).text();
+        const secret = /name="secret" value="([^"]+)"/.exec(form)?.[1] ?? '';
+        const origin = new URL(link).origin;
+        const signedIn = await fetch(`${origin}/sign-in`, {
+          method: 'POST',
+          body: new URLSearchParams({ secret }),
+          headers: { origin },
+          redirect: 'manual',
+        });
+        const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+        // The nodes report every 2 s: the webhooks the demo sent show within a report or two.
+        const carried = /<td data-bytes-up>[1-9][\d.,]* (B|KiB)<\/td>/;
+        for (let waited = 0; waited < 15_000 && !carried.test(overview); waited += 500) {
+          overview = await (await fetch(`${origin}/`, { headers: { cookie } })).text();
+          if (!carried.test(overview)) await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      });
       assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.doesNotMatch(run.stderr, /the check while running failed/);
+      // The demo's portal, live on the console's overview, as the printed link shows it.
+      assert.match(overview, /<tr data-portal="n[0-9a-f]{16} webhook">/);
+      assert.match(overview, /<td data-bytes-up>[1-9][\d.,]* (B|KiB)<\/td>/);
       kept = /^Kept (\S+): /m.exec(run.stdout)?.[1];
       assert.ok(kept, run.stdout);
       assert.deepEqual((await readdir(kept)).sort(), [
