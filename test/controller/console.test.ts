@@ -275,11 +275,14 @@ describe('console: who gets in, and what an administrator does there', () => {
         { attributes: 'not an attribute!' },
         /&quot;not an attribute!&quot; is not an attribute; give NAME or KEY=VALUE/,
       ],
+      // Refused by the controller, in the words of the form rather than the command line's flags.
+      [{ relays: 'Not_Valid' }, /&quot;Relay names&quot; is not valid: give a name of lower-case letters/],
     ] as const) {
       const refused = await browser.post('/tickets', { ...form, ...change });
       assert.equal(refused.status, 400, JSON.stringify(change));
       const text = await refused.text();
       assert.match(text, problem);
+      assert.doesNotMatch(text, /--[a-z]/, 'no flag of the command line');
       assert.match(text, /role="alert"/);
     }
   });

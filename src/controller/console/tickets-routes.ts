@@ -34,7 +34,7 @@ export function ticketRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
       return shown(c, 'Your ticket', issuedTicket(ticket, loopbackWarning(ticket)));
     } catch (error) {
       if (!(error instanceof PortalError)) throw error;
-      return refused(`${error.message}${error.hint ? `: ${error.hint}` : ''}`);
+      return refused(inFormWords(`${error.message}${error.hint ? `: ${error.hint}` : ''}`));
     }
   });
   app.get('/tickets/:id/cancel', async (c) => {
@@ -107,4 +107,19 @@ function loopbackWarning(ticket: string): string | undefined {
     'For nodes on other machines, run the controller where they reach it ' +
     '(--listen 0.0.0.0:PORT --public-address HOST:PORT).'
   );
+}
+
+/** The controller names the CLI's flags in its refusals; the form's fields are what the page shows. */
+const fieldOfFlag: Readonly<Record<string, string>> = {
+  '--attribute': '"Attributes"',
+  '--relay-node': '"a relay node"',
+  '--relay': '"Relay names"',
+  '--usage-count': '"Enrollments it allows"',
+  '--expires-in': '"Expires in"',
+  '--admin': '"another administrator"',
+  '--tls': '"The inlet may obtain a TLS server certificate"',
+};
+
+export function inFormWords(refusal: string): string {
+  return refusal.replace(/--[a-z][a-z-]*/g, (flag) => fieldOfFlag[flag] ?? flag);
 }
