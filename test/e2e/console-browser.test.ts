@@ -9,7 +9,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { adminDirectory } from '../../src/cli/home.ts';
+import { ConsoleAccess } from '../../src/controller/console/access.ts';
+import { openStore } from '../../src/controller/store/open.ts';
 import { enrollWithTicket } from '../../src/node/enrollment.ts';
+import { loadIdentity } from '../../src/node/identity-store.ts';
 import { accessibilityViolations, launchBrowser, watchedPage } from '../support/browser.ts';
 import { startProject, type ProjectProcesses } from '../support/project-processes.ts';
 import { startEchoPortal, type EchoPortal } from '../support/echo-portal.ts';
@@ -76,7 +80,28 @@ describe('console in a browser: signing in', function () {
     await Promise.all([context.close(), other.close()]);
   });
 
-  it('refuses a forged cookie, and signs out', async () => {
+  it('refuses an expired link and a forged cookie, and signs out', async () => {
+    // A link issued 11 minutes ago, written to the controller's store as `portal console` would have.
+    const admin = (await loadIdentity(adminDirectory(adminHome())))!.record;
+    const store = await openStore(`sqlite:${join(project.controller.dataDir, 'controller.db')}`);
+    let expired: string;
+    try {
+      const identity = { ...admin, attributes: [], relays: [], admin: true, tls: false, relayNode: false };
+      expired = (await new ConsoleAccess({ store }).issueLink(identity, Date.now() - 11 * 60_000)).secret;
+    } finally {
+      await store.destroy();
+    }
+    const late = await browser.newContext();
+    const tooLate = await watchedPage(late, url);
+    await tooLate.page.goto(`${url}/sign-in/${expired}`);
+    await tooLate.page.getByRole('button', { name: 'Sign in' }).click();
+    await tooLate.page.getByText('This sign-in link was used already, has expired, or is not one.').waitFor();
+    assert.deepEqual(
+      (await late.cookies()).filter((each) => each.name === 'portal_console'),
+      [],
+    );
+    await late.close();
+
     const forged = await browser.newContext();
     await forged.addCookies([{ name: 'portal_console', value: 'A'.repeat(43), url }]);
     const { page } = await watchedPage(forged, url);
@@ -121,6 +146,19 @@ describe('console in a browser: signing in', function () {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${path} at ${width} px is ${overflow} px wider than the screen`);
       }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('verifies the whole chain from the audit page', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context, url);
+    await page.goto(await printedLink());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('link', { name: 'Verify the whole chain' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit trail: verified' }).waitFor();
+    assert.match(await page.getByRole('status').innerText(), /^The audit trail is whole: \d+ records, signed from/);
     assert.deepEqual(problems, []);
     await context.close();
   });
