@@ -76,6 +76,7 @@ const unitFiles = [
   'test/node/outlet-bounds.test.ts',
   'test/node/outlet-dials.test.ts',
   'test/node/portal.test.ts',
+  'test/node/portal-reporter.test.ts',
   'test/node/relay-links.test.ts',
   'test/node/renewal-retry.test.ts',
   'test/node/reload.test.ts',

@@ -7,9 +7,10 @@
 import { InputError, printable } from '../shared/errors.ts';
 import type { PortalPeer, PortalReport, RequestOf, ControllerOperations } from '../wire/protocol.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
+import { portalReportBounds } from '../wire/limits.ts';
 
-/** Portals one report may hold, peers one portal may list, nodes one project may have reporting. */
-export const portalReportBounds = { portals: 32, peers: 16, nodes: 4096 } as const;
+/** Nodes one project may have reporting (what one report holds: portalReportBounds). */
+const nodesReportingMost = 4096;
 /** The most often other replicas hear of one project's reports. */
 export const portalsShareMs = 1000;
 
@@ -60,7 +61,7 @@ export class PortalReports {
   /** Keeps `report` as its node's; false when the project has as many nodes reporting as it may. */
   set(projectId: string, report: NodePortalReport): boolean {
     const reports = this.here.get(projectId) ?? new Map<string, NodePortalReport>();
-    if (!reports.has(report.node) && reports.size >= portalReportBounds.nodes) return false;
+    if (!reports.has(report.node) && reports.size >= nodesReportingMost) return false;
     reports.set(report.node, report);
     this.here.set(projectId, reports);
     this.changedHere(projectId);
@@ -93,7 +94,7 @@ export class PortalReports {
 
   setElsewhere(projectId: string, reports: readonly NodePortalReport[]): void {
     if (reports.length === 0) this.elsewhere.delete(projectId);
-    else this.elsewhere.set(projectId, reports.slice(0, portalReportBounds.nodes));
+    else this.elsewhere.set(projectId, reports.slice(0, nodesReportingMost));
   }
 
   projectsElsewhere(): string[] {

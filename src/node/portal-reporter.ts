@@ -4,6 +4,7 @@
  * nothing after its first report. A controller of an earlier version does not know the operation:
  * the node stops asking it until the connection is made again.
  */
+import { portalReportBounds } from '../wire/limits.ts';
 import type { PortalReport } from '../wire/protocol.ts';
 import type { NodeControl } from './standing-channel.ts';
 
@@ -20,7 +21,7 @@ export function reportPortals(
   let sending = false;
   const report = () => {
     if (sending) return;
-    const current = portals();
+    const current = portals().slice(0, portalReportBounds.portals);
     const text = JSON.stringify(current);
     if (text === sent) return;
     sending = true;

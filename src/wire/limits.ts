@@ -90,3 +90,9 @@ export const closingLinkMs = 10_000;
  * controller ignores the rest of a longer one; a node sends no more.
  */
 export const revocationsReturnedPerRequest = 1000;
+
+/**
+ * What one `portal-report` holds at most: portals, and outlets listed for one inlet's pool. A node of
+ * more portals reports the first of them; the controller refuses a report past the first bound.
+ */
+export const portalReportBounds = { portals: 32, peers: 16 } as const;
