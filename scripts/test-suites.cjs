@@ -38,6 +38,7 @@ const unitFiles = [
   'test/controller/audit-trail.test.ts',
   'test/controller/backup-archive.test.ts',
   'test/controller/backup-authentication.test.ts',
+  'test/controller/console-chain.test.ts',
   'test/controller/console-listener.test.ts',
   'test/controller/console-problems.test.ts',
   'test/controller/console-live.test.ts',

@@ -6,6 +6,7 @@
  */
 import type { MemberInfo, RelayEntry } from '../../wire/protocol.ts';
 import type { NodePortalReport } from '../portal-reports.ts';
+import type { ChainState } from './chain-watch.ts';
 
 export interface ConsoleProblem {
   /** The member it is about, if any. */
@@ -21,10 +22,20 @@ export interface ProjectState {
   readonly members: readonly MemberInfo[];
   readonly relays: readonly RelayEntry[];
   readonly portals: readonly NodePortalReport[];
+  /** What the background check of the audit chain found so far. */
+  readonly chain?: ChainState;
 }
 
-export function problemsOf({ members, relays, portals }: ProjectState, now: number): ConsoleProblem[] {
-  const problems: ConsoleProblem[] = [...portalProblems(portals)];
+export function problemsOf({ members, relays, portals, chain }: ProjectState, now: number): ConsoleProblem[] {
+  const problems: ConsoleProblem[] = [];
+  if (chain?.kind === 'broken')
+    problems.push({
+      what: `The audit trail does not verify: ${chain.what}.`,
+      fix:
+        'open Audit, then Verify the whole chain, for the whole report; docs/audit.md says what each break ' +
+        'means and how to restore the trail from a backup',
+    });
+  problems.push(...portalProblems(portals));
   if (relays.length === 0)
     problems.push({
       what: 'No relay serves the project: portals that cannot connect directly carry nothing.',

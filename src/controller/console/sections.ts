@@ -10,6 +10,7 @@ import type { ConsoleData, ConsoleEnv } from './context.ts';
 import { message, page, type Html } from './pages/layout.ts';
 import { membersTable, revokeForm } from './pages/members.ts';
 import { overview } from './pages/overview.ts';
+import { ChainWatch } from './chain-watch.ts';
 import { problemsOf } from './problems.ts';
 import { policiesPage, type PolicyTrial } from './pages/policies.ts';
 import { ticketRoutes } from './tickets-routes.ts';
@@ -24,13 +25,15 @@ const shown = (c: Page, title: string, path: string, body: Html, status: 200 | 4
 const admin = (c: Page) => c.get('session').admin;
 
 export function sectionRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
+  const chains = new ChainWatch((admin, query) => data.audit(admin, query));
   app.get('/', async (c) => {
     const [project, members] = await Promise.all([data.project(admin(c)), data.members(admin(c))]);
     const relays = data.relays(admin(c));
     const portals = data.portals(admin(c));
-    const problems = problemsOf({ members, relays, portals }, Date.now());
+    const chain = chains.state(admin(c));
+    const problems = problemsOf({ members, relays, portals, chain }, Date.now());
     const controllers = data.controllers(admin(c));
-    return shown(c, 'Overview', '/', overview({ project, members, relays, controllers, portals, problems }));
+    return shown(c, 'Overview', '/', overview({ project, members, relays, controllers, portals, problems, chain }));
   });
 
   app.get('/members', async (c) =>

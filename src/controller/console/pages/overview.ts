@@ -5,6 +5,7 @@
 import { html } from 'hono/html';
 import type { MemberInfo, ProjectInfo, RelayEntry } from '../../../wire/protocol.ts';
 import type { NodePortalReport } from '../../portal-reports.ts';
+import type { ChainState } from '../chain-watch.ts';
 import type { ConsoleProblem } from '../problems.ts';
 import { timeOrDash, type Html } from './layout.ts';
 import { livePortals } from './portals.ts';
@@ -16,9 +17,11 @@ export interface OverviewData {
   readonly controllers: readonly string[];
   readonly portals: readonly NodePortalReport[];
   readonly problems: readonly ConsoleProblem[];
+  readonly chain: ChainState;
 }
 
-export function overview({ project, members, relays, controllers, portals, problems }: OverviewData): Html {
+export function overview(data: OverviewData): Html {
+  const { project, members, relays, controllers, portals, problems, chain } = data;
   const current = members.filter((member) => member.revoked === null);
   const count = (kind: MemberInfo['kind']) => current.filter((member) => member.kind === kind).length;
   return html`<section aria-labelledby="problems">
@@ -48,6 +51,8 @@ export function overview({ project, members, relays, controllers, portals, probl
         <dd><code>${project.controller}</code></dd>
         <dt>Created</dt>
         <dd>${timeOrDash(project.created_at)}</dd>
+        <dt>Audit trail</dt>
+        <dd>${chainLine(chain)} <a href="/audit/verify">Verify the whole chain</a></dd>
       </dl>
     </section>
     <section aria-labelledby="members-count">
@@ -88,6 +93,18 @@ export function overview({ project, members, relays, controllers, portals, probl
             </table>`
       }
     </section>`;
+}
+
+/** The background check's word on the chain (chain-watch.ts). */
+function chainLine(chain: ChainState): Html | string {
+  switch (chain.kind) {
+    case 'checking':
+      return `being checked (through record ${chain.through} so far).`;
+    case 'whole':
+      return html`whole through record ${chain.through}, checked ${timeOrDash(new Date(chain.at).toISOString())}.`;
+    case 'broken':
+      return html`<span class="problem">broken: ${chain.what}.</span>`;
+  }
 }
 
 const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
