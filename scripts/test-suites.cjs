@@ -52,6 +52,7 @@ const unitFiles = [
   'test/controller/revocation-proof.test.ts',
   'test/controller/relay-grants.test.ts',
   'test/controller/revocation.test.ts',
+  'test/controller/store-newer-schema.test.ts',
   'test/controller/store.test.ts',
   'test/controller/silent-member.test.ts',
   'test/controller/store-refusals.test.ts',

@@ -37,7 +37,7 @@ import { ControllerServer } from './server.ts';
 import { ControllerService } from './service.ts';
 import type { BudgetFigures } from './audit-budget.ts';
 import { openControllerStore } from './store/controller-store.ts';
-import { storeEngine, type Store } from './store/open.ts';
+import { schemaNewerBy, storeEngine, type Store } from './store/open.ts';
 import { shownUrl } from './store/store-url.ts';
 import { loadReplicaIdentity } from './replica-identity.ts';
 import { revocationNotices, revocationOfNotice } from './revocations.ts';
@@ -132,6 +132,8 @@ export async function startController(options: ControllerOptions): Promise<Runni
     options.storePasswordFile ? { passwordFile: options.storePasswordFile } : {},
   );
   const store: Store = opened.store;
+  const later = schemaNewerBy(store).join(', ');
+  if (later) options.log?.(`controller: the store's schema is a later release's (${later}); running on it as it is`);
   let sealingKey: Buffer;
   let tls: ServerCertificate;
   try {

@@ -222,6 +222,8 @@ export const errorCodes = [
   'STORE_MOVED',
   /** `portal controller migrate-store` found a controller running on the store it was to move. */
   'STORE_IN_USE',
+  /** The store's schema is a later release's that dropped what this version reads (a contraction). */
+  'STORE_TOO_NEW',
   /** `portal project audit --verify` found the audit trail's hash chain broken: a record was changed or removed. */
   'AUDIT_CHAIN_BROKEN',
   /** The checkpoint given to `portal project audit --verify --checkpoint` is none, or none can be made yet. */

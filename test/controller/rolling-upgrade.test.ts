@@ -24,7 +24,7 @@ import { projectRoot } from '../support/usecases.ts';
  * The last release: the commit of the last submission that landed. Moved forward with each release, so
  * that this test always runs the version before beside this one.
  */
-const previousRelease = '35f04457fe2c58ddaf7e1cf514b279bb45f112ca';
+const previousRelease = '2b9064ac780f2db9c97ad05bbf7a4f969baad5cf';
 
 describe('controller replicas: a rolling upgrade, the previous release beside this one', function () {
   this.timeout(180_000);
@@ -131,14 +131,19 @@ describe('controller replicas: a rolling upgrade, the previous release beside th
       assert.ok(error instanceof PortalError, String(error));
       return true;
     });
+    // The previous release's replica restarts mid-upgrade (a crash): it starts on the schema this version
+    // migrated, and serves again.
+    assert.equal(await previous.process.stop(), 0);
+    const restarted = await launch(previousBundle, 0, sealingKey);
+    await enrollOn(restarted.pin, await ticketOn(current.pin));
     // The trail both wrote is one chain, read through either.
-    for (const pin of [previous.pin, current.pin]) {
+    for (const pin of [restarted.pin, current.pin]) {
       const channel = await openControlChannel(pin, credentials);
       const verdict = await verifyTrail(channel).finally(() => channel.close());
       assert.match(verdict, /^the audit trail of project p[0-9a-f]+ is whole: \d+ records/);
     }
     // The last of the previous release stops; this version carries on alone.
-    assert.equal(await previous.process.stop(), 0);
+    assert.equal(await restarted.process.stop(), 0);
     await enrollOn(current.pin, await ticketOn(current.pin));
   });
 });

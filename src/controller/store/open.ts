@@ -6,7 +6,7 @@
  * replicas that start together migrate once.
  */
 import { chmod, open, readFile } from 'node:fs/promises';
-import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import { InputError } from '../../shared/errors.ts';
 import { storeBusyTimeoutMs } from '../limits.ts';
 import { migrationsFor, type StoreEngine } from './migrations.ts';
@@ -83,7 +83,14 @@ async function passwordFrom(file: string): Promise<string> {
 }
 
 async function migrated(db: Store, engine: StoreEngine): Promise<Store> {
-  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(engine)) };
+  const migrations = migrationsFor(engine);
+  const newer = await newerSchema(db, Object.keys(migrations));
+  if (newer) {
+    engines.set(db, engine);
+    newerSchemas.set(db, newer);
+    return db;
+  }
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
     await db.destroy();
@@ -91,6 +98,41 @@ async function migrated(db: Store, engine: StoreEngine): Promise<Store> {
   }
   engines.set(db, engine);
   return db;
+}
+
+/** The migrations a later release ran on a store this version opened, which this version does not know. */
+const newerSchemas = new WeakMap<Store, readonly string[]>();
+
+/** What a later release added to `store`'s schema (empty when this version knows it all). */
+export const schemaNewerBy = (store: Store): readonly string[] => newerSchemas.get(store) ?? [];
+
+/**
+ * During a rolling upgrade a replica of this version may (re)start after one of a later release
+ * migrated the store. Migrations only expand the schema, so it runs on it as it is, without migrating:
+ * the later migrations' names, or undefined when the store holds none this version does not know.
+ * Refused when a later migration contracts the schema (its name says `contract`), or when one this
+ * version knows was never run: that store is not a later version of this one's.
+ */
+async function newerSchema(db: Store, known: readonly string[]): Promise<readonly string[] | undefined> {
+  let executed: string[];
+  try {
+    executed = (await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((row) => row.name);
+  } catch {
+    return undefined; // A new store: no migration ran yet.
+  }
+  const later = executed.filter((name) => !known.includes(name)).sort();
+  if (later.length === 0) return undefined;
+  const contracting = later.find((name) => /(^|-)contract(-|$)/.test(name));
+  const skipped = known.filter((name) => !executed.includes(name));
+  if (contracting === undefined && skipped.length === 0) return later;
+  await db.destroy();
+  throw new InputError(
+    'STORE_TOO_NEW',
+    contracting
+      ? `the store was migrated by a later Portal release (${contracting}), which dropped what this version reads`
+      : `the store holds a later release's migrations (${later.join(', ')}) but not this version's ${skipped[0]}`,
+    { hint: 'run the release that migrated the store, or a later one (portal --version says which this is)' },
+  );
 }
 
 /** The store, its write-ahead log and its shared memory: SQLite gives the last two the first's mode. */
