@@ -9,7 +9,6 @@
  * peers by what they may ask and how often.
  */
 import type { AddressInfo } from 'node:net';
-import { InputError } from '../shared/errors.ts';
 import { RateLimiter } from '../shared/rate-limiter.ts';
 import type { PeerIdentity } from '../pki/identity.ts';
 import { defaultAdmissionLimits, type AdmissionLimits, type AdmissionStats } from '../wire/admission.ts';
@@ -18,7 +17,6 @@ import type { AnsweredRequest } from '../wire/service-connection.ts';
 import { PortalPort, type PortHandlers } from '../wire/portal-port.ts';
 import {
   controllerFields,
-  maxLiveSessions,
   type AuditDetails,
   type ControllerEvent,
   type ControllerOperations,
@@ -30,6 +28,7 @@ import { auditHandlers } from './audit-handlers.ts';
 import { consoleLinkAnswer } from './console/link-answer.ts';
 import { NotAuthenticated } from './not-authenticated.ts';
 import { InletAdverts } from './inlet-adverts.ts';
+import { readLiveSessions } from './live-sessions.ts';
 import { PortalReports, takePortalReport } from './portal-reports.ts';
 import {
   advertise,
@@ -315,15 +314,22 @@ export class ControllerServer {
     return { told, splicesCut: this.options.onRevoked?.(revocation) ?? 0 };
   }
 
-  /** Every member of the administrator's project, with what this replica knows of their connections. */
+  /**
+   * Every member of the administrator's project, with what this replica knows of their connections: its
+   * own, and those of members connected to another replica that announced a relay or reported portals.
+   */
   membersOf(admin: PeerIdentity): Promise<MemberInfo[]> {
-    return this.options.service.members(admin, (id) => this.presence(id));
+    const { projectId } = admin;
+    const elsewhere = new Set(this.announcements.portals.of(projectId).map((report) => report.node));
+    for (const relay of this.relays.relaysOf(projectId)) elsewhere.add(relay.id);
+    return this.options.service.members(admin, (id) => this.presence(id, elsewhere));
   }
 
-  /** The presence of a member as `project members` shows it. */
-  private presence(nodeId: string): MemberPresence {
-    const connected = this.members.connected(nodeId);
-    return { connected, liveSessions: connected ? (this.reports.get(nodeId)?.liveSessions ?? null) : null };
+  /** The presence of a member as `project members` shows it (its live sessions only when connected here). */
+  private presence(nodeId: string, elsewhere: ReadonlySet<string>): MemberPresence {
+    const here = this.members.connected(nodeId);
+    const liveSessions = here ? (this.reports.get(nodeId)?.liveSessions ?? null) : null;
+    return { connected: here || elsewhere.has(nodeId), liveSessions };
   }
 
   /** An anonymous peer's `count`-th request on its connection. */
@@ -383,11 +389,7 @@ export class ControllerServer {
       'console-link': () => consoleLinkAnswer(this.options.consoleLink?.(member())),
       'member-report': ({ liveSessions }) => {
         const { nodeId, relayNode } = member();
-        if (!Number.isSafeInteger(liveSessions) || liveSessions < 0 || liveSessions > maxLiveSessions)
-          throw new InputError('BAD_REQUEST', `a member reported ${String(liveSessions).slice(0, 40)} live sessions`, {
-            hint: `a count of live sessions is an integer from 0 to ${maxLiveSessions}`,
-          });
-        this.reports.set(nodeId, { liveSessions, relay: relayNode });
+        this.reports.set(nodeId, { liveSessions: readLiveSessions(liveSessions), relay: relayNode });
         return {};
       },
       'portal-report': (body) => takePortalReport(this.announcements.portals, connection, member(), body),

@@ -109,6 +109,11 @@ describe('console across controller replicas on PostgreSQL', function () {
       assert.equal(overview.status, 200);
       assert.match(overview.text, new RegExp(`<code>${node.record.nodeId}</code> <span class="quiet">\\(db\\)</span>`));
       assert.match(overview.text, /<td>3\.0 MiB<\/td>/);
+      // Connected to the first replica, it is no problem on the second's overview, nor away on its members page.
+      assert.doesNotMatch(overview.text, new RegExp(`Node ${node.record.nodeId} is not connected`));
+      const members = await (await fetch(`${second.console!.url}/members`, { headers: { cookie } })).text();
+      const row = new RegExp(`<code>${node.record.nodeId}</code>[\\s\\S]*?</tr>`).exec(members)?.[0] ?? '';
+      assert.match(row, /connected/, row);
     } finally {
       stop();
       control.stop();
