@@ -24,6 +24,8 @@ export interface NodePortalReport {
 
 const shortText = (text: string, most = 120) => printable(text.slice(0, most));
 const count = (value: number) => (Number.isSafeInteger(value) && value >= 0 ? value : 0);
+/** A time a node says: 0 (unknown) unless it is before tomorrow, so that any page can show it as a date. */
+const time = (value: number) => (count(value) <= Date.now() + 86_400_000 ? count(value) : 0);
 
 /** A report as the controller keeps it: bounded, every text printable, every count an integer. */
 export function readPortalReport(portals: readonly PortalReport[]): PortalReport[] {
@@ -38,7 +40,7 @@ export function readPortalReport(portals: readonly PortalReport[]): PortalReport
       name: shortText(portal.name, 64),
       relay: shortText(portal.relay, 64),
       status: shortText(portal.status, 16),
-      since: count(portal.since),
+      since: time(portal.since),
       open: count(portal.open),
       total: count(portal.total),
       up: count(portal.up),

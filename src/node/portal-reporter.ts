@@ -21,7 +21,9 @@ export function reportPortals(
   let sending = false;
   const report = () => {
     if (sending) return;
-    const current = portals().slice(0, portalReportBounds.portals);
+    const current = portals()
+      .slice(0, portalReportBounds.portals)
+      .map((portal) => ({ ...portal, peers: portal.peers.slice(0, portalReportBounds.peers) }));
     const text = JSON.stringify(current);
     if (text === sent) return;
     sending = true;

@@ -64,14 +64,16 @@ describe('node: reporting its portals to the controller', () => {
     }
   });
 
-  it('sends at most the bound of portals, and stops asking a controller that does not know the operation', async () => {
+  it('sends at most the bounds of portals and outlets, and stops asking a controller without it', async () => {
     const control = new FakeControl();
     control.answer = () => Promise.reject(Object.assign(new Error('unknown'), { code: 'UNKNOWN_OPERATION' }));
-    let portals = Array.from({ length: 40 }, (_, index) => portal(index));
+    const pool = Array.from({ length: 20 }, (_, index) => ({ node: `n${index}`, path: 'direct', open: 0 }));
+    let portals: PortalReport[] = Array.from({ length: 40 }, (_, index) => ({ ...portal(index), peers: pool }));
     const stop = reportPortals(control as unknown as NodeControl, () => portals, 10);
     try {
       await until(() => control.sent.length === 1);
       assert.equal(control.sent[0]?.length, 32);
+      assert.equal(control.sent[0]?.[0]?.peers.length, 16);
       portals = [portal(99)];
       await delay(60);
       assert.equal(control.sent.length, 1, 'not asked again on this connection');

@@ -126,7 +126,11 @@ export class ConsoleAccess {
         .orderBy('created_at', 'desc')
         .orderBy('expires_at', 'desc')
         .execute();
-      const beyond = held.slice(most).map((row) => row.secret_sha256);
+      const kept = digest(secret);
+      const beyond = held
+        .map((row) => row.secret_sha256)
+        .filter((hash) => hash !== kept)
+        .slice(most - 1);
       if (beyond.length > 0) await trx.deleteFrom(table).where('secret_sha256', 'in', beyond).execute();
     });
     return { secret, expiresAt };

@@ -21,6 +21,9 @@ import { page, type Html } from './pages/layout.ts';
 
 type Page = Context<ConsoleEnv>;
 
+/** A query that reads nothing: its answer says where the trail ends. */
+export const trailEnd = { afterSeq: Number.MAX_SAFE_INTEGER, limit: 1, since: 0 } as const;
+
 /** Records the page shows at most: the last of those the filters choose. */
 const shownRecords = 200;
 const memberId = /^[an][0-9a-f]{16}$/;
@@ -33,16 +36,20 @@ export function auditRoutes(app: Hono<ConsoleEnv>, data: ConsoleData): void {
     const filters = filtersOf(c);
     const query = queryOf(filters);
     if (typeof query === 'string') return shown(c, 'Audit trail', auditPage(filters, [], 0, query), 400);
+    // The live tail starts where the trail ended before the page read it, or where the reading stopped if
+    // later: a record written while the page was read is shown once, by the page or by the tail.
+    const headBefore = (await data.audit(c.get('session').admin, { ...trailEnd, exchange: auditExchangeVersion })).head;
     const last: AuditRecordWire[] = [];
     let matched = 0;
-    let head = 0;
+    let readTo = 0;
     for await (const answer of answers(data, c, { ...query, afterSeq: 0, limit: auditLimits.pageRecords })) {
       matched += answer.records.length;
-      head = Math.max(head, answer.head);
+      readTo = Math.max(readTo, answer.next);
       last.push(...answer.records);
       last.splice(0, Math.max(0, last.length - shownRecords));
     }
-    const tail = new URLSearchParams({ after: String(head), member: filters.member, event: filters.event });
+    const after = String(Math.max(headBefore, readTo));
+    const tail = new URLSearchParams({ after, member: filters.member, event: filters.event });
     const live = `/live/audit?${tail}`;
     return shown(c, 'Audit trail', auditPage(filters, last, matched, undefined, live));
   });

@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { auditExchangeVersion } from '../../wire/protocol/audit.ts';
 import type { ConsoleAccess } from './access.ts';
-import { queryOf } from './audit-routes.ts';
+import { queryOf, trailEnd } from './audit-routes.ts';
 import type { ConsoleData, ConsoleEnv } from './context.ts';
 import { liveStream, type LiveStreams } from './live.ts';
 import { recordRows } from './pages/audit.ts';
@@ -29,7 +29,7 @@ export function liveRoutes(
     const secret = getCookie(c, cookie) ?? '';
     const { admin } = c.get('session');
     let last = '';
-    return liveStream(c, streams, secret, sessionOf(secret), async () => {
+    return liveStream(c, streams, admin, sessionOf(secret), async () => {
       const fragment = String(await livePortals(data.portals(admin)));
       if (fragment === last) return [];
       last = fragment;
@@ -42,10 +42,12 @@ export function liveRoutes(
     const { admin } = c.get('session');
     const query = queryOf({ since: '', member: c.req.query('member') ?? '', event: c.req.query('event') ?? '' });
     if (typeof query === 'string') return c.text(`${query}\n`, 400);
-    // A browser that opens the stream again says where it was.
-    const from = Number(c.req.header('last-event-id') ?? c.req.query('after'));
-    let afterSeq = Number.isSafeInteger(from) && from >= 0 ? from : 0;
-    return liveStream(c, streams, secret, sessionOf(secret), async () => {
+    // A browser that opens the stream again says where it was; else the page said where it ended.
+    const seqOf = (text: string | undefined) => (text && /^\d{1,15}$/.test(text) ? Number(text) : undefined);
+    let afterSeq = seqOf(c.req.header('last-event-id')) ?? seqOf(c.req.query('after'));
+    return liveStream(c, streams, admin, sessionOf(secret), async () => {
+      // Named nowhere: from the trail's end as it is now.
+      afterSeq ??= (await data.audit(admin, { ...trailEnd, exchange: auditExchangeVersion })).head;
       const answer = await data.audit(admin, {
         ...query,
         afterSeq,

@@ -1,17 +1,20 @@
 /**
  * The console's live streams (Server-Sent Events): the overview's portals and the audit trail's tail.
  * A stream looks again every second and sends only what changed; it checks its session as often, so a
- * sign-out or a revocation of its administrator ends it within a second. Bounded per session and in
- * all, and each lasts at most a few minutes: the browser opens it again, through the session check.
+ * sign-out or a revocation of its administrator ends it within a second. Bounded per administrator,
+ * per project and in all, and each lasts at most a few minutes: the browser opens it again, through the session check.
  */
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import type { PeerIdentity } from '../../pki/identity.ts';
 import type { ConsoleEnv } from './context.ts';
 
 export const liveLimits = {
-  /** Streams one session holds open at once (a few tabs). */
-  perSession: 4,
-  /** Streams the console holds open at once, from every session. */
+  /** Streams one administrator holds open at once, over all their sessions (a few tabs). */
+  perAdministrator: 6,
+  /** Streams one project's administrators hold open at once: one project cannot take every place. */
+  perProject: 24,
+  /** Streams the console holds open at once, from every project. */
   total: 64,
   /** How often a stream looks for news, and checks its session. */
   tickMs: 1000,
@@ -34,27 +37,35 @@ export interface LiveMessage {
 /** What a stream does each tick: the messages to send now (none when nothing changed). */
 export type LiveSource = () => Promise<readonly LiveMessage[]>;
 
-/** Counts the open streams, per session and in all. */
+/** Counts the open streams, per administrator, per project and in all. */
 export class LiveStreams {
   private total = 0;
-  private readonly bySession = new Map<string, number>();
+  private readonly held = new Map<string, number>();
 
   constructor(readonly limits: LiveLimits = liveLimits) {}
 
-  /** A place for one more stream of `session`, released by the function returned; undefined past a bound. */
-  take(session: string): (() => void) | undefined {
-    const held = this.bySession.get(session) ?? 0;
-    if (this.total >= this.limits.total || held >= this.limits.perSession) return undefined;
+  /** A place for one more stream of `admin`, released by the function returned; undefined past a bound. */
+  take(admin: Pick<PeerIdentity, 'projectId' | 'nodeId'>): (() => void) | undefined {
+    const keys = [`admin ${admin.projectId} ${admin.nodeId}`, `project ${admin.projectId}`];
+    const [ofAdmin, ofProject] = keys.map((key) => this.held.get(key) ?? 0) as [number, number];
+    if (
+      this.total >= this.limits.total ||
+      ofAdmin >= this.limits.perAdministrator ||
+      ofProject >= this.limits.perProject
+    )
+      return undefined;
     this.total += 1;
-    this.bySession.set(session, held + 1);
+    for (const key of keys) this.held.set(key, (this.held.get(key) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.total -= 1;
-      const left = (this.bySession.get(session) ?? 1) - 1;
-      if (left === 0) this.bySession.delete(session);
-      else this.bySession.set(session, left);
+      for (const key of keys) {
+        const left = (this.held.get(key) ?? 1) - 1;
+        if (left === 0) this.held.delete(key);
+        else this.held.set(key, left);
+      }
     };
   }
 
@@ -70,40 +81,49 @@ export class LiveStreams {
 export function liveStream(
   c: Context<ConsoleEnv>,
   streams: LiveStreams,
-  session: string,
+  admin: Pick<PeerIdentity, 'projectId' | 'nodeId'>,
   signedIn: () => Promise<boolean>,
   source: LiveSource,
 ): Response {
-  const release = streams.take(session);
+  const release = streams.take(admin);
   if (!release) return c.text('too many live views are open: close some of the console tabs', 429);
   const { limits } = streams;
-  c.header('cache-control', 'no-store');
-  return streamSSE(
-    c,
-    async (stream) => {
-      stream.onAbort(release);
-      const endAt = Date.now() + limits.streamMs;
-      let quietSince = Date.now();
-      while (!stream.aborted && Date.now() < endAt) {
-        if (!(await signedIn())) {
-          await stream.writeSSE({ event: 'ended', data: 'signed out' });
-          break;
-        }
-        const messages = await source();
-        for (const message of messages) await stream.writeSSE(message);
-        if (messages.length > 0) quietSince = Date.now();
-        else if (Date.now() - quietSince >= limits.keepAliveMs) {
-          await stream.write(': still here\n\n');
-          quietSince = Date.now();
-        }
-        await stream.sleep(limits.tickMs);
-      }
+  const response = streamSSE(c, async (stream) => {
+    stream.onAbort(release);
+    try {
+      await follow(stream, limits, signedIn, source);
+    } catch {
+      // The store away for a moment, a client gone mid-write: the stream ends, the page keeps what it
+      // showed, and the browser opens it again. Nothing of the error reaches the browser.
+    } finally {
       release();
-    },
-    async (_error: Error, stream: SSEStreamingApi) => {
-      release();
-      // The page keeps what it showed; the browser tries again.
-      await stream.write(': ended\n\n').catch(() => undefined);
-    },
-  );
+    }
+  });
+  response.headers.set('cache-control', 'no-store');
+  return response;
+}
+
+/** Sends `source`'s news each tick while the session holds, the stream is open and its time lasts. */
+async function follow(
+  stream: SSEStreamingApi,
+  limits: LiveLimits,
+  signedIn: () => Promise<boolean>,
+  source: LiveSource,
+): Promise<void> {
+  const endAt = Date.now() + limits.streamMs;
+  let quietSince = Date.now();
+  while (!stream.aborted && Date.now() < endAt) {
+    if (!(await signedIn())) {
+      await stream.writeSSE({ event: 'ended', data: 'signed out' });
+      return;
+    }
+    const messages = await source();
+    for (const message of messages) await stream.writeSSE(message);
+    if (messages.length > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= limits.keepAliveMs) {
+      await stream.write(': still here\n\n');
+      quietSince = Date.now();
+    }
+    await stream.sleep(limits.tickMs);
+  }
 }

@@ -92,6 +92,13 @@ async function migrated(db: Store, engine: StoreEngine): Promise<Store> {
   }
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
+  // A replica of a later release that migrated while this one waited for the lock: run on its schema.
+  const migratedMeanwhile = error ? await newerSchema(db, Object.keys(migrations)) : undefined;
+  if (migratedMeanwhile) {
+    engines.set(db, engine);
+    newerSchemas.set(db, migratedMeanwhile);
+    return db;
+  }
   if (error) {
     await db.destroy();
     throw error instanceof Error ? error : new Error(`the store's migration failed: ${JSON.stringify(error)}`);

@@ -80,12 +80,21 @@ function follow(element: HTMLElement): void {
   });
   source.addEventListener('ended', () => {
     source.close();
-    const said = document.createElement('p');
-    said.className = 'problem';
-    said.setAttribute('role', 'alert');
-    said.textContent = 'Your session has ended: run portal console for a new sign-in link.';
-    document.querySelector('main')?.prepend(said);
+    say('Your session has ended: run portal console for a new sign-in link.');
   });
+  // Refused when opened again (the session ended meanwhile, too many views open): the browser gives up.
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED) say('This page stopped updating: reload it to see the latest.');
+  });
+}
+
+/** A line at the top of the page, read out once. */
+function say(text: string): void {
+  const said = document.createElement('p');
+  said.className = 'problem';
+  said.setAttribute('role', 'alert');
+  said.textContent = text;
+  document.querySelector('main')?.prepend(said);
 }
 
 for (const element of document.querySelectorAll<HTMLElement>('[data-live]')) follow(element);

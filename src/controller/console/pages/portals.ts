@@ -125,5 +125,6 @@ export function bytes(count: number): string {
 }
 
 function since(at: number): Html | string {
-  return timeOrDash(at > 0 ? new Date(at).toISOString() : null);
+  const date = new Date(at);
+  return timeOrDash(at > 0 && Number.isFinite(date.getTime()) ? date.toISOString() : null);
 }
