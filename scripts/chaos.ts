@@ -25,8 +25,8 @@ console.log(
     `in flight in that time; a controller replica or the database failover costs no commit and no gap over ` +
     `${chaosTargets.noGapMs} ms (or twice the machine's own pauses: the quiet stretch's longest gap, or the ` +
     `longest gap straight to the target meanwhile); control-plane writes resume ` +
-    `within ${chaosTargets.replicaWritesMs} ms of a ` +
-    `replica's loss and ${chaosTargets.failoverWritesMs} ms of the failover; every acknowledged row is in the target.`,
+    `within ${chaosTargets.replicaWritesMs} ms of a replica's loss (beyond the quiet stretch's longest gap ` +
+    `between writes) and ${chaosTargets.failoverWritesMs} ms of the failover; every acknowledged row is in the target.`,
 );
 const missed = chaosVerdicts(report);
 for (const line of missed) console.log(`MISSED: ${line}`);

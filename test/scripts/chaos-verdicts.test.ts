@@ -45,7 +45,7 @@ describe('npm run chaos: how a run is judged', () => {
       chaosVerdicts(
         report(
           [
-            kill({ name: 'controller 1', kind: 'controller', failed: 1, failure: 'reset', controlGapMs: 2100 }),
+            kill({ name: 'controller 1', kind: 'controller', failed: 1, failure: 'reset', controlGapMs: 2200 }),
             kill({ name: 'outlet 1', kind: 'outlet', longestGapMs: 2100, failed: 3, lastFailureMs: 2500 }),
             kill({ name: 'database (failover)', kind: 'database', longestGapMs: 600, controlGapMs: 5100 }),
           ],
@@ -54,7 +54,7 @@ describe('npm run chaos: how a run is judged', () => {
       ),
       [
         'controller 1: 1 commits failed (none may), the last: reset',
-        'controller 1: the control plane wrote nothing for 2100 ms (at most 2000)',
+        'controller 1: the control plane wrote nothing for 2200 ms (at most 2120)',
         'outlet 1: the commits stopped for 2100 ms (at most 2000)',
         'outlet 1: a commit failed 2500 ms after the kill (only those in flight in the first 2000 ms may): ?',
         'database (failover): the commits stopped for 600 ms (at most 500)',
@@ -78,5 +78,18 @@ describe('npm run chaos: how a run is judged', () => {
     // Or, over the kill's own time, the client's longest gap straight to the target, which no kill touches.
     assert.deepEqual(loaded(100, 547, 300), []);
     assert.deepEqual(loaded(100, 2000, 300), ['controller 1: the commits stopped for 2000 ms (at most 600)']);
+  });
+
+  it("gives a replica's loss 2 s of control-plane writes beyond the quiet stretch's own longest gap", () => {
+    const judged = (quietControlGapMs: number, controlGapMs: number) =>
+      chaosVerdicts({
+        ...report([kill({ name: 'controller 2', kind: 'controller', controlGapMs })]),
+        quiet: { longestGapMs: 50, controlGapMs: quietControlGapMs, bypassGapMs: 40 },
+      });
+    assert.deepEqual(judged(250, 2250), []);
+    assert.deepEqual(judged(250, 2251), ['controller 2: the control plane wrote nothing for 2251 ms (at most 2250)']);
+    // A loaded machine, where a write takes a second anyway.
+    assert.deepEqual(judged(911, 2371), []);
+    assert.deepEqual(judged(911, 3000), ['controller 2: the control plane wrote nothing for 3000 ms (at most 2911)']);
   });
 });
