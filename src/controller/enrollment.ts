@@ -16,7 +16,8 @@ import type { AuditTrail } from './audit-trail.ts';
 import { certificateExpiry } from './audit-events.ts';
 import type { CheckedRequest, ControllerSettings, MemberCertificates } from './member-certificates.ts';
 import { requireAdmin } from './projects.ts';
-import { relayNames, relaysOfGrant } from './relay-grant.ts';
+import { relayNames } from './relay-grant.ts';
+import { identityOfRow } from './member-identity.ts';
 import type { Store } from './store/open.ts';
 import { sameSecret } from '../shared/secret-compare.ts';
 
@@ -233,15 +234,7 @@ export class Enrollments {
     const ticket = await this.takeTicket(ticketId, secret, nodeId, keyDigest, now).catch((error: unknown) =>
       refused(ticketRefusal(error), error),
     );
-    const identity: PeerIdentity = {
-      projectId: ticket.project_id,
-      nodeId,
-      attributes: attributesOfRow(ticket),
-      relays: relaysOfGrant(ticket.relay),
-      admin: ticket.admin === 1,
-      tls: ticket.tls === 1,
-      relayNode: ticket.relay_node === 1,
-    };
+    const identity = identityOfRow(ticket.project_id, nodeId, ticket);
     const enrolled = await this.certificates.certify(identity, checked.read, now);
     await this.audit.record(ticket.project_id, 'ticket-used', [nodeId], {
       ticket: ticketId,

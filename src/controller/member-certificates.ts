@@ -20,9 +20,8 @@ import { unseal } from '../pki/seal.ts';
 import { verifyMember } from '../pki/verify.ts';
 import { InputError } from '../shared/errors.ts';
 import type { EnrollmentAnswer as Enrollment } from '../wire/protocol.ts';
-import { attributesOfRow } from './member-attributes.ts';
+import { identityOfRow } from './member-identity.ts';
 import { noteCertificate } from './project-members.ts';
-import { relaysOfGrant } from './relay-grant.ts';
 import { memberRevoked, type Revocations } from './revocations.ts';
 import type { Store } from './store/open.ts';
 import type { MemberTable } from './store/schema.ts';
@@ -179,15 +178,7 @@ export class MemberCertificates {
     } else if (member.public_key_sha256 !== keyDigest) {
       throw reissueRefused('the request is for another key than the one this member enrolled with');
     }
-    return {
-      projectId: member.project_id,
-      nodeId: member.node_id,
-      attributes: attributesOfRow(member),
-      relays: relaysOfGrant(member.relay),
-      admin: member.admin === 1,
-      tls: member.tls === 1,
-      relayNode: member.relay_node === 1,
-    };
+    return identityOfRow(member.project_id, member.node_id, member);
   }
 
   private async networkDomainOf(projectId: string): Promise<string> {

@@ -7,9 +7,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PeerIdentity } from '../../pki/identity.ts';
-import { attributesOfRow } from '../member-attributes.ts';
+import { identityOfRow } from '../member-identity.ts';
 import { requireAdmin } from '../projects.ts';
-import { relaysOfGrant } from '../relay-grant.ts';
 import type { Store } from '../store/open.ts';
 import { consoleLimits } from './limits.ts';
 
@@ -154,14 +153,6 @@ export class ConsoleAccess {
       .where('members.node_id', '=', nodeId)
       .executeTakeFirst();
     if (!row || row.admin !== 1 || row.revoked_at !== null) return undefined;
-    return {
-      projectId,
-      nodeId,
-      attributes: attributesOfRow(row),
-      relays: relaysOfGrant(row.relay),
-      admin: true,
-      tls: row.tls === 1,
-      relayNode: row.relay_node === 1,
-    };
+    return identityOfRow(projectId, nodeId, row);
   }
 }

@@ -10,6 +10,13 @@ import { timeOrDash, type Html } from './layout.ts';
 
 type Placed = PortalReport & { readonly node: string };
 
+/** The columns both tables end with: what a part carries, and since when. */
+const figureHeads = html`<th scope="col">Open</th>
+  <th scope="col">Carried</th>
+  <th scope="col">To the service</th>
+  <th scope="col">Back</th>
+  <th scope="col">Since</th>`;
+
 export function livePortals(reports: readonly NodePortalReport[]): Html {
   const placed = reports.flatMap(({ node, portals }) => portals.map((portal): Placed => ({ ...portal, node })));
   const inlets = placed.filter((portal) => portal.part === 'inlet');
@@ -31,11 +38,7 @@ function inletsTable(inlets: readonly Placed[]): Html {
           <th scope="col">Portal</th>
           <th scope="col">Inlet</th>
           <th scope="col">Outlets (path, clients)</th>
-          <th scope="col">Open</th>
-          <th scope="col">Carried</th>
-          <th scope="col">To the service</th>
-          <th scope="col">Back</th>
-          <th scope="col">Since</th>
+          ${figureHeads}
         </tr>
       </thead>
       <tbody>
@@ -83,11 +86,7 @@ function outletsTable(outlets: readonly Placed[]): Html {
           <th scope="col">Relay name</th>
           <th scope="col">Outlet</th>
           <th scope="col">State</th>
-          <th scope="col">Open</th>
-          <th scope="col">Carried</th>
-          <th scope="col">To the service</th>
-          <th scope="col">Back</th>
-          <th scope="col">Since</th>
+          ${figureHeads}
         </tr>
       </thead>
       <tbody>
